@@ -1,0 +1,1 @@
+"""The ``exactdice`` command line: a thin layer over the Python API."""

@@ -1,0 +1,28 @@
+"""Helpers shared by every subcommand: JSON output, exact/decimal columns, list parsing."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
+
+lift_digit_limit()
+
+__all__ = ["emit_json", "exact_and_decimal", "json_option", "fraction_text", "decimal_text"]
+
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="Print machine-readable JSON (fractions as \"p/q\" strings).")
+
+
+def emit_json(payload) -> None:
+    """Print a JSON document to stdout (exact numbers are already strings)."""
+    json.dump(payload, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def exact_and_decimal(value, digits: int = 10) -> str:
+    """``"7/20 (0.35)"``: the exact value with its decimal next to it."""
+    return f"{fraction_text(value)} ({decimal_text(value, digits)})"

@@ -1,0 +1,36 @@
+"""``exactdice dist``: the exact distribution of a dice expression."""
+
+from __future__ import annotations
+
+import click
+
+from exactdice.cli.common import emit_json, json_option
+from exactdice.core.distribution import MAX_FACES
+from exactdice.core.notation import MAX_NOTATION_DICE, parse_dice
+
+
+@click.command(help=f"""Exact distribution of a dice expression.
+
+\b
+EXPRESSION uses dice notation:
+  3d6+2      sum of three d6, plus 2
+  4d6kh3     roll 4d6, keep the highest 3 (k3 means the same; kl keeps lowest)
+  2d20kl1    disadvantage
+  d6+d8+d10  mixed dice;  (2d6+1)-d4  parentheses and subtraction
+
+Prints each outcome's exact probability, its decimal, and the "at least" /
+"at most" columns. Limits: at most {MAX_NOTATION_DICE} dice in one expression and
+{MAX_FACES:,} faces a die.""")
+@click.argument("expression")
+@json_option
+def dist(expression: str, as_json: bool):
+    distribution = parse_dice(expression, field="EXPRESSION")
+    if as_json:
+        payload = {"expression": expression}
+        payload.update(distribution.to_json())
+        emit_json(payload)
+        return
+    click.echo(f"{expression}: {len(distribution)} outcomes, mean "
+               f"{distribution.mean()} ({float(distribution.mean()):.6g}), variance "
+               f"{distribution.variance()} ({float(distribution.variance()):.6g})")
+    click.echo(str(distribution))

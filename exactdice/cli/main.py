@@ -1,0 +1,75 @@
+"""Entry point of the ``exactdice`` command.
+
+Subcommands live in their own modules and are imported only when used, so
+``exactdice dist`` starts fast whatever else is installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from exactdice.core.exact import lift_digit_limit
+from exactdice.errors import InputError
+
+lift_digit_limit()
+
+# subcommand name -> "module:attribute" of its click command or group
+SUBCOMMANDS = {
+    "dist": "exactdice.cli.dist:dist",
+    "karbon": "exactdice.cli.karbon:karbon",
+    "contingency": "exactdice.cli.contingency:contingency",
+    "chronica": "exactdice.cli.chronica:chronica",
+    "karst": "exactdice.cli.karst:karst",
+    "validate": "exactdice.cli.validate:validate",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx):
+        return sorted(SUBCOMMANDS)
+
+    def get_command(self, ctx, name):
+        target = SUBCOMMANDS.get(name)
+        if target is None:
+            return None
+        module_name, attribute = target.split(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="exactdice")
+def cli():
+    """Exact odds for tabletop dice mechanics.
+
+    Every probability is an exact fraction (shown with its decimal). Bad input
+    exits with code 2 and a one-line message naming the flag at fault.
+    """
+
+
+def main(argv=None):
+    """Run the CLI; an `InputError` anywhere becomes a one-line message and exit code 2."""
+    try:
+        cli.main(args=argv, prog_name="exactdice", standalone_mode=False)
+    except click.exceptions.Exit as exit_:
+        sys.exit(exit_.exit_code)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except InputError as error:
+        click.echo(f"exactdice: error: {error}", err=True)
+        sys.exit(2)
+    except BrokenPipeError:
+        sys.exit(0)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""Exact numbers at the edges: ``"p/q"`` strings, parsing, and float display.
+
+Exact answers here can have thousands of digits, past Python's default limit of
+4,300 digits for int/str conversion; importing this module lifts that limit for the
+process so printing and parsing never fail.
+
+>>> from fractions import Fraction
+>>> fraction_text(Fraction(27, 216))
+'1/8'
+>>> parse_fraction("1/8") == Fraction(1, 8)
+True
+"""
+
+from __future__ import annotations
+
+import sys
+from fractions import Fraction
+
+__all__ = ["fraction_text", "parse_fraction", "to_fraction", "decimal_text", "lift_digit_limit"]
+
+
+def lift_digit_limit() -> None:
+    """Allow int/str conversion of any size (exact answers pass 4,300 digits)."""
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(0)
+
+
+lift_digit_limit()
+
+
+def to_fraction(value) -> Fraction:
+    """Convert an exact rational (int, Fraction, gmpy2 mpq, flint fmpq) to ``Fraction``.
+
+    >>> to_fraction(3)
+    Fraction(3, 1)
+    """
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        raise TypeError("floats are not exact; refusing to convert %r" % value)
+    numerator = getattr(value, "numerator", None)
+    denominator = getattr(value, "denominator", None)
+    if numerator is not None and denominator is not None:
+        num = numerator() if callable(numerator) else numerator
+        den = denominator() if callable(denominator) else denominator
+        return Fraction(int(num), int(den))
+    # python-flint fmpq exposes p and q
+    if hasattr(value, "p") and hasattr(value, "q"):
+        return Fraction(int(value.p), int(value.q))
+    raise TypeError(f"not an exact rational: {value!r}")
+
+
+def fraction_text(value) -> str:
+    """Write an exact rational as ``"p/q"`` (``"p"`` when q is 1).
+
+    >>> fraction_text(Fraction(1, 2)), fraction_text(2)
+    ('1/2', '2')
+    """
+    value = to_fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"{value.numerator}/{value.denominator}"
+
+
+def parse_fraction(text: str) -> Fraction:
+    """Read ``"p/q"`` or ``"p"`` back into a ``Fraction`` (the inverse of `fraction_text`).
+
+    >>> parse_fraction("-3/4")
+    Fraction(-3, 4)
+    """
+    return Fraction(text.strip())
+
+
+def decimal_text(value, digits: int = 10) -> str:
+    """Show an exact rational as a rounded decimal for people (never used in computation).
+
+    >>> decimal_text(Fraction(2, 3), 4)
+    '0.6667'
+    """
+    value = to_fraction(value)
+    scaled = round(value * 10**digits)
+    sign = "-" if scaled < 0 else ""
+    scaled = abs(scaled)
+    whole, frac = divmod(scaled, 10**digits)
+    if digits == 0:
+        return f"{sign}{whole}"
+    return f"{sign}{whole}.{frac:0{digits}d}"

@@ -1,0 +1,164 @@
+"""Dice notation: ``3d6+2``, ``4d6kh3``, ``2d20kl1``, ``d6+d8+d10``, ``(2d6+1)-d4``.
+
+Grammar (spaces ignored)::
+
+    expression := term (("+" | "-") term)*
+    term       := "-" term | atom
+    atom       := NUMBER | [NUMBER] "d" NUMBER [("kh" | "kl" | "k") NUMBER] | "(" expression ")"
+
+``k`` alone means keep highest. Limits: at most `MAX_NOTATION_DICE` dice in one
+expression and `MAX_FACES` faces a die.
+
+>>> parse_dice("3d6").probability(10)
+Fraction(1, 8)
+>>> parse_dice("4d6kh3").max_outcome()
+18
+"""
+
+from __future__ import annotations
+
+from exactdice.core.distribution import MAX_FACES, Distribution, constant, d
+from exactdice.core.pool import Pool
+from exactdice.errors import InputError, TooLargeError
+
+__all__ = ["parse_dice", "NotationError", "MAX_NOTATION_DICE"]
+
+#: most dice one expression may roll
+MAX_NOTATION_DICE = 1000
+
+
+class NotationError(InputError):
+    """Bad dice notation; the message points at the character at fault."""
+
+
+class _Parser:
+    def __init__(self, text: str, field: str):
+        self.text = text
+        self.field = field
+        self.pos = 0
+        self.dice = 0
+
+    # --- helpers ---
+    def error(self, expected: str, at: int | None = None):
+        at = self.pos if at is None else at
+        if at >= len(self.text):
+            found = "end of input"
+        else:
+            found = repr(self.text[at])
+        raise NotationError(
+            self.field,
+            f'bad dice notation "{self.text}": {found} at column {at + 1}, expected {expected}')
+
+    def skip_spaces(self):
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def peek(self) -> str:
+        self.skip_spaces()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def number(self) -> int | None:
+        self.skip_spaces()
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos].isdigit():
+            self.pos += 1
+        if start == self.pos:
+            return None
+        if self.pos - start > 9:
+            raise TooLargeError(self.field, f'number "{self.text[start:self.pos]}" is too large')
+        return int(self.text[start:self.pos])
+
+    # --- grammar ---
+    def parse(self) -> Distribution:
+        if not self.text.strip():
+            raise NotationError(self.field, "empty dice notation (try 3d6+2)")
+        result = self.expression()
+        if self.peek():
+            self.error("+, - or the end")
+        return result
+
+    def expression(self) -> Distribution:
+        result = self.term()
+        while self.peek() in ("+", "-"):
+            operator = self.text[self.pos]
+            self.pos += 1
+            right = self.term()
+            result = result + right if operator == "+" else result - right
+        return result
+
+    def term(self) -> Distribution:
+        if self.peek() == "-":
+            self.pos += 1
+            return -self.term()
+        return self.atom()
+
+    def atom(self) -> Distribution:
+        char = self.peek()
+        if char == "(":
+            self.pos += 1
+            inner = self.expression()
+            if self.peek() != ")":
+                self.error('")"')
+            self.pos += 1
+            return inner
+        count = self.number()
+        if self.peek().lower() != "d":
+            if count is None:
+                self.error("a number, a die (dN) or (")
+            return constant(count)
+        if count is None:
+            count = 1
+        self.pos += 1  # the "d"
+        sides_at = self.pos
+        sides = self.number()
+        if sides is None:
+            self.error("the number of sides after d")
+        if sides < 1:
+            self.error("at least 1 side", sides_at)
+        if sides > MAX_FACES:
+            raise TooLargeError(self.field, f"d{sides} has more than {MAX_FACES:,} faces (the limit)")
+        self.dice += count
+        if self.dice > MAX_NOTATION_DICE:
+            raise TooLargeError(
+                self.field, f"more than {MAX_NOTATION_DICE} dice in one expression (the limit)")
+        keep = self.keep_suffix()
+        die = d(sides)
+        if keep is None:
+            return die.sum_of(count)
+        highest, how_many, at = keep
+        if how_many > count:
+            raise NotationError(
+                self.field,
+                f'bad dice notation "{self.text}": cannot keep {how_many} of {count} dice '
+                f"(column {at + 1})")
+        pool = Pool([(die, count)])
+        return pool.keep_highest(how_many) if highest else pool.keep_lowest(how_many)
+
+    def keep_suffix(self):
+        if self.peek().lower() != "k":
+            return None
+        at = self.pos
+        self.pos += 1
+        highest = True
+        if self.pos < len(self.text) and self.text[self.pos].lower() in "hl":
+            highest = self.text[self.pos].lower() == "h"
+            self.pos += 1
+        how_many = self.number()
+        if how_many is None:
+            self.error("how many dice to keep (e.g. kh3)")
+        return highest, how_many, at
+
+
+def parse_dice(text: str, field: str = "notation") -> Distribution:
+    """Parse dice notation into an exact distribution.
+
+    Raises `NotationError` (an `InputError`) naming the column of the bad character.
+
+    >>> parse_dice("2d20kl1").probability(1)
+    Fraction(39, 400)
+    >>> parse_dice("3d6x")
+    Traceback (most recent call last):
+    ...
+    exactdice.core.notation.NotationError: notation: bad dice notation "3d6x": 'x' at column 4, expected +, - or the end
+    """
+    return _Parser(text, field).parse()

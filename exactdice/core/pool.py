@@ -1,0 +1,261 @@
+"""Pools of mixed dice evaluated over their *sorted* faces by dynamic programming.
+
+A pool is a multiset of dice, kept as groups of (die, count). `evaluate_sorted` walks
+the face values one at a time (highest first by default); at each value it branches
+on how many dice of each group show it, weighted by binomial coefficients, and calls
+a user transition on the running state. It never lists individual rolls, so 100d20
+keep-highest-10 costs a few thousand states, not 20**100 rolls.
+
+Why the integer weights come out exact: walking down, the dice of a group not yet
+placed are uniform (by weight) on the faces at or below the current value, so "k of
+the m remaining show v" has weight C(m, k) * w(v)**k * W(<v)**(m-k) over W(<=v)**m;
+the W(<v) factors cancel against the next step's denominator, leaving a path weight
+prod C(m, k) * w(v)**k over the fixed total prod W**count.
+
+>>> from exactdice.core.distribution import d
+>>> Pool([d(6), d(6), d(6)]).order_statistic(1).probability(1)  # middle of three d6
+Fraction(2, 27)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from math import comb
+
+from exactdice.core.distribution import Distribution
+from exactdice.errors import TooLargeError
+
+__all__ = ["Pool", "evaluate_sorted", "MAX_POOL_DICE"]
+
+#: largest number of dice one pool may hold
+MAX_POOL_DICE = 1000
+
+
+def evaluate_sorted(
+    groups: Sequence[tuple[Distribution, int]],
+    transition: Callable[[Hashable, object, tuple[int, ...]], Hashable],
+    initial: Hashable = None,
+    final: Callable[[Hashable], Hashable] | None = None,
+    *,
+    descending: bool = True,
+    settled: Callable[[Hashable], bool] | None = None,
+) -> Distribution:
+    """Distribution of ``final(state)`` after feeding the sorted faces of all groups.
+
+    Parameters
+    ----------
+    groups : (die, count) pairs; dice of different groups may have different faces.
+    transition : ``transition(state, face, counts) -> state`` where ``counts[i]`` is how
+        many dice of group ``i`` show ``face``. Called once per face value that any
+        group can show (counts may all be 0), highest face first when ``descending``.
+    initial : the starting state.
+    final : maps the last state to the outcome (identity when omitted).
+    settled : optional ``settled(state) -> bool``; once true, the state can no longer
+        change, and the dice not yet placed are summed out at once (a large speed-up
+        for keep-highest on big pools).
+
+    >>> from exactdice.core.distribution import d
+    >>> highest = evaluate_sorted([(d(6), 2)], lambda s, face, c: s or (face if c[0] else 0), 0)
+    >>> highest.probability(6)
+    Fraction(11, 36)
+    """
+    groups = [(die, count) for die, count in groups]
+    faces = sorted({face for die, count in groups if count for face in die.outcomes()},
+                   reverse=descending)
+    # per group: weight at each face and cumulative weight strictly beyond it in walk order
+    weight_at = [die.weights() for die, _ in groups]
+    beyond: list[dict] = []
+    for die, _ in groups:
+        remaining = die.denominator
+        table = {}
+        for face in faces:
+            remaining -= die.weight(face)
+            table[face] = remaining  # weight of faces after this one in the walk
+        beyond.append(table)
+
+    layer: dict = {(initial, tuple(count for _, count in groups)): 1}
+    for face in faces:
+        next_layer: dict = {}
+        splits_cache: dict = {}
+        leftover_cache: dict = {}
+        for (state, remaining), weight in layer.items():
+            if not any(remaining):
+                next_layer[(state, remaining)] = next_layer.get((state, remaining), 0) + weight
+                continue
+            splits = splits_cache.get(remaining)
+            if splits is None:
+                splits = splits_cache[remaining] = [
+                    (counts, branch_weight, tuple(m - k for m, k in zip(remaining, counts)))
+                    for counts, branch_weight
+                    in _count_splits(groups, weight_at, beyond, face, remaining)]
+            local: dict = {}  # sum branch weights per successor before scaling by `weight`
+            for counts, branch_weight, new_remaining in splits:
+                new_state = transition(state, face, counts)
+                if settled is not None and any(new_remaining) and settled(new_state):
+                    factor = leftover_cache.get(new_remaining)
+                    if factor is None:
+                        factor = 1
+                        for index, m in enumerate(new_remaining):
+                            if m:
+                                factor *= beyond[index][face] ** m
+                        leftover_cache[new_remaining] = factor
+                    branch_weight *= factor
+                    new_remaining = _NONE_LEFT[len(new_remaining)]
+                key = (new_state, new_remaining)
+                local[key] = local.get(key, 0) + branch_weight
+            for key, branch_weight in local.items():
+                next_layer[key] = next_layer.get(key, 0) + weight * branch_weight
+        layer = next_layer
+
+    result: dict = {}
+    for (state, remaining), weight in layer.items():
+        assert not any(remaining), "every die must be placed by the last face"
+        outcome = final(state) if final is not None else state
+        result[outcome] = result.get(outcome, 0) + weight
+    return Distribution(result)
+
+
+class _NoneLeft(dict):
+    def __missing__(self, size):
+        self[size] = (0,) * size
+        return self[size]
+
+
+_NONE_LEFT = _NoneLeft()
+
+
+def _count_splits(groups, weight_at, beyond, face, remaining):
+    """Yield (counts per group, integer weight) for the dice showing ``face``."""
+    options_per_group = []
+    for index, m in enumerate(remaining):
+        w = weight_at[index].get(face, 0)
+        rest = beyond[index][face]
+        if m == 0 or w == 0:
+            # nobody of this group shows the face: the factor W(<v)**m / W(<=v)**m is 1
+            options = [(0, 1)] if (rest or m == 0) else []
+        else:
+            options = []
+            for k in range(m + 1):
+                if m - k and not rest:
+                    continue
+                options.append((k, comb(m, k) * w ** k))
+        if not options:
+            return
+        options_per_group.append(options)
+    yield from _product(options_per_group)
+
+
+def _product(options_per_group):
+    if not options_per_group:
+        yield (), 1
+        return
+    head, *tail = options_per_group
+    tails = list(_product(tail))
+    for k, w in head:
+        for ks, ws in tails:
+            yield (k,) + ks, w * ws
+
+
+class Pool:
+    """A multiset of dice (any mix of sizes).
+
+    >>> from exactdice.core.distribution import d
+    >>> Pool([d(6)] * 4).keep_highest(3).mean()
+    Fraction(15869, 1296)
+    """
+
+    def __init__(self, dice: Iterable[Distribution] | Sequence[tuple[Distribution, int]] = ()):
+        counts: dict[Distribution, int] = {}
+        for item in dice:
+            die, count = (item if isinstance(item, tuple) else (item, 1))
+            if count < 0:
+                raise ValueError("a group count must be >= 0")
+            counts[die] = counts.get(die, 0) + count
+        self.groups: tuple[tuple[Distribution, int], ...] = tuple(
+            (die, count) for die, count in counts.items() if count)
+        self.size = sum(count for _, count in self.groups)
+        if self.size > MAX_POOL_DICE:
+            raise TooLargeError("pool", f"{self.size} dice is more than the limit of {MAX_POOL_DICE}")
+
+    def __len__(self) -> int:
+        return self.size
+
+    def evaluate(self, transition, initial=None, final=None, *, descending=True, settled=None) -> Distribution:
+        """`evaluate_sorted` over this pool's groups (see there)."""
+        return evaluate_sorted(self.groups, transition, initial, final,
+                               descending=descending, settled=settled)
+
+    def sum(self) -> Distribution:
+        """Sum of all dice.
+
+        >>> from exactdice.core.distribution import d
+        >>> Pool([d(6), d(8)]).sum().probability(2)
+        Fraction(1, 48)
+        """
+        total = Distribution({0: 1})
+        for die, count in self.groups:
+            total = total + die.sum_of(count)
+        return total
+
+    def keep_highest(self, keep: int) -> Distribution:
+        """Sum of the ``keep`` highest dice.
+
+        >>> from exactdice.core.distribution import d
+        >>> Pool([d(20), d(20)]).keep_highest(1).probability(20)
+        Fraction(39, 400)
+        """
+        return self._keep(keep, descending=True)
+
+    def keep_lowest(self, keep: int) -> Distribution:
+        """Sum of the ``keep`` lowest dice.
+
+        >>> from exactdice.core.distribution import d
+        >>> Pool([d(20), d(20)]).keep_lowest(1).probability(20)
+        Fraction(1, 400)
+        """
+        return self._keep(keep, descending=False)
+
+    def _keep(self, keep: int, descending: bool) -> Distribution:
+        if not 0 <= keep <= self.size:
+            raise ValueError(f"cannot keep {keep} of {self.size} dice")
+
+        def take(state, face, counts):
+            taken, total = state
+            k = min(sum(counts), keep - taken)
+            return (taken + k, total + k * face) if k else state
+
+        return self.evaluate(take, (0, 0), lambda state: state[1], descending=descending,
+                             settled=lambda state: state[0] == keep)
+
+    def order_statistic(self, position: int) -> Distribution:
+        """Face of the die at ``position`` in ascending order (0 = lowest).
+
+        >>> from exactdice.core.distribution import d
+        >>> Pool([d(6), d(8), d(10)]).order_statistic(1).probability(1)
+        Fraction(11, 240)
+        """
+        if not 0 <= position < self.size:
+            raise ValueError(f"position {position} is outside a pool of {self.size} dice")
+        target = position  # ascending walk: the face when the count passes `position`
+
+        def step(state, face, counts):
+            seen, found = state
+            if found is not None:
+                return state
+            seen += sum(counts)
+            return (seen, face if seen > target else None)
+
+        return self.evaluate(step, (0, None), lambda state: state[1], descending=False,
+                             settled=lambda state: state[1] is not None)
+
+    def count_where(self, predicate: Callable) -> Distribution:
+        """Number of dice whose face satisfies ``predicate``.
+
+        >>> from exactdice.core.distribution import d
+        >>> Pool([d(6)] * 2).count_where(lambda face: face == 6).probability(2)
+        Fraction(1, 36)
+        """
+        total = Distribution({0: 1})
+        for die, count in self.groups:
+            total = total + die.map(lambda face: int(bool(predicate(face)))).sum_of(count)
+        return total

@@ -1,0 +1,205 @@
+"""Number backends for the solver: exact (gmpy2 integers, fraction-free) and float.
+
+A state's result vector is stored as ``(numerators, denominator)``: one shared
+denominator for all its quantities (outcome probabilities, never-ends, steps,
+rewards). Combining a chance node's successors brings them over a common denominator
+(usually they already share one) with exact integer multiply-adds and reduces ONCE
+per node with a single multi-argument gcd, instead of a gcd per rational addition.
+
+>>> exact = ExactArithmetic()
+>>> exact.fraction(exact.ratio(2, 4))
+Fraction(1, 2)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import gmpy2
+from gmpy2 import mpq, mpz
+
+from exactdice.core.exact import to_fraction
+
+__all__ = ["ExactArithmetic", "FloatArithmetic"]
+
+_SMALL_SYSTEM = 10  # below this size, elimination in Python beats converting to flint
+
+
+class ExactArithmetic:
+    """Exact rationals: gmpy2 ``mpz``/``mpq`` inside, ``Fraction`` at the surface.
+
+    >>> ExactArithmetic().solve_linear([{0: 2}], [[ExactArithmetic().ratio(1, 1)]])
+    [[mpq(1,2)]]
+    """
+
+    exact = True
+    zero = mpz(0)
+    one = mpz(1)
+
+    def ratio(self, numerator, denominator):
+        return mpq(numerator, denominator)
+
+    def number(self, value):
+        value = to_fraction(value)
+        return mpq(value.numerator, value.denominator)
+
+    def fraction(self, value) -> Fraction:
+        return Fraction(int(value.numerator), int(value.denominator))
+
+    def vector_entry(self, numerators, denominator, slot):
+        return mpq(numerators[slot], denominator)
+
+    def combine(self, edge_pairs, vector_nums, vector_dens, total, step_slot, reward_slot, reward_mass):
+        """Result vector of a chance node: sum(weight * successor) / total, plus one
+        step and the expected immediate rewards."""
+        common = None
+        for _, target in edge_pairs:
+            denominator = vector_dens[target]
+            if common is None:
+                common = denominator
+            elif denominator is not common and denominator != common and not gmpy2.is_divisible(common, denominator):
+                common = gmpy2.lcm(common, denominator)
+        width = len(vector_nums[edge_pairs[0][1]])
+        sums = [0] * width
+        for weight, target in edge_pairs:
+            denominator = vector_dens[target]
+            factor = weight if denominator is common or denominator == common else weight * (common // denominator)
+            numerators = vector_nums[target]
+            for slot in range(width):
+                value = numerators[slot]
+                if value:
+                    sums[slot] += factor * value
+        new_denominator = common * total
+        sums[step_slot] += new_denominator
+        if reward_mass is not None:
+            for offset, mass in enumerate(reward_mass):
+                sums[reward_slot + offset] += mass * common
+        divisor = gmpy2.gcd(new_denominator, *sums)
+        if divisor != 1:
+            return tuple(value // divisor for value in sums), new_denominator // divisor
+        return tuple(mpz(value) for value in sums), new_denominator
+
+    def add_rewards(self, numerators, denominator, reward_slot, rewards):
+        """The vector shifted by a decision's rewards (same denominator)."""
+        shifted = list(numerators)
+        for offset, amount in enumerate(rewards):
+            shifted[reward_slot + offset] += amount * denominator
+        return tuple(shifted), denominator
+
+    def from_numbers(self, values):
+        """``(numerators, denominator)`` of a list of rationals."""
+        common = mpz(1)
+        for value in values:
+            if value.denominator != 1 and not gmpy2.is_divisible(common, value.denominator):
+                common = gmpy2.lcm(common, value.denominator)
+        return tuple(value.numerator * (common // value.denominator) for value in values), common
+
+    def solve_linear(self, rows, right_sides):
+        """Solve A x = B exactly; ``rows[i]`` maps column -> integer coefficient and
+        ``right_sides[i]`` lists rationals (one per right-hand side)."""
+        size = len(rows)
+        if size >= _SMALL_SYSTEM:
+            return _solve_with_flint(rows, right_sides)
+        width = len(right_sides[0])
+        matrix = [[mpq(row.get(col, 0)) for col in range(size)] + [mpq(v) for v in rhs] for row, rhs in zip(rows, right_sides)]
+        for pivot_col in range(size):
+            pivot_row = next(r for r in range(pivot_col, size) if matrix[r][pivot_col] != 0)
+            matrix[pivot_col], matrix[pivot_row] = matrix[pivot_row], matrix[pivot_col]
+            pivot = matrix[pivot_col]
+            inverse = 1 / pivot[pivot_col]
+            for col in range(pivot_col, size + width):
+                pivot[col] *= inverse
+            for r in range(size):
+                if r != pivot_col and matrix[r][pivot_col] != 0:
+                    factor = matrix[r][pivot_col]
+                    target = matrix[r]
+                    for col in range(pivot_col, size + width):
+                        if pivot[col]:
+                            target[col] -= factor * pivot[col]
+        return [row[size:] for row in matrix]
+
+    def compare_key(self, value):
+        return value
+
+    def better(self, side, candidate, incumbent) -> bool:
+        return (candidate > incumbent) if side > 0 else (candidate < incumbent)
+
+
+def _solve_with_flint(rows, right_sides):
+    import flint
+
+    size, width = len(rows), len(right_sides[0])
+    matrix = flint.fmpz_mat(size, size)
+    for i, row in enumerate(rows):
+        for col, coefficient in row.items():
+            matrix[i, col] = int(coefficient)
+    rhs = flint.fmpq_mat(size, width)
+    for i, values in enumerate(right_sides):
+        for j, value in enumerate(values):
+            rhs[i, j] = flint.fmpq(int(value.numerator), int(value.denominator))
+    solution = flint.fmpq_mat(matrix).solve(rhs)
+    return [[mpq(int(solution[i, j].p), int(solution[i, j].q)) for j in range(width)] for i in range(size)]
+
+
+class FloatArithmetic:
+    """Floating point with the same interface, for quick previews (not exact).
+
+    >>> FloatArithmetic().ratio(1, 4)
+    0.25
+    """
+
+    exact = False
+    zero = 0.0
+    one = 1.0
+    tolerance = 1e-12
+
+    def ratio(self, numerator, denominator):
+        return numerator / denominator
+
+    def number(self, value):
+        return float(value)
+
+    def fraction(self, value):
+        return float(value)
+
+    def vector_entry(self, numerators, denominator, slot):
+        return numerators[slot]
+
+    def combine(self, edge_pairs, vector_nums, vector_dens, total, step_slot, reward_slot, reward_mass):
+        width = len(vector_nums[edge_pairs[0][1]])
+        sums = [0.0] * width
+        for weight, target in edge_pairs:
+            numerators = vector_nums[target]
+            for slot in range(width):
+                sums[slot] += weight * numerators[slot]
+        scale = 1.0 / total
+        sums = [value * scale for value in sums]
+        sums[step_slot] += 1.0
+        if reward_mass is not None:
+            for offset, mass in enumerate(reward_mass):
+                sums[reward_slot + offset] += mass * scale
+        return tuple(sums), 1.0
+
+    def add_rewards(self, numerators, denominator, reward_slot, rewards):
+        shifted = list(numerators)
+        for offset, amount in enumerate(rewards):
+            shifted[reward_slot + offset] += amount
+        return tuple(shifted), 1.0
+
+    def from_numbers(self, values):
+        return tuple(float(v) for v in values), 1.0
+
+    def solve_linear(self, rows, right_sides):
+        import numpy
+
+        size = len(rows)
+        matrix = numpy.zeros((size, size))
+        for i, row in enumerate(rows):
+            for col, coefficient in row.items():
+                matrix[i, col] = coefficient
+        solution = numpy.linalg.solve(matrix, numpy.array(right_sides, dtype=float))
+        return solution.tolist()
+
+    def better(self, side, candidate, incumbent) -> bool:
+        margin = self.tolerance * max(1.0, abs(incumbent))
+        return (candidate > incumbent + margin) if side > 0 else (candidate < incumbent - margin)

@@ -1,0 +1,255 @@
+"""Explore a model's reachable states once into a compact integer graph.
+
+States are interned to ids 0..n-1 in breadth-first order (the initial state is 0);
+successors, weights and rewards live in flat arrays indexed by edge (CSR layout), so
+solving never calls the model again.
+
+>>> from exactdice.markov.synthetic import GamblersRuin
+>>> graph = explore(GamblersRuin(goal=3, start=1, up=1, down=1))
+>>> graph.num_states, graph.num_transitions
+(4, 4)
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+
+from exactdice.errors import InputError, TooLargeError
+from exactdice.markov.model import Chance, Decision, Terminal
+
+__all__ = ["StateGraph", "explore", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
+
+TERMINAL, CHANCE, DECISION = 0, 1, 2
+MAX, MIN = 1, -1
+_PROGRESS_MIN_STATES = 20_000
+
+
+class StateGraph:
+    """Reachable states of a model as flat arrays.
+
+    Per node: ``kind`` (TERMINAL/CHANCE/DECISION), ``data`` (outcome index for a
+    terminal, total weight for a chance node, MAX/MIN for a decision node) and
+    ``chance_reward_mass`` (per chance node: sum of weight*reward per counter, or None).
+    Per edge (node i owns ``offsets[i]:offsets[i+1]``): ``targets``, ``weights``
+    (chance; duplicate successors merged), ``action_names`` and ``action_rewards``
+    (decision edges).
+    """
+
+    def __init__(self, outcomes, reward_names):
+        self.outcomes = tuple(outcomes)
+        self.reward_names = tuple(reward_names)
+        self.states: list = []
+        self.index: dict = {}
+        self.kind = bytearray()
+        self.data: list = []
+        self.offsets = array("q", [0])
+        self.targets = array("q")
+        self.weights: list = []
+        self.chance_reward_mass: list = []
+        self.action_names: dict[int, str] = {}
+        self.action_rewards: dict[int, tuple] = {}
+        self.initial = 0
+
+    @property
+    def num_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def num_transitions(self) -> int:
+        return len(self.targets)
+
+    def successors(self, node: int):
+        """Successor ids of ``node`` (in stored order)."""
+        return self.targets[self.offsets[node] : self.offsets[node + 1]]
+
+    def to_networkx(self):
+        """The graph as a ``networkx.DiGraph`` (edge attribute ``weight``; decision
+        edges carry ``action``), for analysis and drawing.
+
+        >>> from exactdice.markov.synthetic import GamblersRuin
+        >>> explore(GamblersRuin(goal=3, start=1, up=1, down=1)).to_networkx().number_of_edges()
+        4
+        """
+        import networkx as nx
+
+        digraph = nx.DiGraph()
+        digraph.add_nodes_from(range(self.num_states))
+        offsets, targets, weights = self.offsets, self.targets, self.weights
+        for node in range(self.num_states):
+            for edge in range(offsets[node], offsets[node + 1]):
+                if self.kind[node] == DECISION:
+                    digraph.add_edge(node, targets[edge], action=self.action_names[edge])
+                else:
+                    digraph.add_edge(node, targets[edge], weight=weights[edge])
+        return digraph
+
+    def strongly_connected_components(self) -> list[list[int]]:
+        """Strongly connected components, sinks first (reverse topological order),
+        by an iterative Tarjan over the flat arrays.
+
+        >>> from exactdice.markov.synthetic import GamblersRuin
+        >>> sorted(map(sorted, explore(GamblersRuin(3, 1, 1, 1)).strongly_connected_components()))
+        [[0, 1], [2], [3]]
+        """
+        offsets, targets = self.offsets, self.targets
+        count = self.num_states
+        low = [0] * count
+        order = [-1] * count
+        on_stack = bytearray(count)
+        stack: list[int] = []
+        components: list[list[int]] = []
+        counter = 0
+        for root in range(count):
+            if order[root] != -1:
+                continue
+            order[root] = low[root] = counter
+            counter += 1
+            stack.append(root)
+            on_stack[root] = 1
+            work = [(root, offsets[root])]
+            while work:
+                node, edge = work[-1]
+                end = offsets[node + 1]
+                descended = False
+                while edge < end:
+                    child = targets[edge]
+                    edge += 1
+                    if order[child] == -1:
+                        work[-1] = (node, edge)
+                        order[child] = low[child] = counter
+                        counter += 1
+                        stack.append(child)
+                        on_stack[child] = 1
+                        work.append((child, offsets[child]))
+                        descended = True
+                        break
+                    if on_stack[child] and order[child] < low[node]:
+                        low[node] = order[child]
+                if descended:
+                    continue
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    if low[node] < low[parent]:
+                        low[parent] = low[node]
+                if low[node] == order[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack[member] = 0
+                        component.append(member)
+                        if member == node:
+                            break
+                    components.append(component)
+        return components
+
+
+def _progress_bar(progress, total_hint):
+    if progress is False:
+        return None
+    if progress is None and not (sys.stderr.isatty() and total_hint >= _PROGRESS_MIN_STATES):
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=None, unit="states", desc="exploring", leave=False)
+
+
+def explore(model, *, max_states: int = 2_000_000, progress=None) -> StateGraph:
+    """Visit every state reachable from ``model.initial_state()`` once, breadth first.
+
+    Raises `TooLargeError` past ``max_states`` states.
+
+    >>> from exactdice.markov.synthetic import GamblersRuin
+    >>> graph = explore(GamblersRuin(goal=4, start=2, up=1, down=1))
+    >>> graph.states[graph.initial], graph.num_states
+    (2, 5)
+    """
+    outcomes = tuple(model.outcomes)
+    reward_names = tuple(getattr(model, "reward_names", ()) or ())
+    outcome_index = {name: i for i, name in enumerate(outcomes)}
+    reward_width = len(reward_names)
+    graph = StateGraph(outcomes, reward_names)
+    states, index = graph.states, graph.index
+    kind, data, offsets, targets = graph.kind, graph.data, graph.offsets, graph.targets
+    weights, reward_mass = graph.weights, graph.chance_reward_mass
+    action_names, action_rewards = graph.action_names, graph.action_rewards
+
+    def intern(state) -> int:
+        node = index.get(state)
+        if node is None:
+            node = len(states)
+            if node >= max_states:
+                raise TooLargeError(
+                    "max_states",
+                    f"reached {node:,} states (limit {max_states:,}) while exploring; "
+                    f"raise the limit with max_states=... (CLI: --max-states)",
+                )
+            index[state] = node
+            states.append(state)
+        return node
+
+    def check_rewards(rewards, where):
+        if rewards is None:
+            return None
+        if len(rewards) != reward_width:
+            raise InputError("rewards", f"{where}: expected {reward_width} reward values, got {len(rewards)}")
+        return tuple(rewards)
+
+    intern(model.initial_state())
+    bar = _progress_bar(progress, max_states)
+    current = 0
+    while current < len(states):
+        node = model.expand(states[current])
+        if isinstance(node, Terminal):
+            if node.outcome not in outcome_index:
+                raise InputError("outcome", f"unknown outcome {node.outcome!r}; the model lists {outcomes}")
+            kind.append(TERMINAL)
+            data.append(outcome_index[node.outcome])
+            reward_mass.append(None)
+        elif isinstance(node, Chance):
+            merged: dict[int, int] = {}
+            mass = None
+            for weight, successor, rewards in node.branches:
+                if weight <= 0 or not isinstance(weight, int):
+                    raise InputError("weight", f"branch weights must be positive ints, got {weight!r}")
+                target = intern(successor)
+                merged[target] = merged.get(target, 0) + weight
+                rewards = check_rewards(rewards, "chance branch")
+                if rewards is not None and any(rewards):
+                    if mass is None:
+                        mass = [0] * reward_width
+                    for slot, amount in enumerate(rewards):
+                        mass[slot] += weight * amount
+            if not merged:
+                raise InputError("branches", f"chance node of state {states[current]!r} has no branches")
+            kind.append(CHANCE)
+            data.append(sum(merged.values()))
+            reward_mass.append(tuple(mass) if mass is not None else None)
+            targets.extend(merged.keys())
+            weights.extend(merged.values())
+        elif isinstance(node, Decision):
+            if node.side not in ("max", "min"):
+                raise InputError("side", f"decision side must be 'max' or 'min', got {node.side!r}")
+            if not node.actions:
+                raise InputError("actions", f"decision of state {states[current]!r} has no actions")
+            kind.append(DECISION)
+            data.append(MAX if node.side == "max" else MIN)
+            reward_mass.append(None)
+            for name, successor, rewards in node.actions:
+                edge = len(targets)
+                targets.append(intern(successor))
+                weights.append(1)
+                action_names[edge] = name
+                rewards = check_rewards(rewards, f"action {name!r}")
+                if rewards is not None and any(rewards):
+                    action_rewards[edge] = rewards
+        else:
+            raise InputError("expand", f"expand() must return Terminal, Chance or Decision, got {type(node).__name__}")
+        offsets.append(len(targets))
+        current += 1
+        if bar is not None and current % 1000 == 0:
+            bar.update(1000)
+    if bar is not None:
+        bar.close()
+    return graph

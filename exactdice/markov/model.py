@@ -1,0 +1,69 @@
+"""The model interface a game implements so the solver can explore and solve it.
+
+A model is any object with ``outcomes``, ``reward_names``, ``initial_state()`` and
+``expand(state)``; expanding a state says whether play ended there (`Terminal`), a
+random event happens (`Chance`, integer weights) or a player chooses (`Decision`).
+
+>>> Chance(((1, "heads", None), (1, "tails", None))).branches[0][1]
+'heads'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Hashable, Protocol, Union, runtime_checkable
+
+__all__ = ["Terminal", "Chance", "Decision", "Node", "Model"]
+
+
+@dataclass(frozen=True, slots=True)
+class Terminal:
+    """Play ended with this outcome (one of ``model.outcomes``).
+
+    >>> Terminal("win").outcome
+    'win'
+    """
+
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chance:
+    """A random event: ``branches`` is a tuple of ``(weight, next_state, rewards)``.
+
+    Probability of a branch = weight / sum of weights; weights are positive ints.
+    ``rewards`` is None or a tuple of ints aligned with ``model.reward_names``.
+
+    >>> len(Chance(((5, 0, None), (1, 1, (1,)))).branches)
+    2
+    """
+
+    branches: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A player's choice: ``side`` is "max" or "min"; ``actions`` is a tuple of
+    ``(name, next_state, rewards)`` whose order breaks ties (first wins).
+
+    >>> Decision("max", (("hold", 0, None), ("roll", 1, None))).actions[1][0]
+    'roll'
+    """
+
+    side: str
+    actions: tuple
+
+
+Node = Union[Terminal, Chance, Decision]
+
+
+@runtime_checkable
+class Model(Protocol):
+    """What the solver needs from a game (no base class required)."""
+
+    outcomes: tuple
+    reward_names: tuple
+
+    def initial_state(self) -> Hashable: ...
+
+    def expand(self, state) -> Node: ...

@@ -1,0 +1,444 @@
+"""Solve an explored state graph: absorption odds, optimal strategies, expectations.
+
+Strongly connected components are solved sinks first. An acyclic state is a direct
+substitution of its successors; a cycle without decisions is one exact linear solve;
+a component with decisions runs Hoffman–Karp strategy iteration (the minimiser's
+best response inside, the maximiser's improvement outside), with a trap step so a
+player who prefers endless play can find it, and a final pass that keeps the FIRST
+action among exactly equal values.
+
+>>> from exactdice.markov.synthetic import GamblersRuin
+>>> solution = solve(GamblersRuin(goal=3, start=1, up=1, down=1))
+>>> solution.absorption["win"], solution.expected_steps
+(Fraction(1, 3), Fraction(2, 1))
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from exactdice.errors import InputError
+from exactdice.markov.arithmetic import ExactArithmetic, FloatArithmetic
+from exactdice.markov.graph import CHANCE, DECISION, MAX, TERMINAL, StateGraph, explore
+
+__all__ = ["Solution", "solve"]
+
+_MAX_IMPROVEMENT_ROUNDS = 100_000
+
+
+@dataclass
+class Solution:
+    """What `solve` found, at the initial state unless asked per state.
+
+    Exact solves give ``Fraction`` values (``exact`` is True); float previews give
+    floats. ``expected_steps``/``expected_rewards`` are None when play may never end.
+    """
+
+    absorption: dict
+    never_ends: object
+    value: object
+    expected_steps: object
+    expected_rewards: dict
+    strategy: dict
+    states: int
+    transitions: int
+    components: int
+    cyclic_components: int
+    largest_component: int
+    seconds: float
+    exact: bool
+    outcomes: tuple = ()
+    _per_state: object = field(default=None, repr=False)
+
+    def state_absorption(self, state) -> dict:
+        """Outcome probabilities (plus ``"never_ends"``) from any reachable state
+        (needs ``solve(..., all_states=True)``)."""
+        return self._lookup(state)[0]
+
+    def state_value(self, state):
+        """Expected payoff from any reachable state (needs ``all_states=True``)."""
+        return self._lookup(state)[1]
+
+    def _lookup(self, state):
+        if self._per_state is None:
+            raise InputError("all_states", "per-state results need solve(..., all_states=True)")
+        try:
+            return self._per_state(state)
+        except KeyError:
+            raise InputError("state", f"{state!r} is not reachable from the initial state") from None
+
+
+def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states=False,
+          arithmetic="exact", progress=None) -> Solution:
+    """Solve a model (exploring it first) or an explored `StateGraph`.
+
+    ``payoff`` maps outcome -> payoff (default 1 for the first outcome, 0 otherwise);
+    never-ending play pays ``nonterminating_payoff`` (default 0). Decisions maximise
+    ("max") or minimise ("min") the expected payoff. ``arithmetic`` is "exact" or
+    "float".
+
+    >>> from exactdice.markov.synthetic import GamblersRuin
+    >>> solve(GamblersRuin(goal=4, start=2, up=1, down=1), arithmetic="float").absorption["win"]
+    0.5
+    """
+    started = time.perf_counter()
+    if arithmetic == "exact":
+        numbers = ExactArithmetic()
+    elif arithmetic == "float":
+        numbers = FloatArithmetic()
+    else:
+        raise InputError("arithmetic", f"must be 'exact' or 'float', got {arithmetic!r}")
+    graph = graph_or_model if isinstance(graph_or_model, StateGraph) else explore(graph_or_model, progress=progress)
+    outcomes = graph.outcomes
+    if payoff is None:
+        payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
+    unknown = set(payoff) - set(outcomes)
+    if unknown:
+        raise InputError("payoff", f"unknown outcomes {sorted(unknown)}; the model lists {outcomes}")
+    payoffs = [numbers.number(payoff.get(name, 0)) for name in outcomes]
+    endless = numbers.number(nonterminating_payoff if nonterminating_payoff is not None else 0)
+    solver = _Solver(graph, numbers, payoffs, endless)
+    solver.run(progress)
+    return solver.solution(all_states, time.perf_counter() - started)
+
+
+class _Solver:
+    def __init__(self, graph: StateGraph, numbers, payoffs, endless):
+        self.graph = graph
+        self.numbers = numbers
+        self.payoffs = payoffs
+        self.endless = endless
+        outcome_count = len(graph.outcomes)
+        self.never_slot = outcome_count
+        self.step_slot = outcome_count + 1
+        self.reward_slot = outcome_count + 2
+        self.width = outcome_count + 2 + len(graph.reward_names)
+        count = graph.num_states
+        self.nums: list = [None] * count
+        self.dens: list = [None] * count
+        self.alive = bytearray(count)  # can reach a terminal under the chosen strategy
+        self.chosen_edge: dict[int, int] = {}
+        self.value_cache: dict[int, object] = {}
+        zero, one = numbers.zero, numbers.one
+        self.dead_vector = tuple(one if slot == self.never_slot else zero for slot in range(self.width))
+        self.component_count = self.cyclic_count = self.largest = 0
+
+    # -- values -------------------------------------------------------------------
+    def value_of(self, node):
+        cached = self.value_cache.get(node)
+        if cached is None:
+            nums, den = self.nums[node], self.dens[node]
+            entry = self.numbers.vector_entry
+            cached = self.endless * entry(nums, den, self.never_slot)
+            for slot, pay in enumerate(self.payoffs):
+                if pay and nums[slot]:
+                    cached += pay * entry(nums, den, slot)
+            self.value_cache[node] = cached
+        return cached
+
+    # -- main loop ------------------------------------------------------------------
+    def run(self, progress):
+        graph = self.graph
+        components = graph.strongly_connected_components()
+        self.component_count = len(components)
+        bar = None
+        if progress or (progress is None and sys.stderr.isatty() and graph.num_transitions > 200_000):
+            from tqdm import tqdm
+
+            bar = tqdm(total=graph.num_states, unit="states", desc="solving", leave=False)
+        offsets, targets, kind = graph.offsets, graph.targets, graph.kind
+        for component in components:
+            self.largest = max(self.largest, len(component))
+            if len(component) == 1:
+                node = component[0]
+                low, high = offsets[node], offsets[node + 1]
+                if node not in targets[low:high]:
+                    self.solve_single(node)
+                    if bar is not None:
+                        bar.update(1)
+                    continue
+            self.cyclic_count += 1
+            if any(kind[node] == DECISION for node in component):
+                self.solve_game_component(component)
+            else:
+                self.solve_component(component, {})
+            if bar is not None:
+                bar.update(len(component))
+        if bar is not None:
+            bar.close()
+
+    def solve_single(self, node):
+        graph, numbers = self.graph, self.numbers
+        node_kind = graph.kind[node]
+        if node_kind == TERMINAL:
+            outcome = graph.data[node]
+            self.nums[node] = tuple(numbers.one if slot == outcome else numbers.zero for slot in range(self.width))
+            self.dens[node] = numbers.one
+            self.alive[node] = 1
+            return
+        low, high = graph.offsets[node], graph.offsets[node + 1]
+        targets = graph.targets
+        if node_kind == CHANCE:
+            pairs = [(graph.weights[edge], targets[edge]) for edge in range(low, high)]
+            self.nums[node], self.dens[node] = numbers.combine(
+                pairs, self.nums, self.dens, graph.data[node], self.step_slot, self.reward_slot,
+                graph.chance_reward_mass[node],
+            )
+            self.alive[node] = any(self.alive[target] for _, target in pairs)
+            return
+        side = graph.data[node]
+        best_edge, best_value = low, self.value_of(targets[low])
+        for edge in range(low + 1, high):
+            candidate = self.value_of(targets[edge])
+            if numbers.better(side, candidate, best_value):
+                best_edge, best_value = edge, candidate
+        self.take_edge(node, best_edge)
+
+    def take_edge(self, node, edge):
+        target = self.graph.targets[edge]
+        self.chosen_edge[node] = edge
+        nums, den = self.nums[target], self.dens[target]
+        rewards = self.graph.action_rewards.get(edge)
+        if rewards is not None:
+            nums, den = self.numbers.add_rewards(nums, den, self.reward_slot, rewards)
+        self.nums[node], self.dens[node] = nums, den
+        self.alive[node] = self.alive[target]
+
+    # -- components -------------------------------------------------------------------
+    def policy_edges(self, node, policy):
+        """Edges followed from ``node`` when decisions follow ``policy``."""
+        if self.graph.kind[node] == DECISION:
+            return (policy[node],)
+        return range(self.graph.offsets[node], self.graph.offsets[node + 1])
+
+    def live_states(self, component, members, policy):
+        """States of the component that can reach a terminal under ``policy``."""
+        targets = self.graph.targets
+        predecessors: dict[int, list[int]] = {node: [] for node in component}
+        live = set()
+        for node in component:
+            for edge in self.policy_edges(node, policy):
+                target = targets[edge]
+                if target in members:
+                    predecessors[target].append(node)
+                elif self.alive[target]:
+                    live.add(node)
+        frontier = list(live)
+        while frontier:
+            node = frontier.pop()
+            for parent in predecessors[node]:
+                if parent not in live:
+                    live.add(parent)
+                    frontier.append(parent)
+        return live
+
+    def build_system(self, component, policy, live, scalar, inside_values=None):
+        """Rows of (weight*I - P) x = known part, over the live states of a component.
+
+        ``scalar``: one unknown per state (the payoff value); else the full vector."""
+        graph, numbers = self.graph, self.numbers
+        targets, weights = graph.targets, graph.weights
+        order = sorted(live)
+        position = {node: i for i, node in enumerate(order)}
+        rows, right_sides = [], []
+        width = 1 if scalar else self.width
+        dead_known = [self.endless] if scalar else [numbers.number(v) for v in self.dead_vector]
+
+        def known(target):
+            if target in position:
+                return None
+            if inside_values is not None and target in inside_values:  # a dead state of this component
+                return dead_known
+            if scalar:
+                return [self.value_of(target)]
+            nums, den = self.nums[target], self.dens[target]
+            return [numbers.vector_entry(nums, den, slot) for slot in range(width)]
+
+        for node in order:
+            row = {}
+            rhs = [numbers.zero] * width
+            if graph.kind[node] == DECISION:
+                edge = policy[node]
+                pairs = [(1, targets[edge])]
+                rewards = None if scalar else graph.action_rewards.get(edge)
+                diagonal = 1
+            else:
+                low, high = graph.offsets[node], graph.offsets[node + 1]
+                pairs = [(weights[edge], targets[edge]) for edge in range(low, high)]
+                rewards = None if scalar else graph.chance_reward_mass[node]
+                diagonal = graph.data[node]
+                if not scalar:
+                    rhs[self.step_slot] += diagonal
+            row[position[node]] = diagonal
+            for weight, target in pairs:
+                values = known(target)
+                if values is None:
+                    column = position[target]
+                    row[column] = row.get(column, 0) - weight
+                else:
+                    for slot in range(width):
+                        if values[slot]:
+                            rhs[slot] += weight * values[slot]
+            if rewards is not None:
+                for offset, amount in enumerate(rewards):
+                    rhs[self.reward_slot + offset] += amount
+            rows.append(row)
+            right_sides.append(rhs)
+        return order, rows, right_sides
+
+    def solve_component(self, component, policy):
+        """Exact (or float) solve of a component with decisions fixed by ``policy``."""
+        members = set(component)
+        live = self.live_states(component, members, policy)
+        dead = members - live
+        for node in dead:
+            self.nums[node], self.dens[node] = self.dead_vector, self.numbers.one
+            self.alive[node] = 0
+        if live:
+            order, rows, right_sides = self.build_system(component, policy, live, scalar=False, inside_values=dead)
+            solution = self.numbers.solve_linear(rows, right_sides)
+            for node, values in zip(order, solution):
+                self.nums[node], self.dens[node] = self.numbers.from_numbers(values)
+                self.alive[node] = 1
+        for node in component:
+            if self.graph.kind[node] == DECISION:
+                self.chosen_edge[node] = policy[node]
+
+    def evaluate_values(self, component, members, policy):
+        live = self.live_states(component, members, policy)
+        values = {node: self.endless for node in members - live}
+        if live:
+            order, rows, right_sides = self.build_system(component, policy, live, scalar=True, inside_values=values)
+            for node, solved in zip(order, self.numbers.solve_linear(rows, right_sides)):
+                values[node] = solved[0]
+        return values
+
+    def solve_game_component(self, component):
+        graph, numbers = self.graph, self.numbers
+        members = set(component)
+        offsets, targets, kind, data = graph.offsets, graph.targets, graph.kind, graph.data
+        deciders = [node for node in component if kind[node] == DECISION]
+        policy = {node: offsets[node] for node in deciders}
+        sides_present = {data[node] for node in deciders}
+        outer = MAX if MAX in sides_present else -MAX
+        inner = -outer
+
+        def action_value(values, edge):
+            target = targets[edge]
+            return values[target] if target in members else self.value_of(target)
+
+        def improve(side, values):
+            changed = False
+            for node in deciders:
+                if data[node] != side:
+                    continue
+                best_edge = policy[node]
+                best = action_value(values, best_edge)
+                for edge in range(offsets[node], offsets[node + 1]):
+                    candidate = action_value(values, edge)
+                    if numbers.better(side, candidate, best):
+                        best_edge, best = edge, candidate
+                if best_edge != policy[node]:
+                    policy[node] = best_edge
+                    changed = True
+            return changed
+
+        def trap(side, values):
+            """Let ``side`` keep play inside a closed set forever when endless play
+            beats its current values there; True if the policy changed."""
+            region = {node for node in component if numbers.better(side, self.endless, values[node])}
+            shrinking = True
+            while shrinking and region:
+                shrinking = False
+                for node in list(region):
+                    edges = range(offsets[node], offsets[node + 1])
+                    if kind[node] == DECISION and data[node] == side:
+                        keeps = any(targets[edge] in region for edge in edges)
+                    elif kind[node] == DECISION and side == inner:
+                        keeps = targets[policy[node]] in region  # the outer player is fixed
+                    else:
+                        keeps = all(targets[edge] in region for edge in edges)
+                    if not keeps:
+                        region.discard(node)
+                        shrinking = True
+            for node in region:
+                if kind[node] == DECISION and data[node] == side:
+                    policy[node] = next(e for e in range(offsets[node], offsets[node + 1]) if targets[e] in region)
+            return bool(region)
+
+        for _ in range(_MAX_IMPROVEMENT_ROUNDS):
+            while True:
+                values = self.evaluate_values(component, members, policy)
+                if inner in sides_present and (improve(inner, values) or trap(inner, values)):
+                    continue
+                break
+            if improve(outer, values) or trap(outer, values):
+                continue
+            break
+        else:
+            raise RuntimeError("strategy iteration did not converge")
+
+        first_best = {}
+        for node in deciders:
+            target_value = values[node]
+            first_best[node] = next(
+                edge for edge in range(offsets[node], offsets[node + 1])
+                if not numbers.better(MAX, action_value(values, edge), target_value)
+                and not numbers.better(-MAX, action_value(values, edge), target_value)
+            )
+        if first_best != policy:
+            check = self.evaluate_values(component, members, first_best)
+            if all(not numbers.better(MAX, check[n], values[n]) and not numbers.better(-MAX, check[n], values[n])
+                   for n in component):
+                policy = first_best
+        self.solve_component(component, policy)
+
+    # -- results ---------------------------------------------------------------------------
+    def solution(self, all_states, seconds) -> Solution:
+        graph, numbers = self.graph, self.numbers
+        outcome_count = len(graph.outcomes)
+        if numbers.exact:
+            for node in range(graph.num_states):
+                nums = self.nums[node]
+                if sum(nums[: outcome_count + 1]) != self.dens[node]:
+                    raise ArithmeticError(f"probabilities of state {graph.states[node]!r} do not sum to 1")
+
+        def report(node):
+            nums, den = self.nums[node], self.dens[node]
+            to_public = numbers.fraction
+            entry = numbers.vector_entry
+            absorption = {name: to_public(entry(nums, den, i)) for i, name in enumerate(graph.outcomes)}
+            never = to_public(entry(nums, den, self.never_slot))
+            value = to_public(self.value_of(node))
+            return absorption, never, value
+
+        initial = graph.initial
+        absorption, never, value = report(initial)
+        nums, den = self.nums[initial], self.dens[initial]
+        finite = not never
+        steps = numbers.fraction(numbers.vector_entry(nums, den, self.step_slot)) if finite else None
+        rewards = {
+            name: (numbers.fraction(numbers.vector_entry(nums, den, self.reward_slot + i)) if finite else None)
+            for i, name in enumerate(graph.reward_names)
+        }
+        strategy = {graph.states[node]: graph.action_names[edge] for node, edge in self.chosen_edge.items()}
+        per_state = None
+        if all_states:
+            index = graph.index
+
+            def per_state(state):
+                node = index[state]
+                state_absorption, state_never, state_value = report(node)
+                state_absorption["never_ends"] = state_never
+                return state_absorption, state_value
+
+        return Solution(
+            absorption=absorption, never_ends=never, value=value, expected_steps=steps,
+            expected_rewards=rewards, strategy=strategy, states=graph.num_states,
+            transitions=graph.num_transitions, components=self.component_count,
+            cyclic_components=self.cyclic_count, largest_component=self.largest,
+            seconds=seconds, exact=numbers.exact, outcomes=graph.outcomes, _per_state=per_state,
+        )
