@@ -1,0 +1,136 @@
+"""``exactdice karbon``: exact odds of Karbon contests (a thin layer over `exactdice.karbon`)."""
+
+from __future__ import annotations
+
+import functools
+
+import click
+
+from exactdice.cli.common import emit_json, json_option
+from exactdice.errors import InputError
+from exactdice.karbon import (RULE_CHOICES, ContestSetup, KarbonRuleset, parse_narrator_policy,
+                              parse_player_policy, read_state_file)
+from exactdice.karbon.dice import parse_dice_list
+from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE
+from exactdice.karbon.dice import dice_text
+from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds
+
+__all__ = ["karbon", "karbon_setup_options", "setup_from_options"]
+
+_RULES_HELP = "; ".join(f"{name}={'|'.join(values)}" for name, values in RULE_CHOICES.items())
+
+
+def karbon_setup_options(function):
+    """The setup, policy and knob options shared by odds, simulate, trace, validate and table."""
+    options = [
+        click.option("--ability", "-a", type=int, help="Dice the player draws (A >= 0)."),
+        click.option("--challenge", "-c", type=int, help="Dice the narrator draws (C >= 1)."),
+        click.option("--consequence", "-w", type=int, default=2, show_default=True,
+                     help="Length W of the victory track."),
+        click.option("--peril", "-p", type=int, default=0, show_default=True, help="Starting peril dice P."),
+        click.option("--fortune", type=int, default=0, show_default=True,
+                     help="The player's Fortune F: each d6 it draws costs one."),
+        click.option("--training", is_flag=True, help="The player gains 1 chip per d8 drawn."),
+        click.option("--fallout", type=int, default=0, show_default=True,
+                     help="Glitches thrown before the first round (Fallout K)."),
+        click.option("--player-dice", help="Explicit player hand, e.g. d8,d8,d10 or 2d8,d10 (no draw)."),
+        click.option("--narrator-dice", help="Explicit narrator hand (with --player-dice)."),
+        click.option("--draw-chips", is_flag=True, help="With explicit hands: pay the draw's chips as if drawn."),
+        click.option("--pool", default=dice_text(DEFAULT_POOL), show_default=True,
+                     help="The main pool (dice list, or none)."),
+        click.option("--reserve", default=dice_text(DEFAULT_RESERVE), show_default=True,
+                     help="The reserve (dice list, or none)."),
+        click.option("--state", "state_file", type=click.Path(dir_okay=False),
+                     help="A mid-contest state as a JSON file (see the README); replaces the setup flags."),
+        click.option("--player-policy", default="fixed", show_default=True,
+                     help='Fixed preferences like "risk=always;break=advantage>security" '
+                          "(keys: draw, risk, risk_take, break, glitch, sideswipe_take)."),
+        click.option("--narrator-policy", default="fixed", show_default=True,
+                     help='"random", or fixed preferences like "hurt=injury;plans=dice" '
+                          "(keys: draw, hurt, plans, plans_take, give)."),
+        click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
+                     help=f"Set a knob of the ruleset (repeatable). Knobs: {_RULES_HELP}."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def setup_from_options(ability, challenge, consequence, peril, fortune, training, fallout,
+                       player_dice, narrator_dice, draw_chips, pool, reserve, state_file,
+                       player_policy, narrator_policy, rules):
+    """(setup, ruleset, player policy, narrator policy) from the shared options."""
+    ruleset = KarbonRuleset().with_rules(rules)
+    player = parse_player_policy(player_policy)
+    narrator = parse_narrator_policy(narrator_policy)
+    for policy, flag in ((player, "--player-policy"), (narrator, "--narrator-policy")):
+        if policy.kind in ("optimal", "kind"):
+            raise InputError(flag, f"'{policy.kind}' play is not available yet (it arrives with the "
+                                   "optimal-play issue); use a fixed preference or 'random'")
+    if state_file:
+        setup = read_state_file(state_file)
+    else:
+        setup = ContestSetup(
+            ability=ability, challenge=challenge, consequence=consequence, peril=peril,
+            fortune=fortune, training=training, fallout=fallout,
+            player_dice=parse_dice_list(player_dice, "--player-dice") if player_dice else None,
+            narrator_dice=parse_dice_list(narrator_dice, "--narrator-dice") if narrator_dice else None,
+            draw_chips=draw_chips, pool=parse_dice_list(pool, "--pool"),
+            reserve=parse_dice_list(reserve, "--reserve"))
+    return setup, ruleset, player, narrator
+
+
+def with_setup(function):
+    """Decorate a command so it receives ``setup, ruleset, player, narrator`` built from the options."""
+    @karbon_setup_options
+    @functools.wraps(function)
+    def wrapper(ability, challenge, consequence, peril, fortune, training, fallout, player_dice,
+                narrator_dice, draw_chips, pool, reserve, state_file, player_policy, narrator_policy,
+                rules, **rest):
+        built = setup_from_options(ability, challenge, consequence, peril, fortune, training, fallout,
+                                   player_dice, narrator_dice, draw_chips, pool, reserve, state_file,
+                                   player_policy, narrator_policy, rules)
+        return function(*built, **rest)
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def karbon():
+    """Karbon contests: exact odds of a whole multi-round contest.
+
+    \b
+    A contest is a Markov state graph: every reachable position (hands, pool,
+    reserve, chips, stacks, track, peril) is solved exactly, so P(win), P(loss)
+    and P(tie) are exact fractions that sum to exactly 1.
+    """
+
+
+@karbon.command()
+@with_setup
+@click.option("--float", "use_float", is_flag=True, help="Fast float preview (NOT exact; labelled as such).")
+@click.option("--max-states", type=int, default=DEFAULT_MAX_STATES, show_default=True,
+              help="Stop exploring past this many states (the message says how many were reached).")
+@click.option("--digits", type=int, default=None,
+              help="Shorten long exact fractions in the text output to this many leading digits (never the JSON).")
+@json_option
+def odds(setup, ruleset, player, narrator, use_float, max_states, digits, as_json):
+    """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
+    Glitches, injuries and conditions.
+
+    \b
+    Examples:
+      exactdice karbon odds --ability 3 --challenge 2 --consequence 2 --peril 1
+      exactdice karbon odds --player-dice d8,d8,d10 --narrator-dice 2d10 -w 3
+      exactdice karbon odds -a 2 -c 2 --player-policy "risk=always" --rule sudden_death=on --json
+    """
+    if max_states < 1:
+        raise InputError("--max-states", f"must be >= 1, got {max_states}")
+    if digits is not None and digits < 1:
+        raise InputError("--digits", f"must be >= 1, got {digits}")
+    result = contest_odds(setup, ruleset, player, narrator,
+                          arithmetic="float" if use_float else "exact", max_states=max_states)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    for line in result.summary_lines(digits):
+        click.echo(line)

@@ -1,0 +1,163 @@
+"""Karbon dice: face classes (hit / miss / turncoat), dice lists, and multisets of dice.
+
+A multiset of dice is a tuple of counts aligned with a contest's sorted die sizes
+(`DiceSizes`), so hands, pool and reserve are small hashable tuples.
+
+>>> die_classes(8)
+(3, 2, 3)
+>>> parse_dice_list("2d8,d10", "--pool")
+{8: 2, 10: 1}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from functools import lru_cache
+
+from exactdice.core.distribution import MAX_FACES, Distribution
+from exactdice.errors import InputError
+
+__all__ = ["die_classes", "parse_dice_list", "dice_text", "hit_rank_key", "DiceSizes",
+           "hand_roll"]
+
+_ITEM = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
+
+
+def die_classes(sides: int) -> tuple[int, int, int]:
+    """Faces of a dN that are (hits, misses, turncoats): 1-3 hit, 4-5 miss, 6+ turncoat.
+
+    >>> die_classes(6), die_classes(10), die_classes(2)
+    ((3, 2, 1), (3, 2, 5), (2, 0, 0))
+    """
+    hits = min(3, sides)
+    misses = max(0, min(sides, 5) - 3)
+    return hits, misses, sides - hits - misses
+
+
+def hit_rank_key(sides: int) -> tuple[Fraction, Fraction, int]:
+    """Sort key ranking die types best first: higher hit chance, then fewer turncoats.
+
+    >>> sorted([10, 6, 8], key=hit_rank_key)
+    [6, 8, 10]
+    """
+    hits, _, turncoats = die_classes(sides)
+    return (-Fraction(hits, sides), Fraction(turncoats, sides), sides)
+
+
+def parse_dice_list(text: str, field: str) -> dict[int, int]:
+    """Read ``d8,d8,d10`` / ``2d8,d10`` / ``none`` into {sides: count}.
+
+    >>> parse_dice_list("none", "--pool")
+    {}
+    >>> parse_dice_list("7d6,5d8,3d10", "--pool")
+    {6: 7, 8: 5, 10: 3}
+    """
+    if text is None:
+        raise InputError(field, "missing dice list")
+    cleaned = text.strip().lower()
+    if cleaned in ("", "none", "-"):
+        return {}
+    counts: dict[int, int] = {}
+    for item in cleaned.split(","):
+        match = _ITEM.match(item)
+        if not match:
+            raise InputError(field, f'"{item.strip()}" is not a die; write dice like d8,d8,d10 or 2d8,d10 or none')
+        count = int(match.group(1)) if match.group(1) else 1
+        sides = int(match.group(2))
+        if sides < 1 or sides > MAX_FACES:
+            raise InputError(field, f"d{sides}: a die needs 1 to {MAX_FACES:,} sides")
+        if count > 1000:
+            raise InputError(field, f"{count}d{sides}: at most 1000 dice of one kind")
+        if count:
+            counts[sides] = counts.get(sides, 0) + count
+    return dict(sorted(counts.items()))
+
+
+def dice_text(counts: Mapping[int, int] | Iterable[int]) -> str:
+    """Write dice as ``2d8,d10`` (``none`` when empty).
+
+    >>> dice_text({8: 2, 10: 1}), dice_text({})
+    ('2d8,d10', 'none')
+    """
+    if not isinstance(counts, Mapping):
+        tally: dict[int, int] = {}
+        for sides in counts:
+            tally[sides] = tally.get(sides, 0) + 1
+        counts = tally
+    parts = [f"{count if count > 1 else ''}d{sides}" for sides, count in sorted(counts.items()) if count]
+    return ",".join(parts) if parts else "none"
+
+
+class DiceSizes:
+    """The die sizes of one contest, sorted; multisets are count tuples aligned with them.
+
+    >>> sizes = DiceSizes([10, 6, 8])
+    >>> sizes.counts({8: 2}), sizes.mapping((0, 2, 1))
+    ((0, 2, 0), {8: 2, 10: 1})
+    """
+
+    def __init__(self, sizes: Iterable[int]):
+        self.sizes: tuple[int, ...] = tuple(sorted(set(sizes)))
+        self.position = {sides: i for i, sides in enumerate(self.sizes)}
+        self.empty = (0,) * len(self.sizes)
+        # indices ranked best first (hit chance, then fewer turncoats)
+        self.best_first = tuple(sorted(range(len(self.sizes)), key=lambda i: hit_rank_key(self.sizes[i])))
+
+    def counts(self, mapping: Mapping[int, int]) -> tuple[int, ...]:
+        """{sides: count} -> count tuple."""
+        result = [0] * len(self.sizes)
+        for sides, count in mapping.items():
+            result[self.position[sides]] += count
+        return tuple(result)
+
+    def mapping(self, counts: tuple[int, ...]) -> dict[int, int]:
+        """count tuple -> {sides: count} (zero counts dropped)."""
+        return {self.sizes[i]: c for i, c in enumerate(counts) if c}
+
+    def text(self, counts: tuple[int, ...]) -> str:
+        """count tuple -> ``2d8,d10``."""
+        return dice_text(self.mapping(counts))
+
+    def order_from_preference(self, preference: tuple[int, ...]) -> tuple[int, ...]:
+        """Indices in a preference order of die sizes; unnamed sizes follow, best first.
+
+        >>> DiceSizes([4, 6, 8]).order_from_preference((8, 6))
+        (2, 1, 0)
+        """
+        named = [self.position[s] for s in preference if s in self.position]
+        rest = [i for i in self.best_first if i not in named]
+        return tuple(named + rest)
+
+
+@lru_cache(maxsize=None)
+def _single_type_roll(sides: int, count: int, slot: int, width: int) -> Distribution:
+    """(hits, turncoat vector) of ``count`` dN, the turncoats counted in vector position ``slot``."""
+    hits, misses, turncoats = die_classes(sides)
+    vector = tuple(1 if i == slot else 0 for i in range(width))
+    zero = (0,) * width
+    one_die: dict = {}
+    for outcome, weight in (((1, zero), hits), ((0, zero), misses), ((0, vector), turncoats)):
+        if weight:
+            one_die[outcome] = one_die.get(outcome, 0) + weight
+    flat = Distribution({(h,) + v: w for (h, v), w in one_die.items()})
+    return flat.sum_of(count)
+
+
+@lru_cache(maxsize=None)
+def hand_roll(hand: tuple[int, ...], sizes: tuple[int, ...]) -> Distribution:
+    """Joint distribution of (hits, turncoats of size 0, turncoats of size 1, ...) of a hand.
+
+    Built from exact per-die-type distributions (a multinomial over hit / miss /
+    turncoat per type), never by listing faces.
+
+    >>> hand_roll((1,), (6,)).probability((1, 0))
+    Fraction(1, 2)
+    """
+    width = len(sizes)
+    total = Distribution({(0,) * (width + 1): 1})
+    for slot, count in enumerate(hand):
+        if count:
+            total = total + _single_type_roll(sizes[slot], count, slot, width)
+    return total

@@ -1,0 +1,585 @@
+"""Karbon's exact model: the round of spec section 4 as a state graph for `exactdice.markov`.
+
+A graph node is a *situation*: a `Position` (the start of a round), a decision point
+inside a round (``("risk", position, winner)``, ``("break", position, queue)``, ...),
+or an end (``("end", "win")``). Expanding a situation walks the round forward through
+its chance events (the roll of both hands, the risk dice, the peril dice) and through
+every decision whose side follows a fixed or random policy, until each path reaches
+the next round, the end, or a decision of an ``optimal`` / ``kind`` side, which
+becomes a `Decision` node. So fixed policies give a compact chain of round starts,
+and optimal play only adds nodes where a real choice is made.
+
+The roll of a pair of hands is computed once per pair from exact per-die-type
+(hits, turncoats) distributions (`exactdice.karbon.dice.hand_roll`) and cached.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import NamedTuple
+
+from exactdice.karbon.dice import DiceSizes, hand_roll
+from exactdice.karbon.policies import (BREAK_OPTIONS, GLITCH_OPTIONS, NarratorPolicy,
+                                       PlayerPolicy)
+from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.markov import Chance, Decision, Terminal
+
+__all__ = ["Position", "KarbonModel", "REWARD_NAMES", "OUTCOMES", "compositions"]
+
+OUTCOMES = ("win", "loss", "tie")
+REWARD_NAMES = ("rounds", "breaks", "glitches", "injuries", "conditions")
+# Rewards along a path are packed into one int (16 bits a counter) so adding them is cheap.
+_REWARD_BITS = 16
+_NO_REWARD = 0
+_ROUND, _BREAK, _GLITCH, _INJURY, _CONDITION = (1 << (_REWARD_BITS * i) for i in range(5))
+
+
+@lru_cache(maxsize=None)
+def _unpack_rewards(packed: int):
+    """Packed reward counters -> the tuple the solver expects (None when all zero)."""
+    if not packed:
+        return None
+    mask = (1 << _REWARD_BITS) - 1
+    return tuple((packed >> (_REWARD_BITS * i)) & mask for i in range(len(REWARD_NAMES)))
+
+
+STACK_SIZE = 5          # chips that make a completion
+RISK_DICE = 3           # d8 rolled when the player risks
+EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
+
+
+class Position(NamedTuple):
+    """Everything that matters between two rounds; dice are count tuples (see `DiceSizes`)."""
+
+    player_hand: tuple
+    narrator_hand: tuple
+    pool: tuple
+    reserve: tuple
+    player_chips: int
+    narrator_chips: int
+    player_stack: int
+    narrator_stack: int
+    wins: int      # X
+    losses: int    # O
+    peril: int
+    track: int     # W (grows by one in sudden death)
+
+
+def _add(a: tuple, b: tuple) -> tuple:
+    return tuple(x + y for x, y in zip(a, b))
+
+
+def _sub(a: tuple, b: tuple) -> tuple:
+    return tuple(x - y for x, y in zip(a, b))
+
+
+def compositions(available: tuple, count: int) -> list[tuple]:
+    """Every multiset of ``count`` dice from ``available`` (count tuples), in ascending
+    order of their sorted die sizes (more of the smaller sizes first).
+
+    >>> compositions((2, 1), 2)
+    [(2, 0), (1, 1)]
+    """
+    if count > sum(available):
+        return []
+    result = []
+
+    def build(index, left, prefix):
+        if index == len(available):
+            if left == 0:
+                result.append(tuple(prefix))
+            return
+        for take in range(min(available[index], left), -1, -1):
+            prefix.append(take)
+            build(index + 1, left - take, prefix)
+            prefix.pop()
+
+    build(0, count, [])
+    return result
+
+
+def _take_by_preference(available: tuple, count: int, order: tuple) -> tuple:
+    """Take ``count`` dice from ``available`` following a preference order of indices."""
+    taken = [0] * len(available)
+    left = count
+    for index in order:
+        if left == 0:
+            break
+        take = min(available[index], left)
+        taken[index] = take
+        left -= take
+    return tuple(taken)
+
+
+@lru_cache(maxsize=None)
+def _binomial_hits(dice: int, sides: int = EXTRA_DIE_SIDES) -> tuple:
+    """((hits, weight), ...) for ``dice`` extra dN with hits on 1-3, over ``sides**dice``."""
+    hit = min(3, sides)
+    return tuple((k, math.comb(dice, k) * hit**k * (sides - hit) ** (dice - k)) for k in range(dice + 1))
+
+
+class KarbonModel:
+    """One Karbon contest as a `exactdice.markov.Model`.
+
+    Parameters: the contest's `DiceSizes`, the starting situation, the ruleset and
+    both policies. Use `exactdice.karbon.solve.contest_odds` rather than this class.
+    """
+
+    outcomes = OUTCOMES
+    reward_names = REWARD_NAMES
+
+    def __init__(self, sizes: DiceSizes, start, ruleset: KarbonRuleset,
+                 player: PlayerPolicy, narrator: NarratorPolicy):
+        self.sizes = sizes
+        self.start = start
+        self.ruleset = ruleset
+        self.player = player
+        self.narrator = narrator
+        self.player_decides = player.kind in ("optimal",)
+        self.narrator_decides = narrator.kind in ("optimal", "kind")
+        self.narrator_side = "max" if narrator.kind == "kind" else "min"
+        self.risk_take_order = sizes.order_from_preference(player.risk_take)
+        self.plans_take_order = sizes.order_from_preference(narrator.plans_take)
+        self.give_order = sizes.order_from_preference(narrator.give)
+        self.best_first = sizes.best_first
+        self.rank = {index: place for place, index in enumerate(self.best_first)}
+        self._roll_cache: dict = {}
+        self._after_roll_cache: dict = {}
+        self._phases = {
+            "risk": self._risk_options, "take": self._take_options,
+            "break": self._break_options, "swap": self._swap_options,
+            "give": self._give_options, "glitch": self._glitch_options,
+            "hurt": self._hurt_options, "plans": self._plans_options,
+            "planstake": self._planstake_options, "sideswipe": self._sideswipe_options,
+            "swipedice": self._swipedice_options,
+        }
+
+    # ----- the Model interface ----------------------------------------------------------
+
+    def initial_state(self):
+        return self.start
+
+    def expand(self, situation):
+        if situation[0] == "end":
+            return Terminal(situation[1])
+        phase = situation[0] if type(situation) is tuple else None
+        if phase in self._phases:
+            side, options = self._decision(situation)
+            if side is not None and len(options) > 1:
+                return Decision(side, tuple((name, nxt, _unpack_rewards(reward))
+                                            for name, nxt, reward in options))
+        branches: dict = {}
+        self._walk(situation, 1, 1, _NO_REWARD, branches, top=True)
+        return Chance(_normalise(branches))
+
+    # ----- the walk ----------------------------------------------------------------------
+
+    def _walk(self, situation, num, den, reward, out, top=False):
+        """Follow one path from ``situation`` until a round start, the end or an open decision."""
+        while True:
+            if type(situation) is Position:
+                if not top:
+                    _emit(out, situation, num, den, reward)
+                    return
+                self._roll(situation, num, den, reward, out)
+                return
+            at_top, top = top, False
+            phase = situation[0]
+            if phase == "end":
+                _emit(out, situation, num, den, reward)
+                return
+            if phase == "riskroll":
+                self._risk_roll(situation, num, den, reward, out)
+                return
+            if phase == "peril":
+                self._peril(situation, num, den, reward, out)
+                return
+            if phase == "test":
+                situation, reward = self._test_step(situation, reward)
+                continue
+            side, options = self._decision(situation)
+            if len(options) == 1:
+                name, situation, delta = options[0]
+                reward += delta
+                continue
+            if side is not None and not at_top:  # an optimal / kind side decides: its own node
+                _emit(out, situation, num, den, reward)
+                return
+            chosen = self._fixed_choice(situation, options)
+            if chosen is None:  # a coin flip (random narrator): two equally likely paths
+                for name, nxt, delta in options:
+                    self._walk(nxt, num, den * len(options), reward + delta, out)
+                return
+            name, situation, delta = chosen
+            reward += delta
+
+    def _roll(self, position: Position, num, den, reward, out):
+        table, roll_den = self._roll_table(position.player_hand, position.narrator_hand)
+        reward += _ROUND
+        den *= roll_den
+        for weight, winner, gain_p, gain_n, player_hand, narrator_hand in table:
+            after = Position(player_hand, narrator_hand, position.pool, position.reserve,
+                             position.player_chips + gain_p, position.narrator_chips + gain_n,
+                             *position[6:])
+            path_num = num * weight
+            for rest_num, rest_den, nxt, rest_reward in self._after_roll(("risk", after, winner)):
+                _emit(out, nxt, path_num * rest_num, den * rest_den, reward + rest_reward)
+
+    def _after_roll(self, situation):
+        """The rest of the round from a post-roll situation, computed once (many rounds share it)."""
+        cached = self._after_roll_cache.get(situation)
+        if cached is None:
+            branches: dict = {}
+            self._walk(situation, 1, 1, _NO_REWARD, branches)
+            cached = tuple((num, den, nxt, reward) for (nxt, reward), (num, den) in branches.items())
+            self._after_roll_cache[situation] = cached
+        return cached
+
+    def _roll_table(self, player_hand, narrator_hand):
+        key = (player_hand, narrator_hand)
+        cached = self._roll_cache.get(key)
+        if cached is not None:
+            return cached
+        sizes = self.sizes.sizes
+        player_roll = hand_roll(player_hand, sizes)
+        narrator_roll = hand_roll(narrator_hand, sizes)
+        merged: dict = {}
+        for p_outcome, p_weight in player_roll.items():
+            hits_p, turn_p = p_outcome[0], p_outcome[1:]
+            count_p = sum(turn_p)
+            for n_outcome, n_weight in narrator_roll.items():
+                hits_n, turn_n = n_outcome[0], n_outcome[1:]
+                count_n = sum(turn_n)
+                if hits_p > hits_n:
+                    winner, gain_p, gain_n = "p", hits_p, 0
+                elif hits_n > hits_p:
+                    winner, gain_p, gain_n = "n", 0, hits_n
+                else:
+                    winner, gain_p, gain_n = "t", hits_p, hits_n
+                if count_p > count_n:    # the player offers an Opening
+                    new_p, new_n = _sub(player_hand, turn_p), _add(narrator_hand, turn_p)
+                elif count_n > count_p:  # the narrator offers one
+                    new_p, new_n = _add(player_hand, turn_n), _sub(narrator_hand, turn_n)
+                else:
+                    new_p, new_n = player_hand, narrator_hand
+                key2 = (winner, gain_p, gain_n, new_p, new_n)
+                merged[key2] = merged.get(key2, 0) + p_weight * n_weight
+        table = tuple((w,) + k for k, w in merged.items())
+        result = (table, player_roll.denominator * narrator_roll.denominator)
+        self._roll_cache[key] = result
+        return result
+
+    def _risk_roll(self, situation, num, den, reward, out):
+        _, position, winner = situation
+        pool_size = sum(position.pool)
+        for hits, weight in _binomial_hits(RISK_DICE):
+            after = position._replace(narrator_chips=position.narrator_chips + RISK_DICE - hits)
+            take = min(hits, pool_size)
+            nxt = ("take", after, winner, take) if take else ("peril", after, winner)
+            self._walk(nxt, num * weight, den * EXTRA_DIE_SIDES**RISK_DICE, reward, out)
+
+    def _peril(self, situation, num, den, reward, out):
+        _, position, winner = situation
+        if position.peril == 0:
+            self._walk(("test", position, ("place", winner)), num, den, reward, out)
+            return
+        to_stack = self.ruleset.peril_chips == "stack"
+        for hits, weight in _binomial_hits(position.peril):
+            if to_stack:
+                stack = position.narrator_stack + hits
+                after = position._replace(narrator_stack=stack % STACK_SIZE)
+                queue = ("G",) * (stack // STACK_SIZE) + ("place", winner)
+            else:
+                after = position._replace(narrator_chips=position.narrator_chips + hits)
+                queue = ("place", winner)
+            self._walk(("test", after, queue), num * weight,
+                       den * EXTRA_DIE_SIDES**position.peril, reward, out)
+
+    # ----- the Test (spec 4.7) -------------------------------------------------------------
+
+    def _test_step(self, situation, reward):
+        """Resolve the next item of the Test's queue; returns (next situation, reward)."""
+        _, position, queue = situation
+        if not queue:
+            return position, reward
+        head = queue[0]
+        if head == "place":
+            return ("test", *self._placement(position, queue[1], queue[2:])), reward
+        if head == "B":
+            position = position._replace(wins=position.wins + 1)
+            reward += _BREAK
+            over = self._track_check(position)
+            if over is not None:
+                return over, reward
+            return ("break", position, queue[1:]), reward
+        # "G"
+        position = position._replace(losses=position.losses + 1)
+        reward += _GLITCH
+        over = self._track_check(position)
+        if over is not None:
+            return over, reward
+        return ("glitch", position, queue[1:]), reward
+
+    def _placement(self, position: Position, winner: str, rest: tuple):
+        one_only = self.ruleset.rewards_per_test == "1"
+        breaks = glitches = 0
+        if winner in ("p", "t"):
+            chips, stack, breaks = _place(position.player_chips, position.player_stack, one_only)
+            position = position._replace(player_chips=chips, player_stack=stack)
+        if winner in ("n", "t"):
+            chips, stack, glitches = _place(position.narrator_chips, position.narrator_stack, one_only)
+            position = position._replace(narrator_chips=chips, narrator_stack=stack)
+        if self.ruleset.tie_order == "player_first":
+            queue = ("B",) * breaks + ("G",) * glitches
+        else:
+            queue = ("G",) * glitches + ("B",) * breaks
+        return position, queue + rest
+
+    def _track_check(self, position: Position):
+        """The end situation when the track is full, else None (sudden death goes on)."""
+        if position.wins + position.losses < position.track:
+            return None
+        if position.wins > position.losses:
+            return ("end", "win")
+        if position.losses > position.wins:
+            return ("end", "loss")
+        if self.ruleset.sudden_death == "on":
+            return position._replace(track=position.track + 1, player_chips=0, narrator_chips=0,
+                                     player_stack=0, narrator_stack=0)
+        return ("end", "tie")
+
+    # ----- decisions ------------------------------------------------------------------------
+
+    def _decision(self, situation):
+        """(side deciding as a node or None, options) at a decision situation.
+
+        Options are ``(name, next situation, reward)`` in the spec's tie-break order.
+        """
+        options, who = self._phases[situation[0]](situation)
+        decides = self.player_decides if who == "player" else self.narrator_decides
+        side = ("max" if who == "player" else self.narrator_side) if decides else None
+        return side, options
+
+    def _fixed_choice(self, situation, options):
+        """The option a fixed policy picks (None: a fair coin among the options)."""
+        phase = situation[0]
+        names = [name for name, _, _ in options]
+        player, narrator = self.player, self.narrator
+        if phase == "risk":
+            wanted = "yes" if player.risk == "always" else "no"
+        elif phase == "take":
+            _, position, _, count = situation
+            wanted = self._dice_name(_take_by_preference(position.pool, count, self.risk_take_order))
+        elif phase == "break":
+            wanted = next(o for o in player.break_order if o in names)
+        elif phase == "swap":
+            wanted = self._greedy_swap(situation[1])[0]
+        elif phase == "give":
+            wanted = self._dice_name(_take_by_preference(situation[1].narrator_hand, 2, self.give_order))
+        elif phase == "glitch":
+            wanted = next(o for o in player.glitch_order if o in names)
+        elif phase == "hurt":
+            if narrator.kind == "random":
+                return None
+            wanted = narrator.hurt
+        elif phase == "plans":
+            if narrator.kind == "random":
+                return None
+            wanted = narrator.plans
+        elif phase == "planstake":
+            position = situation[1]
+            wanted = self._dice_name(_take_by_preference(position.pool, min(2, sum(position.pool)),
+                                                    self.plans_take_order))
+        elif phase == "sideswipe":
+            wanted = player.sideswipe_take
+        elif phase == "swipedice":
+            hand = situation[1].narrator_hand
+            order = self.best_first if self.ruleset.sideswipe_picker == "player" else self.give_order
+            wanted = self._dice_name(_take_by_preference(hand, min(2, sum(hand)), order))
+        else:  # pragma: no cover - every phase is listed above
+            raise AssertionError(phase)
+        for option in options:
+            if option[0] == wanted:
+                return option
+        raise AssertionError(f"fixed policy chose {wanted!r}, not among {names}")
+
+    def _dice_name(self, counts: tuple) -> str:
+        return self.sizes.text(counts)
+
+    def _swap_name(self, out: tuple, into: tuple) -> str:
+        return f"{self.sizes.text(out)}->{self.sizes.text(into)}"
+
+    def _risk_options(self, situation):
+        _, position, winner = situation
+        return [("no", ("peril", position, winner), _NO_REWARD),
+                ("yes", ("riskroll", position, winner), _NO_REWARD)], "player"
+
+    def _take_options(self, situation):
+        _, position, winner, count = situation
+        return [(self._dice_name(taken),
+                 ("peril", position._replace(pool=_sub(position.pool, taken),
+                                             player_hand=_add(position.player_hand, taken)), winner),
+                 _NO_REWARD)
+                for taken in compositions(position.pool, count)], "player"
+
+    def _break_options(self, situation):
+        _, position, queue = situation
+        options = []
+        if position.peril > 0:
+            options.append(("security", ("test", position._replace(peril=position.peril - 1), queue),
+                            _NO_REWARD))
+        if position.narrator_chips > 0:
+            options.append(("footing-discard", ("test", position._replace(narrator_chips=0), queue),
+                            _NO_REWARD))
+        if sum(position.narrator_hand) > 0:
+            options.append(("footing-dice", ("give", position, queue), _NO_REWARD))
+        if self._advantage_applicable(position):
+            options.append(("advantage", ("swap", position, queue), _NO_REWARD))
+        if not options:
+            options.append(("none", ("test", position, queue), _NO_REWARD))
+        return options, "player"
+
+    def _advantage_applicable(self, position: Position) -> bool:
+        if self.player_decides:
+            hand_types = [i for i, c in enumerate(position.player_hand) if c]
+            reserve_types = [i for i, c in enumerate(position.reserve) if c]
+            return any(h != r for h in hand_types for r in reserve_types)
+        return bool(self._greedy_swap(position)[1])
+
+    def _greedy_swap(self, position: Position):
+        """The fixed advantage: worst hand die for best reserve die while it improves, twice at most.
+
+        Returns (name of the swap, number of swaps made)."""
+        hand, reserve = list(position.player_hand), list(position.reserve)
+        out, into = [0] * len(hand), [0] * len(hand)
+        swaps = 0
+        for _ in range(2):
+            in_hand = [i for i in range(len(hand)) if hand[i]]
+            in_reserve = [i for i in range(len(reserve)) if reserve[i]]
+            if not in_hand or not in_reserve:
+                break
+            worst = max(in_hand, key=self.rank.__getitem__)
+            best = min(in_reserve, key=self.rank.__getitem__)
+            if self.rank[best] >= self.rank[worst]:
+                break
+            hand[worst] -= 1
+            reserve[worst] += 1
+            hand[best] += 1
+            reserve[best] -= 1
+            out[worst] += 1
+            into[best] += 1
+            swaps += 1
+        return (self._swap_name(tuple(out), tuple(into)), swaps)
+
+    def _swap_options(self, situation):
+        _, position, queue = situation
+        hand, reserve = position.player_hand, position.reserve
+        seen = set()
+        options = []
+        for size in (1, 2):
+            for out in compositions(hand, size):
+                for into in compositions(reserve, size):
+                    if any(o and i for o, i in zip(out, into)):
+                        continue  # a type both out and in is a smaller swap (or none)
+                    new_hand = _add(_sub(hand, out), into)
+                    if new_hand in seen:
+                        continue
+                    seen.add(new_hand)
+                    new_reserve = _add(_sub(reserve, into), out)
+                    options.append((self._swap_name(out, into),
+                                    ("test", position._replace(player_hand=new_hand, reserve=new_reserve),
+                                     queue), _NO_REWARD))
+        return options, "player"
+
+    def _give_options(self, situation):
+        _, position, queue = situation
+        hand = position.narrator_hand
+        return [(self._dice_name(given),
+                 ("test", position._replace(narrator_hand=_sub(hand, given),
+                                            player_hand=_add(position.player_hand, given)), queue),
+                 _NO_REWARD)
+                for given in compositions(hand, min(2, sum(hand)))], "narrator"
+
+    def _glitch_options(self, situation):
+        _, position, queue = situation
+        options = [("hurt", ("hurt", position, queue), _NO_REWARD),
+                   ("plans", ("plans", position, queue), _NO_REWARD)]
+        if position.wins >= 1:
+            options.append(("sideswipe", ("sideswipe", position._replace(wins=position.wins - 1), queue),
+                            _NO_REWARD))
+        return options, "player"
+
+    def _hurt_options(self, situation):
+        _, position, queue = situation
+        injured = position._replace(
+            player_chips=position.player_chips + 2,
+            peril=position.peril + (1 if self.ruleset.injury_peril == "on" else 0))
+        return [("injury", ("test", injured, queue), _INJURY),
+                ("condition", ("test", position, queue), _CONDITION)], "narrator"
+
+    def _plans_options(self, situation):
+        _, position, queue = situation
+        take = min(2, sum(position.pool))
+        dice_next = ("planstake", position, queue) if take else ("test", position, queue)
+        return [("dice", dice_next, _NO_REWARD),
+                ("peril", ("test", position._replace(peril=position.peril + 1), queue), _NO_REWARD)], "narrator"
+
+    def _planstake_options(self, situation):
+        _, position, queue = situation
+        return [(self._dice_name(taken),
+                 ("test", position._replace(pool=_sub(position.pool, taken),
+                                            narrator_hand=_add(position.narrator_hand, taken)), queue),
+                 _NO_REWARD)
+                for taken in compositions(position.pool, min(2, sum(position.pool)))], "narrator"
+
+    def _sideswipe_options(self, situation):
+        _, position, queue = situation
+        chips = position._replace(player_chips=position.player_chips + position.narrator_chips,
+                                  narrator_chips=0)
+        options = [("chips", ("test", chips, queue), _NO_REWARD)]
+        if sum(position.narrator_hand):
+            options.append(("dice", ("swipedice", position, queue), _NO_REWARD))
+        else:
+            options.append(("dice", ("test", position, queue), _NO_REWARD))
+        return options, "player"
+
+    def _swipedice_options(self, situation):
+        options, _ = self._give_options(situation)
+        picker = "player" if self.ruleset.sideswipe_picker == "player" else "narrator"
+        return options, picker
+
+
+def _place(chips: int, stack: int, one_only: bool):
+    """Move hand chips onto the stack; returns (chips left, stack, completions)."""
+    if one_only:
+        if stack + chips >= STACK_SIZE:
+            return chips - (STACK_SIZE - stack), 0, 1
+        return 0, stack + chips, 0
+    total = stack + chips
+    return 0, total % STACK_SIZE, total // STACK_SIZE
+
+
+def _emit(out: dict, situation, num: int, den: int, reward: tuple) -> None:
+    key = (situation, reward)
+    previous = out.get(key)
+    if previous is None:
+        out[key] = (num, den)
+    else:  # add num/den fractions without reducing
+        pn, pd = previous
+        if pd == den:
+            out[key] = (pn + num, den)
+        else:
+            out[key] = (pn * den + num * pd, pd * den)
+
+
+def _normalise(branches: dict) -> tuple:
+    """Integer weights over one common denominator for the solver."""
+    common = math.lcm(*(den for _, den in branches.values()))
+    result = []
+    for (situation, reward), (num, den) in branches.items():
+        result.append((num * (common // den), situation, _unpack_rewards(reward)))
+    divisor = math.gcd(*(weight for weight, _, _ in result))
+    if divisor > 1:
+        result = [(weight // divisor, situation, reward) for weight, situation, reward in result]
+    return tuple(result)

@@ -1,0 +1,177 @@
+"""Who decides what, and how (spec section 7).
+
+A policy is ``optimal``, ``kind`` (narrator only: plays for the player), ``random``
+(narrator only: coin flips for hurt and plans) or a **fixed preference**, written as
+``key=value`` pairs joined by ``;`` naming only the keys that differ from the defaults.
+
+>>> parse_player_policy("risk=always;break=advantage>security").break_order[:2]
+('advantage', 'security')
+>>> parse_narrator_policy("random").kind
+'random'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from exactdice.errors import InputError
+
+__all__ = ["PlayerPolicy", "NarratorPolicy", "parse_player_policy", "parse_narrator_policy",
+           "BREAK_OPTIONS", "GLITCH_OPTIONS"]
+
+BREAK_OPTIONS = ("security", "footing-discard", "footing-dice", "advantage")
+GLITCH_OPTIONS = ("hurt", "plans", "sideswipe")
+
+
+@dataclass(frozen=True)
+class PlayerPolicy:
+    """The player's policy; preference fields are used when ``kind == "fixed"``."""
+
+    kind: str = "fixed"
+    draw: tuple[int, ...] = (6, 8, 10)
+    risk: str = "never"
+    risk_take: tuple[int, ...] = (6, 8, 10)
+    break_order: tuple[str, ...] = BREAK_OPTIONS
+    glitch_order: tuple[str, ...] = GLITCH_OPTIONS
+    sideswipe_take: str = "dice"
+
+    def text(self) -> str:
+        """The policy written back in the CLI's syntax."""
+        if self.kind != "fixed":
+            return self.kind
+        return ";".join([
+            f"draw={_dice_pref(self.draw)}", f"risk={self.risk}",
+            f"risk_take={_dice_pref(self.risk_take)}", f"break={'>'.join(self.break_order)}",
+            f"glitch={'>'.join(self.glitch_order)}", f"sideswipe_take={self.sideswipe_take}"])
+
+
+@dataclass(frozen=True)
+class NarratorPolicy:
+    """The narrator's policy; preference fields serve ``fixed`` and ``random``."""
+
+    kind: str = "fixed"
+    draw: tuple[int, ...] = (8, 10, 6)
+    hurt: str = "condition"
+    plans: str = "peril"
+    plans_take: tuple[int, ...] = (6, 8, 10)
+    give: tuple[int, ...] = (10, 8, 6)
+
+    def text(self) -> str:
+        """The policy written back in the CLI's syntax."""
+        if self.kind in ("optimal", "kind"):
+            return self.kind
+        body = ";".join([
+            f"draw={_dice_pref(self.draw)}", f"hurt={self.hurt}", f"plans={self.plans}",
+            f"plans_take={_dice_pref(self.plans_take)}", f"give={_dice_pref(self.give)}"])
+        return body if self.kind == "fixed" else f"random;{body}"
+
+
+def _dice_pref(sizes) -> str:
+    return ">".join(f"d{s}" for s in sizes)
+
+
+def _parse_dice_preference(value: str, field_name: str, key: str) -> tuple[int, ...]:
+    sizes = []
+    for item in value.split(">"):
+        item = item.strip().lower()
+        if not item.startswith("d") or not item[1:].isdigit() or int(item[1:]) < 1:
+            raise InputError(field_name, f'{key}: "{item}" is not a die type; write e.g. {key}=d6>d8>d10')
+        sides = int(item[1:])
+        if sides in sizes:
+            raise InputError(field_name, f"{key}: d{sides} is named twice")
+        sizes.append(sides)
+    return tuple(sizes)
+
+
+def _parse_option_order(value: str, field_name: str, key: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    named = []
+    for item in value.split(">"):
+        item = item.strip()
+        if item not in allowed:
+            raise InputError(field_name, f'{key}: "{item}" is not an option; options: {" > ".join(allowed)}')
+        if item in named:
+            raise InputError(field_name, f"{key}: {item} is named twice")
+        named.append(item)
+    return tuple(named) + tuple(option for option in allowed if option not in named)
+
+
+def _parse_pairs(text: str, field_name: str):
+    for part in text.split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise InputError(field_name, f'"{part}" is not key=value')
+        yield key.strip(), value.strip()
+
+
+_PLAYER_KEYS = {
+    "draw": ("draw", "dice"),
+    "risk": ("risk", ("never", "always")),
+    "risk_take": ("risk_take", "dice"),
+    "break": ("break_order", BREAK_OPTIONS),
+    "glitch": ("glitch_order", GLITCH_OPTIONS),
+    "sideswipe_take": ("sideswipe_take", ("dice", "chips")),
+}
+_NARRATOR_KEYS = {
+    "draw": ("draw", "dice"),
+    "hurt": ("hurt", ("condition", "injury")),
+    "plans": ("plans", ("peril", "dice")),
+    "plans_take": ("plans_take", "dice"),
+    "give": ("give", "dice"),
+}
+
+
+def _parse_fixed(policy, text: str, field_name: str, keys: dict):
+    changes = {}
+    for key, value in _parse_pairs(text, field_name):
+        if key not in keys:
+            raise InputError(field_name, f'unknown policy key "{key}"; keys: {", ".join(keys)}')
+        attribute, kind = keys[key]
+        if kind == "dice":
+            changes[attribute] = _parse_dice_preference(value, field_name, key)
+        elif key in ("break", "glitch"):
+            changes[attribute] = _parse_option_order(value, field_name, key, kind)
+        else:
+            if value not in kind:
+                raise InputError(field_name, f'{key}={value} is not allowed; {key} takes {" | ".join(kind)}')
+            changes[attribute] = value
+    return replace(policy, **changes)
+
+
+def parse_player_policy(text: str | None) -> PlayerPolicy:
+    """Read ``--player-policy``: ``optimal`` or fixed preferences like ``risk=always``.
+
+    >>> parse_player_policy("risk=always").risk
+    'always'
+    >>> parse_player_policy("optimal").kind
+    'optimal'
+    """
+    field_name = "--player-policy"
+    text = (text or "").strip()
+    if text in ("optimal",):
+        return PlayerPolicy(kind=text)
+    if text in ("fixed", "default", ""):
+        return PlayerPolicy()
+    if text in ("random", "kind"):
+        raise InputError(field_name, f"{text} is a narrator policy; the player takes optimal or fixed preferences")
+    return _parse_fixed(PlayerPolicy(), text, field_name, _PLAYER_KEYS)
+
+
+def parse_narrator_policy(text: str | None) -> NarratorPolicy:
+    """Read ``--narrator-policy``: ``optimal``, ``kind``, ``random`` or fixed preferences.
+
+    >>> parse_narrator_policy("hurt=injury;plans=dice").plans
+    'dice'
+    """
+    field_name = "--narrator-policy"
+    text = (text or "").strip()
+    if text in ("optimal", "kind"):
+        return NarratorPolicy(kind=text)
+    if text in ("fixed", "default", ""):
+        return NarratorPolicy()
+    head, _, rest = text.partition(";")
+    if head.strip() == "random":
+        return replace(_parse_fixed(NarratorPolicy(), rest, field_name, _NARRATOR_KEYS), kind="random")
+    return _parse_fixed(NarratorPolicy(), text, field_name, _NARRATOR_KEYS)

@@ -1,0 +1,75 @@
+"""Karbon's knobs: every place where the rules text allows another reading (spec sections 4-7).
+
+>>> KarbonRuleset().with_rules(["tie_order=narrator_first"]).tie_order
+'narrator_first'
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+from exactdice.errors import InputError
+
+__all__ = ["KarbonRuleset", "RULE_CHOICES"]
+
+#: knob name -> allowed values, the default first
+RULE_CHOICES: dict[str, tuple[str, ...]] = {
+    "peril_chips": ("stack", "hand"),
+    "rewards_per_test": ("unlimited", "1"),
+    "tie_order": ("player_first", "narrator_first"),
+    "sideswipe_picker": ("player", "narrator"),
+    "injury_peril": ("off", "on"),
+    "sudden_death": ("off", "on"),
+    "objective": ("score", "win"),
+}
+
+
+@dataclass(frozen=True)
+class KarbonRuleset:
+    """The reading of the rules a result was computed under (defaults as in the spec).
+
+    - ``peril_chips``: Peril hits go on the narrator's stack, or into its hand.
+    - ``rewards_per_test``: completions a side may earn in one Test.
+    - ``tie_order``: whose rewards resolve first when both sides complete.
+    - ``sideswipe_picker``: who picks the two dice a sideswipe takes.
+    - ``injury_peril``: each injury also adds a peril die.
+    - ``sudden_death``: a tie is followed by a one-place sudden-death contest.
+    - ``objective``: what optimal play maximises (expected score, or P(win) alone).
+    """
+
+    peril_chips: str = "stack"
+    rewards_per_test: str = "unlimited"
+    tie_order: str = "player_first"
+    sideswipe_picker: str = "player"
+    injury_peril: str = "off"
+    sudden_death: str = "off"
+    objective: str = "score"
+
+    def __post_init__(self):
+        for knob in fields(self):
+            value = getattr(self, knob.name)
+            allowed = RULE_CHOICES[knob.name]
+            if value not in allowed:
+                raise InputError("--rule", f"{knob.name}={value} is not allowed; "
+                                           f"{knob.name} takes {' | '.join(allowed)}")
+
+    def with_rules(self, assignments) -> "KarbonRuleset":
+        """A copy with ``NAME=VALUE`` assignments applied (the CLI's ``--rule``).
+
+        >>> KarbonRuleset().with_rules(["sudden_death=on"]).sudden_death
+        'on'
+        """
+        changes = {}
+        for text in assignments:
+            name, sep, value = text.partition("=")
+            name, value = name.strip(), value.strip()
+            if not sep or not name:
+                raise InputError("--rule", f'"{text}" is not NAME=VALUE; knobs: {", ".join(RULE_CHOICES)}')
+            if name not in RULE_CHOICES:
+                raise InputError("--rule", f'unknown knob "{name}"; knobs: {", ".join(RULE_CHOICES)}')
+            changes[name] = value
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, str]:
+        """Knob name -> value (part of every result and cache key)."""
+        return asdict(self)

@@ -1,0 +1,261 @@
+"""Contest setups (spec section 3): Ability/Challenge draws, explicit hands, mid-contest states.
+
+>>> setup = ContestSetup(ability=2, challenge=1, consequence=1)
+>>> start = setup.start(PlayerPolicy(), NarratorPolicy())
+>>> start.sizes.text(start.position.player_hand), start.sizes.text(start.position.narrator_hand)
+('2d8', 'd8')
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from exactdice.errors import InputError
+from exactdice.karbon.dice import DiceSizes, dice_text, parse_dice_list
+from exactdice.karbon.model import Position, STACK_SIZE
+from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
+
+__all__ = ["ContestSetup", "ContestStart", "DEFAULT_POOL", "DEFAULT_RESERVE", "read_state_file",
+           "STATE_KEYS"]
+
+DEFAULT_POOL = {6: 7, 8: 5, 10: 3}
+DEFAULT_RESERVE = {6: 5}
+
+STATE_KEYS = ("player_dice", "narrator_dice", "pool", "reserve", "player_chips", "narrator_chips",
+              "player_stack", "narrator_stack", "wins", "losses", "peril", "consequence")
+
+
+@dataclass(frozen=True)
+class ContestStart:
+    """Where the exact model starts: the dice sizes, the first position, the fallout glitches,
+    and what the draw did (for the report)."""
+
+    sizes: DiceSizes
+    position: Position
+    fallout: int = 0
+    player_draw: dict = field(default_factory=dict)
+    narrator_draw: dict = field(default_factory=dict)
+
+    def situation(self):
+        """The model's initial situation (fallout glitches are thrown before the first round)."""
+        if self.fallout:
+            return ("test", self.position, ("G",) * self.fallout)
+        return self.position
+
+
+@dataclass(frozen=True)
+class ContestSetup:
+    """A contest as the spec's section 3 gives it (or explicit hands, or a mid-contest state).
+
+    Dice are {sides: count} mappings. With ``player_dice``/``narrator_dice`` no draw happens
+    (``draw_chips`` pays the draw's chips as if drawn).
+    """
+
+    ability: int | None = None
+    challenge: int | None = None
+    consequence: int = 2
+    peril: int = 0
+    fortune: int = 0
+    training: bool = False
+    fallout: int = 0
+    player_dice: dict | None = None
+    narrator_dice: dict | None = None
+    draw_chips: bool = False
+    pool: dict = field(default_factory=lambda: dict(DEFAULT_POOL))
+    reserve: dict = field(default_factory=lambda: dict(DEFAULT_RESERVE))
+    # mid-contest extras (from a state file)
+    player_chips: int = 0
+    narrator_chips: int = 0
+    player_stack: int = 0
+    narrator_stack: int = 0
+    wins: int = 0
+    losses: int = 0
+
+    def __post_init__(self):
+        checks = [("--consequence", self.consequence, 1), ("--peril", self.peril, 0),
+                  ("--fortune", self.fortune, 0), ("--fallout", self.fallout, 0),
+                  ("player_chips", self.player_chips, 0), ("narrator_chips", self.narrator_chips, 0),
+                  ("player_stack", self.player_stack, 0), ("narrator_stack", self.narrator_stack, 0),
+                  ("wins", self.wins, 0), ("losses", self.losses, 0)]
+        if self.ability is not None:
+            checks.append(("--ability", self.ability, 0))
+        if self.challenge is not None:
+            checks.append(("--challenge", self.challenge, 1))
+        for name, value, least in checks:
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise InputError(name, f"must be a whole number >= {least}, got {value!r}")
+        for name, value in (("player_stack", self.player_stack), ("narrator_stack", self.narrator_stack)):
+            if value >= STACK_SIZE:
+                raise InputError(name, f"a stack holds at most {STACK_SIZE - 1} chips (5 make a completion), got {value}")
+        if self.wins + self.losses >= self.consequence:
+            raise InputError("wins", f"X + O = {self.wins + self.losses} must be below the consequence "
+                                     f"{self.consequence} (the track would be full)")
+        explicit = self.player_dice is not None or self.narrator_dice is not None
+        if explicit:
+            if self.player_dice is None or self.narrator_dice is None:
+                raise InputError("--player-dice", "give both --player-dice and --narrator-dice (or neither)")
+            if self.ability is not None or self.challenge is not None:
+                raise InputError("--ability", "give either --ability/--challenge (a draw) or explicit hands, not both")
+        else:
+            if self.ability is None or self.challenge is None:
+                raise InputError("--ability", "give --ability and --challenge (or explicit --player-dice and --narrator-dice)")
+        if self.draw_chips and not explicit:
+            raise InputError("--draw-chips", "only applies to explicit hands")
+
+    # ----- the draw ---------------------------------------------------------------------
+
+    def sizes(self) -> DiceSizes:
+        """All die sizes this contest can see."""
+        found = set(self.pool) | set(self.reserve)
+        for hand in (self.player_dice, self.narrator_dice):
+            found |= set(hand or {})
+        return DiceSizes(found or {6})
+
+    def player_draws(self) -> list[dict]:
+        """Every composition the player may draw: A dice from the pool, at most F d6.
+
+        >>> [dice_text(x) for x in ContestSetup(ability=1, challenge=1, fortune=1).player_draws()]
+        ['d6', 'd8', 'd10']
+        """
+        sizes = self.sizes()
+        pool = sizes.counts(self.pool)
+        from exactdice.karbon.model import compositions
+        draws = []
+        for counts in compositions(pool, self.ability):
+            drawn = sizes.mapping(counts)
+            if drawn.get(6, 0) <= self.fortune:
+                draws.append(drawn)
+        return draws
+
+    def narrator_draws(self, player_draw: dict) -> list[dict]:
+        """Every composition the narrator may draw after the player's draw."""
+        sizes = self.sizes()
+        left = tuple(a - b for a, b in zip(sizes.counts(self.pool), sizes.counts(player_draw)))
+        from exactdice.karbon.model import compositions
+        return [sizes.mapping(counts) for counts in compositions(left, self.challenge)]
+
+    def _fixed_draw(self, available: dict, count: int, preference, limit_d6: int | None, who: str) -> dict:
+        sizes = self.sizes()
+        order = [sizes.sizes[i] for i in sizes.order_from_preference(tuple(preference))]
+        drawn: dict = {}
+        left = count
+        for sides in order:
+            can = available.get(sides, 0)
+            if sides == 6 and limit_d6 is not None:
+                can = min(can, limit_d6)
+            take = min(can, left)
+            if take:
+                drawn[sides] = take
+                left -= take
+        if left:
+            field_name = "--ability" if who == "player" else "--challenge"
+            extra = " (d6 cost one Fortune each; raise --fortune)" if who == "player" and available.get(6) else ""
+            raise InputError(field_name, f"the pool ({dice_text(available)}) cannot supply {count} dice for "
+                                         f"the {who}'s draw{extra}")
+        return drawn
+
+    def start(self, player: PlayerPolicy, narrator: NarratorPolicy,
+              player_draw: dict | None = None, narrator_draw: dict | None = None) -> ContestStart:
+        """The first position: draws made (by the given compositions or the fixed preferences)."""
+        sizes = self.sizes()
+        pool = dict(self.pool)
+        player_chips, narrator_chips = self.player_chips, self.narrator_chips
+        if self.player_dice is not None:
+            player_hand, narrator_hand = dict(self.player_dice), dict(self.narrator_dice)
+            if self.draw_chips:
+                player_chips += self._draw_chips_player(player_hand, narrator_hand)
+                narrator_chips += narrator_hand.get(10, 0)
+        else:
+            if player_draw is None:
+                player_draw = self._fixed_draw(pool, self.ability, player.draw, self.fortune, "player")
+            _check_draw(pool, player_draw, self.ability, "--ability", "player")
+            if player_draw.get(6, 0) > self.fortune:
+                raise InputError("--fortune", f"drawing {player_draw[6]} d6 needs Fortune {player_draw[6]}")
+            pool = _minus(pool, player_draw)
+            if narrator_draw is None:
+                narrator_draw = self._fixed_draw(pool, self.challenge, narrator.draw, None, "narrator")
+            _check_draw(pool, narrator_draw, self.challenge, "--challenge", "narrator")
+            pool = _minus(pool, narrator_draw)
+            player_hand, narrator_hand = dict(player_draw), dict(narrator_draw)
+            player_chips += self._draw_chips_player(player_hand, narrator_hand)
+            narrator_chips += narrator_hand.get(10, 0)
+        position = Position(
+            player_hand=sizes.counts(player_hand), narrator_hand=sizes.counts(narrator_hand),
+            pool=sizes.counts(pool), reserve=sizes.counts(self.reserve),
+            player_chips=player_chips, narrator_chips=narrator_chips,
+            player_stack=self.player_stack, narrator_stack=self.narrator_stack,
+            wins=self.wins, losses=self.losses, peril=self.peril, track=self.consequence)
+        return ContestStart(sizes, position, self.fallout, player_hand, narrator_hand)
+
+    def _draw_chips_player(self, player_hand: dict, narrator_hand: dict) -> int:
+        return (player_hand.get(8, 0) if self.training else 0) + narrator_hand.get(6, 0)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready description (part of result and cache keys)."""
+        result = {
+            "ability": self.ability, "challenge": self.challenge, "consequence": self.consequence,
+            "peril": self.peril, "fortune": self.fortune, "training": self.training,
+            "fallout": self.fallout, "pool": dice_text(self.pool), "reserve": dice_text(self.reserve),
+        }
+        if self.player_dice is not None:
+            result.update(player_dice=dice_text(self.player_dice), narrator_dice=dice_text(self.narrator_dice),
+                          draw_chips=self.draw_chips)
+        extras = {k: getattr(self, k) for k in ("player_chips", "narrator_chips", "player_stack",
+                                                 "narrator_stack", "wins", "losses")}
+        if any(extras.values()):
+            result.update(extras)
+        return result
+
+
+def _minus(pool: dict, taken: dict) -> dict:
+    return {sides: pool.get(sides, 0) - taken.get(sides, 0) for sides in pool
+            if pool.get(sides, 0) - taken.get(sides, 0) > 0}
+
+
+def _check_draw(pool: dict, drawn: dict, count: int, field_name: str, who: str) -> None:
+    if sum(drawn.values()) != count or any(drawn[s] > pool.get(s, 0) for s in drawn):
+        raise InputError(field_name, f"the pool ({dice_text(pool)}) cannot supply the {who}'s draw {dice_text(drawn)}")
+
+
+def read_state_file(path: str | Path) -> ContestSetup:
+    """Read a mid-contest state (one JSON object with `STATE_KEYS`) into a setup.
+
+    Unknown keys and impossible values are `InputError`s naming the key.
+    """
+    field_name = "--state"
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise InputError(field_name, f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(field_name, f"cannot read {path}: {error}") from None
+    except json.JSONDecodeError as error:
+        raise InputError(field_name, f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    if not isinstance(data, dict):
+        raise InputError(field_name, f"{path} must hold one JSON object with keys {', '.join(STATE_KEYS)}")
+    unknown = sorted(set(data) - set(STATE_KEYS))
+    if unknown:
+        raise InputError(field_name, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(STATE_KEYS)}")
+    missing = [k for k in ("player_dice", "narrator_dice", "pool", "reserve", "consequence") if k not in data]
+    if missing:
+        raise InputError(field_name, f"missing key(s) {', '.join(missing)}")
+    dice = {}
+    for key in ("player_dice", "narrator_dice", "pool", "reserve"):
+        value = data[key]
+        if not isinstance(value, str):
+            raise InputError(f"{field_name} {key}", f'must be a dice string like "2d8,d10" or "none", got {value!r}')
+        dice[key] = parse_dice_list(value, f"{field_name} {key}")
+    numbers = {}
+    for key in ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses",
+                "peril", "consequence"):
+        value = data.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise InputError(f"{field_name} {key}", f"must be a whole number, got {value!r}")
+        numbers[key] = value
+    try:
+        return ContestSetup(player_dice=dice["player_dice"], narrator_dice=dice["narrator_dice"],
+                            pool=dice["pool"], reserve=dice["reserve"], **numbers)
+    except InputError as error:
+        raise InputError(f"{field_name} {error.field}", error.message) from None

@@ -1,0 +1,171 @@
+"""Exact odds of a Karbon contest: `contest_odds`.
+
+>>> from exactdice.karbon.setup import ContestSetup
+>>> odds = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
+...                                  pool={}, reserve={}))
+>>> odds.states, float(odds.win) > 0.65
+(100, True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from exactdice.core.exact import decimal_text, fraction_text
+from exactdice.karbon.dice import dice_text
+from exactdice.karbon.model import KarbonModel
+from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
+from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.setup import ContestSetup, ContestStart
+from exactdice.markov import explore, solve
+
+__all__ = ["ContestOdds", "contest_odds", "solve_start", "DEFAULT_MAX_STATES", "payoffs"]
+
+DEFAULT_MAX_STATES = 3_000_000
+
+
+@dataclass
+class ContestOdds:
+    """The exact result of one contest under a ruleset and two policies."""
+
+    win: Fraction
+    loss: Fraction
+    tie: Fraction
+    never_ends: Fraction
+    expected_rounds: Fraction | None
+    expected_breaks: Fraction | None
+    expected_glitches: Fraction | None
+    expected_injuries: Fraction | None
+    expected_conditions: Fraction | None
+    value: Fraction
+    states: int
+    transitions: int
+    seconds: float
+    exact: bool
+    player_draw: dict
+    narrator_draw: dict
+    ruleset: KarbonRuleset
+    player_policy: PlayerPolicy
+    narrator_policy: NarratorPolicy
+    setup: ContestSetup | None = None
+    strategy: dict = field(default_factory=dict, repr=False)
+    solution: object = field(default=None, repr=False)
+    model: object = field(default=None, repr=False)
+
+    def to_json(self) -> dict:
+        """The ``--json`` document (exact numbers as ``"p/q"`` strings)."""
+        def exact(value):
+            if value is None:
+                return None
+            return fraction_text(value) if self.exact else float(value)
+
+        result = {
+            "win": exact(self.win), "loss": exact(self.loss), "tie": exact(self.tie),
+            "never_ends": exact(self.never_ends),
+            "decimal": {"win": float(self.win), "loss": float(self.loss), "tie": float(self.tie)},
+            "expected_rounds": exact(self.expected_rounds),
+            "expected_breaks": exact(self.expected_breaks),
+            "expected_glitches": exact(self.expected_glitches),
+            "expected_injuries": exact(self.expected_injuries),
+            "expected_conditions": exact(self.expected_conditions),
+            "states": self.states, "transitions": self.transitions,
+            "seconds": round(self.seconds, 3),
+            "draws": {"player": dice_text(self.player_draw), "narrator": dice_text(self.narrator_draw)},
+            "exact": self.exact,
+            "ruleset": self.ruleset.to_dict(),
+            "policies": {"player": self.player_policy.text(), "narrator": self.narrator_policy.text()},
+        }
+        if self.setup is not None:
+            result["setup"] = self.setup.to_dict()
+        return result
+
+    def summary_lines(self, digits: int | None = None) -> list[str]:
+        """Readable lines: exact fractions (shortened to ``digits`` if asked) with decimals."""
+        def show(value):
+            if value is None:
+                return "undefined (play may never end)"
+            if not self.exact:
+                return f"{float(value):.10f} (float preview, not exact)"
+            text = fraction_text(value)
+            if digits is not None and len(text) > 2 * digits + 10:
+                num, _, den = text.partition("/")
+                text = f"{num[:digits]}...({len(num)} digits)/{den[:digits]}...({len(den)} digits)"
+            return f"{text}  ({decimal_text(value, 10)})"
+
+        lines = [
+            f"draws: player {dice_text(self.player_draw)}, narrator {dice_text(self.narrator_draw)}",
+            f"P(win)  = {show(self.win)}",
+            f"P(loss) = {show(self.loss)}",
+            f"P(tie)  = {show(self.tie)}",
+        ]
+        if self.never_ends:
+            lines.append(f"P(never ends) = {show(self.never_ends)}")
+        lines += [
+            f"expected rounds     = {show(self.expected_rounds)}",
+            f"expected Breaks     = {show(self.expected_breaks)}",
+            f"expected Glitches   = {show(self.expected_glitches)}",
+            f"expected injuries   = {show(self.expected_injuries)}",
+            f"expected conditions = {show(self.expected_conditions)}",
+            f"states: {self.states:,}, transitions: {self.transitions:,}, solved in {self.seconds:.2f} s"
+            + ("" if self.exact else " (float preview)"),
+            f"policies: player {self.player_policy.text()}; narrator {self.narrator_policy.text()}",
+            "ruleset: " + ", ".join(f"{k}={v}" for k, v in self.ruleset.to_dict().items()),
+        ]
+        return lines
+
+
+def payoffs(ruleset: KarbonRuleset) -> tuple[dict, Fraction]:
+    """(payoff per outcome, payoff of never-ending play) for the ruleset's objective.
+
+    >>> payoffs(KarbonRuleset())[0]["tie"]
+    Fraction(1, 2)
+    """
+    tie = Fraction(1, 2) if ruleset.objective == "score" else Fraction(0)
+    return {"win": Fraction(1), "loss": Fraction(0), "tie": tie}, tie
+
+
+def solve_start(start: ContestStart, ruleset: KarbonRuleset, player: PlayerPolicy,
+                narrator: NarratorPolicy, *, arithmetic: str = "exact",
+                max_states: int = DEFAULT_MAX_STATES, progress=None, all_states: bool = False,
+                setup: ContestSetup | None = None) -> ContestOdds:
+    """Solve the contest from a prepared start (draws already made)."""
+    began = time.perf_counter()
+    model = KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
+    graph = explore(model, max_states=max_states, progress=progress)
+    payoff, endless = payoffs(ruleset)
+    solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, arithmetic=arithmetic,
+                     progress=progress, all_states=all_states)
+    absorption = solution.absorption
+    rewards = solution.expected_rewards or {}
+    terminal_states = sum(1 for state in graph.states if type(state) is tuple and state[:1] == ("end",))
+    return ContestOdds(
+        win=absorption.get("win", 0), loss=absorption.get("loss", 0), tie=absorption.get("tie", 0),
+        never_ends=solution.never_ends, value=solution.value,
+        expected_rounds=rewards.get("rounds"), expected_breaks=rewards.get("breaks"),
+        expected_glitches=rewards.get("glitches"), expected_injuries=rewards.get("injuries"),
+        expected_conditions=rewards.get("conditions"),
+        states=graph.num_states - terminal_states, transitions=graph.num_transitions,
+        seconds=time.perf_counter() - began, exact=solution.exact,
+        player_draw=start.player_draw, narrator_draw=start.narrator_draw,
+        ruleset=ruleset, player_policy=player, narrator_policy=narrator, setup=setup,
+        strategy=solution.strategy, solution=solution, model=model)
+
+
+def contest_odds(setup: ContestSetup, ruleset: KarbonRuleset | None = None,
+                 player: PlayerPolicy | None = None, narrator: NarratorPolicy | None = None, *,
+                 arithmetic: str = "exact", max_states: int = DEFAULT_MAX_STATES,
+                 progress=None, all_states: bool = False) -> ContestOdds:
+    """Exact win/loss/tie odds (and expectations) of a contest under two policies.
+
+    With fixed policies the draws follow their preferences; with an ``optimal`` player
+    the draw is searched too (see `exactdice.karbon.draws`).
+    """
+    ruleset = ruleset or KarbonRuleset()
+    player = player or PlayerPolicy()
+    narrator = narrator or NarratorPolicy()
+    start = setup.start(player, narrator)
+    return solve_start(start, ruleset, player, narrator, arithmetic=arithmetic,
+                       max_states=max_states, progress=progress, all_states=all_states, setup=setup)
+
