@@ -6,7 +6,7 @@ import functools
 
 import click
 
-from exactdice.cli.common import emit_json, json_option
+from exactdice.cli.common import emit_json, fraction_text, json_option
 from exactdice.errors import InputError
 from exactdice.karbon import (RULE_CHOICES, ContestSetup, KarbonRuleset, parse_narrator_policy,
                               parse_player_policy, read_state_file)
@@ -43,11 +43,15 @@ def karbon_setup_options(function):
         click.option("--state", "state_file", type=click.Path(dir_okay=False),
                      help="A mid-contest state as a JSON file (see the README); replaces the setup flags."),
         click.option("--player-policy", default="fixed", show_default=True,
-                     help='Fixed preferences like "risk=always;break=advantage>security" '
+                     help='"optimal", or fixed preferences like "risk=always;break=advantage>security" '
                           "(keys: draw, risk, risk_take, break, glitch, sideswipe_take)."),
         click.option("--narrator-policy", default="fixed", show_default=True,
-                     help='"random", or fixed preferences like "hurt=injury;plans=dice" '
+                     help='"optimal", "kind" (plays for the player), "random" (coin flips for hurt and '
+                          'plans), or fixed preferences like "hurt=injury;plans=dice" '
                           "(keys: draw, hurt, plans, plans_take, give)."),
+        click.option("--objective", type=click.Choice(["score", "win"]), default=None,
+                     help="What optimal play maximises: expected score (win 1, tie 1/2) or P(win) "
+                          "alone (the same as --rule objective=...)."),
         click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
                      help=f"Set a knob of the ruleset (repeatable). Knobs: {_RULES_HELP}."),
     ]
@@ -58,15 +62,11 @@ def karbon_setup_options(function):
 
 def setup_from_options(ability, challenge, consequence, peril, fortune, training, fallout,
                        player_dice, narrator_dice, draw_chips, pool, reserve, state_file,
-                       player_policy, narrator_policy, rules):
+                       player_policy, narrator_policy, objective, rules):
     """(setup, ruleset, player policy, narrator policy) from the shared options."""
-    ruleset = KarbonRuleset().with_rules(rules)
+    ruleset = KarbonRuleset().with_rules(list(rules) + ([f"objective={objective}"] if objective else []))
     player = parse_player_policy(player_policy)
     narrator = parse_narrator_policy(narrator_policy)
-    for policy, flag in ((player, "--player-policy"), (narrator, "--narrator-policy")):
-        if policy.kind in ("optimal", "kind"):
-            raise InputError(flag, f"'{policy.kind}' play is not available yet (it arrives with the "
-                                   "optimal-play issue); use a fixed preference or 'random'")
     if state_file:
         setup = read_state_file(state_file)
     else:
@@ -86,10 +86,10 @@ def with_setup(function):
     @functools.wraps(function)
     def wrapper(ability, challenge, consequence, peril, fortune, training, fallout, player_dice,
                 narrator_dice, draw_chips, pool, reserve, state_file, player_policy, narrator_policy,
-                rules, **rest):
+                objective, rules, **rest):
         built = setup_from_options(ability, challenge, consequence, peril, fortune, training, fallout,
                                    player_dice, narrator_dice, draw_chips, pool, reserve, state_file,
-                                   player_policy, narrator_policy, rules)
+                                   player_policy, narrator_policy, objective, rules)
         return function(*built, **rest)
     return wrapper
 
@@ -112,8 +112,14 @@ def karbon():
               help="Stop exploring past this many states (the message says how many were reached).")
 @click.option("--digits", type=int, default=None,
               help="Shorten long exact fractions in the text output to this many leading digits (never the JSON).")
+@click.option("--show-draws", is_flag=True,
+              help="With an optimal player: list the value of every draw it could make.")
+@click.option("--strategy", "strategy_path", type=click.Path(dir_okay=False),
+              help="Write the chosen action at every decision state to this JSON file "
+                   "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @json_option
-def odds(setup, ruleset, player, narrator, use_float, max_states, digits, as_json):
+def odds(setup, ruleset, player, narrator, use_float, max_states, digits, show_draws, strategy_path,
+         as_json):
     """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
     Glitches, injuries and conditions.
 
@@ -122,15 +128,38 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, as_jso
       exactdice karbon odds --ability 3 --challenge 2 --consequence 2 --peril 1
       exactdice karbon odds --player-dice d8,d8,d10 --narrator-dice 2d10 -w 3
       exactdice karbon odds -a 2 -c 2 --player-policy "risk=always" --rule sudden_death=on --json
+      exactdice karbon odds -a 1 -c 1 -w 1 --player-policy optimal --narrator-policy optimal --show-draws
+
+    Policies default to the spec's fixed preferences (optimal play explores every
+    choice, which multiplies states; ask for it with --player-policy optimal).
     """
     if max_states < 1:
         raise InputError("--max-states", f"must be >= 1, got {max_states}")
     if digits is not None and digits < 1:
         raise InputError("--digits", f"must be >= 1, got {digits}")
+    if show_draws and player.kind != "optimal":
+        raise InputError("--show-draws", "needs --player-policy optimal (a fixed player has one draw)")
     result = contest_odds(setup, ruleset, player, narrator,
-                          arithmetic="float" if use_float else "exact", max_states=max_states)
+                          arithmetic="float" if use_float else "exact", max_states=max_states,
+                          draw_values=show_draws)
+    payload = result.to_json()
+    if strategy_path:
+        from exactdice.karbon.strategy import write_strategy
+        sides = {situation: result.model.who_decides(situation) for situation in result.strategy}
+        payload["strategy_decisions"] = write_strategy(
+            strategy_path, result.model.sizes, result.strategy, sides, payload["ruleset"],
+            payload["policies"])
+    if show_draws:
+        payload["draw_values"] = {text: (fraction_text(value) if result.exact else float(value))
+                                  for text, value in result.draw_values.items()}
     if as_json:
-        emit_json(result.to_json())
+        emit_json(payload)
         return
     for line in result.summary_lines(digits):
         click.echo(line)
+    if show_draws:
+        click.echo("value of each player draw (expected score under the policies):")
+        for text, value in sorted(result.draw_values.items(), key=lambda item: -item[1]):
+            click.echo(f"  {text:>12}  {float(value):.10f}")
+    if strategy_path:
+        click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}")

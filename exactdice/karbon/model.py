@@ -361,6 +361,10 @@ class KarbonModel:
         side = ("max" if who == "player" else self.narrator_side) if decides else None
         return side, options
 
+    def who_decides(self, situation) -> str:
+        """"player" or "narrator": who chooses at a decision situation."""
+        return self._phases[situation[0]](situation)[1]
+
     def _fixed_choice(self, situation, options):
         """The option a fixed policy picks (None: a fair coin among the options)."""
         phase = situation[0]

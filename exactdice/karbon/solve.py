@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from exactdice.core.exact import decimal_text, fraction_text
-from exactdice.karbon.dice import dice_text
+from exactdice.karbon.dice import dice_text, parse_dice_list
+from exactdice.karbon.draws import DrawSearchModel
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import KarbonRuleset
@@ -53,6 +54,7 @@ class ContestOdds:
     strategy: dict = field(default_factory=dict, repr=False)
     solution: object = field(default=None, repr=False)
     model: object = field(default=None, repr=False)
+    draw_values: dict | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
         """The ``--json`` document (exact numbers as ``"p/q"`` strings)."""
@@ -127,45 +129,64 @@ def payoffs(ruleset: KarbonRuleset) -> tuple[dict, Fraction]:
 
 
 def solve_start(start: ContestStart, ruleset: KarbonRuleset, player: PlayerPolicy,
-                narrator: NarratorPolicy, *, arithmetic: str = "exact",
-                max_states: int = DEFAULT_MAX_STATES, progress=None, all_states: bool = False,
-                setup: ContestSetup | None = None) -> ContestOdds:
+                narrator: NarratorPolicy, **options) -> ContestOdds:
     """Solve the contest from a prepared start (draws already made)."""
-    began = time.perf_counter()
     model = KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
+    return _solve_model(model, ruleset, player, narrator,
+                        draws=(start.player_draw, start.narrator_draw), **options)
+
+
+def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: str = "exact",
+                 max_states: int = DEFAULT_MAX_STATES, progress=None, all_states: bool = False,
+                 setup: ContestSetup | None = None, draw_values: bool = False) -> ContestOdds:
+    began = time.perf_counter()
     graph = explore(model, max_states=max_states, progress=progress)
     payoff, endless = payoffs(ruleset)
     solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, arithmetic=arithmetic,
-                     progress=progress, all_states=all_states)
+                     progress=progress, all_states=all_states or draw_values)
     absorption = solution.absorption
     rewards = solution.expected_rewards or {}
-    terminal_states = sum(1 for state in graph.states if type(state) is tuple and state[:1] == ("end",))
+    bookkeeping = sum(1 for state in graph.states
+                      if type(state) is tuple and state[0] in ("end", "draw", "ndraw"))
+    values = None
+    if draws is None:  # the draws were decisions: read them off the strategy
+        player_text = solution.strategy.get(("draw",)) or model.initial_state()[1]
+        narrator_text = solution.strategy.get(("ndraw", player_text))
+        start = model.setup.start(player, narrator, model._by_text[player_text],
+                                  parse_dice_list(narrator_text, "draw") if narrator_text else None)
+        draws = (start.player_draw, start.narrator_draw)
+        if draw_values:
+            values = {text: solution.state_value(("ndraw", text)) for text in model._by_text}
     return ContestOdds(
         win=absorption.get("win", 0), loss=absorption.get("loss", 0), tie=absorption.get("tie", 0),
         never_ends=solution.never_ends, value=solution.value,
         expected_rounds=rewards.get("rounds"), expected_breaks=rewards.get("breaks"),
         expected_glitches=rewards.get("glitches"), expected_injuries=rewards.get("injuries"),
         expected_conditions=rewards.get("conditions"),
-        states=graph.num_states - terminal_states, transitions=graph.num_transitions,
+        states=graph.num_states - bookkeeping, transitions=graph.num_transitions,
         seconds=time.perf_counter() - began, exact=solution.exact,
-        player_draw=start.player_draw, narrator_draw=start.narrator_draw,
+        player_draw=draws[0], narrator_draw=draws[1],
         ruleset=ruleset, player_policy=player, narrator_policy=narrator, setup=setup,
-        strategy=solution.strategy, solution=solution, model=model)
+        strategy=solution.strategy, solution=solution, model=model, draw_values=values)
 
 
 def contest_odds(setup: ContestSetup, ruleset: KarbonRuleset | None = None,
                  player: PlayerPolicy | None = None, narrator: NarratorPolicy | None = None, *,
                  arithmetic: str = "exact", max_states: int = DEFAULT_MAX_STATES,
-                 progress=None, all_states: bool = False) -> ContestOdds:
+                 progress=None, all_states: bool = False, draw_values: bool = False) -> ContestOdds:
     """Exact win/loss/tie odds (and expectations) of a contest under two policies.
 
-    With fixed policies the draws follow their preferences; with an ``optimal`` player
-    the draw is searched too (see `exactdice.karbon.draws`).
+    Fixed policies draw by their preferences; an ``optimal`` player searches every draw
+    the pool and Fortune allow and an ``optimal``/``kind`` narrator answers each one
+    (`exactdice.karbon.draws`). ``draw_values`` also gives the value of every player draw.
     """
     ruleset = ruleset or KarbonRuleset()
     player = player or PlayerPolicy()
     narrator = narrator or NarratorPolicy()
-    start = setup.start(player, narrator)
-    return solve_start(start, ruleset, player, narrator, arithmetic=arithmetic,
-                       max_states=max_states, progress=progress, all_states=all_states, setup=setup)
-
+    options = dict(arithmetic=arithmetic, max_states=max_states, progress=progress,
+                   all_states=all_states, setup=setup)
+    searching = player.kind == "optimal" or narrator.kind in ("optimal", "kind")
+    if setup.player_dice is None and searching:
+        model = DrawSearchModel(setup, ruleset, player, narrator)
+        return _solve_model(model, ruleset, player, narrator, draw_values=draw_values, **options)
+    return solve_start(setup.start(player, narrator), ruleset, player, narrator, **options)

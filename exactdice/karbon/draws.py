@@ -1,0 +1,64 @@
+"""The draw as a decision (spec 3.1-3.2, section 7): the player's draw maximises over every
+composition the pool and Fortune allow, the narrator's draw answers it.
+
+Both draws become decision nodes in front of the contest's own graph, so one solve
+shares every position reachable from several draws.
+"""
+
+from __future__ import annotations
+
+from exactdice.karbon.dice import dice_text
+from exactdice.karbon.model import KarbonModel
+from exactdice.markov import Chance, Decision
+
+__all__ = ["DrawSearchModel"]
+
+
+class DrawSearchModel:
+    """A `KarbonModel` preceded by the two draws (``("draw",)`` then ``("ndraw", text)``)."""
+
+    def __init__(self, setup, ruleset, player, narrator):
+        self.setup = setup
+        self.player = player
+        self.narrator = narrator
+        self.sizes = setup.sizes()
+        self.inner = KarbonModel(self.sizes, None, ruleset, player, narrator)
+        self.outcomes = self.inner.outcomes
+        self.reward_names = self.inner.reward_names
+        if player.kind == "optimal":
+            self.player_draws = setup.player_draws()
+        else:
+            self.player_draws = [setup.start(player, narrator).player_draw]
+        self._by_text = {dice_text(draw): draw for draw in self.player_draws}
+
+    def initial_state(self):
+        if len(self.player_draws) == 1:
+            return ("ndraw", dice_text(self.player_draws[0]))
+        return ("draw",)
+
+    def expand(self, situation):
+        if situation == ("draw",):
+            return Decision("max", tuple((text, ("ndraw", text), None) for text in self._by_text))
+        if type(situation) is tuple and situation[0] == "ndraw":
+            player_draw = self._by_text[situation[1]]
+            if self.narrator.kind in ("optimal", "kind"):
+                answers = self.setup.narrator_draws(player_draw)
+                side = "max" if self.narrator.kind == "kind" else "min"
+                actions = tuple((dice_text(answer), self._start(player_draw, answer), None)
+                                for answer in answers)
+                if len(actions) > 1:
+                    return Decision(side, actions)
+                return Chance(((1, actions[0][1], None),))
+            return Chance(((1, self._start(player_draw, None), None),))
+        return self.inner.expand(situation)
+
+    def _start(self, player_draw, narrator_draw):
+        return self.setup.start(self.player, self.narrator, player_draw, narrator_draw).situation()
+
+    def who_decides(self, situation) -> str:
+        """"player" or "narrator": who chooses at a decision situation."""
+        if situation == ("draw",):
+            return "player"
+        if situation[0] == "ndraw":
+            return "narrator"
+        return self.inner.who_decides(situation)

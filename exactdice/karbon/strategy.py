@@ -1,0 +1,150 @@
+"""Strategy files: the action chosen at every decision state, in a documented JSON format.
+
+``karbon odds --strategy FILE.json`` writes one; ``karbon simulate --strategy FILE``
+replays it without the exact model. The file is one JSON object::
+
+    {"format": "exactdice-karbon-strategy/1",
+     "ruleset": {...}, "policies": {"player": "optimal", "narrator": "optimal"},
+     "dice_sizes": [6, 8, 10],
+     "decisions": [
+        {"point": "risk", "side": "player",
+         "state": {<the keys of a --state file>},
+         "context": {"roll_winner": "player"},
+         "action": "no"}, ...]}
+
+``state`` has the `--state` file's keys (``player_dice``, ``narrator_dice``, ``pool``,
+``reserve`` as dice strings; ``player_chips``, ``narrator_chips``, ``player_stack``,
+``narrator_stack``, ``wins``, ``losses``, ``peril``, ``consequence``). ``point`` is where
+in the round the decision falls, and ``context`` what else it depends on:
+
+=============  ========  ============================================================
+point          side      context / actions
+=============  ========  ============================================================
+draw           player    {} / the dice drawn, e.g. ``"2d8,d10"``
+narrator_draw  narrator  {"player_draw"} / the dice drawn
+risk           player    {"roll_winner"} / ``"no"``, ``"yes"``
+take           player    {"roll_winner", "take"} / the dice taken from the pool
+break          player    {"queue"} / ``security``, ``footing-discard``, ``footing-dice``, ``advantage``
+swap           player    {"queue"} / ``"<out>-><in>"``, e.g. ``"d10->d6"``
+give           narrator  {"queue"} / the dice given (footing-dice)
+glitch         player    {"queue"} / ``hurt``, ``plans``, ``sideswipe``
+hurt           narrator  {"queue"} / ``injury``, ``condition``
+plans          narrator  {"queue"} / ``dice``, ``peril``
+planstake      narrator  {"queue"} / the dice taken from the pool
+sideswipe      player    {"queue"} / ``chips``, ``dice``
+swipedice      picker    {"queue"} / the dice taken (the picker is the ruleset's sideswipe_picker)
+=============  ========  ============================================================
+
+``roll_winner`` is ``player``, ``narrator`` or ``tie``; ``queue`` lists what is still
+to resolve in this Test after the current reward: ``"B"`` (a Break), ``"G"`` (a
+Glitch) and ``"place:<roll_winner>"`` (the placement step, after Peril's Glitches).
+The ``state`` is the position *after* everything already resolved (the roll's chips
+and Opening, risk, peril, marks on the track).
+
+>>> key = decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
+>>> key == decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
+True
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from exactdice.errors import InputError
+from exactdice.karbon.dice import DiceSizes
+from exactdice.karbon.model import Position
+
+__all__ = ["FORMAT", "describe_position", "describe_decision", "decision_key", "write_strategy",
+           "load_strategy"]
+
+FORMAT = "exactdice-karbon-strategy/1"
+_WINNER_WORD = {"p": "player", "n": "narrator", "t": "tie"}
+
+
+def describe_position(sizes: DiceSizes, position: Position) -> dict:
+    """A position in the `--state` file's keys."""
+    return {
+        "player_dice": sizes.text(position.player_hand),
+        "narrator_dice": sizes.text(position.narrator_hand),
+        "pool": sizes.text(position.pool),
+        "reserve": sizes.text(position.reserve),
+        "player_chips": position.player_chips, "narrator_chips": position.narrator_chips,
+        "player_stack": position.player_stack, "narrator_stack": position.narrator_stack,
+        "wins": position.wins, "losses": position.losses, "peril": position.peril,
+        "consequence": position.track,
+    }
+
+
+def _queue_words(queue: tuple) -> list[str]:
+    words, index = [], 0
+    while index < len(queue):
+        token = queue[index]
+        if token == "place":
+            words.append(f"place:{_WINNER_WORD[queue[index + 1]]}")
+            index += 2
+        else:
+            words.append(token)
+            index += 1
+    return words
+
+
+def describe_decision(sizes: DiceSizes, situation) -> tuple[str, dict, dict]:
+    """(point, state, context) of a model decision situation."""
+    point = situation[0]
+    if point == "draw":
+        return "draw", {}, {}
+    if point == "ndraw":
+        return "narrator_draw", {}, {"player_draw": situation[1]}
+    position = situation[1]
+    state = describe_position(sizes, position)
+    if point == "risk":
+        context = {"roll_winner": _WINNER_WORD[situation[2]]}
+    elif point == "take":
+        context = {"roll_winner": _WINNER_WORD[situation[2]], "take": situation[3]}
+    else:
+        context = {"queue": _queue_words(situation[2])}
+    return point, state, context
+
+
+def decision_key(point: str, state: dict, context: dict) -> str:
+    """A canonical string key for looking a decision up (used by the simulator)."""
+    return json.dumps([point, state, context], sort_keys=True, separators=(",", ":"))
+
+
+def write_strategy(path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset: dict,
+                   policies: dict) -> int:
+    """Write the strategy JSON; returns how many decisions it holds.
+
+    ``strategy`` maps model situations to action names, ``sides`` maps them to
+    "player"/"narrator" (who decides there).
+    """
+    decisions = []
+    for situation, action in strategy.items():
+        point, state, context = describe_decision(sizes, situation)
+        decisions.append({"point": point, "side": sides.get(situation, "player"), "state": state,
+                          "context": context, "action": action})
+    decisions.sort(key=lambda entry: decision_key(entry["point"], entry["state"], entry["context"]))
+    document = {"format": FORMAT, "ruleset": ruleset, "policies": policies,
+                "dice_sizes": list(sizes.sizes), "decisions": decisions}
+    try:
+        Path(path).write_text(json.dumps(document, indent=1))
+    except OSError as error:
+        raise InputError("--strategy", f"cannot write {path}: {error}") from None
+    return len(decisions)
+
+
+def load_strategy(path) -> dict:
+    """Read a strategy file into {decision_key: action} (plus the file's header under None)."""
+    try:
+        document = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise InputError("--strategy", f"no such file: {path}") from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise InputError("--strategy", f"cannot read {path} as a strategy file: {error}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise InputError("--strategy", f"{path} is not an exactdice strategy file (format {FORMAT})")
+    table = {decision_key(d["point"], d["state"], d["context"]): d["action"]
+             for d in document["decisions"]}
+    table[None] = {k: v for k, v in document.items() if k != "decisions"}
+    return table

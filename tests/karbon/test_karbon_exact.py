@@ -1,0 +1,272 @@
+"""Karbon's exact model: the spec's micro-example, independent hand computations, and a
+test per knob and policy key that fails if the knob were ignored."""
+
+import json
+from fractions import Fraction
+from functools import lru_cache
+
+import pytest
+
+from exactdice.errors import InputError
+from exactdice.karbon import (ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy,
+                              contest_odds, parse_narrator_policy, parse_player_policy,
+                              read_state_file)
+
+MICRO_WIN = Fraction(5990740867607044698482871905123999658267434893078700,
+                     9080225136878889747585636270823606341219939818857851)
+
+
+def odds(ruleset=None, player="fixed", narrator="fixed", **setup):
+    setup.setdefault("pool", {})
+    setup.setdefault("reserve", {})
+    rules = KarbonRuleset().with_rules(ruleset or [])
+    return contest_odds(ContestSetup(**setup), rules, parse_player_policy(player),
+                        parse_narrator_policy(narrator))
+
+
+def assert_distribution(result):
+    assert result.win + result.loss + result.tie + result.never_ends == 1
+
+
+def test_spec_micro_example():
+    result = odds(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1)
+    assert result.states == 100
+    assert result.win == MICRO_WIN
+    assert result.tie == 0
+    assert_distribution(result)
+
+
+def test_fixed_policy_state_count_matches_the_independent_explorer():
+    # the optimal-play issue measured 225 states for this setup with an independent explorer
+    result = odds(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1},
+                  consequence=2, peril=1)
+    assert result.states == 225
+    assert_distribution(result)
+
+
+def race_to_five(p_player, p_narrator, player_first=True, need=5):
+    """Independent computation: two d4 hands (no turncoats) racing to one completion (W = 1)."""
+    only_p = p_player * (1 - p_narrator)
+    only_n = p_narrator * (1 - p_player)
+    both = p_player * p_narrator
+    neither = 1 - only_p - only_n - both
+
+    @lru_cache(maxsize=None)
+    def win(a, b):  # chips still needed by player, narrator
+        if a <= 0 and b <= 0:
+            return Fraction(1 if player_first else 0)
+        if a <= 0:
+            return Fraction(1)
+        if b <= 0:
+            return Fraction(0)
+        total = only_p * win(a - 1, b) + only_n * win(a, b - 1) + both * win(a - 1, b - 1)
+        return total / (1 - neither)
+
+    return win(need, need)
+
+
+@pytest.mark.parametrize("tie_order", ["player_first", "narrator_first"])
+def test_d4_race_against_hand_recursion_and_tie_order(tie_order):
+    result = odds([f"tie_order={tie_order}"], player_dice={4: 1}, narrator_dice={4: 1}, consequence=1)
+    expected = race_to_five(Fraction(3, 4), Fraction(3, 4), player_first=tie_order == "player_first")
+    assert result.win == expected
+    assert result.loss == 1 - expected
+    # one chip per round each side can win: rounds until someone completes is at least 5
+    assert result.expected_rounds > 5
+
+
+def test_two_d4_against_one_d4_hand_recursion():
+    # 2d4 v d4: hits 0..2 against 0..1; the winner gains its own hits, both on a tie
+    from exactdice.core import Pool, d
+    p_hits = Pool([d(4)] * 2).count_where(lambda f: f <= 3).probabilities()
+    n_hits = {0: Fraction(1, 4), 1: Fraction(3, 4)}
+
+    @lru_cache(maxsize=None)
+    def win(a, b):  # chips on stacks
+        if a >= 5 and b >= 5:
+            return Fraction(1)
+        if a >= 5:
+            return Fraction(1)
+        if b >= 5:
+            return Fraction(0)
+        stay, total = Fraction(0), Fraction(0)
+        for hp, pp in p_hits.items():
+            for hn, pn in n_hits.items():
+                ga = hp if hp >= hn else 0
+                gb = hn if hn >= hp else 0
+                if ga == gb == 0:
+                    stay += pp * pn
+                else:
+                    total += pp * pn * win(a + ga, b + gb)
+        return total / (1 - stay)
+
+    result = odds(player_dice={4: 2}, narrator_dice={4: 1}, consequence=1)
+    assert result.win == win(0, 0)
+
+
+def test_peril_chips_knob_changes_the_answer():
+    base = dict(player_dice={4: 1}, narrator_dice={4: 1}, consequence=2, peril=1)
+    stack = odds(**base)
+    hand = odds(["peril_chips=hand"], **base)
+    assert stack.win != hand.win
+    assert_distribution(stack), assert_distribution(hand)
+
+
+def test_rewards_per_test_knob():
+    base = dict(player_dice={4: 1}, narrator_dice={}, consequence=2, player_chips=6, player_stack=4)
+    unlimited = odds(**base)
+    one = odds(["rewards_per_test=1"], **base)
+    # unlimited: the first placement (10 chips) earns two Breaks at once, so fewer rounds
+    assert unlimited.win == one.win == 1
+    assert unlimited.expected_rounds < one.expected_rounds
+
+
+def test_sudden_death_removes_ties():
+    base = dict(player_dice={4: 1}, narrator_dice={4: 1}, consequence=2)
+    plain = odds(**base)
+    sudden = odds(["sudden_death=on"], **base)
+    assert plain.tie > 0 and sudden.tie == 0
+    assert sudden.win > plain.win and sudden.loss > plain.loss
+    assert_distribution(sudden)
+
+
+def test_injury_peril_and_hurt_preference():
+    base = dict(player_dice={4: 1}, narrator_dice={4: 1}, consequence=3)
+    condition = odds(**base)
+    injury = odds(narrator="hurt=injury", **base)
+    injury_peril = odds(["injury_peril=on"], narrator="hurt=injury", **base)
+    assert condition.expected_injuries == 0 and condition.expected_conditions > 0
+    assert injury.expected_injuries > 0 and injury.expected_conditions == 0
+    assert injury.win > condition.win  # an injury gives the player two chips
+    assert injury_peril.win < injury.win  # ... and with the knob a peril die too
+
+
+def test_sideswipe_take_and_picker():
+    base = dict(player_dice={4: 1}, narrator_dice={10: 1, 4: 1, 6: 1}, consequence=3,
+                wins=1, narrator_chips=3)
+    results = {}
+    for take in ("dice", "chips"):
+        for picker in ("player", "narrator"):
+            results[take, picker] = odds([f"sideswipe_picker={picker}"],
+                                         player=f"glitch=sideswipe>hurt>plans;sideswipe_take={take}",
+                                         **base).win
+    assert results["dice", "player"] != results["dice", "narrator"]
+    assert results["chips", "player"] == results["chips", "narrator"]  # the picker only picks dice
+    assert results["dice", "player"] != results["chips", "player"]
+
+
+def test_risk_and_risk_take():
+    base = dict(player_dice={10: 1}, narrator_dice={8: 1}, pool={4: 2, 10: 2}, consequence=1)
+    never = odds(**base)
+    always_best = odds(player="risk=always;risk_take=d4>d10", **base)
+    always_worst = odds(player="risk=always;risk_take=d10>d4", **base)
+    assert len({never.win, always_best.win, always_worst.win}) == 3
+    assert always_best.win > always_worst.win
+
+
+def test_break_order_footing_and_advantage():
+    base = dict(player_dice={10: 1}, narrator_dice={8: 1, 10: 1}, reserve={4: 2}, consequence=2,
+                peril=1, narrator_chips=2)
+    results = {order: odds(player=f"break={order}", **base).win
+               for order in ("security", "footing-discard", "footing-dice", "advantage")}
+    assert len(set(results.values())) == 4
+
+
+def test_narrator_give_preference():
+    base = dict(player_dice={10: 1}, narrator_dice={4: 1, 10: 2}, consequence=3,
+                player_chips=4)
+    give_d10 = odds(player="break=footing-dice", **base)
+    give_d4 = odds(player="break=footing-dice", narrator="give=d4>d8>d10", **base)
+    assert give_d4.win > give_d10.win
+
+
+def test_plans_and_random_narrator():
+    base = dict(player_dice={6: 1}, narrator_dice={6: 1}, pool={4: 3}, consequence=3)
+    peril = odds(**base, player="glitch=plans")
+    dice = odds(**base, player="glitch=plans", narrator="plans=dice")
+    dice_d10 = odds(**base, player="glitch=plans", narrator="plans=dice;plans_take=d10>d4")
+    coin = odds(**base, player="glitch=plans", narrator="random")
+    assert len({peril.win, dice.win, coin.win}) == 3
+    assert dice_d10.win == dice.win  # the pool holds only d4: the preference cannot matter
+    assert_distribution(coin)
+
+
+def test_draws_fortune_training_and_draw_chips():
+    pool = {6: 2, 8: 2, 10: 2}
+    plain = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, pool=pool, reserve={}))
+    assert plain.player_draw == {8: 1} and plain.narrator_draw == {8: 1}
+    fortune = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, fortune=1, pool=pool,
+                                        reserve={}))
+    assert fortune.player_draw == {6: 1}
+    trained = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, training=True,
+                                        pool=pool, reserve={}))
+    assert trained.win > plain.win  # one chip for the d8 drawn
+    hands = dict(player_dice={8: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={})
+    without = contest_odds(ContestSetup(**hands))
+    with_chips = contest_odds(ContestSetup(draw_chips=True, **hands))
+    assert with_chips.win < without.win  # the narrator's d10 pays it a chip
+
+
+def test_fallout_glitch_before_the_first_round():
+    result = odds(player_dice={4: 1}, narrator_dice={4: 1}, consequence=1, fallout=1)
+    assert result.loss == 1 and result.expected_rounds == 0
+
+
+def test_never_ending_contest_is_reported():
+    result = odds(player_dice={}, narrator_dice={}, consequence=1)
+    assert result.never_ends == 1
+
+
+def test_pool_cannot_supply_the_draw():
+    with pytest.raises(InputError, match="cannot supply"):
+        contest_odds(ContestSetup(ability=3, challenge=1, pool={8: 2}, reserve={}))
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    (dict(ability=1, challenge=0), "--challenge"),
+    (dict(ability=-1, challenge=1), "--ability"),
+    (dict(ability=1, challenge=1, consequence=2, wins=1, losses=1), "wins"),
+    (dict(player_dice={8: 1}, narrator_dice={8: 1}, player_stack=5), "player_stack"),
+])
+def test_impossible_setups(kwargs, field):
+    with pytest.raises(InputError) as error:
+        ContestSetup(**kwargs)
+    assert error.value.field == field
+
+
+def test_state_file(tmp_path):
+    state = {"player_dice": "d8,d8", "narrator_dice": "2d10", "pool": "3d6", "reserve": "none",
+             "player_chips": 2, "narrator_chips": 0, "player_stack": 3, "narrator_stack": 1,
+             "wins": 1, "losses": 0, "peril": 1, "consequence": 3}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    setup = read_state_file(path)
+    assert setup.player_stack == 3 and setup.wins == 1
+    assert_distribution(contest_odds(setup))
+    path.write_text(json.dumps({**state, "colour": "red"}))
+    with pytest.raises(InputError, match="unknown key"):
+        read_state_file(path)
+    path.write_text(json.dumps({**state, "player_stack": 5}))
+    with pytest.raises(InputError, match="player_stack"):
+        read_state_file(path)
+
+
+def test_policy_parsing_errors():
+    with pytest.raises(InputError, match="unknown policy key"):
+        parse_player_policy("colour=red")
+    with pytest.raises(InputError, match="risk"):
+        parse_player_policy("risk=sometimes")
+    with pytest.raises(InputError, match="narrator policy"):
+        parse_player_policy("random")
+    with pytest.raises(InputError, match="knob"):
+        KarbonRuleset().with_rules(["nope=1"])
+    with pytest.raises(InputError, match="tie_order"):
+        KarbonRuleset().with_rules(["tie_order=sideways"])
+
+
+def test_float_mode_is_labelled_and_close():
+    exact = odds(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1)
+    approx = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
+                                       pool={}, reserve={}), arithmetic="float")
+    assert approx.exact is False and approx.to_json()["exact"] is False
+    assert abs(approx.win - float(exact.win)) < 1e-9
