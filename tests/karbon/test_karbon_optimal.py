@@ -1,0 +1,90 @@
+"""Optimal play: bounds against fixed and kind play, the two objectives, draws, strategy files."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from exactdice.karbon import (ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy,
+                              contest_odds, parse_player_policy)
+
+OPTIMAL, KIND = PlayerPolicy(kind="optimal"), NarratorPolicy(kind="kind")
+SMALL = dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={4: 1}, consequence=1,
+             peril=1)
+
+
+def score(result):
+    return result.win + result.tie / 2
+
+
+@pytest.fixture(scope="module")
+def optimal_vs_fixed():
+    return contest_odds(ContestSetup(**SMALL), KarbonRuleset(), OPTIMAL, NarratorPolicy())
+
+
+@pytest.mark.parametrize("fixed", ["fixed", "risk=always", "risk=always;risk_take=d4",
+                                   "break=advantage>security", "glitch=plans"])
+def test_optimal_player_beats_every_fixed_policy(optimal_vs_fixed, fixed):
+    other = contest_odds(ContestSetup(**SMALL), KarbonRuleset(), parse_player_policy(fixed),
+                         NarratorPolicy())
+    assert optimal_vs_fixed.value == score(optimal_vs_fixed)
+    assert score(optimal_vs_fixed) >= score(other)
+
+
+def test_optimal_narrator_and_kind_narrator_bound_the_value(optimal_vs_fixed):
+    setup = ContestSetup(**SMALL)
+    both = contest_odds(setup, KarbonRuleset(), OPTIMAL, NarratorPolicy(kind="optimal"))
+    kind = contest_odds(setup, KarbonRuleset(), OPTIMAL, KIND)
+    assert score(both) <= score(optimal_vs_fixed) <= score(kind)
+    for result in (both, kind):
+        assert result.win + result.loss + result.tie + result.never_ends == 1
+
+
+def test_score_and_win_objectives_choose_differently():
+    # a case built to tell them apart: the score objective trades some wins for more ties
+    setup = ContestSetup(player_dice={8: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={},
+                         consequence=2)
+    by_score = contest_odds(setup, KarbonRuleset(objective="score"), OPTIMAL, NarratorPolicy())
+    by_win = contest_odds(setup, KarbonRuleset(objective="win"), OPTIMAL, NarratorPolicy())
+    assert by_win.win > by_score.win
+    assert score(by_score) > score(by_win)
+    assert by_win.value == by_win.win and by_score.value == score(by_score)
+
+
+def test_draw_search_picks_the_best_draw_and_lists_every_draw():
+    setup = ContestSetup(ability=1, challenge=1, pool={6: 1, 8: 1, 10: 1}, reserve={}, consequence=1,
+                         fortune=1)
+    result = contest_odds(setup, KarbonRuleset(), OPTIMAL, NarratorPolicy(kind="optimal"), draw_values=True)
+    assert set(result.draw_values) == {"d6", "d8", "d10"}
+    best = max(result.draw_values, key=result.draw_values.get)
+    assert result.player_draw == {int(best[1:]): 1}
+    assert result.value == result.draw_values[best]
+    # the narrator's answer minimises: no other answer to that draw is worse for the player
+    for answer in setup.narrator_draws(result.player_draw):
+        fixed_answer = contest_odds(
+            ContestSetup(player_dice=result.player_draw, narrator_dice=answer, draw_chips=True,
+                         pool={s: 1 for s in (6, 8, 10) if s not in result.player_draw and s not in answer},
+                         reserve={}, consequence=1, fortune=1),
+            KarbonRuleset(), OPTIMAL, NarratorPolicy(kind="optimal"))
+        assert fixed_answer.value >= result.value
+
+
+def test_strategy_file_round_trip(tmp_path):
+    from click.testing import CliRunner
+    from exactdice.cli.main import cli
+    from exactdice.karbon.strategy import load_strategy
+
+    path = tmp_path / "strategy.json"
+    runner = CliRunner()
+    outcome = runner.invoke(cli, ["karbon", "odds", "--player-dice", "d6", "--narrator-dice", "d8",
+                                  "--pool", "d4", "--reserve", "d4", "-w", "1", "-p", "1",
+                                  "--player-policy", "optimal", "--strategy", str(path), "--json"])
+    assert outcome.exit_code == 0, outcome.output
+    payload = json.loads(outcome.output)
+    document = json.loads(path.read_text())
+    assert payload["strategy_decisions"] == len(document["decisions"]) > 0
+    points = {entry["point"] for entry in document["decisions"]}
+    assert "risk" in points
+    assert all(entry["side"] == "player" for entry in document["decisions"])
+    table = load_strategy(path)
+    assert len(table) == len(document["decisions"]) + 1
