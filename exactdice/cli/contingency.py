@@ -1,0 +1,174 @@
+"""``exactdice contingency``: exact Contingency skill checks and their simulator."""
+
+from __future__ import annotations
+
+import csv
+from fractions import Fraction
+
+import click
+
+from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, json_option
+from exactdice.contingency.check import OUTCOMES, choose_to_fail, skill_check, solve_check, validate
+from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES, ContingencyRules
+from exactdice.contingency.simulate import COLUMNS, simulate_arrays, simulate_checks
+from exactdice.errors import InputError
+
+__all__ = ["contingency"]
+
+
+def _parse_modifiers(text: str | None):
+    if text is None:
+        return None
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise InputError("--modifiers", f"give whole numbers separated by commas, got {text!r}") from None
+
+
+def _setup_options(function):
+    options = [
+        click.option("--dice", default="d6,d8,d10", show_default=True,
+                     help="The pool: die sizes separated by commas (wellness, attribute, skill); "
+                          "\"3d6\" means d6,d6,d6."),
+        click.option("--difficulty", type=int, default=None,
+                     help="Target number; gives the outcome (needed by --luck if-failing)."),
+        click.option("--advantage", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Units of advantage (cancel against disadvantage; any net advantage takes the highest die)."),
+        click.option("--disadvantage", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Units of disadvantage (any net disadvantage takes the lowest die)."),
+        click.option("--modifier", type=int, default=0, show_default=True,
+                     help="Face modifier added to every die of the pool."),
+        click.option("--modifiers", default=None,
+                     help="One face modifier per die, like 1,0,-1 (instead of --modifier)."),
+        click.option("--luck", type=click.Choice(LUCK_POLICIES), default="never", show_default=True,
+                     help="When to add a luck die of the result die's size."),
+        click.option("--fail-by-one", type=click.Choice(FAIL_BY_ONE_POLICIES), default="take",
+                     show_default=True, help="Whether a total of difficulty - 1 becomes success-with-condition."),
+        click.option("--luck-modifier", is_flag=True,
+                     help="Give the luck die the result die's own face modifier."),
+        click.option("--gm-omen", type=click.Choice(GM_OMEN_RULES), default="exactly-1", show_default=True,
+                     help="Which faces give the moderator an omen."),
+        click.option("--any-size", is_flag=True,
+                     help="Allow pools of any odd size (the rules roll three dice)."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _build(dice, difficulty, advantage, disadvantage, modifier, modifiers, luck, fail_by_one,
+           luck_modifier, gm_omen, any_size):
+    rules = ContingencyRules(luck=luck, fail_by_one=fail_by_one, luck_modifier=luck_modifier,
+                             gm_omen=gm_omen, any_size=any_size)
+    check = skill_check(dice, modifier=modifier, modifiers=_parse_modifiers(modifiers),
+                        advantage=advantage, disadvantage=disadvantage, difficulty=difficulty)
+    return check, rules
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def contingency():
+    """Contingency skill checks: the middle of three dice, luck dice, omens.
+
+    Sorting is by modified face, ties by die size (smaller first). Every
+    probability is exact (a fraction, with its decimal).
+    """
+
+
+@contingency.command()
+@_setup_options
+@json_option
+def check(as_json, **setup):
+    """Exact odds of one skill check.
+
+    \b
+    Prints P(success / success-with-condition / failure) (with --difficulty),
+    P(success) at every difficulty, the final total, player and moderator
+    omens (over every die, the luck die included), the result die's size, and
+    the moderator's omens for choosing to fail instead.
+
+    \b
+    Example:  exactdice contingency check --dice d6,d8,d10 --difficulty 6 --luck if-failing
+    JSON keys: outcome, total, player_omens, gm_omens, result_die, expected_player_omens,
+    expected_gm_omens, joint, p_at_least, p_at_least_with_condition (plus setup, rules).
+    """
+    skill, rules = _build(**setup)
+    solution = solve_check(skill, rules)
+    if as_json:
+        emit_json(solution.to_json())
+        return
+    click.echo(f"Contingency check: {skill.describe()}")
+    click.echo(f"rules: {rules.describe()}")
+    if skill.difficulty is not None:
+        for name, p in solution.outcome_probabilities().items():
+            click.echo(f"  P({name}) = {exact_and_decimal(p, 6)}")
+    click.echo("\nP(success) by difficulty (and with a condition):")
+    for level, p in solution.p_at_least.items():
+        click.echo(f"  {level:>3}: {exact_and_decimal(p, 6):<28} "
+                   f"{exact_and_decimal(solution.p_at_least_with_condition[level], 6)}")
+    click.echo("\nfinal total:")
+    click.echo(_indent(str(solution.total)))
+    for label, distribution in (("player omens", solution.player_omens),
+                                ("moderator omens", solution.gm_omens)):
+        click.echo(f"\n{label} (expected {exact_and_decimal(distribution.mean(), 6)}):")
+        for value, p in distribution.probabilities().items():
+            click.echo(f"  {value:>3}: {exact_and_decimal(p, 6)}")
+    click.echo("\nresult die:")
+    for size, p in solution.result_die.probabilities().items():
+        click.echo(f"  d{size}: {exact_and_decimal(p, 6)}")
+    click.echo(f"\nchoosing to fail instead gives the moderator "
+               f"{choose_to_fail(skill.advantage, skill.disadvantage)} omen(s)")
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+@contingency.command()
+@_setup_options
+@click.option("--n", "trials", type=int, default=100_000, show_default=True, help="Number of checks to roll.")
+@click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64 generator.")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write one CSV row per check here (without it, print a summary).")
+def simulate(trials, seed, out, **setup):
+    """Roll skill checks with real (pseudo-random) dice, independently of the exact model.
+
+    \b
+    CSV columns (one row per check):
+      trial         0-based trial number
+      faces         modified faces of the pool in the order given, ';'-separated
+      result_die    size of the result die, like d8
+      result_face   the result die's modified face
+      luck_face     the luck die's face (empty when none was rolled)
+      total         result face plus luck face
+      outcome       success | success-with-condition | failure (empty without --difficulty)
+      player_omens  player omens over every die rolled (luck die included)
+      gm_omens      moderator omens over every die rolled
+    `exactdice validate contingency --samples FILE.csv` compares the outcome column with the exact odds.
+    """
+    skill, rules = _build(**setup)
+    validate(skill, rules)  # the same input checks as the exact model
+    if out is not None:
+        rows = simulate_checks(skill, rules, n=trials, seed=seed)
+        with open(out, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+        click.echo(f"wrote {trials} checks to {out}", err=True)
+        return
+    arrays = simulate_arrays(skill, rules, n=trials, seed=seed)
+    click.echo(f"simulated {trials} checks ({skill.describe()}; {rules.describe()}; seed {seed})")
+    if skill.difficulty is not None:
+        for name in OUTCOMES:
+            share = int((arrays["outcome"] == name).sum())
+            click.echo(f"  {name:<24} {share:>9}  {decimal_text(Fraction(share, trials), 6)}")
+    click.echo(f"  mean total         {float(arrays['total'].mean()):.6f}")
+    click.echo(f"  mean player omens  {float(arrays['player_omens'].mean()):.6f}")
+    click.echo(f"  mean gm omens      {float(arrays['gm_omens'].mean()):.6f}")
+
+
+def _attach_table_command():
+    from exactdice.cli.table_commands import contingency_table
+    contingency.add_command(contingency_table, "table")
+
+
+_attach_table_command()

@@ -1,0 +1,287 @@
+"""``exactdice karst``: exact Karst action, opposed, attack, death and order rolls, and simulators."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from fractions import Fraction
+
+import click
+
+from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option
+from exactdice.errors import InputError
+from exactdice.karst.death import solve_death
+from exactdice.karst.knockout import KnockoutSetup, damage_per_hit, knockout_then_death, solve_knockout
+from exactdice.karst.rolls import action_success, attack_hit, opposed as opposed_roll, order_before, order_places
+from exactdice.karst.ruleset import OPPOSED_RULES, KarstRules
+from exactdice.karst.simulate import COLUMNS, simulate as simulate_rows, simulate_arrays
+
+__all__ = ["karst"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def karst():
+    """Karst rolls: d6 action rolls, d20 attacks, knock-outs, death rolls, order rolls.
+
+    Every probability is exact (a fraction, with its decimal). Distributions over
+    rounds are listed until less than 10^-12 of the mass remains; the exact
+    remainder is shown as "rest".
+    """
+
+
+def _echo_rounds(label, rounds):
+    click.echo(f"{label}:")
+    for number, p in rounds.probabilities.items():
+        click.echo(f"  {number:>4}: {exact_and_decimal(p, 12) if len(fraction_text(p)) < 60 else decimal_text(p, 12)}")
+    click.echo(f"  rest: {decimal_text(rounds.rest, 15)} (exact in --json)")
+
+
+@karst.command()
+@click.option("--modifier", type=int, default=0, show_default=True, help="Added to the d6.")
+@json_option
+def action(modifier, as_json):
+    """P(success) of an action roll: d6 + modifier >= 6; a natural 1 fails, a natural 6 succeeds.
+
+    JSON keys: modifier, success.
+    """
+    p = action_success(modifier)
+    if as_json:
+        emit_json({"modifier": modifier, "success": fraction_text(p)})
+        return
+    click.echo(f"action roll d6{modifier:+d}: P(success) = {exact_and_decimal(p)}")
+
+
+@karst.command()
+@click.option("--modifier", type=int, default=0, show_default=True, help="The first side's modifier.")
+@click.option("--vs", "versus", type=int, default=0, show_default=True, help="The second side's modifier.")
+@click.option("--opposed", "rule", type=click.Choice(OPPOSED_RULES), default="totals", show_default=True,
+              help="totals: the higher total prevails; success-first: a success beats a failure, "
+                   "then the higher total. Equal totals prevail for neither.")
+@json_option
+def opposed(modifier, versus, rule, as_json):
+    """Opposed action rolls: who prevails. JSON keys: first, second, neither, rules."""
+    rules = KarstRules(opposed=rule)
+    result = opposed_roll(modifier, versus, rules)
+    if as_json:
+        emit_json({"modifier": modifier, "vs": versus, "rules": rules.to_dict(),
+                   **{name: fraction_text(p) for name, p in result.items()}})
+        return
+    click.echo(f"opposed action rolls d6{modifier:+d} vs d6{versus:+d} ({rules.describe()}):")
+    for name, p in result.items():
+        click.echo(f"  {name:<8} {exact_and_decimal(p)}")
+
+
+@karst.command()
+@click.option("--modifier", type=int, default=0, show_default=True, help="Attack modifier added to the d20.")
+@click.option("--defense", type=int, required=True, help="The target's defense.")
+@click.option("--damage", default="d6", show_default=True, help="Weapon damage in dice notation, like 2d4+1.")
+@click.option("--health", type=int, default=None,
+              help="Target health: gives the rounds (one attack per round) to knock it out.")
+@click.option("--unaware", is_flag=True, help="Double the damage of the first attack.")
+@click.option("--then-death", is_flag=True, help="Chain the knock-out into the death roll.")
+@click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round (with --then-death).")
+@click.option("--death-modifier", type=int, default=0, show_default=True, help="Death-roll modifier (with --then-death).")
+@json_option
+def attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, as_json):
+    """Attack rolls: P(hit), and with --health the knock-out chain.
+
+    \b
+    A natural 20 hits, a natural 1 misses, otherwise d20 + modifier >= defense.
+    A hit deals the damage, at least 1, doubled on the first attack with --unaware.
+    JSON keys: hit; with --health: rounds (round -> p, plus rest), expected_rounds,
+    knockout (a list of rounds, negative_health, p), negative_health; with
+    --then-death: death, stable.
+    """
+    rules = KarstRules(aid=aid)
+    if then_death and health is None:
+        raise InputError("--then-death", "needs --health")
+    damage_per_hit(damage)  # a bad expression is an error even when only the hit chance is asked
+    hit = attack_hit(modifier, defense)
+    payload = {"setup": {"modifier": modifier, "defense": defense}, "hit": fraction_text(hit)}
+    chain = death = None
+    if health is not None:
+        setup = KnockoutSetup(modifier, defense, damage, health, unaware)
+        chain = solve_knockout(setup)
+        payload = {"setup": setup.to_dict(), **chain.to_json()}
+        if then_death:
+            death = knockout_then_death(chain, death_modifier, rules)
+            payload.update({"rules": rules.to_dict(), "death_modifier": death_modifier,
+                            "death": fraction_text(death["death"]), "stable": fraction_text(death["stable"])})
+    if as_json:
+        emit_json(payload)
+        return
+    click.echo(f"attack d20{modifier:+d} vs defense {defense}: P(hit) = {exact_and_decimal(hit)}")
+    if chain is None:
+        return
+    click.echo(chain.setup.describe())
+    click.echo(f"expected rounds to knock-out: {exact_and_decimal(chain.expected_rounds)}")
+    click.echo("negative health left at knock-out:")
+    for value, p in chain.negative_health.items():
+        click.echo(f"  {value:>3}: {exact_and_decimal(p)}")
+    _echo_rounds("rounds to knock-out (P(exactly r))", chain.rounds)
+    if death is not None:
+        click.echo(f"then the death roll ({rules.describe()}, modifier {death_modifier:+d}):")
+        click.echo(f"  P(death)  = {exact_and_decimal(death['death'])}")
+        click.echo(f"  P(stable) = {exact_and_decimal(death['stable'])}")
+
+
+@karst.command()
+@click.option("--negative-health", type=int, required=True, help="h = -health >= 0.")
+@click.option("--aid", type=int, default=0, show_default=True,
+              help="Ally aid actions per round, each an extra death roll before the end-of-round roll.")
+@click.option("--modifier", type=int, default=0, show_default=True, help="Added to every death roll.")
+@json_option
+def death(negative_health, aid, modifier, as_json):
+    """Death rolls: P(death), P(stable), expected rounds and the distribution of rounds.
+
+    \b
+    d6 - h + modifier, minimum 1: a natural 6 or 6+ is stable, a 1 is death,
+    anything else rolls again at the end of the next round. Rounds count from the
+    first round after the fall (0 when the first roll settles it).
+    JSON keys: death, stable, expected_rounds, rounds (round -> p, plus rest).
+    """
+    solution = solve_death(negative_health, modifier, KarstRules(aid=aid))
+    if as_json:
+        emit_json(solution.to_json())
+        return
+    click.echo(f"death roll, negative health {negative_health}, modifier {modifier:+d}, aid {aid} per round")
+    click.echo(f"  P(death)        = {exact_and_decimal(solution.death)}")
+    click.echo(f"  P(stable)       = {exact_and_decimal(solution.stable)}")
+    click.echo(f"  expected rounds = {exact_and_decimal(solution.expected_rounds)}")
+    _echo_rounds("rounds (P(exactly r))", solution.rounds)
+
+
+@karst.command()
+@click.option("--modifier", "modifiers", type=int, multiple=True, required=True,
+              help="One per combatant, in order (combatants are numbered from 1).")
+@click.option("--two-actions", type=int, multiple=True, help="Combatant I takes two actions (-3 when its score is >= 4).")
+@click.option("--surprised", type=int, multiple=True, help="Combatant I is surprised: it does not act in the opening round.")
+@json_option
+def order(modifiers, two_actions, surprised, as_json):
+    """Order rolls: each combatant's place (ties share the better place) and who acts first.
+
+    \b
+    Example: exactdice karst order --modifier 2 --modifier 0 --modifier -1 --two-actions 1
+    JSON keys: places (one map place -> p per combatant; null when surprised),
+    before (before[i][j] = P(combatant i+1 acts strictly before combatant j+1)).
+    """
+    places = order_places(modifiers, two_actions, surprised)
+    before = order_before(modifiers, two_actions, surprised)
+    if as_json:
+        emit_json({
+            "modifiers": list(modifiers), "two_actions": list(two_actions), "surprised": list(surprised),
+            "places": [None if p is None else {str(k): fraction_text(v) for k, v in p.items()} for p in places],
+            "before": [[None if v is None else fraction_text(v) for v in row] for row in before]})
+        return
+    for number, (modifier, place) in enumerate(zip(modifiers, places), start=1):
+        if place is None:
+            click.echo(f"combatant {number} ({modifier:+d}): surprised, does not act")
+            continue
+        text = ", ".join(f"{k}: {exact_and_decimal(v, 4)}" for k, v in place.items())
+        click.echo(f"combatant {number} ({modifier:+d}): place {text}")
+    click.echo("P(row acts strictly before column):")
+    click.echo("     " + "".join(f"{j:>10}" for j in range(1, len(before) + 1)))
+    for i, row in enumerate(before, start=1):
+        click.echo(f"{i:>5}" + "".join(f"{'-' if v is None else decimal_text(v, 4):>10}" for v in row))
+
+
+# ----- simulators -------------------------------------------------------------------------
+
+def _simulation_options(function):
+    function = click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+                            help="Write one CSV row per trial here (without it, print a summary).")(function)
+    function = click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64.")(function)
+    function = click.option("--n", "trials", type=int, default=100_000, show_default=True, help="Trials.")(function)
+    return function
+
+
+def _run_simulation(kind, trials, seed, out, rules=KarstRules(), columns_setup=None, **setup):
+    if out is not None:
+        rows = simulate_rows(kind, n=trials, seed=seed, rules=rules, **setup)
+        with open(out, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=COLUMNS(kind, **(columns_setup or {})))
+            writer.writeheader()
+            writer.writerows(rows)
+        click.echo(f"wrote {trials} trials to {out}", err=True)
+        return
+    arrays = simulate_arrays(kind, n=trials, seed=seed, rules=rules, **setup)
+    click.echo(f"simulated {trials} {kind} trials (seed {seed})")
+    for name, values in arrays.items():
+        if name == "trial":
+            continue
+        counts = Counter(str(value) for value in values)
+        if len(counts) <= 12:
+            shares = ", ".join(f"{k or '-'}: {decimal_text(Fraction(c, trials), 4)}" for k, c in sorted(counts.items()))
+            click.echo(f"  {name}: {shares}")
+        else:
+            click.echo(f"  {name}: mean {sum(float(v) for v in values) / trials:.6f}")
+
+
+@karst.group()
+def simulate():
+    """Simulate rolls with real (pseudo-random) dice, independently of the exact model.
+
+    \b
+    CSV columns (one row per trial):
+      action  trial, natural, total, outcome (success|failure)
+      attack  trial, natural, total, outcome (hit|miss), damage;  with --health:
+              trial, rounds, hits, negative_health, outcome (death|stable with --then-death)
+      death   trial, rolls, rounds, final_negative_health, outcome (death|stable)
+      order   trial, score_1.., place_1.. (empty for a surprised combatant)
+    """
+
+
+@simulate.command("action")
+@click.option("--modifier", type=int, default=0, show_default=True, help="Added to the d6.")
+@_simulation_options
+def simulate_action(modifier, trials, seed, out):
+    """Action rolls. Columns: trial, natural, total, outcome."""
+    _run_simulation("action", trials, seed, out, modifier=modifier)
+
+
+@simulate.command("attack")
+@click.option("--modifier", type=int, default=0, show_default=True, help="Attack modifier added to the d20.")
+@click.option("--defense", type=int, required=True, help="The target's defense.")
+@click.option("--damage", default="d6", show_default=True, help="A sum of dice like 2d4+1.")
+@click.option("--health", type=int, default=None, help="Target health: simulate whole knock-out chains.")
+@click.option("--unaware", is_flag=True, help="Double the damage of the first attack.")
+@click.option("--then-death", is_flag=True, help="Make the death rolls after the knock-out.")
+@click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round (with --then-death).")
+@click.option("--death-modifier", type=int, default=0, show_default=True, help="Death-roll modifier.")
+@_simulation_options
+def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, trials, seed, out):
+    """Attack rolls or knock-out chains (with --health). Columns: see `karst simulate --help`."""
+    _run_simulation("attack", trials, seed, out, KarstRules(aid=aid), {"health": health},
+                    modifier=modifier, defense=defense, damage=damage, health=health, unaware=unaware,
+                    then_death=then_death, death_modifier=death_modifier)
+
+
+@simulate.command("death")
+@click.option("--negative-health", type=int, required=True, help="h = -health >= 0.")
+@click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round.")
+@click.option("--modifier", type=int, default=0, show_default=True, help="Added to every death roll.")
+@_simulation_options
+def simulate_death(negative_health, aid, modifier, trials, seed, out):
+    """Death rolls. Columns: trial, rolls, rounds, final_negative_health, outcome."""
+    _run_simulation("death", trials, seed, out, KarstRules(aid=aid),
+                    negative_health=negative_health, modifier=modifier)
+
+
+@simulate.command("order")
+@click.option("--modifier", "modifiers", type=int, multiple=True, required=True,
+              help="One per combatant, in order (numbered from 1).")
+@click.option("--two-actions", type=int, multiple=True, help="Combatant I takes two actions.")
+@click.option("--surprised", type=int, multiple=True, help="Combatant I is surprised.")
+@_simulation_options
+def simulate_order(modifiers, two_actions, surprised, trials, seed, out):
+    """Order rolls. Columns: trial, score_I and place_I per combatant."""
+    _run_simulation("order", trials, seed, out, KarstRules(), {"combatants": len(modifiers)},
+                    modifiers=modifiers, two_actions=two_actions, surprised=surprised)
+
+
+def _attach_table_command():
+    from exactdice.cli.table_commands import karst_table
+    karst.add_command(karst_table, "table")
+
+
+_attach_table_command()

@@ -1,0 +1,18 @@
+"""Contingency skill checks (spec `contingency.md`): exact model, simulator, tables.
+
+>>> solve_check(skill_check("d6,d6,d6", difficulty=4)).outcome_probabilities()["success"]
+Fraction(1, 2)
+"""
+
+from exactdice.contingency.check import (
+    OUTCOME_COLUMN, OUTCOMES, CheckSolution, SkillCheck, choose_to_fail, classify_total,
+    expected_distribution, gm_omens_for_face, parse_pool, player_omens_for_face, skill_check,
+    solve_check,
+)
+from exactdice.contingency.ruleset import ContingencyRules
+
+__all__ = [
+    "ContingencyRules", "SkillCheck", "CheckSolution", "skill_check", "parse_pool", "solve_check",
+    "choose_to_fail", "classify_total", "player_omens_for_face", "gm_omens_for_face",
+    "expected_distribution", "OUTCOMES", "OUTCOME_COLUMN",
+]

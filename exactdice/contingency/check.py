@@ -1,0 +1,378 @@
+"""Exact Contingency skill checks: result die, luck die, failing by one, omens.
+
+The result die is an order statistic of the modified faces with ties broken by die
+size (smaller first), so the pool is walked with `evaluate_sorted`, one group per die:
+the transition sees which dice show each face and can tell the result die's size
+(needed for the luck die). Omens are counted over every die on the way.
+
+>>> solution = solve_check(skill_check([6, 6, 6], difficulty=4))
+>>> solution.outcome_probabilities()["success"]
+Fraction(1, 2)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from fractions import Fraction
+
+from exactdice.contingency.ruleset import ContingencyRules
+from exactdice.core.distribution import MAX_FACES, Distribution, d
+from exactdice.core.exact import fraction_text
+from exactdice.core.pool import MAX_POOL_DICE, evaluate_sorted
+from exactdice.errors import InputError, TooLargeError
+
+__all__ = [
+    "OUTCOMES", "SkillCheck", "CheckSolution", "skill_check", "parse_pool", "validate", "solve_check",
+    "player_omens_for_face", "gm_omens_for_face", "classify_total", "choose_to_fail",
+    "expected_distribution", "OUTCOME_COLUMN",
+]
+
+#: the three outcomes of a check against a difficulty, best first
+OUTCOMES = ("success", "success-with-condition", "failure")
+#: the simulator's CSV column that `expected_distribution` describes
+OUTCOME_COLUMN = "outcome"
+
+_DIE_PATTERN = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class SkillCheck:
+    """One skill check: die sizes, one face modifier per die, advantage units, difficulty.
+
+    >>> skill_check([4, 6, 8], modifier=1).modifiers
+    (1, 1, 1)
+    """
+
+    dice: tuple[int, ...]
+    modifiers: tuple[int, ...]
+    advantage: int = 0
+    disadvantage: int = 0
+    difficulty: int | None = None
+
+    @property
+    def net_advantage(self) -> int:
+        """Advantage minus disadvantage: units cancel; only the sign matters."""
+        return self.advantage - self.disadvantage
+
+    @property
+    def result_position(self) -> int:
+        """Index of the result die in ascending (face, size) order.
+
+        >>> skill_check([6, 6, 6], advantage=1).result_position
+        2
+        """
+        if self.net_advantage > 0:
+            return len(self.dice) - 1
+        if self.net_advantage < 0:
+            return 0
+        return len(self.dice) // 2
+
+    def describe(self) -> str:
+        """A short human-readable setup line."""
+        parts = ["pool " + ",".join(f"d{size}" for size in self.dice)]
+        if any(self.modifiers):
+            parts.append("modifiers " + ",".join(f"{m:+d}" for m in self.modifiers))
+        roll = "advantage" if self.net_advantage > 0 else "disadvantage" if self.net_advantage < 0 else "normal"
+        parts.append(f"{roll} roll")
+        if self.difficulty is not None:
+            parts.append(f"difficulty {self.difficulty}")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict:
+        """The setup as JSON-ready values."""
+        return {"dice": [f"d{size}" for size in self.dice], "modifiers": list(self.modifiers),
+                "advantage": self.advantage, "disadvantage": self.disadvantage,
+                "difficulty": self.difficulty}
+
+
+def parse_pool(text: str, field: str = "--dice") -> tuple[int, ...]:
+    """Read a pool like ``"d6,d8,d10"`` (``"3d6"`` means three d6) into die sizes.
+
+    >>> parse_pool("d4, 2d8")
+    (4, 8, 8)
+    >>> parse_pool("d6,x7")
+    Traceback (most recent call last):
+    ...
+    exactdice.errors.InputError: --dice: unknown die 'x7' (write dice like d6,d8,d10)
+    """
+    sizes: list[int] = []
+    for part in text.split(","):
+        match = _DIE_PATTERN.match(part)
+        if not match:
+            raise InputError(field, f"unknown die {part.strip()!r} (write dice like d6,d8,d10)")
+        count = int(match.group(1)) if match.group(1) else 1
+        if count > MAX_POOL_DICE:
+            raise TooLargeError(field, f"{count} dice is more than the limit of {MAX_POOL_DICE}")
+        sizes.extend([int(match.group(2))] * count)
+    return tuple(sizes)
+
+
+def skill_check(dice, *, modifier: int = 0, modifiers=None, advantage: int = 0,
+                disadvantage: int = 0, difficulty: int | None = None) -> SkillCheck:
+    """Build a `SkillCheck` from die sizes (ints or a pool string) and one or per-die modifiers.
+
+    >>> skill_check("d6,d8,d10", modifiers=[1, 0, -1]).modifiers
+    (1, 0, -1)
+    """
+    sizes = parse_pool(dice) if isinstance(dice, str) else tuple(int(size) for size in dice)
+    if modifiers is None:
+        modifiers = (modifier,) * len(sizes)
+    else:
+        if modifier:
+            raise InputError("--modifiers", "give either --modifier or --modifiers, not both")
+        modifiers = tuple(int(m) for m in modifiers)
+        if len(modifiers) != len(sizes):
+            raise InputError("--modifiers", f"give one modifier per die: {len(sizes)} dice, "
+                             f"{len(modifiers)} modifiers")
+    for flag, units in (("--advantage", advantage), ("--disadvantage", disadvantage)):
+        if units < 0:
+            raise InputError(flag, f"units must be >= 0, got {units}")
+    return SkillCheck(sizes, tuple(modifiers), advantage, disadvantage, difficulty)
+
+
+def validate(check: SkillCheck, rules: ContingencyRules) -> None:
+    """Raise `InputError` for a pool the rules do not allow (a d1, an even or unsized pool)."""
+    if not check.dice:
+        raise InputError("--dice", "the pool is empty (give three dice like d6,d8,d10)")
+    for size in check.dice:
+        if size < 2:
+            raise InputError("--dice", f"d{size} is not allowed in a Contingency pool (each die needs >= 2 sides)")
+        if size > MAX_FACES:
+            raise TooLargeError("--dice", f"d{size} has more than {MAX_FACES:,} faces (the limit)")
+    count = len(check.dice)
+    if count > MAX_POOL_DICE:
+        raise TooLargeError("--dice", f"{count} dice is more than the limit of {MAX_POOL_DICE}")
+    if count % 2 == 0:
+        raise InputError("--dice", f"a pool of {count} dice has no middle die (pool sizes must be odd)")
+    if count != 3 and not rules.any_size:
+        raise InputError("--dice", f"a skill check rolls three dice, got {count} "
+                         "(other odd sizes need --any-size)")
+    if len(check.modifiers) != count:
+        raise InputError("--modifiers", f"give one modifier per die: {count} dice, "
+                         f"{len(check.modifiers)} modifiers")
+    if rules.luck == "if-failing" and check.difficulty is None:
+        raise InputError("--luck", "if-failing needs --difficulty")
+
+
+def player_omens_for_face(face: int) -> int:
+    """Player omens a single (modified) face earns: 8-9 -> 1, 10-11 -> 2, 12 and up -> 3.
+
+    >>> [player_omens_for_face(face) for face in (7, 8, 10, 12, 15)]
+    [0, 1, 2, 3, 3]
+    """
+    if face >= 12:
+        return 3
+    if face >= 10:
+        return 2
+    return 1 if face >= 8 else 0
+
+
+def gm_omens_for_face(face: int, rules: ContingencyRules = ContingencyRules()) -> int:
+    """The moderator's omen from one face: a 1 (or, with ``gm_omen=at-most-1``, anything <= 1).
+
+    >>> gm_omens_for_face(0), gm_omens_for_face(0, ContingencyRules(gm_omen="at-most-1"))
+    (0, 1)
+    """
+    if rules.gm_omen == "at-most-1":
+        return int(face <= 1)
+    return int(face == 1)
+
+
+def classify_total(total: int, difficulty: int, rules: ContingencyRules = ContingencyRules()) -> str:
+    """Outcome of a final total: success at the difficulty, success-with-condition one below.
+
+    >>> classify_total(4, 5), classify_total(4, 5, ContingencyRules(fail_by_one="refuse"))
+    ('success-with-condition', 'failure')
+    """
+    if total >= difficulty:
+        return "success"
+    if total == difficulty - 1 and rules.fail_by_one == "take":
+        return "success-with-condition"
+    return "failure"
+
+
+def choose_to_fail(advantage: int = 0, disadvantage: int = 0) -> int:
+    """Moderator omens for choosing to fail instead of rolling: 1, 2 or 3.
+
+    >>> choose_to_fail(), choose_to_fail(advantage=2, disadvantage=1), choose_to_fail(disadvantage=1)
+    (2, 3, 1)
+    """
+    net = advantage - disadvantage
+    return 3 if net > 0 else 1 if net < 0 else 2
+
+
+def _result_before_luck(check: SkillCheck, rules: ContingencyRules) -> Distribution:
+    """Joint distribution of (result die index, its face, player omens, gm omens) before luck."""
+    groups = [(d(size) + modifier, 1) for size, modifier in zip(check.dice, check.modifiers)]
+    tie_order = {index: (size, index) for index, size in enumerate(check.dice)}
+    target = check.result_position
+    omen_cache: dict = {}
+
+    def step(state, face, counts):
+        seen, result_index, result_face, player, gm = state
+        showing = [index for index, count in enumerate(counts) if count]
+        if not showing:
+            return state
+        omens = omen_cache.get(face)
+        if omens is None:
+            omens = omen_cache[face] = (player_omens_for_face(face), gm_omens_for_face(face, rules))
+        if result_index is None and seen + len(showing) > target:
+            showing.sort(key=tie_order.__getitem__)
+            result_index, result_face = showing[target - seen], face
+        return (seen + len(showing), result_index, result_face,
+                player + omens[0] * len(showing), gm + omens[1] * len(showing))
+
+    return evaluate_sorted(groups, step, (0, None, None, 0, 0),
+                           lambda state: state[1:], descending=False)
+
+
+def _luck_used(face: int, difficulty: int | None, rules: ContingencyRules) -> bool:
+    if rules.luck == "always":
+        return True
+    if rules.luck == "if-failing":
+        return face < difficulty
+    return False
+
+
+def _final_rolls(check: SkillCheck, rules: ContingencyRules, before_luck: Distribution,
+                 difficulty: int | None) -> Distribution:
+    """(result die size, final total, player omens, gm omens) after the luck decision."""
+    luck_sizes = sorted({check.dice[index] for index, *_ in before_luck.outcomes()})
+    scale = math.lcm(*luck_sizes)  # puts every luck die's faces on one denominator
+    weights: dict = {}
+    for (index, face, player, gm), weight in before_luck.items():
+        size = check.dice[index]
+        if not _luck_used(face, difficulty, rules):
+            key = (size, face, player, gm)
+            weights[key] = weights.get(key, 0) + weight * scale
+            continue
+        shift = check.modifiers[index] if rules.luck_modifier else 0
+        per_face = weight * (scale // size)
+        for luck_face in range(1 + shift, size + 1 + shift):
+            key = (size, face + luck_face, player + player_omens_for_face(luck_face),
+                   gm + gm_omens_for_face(luck_face, rules))
+            weights[key] = weights.get(key, 0) + per_face
+    result = Distribution(weights)
+    if result.denominator != math.prod(check.dice) * scale:
+        raise AssertionError("skill check weights do not sum to 1")
+    return result
+
+
+@dataclass(frozen=True)
+class CheckSolution:
+    """Everything a solve returns; `joint` has outcomes (outcome, total, player omens, gm omens).
+
+    ``outcome`` is None in `joint` when the check has no difficulty.
+    """
+
+    check: SkillCheck
+    rules: ContingencyRules
+    joint: Distribution
+    result_die: Distribution  # the result die's size
+    p_at_least: dict = field(default_factory=dict)  # difficulty -> P(success)
+    p_at_least_with_condition: dict = field(default_factory=dict)
+
+    def outcome_probabilities(self) -> dict:
+        """P(success), P(success-with-condition), P(failure) (needs a difficulty).
+
+        >>> solve_check(skill_check([4, 4, 4], difficulty=4)).outcome_probabilities()["failure"]
+        Fraction(1, 2)
+        """
+        if self.check.difficulty is None:
+            raise InputError("--difficulty", "outcomes need a difficulty")
+        marginal = self.joint.marginal(0)
+        return {name: marginal.probability(name) for name in OUTCOMES}
+
+    @cached_property
+    def total(self) -> Distribution:
+        """Distribution of the final total (result die plus any luck die)."""
+        return self.joint.marginal(1)
+
+    @cached_property
+    def player_omens(self) -> Distribution:
+        """Distribution of the player's omens over every die rolled."""
+        return self.joint.marginal(2)
+
+    @cached_property
+    def gm_omens(self) -> Distribution:
+        """Distribution of the moderator's omens over every die rolled."""
+        return self.joint.marginal(3)
+
+    def to_json(self) -> dict:
+        """JSON-ready result with every probability as ``"p/q"`` (keys as in the CLI)."""
+        def table(distribution):
+            return {str(value): fraction_text(p) for value, p in distribution.probabilities().items()}
+
+        payload = {"setup": self.check.to_dict(), "rules": self.rules.to_dict()}
+        if self.check.difficulty is not None:
+            payload["outcome"] = {name: fraction_text(p) for name, p in self.outcome_probabilities().items()}
+        payload.update({
+            "total": table(self.total),
+            "player_omens": table(self.player_omens),
+            "gm_omens": table(self.gm_omens),
+            "result_die": {f"d{size}": fraction_text(p) for size, p in self.result_die.probabilities().items()},
+            "expected_player_omens": fraction_text(self.player_omens.mean()),
+            "expected_gm_omens": fraction_text(self.gm_omens.mean()),
+            "choose_to_fail_gm_omens": choose_to_fail(self.check.advantage, self.check.disadvantage),
+            "joint": [self._joint_entry(outcome, p) for outcome, p in self.joint.probabilities().items()],
+            "p_at_least": {str(k): fraction_text(p) for k, p in self.p_at_least.items()},
+            "p_at_least_with_condition": {
+                str(k): fraction_text(p) for k, p in self.p_at_least_with_condition.items()},
+        })
+        return payload
+
+    @staticmethod
+    def _joint_entry(outcome, p) -> dict:
+        name, total, player, gm = outcome
+        entry = {"outcome": name} if name is not None else {}
+        entry.update({"total": total, "player_omens": player, "gm_omens": gm, "p": fraction_text(p)})
+        return entry
+
+
+def solve_check(check: SkillCheck, rules: ContingencyRules = ContingencyRules()) -> CheckSolution:
+    """Solve one skill check exactly: joint (outcome, total, omens) and every marginal.
+
+    >>> solution = solve_check(skill_check([6, 6, 6]))
+    >>> solution.total.probability(1)
+    Fraction(2, 27)
+    >>> solution.p_at_least[4]
+    Fraction(1, 2)
+    """
+    validate(check, rules)
+    before_luck = _result_before_luck(check, rules)
+    final = _final_rolls(check, rules, before_luck, check.difficulty)
+    difficulty = check.difficulty
+    if difficulty is None:
+        joint = final.map(lambda roll: (None, roll[1], roll[2], roll[3]))
+    else:
+        joint = final.map(lambda roll: (classify_total(roll[1], difficulty, rules), roll[1], roll[2], roll[3]))
+    result_die = final.marginal(0)
+
+    # P(success) at every difficulty; with luck "if-failing" the decision depends on it
+    if rules.luck == "if-failing":
+        # below the difficulty the player always takes luck, so "always" reaches every total
+        always = _final_rolls(check, replace(rules, luck="always"), before_luck, None)
+        highest_total = max(total for _, total, _, _ in always.outcomes())
+        totals = {level: _final_rolls(check, rules, before_luck, level).marginal(1)
+                  for level in range(1, max(highest_total, 1) + 1)}
+    else:
+        total = final.marginal(1)
+        totals = {level: total for level in range(1, max(total.max_outcome(), 1) + 1)}
+    p_at_least = {level: dist.at_least(level) for level, dist in totals.items()}
+    with_condition_floor = 1 if rules.fail_by_one == "take" else 0
+    p_with_condition = {level: dist.at_least(level - with_condition_floor) for level, dist in totals.items()}
+    return CheckSolution(check, rules, joint, result_die, p_at_least, p_with_condition)
+
+
+def expected_distribution(check: SkillCheck, rules: ContingencyRules = ContingencyRules()) -> dict:
+    """Exact P(outcome) for the simulator's ``outcome`` column (every outcome, zeros too).
+
+    >>> expected_distribution(skill_check([6, 6, 6], difficulty=4))["success"]
+    Fraction(1, 2)
+    """
+    if check.difficulty is None:
+        raise InputError("--difficulty", "the outcome column needs a difficulty")
+    return solve_check(check, rules).outcome_probabilities()

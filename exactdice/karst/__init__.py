@@ -1,0 +1,25 @@
+"""Karst rolls (spec `karst.md`): action, opposed, attack, knock-out, death and order rolls.
+
+>>> action_success(2)
+Fraction(1, 2)
+>>> solve_death(2).death
+Fraction(3, 4)
+"""
+
+from exactdice.karst.death import DeathRollChain, DeathSolution, death_roll_faces, solve_death
+from exactdice.karst.expected import category_column, expected_distribution
+from exactdice.karst.knockout import (
+    KnockoutSetup, KnockoutSolution, damage_per_hit, knockout_then_death, solve_knockout,
+)
+from exactdice.karst.rolls import (
+    action_roll, action_success, attack_hit, attack_roll, opposed, order_before, order_places,
+    order_scores,
+)
+from exactdice.karst.ruleset import KarstRules
+
+__all__ = [
+    "KarstRules", "action_roll", "action_success", "opposed", "attack_roll", "attack_hit",
+    "order_scores", "order_places", "order_before", "KnockoutSetup", "KnockoutSolution",
+    "damage_per_hit", "solve_knockout", "knockout_then_death", "DeathRollChain", "DeathSolution",
+    "death_roll_faces", "solve_death", "category_column", "expected_distribution",
+]

@@ -1,0 +1,44 @@
+"""The knobs of Karst rolls (spec `karst.md`), defaults first.
+
+>>> KarstRules().describe()
+'opposed=totals, aid=0'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from exactdice.errors import InputError
+
+__all__ = ["KarstRules", "OPPOSED_RULES"]
+
+#: how opposed action rolls are compared
+OPPOSED_RULES = ("totals", "success-first")
+
+
+@dataclass(frozen=True)
+class KarstRules:
+    """One reading of the Karst rules; every field is a knob of the spec.
+
+    >>> KarstRules(aid=-1)
+    Traceback (most recent call last):
+    ...
+    exactdice.errors.InputError: --aid: must be >= 0 aid actions per round, got -1
+    """
+
+    opposed: str = "totals"
+    aid: int = 0  # ally actions spent on aid each round, each one an extra death roll
+
+    def __post_init__(self):
+        if self.opposed not in OPPOSED_RULES:
+            raise InputError("--opposed", f"must be one of {', '.join(OPPOSED_RULES)}, got {self.opposed!r}")
+        if not isinstance(self.aid, int) or self.aid < 0:
+            raise InputError("--aid", f"must be >= 0 aid actions per round, got {self.aid!r}")
+
+    def to_dict(self) -> dict:
+        """The knobs as JSON-ready values (part of every result)."""
+        return {"opposed": self.opposed, "aid": self.aid}
+
+    def describe(self) -> str:
+        """One line naming every knob, for legends and text output."""
+        return ", ".join(f"{name}={value}" for name, value in self.to_dict().items())
