@@ -163,3 +163,13 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, show_d
             click.echo(f"  {text:>12}  {float(value):.10f}")
     if strategy_path:
         click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}")
+
+
+def _attach_commands():
+    """Commands that live in their own modules (they import this one for the shared options)."""
+    from exactdice.cli.karbon_sim import simulate, trace
+    karbon.add_command(simulate)
+    karbon.add_command(trace)
+
+
+_attach_commands()

@@ -156,6 +156,43 @@ def _product(options_per_group):
             yield (k,) + ks, w * ws
 
 
+def _keep_one_kind(die: Distribution, count: int, keep: int, descending: bool) -> Distribution:
+    """Sum of the ``keep`` best of ``count`` identical dice.
+
+    The same walk as `evaluate_sorted`, but every "k or more of the m left show this
+    face" that fills the kept set is one binomial tail sum, so the work grows with
+    ``keep``, not with ``count``.
+    """
+    faces = sorted(die.outcomes(), reverse=descending)
+    beyond = die.denominator
+    layer = {(0, 0): 1}  # (dice kept so far, their sum) -> weight; all kept dice seen so far
+    done: dict = {}
+    if keep == 0:
+        return Distribution({0: 1})
+    for face in faces:
+        w = die.weight(face)
+        beyond -= w
+        next_layer: dict = {}
+        tails: dict = {}  # dice kept so far -> weight of filling the kept set at this face
+        for (kept, total), weight in layer.items():
+            left = count - kept
+            need = keep - kept
+            for k in range(need):
+                if left - k and not beyond:
+                    break
+                key = (kept + k, total + k * face)
+                next_layer[key] = next_layer.get(key, 0) + weight * comb(left, k) * w ** k
+            tail = tails.get(kept)
+            if tail is None:
+                tail = tails[kept] = sum(comb(left, k) * w ** k * beyond ** (left - k)
+                                         for k in range(need, left + 1))
+            if tail:
+                final = total + need * face
+                done[final] = done.get(final, 0) + weight * tail
+        layer = next_layer
+    return Distribution(done)
+
+
 class Pool:
     """A multiset of dice (any mix of sizes).
 
@@ -218,6 +255,8 @@ class Pool:
     def _keep(self, keep: int, descending: bool) -> Distribution:
         if not 0 <= keep <= self.size:
             raise ValueError(f"cannot keep {keep} of {self.size} dice")
+        if len(self.groups) == 1:
+            return _keep_one_kind(*self.groups[0], keep, descending)
 
         def take(state, face, counts):
             taken, total = state

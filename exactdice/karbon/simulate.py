@@ -480,7 +480,7 @@ def simulate_contests(setup, ruleset: KarbonRuleset | None = None, player: Playe
     >>> from exactdice.karbon.setup import ContestSetup
     >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={})
     >>> rows = simulate_contests(setup, n=1000, seed=7)
-    >>> 0.6 < (rows["outcome"] == "win").mean() < 0.72
+    >>> bool(0.6 < (rows["outcome"] == "win").mean() < 0.72)
     True
     """
     ruleset = ruleset or KarbonRuleset()
