@@ -4,7 +4,8 @@ A state's result vector is stored as ``(numerators, denominator)``: one shared
 denominator for all its quantities (outcome probabilities, never-ends, steps,
 rewards). Combining a chance node's successors brings them over a common denominator
 (usually they already share one) with exact integer multiply-adds and reduces ONCE
-per node with a single multi-argument gcd, instead of a gcd per rational addition.
+per node with a cheap gcd against the node's small total weight, instead of a gcd of
+huge numbers per rational addition (`scripts/bench_solver_backends.py` measures it).
 
 >>> exact = ExactArithmetic()
 >>> exact.fraction(exact.ratio(2, 4))
@@ -49,17 +50,15 @@ class ExactArithmetic:
     def vector_entry(self, numerators, denominator, slot):
         return mpq(numerators[slot], denominator)
 
-    def combine(self, edge_pairs, vector_nums, vector_dens, total, step_slot, reward_slot, reward_mass):
-        """Result vector of a chance node: sum(weight * successor) / total, plus one
-        step and the expected immediate rewards."""
-        common = None
+    def weighted_sum(self, edge_pairs, vector_nums, vector_dens, width, step_amount, reward_slot, reward_mass):
+        """``(sums, common)``: sum(weight * successor vector) + step_amount in the step
+        slot (``reward_slot - 1``) + reward_mass, as integers over ``common``
+        (not reduced)."""
+        common = self.one
         for _, target in edge_pairs:
             denominator = vector_dens[target]
-            if common is None:
-                common = denominator
-            elif denominator is not common and denominator != common and not gmpy2.is_divisible(common, denominator):
+            if denominator is not common and denominator != common and not gmpy2.is_divisible(common, denominator):
                 common = gmpy2.lcm(common, denominator)
-        width = len(vector_nums[edge_pairs[0][1]])
         sums = [0] * width
         for weight, target in edge_pairs:
             denominator = vector_dens[target]
@@ -69,15 +68,79 @@ class ExactArithmetic:
                 value = numerators[slot]
                 if value:
                     sums[slot] += factor * value
-        new_denominator = common * total
-        sums[step_slot] += new_denominator
+        if step_amount:
+            sums[reward_slot - 1] += step_amount * common
         if reward_mass is not None:
             for offset, mass in enumerate(reward_mass):
                 sums[reward_slot + offset] += mass * common
-        divisor = gmpy2.gcd(new_denominator, *sums)
+        return sums, common
+
+    def reduced(self, sums, denominator):
+        """``(numerators, denominator)`` in lowest terms (one multi-argument gcd)."""
+        divisor = gmpy2.gcd(denominator, *sums)
         if divisor != 1:
-            return tuple(value // divisor for value in sums), new_denominator // divisor
-        return tuple(mpz(value) for value in sums), new_denominator
+            return tuple(value // divisor for value in sums), denominator // divisor
+        return tuple(mpz(value) for value in sums), mpz(denominator)
+
+    def combine(self, edge_pairs, vector_nums, vector_dens, total, step_slot, reward_slot, reward_mass):
+        """Result vector of a chance node: sum(weight * successor) / total, plus one
+        step and the expected immediate rewards."""
+        width = len(vector_nums[edge_pairs[0][1]])
+        sums, common = self.weighted_sum(edge_pairs, vector_nums, vector_dens, width, total, reward_slot, reward_mass)
+        # Cancel only what the small total shares with the numerators (cheap gcds with a
+        # small number); a full gcd against the huge denominator costs more than the
+        # rare extra factor it would remove. Values are normalised when read out.
+        divisor = gmpy2.gcd(total, *sums)
+        if divisor != 1:
+            return tuple(value // divisor for value in sums), common * (total // divisor)
+        return tuple(sums), common * total
+
+    def solve_vectors(self, rows, right_sides):
+        """Solve A X = R for small-integer A (``rows[i]``: column -> coefficient) and
+        right sides given as ``(integer sums, denominator)``; returns reduced
+        ``(numerators, denominator)`` per row. Small systems invert A exactly (its
+        entries are small) and multiply, so the huge numbers only meet small ones."""
+        size = len(rows)
+        common = self.one
+        for _, denominator in right_sides:
+            if denominator != common and not gmpy2.is_divisible(common, denominator):
+                common = gmpy2.lcm(common, denominator)
+        scaled = [[value * (common // denominator) for value in sums] if denominator != common else sums
+                  for sums, denominator in right_sides]
+        width = len(scaled[0])
+        if size > _SMALL_SYSTEM * 4:
+            import flint
+
+            matrix = flint.fmpz_mat(size, size)
+            for i, row in enumerate(rows):
+                for col, coefficient in row.items():
+                    matrix[i, col] = int(coefficient)
+            rhs = flint.fmpz_mat([[int(v) for v in row] for row in scaled])
+            solution = matrix.solve(rhs)
+            result = []
+            for i in range(size):
+                values = [mpq(int(solution[i, j].p), int(solution[i, j].q)) for j in range(width)]
+                nums, den = self.from_numbers(values)
+                result.append(self.reduced(list(nums), den * common))
+            return result
+        inverse = self.solve_linear(rows, [[mpq(int(i == j)) for j in range(size)] for i in range(size)])
+        scale = mpz(1)
+        for row in inverse:
+            for value in row:
+                if value.denominator != 1:
+                    scale = gmpy2.lcm(scale, value.denominator)
+        adjugate = [[int(value * scale) for value in row] for row in inverse]
+        result = []
+        for i in range(size):
+            sums = [0] * width
+            for k, coefficient in enumerate(adjugate[i]):
+                if coefficient:
+                    source = scaled[k]
+                    for slot in range(width):
+                        if source[slot]:
+                            sums[slot] += coefficient * source[slot]
+            result.append(self.reduced(sums, scale * common))
+        return result
 
     def add_rewards(self, numerators, denominator, reward_slot, rewards):
         """The vector shifted by a decision's rewards (same denominator)."""
@@ -165,20 +228,29 @@ class FloatArithmetic:
     def vector_entry(self, numerators, denominator, slot):
         return numerators[slot]
 
-    def combine(self, edge_pairs, vector_nums, vector_dens, total, step_slot, reward_slot, reward_mass):
-        width = len(vector_nums[edge_pairs[0][1]])
+    def weighted_sum(self, edge_pairs, vector_nums, vector_dens, width, step_amount, reward_slot, reward_mass):
         sums = [0.0] * width
         for weight, target in edge_pairs:
             numerators = vector_nums[target]
             for slot in range(width):
                 sums[slot] += weight * numerators[slot]
-        scale = 1.0 / total
-        sums = [value * scale for value in sums]
-        sums[step_slot] += 1.0
+        sums[reward_slot - 1] += step_amount
         if reward_mass is not None:
             for offset, mass in enumerate(reward_mass):
-                sums[reward_slot + offset] += mass * scale
-        return tuple(sums), 1.0
+                sums[reward_slot + offset] += mass
+        return sums, 1.0
+
+    def reduced(self, sums, denominator):
+        return tuple(value / denominator for value in sums), 1.0
+
+    def combine(self, edge_pairs, vector_nums, vector_dens, total, step_slot, reward_slot, reward_mass):
+        width = len(vector_nums[edge_pairs[0][1]])
+        sums, _ = self.weighted_sum(edge_pairs, vector_nums, vector_dens, width, total, reward_slot, reward_mass)
+        return self.reduced(sums, total)
+
+    def solve_vectors(self, rows, right_sides):
+        solution = self.solve_linear(rows, [[v / den for v in sums] for sums, den in right_sides])
+        return [(tuple(row), 1.0) for row in solution]
 
     def add_rewards(self, numerators, denominator, reward_slot, rewards):
         shifted = list(numerators)

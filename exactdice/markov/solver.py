@@ -236,9 +236,8 @@ class _Solver:
         return live
 
     def build_system(self, component, policy, live, scalar, inside_values=None):
-        """Rows of (weight*I - P) x = known part, over the live states of a component.
-
-        ``scalar``: one unknown per state (the payoff value); else the full vector."""
+        """Rows of (weight*I - P) x = known part over the live states of a component,
+        in plain rationals (used for the payoff values during strategy iteration)."""
         graph, numbers = self.graph, self.numbers
         targets, weights = graph.targets, graph.weights
         order = sorted(live)
@@ -298,10 +297,33 @@ class _Solver:
             self.nums[node], self.dens[node] = self.dead_vector, self.numbers.one
             self.alive[node] = 0
         if live:
-            order, rows, right_sides = self.build_system(component, policy, live, scalar=False, inside_values=dead)
-            solution = self.numbers.solve_linear(rows, right_sides)
-            for node, values in zip(order, solution):
-                self.nums[node], self.dens[node] = self.numbers.from_numbers(values)
+            order = sorted(live)
+            position = {node: i for i, node in enumerate(order)}
+            rows, right_sides = [], []
+            graph, numbers = self.graph, self.numbers
+            targets, weights = graph.targets, graph.weights
+            for node in order:
+                if graph.kind[node] == DECISION:
+                    edge = policy[node]
+                    pairs, diagonal, step, rewards = [(1, targets[edge])], 1, 0, graph.action_rewards.get(edge)
+                else:
+                    low, high = graph.offsets[node], graph.offsets[node + 1]
+                    pairs = [(weights[edge], targets[edge]) for edge in range(low, high)]
+                    diagonal = step = graph.data[node]
+                    rewards = graph.chance_reward_mass[node]
+                row = {position[node]: diagonal}
+                outside = []
+                for weight, target in pairs:
+                    column = position.get(target)
+                    if column is None:
+                        outside.append((weight, target))
+                    else:
+                        row[column] = row.get(column, 0) - weight
+                rows.append(row)
+                right_sides.append(numbers.weighted_sum(
+                    outside, self.nums, self.dens, self.width, step, self.reward_slot, rewards))
+            for node, (nums, den) in zip(order, numbers.solve_vectors(rows, right_sides)):
+                self.nums[node], self.dens[node] = nums, den
                 self.alive[node] = 1
         for node in component:
             if self.graph.kind[node] == DECISION:

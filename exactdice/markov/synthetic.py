@@ -46,8 +46,8 @@ class GamblersRuin:
 
 class ContestChain:
     """A contest-shaped chain: ``size`` live states, each rolling ``branches`` ways
-    with totals like 6^a 8^b 10^c; a self-loop ("nothing happens"), 2-cycles between
-    pairs of states, forward jumps, and three outcomes. With ``decision_every`` > 0
+    with totals like 6^a 8^b 10^c; self-loops ("nothing happens") on every 16th state,
+    2-cycles between some pairs of states, forward jumps, and three outcomes. With ``decision_every`` > 0
     every such state is instead a "max" choice among three forward chance states.
 
     >>> chain = ContestChain(size=50, branches=8, seed=1)
@@ -82,8 +82,10 @@ class ContestChain:
         total = rng.choice(_BRANCH_TOTALS)
         cuts = sorted(rng.sample(range(1, total), self.branches - 1))
         parts = [b - a for a, b in zip([0] + cuts, cuts + [total])]
-        successors = [state]  # nothing happens
-        if state % 2 == 1:
+        successors = []
+        if state % 16 == 0:
+            successors.append(state)  # nothing happens: roll again
+        if state % 32 == 1:
             successors.append(state - 1)  # a small cycle with the partner state
         while len(successors) < self.branches:
             successors.append(state + rng.randint(1, self.reach))
