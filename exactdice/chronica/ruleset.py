@@ -1,0 +1,168 @@
+"""The Chronica rules knobs and the way a contest's sides are written.
+
+A *side* is a tuple of *pools*; a pool is a tuple of die sizes (``8`` is a d8). Sides
+are written ``"d8,d8,d6"`` or ``"2d8,d6"``, co-operating pools separated by ``/``
+(``"d8,d6/d10"``). Knobs follow `shared/spec/chronica.md` (default first).
+
+>>> parse_side("2d8,d6/d10")
+((8, 8, 6), (10,))
+>>> ChronicaRules().describe()
+'tie rule all-discarded, push off, physical dice off'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from exactdice.core.distribution import MAX_FACES
+from exactdice.errors import InputError, TooLargeError
+
+__all__ = ["ChronicaRules", "TIE_RULES", "PHYSICAL_DICE", "MAX_CONTEST_DICE", "MAX_PUSHES", "dice_text",
+           "parse_die", "parse_dice_list", "parse_side", "side_text"]
+
+#: how a contest ends in a tie: every die discarded (seed 003), or also after four discard rounds (002)
+TIE_RULES = ("all-discarded", "four-ties")
+
+#: die sizes that exist as physical dice (spec point 8)
+PHYSICAL_DICE = (4, 6, 8, 10, 12, 20)
+
+#: most pushes (re-rolls after a tie) one contest may allow
+MAX_PUSHES = 100
+
+#: most dice one contest may hold over all sides (push dice included)
+MAX_CONTEST_DICE = 60
+
+_ITEM = re.compile(r"^(\d*)[dD](\d+)$")
+
+
+@dataclass(frozen=True)
+class ChronicaRules:
+    """The knobs of one contest.
+
+    tie_rule: ``"all-discarded"`` (true tie only when every die is gone) or ``"four-ties"``
+    (also a tie once four successive comparisons ended in discards).
+    push: on a tie, roll the contest again, at most ``max_pushes`` times, adding
+    ``push_dice`` (die sizes) to every side's first pool at each push (they accumulate).
+    physical: the first side rolls dice with no physical counterpart as the nearest smaller
+    physical die, and wins a first-comparison tie at once with one success die.
+
+    >>> ChronicaRules(push=True, push_dice=(6,) * 5).to_dict()["push_dice"]
+    '5d6'
+    """
+
+    tie_rule: str = "all-discarded"
+    push: bool = False
+    push_dice: tuple[int, ...] = ()
+    max_pushes: int = 1
+    physical: bool = False
+
+    def __post_init__(self):
+        if self.tie_rule not in TIE_RULES:
+            raise InputError("--tie-rule", f"must be one of {', '.join(TIE_RULES)}, got {self.tie_rule!r}")
+        if not isinstance(self.max_pushes, int) or self.max_pushes < 0:
+            raise InputError("--max-pushes", f"must be a whole number >= 0, got {self.max_pushes!r}")
+        if self.max_pushes > MAX_PUSHES:
+            raise TooLargeError("--max-pushes", f"{self.max_pushes} is more than the limit of {MAX_PUSHES}")
+        if self.push_dice and not self.push:
+            raise InputError("--push-dice", "push dice only matter with --push on")
+        for size in self.push_dice:
+            _check_size(size, "--push-dice")
+
+    @property
+    def four_ties(self) -> bool:
+        """True when four successive discard rounds also end the contest in a tie."""
+        return self.tie_rule == "four-ties"
+
+    def describe(self) -> str:
+        """One line for a table legend or a report header.
+
+        >>> ChronicaRules(push=True, max_pushes=2).describe()
+        'tie rule all-discarded, push on (at most 2, no push dice), physical dice off'
+        """
+        if self.push:
+            extra = dice_text(self.push_dice) if self.push_dice else "no push dice"
+            push = f"push on (at most {self.max_pushes}, {extra})"
+        else:
+            push = "push off"
+        return f"tie rule {self.tie_rule}, {push}, physical dice {'on' if self.physical else 'off'}"
+
+    def to_dict(self) -> dict:
+        """The knobs as JSON-ready values."""
+        return {"tie_rule": self.tie_rule, "push": self.push,
+                "push_dice": dice_text(self.push_dice), "max_pushes": self.max_pushes,
+                "physical": self.physical}
+
+
+def _check_size(size: int, field: str) -> int:
+    if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+        raise InputError(field, f"a die needs a whole number of sides >= 1, got {size!r}")
+    if size > MAX_FACES:
+        raise TooLargeError(field, f"d{size} has more than {MAX_FACES:,} faces (the limit)")
+    return size
+
+
+def parse_die(text: str, field: str = "--target") -> int:
+    """Read one die, ``"d8"`` -> 8.
+
+    >>> parse_die("d10")
+    10
+    """
+    match = _ITEM.match(text.strip())
+    if not match or match.group(1) not in ("", "1"):
+        raise InputError(field, f'expected one die like "d8", got {text!r}')
+    return _check_size(int(match.group(2)), field)
+
+
+def parse_dice_list(text: str, field: str = "--side") -> tuple[int, ...]:
+    """Read ``"d8,d8,d6"`` or ``"2d8,d6"`` into die sizes, largest first.
+
+    >>> parse_dice_list("2d8,d6,d12")
+    (12, 8, 8, 6)
+    """
+    sizes: list[int] = []
+    for item in text.split(","):
+        item = item.strip()
+        match = _ITEM.match(item)
+        if not match:
+            raise InputError(field, f'bad die {item!r} in {text!r} (write dice like "d8,d8,d6" or "2d8,d6")')
+        count = int(match.group(1)) if match.group(1) else 1
+        if count < 1:
+            raise InputError(field, f"a die count must be >= 1, got {item!r}")
+        if count > MAX_CONTEST_DICE:
+            raise TooLargeError(field, f"{count} dice is more than the limit of {MAX_CONTEST_DICE} in a contest")
+        sizes += [_check_size(int(match.group(2)), field)] * count
+    return tuple(sorted(sizes, reverse=True))
+
+
+def parse_side(text: str, field: str = "--side") -> tuple[tuple[int, ...], ...]:
+    """Read one side: pools separated by ``/``, each a dice list.
+
+    >>> parse_side("d8, d6 / 2d10")
+    ((8, 6), (10, 10))
+    """
+    if not text.strip():
+        raise InputError(field, "a side needs at least one die (for example d8,d6)")
+    return tuple(parse_dice_list(pool, field) for pool in text.split("/"))
+
+
+def dice_text(sizes) -> str:
+    """``(6, 6, 8)`` -> ``"d8,2d6"``: a dice list written compactly, largest first.
+
+    >>> dice_text((6, 8, 6))
+    'd8,2d6'
+    """
+    parts = []
+    for size in sorted(set(sizes), reverse=True):
+        count = list(sizes).count(size)
+        parts.append(f"{count if count > 1 else ''}d{size}")
+    return ",".join(parts)
+
+
+def side_text(side) -> str:
+    """A side written back in the ``--side`` syntax.
+
+    >>> side_text(((8, 8, 6), (10,)))
+    '2d8,d6/d10'
+    """
+    return "/".join(dice_text(pool) for pool in side)

@@ -1,0 +1,177 @@
+"""``exactdice chronica``: Chronica Mutanis Mundi contests (exact odds, simulation, table).
+
+>>> from click.testing import CliRunner
+>>> CliRunner().invoke(chronica, ["contest", "--side", "d6", "--side", "d6"]).exit_code
+0
+"""
+
+from __future__ import annotations
+
+import click
+
+from exactdice.chronica.contest import sizes_text, solve_contest
+from exactdice.chronica.ruleset import MAX_CONTEST_DICE, TIE_RULES, ChronicaRules, parse_dice_list, parse_die, parse_side, side_text
+from exactdice.chronica.simulate import columns, simulate_contest, summarise, write_csv
+from exactdice.chronica.tables import difficulty_table
+from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option
+from exactdice.errors import InputError
+
+__all__ = ["chronica"]
+
+_SIDE_HELP = ("One side of the contest (give two or more). Dice like d8,d8,d6 or 2d8,d6; "
+              "co-operating pools of the same side separated by '/', e.g. \"d8,d6/d10\". "
+              "Sides are numbered from 0 in the order given; side 0 is the player.")
+
+
+def _contest_options(command):
+    options = [
+        click.option("--side", "sides", multiple=True, required=True, help=_SIDE_HELP),
+        click.option("--target", default=None, metavar="dN",
+                     help="Condition or penalty contest: every side but the first replaces up to "
+                          "three of its smallest dice below dN with dN (adding dN while it has "
+                          "fewer than three dice)."),
+        click.option("--tie-rule", type=click.Choice(TIE_RULES), default=TIE_RULES[0], show_default=True,
+                     help="all-discarded: a true tie only when every die is gone; four-ties: also "
+                          "a tie once four successive comparisons ended in discards."),
+        click.option("--push/--no-push", default=False, show_default=True,
+                     help="On a tie, roll the contest again (at most --max-pushes times)."),
+        click.option("--push-dice", default=None, metavar="DICE",
+                     help="Dice added to every side's first pool at each push (they accumulate), "
+                          "e.g. 5d6. Needs --push."),
+        click.option("--max-pushes", type=int, default=None,
+                     help="Most re-rolls after ties with --push (default 1)."),
+        click.option("--physical/--no-physical", default=False, show_default=True,
+                     help="Side 0 rolls dice with no physical counterpart as the nearest smaller "
+                          "physical die (d4 d6 d8 d10 d12 d20) and wins a first-comparison tie "
+                          "with one success die."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _setup(sides, target, tie_rule, push, push_dice, max_pushes, physical):
+    if len(sides) < 2:
+        raise InputError("--side", f"a contest needs at least two sides, got {len(sides)}")
+    parsed = [parse_side(text) for text in sides]
+    total = sum(len(pool) for side in parsed for pool in side)
+    if total > MAX_CONTEST_DICE:
+        raise InputError("--side", f"{total} dice is more than the limit of {MAX_CONTEST_DICE}")
+    if max_pushes is not None and not push:
+        raise InputError("--max-pushes", "only matters with --push")
+    extra = parse_dice_list(push_dice, "--push-dice") if push_dice else ()
+    rules = ChronicaRules(tie_rule=tie_rule, push=push, push_dice=extra,
+                          max_pushes=1 if max_pushes is None else max_pushes, physical=physical)
+    return parsed, (parse_die(target, "--target") if target else None), rules
+
+
+@click.group(help="""Chronica Mutanis Mundi contests: exact odds for two or more sides.
+
+\b
+  exactdice chronica contest --side d8,d8,d6 --side d10,d6
+  exactdice chronica simulate --side d8,d8,d6 --side d10,d6 --n 100000 --seed 7 --out s.csv
+  exactdice chronica table --player-dice 2""")
+def chronica():
+    pass
+
+
+@chronica.command(help="""Exact odds of one contest: P(win) per side, P(tie), success dice
+(count and sizes) and concession dice.
+
+\b
+The highest dice are compared; tied sides discard one die of the tied value per pool
+(a pool discards its smallest die of that value) until one side alone holds the top.
+Success dice are the winner's dice above every loser's highest die; concessions compare
+the winner with each loser once the success dice are set aside.
+
+\b
+JSON keys: win (one per side), tie, successes (winner -> count -> "p/q"),
+success_sizes (winner -> "d12,d8" -> "p/q"), concessions (side -> count -> "p/q").""")
+@_contest_options
+@json_option
+def contest(sides, target, tie_rule, push, push_dice, max_pushes, physical, as_json):
+    parsed, target_size, rules = _setup(sides, target, tie_rule, push, push_dice, max_pushes, physical)
+    result = solve_contest(parsed, rules, target_size)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    click.echo(f"Rules: {rules.describe()}" + (f"; target d{target_size}" if target_size else ""))
+    for index, side in enumerate(result.rolled_sides):
+        click.echo(f"  side {index}: {side_text(side)}")
+    click.echo("")
+    for index, p in enumerate(result.win):
+        click.echo(f"P(side {index} wins) = {exact_and_decimal(p)}")
+    click.echo(f"P(tie)          = {exact_and_decimal(result.tie)}")
+    click.echo(f"E[success dice] = {exact_and_decimal(result.expected_successes())}")
+    for winner, table in result.successes.items():
+        click.echo(f"\nSide {winner} wins with n success dice:")
+        for count, p in table.items():
+            click.echo(f"  {count:>3}  {fraction_text(p):>30}  {decimal_text(p, 6)}")
+        click.echo(f"  most likely success dice sizes of side {winner}:")
+        ranked = sorted(result.success_sizes[winner].items(), key=lambda item: -item[1])
+        for sizes, p in ranked[:8]:
+            click.echo(f"    {sizes_text(sizes):<20} {decimal_text(p, 6)}")
+        if len(ranked) > 8:
+            click.echo(f"    ... {len(ranked) - 8} more (all in --json)")
+    click.echo("\nConcession dice gained:")
+    for side, table in result.concessions.items():
+        parts = ", ".join(f"{count}: {decimal_text(p, 4)}" for count, p in table.items())
+        click.echo(f"  side {side}: {parts}")
+
+
+@chronica.command(help="""Simulate contests by rolling every die (independent of the exact model).
+
+\b
+CSV columns (one row per trial, header row first):
+  winner          side index (0, 1, ...) or "tie"
+  successes       number of success dice of the winner (0 on a tie)
+  success_sizes   their sizes, largest first, e.g. "d12,d8" (empty on a tie)
+  concessions_<i> concession dice side i gains
+  pushes          how many times the contest was pushed
+Without --out, prints the observed winner frequencies.""")
+@_contest_options
+@click.option("--n", "trials", type=int, default=100_000, show_default=True, help="Number of trials.")
+@click.option("--seed", type=int, default=7, show_default=True, help="Seed of the PCG64 generator.")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write every trial to this CSV file.")
+@json_option
+def simulate(sides, target, tie_rule, push, push_dice, max_pushes, physical, trials, seed, out, as_json):
+    parsed, target_size, rules = _setup(sides, target, tie_rule, push, push_dice, max_pushes, physical)
+    rows = simulate_contest(parsed, rules, target_size, n=trials, seed=seed)
+    if out:
+        write_csv(rows, out, len(parsed))
+    observed = summarise(rows, len(parsed))
+    if as_json:
+        emit_json({"trials": trials, "seed": seed, "out": out, "columns": columns(len(parsed)),
+                   "winner_frequencies": observed})
+        return
+    if out:
+        click.echo(f"Wrote {trials} trials to {out} (columns: {', '.join(columns(len(parsed)))})")
+    for key, frequency in observed.items():
+        label = "tie" if key == "tie" else f"side {key} wins"
+        click.echo(f"  {label:<12} {frequency:.4f}")
+
+
+@chronica.command(help="""Difficulty table: player pools of N dice (d4..d12, rows) against static
+oppositions of three equal dice (3d4 ... 3d12, columns): P(win), P(tie), E[success dice].""")
+@click.option("--player-dice", type=int, default=2, show_default=True, help="Dice in the player's pool (1-4).")
+@click.option("--push/--no-push", default=False, show_default=True,
+              help="On a tie, roll again (at most --max-pushes times, no push dice).")
+@click.option("--max-pushes", type=int, default=1, show_default=True, help="Most re-rolls with --push.")
+@json_option
+def table(player_dice, push, max_pushes, as_json):
+    # (the tie rule cannot matter here: three opposition dice allow at most three discard rounds)
+    grid = difficulty_table(player_dice, ChronicaRules(push=push, max_pushes=max_pushes))
+    if as_json:
+        emit_json({"title": grid.title, "rows": grid.rows, "columns": grid.columns,
+                   "metrics": {name: [[fraction_text(x) for x in row] for row in matrix]
+                               for name, matrix in grid.metrics.items()},
+                   "legend": grid.legend})
+        return
+    click.echo(grid.title + f" ({grid.legend['rules']})")
+    for name, matrix in grid.metrics.items():
+        click.echo(f"\n{name}")
+        click.echo(f"{grid.row_label:<14}" + "".join(f"{c:>9}" for c in grid.columns))
+        for label, row in zip(grid.rows, matrix):
+            cells = (f"{float(x) * 100:8.2f}%" if grid.is_probability(name) else f"{float(x):9.3f}" for x in row)
+            click.echo(f"{label:<14}" + "".join(cells))

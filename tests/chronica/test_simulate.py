@@ -1,0 +1,80 @@
+"""The independent simulator against the exact model (G-tests, false-alarm rate 1e-4 each)."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import Counter
+
+import pytest
+from scipy.stats import chi2
+
+from exactdice.chronica import ChronicaRules, expected_distribution, solve_contest
+from exactdice.chronica.contest import apply_target, sizes_text
+from exactdice.chronica.simulate import _targeted, columns, simulate_contest, write_csv
+
+ALPHA = 1e-4  # false-alarm rate of each test below
+TRIALS = 20_000
+
+
+def g_test_passes(observed: Counter, expected: dict, trials: int) -> bool:
+    """G-test of observed counts against exact probabilities (categories with p > 0)."""
+    assert set(observed) <= {key for key, p in expected.items() if p > 0}, "impossible outcome seen"
+    statistic, categories = 0.0, 0
+    for key, p in expected.items():
+        if p == 0:
+            continue
+        categories += 1
+        count = observed.get(key, 0)
+        if count:
+            statistic += 2 * count * math.log(count / (trials * float(p)))
+    return statistic < chi2.ppf(1 - ALPHA, categories - 1)
+
+
+SETUPS = [
+    ([((8, 8, 6),), ((10, 6),)], ChronicaRules(), None),
+    ([((8, 6), (4,)), ((10, 6),), ((6, 6),)], ChronicaRules(), None),
+    ([((4, 4, 4, 4),), ((4, 4, 4, 4),)], ChronicaRules(tie_rule="four-ties"), None),
+    ([((7, 5),), ((6, 6),)], ChronicaRules(physical=True), None),
+    ([((4, 4),), ((4, 4),)], ChronicaRules(push=True, push_dice=(4,), max_pushes=2), None),
+    ([((8, 6),), ((4,),)], ChronicaRules(), 8),
+]
+
+
+@pytest.mark.parametrize("sides, rules, target", SETUPS)
+def test_simulator_matches_exact(sides, rules, target):
+    rows = simulate_contest(sides, rules, target, n=TRIALS, seed=11)
+    exact = solve_contest(sides, rules, target)
+    winners = Counter(row["winner"] for row in rows)
+    assert g_test_passes(winners, expected_distribution(sides, rules, target), TRIALS)
+    sizes = Counter((row["winner"], row["success_sizes"]) for row in rows)
+    expected_sizes = {(str(w), sizes_text(s)): p for w, t in exact.success_sizes.items() for s, p in t.items()}
+    expected_sizes[("tie", "")] = exact.tie
+    assert g_test_passes(sizes, expected_sizes, TRIALS)
+    for side, table in exact.concessions.items():
+        observed = Counter(row[f"concessions_{side}"] for row in rows)
+        assert g_test_passes(observed, table, TRIALS)
+
+
+def test_simulator_is_seeded_and_reproducible():
+    sides = [((8, 6),), ((10,),)]
+    assert simulate_contest(sides, n=500, seed=3) == simulate_contest(sides, n=500, seed=3)
+    assert simulate_contest(sides, n=500, seed=3) != simulate_contest(sides, n=500, seed=4)
+
+
+def test_simulator_targeting_is_independent_but_agrees():
+    cases = [([((4,),), ((10, 4),)], 6), ([((4,),), ((4, 4), (2, 2, 8))], 10), ([((4,),), ((20,),)], 6),
+             ([((6,),), ((3, 3, 3, 3), (2,))], 4)]
+    for sides, target in cases:
+        ours = [tuple(tuple(sorted(pool, reverse=True)) for pool in side) for side in _targeted(sides, target)]
+        assert ours == apply_target(sides, target)
+
+
+def test_csv_has_the_documented_columns(tmp_path):
+    rows = simulate_contest([((6,),), ((6,),), ((4,),)], n=50, seed=1)
+    path = tmp_path / "samples.csv"
+    write_csv(rows, str(path), 3)
+    with open(path) as handle:
+        reader = csv.DictReader(handle)
+        assert reader.fieldnames == columns(3)
+        assert len(list(reader)) == 50
