@@ -112,14 +112,16 @@ def karbon():
               help="Stop exploring past this many states (the message says how many were reached).")
 @click.option("--digits", type=int, default=None,
               help="Shorten long exact fractions in the text output to this many leading digits (never the JSON).")
+@click.option("--explain", is_flag=True,
+              help="With an optimal player: print the first round's risk decisions in words, with the values behind them.")
 @click.option("--show-draws", is_flag=True,
               help="With an optimal player: list the value of every draw it could make.")
 @click.option("--strategy", "strategy_path", type=click.Path(dir_okay=False),
               help="Write the chosen action at every decision state to this JSON file "
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @json_option
-def odds(setup, ruleset, player, narrator, use_float, max_states, digits, show_draws, strategy_path,
-         as_json):
+def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explain, show_draws,
+         strategy_path, as_json):
     """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
     Glitches, injuries and conditions.
 
@@ -139,9 +141,12 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, show_d
         raise InputError("--digits", f"must be >= 1, got {digits}")
     if show_draws and player.kind != "optimal":
         raise InputError("--show-draws", "needs --player-policy optimal (a fixed player has one draw)")
+    if explain and player.kind != "optimal":
+        raise InputError("--explain", "needs --player-policy optimal (a fixed player makes no choices)")
     result = contest_odds(setup, ruleset, player, narrator,
                           arithmetic="float" if use_float else "exact", max_states=max_states,
-                          draw_values=show_draws)
+                          draw_values=show_draws or (explain and setup.player_dice is None),
+                          all_states=explain)
     payload = result.to_json()
     if strategy_path:
         from exactdice.karbon.strategy import write_strategy
@@ -163,6 +168,11 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, show_d
             click.echo(f"  {text:>12}  {float(value):.10f}")
     if strategy_path:
         click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}")
+    if explain:
+        from exactdice.karbon.solve import explain_first_round
+        click.echo("first round, the player's choices (value = expected score under the policies):")
+        for line in explain_first_round(result):
+            click.echo("  " + line)
 
 
 def _attach_commands():

@@ -145,7 +145,7 @@ class KarbonModel:
         self.best_first = sizes.best_first
         self.rank = {index: place for place, index in enumerate(self.best_first)}
         self._roll_cache: dict = {}
-        self._after_roll_cache: dict = {}
+        self._continuation_cache: dict = {}
         self._phases = {
             "risk": self._risk_options, "take": self._take_options,
             "break": self._break_options, "swap": self._swap_options,
@@ -167,11 +167,23 @@ class KarbonModel:
         if phase in self._phases:
             side, options = self._decision(situation)
             if side is not None and len(options) > 1:
-                return Decision(side, tuple((name, nxt, _unpack_rewards(reward))
-                                            for name, nxt, reward in options))
+                return Decision(side, tuple(self._action(name, nxt, reward) for name, nxt, reward in options))
         branches: dict = {}
         self._walk(situation, 1, 1, _NO_REWARD, branches, top=True)
         return Chance(_normalise(branches))
+
+    def _action(self, name, situation, reward):
+        """A decision's action; when what follows it is certain (no chance event, no other
+        open decision before the next node) the action points straight at that node, so
+        optimal play does not pay a graph node for a forced continuation."""
+        if type(situation) is tuple and situation[0] in ("peril", "riskroll", "test"):
+            branches: dict = {}
+            self._walk(situation, 1, 1, reward, branches)
+            if len(branches) == 1:
+                ((target, total), (num, den)), = branches.items()
+                if num == den:
+                    return (name, target, _unpack_rewards(total))
+        return (name, situation, _unpack_rewards(reward))
 
     # ----- the walk ----------------------------------------------------------------------
 
@@ -189,11 +201,12 @@ class KarbonModel:
             if phase == "end":
                 _emit(out, situation, num, den, reward)
                 return
-            if phase == "riskroll":
-                self._risk_roll(situation, num, den, reward, out)
-                return
-            if phase == "peril":
-                self._peril(situation, num, den, reward, out)
+            if phase == "riskroll" or phase == "peril":
+                if at_top:
+                    (self._risk_roll if phase == "riskroll" else self._peril)(situation, num, den, reward, out)
+                    return
+                for rest_num, rest_den, nxt, rest_reward in self._continuation(situation):
+                    _emit(out, nxt, num * rest_num, den * rest_den, reward + rest_reward)
                 return
             if phase == "test":
                 situation, reward = self._test_step(situation, reward)
@@ -223,17 +236,23 @@ class KarbonModel:
                              position.player_chips + gain_p, position.narrator_chips + gain_n,
                              *position[6:])
             path_num = num * weight
-            for rest_num, rest_den, nxt, rest_reward in self._after_roll(("risk", after, winner)):
+            for rest_num, rest_den, nxt, rest_reward in self._continuation(("risk", after, winner)):
                 _emit(out, nxt, path_num * rest_num, den * rest_den, reward + rest_reward)
 
-    def _after_roll(self, situation):
-        """The rest of the round from a post-roll situation, computed once (many rounds share it)."""
-        cached = self._after_roll_cache.get(situation)
+    def _continuation(self, situation):
+        """The rest of the round from a situation inside it, walked once and remembered
+        (many rounds pass through the same post-roll and pre-peril situations)."""
+        cached = self._continuation_cache.get(situation)
         if cached is None:
             branches: dict = {}
-            self._walk(situation, 1, 1, _NO_REWARD, branches)
+            if situation[0] == "riskroll":
+                self._risk_roll(situation, 1, 1, _NO_REWARD, branches)
+            elif situation[0] == "peril":
+                self._peril(situation, 1, 1, _NO_REWARD, branches)
+            else:
+                self._walk(situation, 1, 1, _NO_REWARD, branches)
             cached = tuple((num, den, nxt, reward) for (nxt, reward), (num, den) in branches.items())
-            self._after_roll_cache[situation] = cached
+            self._continuation_cache[situation] = cached
         return cached
 
     def _roll_table(self, player_hand, narrator_hand):

@@ -190,3 +190,57 @@ def contest_odds(setup: ContestSetup, ruleset: KarbonRuleset | None = None,
         model = DrawSearchModel(setup, ruleset, player, narrator)
         return _solve_model(model, ruleset, player, narrator, draw_values=draw_values, **options)
     return solve_start(setup.start(player, narrator), ruleset, player, narrator, **options)
+
+
+def explain_first_round(result: ContestOdds) -> list[str]:
+    """The optimal player's first-round risk decisions in words, with the values behind them.
+
+    Needs a result solved with ``all_states=True`` under an ``optimal`` player.
+    """
+    model, solution = result.model, result.solution
+    inner = getattr(model, "inner", model)
+    sizes = inner.sizes
+    lines = []
+    if isinstance(model, DrawSearchModel) and result.draw_values:
+        ranked = sorted(result.draw_values.items(), key=lambda item: -item[1])
+        lines.append("draw: " + ", ".join(f"{text} {float(value):.4f}" for text, value in ranked)
+                     + f" -> takes {dice_text(result.player_draw)}")
+    setup = result.setup
+    start = setup.start(result.player_policy, result.narrator_policy,
+                        result.player_draw if setup.player_dice is None else None,
+                        result.narrator_draw if setup.player_dice is None else None)
+    position = start.position
+    if start.fallout:
+        lines.append("(Fallout Glitches come before the first round; the explanation starts after them.)")
+        return lines
+    table, roll_den = inner._roll_table(position.player_hand, position.narrator_hand)
+    who = {"p": "the player wins the roll", "n": "the narrator wins the roll", "t": "a tie"}
+    for weight, winner, gain_p, gain_n, player_hand, narrator_hand in sorted(
+            table, key=lambda entry: -entry[0]):
+        after = position._replace(player_hand=player_hand, narrator_hand=narrator_hand,
+                                  player_chips=position.player_chips + gain_p,
+                                  narrator_chips=position.narrator_chips + gain_n)
+        situation = ("risk", after, winner)
+        if situation not in solution.strategy:
+            continue
+        _, options = inner._decision(situation)
+        values = {}
+        for name, nxt, reward in options:
+            target = inner._action(name, nxt, reward)[1]
+            values[name] = solution.state_value(target)
+        chosen = solution.strategy[situation]
+        other = "no" if chosen == "yes" else "yes"
+        hits = (f"{gain_p} hit(s) to {gain_n}" if winner == "t" else
+                f"{gain_p if winner == 'p' else gain_n} hit(s)")
+        if player_hand != position.player_hand:
+            moved = [a - b for a, b in zip(player_hand, position.player_hand)]
+            towards = "player" if sum(moved) > 0 else "narrator"
+            opening = f"Opening: {sizes.text(tuple(abs(m) for m in moved))} to the {towards}"
+        else:
+            opening = "no Opening"
+        direction = "rises" if values[chosen] > values[other] else "stays"
+        lines.append(
+            f"p={float(Fraction(weight, roll_den)):.4f}: {who[winner]} ({hits}), {opening}; "
+            f"risk: {chosen}, because the value {direction} from {float(values[other]):.4f} "
+            f"to {float(values[chosen]):.4f}")
+    return lines
