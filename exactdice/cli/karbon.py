@@ -7,6 +7,7 @@ import functools
 import click
 
 from exactdice.cli.common import emit_json, fraction_text, json_option
+from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError
 from exactdice.karbon import (RULE_CHOICES, ContestSetup, KarbonRuleset, parse_narrator_policy,
                               parse_player_policy, read_state_file)
@@ -173,6 +174,67 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
         click.echo("first round, the player's choices (value = expected score under the policies):")
         for line in explain_first_round(result):
             click.echo("  " + line)
+
+
+def _integer_list(text: str, flag: str) -> list[int]:
+    """``3``, ``1-5`` or ``1,2,4`` -> a list of ints (InputError naming the flag otherwise)."""
+    values = []
+    for part in str(text).split(","):
+        part = part.strip()
+        low, dash, high = part.partition("-")
+        try:
+            if dash:
+                start, stop = int(low), int(high)
+                if stop < start:
+                    raise ValueError
+                values.extend(range(start, stop + 1))
+            else:
+                values.append(int(part))
+        except ValueError:
+            raise InputError(flag, f'"{text}" is not a number, a range like 1-5, or a list like 1,2,4') from None
+    return values
+
+
+@karbon.command("table")
+@click.option("--ability", "-a", default="1-5", show_default=True, help="A value, a range (1-5) or a list (1,3,5).")
+@click.option("--challenge", "-c", default="1-5", show_default=True, help="As --ability.")
+@click.option("--consequence", "-w", default="2", show_default=True, help="As --ability.")
+@click.option("--peril", "-p", default="0", show_default=True, help="As --ability.")
+@click.option("--fortune", default="0", show_default=True, help="As --ability.")
+@click.option("--fallout", default="0", show_default=True, help="As --ability.")
+@click.option("--pool", default=dice_text(DEFAULT_POOL), show_default=True, help="The main pool.")
+@click.option("--reserve", default=dice_text(DEFAULT_RESERVE), show_default=True, help="The reserve.")
+@click.option("--player-policy", default="fixed", show_default=True, help="As for `karbon odds`.")
+@click.option("--narrator-policy", default="fixed", show_default=True, help="As for `karbon odds`.")
+@click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE", help=f"A ruleset knob (repeatable). {_RULES_HELP}.")
+@table_output_options
+def karbon_table(ability, challenge, consequence, peril, fortune, fallout, pool, reserve,
+                 player_policy, narrator_policy, rules, output_options):
+    """A printable grid of P(win) (with P(tie), P(loss) and expected rounds in the same
+    file) over two setup parameters: the two given as ranges or lists are the axes.
+
+    \b
+    Examples:
+      exactdice karbon table --ability 1-5 --challenge 1-5 --consequence 2 --peril 0 -o win.html
+      exactdice karbon table -a 3 -c 3 --consequence 1-3 --peril 0-2 --format csv
+    """
+    from exactdice.karbon.tables import contest_grid
+
+    given = {"ability": ability, "challenge": challenge, "consequence": consequence, "peril": peril,
+             "fortune": fortune, "fallout": fallout}
+    values = {name: _integer_list(text, f"--{name}") for name, text in given.items()}
+    axes = [name for name, listed in values.items() if len(listed) > 1]
+    if len(axes) != 2:
+        raise InputError("--ability", f"give exactly two parameters as ranges or lists (the table's axes); "
+                                      f"got {len(axes)}: {', '.join(axes) or 'none'}")
+    parse_dice_list(pool, "--pool"), parse_dice_list(reserve, "--reserve")
+    KarbonRuleset().with_rules(rules)
+    parse_player_policy(player_policy), parse_narrator_policy(narrator_policy)
+    fixed = {name: listed[0] for name, listed in values.items() if name not in axes}
+    fixed.update(pool=pool, reserve=reserve)
+    grid = contest_grid(axes[0], values[axes[0]], axes[1], values[axes[1]], fixed,
+                        player=player_policy, narrator=narrator_policy, rules=tuple(rules))
+    produce_tables([grid], **output_options)
 
 
 def _attach_commands():
