@@ -130,7 +130,8 @@ class KarbonModel:
     reward_names = REWARD_NAMES
 
     def __init__(self, sizes: DiceSizes, start, ruleset: KarbonRuleset,
-                 player: PlayerPolicy, narrator: NarratorPolicy):
+                 player: PlayerPolicy, narrator: NarratorPolicy, cap_chips: bool = True):
+        self.cap_chips = cap_chips
         self.sizes = sizes
         self.start = start
         self.ruleset = ruleset
@@ -185,6 +186,32 @@ class KarbonModel:
                     return (name, target, _unpack_rewards(total))
         return (name, situation, _unpack_rewards(reward))
 
+    @staticmethod
+    def _capped(position: Position) -> Position:
+        """The same position with chips in hand cut to what can still make a difference.
+
+        Exact, not an approximation: O never decreases, so at most ``W - O`` more
+        Glitches can be resolved before the track is full; a sideswipe needs a Glitch
+        that does not fill the track, so at most ``max(0, W - O - 1)`` sideswipes can
+        undo a Break, and at most ``(W - X - O) + that`` more Breaks can be resolved.
+        Chips in hand act only through completions at placement (5 chips each), a
+        sideswipe's transfer of the narrator's chips to the player, and footing-discard
+        (which needs some). So once a hand holds chips for every completion that can
+        still be resolved, more chips change no event and no outcome: every completion
+        past that bound is void because the track fills first. (Sudden death empties
+        both hands, so its extra place needs no margin.)
+        """
+        track, wins, losses = position.track, position.wins, position.losses
+        sideswipes = max(0, track - losses - 1)
+        breaks = (track - wins - losses) + sideswipes
+        player_cap = max(0, STACK_SIZE * breaks - position.player_stack)
+        narrator_cap = max(STACK_SIZE * (track - losses) - position.narrator_stack,
+                           STACK_SIZE * breaks if sideswipes else 0, 1)
+        if position.player_chips <= player_cap and position.narrator_chips <= narrator_cap:
+            return position
+        return position._replace(player_chips=min(position.player_chips, player_cap),
+                                 narrator_chips=min(position.narrator_chips, narrator_cap))
+
     # ----- the walk ----------------------------------------------------------------------
 
     def _walk(self, situation, num, den, reward, out, top=False):
@@ -192,7 +219,7 @@ class KarbonModel:
         while True:
             if type(situation) is Position:
                 if not top:
-                    _emit(out, situation, num, den, reward)
+                    _emit(out, self._capped(situation) if self.cap_chips else situation, num, den, reward)
                     return
                 self._roll(situation, num, den, reward, out)
                 return

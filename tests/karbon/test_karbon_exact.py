@@ -270,3 +270,33 @@ def test_float_mode_is_labelled_and_close():
                                        pool={}, reserve={}), arithmetic="float")
     assert approx.exact is False and approx.to_json()["exact"] is False
     assert abs(approx.win - float(exact.win)) < 1e-9
+
+
+@pytest.mark.parametrize("setup_kwargs,player,narrator,rules", [
+    (dict(player_dice={8: 1}, narrator_dice={8: 1}, consequence=2, player_chips=9, narrator_chips=12),
+     "fixed", "fixed", ["sudden_death=on"]),
+    (dict(player_dice={4: 1}, narrator_dice={10: 1}, consequence=3, peril=1),
+     "risk=always;glitch=sideswipe>hurt;sideswipe_take=chips", "random",
+     ["rewards_per_test=1", "tie_order=narrator_first"]),
+    (dict(player_dice={6: 1}, narrator_dice={10: 1}, consequence=3, peril=1, wins=1),
+     "risk=always;glitch=sideswipe>hurt;sideswipe_take=chips", "hurt=injury", []),
+])
+def test_capping_chips_in_hand_changes_no_result(setup_kwargs, player, narrator, rules):
+    """The model cuts chips in hand to what can still matter (see KarbonModel._capped);
+    the uncapped graph is larger and must give identical exact results."""
+    from exactdice.karbon.model import KarbonModel
+    from exactdice.karbon.solve import _solve_model
+
+    setup = ContestSetup(pool={}, reserve={}, **setup_kwargs)
+    p, n = parse_player_policy(player), parse_narrator_policy(narrator)
+    ruleset = KarbonRuleset().with_rules(rules)
+    start = setup.start(p, n)
+    results = []
+    for cap in (True, False):
+        model = KarbonModel(start.sizes, start.situation(), ruleset, p, n, cap_chips=cap)
+        results.append(_solve_model(model, ruleset, p, n, draws=(start.player_draw, start.narrator_draw)))
+    capped, plain = results
+    assert capped.states <= plain.states
+    fields = ("win", "loss", "tie", "never_ends", "expected_rounds", "expected_breaks",
+              "expected_glitches", "expected_injuries", "expected_conditions")
+    assert [getattr(capped, f) for f in fields] == [getattr(plain, f) for f in fields]
