@@ -88,3 +88,50 @@ def test_strategy_file_round_trip(tmp_path):
     assert all(entry["side"] == "player" for entry in document["decisions"])
     table = load_strategy(path)
     assert len(table) == len(document["decisions"]) + 1
+
+
+def test_optimal_value_equals_brute_force_over_positional_strategies():
+    """A tiny contest (both stacks one chip from completing) has few decision states:
+    every positional strategy of the player is evaluated as a fixed chain, and the best
+    of them must be the optimal solve's value, reached by the strategy it returns."""
+    import itertools
+
+    from exactdice.karbon.model import KarbonModel
+    from exactdice.markov import Chance, Decision, explore, solve
+    from exactdice.karbon.solve import payoffs
+
+    setup = ContestSetup(player_dice={4: 1}, narrator_dice={4: 1}, pool={}, reserve={}, consequence=1,
+                         player_stack=4, narrator_stack=4)
+    ruleset = KarbonRuleset()
+    start = setup.start(OPTIMAL, NarratorPolicy())
+    model = KarbonModel(start.sizes, start.situation(), ruleset, OPTIMAL, NarratorPolicy())
+    graph = explore(model)
+    payoff, endless = payoffs(ruleset)
+    optimal = solve(graph, payoff=payoff, nonterminating_payoff=endless)
+    decisions = [state for state in graph.states if isinstance(model.expand(state), Decision)]
+    assert 2 <= len(decisions) <= 12
+
+    class Following:
+        outcomes, reward_names = model.outcomes, model.reward_names
+
+        def __init__(self, choice):
+            self.choice = choice
+
+        def initial_state(self):
+            return model.initial_state()
+
+        def expand(self, state):
+            node = model.expand(state)
+            if isinstance(node, Decision):
+                name, target, rewards = node.actions[self.choice[state]]
+                return Chance(((1, target, rewards),))
+            return node
+
+    values = {}
+    for picks in itertools.product(*(range(len(model.expand(s).actions)) for s in decisions)):
+        choice = dict(zip(decisions, picks))
+        values[picks] = solve(Following(choice), payoff=payoff, nonterminating_payoff=endless).value
+    assert optimal.value == max(values.values())
+    chosen = tuple(next(i for i, action in enumerate(model.expand(s).actions)
+                        if action[0] == optimal.strategy[s]) for s in decisions)
+    assert values[chosen] == optimal.value
