@@ -296,15 +296,7 @@ class Distribution:
             return Distribution({zero: 1})
         if self._integer_valued:
             return _integer_power(self, count)
-        result = None
-        base = self
-        while count:
-            if count & 1:
-                result = base if result is None else _convolve(result, base)
-            count >>= 1
-            if count:
-                base = _convolve(base, base)
-        return result
+        return _repeated_squaring(self, count)
 
     def maximum(self, other) -> "Distribution":
         """Distribution of max(x, y) for independent x, y.
@@ -547,18 +539,23 @@ def _kronecker_product(a: Distribution, b: Distribution) -> Distribution:
     return _unpack(packed, low, span, slot)
 
 
+def _repeated_squaring(dist: Distribution, count: int) -> Distribution:
+    """n-fold sum by convolving squares (log2(count) convolutions, not count)."""
+    result, base = None, dist
+    while count:
+        if count & 1:
+            result = base if result is None else _convolve(result, base)
+        count >>= 1
+        if count:
+            base = _convolve(base, base)
+    return result
+
+
 def _integer_power(dist: Distribution, count: int) -> Distribution:
     """n-fold sum of an integer distribution as one big-integer power."""
     span = (dist.max_outcome() - dist.min_outcome()) * count + 1
     if span >= _DENSE_SPAN_LIMIT:
-        result, base = None, dist
-        while count:
-            if count & 1:
-                result = base if result is None else _convolve(result, base)
-            count >>= 1
-            if count:
-                base = _convolve(base, base)
-        return result
+        return _repeated_squaring(dist, count)
     slot = _slot_bytes(dist._denominator ** count)
     packed = _pack(dist, slot) ** count
     return _unpack(packed, dist.min_outcome() * count, span, slot)
