@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 
 import click
 
@@ -95,7 +96,23 @@ def with_setup(function):
     return wrapper
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _KarbonGroup(click.Group):
+    """The karbon group; simulate and trace live in `exactdice.cli.karbon_sim` (which imports
+    this module for the shared options), so they are looked up when first used."""
+
+    lazy = {"simulate": "exactdice.cli.karbon_sim:simulate", "trace": "exactdice.cli.karbon_sim:trace"}
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def get_command(self, ctx, name):
+        if name in self.lazy:
+            module_name, attribute = self.lazy[name].split(":")
+            return getattr(importlib.import_module(module_name), attribute)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def karbon():
     """Karbon contests: exact odds of a whole multi-round contest.
 
@@ -235,13 +252,3 @@ def karbon_table(ability, challenge, consequence, peril, fortune, fallout, pool,
     grid = contest_grid(axes[0], values[axes[0]], axes[1], values[axes[1]], fixed,
                         player=player_policy, narrator=narrator_policy, rules=tuple(rules))
     produce_tables([grid], **output_options)
-
-
-def _attach_commands():
-    """Commands that live in their own modules (they import this one for the shared options)."""
-    from exactdice.cli.karbon_sim import simulate, trace
-    karbon.add_command(simulate)
-    karbon.add_command(trace)
-
-
-_attach_commands()

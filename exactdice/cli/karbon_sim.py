@@ -10,18 +10,47 @@ import click
 
 from exactdice.cli.common import emit_json, json_option
 from exactdice.cli.karbon import with_setup
-from exactdice.errors import InputError
 from exactdice.karbon.simulate import OUTCOMES, simulate_contests, summarize, write_samples_csv
 from exactdice.karbon.trace import trace_contest
 
-__all__ = ["simulate", "trace"]
+__all__ = ["simulate", "trace", "solved_strategy"]
+
+_STRATEGY_HELP = ("A strategy file from `karbon odds --strategy` that plays the optimal/kind side(s). "
+                  "Without it, optimal/kind policies are solved first, which can take long.")
 
 
-def _check_strategy(strategy_file):
-    """Strategy replay is not wired in yet: refuse it clearly instead of ignoring it."""
+def solved_strategy(setup, ruleset, player, narrator) -> dict:
+    """Solve the contest exactly and return its strategy as a table, as `load_strategy` would read
+    the file ``karbon odds --strategy`` writes (no file is written).
+
+    >>> from exactdice.karbon import ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy
+    >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, consequence=1, pool={}, reserve={})
+    >>> table = solved_strategy(setup, KarbonRuleset(), PlayerPolicy(kind="optimal"), NarratorPolicy())
+    >>> table[None]["policies"]["player"], len(table) > 1
+    ('optimal', True)
+    """
+    from exactdice.karbon.solve import contest_odds
+    from exactdice.karbon.strategy import FORMAT, decision_key, describe_decision
+
+    result = contest_odds(setup, ruleset, player, narrator)
+    sizes = result.model.sizes
+    table: dict = {decision_key(*describe_decision(sizes, situation)): action
+                   for situation, action in result.strategy.items()}
+    table[None] = {"format": FORMAT, "ruleset": ruleset.to_dict(),
+                   "policies": {"player": player.text(), "narrator": narrator.text()},
+                   "dice_sizes": list(sizes.sizes)}
+    return table
+
+
+def _strategy_for(setup, ruleset, player, narrator, strategy_file):
+    """The strategy to replay: the file, or a fresh solve when a side plays optimal/kind."""
     if strategy_file is not None:
-        raise InputError("--strategy", "replaying an exported strategy in the simulator is not available "
-                                       "yet; simulate fixed or random policies")
+        return strategy_file
+    if player.kind == "optimal" or narrator.kind in ("optimal", "kind"):
+        click.echo("solving the contest exactly for the optimal/kind strategy (this can take long) ...",
+                   err=True)
+        return solved_strategy(setup, ruleset, player, narrator)
+    return None
 
 
 @click.command()
@@ -31,10 +60,16 @@ def _check_strategy(strategy_file):
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Write one CSV row per contest to this file (else print a summary).")
 @click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
-              help="A strategy file from `karbon odds --strategy` to replay optimal/kind play.")
+              help=_STRATEGY_HELP)
 @json_option
 def simulate(setup, ruleset, player, narrator, n, seed, out, strategy_file, as_json):
     """Play many Karbon contests die by die (independently of the exact model).
+
+    Fixed and random policies are played by the simulator itself; an optimal or kind
+    side replays a strategy: `--strategy FILE` from `karbon odds ... --strategy FILE`
+    (same setup, ruleset and policies; a mismatch is refused), or, without it, the
+    contest is solved exactly first to get one (this can take long: minutes and GBs
+    for big setups, as for `karbon odds`).
 
     \b
     CSV columns (one row per contest):
@@ -51,9 +86,13 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy_file, as_j
     Examples:
       exactdice karbon simulate -a 3 -c 3 -w 3 -p 1 --n 100000 --seed 7 --out samples.csv
       exactdice karbon simulate -a 2 -c 2 --narrator-policy random --rule sudden_death=on --json
+      exactdice karbon odds --player-dice d6 --narrator-dice d8 --pool d4 --reserve d4 -w 1 -p 1 \
+          --player-policy optimal --strategy s.json
+      exactdice karbon simulate --player-dice d6 --narrator-dice d8 --pool d4 --reserve d4 -w 1 -p 1 \
+          --player-policy optimal --strategy s.json --n 100000
     """
-    _check_strategy(strategy_file)
-    result = simulate_contests(setup, ruleset, player, narrator, n=n, seed=seed)
+    strategy = _strategy_for(setup, ruleset, player, narrator, strategy_file)
+    result = simulate_contests(setup, ruleset, player, narrator, n=n, seed=seed, strategy=strategy)
     if out is not None:
         write_samples_csv(result, out)
         click.echo(f"wrote {n} contests to {out}", err=True)
@@ -61,7 +100,9 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy_file, as_j
     if as_json:
         emit_json({"setup": setup.to_dict(), "ruleset": ruleset.to_dict(),
                    "policies": {"player": player.text(), "narrator": narrator.text()},
-                   "seed": seed, **summary})
+                   "seed": seed,
+                   "strategy": strategy_file if strategy_file else ("solved" if strategy else None),
+                   **summary})
         return
     if out is not None:
         return
@@ -77,17 +118,21 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy_file, as_j
 @click.command()
 @with_setup
 @click.option("--seed", type=int, default=3, show_default=True, help="Seed of the random generator (PCG64).")
+@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+              help=_STRATEGY_HELP)
 @json_option
-def trace(setup, ruleset, player, narrator, seed, as_json):
+def trace(setup, ruleset, player, narrator, seed, strategy_file, as_json):
     """Play one contest and tell it round by round in words: the rolls, hits and
     turncoats, the winner, the Opening, risk, peril, the Test, every Break and Glitch
-    with the option chosen, and the track.
+    with the option chosen, and the track. Optimal/kind sides replay a strategy, as in
+    `karbon simulate` (solved first when no --strategy file is given).
 
     \b
     Example:
       exactdice karbon trace -a 3 -c 3 -w 3 -p 1 --seed 3
     """
-    lines = trace_contest(setup, ruleset, player, narrator, seed=seed)
+    strategy = _strategy_for(setup, ruleset, player, narrator, strategy_file)
+    lines = trace_contest(setup, ruleset, player, narrator, seed=seed, strategy=strategy)
     if as_json:
         emit_json({"seed": seed, "lines": lines})
         return

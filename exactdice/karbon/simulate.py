@@ -6,6 +6,12 @@ is rolled one by one with ``numpy.random.Generator(PCG64(seed))`` and the contes
 played step by step from the spec, all contests of a batch advancing one round at a
 time (numpy arrays over contests, finished ones dropped after each round).
 
+Optimal and kind play is *replayed* from a strategy table (`StrategyReplay`: a file of
+``karbon odds --strategy``, read with `exactdice.karbon.strategy.load_strategy`): at each
+decision of such a side the simulator describes its own position in the file's keys,
+looks the action up (`exactdice.karbon.strategy.decision_key`) and plays it. Decisions
+with a single legal option are forced and never looked up, as in the exact model.
+
 One row per contest (`COLUMNS`):
 
 - ``trial``: the contest's number, from 0
@@ -25,19 +31,23 @@ One row per contest (`COLUMNS`):
 from __future__ import annotations
 
 import csv
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from exactdice.errors import InputError
-from exactdice.karbon.dice import DiceSizes, die_classes
-from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
+from exactdice.karbon.dice import DiceSizes, dice_text, die_classes, parse_dice_list
+from exactdice.karbon.policies import BREAK_OPTIONS, NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.strategy import decision_key, load_strategy
 
 __all__ = ["simulate_contests", "write_samples_csv", "summarize", "expected_distribution",
-           "COLUMNS", "OUTCOMES", "OUTCOME_COLUMN", "MAX_ROUNDS", "MAX_CONTESTS", "ContestEngine"]
+           "contest_start", "StrategyReplay", "COLUMNS", "OUTCOMES", "OUTCOME_COLUMN", "MAX_ROUNDS",
+           "MAX_CONTESTS", "ContestEngine"]
 
 COLUMNS = ("trial", "outcome", "rounds", "breaks", "glitches", "injuries", "conditions")
 OUTCOMES = ("win", "loss", "tie", "unfinished")
@@ -52,6 +62,7 @@ EXTRA_DIE = 8            # risk and peril dice are d8
 
 _UNFINISHED, _WIN, _LOSS, _TIE = 0, 1, 2, 3
 _OUTCOME_NAMES = np.array(["unfinished", "win", "loss", "tie"])
+_WINNER_WORDS = ("player", "narrator", "tie")   # roll_winner codes 0, 1, 2
 
 
 class ContestEngine:
@@ -59,13 +70,20 @@ class ContestEngine:
 
     State is a set of numpy arrays over contests (dice are count matrices aligned with
     the contest's `DiceSizes`). ``notes``, when a list, receives a plain-words account
-    of contest 0 (used by `exactdice.karbon.trace`).
+    of contest 0 (used by `exactdice.karbon.trace`). ``replay`` plays the decisions of
+    optimal/kind sides from a strategy (`StrategyReplay`).
     """
 
     def __init__(self, start, ruleset: KarbonRuleset, player: PlayerPolicy, narrator: NarratorPolicy,
-                 n: int, rng: np.random.Generator, notes: list[str] | None = None):
+                 n: int, rng: np.random.Generator, notes: list[str] | None = None,
+                 replay: StrategyReplay | None = None):
         self.ruleset, self.player, self.narrator = ruleset, player, narrator
         self.rng, self.notes = rng, notes
+        self.replay = replay
+        self.player_replays = replay is not None and replay.player_strategic
+        self.narrator_replays = replay is not None and replay.narrator_strategic
+        picker_replays = self.player_replays if ruleset.sideswipe_picker == "player" else self.narrator_replays
+        self.picker_replays = picker_replays
         self.sizes: DiceSizes = start.sizes
         sizes = self.sizes.sizes
         self.k = len(sizes)
@@ -97,6 +115,7 @@ class ContestEngine:
         self.peril, self.track = vector(position.peril), vector(position.track)
         self.rounds, self.breaks, self.glitches = vector(0), vector(0), vector(0)
         self.injuries, self.conditions = vector(0), vector(0)
+        self.excess_player, self.excess_narrator = vector(0), vector(0)   # see `_note_excess_chips`
         self.outcome = np.zeros(n, dtype=np.int8)
         self.void = np.zeros(n, dtype=bool)   # a sudden-death restart voided the rest of this Test
         self.fallout = start.fallout
@@ -105,7 +124,8 @@ class ContestEngine:
 
     _STATE = ("trial", "player_hand", "narrator_hand", "pool", "reserve", "player_chips",
               "narrator_chips", "player_stack", "narrator_stack", "wins", "losses", "peril", "track",
-              "rounds", "breaks", "glitches", "injuries", "conditions", "outcome", "void")
+              "rounds", "breaks", "glitches", "injuries", "conditions", "outcome", "void",
+              "excess_player", "excess_narrator")
 
     # ----- the whole contest ------------------------------------------------------------
 
@@ -143,6 +163,8 @@ class ContestEngine:
         n = len(self.trial)
         self.rounds += 1
         self._say(f"Round {self.rounds[0]}:")
+        if self.replay is not None:
+            self._note_excess_chips()
         player_hits, player_turncoats = self._roll_hand(self.player_hand, "player")
         narrator_hits, narrator_turncoats = self._roll_hand(self.narrator_hand, "narrator")
         player_won, narrator_won = player_hits > narrator_hits, narrator_hits > player_hits
@@ -173,7 +195,10 @@ class ContestEngine:
             else:
                 self._say(f"  No Opening ({player_count[0]} turncoats each); set-aside dice go back.")
         # 4.4 Risk
-        if self.player.risk == "always":
+        if self.player_replays:
+            self._replayed_risk(player_won, narrator_won, player_turncoats, narrator_turncoats,
+                                player_opens, narrator_opens)
+        elif self.player.risk == "always":
             risk_hits = self._roll_extra(np.full(n, RISK_DICE), "risk")
             taken = _take_in_order(self.pool, risk_hits, self.risk_take)
             self.pool -= taken
@@ -202,6 +227,34 @@ class ContestEngine:
         self._test(player_won | tie, narrator_won | tie)
         self._say(f"  {self._status_text()}")
 
+    def _replayed_risk(self, player_won, narrator_won, player_turncoats, narrator_turncoats,
+                       player_opens, narrator_opens) -> None:
+        """4.4 played from the strategy: risk or not, then which dice the hits take."""
+        rows = np.arange(len(self.trial))
+        # the decision sees the hands as they stand once the Opening's dice have moved
+        hands = (self.player_hand + np.where(narrator_opens[:, None], narrator_turncoats, 0)
+                 + np.where(player_opens[:, None], 0, player_turncoats),
+                 self.narrator_hand + np.where(player_opens[:, None], player_turncoats, 0)
+                 + np.where(narrator_opens[:, None], 0, narrator_turncoats))
+        winner = np.where(player_won, 0, np.where(narrator_won, 1, 2))
+        risking = self._decide("risk", rows, winner[:, None], _winner_context, _risk_options, hands) == "yes"
+        risk_hits = self._roll_extra(np.where(risking, RISK_DICE, 0), "risk")
+        self.narrator_chips += np.where(risking, RISK_DICE - risk_hits, 0)
+        take = np.where(risking, np.minimum(risk_hits, self.pool.sum(axis=1)), 0)
+        takers = np.nonzero(take)[0]
+        taken = self._dice_matrix(self._decide("take", takers, np.column_stack([winner, take])[takers],
+                                               _take_context, _take_options, hands))
+        self.pool[takers] -= taken
+        self.player_hand[takers] += taken
+        if self.notes is not None:
+            if risking[0]:
+                first_taken = tuple(taken[0]) if len(takers) and takers[0] == 0 else self.sizes.empty
+                self._say(f"  Risk (strategy): the player puts it all on the line: {risk_hits[0]} hit(s) take "
+                          f"{self.sizes.text(first_taken)} from the pool; the narrator gains "
+                          f"{RISK_DICE - risk_hits[0]} chip(s).")
+            else:
+                self._say("  Risk (strategy): the player does not risk.")
+
     def _test(self, player_places: np.ndarray, narrator_places: np.ndarray) -> None:
         """4.7: Peril Glitches, placement, then the rewards in tie order."""
         self.void[:] = False
@@ -209,15 +262,17 @@ class ContestEngine:
         self.narrator_stack %= STACK
         if self.notes is not None and peril_glitches[0]:
             self._say(f"  Test: the narrator's stack completes {peril_glitches[0]} time(s) from Peril.")
-        self._resolve_rewards(peril_glitches, "glitch")
+        # the roll's winner code (0 player, 1 narrator, 2 tie) for the queue's "place:<winner>"
+        winner = np.where(narrator_places, np.where(player_places, 2, 1), 0)
+        self._resolve_rewards(peril_glitches, "glitch", "place", winner)
         going = (self.outcome == _UNFINISHED) & ~self.void
         breaks = self._place(going & player_places, "player")
         glitches = self._place(going & narrator_places, "narrator")
         if self.ruleset.tie_order == "player_first":
-            self._resolve_rewards(breaks, "break")
+            self._resolve_rewards(breaks, "break", "G", glitches)
             self._resolve_rewards(glitches, "glitch")
         else:
-            self._resolve_rewards(glitches, "glitch")
+            self._resolve_rewards(glitches, "glitch", "B", breaks)
             self._resolve_rewards(breaks, "break")
 
     def _place(self, places: np.ndarray, side: str) -> np.ndarray:
@@ -243,9 +298,17 @@ class ContestEngine:
 
     # ----- rewards (spec 5 and 6) -------------------------------------------------------
 
-    def _resolve_rewards(self, pending: np.ndarray, kind: str) -> None:
-        """Resolve ``pending`` Breaks or Glitches per contest, one at a time, until the end."""
+    def _resolve_rewards(self, pending: np.ndarray, kind: str, tail_kind: str | None = None,
+                         tail: np.ndarray | None = None) -> None:
+        """Resolve ``pending`` Breaks or Glitches per contest, one at a time, until the end.
+
+        What follows them in this Test (for the decisions' ``queue``) is ``tail``: per
+        contest a count of ``"B"``/``"G"`` rewards, or the winner code of the placement
+        step (``tail_kind`` ``"place"``).
+        """
         pending = pending.copy()
+        head = _QUEUE_CODES["B" if kind == "break" else "G"]
+        tail_code = _QUEUE_CODES[tail_kind]
         while True:
             rows = np.nonzero((pending > 0) & (self.outcome == _UNFINISHED) & ~self.void)[0]
             if not len(rows):
@@ -256,13 +319,21 @@ class ContestEngine:
                 self.breaks[rows] += 1
                 self._say("  Break: the player marks an X.", rows)
                 rows = self._check_track(rows)
-                self._break_option(rows)
             else:
                 self.losses[rows] += 1
                 self.glitches[rows] += 1
                 self._say("  Glitch: the narrator marks an O.", rows)
                 rows = self._check_track(rows)
-                self._glitch_option(rows)
+            # the rest of the Test after this reward, as columns (see `_queue_context`)
+            queue = np.zeros((len(self.trial), 4), dtype=np.int64)
+            if self.replay is not None and len(rows):
+                queue[rows, 0], queue[rows, 1], queue[rows, 2] = head, pending[rows], tail_code
+                if tail is not None:
+                    queue[rows, 3] = tail[rows]
+            if kind == "break":
+                self._break_option(rows, queue)
+            else:
+                self._glitch_option(rows, queue)
 
     def _check_track(self, rows: np.ndarray) -> np.ndarray:
         """End the contests whose track is full; return the rows that go on."""
@@ -287,16 +358,21 @@ class ContestEngine:
                       f"{_OUTCOME_NAMES[result[0]]}.")
         return rows[~full]
 
-    def _break_option(self, rows: np.ndarray) -> None:
+    def _break_option(self, rows: np.ndarray, queue: np.ndarray) -> None:
         if not len(rows):
             return
-        applicable = {
-            "security": self.peril[rows] > 0,
-            "footing-discard": self.narrator_chips[rows] > 0,
-            "footing-dice": self.narrator_hand[rows].sum(axis=1) > 0,
-            "advantage": self._improving_swap(self.player_hand[rows], self.reserve[rows])[0],
-        }
-        for option, chosen in _first_applicable(self.player.break_order, applicable):
+        if self.player_replays:
+            choice = self._decide("break", rows, queue[rows], _queue_context, _break_options)
+            groups = [(option, choice == option) for option in BREAK_OPTIONS]
+        else:
+            applicable = {
+                "security": self.peril[rows] > 0,
+                "footing-discard": self.narrator_chips[rows] > 0,
+                "footing-dice": self.narrator_hand[rows].sum(axis=1) > 0,
+                "advantage": self._improving_swap(self.player_hand[rows], self.reserve[rows])[0],
+            }
+            groups = _first_applicable(self.player.break_order, applicable)
+        for option, chosen in groups:
             picked = rows[chosen]
             if not len(picked):
                 continue
@@ -306,12 +382,24 @@ class ContestEngine:
             elif option == "footing-discard":
                 self._say(f"  Option footing: the narrator discards its {self.narrator_chips[0]} chip(s).", picked)
                 self.narrator_chips[picked] = 0
+                if self.replay is not None:
+                    self.excess_narrator[picked] = 0
             elif option == "footing-dice":
-                given = _take_in_order(self.narrator_hand[picked], np.full(len(picked), 2), self.give)
+                given = self._narrator_gives(picked, queue, "give", self.narrator_replays, self.give)
                 self.narrator_hand[picked] -= given
                 self.player_hand[picked] += given
                 self._say(f"  Option footing: the narrator gives the player {self.sizes.text(tuple(given[0]))}.",
                           picked)
+            elif self.player_replays:
+                before = self.player_hand[picked[0]].copy()
+                swaps = self._decide("swap", picked, queue[picked], _queue_context, _swap_options)
+                out, into = (self._dice_matrix(np.array([swap.split("->")[side] for swap in swaps]))
+                             for side in (0, 1))
+                self.player_hand[picked] += into - out
+                self.reserve[picked] += out - into
+                self._say(f"  Option advantage (strategy): the player swaps {swaps[0].replace('->', ' for ')} "
+                          f"({self.sizes.text(tuple(before))} becomes "
+                          f"{self.sizes.text(tuple(self.player_hand[picked[0]]))}).", picked)
             else:
                 hand, reserve = self.player_hand[picked], self.reserve[picked]
                 before = hand[0].copy()
@@ -326,17 +414,32 @@ class ContestEngine:
                 self._say(f"  Option advantage: the player swaps its {self.sizes.text(tuple(before))} for "
                           f"{self.sizes.text(tuple(hand[0]))} with the reserve.", picked)
 
-    def _glitch_option(self, rows: np.ndarray) -> None:
+    def _narrator_gives(self, rows: np.ndarray, queue: np.ndarray, point: str, replayed: bool,
+                        order) -> np.ndarray:
+        """Two dice (or all, if fewer) of the narrator's hand per row: from the strategy or in ``order``."""
+        if replayed:
+            return self._dice_matrix(self._decide(point, rows, queue[rows], _queue_context, _give_options))
+        return _take_in_order(self.narrator_hand[rows], np.full(len(rows), 2), order)
+
+    def _glitch_option(self, rows: np.ndarray, queue: np.ndarray) -> None:
         if not len(rows):
             return
-        always = np.ones(len(rows), dtype=bool)
-        applicable = {"hurt": always, "plans": always, "sideswipe": self.wins[rows] >= 1}
-        for option, chosen in _first_applicable(self.player.glitch_order, applicable):
+        if self.player_replays:
+            choice = self._decide("glitch", rows, queue[rows], _queue_context, _glitch_options)
+            groups = [(option, choice == option) for option in ("hurt", "plans", "sideswipe")]
+        else:
+            always = np.ones(len(rows), dtype=bool)
+            applicable = {"hurt": always, "plans": always, "sideswipe": self.wins[rows] >= 1}
+            groups = _first_applicable(self.player.glitch_order, applicable)
+        for option, chosen in groups:
             picked = rows[chosen]
             if not len(picked):
                 continue
             if option == "hurt":
-                injury = self._narrator_coin(picked, self.narrator.hurt == "injury")
+                if self.narrator_replays:
+                    injury = self._decide("hurt", picked, queue[picked], _queue_context, _hurt_options) == "injury"
+                else:
+                    injury = self._narrator_coin(picked, self.narrator.hurt == "injury")
                 hurt = picked[injury]
                 self.injuries[hurt] += 1
                 self.player_chips[hurt] += 2
@@ -348,29 +451,114 @@ class ContestEngine:
                               + (" (and one peril die)." if self.ruleset.injury_peril == "on" else ".")
                               if injury[0] else "  Option hurt: the narrator gives the Agent a condition.")
             elif option == "plans":
-                dice = self._narrator_coin(picked, self.narrator.plans == "dice")
+                if self.narrator_replays:
+                    dice = self._decide("plans", picked, queue[picked], _queue_context, _plans_options) == "dice"
+                else:
+                    dice = self._narrator_coin(picked, self.narrator.plans == "dice")
                 taker, adder = picked[dice], picked[~dice]
-                taken = _take_in_order(self.pool[taker], np.full(len(taker), 2), self.plans_take)
+                if self.narrator_replays:
+                    taker = taker[self.pool[taker].sum(axis=1) > 0]   # an empty pool gives nothing to take
+                    taken = self._dice_matrix(self._decide("planstake", taker, queue[taker], _queue_context,
+                                                           _planstake_options))
+                else:
+                    taken = _take_in_order(self.pool[taker], np.full(len(taker), 2), self.plans_take)
                 self.pool[taker] -= taken
                 self.narrator_hand[taker] += taken
                 self.peril[adder] += 1
                 if self.notes is not None and picked[0] == 0:
-                    self._say(f"  Option plans: the narrator takes {self.sizes.text(tuple(taken[0]))} from the pool."
+                    first_taken = tuple(taken[0]) if len(taker) and taker[0] == 0 else self.sizes.empty
+                    self._say(f"  Option plans: the narrator takes {self.sizes.text(first_taken)} from the pool."
                               if dice[0] else "  Option plans: the narrator adds one peril die.")
             else:
                 self.wins[picked] -= 1
-                if self.player.sideswipe_take == "chips":
-                    self._say(f"  Option sideswipe: one X is removed; the narrator gives the player its "
-                              f"{self.narrator_chips[0]} chip(s).", picked)
-                    self.player_chips[picked] += self.narrator_chips[picked]
-                    self.narrator_chips[picked] = 0
+                if self.player_replays:
+                    takes_chips = self._decide("sideswipe", picked, queue[picked], _queue_context,
+                                               _sideswipe_options) == "chips"
                 else:
+                    takes_chips = np.full(len(picked), self.player.sideswipe_take == "chips")
+                chipped, diced = picked[takes_chips], picked[~takes_chips]
+                if len(chipped):
+                    self._say(f"  Option sideswipe: one X is removed; the narrator gives the player its "
+                              f"{self.narrator_chips[0]} chip(s).", chipped)
+                    self.player_chips[chipped] += self.narrator_chips[chipped]
+                    self.narrator_chips[chipped] = 0
+                    if self.replay is not None:
+                        self.excess_player[chipped] += self.excess_narrator[chipped]
+                        self.excess_narrator[chipped] = 0
+                if len(diced):
+                    if self.picker_replays:
+                        diced = diced[self.narrator_hand[diced].sum(axis=1) > 0]  # nothing to give: no choice
                     order = self.best_first if self.ruleset.sideswipe_picker == "player" else self.give
-                    given = _take_in_order(self.narrator_hand[picked], np.full(len(picked), 2), order)
-                    self.narrator_hand[picked] -= given
-                    self.player_hand[picked] += given
+                    given = self._narrator_gives(diced, queue, "swipedice", self.picker_replays, order)
+                    self.narrator_hand[diced] -= given
+                    self.player_hand[diced] += given
                     self._say(f"  Option sideswipe: one X is removed; the narrator gives the player "
-                              f"{self.sizes.text(tuple(given[0]))}.", picked)
+                              f"{self.sizes.text(tuple(given[0]))}.", diced)
+
+    # ----- replayed decisions (a strategy table) ------------------------------------------
+
+    def _note_excess_chips(self) -> None:
+        """Chips in hand past what can still matter, as the exact model drops them at a round's start.
+
+        The model (work in progress there) cuts chips in hand at each round start to what
+        can still make a completion that counts, so its strategy states hold the cut
+        chips. The simulator keeps its real chips and only describes a decision with the
+        excess taken off (moved with the chips by a sideswipe, dropped by a discard);
+        `StrategyReplay.decide` falls back to the real chips when the file has those.
+        """
+        sideswipes = np.maximum(0, self.track - self.losses - 1)
+        breaks = self.track - self.wins - self.losses + sideswipes
+        player_cap = np.maximum(0, STACK * breaks - self.player_stack)
+        narrator_cap = np.maximum.reduce([STACK * (self.track - self.losses) - self.narrator_stack,
+                                          np.where(sideswipes > 0, STACK * breaks, 0), np.ones_like(breaks)])
+        self.excess_player = np.maximum(0, self.player_chips - player_cap)
+        self.excess_narrator = np.maximum(0, self.narrator_chips - narrator_cap)
+
+    def _decide(self, point: str, rows: np.ndarray, context: np.ndarray,
+                describe_context: Callable, options: Callable, hands=None) -> np.ndarray:
+        """The strategy's action at ``point`` for each row (an array of action names).
+
+        Rows in the same state and context share one look-up: the state columns (the
+        ``--state`` keys; ``hands`` replaces the hands when the decision sees them moved)
+        and ``context`` (int columns that ``describe_context`` turns into the file's
+        context) are made unique first.
+        """
+        if not len(rows):
+            return np.array([], dtype=object)
+        player_hand, narrator_hand = hands if hands is not None else (self.player_hand, self.narrator_hand)
+        excess = np.column_stack([self.excess_player[rows], self.excess_narrator[rows]])
+        columns = np.hstack([player_hand[rows], narrator_hand[rows], self.pool[rows], self.reserve[rows],
+                             np.column_stack([getattr(self, name)[rows] for name in _COUNTERS]),
+                             excess, context.reshape(len(rows), -1)])
+        unique, inverse = np.unique(columns, axis=0, return_inverse=True)
+        seen, replay = self.replay.seen, self.replay
+        actions = []
+        for packed in unique:
+            key = (point, packed.tobytes())
+            action = seen.get(key)
+            if action is None:
+                state = _Seen(*(tuple(int(c) for c in packed[i * self.k:(i + 1) * self.k]) for i in range(4)),
+                              *(int(value) for value in packed[4 * self.k:4 * self.k + len(_COUNTERS)]))
+                end = 4 * self.k + len(_COUNTERS)
+                excess_player, excess_narrator = (int(value) for value in packed[end:end + 2])
+                extra = [int(value) for value in packed[end + 2:]]
+                cut = state._replace(player_chips=max(0, state.player_chips - excess_player),
+                                     narrator_chips=max(0, state.narrator_chips - excess_narrator))
+                action = replay.decide(point, cut.describe(self.sizes), describe_context(extra),
+                                       options(state, extra, self.sizes),
+                                       None if cut == state else state.describe(self.sizes))
+                seen[key] = action
+            actions.append(action)
+        return np.array(actions, dtype=object)[inverse.reshape(-1)]
+
+    def _dice_matrix(self, names: np.ndarray) -> np.ndarray:
+        """Dice texts like ``"2d8,d10"`` -> count rows aligned with the contest's die sizes."""
+        if not len(names):
+            return np.zeros((0, self.k), dtype=np.int64)
+        unique, inverse = np.unique(names.astype(str), return_inverse=True)
+        counts = np.array([self.sizes.counts(parse_dice_list(text, "--strategy")) for text in unique],
+                          dtype=np.int64)
+        return counts[inverse.reshape(-1)]
 
     def _narrator_coin(self, rows: np.ndarray, fixed_choice: bool) -> np.ndarray:
         """The narrator's two-way choice per row: its fixed preference, or a fair coin (random)."""
@@ -441,6 +629,135 @@ class ContestEngine:
                 f"peril {self.peril[0]}.")
 
 
+# ----- what a replayed decision sees: the position, its context and the legal options --------
+
+_COUNTERS = ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses",
+             "peril", "track")
+_QUEUE_CODES = {None: 0, "B": 1, "G": 2, "place": 3}
+
+
+class _Seen(NamedTuple):
+    """One contest's position at a decision (dice as count tuples aligned with the die sizes)."""
+
+    player_hand: tuple
+    narrator_hand: tuple
+    pool: tuple
+    reserve: tuple
+    player_chips: int
+    narrator_chips: int
+    player_stack: int
+    narrator_stack: int
+    wins: int
+    losses: int
+    peril: int
+    track: int
+
+    def describe(self, sizes: DiceSizes) -> dict:
+        """The position in the ``--state`` file's keys (a strategy file's ``state``)."""
+        return {"player_dice": sizes.text(self.player_hand), "narrator_dice": sizes.text(self.narrator_hand),
+                "pool": sizes.text(self.pool), "reserve": sizes.text(self.reserve),
+                "player_chips": self.player_chips, "narrator_chips": self.narrator_chips,
+                "player_stack": self.player_stack, "narrator_stack": self.narrator_stack,
+                "wins": self.wins, "losses": self.losses, "peril": self.peril, "consequence": self.track}
+
+
+def _multisets(available: tuple, count: int) -> list[tuple]:
+    """Every multiset of ``count`` dice out of ``available`` (count tuples).
+
+    >>> _multisets((2, 1), 2)
+    [(1, 1), (2, 0)]
+    """
+    if not available:
+        return [()] if count == 0 else []
+    found = []
+    for first in range(min(available[0], count) + 1):
+        found += [(first,) + rest for rest in _multisets(available[1:], count - first)]
+    return found
+
+
+def _winner_context(extra) -> dict:
+    return {"roll_winner": _WINNER_WORDS[extra[0]]}
+
+
+def _take_context(extra) -> dict:
+    return {"roll_winner": _WINNER_WORDS[extra[0]], "take": extra[1]}
+
+
+def _queue_context(extra) -> dict:
+    """Queue columns (head code, rewards of the head's kind left, tail code, tail value) -> words.
+
+    >>> _queue_context([2, 1, 3, 2])
+    {'queue': ['G', 'place:tie']}
+    """
+    head, left, tail_code, tail = extra
+    words = ["B" if head == _QUEUE_CODES["B"] else "G"] * left
+    if tail_code == _QUEUE_CODES["place"]:
+        words.append(f"place:{_WINNER_WORDS[tail]}")
+    elif tail_code:
+        words += ["B" if tail_code == _QUEUE_CODES["B"] else "G"] * tail
+    return {"queue": words}
+
+
+def _risk_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    return ["no", "yes"]
+
+
+def _take_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    return [sizes.text(taken) for taken in _multisets(state.pool, extra[1])]
+
+
+def _break_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    """The Break options open to a deciding player (advantage: some hand die differs from a reserve die)."""
+    options = []
+    if state.peril > 0:
+        options.append("security")
+    if state.narrator_chips > 0:
+        options.append("footing-discard")
+    if sum(state.narrator_hand) > 0:
+        options.append("footing-dice")
+    hand_types = [i for i, count in enumerate(state.player_hand) if count]
+    reserve_types = [i for i, count in enumerate(state.reserve) if count]
+    if any(h != r for h in hand_types for r in reserve_types):
+        options.append("advantage")
+    return options or ["none"]
+
+
+def _swap_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    """Every swap of one or two hand dice for as many reserve dice of other types, as ``"out->in"``."""
+    names = []
+    for size in (1, 2):
+        for out in _multisets(state.player_hand, size):
+            for into in _multisets(state.reserve, size):
+                if not any(o and i for o, i in zip(out, into)):
+                    names.append(f"{sizes.text(out)}->{sizes.text(into)}")
+    return names
+
+
+def _give_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    hand = state.narrator_hand
+    return [sizes.text(given) for given in _multisets(hand, min(2, sum(hand)))]
+
+
+def _glitch_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    return ["hurt", "plans"] + (["sideswipe"] if state.wins >= 1 else [])
+
+
+def _hurt_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    return ["injury", "condition"]
+
+
+def _plans_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    return ["dice", "peril"]
+
+
+def _planstake_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    return [sizes.text(taken) for taken in _multisets(state.pool, min(2, sum(state.pool)))]
+
+
+def _sideswipe_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+    return ["chips", "dice"]
+
+
 def _take_in_order(source: np.ndarray, counts: np.ndarray, order) -> np.ndarray:
     """Per row, take up to ``counts`` dice from ``source``, die sizes in ``order`` of preference."""
     taken = np.zeros_like(source)
@@ -461,12 +778,108 @@ def _first_applicable(order, applicable: Mapping[str, np.ndarray]):
         yield option, chosen
 
 
-def _check_policies(player: PlayerPolicy, narrator: NarratorPolicy, strategy) -> None:
+class StrategyReplay:
+    """The actions of a strategy table for the sides that play ``optimal`` / ``kind``.
+
+    ``table`` is what `exactdice.karbon.strategy.load_strategy` returns ({decision key:
+    action}, the file's header under ``None``); the header must match the simulation's
+    ruleset, policies and die sizes. A decision the table lacks, or an action that is
+    not legal where it is played, is an `InputError` naming the decision.
+
+    >>> from exactdice.karbon.setup import ContestSetup
+    >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, consequence=1, pool={}, reserve={})
+    >>> header = {"ruleset": KarbonRuleset().to_dict(), "dice_sizes": [6, 8],
+    ...           "policies": {"player": "optimal", "narrator": NarratorPolicy().text()}}
+    >>> replay = StrategyReplay({None: header}, setup, KarbonRuleset(), PlayerPolicy(kind="optimal"),
+    ...                         NarratorPolicy())
+    >>> replay.player_strategic, replay.narrator_strategic
+    (True, False)
+    >>> replay.decide("risk", {"wins": 0}, {"roll_winner": "tie"}, ["no", "yes"])
+    Traceback (most recent call last):
+    ...
+    exactdice.errors.InputError: --strategy: the strategy has no decision for point 'risk' at state {"wins": 0} with context {"roll_winner": "tie"}: it was written for another setup, ruleset or policies
+    """
+
+    def __init__(self, table: Mapping, setup, ruleset: KarbonRuleset, player: PlayerPolicy,
+                 narrator: NarratorPolicy):
+        self.table = table
+        self.player, self.narrator = player, narrator
+        self.player_strategic = player.kind == "optimal"
+        self.narrator_strategic = narrator.kind in ("optimal", "kind")
+        self.seen: dict = {}   # (point, packed state and context) -> action, filled by the engine
+        header = table.get(None)
+        if not isinstance(header, Mapping):
+            raise InputError("--strategy", "the strategy table has no header (ruleset, policies, dice_sizes)")
+        expected = {"ruleset": ruleset.to_dict(),
+                    "policies": {"player": player.text(), "narrator": narrator.text()},
+                    "dice_sizes": list(setup.sizes().sizes)}
+        for name, value in expected.items():
+            written = header.get(name)
+            if written != value:
+                raise InputError("--strategy", f"the strategy was written for {name} {json.dumps(written)} but "
+                                               f"this simulation has {json.dumps(value)}; write a strategy for "
+                                               "these settings with `karbon odds ... --strategy FILE`")
+
+    def decide(self, point: str, state: dict, context: dict, options: list[str],
+               real_state: dict | None = None) -> str:
+        """The action at one decision: the only option when it is forced, else the table's
+        (``real_state``, the position with all its chips, is tried when ``state`` is missing)."""
+        if len(options) == 1:
+            return options[0]
+        action = self.table.get(decision_key(point, state, context))
+        if action is None and real_state is not None:
+            action = self.table.get(decision_key(point, real_state, context))
+        if action is None:
+            raise InputError("--strategy", f"the strategy has no decision for point '{point}' at state "
+                                           f"{json.dumps(state)} with context {json.dumps(context)}: it was "
+                                           "written for another setup, ruleset or policies")
+        if action not in options:
+            raise InputError("--strategy", f"the strategy plays '{action}' at point '{point}' (state "
+                                           f"{json.dumps(state)}, context {json.dumps(context)}), where the "
+                                           f"legal actions are {', '.join(options)}")
+        return action
+
+    def start(self, setup):
+        """The contest's start with the draws the strategy makes (fixed sides draw by preference)."""
+        player_draw = narrator_draw = None
+        if setup.player_dice is None and (self.player_strategic or self.narrator_strategic):
+            if self.player_strategic:
+                by_text = {dice_text(draw): draw for draw in setup.player_draws()}
+                if by_text:
+                    player_draw = by_text[self.decide("draw", {}, {}, list(by_text))]
+            if self.narrator_strategic:
+                if player_draw is None:
+                    player_draw = setup.start(self.player, self.narrator).player_draw
+                by_text = {dice_text(answer): answer for answer in setup.narrator_draws(player_draw)}
+                if by_text:
+                    narrator_draw = by_text[self.decide("narrator_draw", {}, {"player_draw": dice_text(player_draw)},
+                                                        list(by_text))]
+        return setup.start(self.player, self.narrator, player_draw, narrator_draw)
+
+
+def contest_start(setup, ruleset: KarbonRuleset, player: PlayerPolicy, narrator: NarratorPolicy,
+                  strategy=None):
+    """(start, replay): the contest's start and the `StrategyReplay` (None without a strategy).
+
+    ``strategy`` is a strategy file's path or a table from `load_strategy`; optimal and
+    kind sides need one (the simulator never solves).
+
+    >>> from exactdice.karbon.setup import ContestSetup
+    >>> start, replay = contest_start(ContestSetup(ability=1, challenge=1), KarbonRuleset(), PlayerPolicy(),
+    ...                               NarratorPolicy())
+    >>> start.sizes.text(start.position.player_hand), replay
+    ('d8', None)
+    """
     for policy, flag in ((player, "--player-policy"), (narrator, "--narrator-policy")):
-        if policy.kind in ("optimal", "kind"):
-            raise InputError(flag if strategy is None else "--strategy",
-                             f"the simulator plays '{policy.kind}' only by replaying an exported strategy, "
-                             "and strategy replay is not available yet; use a fixed preference or 'random'")
+        if policy.kind in ("optimal", "kind") and strategy is None:
+            raise InputError(flag, f"the simulator plays '{policy.kind}' by replaying a strategy: give one "
+                                   "written by `karbon odds ... --strategy FILE` (`karbon simulate` without "
+                                   "--strategy solves for it first)")
+    if strategy is None:
+        return setup.start(player, narrator), None
+    table = strategy if isinstance(strategy, Mapping) else load_strategy(strategy)
+    replay = StrategyReplay(table, setup, ruleset, player, narrator)
+    return replay.start(setup), replay
 
 
 def simulate_contests(setup, ruleset: KarbonRuleset | None = None, player: PlayerPolicy | None = None,
@@ -475,7 +888,9 @@ def simulate_contests(setup, ruleset: KarbonRuleset | None = None, player: Playe
     """Play ``n`` contests of a setup; return the columns of `COLUMNS` (one entry per contest).
 
     The draw follows the setup (fixed preferences); everything after it is rolled.
-    ``outcome`` holds strings, the other columns integers.
+    ``outcome`` holds strings, the other columns integers. ``strategy`` (a file of
+    ``karbon odds --strategy`` or a `load_strategy` table) replays optimal/kind sides,
+    draws included.
 
     >>> from exactdice.karbon.setup import ContestSetup
     >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={})
@@ -490,13 +905,12 @@ def simulate_contests(setup, ruleset: KarbonRuleset | None = None, player: Playe
         raise InputError("--n", f"must be a whole number from 1 to {MAX_CONTESTS:,}, got {n!r}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError("--seed", f"must be a whole number >= 0, got {seed!r}")
-    _check_policies(player, narrator, strategy)
-    start = setup.start(player, narrator)
+    start, replay = contest_start(setup, ruleset, player, narrator, strategy)
     rng = np.random.Generator(np.random.PCG64(seed))
     parts = []
     for first in range(0, n, BATCH):
         count = min(BATCH, n - first)
-        engine = ContestEngine(start, ruleset, player, narrator, count, rng)
+        engine = ContestEngine(start, ruleset, player, narrator, count, rng, replay=replay)
         columns = engine.run(max_rounds)
         columns["trial"] = columns["trial"] + first
         parts.append(columns)

@@ -39,7 +39,13 @@ swipedice      picker    {"queue"} / the dice taken (the picker is the ruleset's
 to resolve in this Test after the current reward: ``"B"`` (a Break), ``"G"`` (a
 Glitch) and ``"place:<roll_winner>"`` (the placement step, after Peril's Glitches).
 The ``state`` is the position *after* everything already resolved (the roll's chips
-and Opening, risk, peril, marks on the track).
+and Opening, risk, peril, marks on the track). Chips in hand are written as the exact
+model keeps them: at the start of each round each hand is cut to the chips that can
+still make a difference (``KarbonModel._capped``: with track W, X wins and O losses,
+``s = max(0, W - O - 1)`` sideswipes and ``b = (W - X - O) + s`` Breaks can still be
+resolved, so the player keeps at most ``5 b - player_stack`` chips and the narrator at
+most ``max(5 (W - O) - narrator_stack, 5 b if s else 0, 1)``); chips gained later in
+the round are added to the cut amounts. A replayer describes its positions the same way.
 
 >>> key = decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
 >>> key == decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
@@ -53,7 +59,10 @@ from pathlib import Path
 
 from exactdice.errors import InputError
 from exactdice.karbon.dice import DiceSizes
-from exactdice.karbon.model import Position
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the simulator reads strategy files without loading the exact model
+    from exactdice.karbon.model import Position
 
 __all__ = ["FORMAT", "describe_position", "describe_decision", "decision_key", "write_strategy",
            "load_strategy"]
@@ -62,7 +71,7 @@ FORMAT = "exactdice-karbon-strategy/1"
 _WINNER_WORD = {"p": "player", "n": "narrator", "t": "tie"}
 
 
-def describe_position(sizes: DiceSizes, position: Position) -> dict:
+def describe_position(sizes: DiceSizes, position: "Position") -> dict:
     """A position in the `--state` file's keys."""
     return {
         "player_dice": sizes.text(position.player_hand),

@@ -19,7 +19,7 @@ import numpy as np
 from exactdice.errors import InputError
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import KarbonRuleset
-from exactdice.karbon.simulate import MAX_ROUNDS, ContestEngine, _check_policies
+from exactdice.karbon.simulate import MAX_ROUNDS, ContestEngine, contest_start
 
 __all__ = ["trace_contest"]
 
@@ -29,8 +29,11 @@ _RESULT_WORDS = {"win": "wins the contest", "loss": "loses the contest", "tie": 
 
 def trace_contest(setup, ruleset: KarbonRuleset | None = None, player: PlayerPolicy | None = None,
                   narrator: NarratorPolicy | None = None, seed: int = 0,
-                  max_rounds: int = MAX_ROUNDS) -> list[str]:
+                  max_rounds: int = MAX_ROUNDS, strategy=None) -> list[str]:
     """Play one contest with ``seed`` and return its account, one line per event.
+
+    ``strategy`` (a strategy file or table) plays optimal/kind sides, as in
+    `exactdice.karbon.simulate.simulate_contests`.
 
     >>> from exactdice.karbon.setup import ContestSetup
     >>> lines = trace_contest(ContestSetup(ability=2, challenge=1, consequence=1), seed=1)
@@ -42,8 +45,7 @@ def trace_contest(setup, ruleset: KarbonRuleset | None = None, player: PlayerPol
     narrator = narrator or NarratorPolicy()
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError("--seed", f"must be a whole number >= 0, got {seed!r}")
-    _check_policies(player, narrator, None)
-    start = setup.start(player, narrator)
+    start, replay = contest_start(setup, ruleset, player, narrator, strategy)
     sizes, position = start.sizes, start.position
     lines = [f"Start: the player holds {sizes.text(position.player_hand)}, the narrator holds "
              f"{sizes.text(position.narrator_hand)}; pool {sizes.text(position.pool)}, reserve "
@@ -53,7 +55,7 @@ def trace_contest(setup, ruleset: KarbonRuleset | None = None, player: PlayerPol
                      f"{sizes.text(position.narrator_hand)} (chips from the draw: player "
                      f"{position.player_chips}, narrator {position.narrator_chips}).")
     engine = ContestEngine(start, ruleset, player, narrator, 1,
-                           np.random.Generator(np.random.PCG64(seed)), notes=lines)
+                           np.random.Generator(np.random.PCG64(seed)), notes=lines, replay=replay)
     result = engine.run(max_rounds)
     outcome = ("unfinished", "win", "loss", "tie")[int(result["outcome"][0])]
     lines.append(f"Result: the player {_RESULT_WORDS[outcome]} after {result['rounds'][0]} round(s): "
