@@ -54,7 +54,7 @@ def cli():
 def main(argv=None):
     """Run the CLI; an `InputError` anywhere becomes a one-line message and exit code 2."""
     try:
-        cli.main(args=argv, prog_name="exactdice", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="exactdice", standalone_mode=False)
     except click.exceptions.Exit as exit_:
         sys.exit(exit_.exit_code)
     except click.ClickException as error:
@@ -68,7 +68,7 @@ def main(argv=None):
         sys.exit(2)
     except BrokenPipeError:
         sys.exit(0)
-    sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,626 @@
+"""Check samples from any simulator against an exact distribution.
+
+The exact model of a game gives each outcome an exact probability; a simulator (ours or
+anyone's) gives counts. `goodness_of_fit` says whether the counts are consistent with the
+exact probabilities, with a p-value, the deviation of each outcome in standard errors and a
+plain verdict. The test is chosen so that its p-value is trustworthy:
+
+* two possible outcomes: the exact two-sided binomial test (``scipy.stats.binomtest``);
+* few enough possible count vectors (at most `EXACT_LIMIT`): the exact multinomial test,
+  enumerating every count vector and adding the probabilities of those no more likely than
+  the one observed;
+* otherwise Pearson's chi-square test (``scipy.stats.chisquare``) after pooling sparse cells
+  (expected count below `MIN_EXPECTED_COUNT`) so the chi-square approximation holds.
+
+An observed outcome the model calls impossible (probability 0) is a misfit by itself
+(p = 0); an outcome the model does not know is an `InputError` naming it.
+
+This module knows no game. `validation_command` wraps it in a click command that the
+``exactdice validate <system>`` subcommands are built with.
+
+>>> from fractions import Fraction
+>>> report = goodness_of_fit({"win": Fraction(1, 2), "loss": Fraction(1, 2)},
+...                          {"win": 52, "loss": 48})
+>>> report.fits, report.test
+(True, 'exact binomial')
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field as dataclass_field
+from fractions import Fraction
+from pathlib import Path
+
+import click
+import numpy as np
+
+from exactdice.core.exact import decimal_text, fraction_text, to_fraction
+from exactdice.errors import InputError
+
+__all__ = [
+    "DEFAULT_ALPHA",
+    "EXACT_LIMIT",
+    "IMPOSSIBLE_TEST",
+    "TESTS",
+    "MIN_EXPECTED_COUNT",
+    "FitReport",
+    "OutcomeRow",
+    "goodness_of_fit",
+    "read_sample_column",
+    "parse_counts",
+    "validation_command",
+]
+
+#: significance level: the samples "do not fit" when the p-value is below it
+DEFAULT_ALPHA = 0.01
+#: the exact multinomial test is used when there are at most this many possible count vectors
+EXACT_LIMIT = 200_000
+#: cells expected fewer times than this are pooled before a chi-square test
+MIN_EXPECTED_COUNT = 5.0
+# the exact tests count a count vector as "no more likely than the observed one" up to
+# this relative difference, so floating-point noise cannot drop ties (scipy does the same)
+_RELATIVE_TIE_TOLERANCE = 1e-7
+
+# exact probabilities longer than this (as "p/q") are shown rounded in the text table
+_LONGEST_FRACTION_SHOWN = 24
+
+# the "test" of a sample holding an outcome the model calls impossible (p is exactly 0)
+IMPOSSIBLE_TEST = "impossible outcome"
+
+TESTS = ("auto", "exact", "chi-square", "g-test")
+
+
+@dataclass(frozen=True)
+class OutcomeRow:
+    """One outcome: its count, the count the exact model expects, and the deviation.
+
+    ``z`` is ``(observed - n p) / sqrt(n p (1 - p))``, the deviation in standard errors;
+    it is ``None`` when undefined (p is 0 or 1).
+    """
+
+    category: Hashable
+    observed: int
+    expected_count: float
+    probability: Fraction
+    observed_share: float
+    z: float | None
+
+    @property
+    def impossible(self) -> bool:
+        """True when the model gives the outcome probability 0 yet it was observed."""
+        return self.probability == 0 and self.observed > 0
+
+
+@dataclass(frozen=True)
+class FitReport:
+    """The result of `goodness_of_fit`: p-value, verdict and one row per outcome."""
+
+    p_value: float
+    statistic: float | None
+    statistic_name: str
+    dof: int | None
+    test: str
+    alpha: float
+    n: int
+    rows: tuple[OutcomeRow, ...]
+    pooled: tuple[tuple[Hashable, ...], ...] = dataclass_field(default=())
+
+    @property
+    def fits(self) -> bool:
+        """True when the p-value is at least ``alpha`` (the samples are consistent)."""
+        return self.p_value >= self.alpha
+
+    @property
+    def worst(self) -> OutcomeRow | None:
+        """The outcome that deviates most: an impossible one, else the largest ``|z|``."""
+        impossible = [row for row in self.rows if row.impossible]
+        if impossible:
+            return max(impossible, key=lambda row: row.observed)
+        scored = [row for row in self.rows if row.z is not None]
+        return max(scored, key=lambda row: abs(row.z)) if scored else None
+
+    @property
+    def verdict(self) -> str:
+        """A plain sentence: does it fit, and if not, which outcome is off and by how much."""
+        p_phrase = _p_phrase(self.p_value)
+        worst = self.worst
+        if self.fits:
+            return f"fits: no outcome deviates more than chance allows ({p_phrase})"
+        if worst is None:
+            return f"does not fit ({p_phrase})"
+        if worst.impossible:
+            return (f"does not fit: {_quote(worst.category)} was observed {worst.observed} "
+                    f"times but the exact model says it cannot happen")
+        direction = "above" if worst.z > 0 else "below"
+        return (f"does not fit: {_quote(worst.category)} is {abs(worst.z):.1f} standard "
+                f"errors {direction} the exact value (observed {worst.observed_share:.2%}, "
+                f"exact {float(worst.probability):.2%}; {p_phrase})")
+
+    def to_json(self) -> dict:
+        """A JSON-ready dict: ``p_value``, ``verdict``, ``fits``, ``test``, ``n``, ``outcomes``.
+
+        >>> report = goodness_of_fit({"a": Fraction(1, 4), "b": Fraction(3, 4)}, {"a": 1, "b": 3})
+        >>> sorted(report.to_json()["outcomes"]["a"])
+        ['expected', 'observed', 'p', 'share', 'z']
+        """
+        return {
+            "p_value": self.p_value,
+            "verdict": self.verdict,
+            "fits": self.fits,
+            "test": self.test,
+            "statistic": self.statistic,
+            "statistic_name": self.statistic_name,
+            "dof": self.dof,
+            "alpha": self.alpha,
+            "n": self.n,
+            "pooled": [[str(category) for category in group] for group in self.pooled],
+            "outcomes": {
+                str(row.category): {
+                    "observed": row.observed,
+                    "expected": row.expected_count,
+                    "p": fraction_text(row.probability),
+                    "share": row.observed_share,
+                    "z": row.z,
+                }
+                for row in self.rows
+            },
+        }
+
+    def to_text(self) -> str:
+        """A table a person can read: one line per outcome, then the test and the verdict.
+
+        >>> report = goodness_of_fit({"a": Fraction(1, 4), "b": Fraction(3, 4)}, {"a": 1, "b": 3})
+        >>> print(report.to_text())
+        outcome  observed  share   expected  exact p       z
+        a        1         0.2500  1.0       1/4 (0.2500)  +0.00
+        b        3         0.7500  3.0       3/4 (0.7500)  +0.00
+        <BLANKLINE>
+        exact binomial test, n = 4, P(observed counts) = 0.4219; p-value 1.00 (alpha 0.01)
+        fits: no outcome deviates more than chance allows (p = 1.00)
+        """
+        header = ("outcome", "observed", "share", "expected", "exact p", "z")
+        body = []
+        long_fractions = False
+        for row in self.rows:
+            exact = fraction_text(row.probability)
+            if len(exact) > _LONGEST_FRACTION_SHOWN:
+                exact, long_fractions = f"~{decimal_text(row.probability, 8)}*", True
+            else:
+                exact = f"{exact} ({decimal_text(row.probability, 4)})"
+            z_text = "-" if row.z is None else f"{row.z:+.2f}"
+            if row.impossible:
+                z_text = "impossible"
+            body.append((str(row.category), str(row.observed), f"{row.observed_share:.4f}",
+                         f"{row.expected_count:.1f}", exact, z_text))
+        widths = [max(len(line[column]) for line in [header, *body]) for column in range(6)]
+        lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
+                 for line in [header, *body]]
+        described = f"{self.test} test, n = {self.n}"
+        if self.statistic is not None:
+            described += f", {self.statistic_name} = {self.statistic:.4g}"
+        if self.dof is not None:
+            described += f", {self.dof} degrees of freedom"
+        if self.pooled:
+            groups = "; ".join("+".join(str(category) for category in group)
+                               for group in self.pooled)
+            described += f" (sparse outcomes pooled: {groups})"
+        if long_fractions:
+            lines.append(f"* exact fraction longer than {_LONGEST_FRACTION_SHOWN} characters: "
+                         f"shown rounded here, exact in --json")
+        lines.append("")
+        p_text = "0" if self.test == IMPOSSIBLE_TEST else _p_text(self.p_value)
+        lines.append(f"{described}; p-value {p_text} (alpha {self.alpha:g})")
+        lines.append(self.verdict)
+        return "\n".join(lines)
+
+
+def _p_phrase(p_value: float) -> str:
+    text = _p_text(p_value)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def _p_text(p_value: float) -> str:
+    if p_value == 0:
+        return "< 1e-300"  # underflow (an impossible outcome's exact 0 is said in words)
+    return f"{p_value:.2g}" if p_value < 0.01 else f"{p_value:.2f}"
+
+
+def _quote(category) -> str:
+    return f"'{category}'"
+
+
+# ----- the statistics ----------------------------------------------------------------------
+
+
+def _exact_probabilities(expected) -> dict:
+    if hasattr(expected, "probabilities") and callable(expected.probabilities):
+        expected = expected.probabilities()
+    probabilities = {}
+    for category, probability in expected.items():
+        try:
+            probability = to_fraction(probability)
+        except TypeError:
+            raise TypeError(f"the exact probability of {category!r} must be exact "
+                            f"(int or Fraction), got {probability!r}") from None
+        if probability < 0:
+            raise ValueError(f"negative exact probability {probability} for {category!r}")
+        probabilities[category] = probability
+    total = sum(probabilities.values(), Fraction(0))
+    if total != 1:
+        raise ValueError(f"the exact probabilities sum to {fraction_text(total)}, not exactly 1")
+    return probabilities
+
+
+def _observed_counts(probabilities: Mapping, observed: Mapping, field: str) -> dict:
+    by_text = {}
+    for category in probabilities:
+        by_text.setdefault(str(category), category)
+    counts = dict.fromkeys(probabilities, 0)
+    for category, count in observed.items():
+        if category in counts:
+            key = category
+        elif str(category) in by_text:
+            key = by_text[str(category)]
+        else:
+            known = ", ".join(str(c) for c in probabilities)
+            raise InputError(field, f"outcome {str(category)!r} is not an outcome of the "
+                                    f"exact model (its outcomes: {known})")
+        if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or count < 0:
+            raise InputError(field, f"the count of {str(category)!r} must be a whole number "
+                                    f">= 0, got {count!r}")
+        counts[key] += int(count)
+    return counts
+
+
+def _z_score(observed: int, n: int, probability: Fraction) -> float | None:
+    if probability == 0 or probability == 1:
+        return None
+    p = float(probability)
+    return (observed - n * p) / math.sqrt(n * p * (1.0 - p))
+
+
+def _count_vectors(n: int, cells: int) -> int:
+    return math.comb(n + cells - 1, cells - 1)
+
+
+def _all_count_vectors(n: int, cells: int) -> np.ndarray:
+    """Every vector of ``cells`` counts >= 0 adding up to ``n``, one per row.
+
+    >>> _all_count_vectors(2, 2).tolist()
+    [[0, 2], [1, 1], [2, 0]]
+    """
+    heads = np.zeros((1, 0), dtype=np.int64)
+    remaining = np.array([n], dtype=np.int64)
+    for _ in range(cells - 1):
+        # each row branches into remaining + 1 rows, the next count running 0..remaining
+        branches = remaining + 1
+        parent = np.repeat(np.arange(len(heads)), branches)
+        next_count = np.arange(branches.sum()) - np.repeat(np.cumsum(branches) - branches,
+                                                            branches)
+        heads = np.hstack([heads[parent], next_count[:, None]])
+        remaining = remaining[parent] - next_count
+    return np.hstack([heads, remaining[:, None]])
+
+
+def _exact_multinomial_p(counts: list[int], probabilities: list[float]) -> tuple[float, float]:
+    """P(a count vector no more likely than the observed one), by enumerating them all."""
+    from scipy import stats  # imported here: scipy is slow to import for --help
+
+    n = sum(counts)
+    vectors = _all_count_vectors(n, len(counts))
+    log_pmf = stats.multinomial.logpmf(vectors, n, probabilities)
+    observed_log_pmf = stats.multinomial.logpmf(counts, n, probabilities)
+    as_likely = log_pmf <= observed_log_pmf + _RELATIVE_TIE_TOLERANCE
+    p_value = float(np.exp(log_pmf[as_likely]).sum())
+    return min(1.0, p_value), float(np.exp(observed_log_pmf))
+
+
+def _pool_sparse(categories: list, expected_counts: list[float]) -> list[list[int]]:
+    """Group cell indices so every group is expected at least `MIN_EXPECTED_COUNT` times.
+
+    Sparse cells are merged smallest first; a pooled group still short of the minimum joins
+    the smallest large cell.
+    """
+    order = sorted(range(len(categories)), key=lambda index: expected_counts[index])
+    groups: list[list[int]] = []
+    pending: list[int] = []
+    pending_total = 0.0
+    for index in order:
+        if expected_counts[index] >= MIN_EXPECTED_COUNT and not pending:
+            groups.append([index])
+            continue
+        pending.append(index)
+        pending_total += expected_counts[index]
+        if pending_total >= MIN_EXPECTED_COUNT:
+            groups.append(pending)
+            pending, pending_total = [], 0.0
+    if pending:
+        if groups:
+            smallest = min(range(len(groups)),
+                           key=lambda g: sum(expected_counts[i] for i in groups[g]))
+            groups[smallest] = groups[smallest] + pending
+        else:
+            groups.append(pending)
+    return groups
+
+
+def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float = DEFAULT_ALPHA,
+                    test: str = "auto", field: str = "observed") -> FitReport:
+    """Test observed counts against exact probabilities; see the module docstring for how.
+
+    ``expected`` maps each outcome to its exact probability (Fractions summing to exactly 1,
+    or a `Distribution`); ``observed`` maps outcomes to counts (outcomes may be given as
+    their text, as read from a CSV file). ``test`` is ``"auto"`` (the choice described
+    above), ``"exact"``, ``"chi-square"`` or ``"g-test"``. Bad counts or an unknown outcome
+    raise `InputError` naming ``field``.
+
+    >>> report = goodness_of_fit({"win": Fraction(1, 2), "loss": Fraction(1, 2)},
+    ...                          {"win": 80, "loss": 20})
+    >>> report.fits
+    False
+    >>> report.verdict.split(" (")[0]
+    "does not fit: 'win' is 6.0 standard errors above the exact value"
+    """
+    from scipy import stats  # imported here: scipy is slow to import for --help
+
+    if not 0 < alpha < 1:
+        raise InputError("--alpha", f"must be strictly between 0 and 1, got {alpha}")
+    if test not in TESTS:
+        raise InputError("--test", f"must be one of {', '.join(TESTS)}, got {test!r}")
+    probabilities = _exact_probabilities(expected)
+    counts = _observed_counts(probabilities, observed, field)
+    n = sum(counts.values())
+    if n == 0:
+        raise InputError(field, "no samples: every count is 0")
+    rows = tuple(
+        OutcomeRow(category=category, observed=counts[category],
+                   expected_count=n * float(probabilities[category]),
+                   probability=probabilities[category], observed_share=counts[category] / n,
+                   z=_z_score(counts[category], n, probabilities[category]))
+        for category in probabilities
+    )
+
+    def report(p_value, statistic, statistic_name, dof, test_name, pooled=()):
+        return FitReport(p_value=float(p_value), statistic=statistic,
+                         statistic_name=statistic_name, dof=dof, test=test_name, alpha=alpha,
+                         n=n, rows=rows, pooled=tuple(pooled))
+
+    if any(row.impossible for row in rows):
+        return report(0.0, None, "", None, IMPOSSIBLE_TEST)
+    possible = [row for row in rows if row.probability > 0]
+    if len(possible) == 1:
+        return report(1.0, None, "", None, "none (only one outcome is possible)")
+    cell_counts = [row.observed for row in possible]
+    cell_probabilities = [float(row.probability) for row in possible]
+
+    chosen = test
+    if test == "auto":
+        if len(possible) == 2 or _count_vectors(n, len(possible)) <= EXACT_LIMIT:
+            chosen = "exact"
+        else:
+            chosen = "chi-square"
+    if chosen == "exact":
+        if len(possible) == 2:
+            result = stats.binomtest(cell_counts[0], n, cell_probabilities[0])
+            return report(result.pvalue, float(stats.binom.pmf(cell_counts[0], n,
+                                                               cell_probabilities[0])),
+                          "P(observed counts)", None, "exact binomial")
+        if _count_vectors(n, len(possible)) > EXACT_LIMIT:
+            raise InputError("--test", f"the exact test would enumerate "
+                             f"{_count_vectors(n, len(possible)):,} count vectors, past the "
+                             f"limit of {EXACT_LIMIT:,}; use chi-square or g-test")
+        p_value, observed_probability = _exact_multinomial_p(cell_counts, cell_probabilities)
+        return report(p_value, observed_probability, "P(observed counts)", None,
+                      "exact multinomial")
+
+    expected_counts = [n * p for p in cell_probabilities]
+    groups = _pool_sparse([row.category for row in possible], expected_counts)
+    pooled = [tuple(possible[i].category for i in group) for group in groups if len(group) > 1]
+    if len(groups) < 2:
+        return report(1.0, None, "", None,
+                      "none (too few samples to test: all outcomes pooled into one)", pooled)
+    group_observed = np.array([sum(cell_counts[i] for i in group) for group in groups], float)
+    # exact group probabilities, so pooled expected counts add up to n exactly
+    group_probability = [sum((possible[i].probability for i in group), Fraction(0))
+                         for group in groups]
+    group_expected = np.array([n * float(p) for p in group_probability])
+    group_expected *= n / group_expected.sum()
+    lambda_ = "pearson" if chosen == "chi-square" else "log-likelihood"
+    statistic, p_value = stats.power_divergence(group_observed, group_expected, lambda_=lambda_)
+    name = "chi-square" if chosen == "chi-square" else "G"
+    test_name = "Pearson chi-square" if chosen == "chi-square" else "G-test"
+    return report(p_value, float(statistic), name, len(groups) - 1, test_name, pooled)
+
+
+# ----- reading samples -----------------------------------------------------------------------
+
+
+def read_sample_column(path, column: str, *, field: str = "--samples") -> Counter:
+    """Count the values of one column of a CSV file with a header row.
+
+    Errors name the file, the column and the line: a missing or empty file, no such column
+    (the message lists the columns there are), a row with too few or too many fields, or an
+    empty value.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
+    ...     _ = handle.write("outcome,rounds\\nwin,3\\nloss,2\\nwin,4\\n")
+    >>> read_sample_column(handle.name, "outcome")
+    Counter({'win': 2, 'loss': 1})
+    >>> os.unlink(handle.name)
+    """
+    path = Path(path)
+    try:
+        handle = path.open(newline="", encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(field, f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise InputError(field, f"{path} is a directory, not a CSV file") from None
+    except OSError as error:
+        raise InputError(field, f"cannot read {path}: {error.strerror or error}") from None
+    counts: Counter = Counter()
+    try:
+        with handle:
+            reader = csv.reader(handle)
+            header = next(reader, None)
+            if header is None:
+                raise InputError(field, f"{path} is empty (expected a header row with a "
+                                        f"{column!r} column)")
+            header = [name.strip() for name in header]
+            if column not in header:
+                raise InputError(field, f"{path} has no column {column!r} (its columns: "
+                                        f"{', '.join(header) or 'none'})")
+            position = header.index(column)
+            for row in reader:
+                if not row:
+                    continue
+                if len(row) != len(header):
+                    raise InputError(field, f"{path} line {reader.line_num}: {len(row)} "
+                                            f"fields, but the header has {len(header)}")
+                value = row[position].strip()
+                if not value:
+                    raise InputError(field, f"{path} line {reader.line_num}: empty value in "
+                                            f"column {column!r}")
+                counts[value] += 1
+    except UnicodeDecodeError:
+        raise InputError(field, f"{path} is not a UTF-8 text file") from None
+    except csv.Error as error:
+        raise InputError(field, f"{path} is not valid CSV: {error}") from None
+    if not counts:
+        raise InputError(field, f"{path} has a header but no sample rows")
+    return counts
+
+
+def parse_counts(text: str, *, field: str = "--counts") -> dict[str, int]:
+    """Read ``"win=412,loss=371,tie=217"`` into ``{"win": 412, "loss": 371, "tie": 217}``.
+
+    >>> parse_counts("win=412, loss=371,tie=217")
+    {'win': 412, 'loss': 371, 'tie': 217}
+    """
+    counts: dict[str, int] = {}
+    if not text or not text.strip():
+        raise InputError(field, "empty: give counts like win=412,loss=371,tie=217")
+    for item in text.split(","):
+        item = item.strip()
+        category, equals, number = item.rpartition("=")
+        category, number = category.strip(), number.strip()
+        if not equals or not category:
+            raise InputError(field, f"{item!r} is not OUTCOME=COUNT "
+                                    f"(expected e.g. win=412,loss=371,tie=217)")
+        if not number.isdigit():
+            raise InputError(field, f"the count of {category!r} must be a whole number "
+                                    f">= 0, got {number!r}")
+        if category in counts:
+            raise InputError(field, f"outcome {category!r} is given twice")
+        counts[category] = int(number)
+    return counts
+
+
+# ----- the click command -------------------------------------------------------------------
+
+_OWN_PARAMETERS = ("samples", "counts", "column_name", "alpha", "test", "as_json")
+
+
+def validation_command(system: str, help: str, setup_params: Iterable,
+                       expected_fn: Callable[..., Mapping],
+                       column: str | Callable[..., str], *,
+                       column_help: str | None = None) -> click.Command:
+    """Build ``exactdice validate <system>``: samples or counts against the exact model.
+
+    ``setup_params`` are the system's own setup options (click decorators such as
+    ``click.option(...)`` or `click.Parameter` objects); their values are passed by name to
+    ``expected_fn``, which returns ``{outcome: exact probability}``. ``column`` is the CSV
+    column holding the outcome, or a function of the setup values that names it (then say
+    how in ``column_help``). The command exits 0 when the samples fit, 1 when they do not,
+    and raises `InputError` (exit code 2 from the CLI's main) for bad input.
+
+    >>> from fractions import Fraction
+    >>> command = validation_command("coin", "A fair coin.", [],
+    ...     lambda: {"heads": Fraction(1, 2), "tails": Fraction(1, 2)}, "side")
+    >>> command.name, [p.name for p in command.params][:2]
+    ('coin', ['samples', 'counts'])
+    """
+
+    def run(samples, counts, column_name, alpha, test, as_json, **setup):
+        if (samples is None) == (counts is None):
+            raise InputError("--samples", "give exactly one of --samples FILE.csv or "
+                                          "--counts OUTCOME=N,...")
+        if column_name is None:
+            column_name = column(**setup)
+        if samples is not None:
+            observed = read_sample_column(samples, column_name)
+            field = "--samples"
+        else:
+            observed = parse_counts(counts)
+            field = "--counts"
+        expected = expected_fn(**setup)
+        fit = goodness_of_fit(expected, observed, alpha=alpha, test=test, field=field)
+        if as_json:
+            payload = {"system": system, "column": column_name,
+                       "setup": {name: _plain(value) for name, value in setup.items()}}
+            payload.update(fit.to_json())
+            from exactdice.cli.common import emit_json
+            emit_json(payload)
+        else:
+            source = f"{samples} (column {column_name!r})" if samples is not None else "--counts"
+            click.echo(f"{system}: {fit.n} samples from {source} against the exact distribution")
+            click.echo(fit.to_text())
+        if not fit.fits:
+            # SystemExit, not ctx.exit: click's non-standalone mode swallows ctx.exit codes
+            raise SystemExit(1)
+
+    def callback(**kwargs):
+        setup = {name: value for name, value in kwargs.items() if name not in _OWN_PARAMETERS}
+        run(kwargs["samples"], kwargs["counts"], kwargs["column_name"], kwargs["alpha"],
+            kwargs["test"], kwargs["as_json"], **setup)
+
+    extra_parameters = []
+    decorated = callback
+    for parameter in reversed(list(setup_params)):
+        if isinstance(parameter, click.Parameter):
+            extra_parameters.insert(0, parameter)
+        else:
+            decorated = parameter(decorated)
+    if callable(column):
+        column_default, column_text = None, column_help or "chosen from the setup"
+    else:
+        column_default, column_text = column, repr(column)
+    own = [
+        click.option("--samples", type=click.Path(dir_okay=False), default=None,
+                     help=f"CSV file of samples with a header row; the outcome is read from "
+                          f"column {column_text} (see --column)."),
+        click.option("--counts", default=None,
+                     help="Counts per outcome instead of a file, e.g. "
+                          "win=412,loss=371,tie=217."),
+        click.option("--column", "column_name", default=column_default,
+                     show_default=column_default is not None,
+                     help=f"CSV column holding the outcome (default: {column_text})."),
+        click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
+                     help="Significance level: the samples do not fit when p < alpha."),
+        click.option("--test", type=click.Choice(TESTS), default="auto", show_default=True,
+                     help="auto: exact test when the count vectors can be enumerated (always "
+                          "for two outcomes), else Pearson chi-square with sparse outcomes "
+                          "pooled."),
+        click.option("--json", "as_json", is_flag=True,
+                     help="Print JSON: p_value, verdict, fits, test, n and outcomes "
+                          "{outcome: {observed, expected, p, z}}."),
+    ]
+    for option in reversed(own):
+        decorated = option(decorated)
+    epilog = ("Exit code 0: the samples fit the exact distribution; 1: they do not; "
+              "2: bad input.")
+    command = click.command(name=system, help=help, epilog=epilog)(decorated)
+    command.params.extend(extra_parameters)
+    return command
+
+
+def _plain(value):
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return str(value)
