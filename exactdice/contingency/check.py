@@ -16,7 +16,6 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from fractions import Fraction
 
 from exactdice.contingency.ruleset import ContingencyRules
 from exactdice.core.distribution import MAX_FACES, Distribution, d

@@ -12,7 +12,7 @@ A policy is ``optimal``, ``kind`` (narrator only: plays for the player), ``rando
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from exactdice.errors import InputError
 

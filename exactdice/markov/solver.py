@@ -18,7 +18,6 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from exactdice.errors import InputError
 from exactdice.markov.arithmetic import ExactArithmetic, FloatArithmetic

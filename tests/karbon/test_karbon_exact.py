@@ -8,8 +8,7 @@ from functools import lru_cache
 import pytest
 
 from exactdice.errors import InputError
-from exactdice.karbon import (ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy,
-                              contest_odds, parse_narrator_policy, parse_player_policy,
+from exactdice.karbon import (ContestSetup, KarbonRuleset, contest_odds, parse_narrator_policy, parse_player_policy,
                               read_state_file)
 
 MICRO_WIN = Fraction(5990740867607044698482871905123999658267434893078700,

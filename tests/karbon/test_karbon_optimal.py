@@ -1,7 +1,6 @@
 """Optimal play: bounds against fixed and kind play, the two objectives, draws, strategy files."""
 
 import json
-from fractions import Fraction
 
 import pytest
 
