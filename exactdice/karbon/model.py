@@ -20,8 +20,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from exactdice.karbon.dice import DiceSizes, hand_roll
-from exactdice.karbon.policies import (NarratorPolicy,
-                                       PlayerPolicy)
+from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import KarbonRuleset
 from exactdice.markov import Chance, Decision, Terminal
 

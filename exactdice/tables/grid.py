@@ -43,6 +43,48 @@ class TableGrid:
         """The exact value of one cell."""
         return self.metrics[metric][row][column]
 
+    def to_dict(self) -> dict:
+        """The grid as JSON-ready data, exact values as ``"p/q"`` strings (inverse: `from_dict`).
+
+        Metrics and legend are lists, so their order survives a JSON round trip with sorted keys.
+
+        >>> TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 2)]]}).to_dict()["metrics"]
+        [{'name': 'P(win)', 'values': [['1/2']]}]
+        """
+        from exactdice.core.exact import fraction_text
+
+        return {
+            "title": self.title,
+            "row_label": self.row_label,
+            "column_label": self.column_label,
+            "rows": list(self.rows),
+            "columns": list(self.columns),
+            "metrics": [{"name": name,
+                         "values": [[None if value is None else fraction_text(value) for value in row]
+                                    for row in matrix]} for name, matrix in self.metrics.items()],
+            "legend": [[str(key), str(value)] for key, value in self.legend.items()],
+            "probability_metrics": (None if self.probability_metrics is None
+                                    else list(self.probability_metrics)),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TableGrid":
+        """Rebuild a grid from `to_dict` output.
+
+        >>> grid = TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 2)]]})
+        >>> TableGrid.from_dict(grid.to_dict()) == grid
+        True
+        """
+        probability_metrics = data.get("probability_metrics")
+        return cls(
+            title=data["title"], row_label=data["row_label"], column_label=data["column_label"],
+            rows=list(data["rows"]), columns=list(data["columns"]),
+            metrics={metric["name"]: [[None if value is None else Fraction(value) for value in row]
+                                      for row in metric["values"]] for metric in data["metrics"]},
+            legend={key: value for key, value in data.get("legend", [])},
+            probability_metrics=None if probability_metrics is None else tuple(probability_metrics),
+        )
+
     def is_probability(self, metric: str) -> bool:
         """True when the metric is a probability (shown as a percentage)."""
         if self.probability_metrics is None:
