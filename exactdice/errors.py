@@ -26,6 +26,10 @@ class InputError(ExactdiceError, ValueError):
         self.message = message
         super().__init__(f"{field}: {message}" if field else message)
 
+    def __reduce__(self):
+        # rebuilt with both arguments, so the error survives a trip from a worker process
+        return (type(self), (self.field, self.message))
+
 
 class TooLargeError(InputError):
     """Work past a size limit; the message says the size and how to raise the limit."""

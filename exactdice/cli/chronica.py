@@ -12,7 +12,6 @@ import click
 from exactdice.chronica.contest import sizes_text, solve_contest
 from exactdice.chronica.ruleset import MAX_CONTEST_DICE, TIE_RULES, ChronicaRules, parse_dice_list, parse_die, parse_side, side_text
 from exactdice.chronica.simulate import columns, simulate_contest, summarise, write_csv
-from exactdice.chronica.tables import difficulty_table
 from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option
 from exactdice.errors import InputError
 
@@ -152,26 +151,10 @@ def simulate(sides, target, tie_rule, push, push_dice, max_pushes, physical, tri
         click.echo(f"  {label:<12} {frequency:.4f}")
 
 
-@chronica.command(help="""Difficulty table: player pools of N dice (d4..d12, rows) against static
-oppositions of three equal dice (3d4 ... 3d12, columns): P(win), P(tie), E[success dice].""")
-@click.option("--player-dice", type=int, default=2, show_default=True, help="Dice in the player's pool (1-4).")
-@click.option("--push/--no-push", default=False, show_default=True,
-              help="On a tie, roll again (at most --max-pushes times, no push dice).")
-@click.option("--max-pushes", type=int, default=1, show_default=True, help="Most re-rolls with --push.")
-@json_option
-def table(player_dice, push, max_pushes, as_json):
-    # (the tie rule cannot matter here: three opposition dice allow at most three discard rounds)
-    grid = difficulty_table(player_dice, ChronicaRules(push=push, max_pushes=max_pushes))
-    if as_json:
-        emit_json({"title": grid.title, "rows": grid.rows, "columns": grid.columns,
-                   "metrics": {name: [[fraction_text(x) for x in row] for row in matrix]
-                               for name, matrix in grid.metrics.items()},
-                   "legend": grid.legend})
-        return
-    click.echo(grid.title + f" ({grid.legend['rules']})")
-    for name, matrix in grid.metrics.items():
-        click.echo(f"\n{name}")
-        click.echo(f"{grid.row_label:<14}" + "".join(f"{c:>9}" for c in grid.columns))
-        for label, row in zip(grid.rows, matrix):
-            cells = (f"{float(x) * 100:8.2f}%" if grid.is_probability(name) else f"{float(x):9.3f}" for x in row)
-            click.echo(f"{label:<14}" + "".join(cells))
+def _attach_table_command():
+    """The printable table (every format, the results store) lives with the other systems' tables."""
+    from exactdice.cli.table_commands import chronica_table
+    chronica.add_command(chronica_table, "table")
+
+
+_attach_table_command()

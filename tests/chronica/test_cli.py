@@ -75,11 +75,11 @@ def test_simulate_writes_csv(capsys, tmp_path):
 
 
 def test_table_json(capsys):
-    code, out, _ = run(capsys, "table", "--player-dice", "1", "--json")
-    payload = json.loads(out)
-    assert code == 0 and payload["columns"] == ["3d4", "3d6", "3d8", "3d10", "3d12"]
-    assert payload["rows"] == ["d12", "d10", "d8", "d6", "d4"]
-    assert set(payload["metrics"]) == {"P(win)", "P(tie)", "E[success dice]"}
+    code, out, _ = run(capsys, "table", "--player-dice", "1", "--format", "json", "--no-cache")
+    table = json.loads(out)["tables"][0]
+    assert code == 0 and table["columns"] == ["3d4", "3d6", "3d8", "3d10", "3d12"]
+    assert table["rows"] == ["d12", "d10", "d8", "d6", "d4"]
+    assert {metric["name"] for metric in table["metrics"]} == {"P(win)", "P(tie)", "E[success dice]"}
 
 
 def test_help_explains(capsys):

@@ -1,0 +1,557 @@
+"""Write `TableGrid`s as Markdown, CSV, JSON, printable HTML, PDF or a PNG heatmap.
+
+The data formats (md, csv, json, html) are deterministic: the same grids give the
+same bytes, with no timestamps. PDF and PNG carry fixed metadata (a fixed creation
+date, no software stamp) so that re-runs differ at most in incidental bytes.
+
+Every format carries every metric of every grid: the headline metric first, then
+the others (P(tie), P(loss), expected rounds, ...) as further tables or pages.
+
+* ``md``: per grid and metric a table of percentages (or decimals), then the exact
+  values as ``p/q`` in a second table (when none is longer than `EXACT_TEXT_LIMIT`
+  characters; else a pointer to the JSON/CSV, where every exact value is).
+* ``csv``: one row per cell and metric ("tidy"): columns `CSV_COLUMNS`.
+* ``json``: ``{"exactdice_version", "format", "tables": [{"title", "row_label",
+  "column_label", "rows", "columns", "legend", "metrics": [{"name", "probability",
+  "exact", "decimal"}]}]}``; ``exact`` holds ``"p/q"`` strings, ``decimal`` strings
+  with `DECIMAL_DIGITS` digits, ``null`` where a cell does not apply.
+* ``html``: a print-ready page, one table a printed page, colour bands whose lightness
+  alone tells them apart (so greyscale prints still read), bold text from 50 %, and the
+  exact value of each cell in its ``data-exact`` attribute and tooltip.
+* ``pdf``: the same tables typeset with fpdf2, one table a page, numbers as text.
+* ``png``: matplotlib heatmaps with each cell annotated.
+
+>>> from fractions import Fraction
+>>> grid = TableGrid(title="demo", row_label="A", column_label="C", rows=["1"],
+...                  columns=["1", "2"], metrics={"P(win)": [[Fraction(1, 2), None]]})
+>>> print(render_table(grid, "csv").splitlines()[1])
+demo,P(win),A,1,C,1,1/2,0.5000000000
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import html
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+from pathlib import Path
+
+from exactdice.core.exact import decimal_text, fraction_text
+from exactdice.errors import InputError
+from exactdice.tables.grid import TableGrid
+
+__all__ = [
+    "FORMATS", "TEXT_FORMATS", "CSV_COLUMNS", "DECIMAL_DIGITS", "render_table", "write_table",
+    "format_from_path", "cell_text", "band_index", "BAND_LIMITS", "EXACT_TEXT_LIMIT",
+]
+
+#: every output format, and the ones that are text (the others are bytes)
+FORMATS = ("md", "csv", "json", "html", "pdf", "png")
+TEXT_FORMATS = ("md", "csv", "json", "html")
+CSV_COLUMNS = ("table", "metric", "row_axis", "row", "column_axis", "column", "exact", "decimal")
+DECIMAL_DIGITS = 10
+#: exact fractions longer than this are left to the JSON/CSV (md tables, html tooltips)
+EXACT_TEXT_LIMIT = 60
+JSON_FORMAT_NAME = "exactdice-tables/1"
+
+#: upper limits (exclusive, as fractions of 1) of the colour bands of probability cells
+BAND_LIMITS = (Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(9, 10))
+# one colour a band, light to dark: lightness falls monotonically, so greyscale keeps the order
+_BAND_COLOURS = ("#f7fbff", "#d6e6f4", "#a8cde4", "#6aaed6", "#3383be", "#0b559f")
+_BAND_TEXT = ("#000000", "#000000", "#000000", "#000000", "#ffffff", "#ffffff")
+_FIXED_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def _as_grids(grid_or_grids) -> list[TableGrid]:
+    if isinstance(grid_or_grids, TableGrid):
+        return [grid_or_grids]
+    grids = list(grid_or_grids)
+    if not grids or not all(isinstance(grid, TableGrid) for grid in grids):
+        raise TypeError("expected a TableGrid or a non-empty sequence of TableGrids")
+    return grids
+
+
+def format_from_path(path, fmt: str | None = None, field: str = "--format") -> str:
+    """The output format: *fmt* when given, else the suffix of *path*, else ``md``.
+
+    >>> format_from_path("odds.html"), format_from_path(None), format_from_path("x.txt", "csv")
+    ('html', 'md', 'csv')
+    """
+    if fmt:
+        fmt = fmt.lower()
+        if fmt not in FORMATS:
+            raise InputError(field, f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        return fmt
+    if path is None or str(path) == "-":
+        return "md"
+    suffix = Path(str(path)).suffix.lower().lstrip(".")
+    if suffix == "markdown":
+        suffix = "md"
+    if suffix == "htm":
+        suffix = "html"
+    if suffix not in FORMATS:
+        raise InputError(field, f"cannot tell the format from the file name {str(path)!r}; "
+                                f"give --format ({', '.join(FORMATS)})")
+    return suffix
+
+
+def cell_text(grid: TableGrid, metric: str, value: Fraction | None) -> str:
+    """What a person reads in a cell: a percentage for probabilities, else a decimal.
+
+    A probability that is neither 0 nor 1 never reads as "0.0%" or "100.0%".
+
+    >>> grid = TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 3)]]})
+    >>> cell_text(grid, "P(win)", Fraction(1, 3)), cell_text(grid, "E[rounds]", Fraction(7, 2))
+    ('33.3%', '3.50')
+    >>> cell_text(grid, "P(win)", Fraction(1, 10**5)), cell_text(grid, "P(win)", 1 - Fraction(1, 10**5))
+    ('<0.1%', '>99.9%')
+    """
+    if value is None:
+        return "-"
+    if grid.is_probability(metric):
+        if 0 < value < Fraction(1, 2000):
+            return "<0.1%"
+        if Fraction(1999, 2000) <= value < 1:
+            return ">99.9%"
+        return decimal_text(value * 100, 1) + "%"
+    return decimal_text(value, 2)
+
+
+def band_index(value: Fraction | None) -> int | None:
+    """The colour band (0 lightest .. 5 darkest) of a probability, None for no value.
+
+    >>> band_index(Fraction(0)), band_index(Fraction(1, 2)), band_index(Fraction(1))
+    (0, 3, 5)
+    """
+    if value is None:
+        return None
+    for index, limit in enumerate(BAND_LIMITS):
+        if value < limit:
+            return index
+    return len(BAND_LIMITS)
+
+
+def _band_label(index: int) -> str:
+    low = Fraction(0) if index == 0 else BAND_LIMITS[index - 1]
+    high = Fraction(1) if index == len(BAND_LIMITS) else BAND_LIMITS[index]
+    closing = "]" if index == len(BAND_LIMITS) else ")"
+    return f"[{decimal_text(low * 100, 0)}%, {decimal_text(high * 100, 0)}%{closing}"
+
+
+def _corner(grid: TableGrid) -> str:
+    """The top-left heading: ``rows \\ columns`` (just the row label when columns have none)."""
+    if not grid.column_label:
+        return grid.row_label
+    return f"{grid.row_label} \\ {grid.column_label}"
+
+
+def _metric_names(grid: TableGrid) -> list[str]:
+    return list(grid.metrics)
+
+
+def _exact(value: Fraction | None) -> str | None:
+    return None if value is None else fraction_text(value)
+
+
+def _decimal(value: Fraction | None) -> str | None:
+    return None if value is None else decimal_text(value, DECIMAL_DIGITS)
+
+
+# ----- Markdown ---------------------------------------------------------------------------
+
+def _md_escape(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_grid(grid: TableGrid, cells: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join([_md_escape(_corner(grid))] + [_md_escape(c) for c in grid.columns]) + " |",
+             "|" + "---|" * (len(grid.columns) + 1)]
+    for label, row in zip(grid.rows, cells):
+        lines.append("| " + " | ".join([_md_escape(label)] + row) + " |")
+    return lines
+
+
+def _render_md(grids: list[TableGrid]) -> str:
+    lines: list[str] = []
+    for grid in grids:
+        lines += [f"## {grid.title}", ""]
+        for metric in _metric_names(grid):
+            matrix = grid.metrics[metric]
+            lines += [f"### {metric}", ""]
+            lines += _md_grid(grid, [[cell_text(grid, metric, v) for v in row] for row in matrix])
+            lines.append("")
+        lines += ["### Exact values", ""]
+        for metric in _metric_names(grid):
+            exact = [[_exact(v) or "-" for v in row] for row in grid.metrics[metric]]
+            longest = max((len(text) for row in exact for text in row), default=0)
+            if longest > EXACT_TEXT_LIMIT:
+                lines += [f"{metric}: fractions of up to {longest} characters; see the JSON or "
+                          "CSV export of this table for every exact value.", ""]
+                continue
+            lines += [f"{metric}:", ""]
+            lines += _md_grid(grid, exact)
+            lines.append("")
+        if grid.legend:
+            lines += ["### Legend", ""]
+            lines += [f"- **{_md_escape(key)}**: {_md_escape(value)}" for key, value in grid.legend.items()]
+            lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# ----- CSV --------------------------------------------------------------------------------
+
+def _render_csv(grids: list[TableGrid]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for grid in grids:
+        for metric in _metric_names(grid):
+            for row_label, row in zip(grid.rows, grid.metrics[metric]):
+                for column_label, value in zip(grid.columns, row):
+                    writer.writerow([grid.title, metric, grid.row_label, row_label,
+                                     grid.column_label, column_label,
+                                     _exact(value) or "", _decimal(value) or ""])
+    return buffer.getvalue()
+
+
+# ----- JSON -------------------------------------------------------------------------------
+
+def grids_to_json(grids) -> dict:
+    """The JSON document of `render_table` (before serialisation), fractions as ``"p/q"``.
+
+    >>> grid = TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 4)]]})
+    >>> grids_to_json(grid)["tables"][0]["metrics"][0]["exact"]
+    [['1/4']]
+    """
+    from exactdice import __version__
+
+    tables = []
+    for grid in _as_grids(grids):
+        tables.append({
+            "title": grid.title,
+            "row_label": grid.row_label,
+            "column_label": grid.column_label,
+            "rows": list(grid.rows),
+            "columns": list(grid.columns),
+            "legend": dict(grid.legend),
+            "metrics": [{
+                "name": metric,
+                "probability": grid.is_probability(metric),
+                "exact": [[_exact(v) for v in row] for row in grid.metrics[metric]],
+                "decimal": [[_decimal(v) for v in row] for row in grid.metrics[metric]],
+            } for metric in _metric_names(grid)],
+        })
+    return {"format": JSON_FORMAT_NAME, "exactdice_version": __version__, "tables": tables}
+
+
+__all__.append("grids_to_json")
+
+
+def _render_json(grids: list[TableGrid]) -> str:
+    return json.dumps(grids_to_json(grids), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+# ----- HTML -------------------------------------------------------------------------------
+
+_HTML_STYLE = """
+body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 10pt; margin: 1.5em; }
+h1 { font-size: 14pt; margin: 0 0 0.4em 0; }
+h2 { font-size: 11pt; margin: 0.8em 0 0.3em 0; }
+section.table-page { page-break-after: always; break-after: page; }
+section.table-page:last-of-type { page-break-after: auto; break-after: auto; }
+table.grid { border-collapse: collapse; margin: 0.3em 0 0.8em 0; }
+table.grid th, table.grid td { border: 1px solid #555; padding: 2px 6px; text-align: right; }
+table.grid th { background: #eee; }
+table.grid th.corner { text-align: left; font-weight: normal; font-style: italic; }
+td.strong { font-weight: bold; }
+td.na { color: #777; text-align: center; }
+""" + "".join(
+    f"td.band{index} {{ background: {colour}; color: {text}; }}\n"
+    for index, (colour, text) in enumerate(zip(_BAND_COLOURS, _BAND_TEXT))) + """
+dl.legend { display: grid; grid-template-columns: max-content auto; gap: 0 1em; font-size: 9pt; }
+dl.legend dt { font-weight: bold; }
+dl.legend dd { margin: 0; }
+p.key { font-size: 8.5pt; }
+p.key span { display: inline-block; padding: 0 0.5em; border: 1px solid #555; margin-right: 0.3em; }
+@media print {
+  @page { size: A4 landscape; margin: 12mm; }
+  body { margin: 0; }
+  td, th { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+}
+"""
+
+
+def _html_key() -> str:
+    spans = "".join(f'<span class="band{index}" style="background:{colour};color:{text}">'
+                    f"{html.escape(_band_label(index))}</span>"
+                    for index, (colour, text) in enumerate(zip(_BAND_COLOURS, _BAND_TEXT)))
+    return (f'<p class="key">Shading, lighter to darker: {spans}'
+            "(the shades differ in lightness, so a greyscale print keeps their order; "
+            "50% and above is also printed bold).</p>")
+
+
+def _html_table(grid: TableGrid, metric: str) -> str:
+    is_probability = grid.is_probability(metric)
+    parts = ['<table class="grid" data-metric="' + html.escape(metric) + '">',
+             "<thead><tr>",
+             f'<th class="corner">{html.escape(_corner(grid))}</th>']
+    parts += [f'<th scope="col">{html.escape(column)}</th>' for column in grid.columns]
+    parts.append("</tr></thead><tbody>")
+    for label, row in zip(grid.rows, grid.metrics[metric]):
+        parts.append(f'<tr><th scope="row">{html.escape(label)}</th>')
+        for value in row:
+            if value is None:
+                parts.append('<td class="na">-</td>')
+                continue
+            classes = []
+            if is_probability:
+                classes.append(f"band{band_index(value)}")
+                if value >= Fraction(1, 2):
+                    classes.append("strong")
+            exact = html.escape(fraction_text(value))
+            class_attr = f' class="{" ".join(classes)}"' if classes else ""
+            tooltip = f' title="{exact}"' if len(exact) <= EXACT_TEXT_LIMIT else ""
+            parts.append(f'<td{class_attr} data-exact="{exact}"{tooltip}>'
+                         f"{html.escape(cell_text(grid, metric, value))}</td>")
+        parts.append("</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def _html_legend(grid: TableGrid) -> str:
+    if not grid.legend:
+        return ""
+    items = "".join(f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>"
+                    for key, value in grid.legend.items())
+    return f'<dl class="legend">{items}</dl>'
+
+
+def _render_html(grids: list[TableGrid]) -> str:
+    title = grids[0].title if len(grids) == 1 else f"{grids[0].title} and {len(grids) - 1} more"
+    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+             f"<title>{html.escape(title)}</title>", f"<style>{_HTML_STYLE}</style>", "</head>",
+             "<body>"]
+    for grid in grids:
+        for metric in _metric_names(grid):
+            parts.append('<section class="table-page">')
+            parts.append(f"<h1>{html.escape(grid.title)}</h1>")
+            parts.append(f"<h2>{html.escape(metric)}"
+                         + (" (percent)" if grid.is_probability(metric) else "") + "</h2>")
+            parts.append(_html_table(grid, metric))
+            if grid.is_probability(metric):
+                parts.append(_html_key())
+            parts.append(_html_legend(grid))
+            parts.append('<p class="key">Exact fractions: in each cell\'s data-exact attribute '
+                         "(short ones also on hover), and in the JSON/CSV export of the same "
+                         "table.</p>")
+            parts.append("</section>")
+    parts += ["</body>", "</html>"]
+    return "\n".join(parts) + "\n"
+
+
+# ----- PDF --------------------------------------------------------------------------------
+
+def _unicode_font_path() -> str | None:
+    try:
+        import matplotlib
+    except ImportError:  # pragma: no cover - matplotlib is a dependency
+        return None
+    path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    return str(path) if path.exists() else None
+
+
+def _hex_rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def _render_pdf(grids: list[TableGrid]) -> bytes:
+    from fpdf import FPDF
+    from fpdf.fonts import FontFace
+
+    pdf = FPDF(orientation="landscape", unit="mm", format="A4")
+    pdf.set_creation_date(_FIXED_DATE)
+    pdf.set_producer("exactdice")
+    pdf.set_creator("exactdice")
+    pdf.set_title(grids[0].title)
+    pdf.set_auto_page_break(auto=True, margin=10)
+    pdf.set_margins(10, 10, 10)
+    font_path = _unicode_font_path()
+    if font_path:
+        pdf.add_font("DejaVu", "", font_path)
+        bold_path = font_path.replace("DejaVuSans.ttf", "DejaVuSans-Bold.ttf")
+        pdf.add_font("DejaVu", "B", bold_path if Path(bold_path).exists() else font_path)
+        family = "DejaVu"
+    else:  # pragma: no cover
+        family = "Helvetica"
+
+    def text(value: str) -> str:
+        return value if font_path else value.encode("latin-1", "replace").decode("latin-1")
+
+    usable_width = pdf.w - pdf.l_margin - pdf.r_margin
+    for grid in grids:
+        for metric in _metric_names(grid):
+            pdf.add_page()
+            pdf.set_font(family, "B", 13)
+            pdf.multi_cell(0, 6, text(grid.title), new_x="LMARGIN", new_y="NEXT")
+            pdf.set_font(family, "B", 10)
+            suffix = " (percent)" if grid.is_probability(metric) else ""
+            pdf.cell(0, 6, text(metric + suffix), new_x="LMARGIN", new_y="NEXT")
+            count = len(grid.columns) + 1
+            if len(grid.rows) <= 15 and count <= 10:
+                font_size, line_height = 11, 6.5
+            elif len(grid.rows) <= 25 and count <= 14:
+                font_size, line_height = 9, 5
+            else:
+                font_size, line_height = 7, 3.6
+            pdf.set_font(family, "", font_size)
+            label_width = min(70.0, 5 + 1.15 * max(pdf.get_string_width(text(label)) for label in
+                                            list(grid.rows) + [_corner(grid)]))
+            # a hair under the page width: fpdf2 refuses a table wider than the page by rounding
+            column_width = min(24.0, (usable_width - label_width - 0.01) / len(grid.columns))
+            widths = (label_width,) + (column_width,) * len(grid.columns)
+            is_probability = grid.is_probability(metric)
+            with pdf.table(col_widths=widths, width=sum(widths), align="LEFT",
+                           line_height=line_height, text_align="RIGHT",
+                           headings_style=FontFace(emphasis="BOLD", fill_color=(235, 235, 235)),
+                           first_row_as_headings=True, repeat_headings=1) as table:
+                heading = table.row()
+                heading.cell(text(_corner(grid)), align="LEFT")
+                for column in grid.columns:
+                    heading.cell(text(column))
+                for label, values in zip(grid.rows, grid.metrics[metric]):
+                    row = table.row()
+                    row.cell(text(label), align="LEFT")
+                    for value in values:
+                        style = None
+                        if is_probability and value is not None:
+                            band = band_index(value)
+                            style = FontFace(emphasis="BOLD" if value >= Fraction(1, 2) else None,
+                                             color=_hex_rgb(_BAND_TEXT[band]),
+                                             fill_color=_hex_rgb(_BAND_COLOURS[band]))
+                        row.cell(cell_text(grid, metric, value), style=style)
+            pdf.ln(3)
+            pdf.set_font(family, "", 8)
+            if is_probability:
+                pdf.multi_cell(0, 4, text(
+                    "Shading, lighter to darker: " + ", ".join(
+                        _band_label(i) for i in range(len(_BAND_COLOURS)))
+                    + "; 50% and above in bold. Exact fractions: JSON/CSV export."),
+                    new_x="LMARGIN", new_y="NEXT")
+            for key, value in grid.legend.items():
+                pdf.set_font(family, "B", 8)
+                pdf.write(4, text(f"{key}: "))
+                pdf.set_font(family, "", 8)
+                pdf.write(4, text(str(value)))
+                pdf.ln(4)
+    return bytes(pdf.output())
+
+
+# ----- PNG --------------------------------------------------------------------------------
+
+def _render_png(grids: list[TableGrid]) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+    from matplotlib.figure import Figure
+
+    panels = [(grid, metric) for grid in grids for metric in _metric_names(grid)]
+    columns = min(len(panels), max(len(grid.metrics) for grid in grids), 2)
+    rows = -(-len(panels) // columns)
+    sizes = [(len(grid.columns), len(grid.rows)) for grid, _ in panels]
+    panel_width = max(4.0, 0.75 * max(w for w, _ in sizes) + 2.5)
+    panel_height = max(3.0, 0.32 * max(h for _, h in sizes) + 1.8)
+    figure = Figure(figsize=(panel_width * columns, panel_height * rows), dpi=100,
+                    layout="constrained")
+    band_map = ListedColormap(list(_BAND_COLOURS))
+    band_norm = BoundaryNorm([0.0] + [float(x) for x in BAND_LIMITS] + [1.0000001], band_map.N)
+    for index, (grid, metric) in enumerate(panels):
+        axes = figure.add_subplot(rows, columns, index + 1)
+        matrix = grid.metrics[metric]
+        is_probability = grid.is_probability(metric)
+        numbers = [[float("nan") if v is None else float(v) for v in row] for row in matrix]
+        if is_probability:
+            image = axes.imshow(numbers, cmap=band_map, norm=band_norm, aspect="auto")
+        else:
+            image = axes.imshow(numbers, cmap="Greys", aspect="auto", alpha=0.6)
+        figure.colorbar(image, ax=axes, shrink=0.8,
+                        format=(lambda x, _: f"{x:.0%}") if is_probability else None)
+        long_labels = max(len(label) for label in grid.columns) > 4
+        axes.set_xticks(range(len(grid.columns)), labels=grid.columns, fontsize=8,
+                        rotation=35 if long_labels else 0, ha="right" if long_labels else "center",
+                        rotation_mode="anchor")
+        axes.set_yticks(range(len(grid.rows)), labels=grid.rows, fontsize=8)
+        axes.set_xlabel(grid.column_label)
+        axes.set_ylabel(grid.row_label)
+        axes.set_title(f"{grid.title}\n{metric}", fontsize=9)
+        font_size = 7 if len(grid.columns) <= 12 else 5.5
+        for r, row in enumerate(matrix):
+            for c, value in enumerate(row):
+                colour = "black"
+                if is_probability and value is not None:
+                    colour = _BAND_TEXT[band_index(value)]
+                axes.text(c, r, cell_text(grid, metric, value), ha="center", va="center",
+                          fontsize=font_size, color=colour,
+                          fontweight="bold" if is_probability and value is not None
+                          and value >= Fraction(1, 2) else "normal")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+_RENDERERS = {"md": _render_md, "csv": _render_csv, "json": _render_json, "html": _render_html,
+              "pdf": _render_pdf, "png": _render_png}
+
+
+def render_table(grids: TableGrid | Iterable[TableGrid], fmt: str) -> str | bytes:
+    """Render one grid or several in *fmt*: ``str`` for md/csv/json/html, ``bytes`` for pdf/png.
+
+    >>> grid = TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 4)]]})
+    >>> render_table(grid, "md").splitlines()[6]
+    '| 1 | 25.0% |'
+    >>> render_table(grid, "pdf")[:5]
+    b'%PDF-'
+    """
+    if fmt not in _RENDERERS:
+        raise InputError("--format", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    return _RENDERERS[fmt](_as_grids(grids))
+
+
+def write_table(grid_or_grids: TableGrid | Sequence[TableGrid], fmt: str | None, path) -> Path:
+    """Render and write to *path* atomically (a temporary file renamed into place).
+
+    *fmt* None means: from the file's suffix. Returns the path written.
+
+    >>> import tempfile, os
+    >>> grid = TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 4)]]})
+    >>> folder = tempfile.mkdtemp()
+    >>> write_table(grid, None, os.path.join(folder, "t.json")).read_text().count("1/4")
+    1
+    """
+    path = Path(path)
+    fmt = format_from_path(path, fmt)
+    content = render_table(grid_or_grids, fmt)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    if path.parent and not path.parent.exists():
+        raise InputError("--output", f"folder {str(path.parent)!r} does not exist")
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    except OSError as error:
+        raise InputError("--output", f"cannot write to {str(path)!r}: {error.strerror}") from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException as error:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise InputError("--output", f"cannot write {str(path)!r}: {error.strerror}") from None
+        raise
+    return path

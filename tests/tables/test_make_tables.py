@@ -1,0 +1,54 @@
+"""``scripts/make_tables.py``: one small system regenerated, checked against its exact functions."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "make_tables.py"
+
+
+def _make(tmp_path, *arguments):
+    return subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path / "tables"),
+                           "--store", str(tmp_path / "store.sqlite"), "--no-progress", *arguments],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_karst_tables_regenerate_exactly_and_identically(tmp_path):
+    pytest.importorskip("exactdice.karst.tables")
+    from exactdice.karst import action_success, attack_hit
+
+    first = _make(tmp_path, "--systems", "karst", "--formats", "md,csv,json,html")
+    assert first.returncode == 0, first.stderr
+    assert "3 table jobs: 0 from the store, 3 solved" in first.stdout
+    folder = tmp_path / "tables" / "karst"
+    names = sorted(path.name for path in folder.iterdir())
+    assert names == sorted(f"{table}.{fmt}" for table in ("action", "attack", "death")
+                           for fmt in ("md", "csv", "json", "html"))
+    (attack,) = json.loads((folder / "attack.json").read_text())["tables"]
+    for r, modifier in enumerate(int(label) for label in attack["rows"]):
+        for c, defense in enumerate(int(label) for label in attack["columns"]):
+            assert Fraction(attack["metrics"][0]["exact"][r][c]) == attack_hit(modifier, defense)
+    (action,) = json.loads((folder / "action.json").read_text())["tables"]
+    assert [Fraction(row[0]) for row in action["metrics"][0]["exact"]] == \
+        [action_success(m) for m in range(-5, 6)]
+    readme = (tmp_path / "tables" / "README.md").read_text()
+    assert "exactdice karst table --table attack -o karst/attack.html" in readme
+
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    second = _make(tmp_path, "--systems", "karst", "--formats", "md,csv,json,html")
+    assert second.returncode == 0 and "3 from the store, 0 solved" in second.stdout
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+    assert (tmp_path / "tables" / "README.md").read_text() == readme
+
+
+def test_unknown_system_or_format_is_a_clear_error(tmp_path):
+    result = _make(tmp_path, "--systems", "monopoly")
+    assert result.returncode == 2 and "make_tables: error: --systems: no canonical tables for 'monopoly'" in result.stderr
+    result = _make(tmp_path, "--systems", "karst", "--formats", "docx")
+    assert result.returncode == 2 and "--formats: unknown format 'docx'" in result.stderr
