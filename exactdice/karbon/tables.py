@@ -44,6 +44,8 @@ def contest_grid(row_axis: str, rows, column_axis: str, columns, fixed: dict,
                  player: str = "fixed", narrator: str = "fixed", rules: tuple = ()) -> CellGrid:
     """A grid over two setup axes, every other setup parameter as in ``fixed``."""
     ruleset = KarbonRuleset().with_rules(rules)
+    # pool and reserve always named, so a change of their defaults can never reuse stored cells
+    fixed = {"pool": dice_text(DEFAULT_POOL), "reserve": dice_text(DEFAULT_RESERVE), **fixed}
     arguments = dict(fixed, player=player, narrator=narrator, rules=tuple(rules))
     arguments.pop(row_axis, None)
     arguments.pop(column_axis, None)
@@ -61,8 +63,7 @@ def contest_grid(row_axis: str, rows, column_axis: str, columns, fixed: dict,
         legend={"ruleset": ", ".join(f"{k}={v}" for k, v in ruleset.to_dict().items()),
                 "player policy": parse_player_policy(player).text(),
                 "narrator policy": parse_narrator_policy(narrator).text(),
-                "pool": arguments.get("pool", dice_text(DEFAULT_POOL)),
-                "reserve": arguments.get("reserve", dice_text(DEFAULT_RESERVE))},
+                "pool": arguments["pool"], "reserve": arguments["reserve"]},
         probability_metrics=("P(win)", "P(tie)", "P(loss)"))
 
 
