@@ -350,16 +350,18 @@ def solve_check(check: SkillCheck, rules: ContingencyRules = ContingencyRules())
         joint = final.map(lambda roll: (classify_total(roll[1], difficulty, rules), roll[1], roll[2], roll[3]))
     result_die = final.marginal(0)
 
-    # P(success) at every difficulty; with luck "if-failing" the decision depends on it
+    # P(success) at every difficulty; with luck "if-failing" the decision depends on it.
+    # Levels run to one past the highest total: there success is impossible, but a
+    # total of exactly difficulty - 1 still succeeds with a condition.
     if rules.luck == "if-failing":
         # below the difficulty the player always takes luck, so "always" reaches every total
         always = _final_rolls(check, replace(rules, luck="always"), before_luck, None)
         highest_total = max(total for _, total, _, _ in always.outcomes())
         totals = {level: _final_rolls(check, rules, before_luck, level).marginal(1)
-                  for level in range(1, max(highest_total, 1) + 1)}
+                  for level in range(1, max(highest_total, 1) + 2)}
     else:
         total = final.marginal(1)
-        totals = {level: total for level in range(1, max(total.max_outcome(), 1) + 1)}
+        totals = {level: total for level in range(1, max(total.max_outcome(), 1) + 2)}
     p_at_least = {level: dist.at_least(level) for level, dist in totals.items()}
     with_condition_floor = 1 if rules.fail_by_one == "take" else 0
     p_with_condition = {level: dist.at_least(level - with_condition_floor) for level, dist in totals.items()}

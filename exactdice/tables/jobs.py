@@ -30,7 +30,7 @@ __all__ = ["TableJob", "CellGrid", "solve_tables", "solve_table_jobs", "build_jo
            "demo_table", "demo_cell", "ruleset_data", "GRID_FORMAT"]
 
 #: version of `TableGrid.to_dict` data kept in the store (part of the key: a change re-solves)
-GRID_FORMAT = 2
+GRID_FORMAT = 3
 
 
 def ruleset_data(ruleset: Any) -> Any:

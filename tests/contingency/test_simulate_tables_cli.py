@@ -133,3 +133,15 @@ def test_cli_simulate(tmp_path, capsys):
     assert len(rows) == 200 and tuple(rows[0]) == COLUMNS
     code, out, _ = run(["contingency", "simulate", "--difficulty", "5", "--n", "1000"], capsys)
     assert code == 0 and "success" in out
+
+
+def test_every_difficulty_table_cell_equals_a_single_check():
+    """Each cell against its own solve at that difficulty (the table reads a per-level
+    lookup; one level past the highest total still allows success with a condition)."""
+    for grid, (advantage, disadvantage) in zip(difficulty_tables(), ((0, 0), (1, 0), (0, 1))):
+        for i, pool in enumerate(standard_pools()):
+            for j, level in enumerate(range(1, 12)):
+                outcomes = solve_check(skill_check(list(pool), advantage=advantage, disadvantage=disadvantage,
+                                                   difficulty=level)).outcome_probabilities()
+                assert grid.cell("P(success)", i, j) == outcomes["success"], (pool, level)
+                assert grid.cell("P(success or success-with-condition)", i, j) == 1 - outcomes["failure"], (pool, level)
