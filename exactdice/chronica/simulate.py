@@ -208,10 +208,13 @@ def simulate_contest(sides, rules: ChronicaRules | None = None, target: int | No
 
 def write_csv(rows: list[dict], path: str, side_count: int) -> None:
     """Write simulated rows as CSV with a header row."""
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns(side_count))
-        writer.writeheader()
-        writer.writerows(rows)
+    try:
+        with open(path, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=columns(side_count))
+            writer.writeheader()
+            writer.writerows(rows)
+    except OSError as error:
+        raise InputError("--out", f"cannot write {path}: {error.strerror or error}") from None
 
 
 def summarise(rows: list[dict], side_count: int) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import sys
 
@@ -11,7 +12,8 @@ from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
 
 lift_digit_limit()
 
-__all__ = ["emit_json", "exact_and_decimal", "json_option", "fraction_text", "decimal_text"]
+__all__ = ["emit_json", "exact_and_decimal", "json_option", "fraction_text", "decimal_text",
+           "write_csv_rows"]
 
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print machine-readable JSON (fractions as \"p/q\" strings).")
@@ -26,3 +28,16 @@ def emit_json(payload) -> None:
 def exact_and_decimal(value, digits: int = 10) -> str:
     """``"7/20 (0.35)"``: the exact value with its decimal next to it."""
     return f"{fraction_text(value)} ({decimal_text(value, digits)})"
+
+
+def write_csv_rows(path, fieldnames, rows, field: str = "--out") -> None:
+    """Write dict rows as CSV with a header; a path that cannot be written is an InputError."""
+    from exactdice.errors import InputError
+
+    try:
+        with open(path, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=fieldnames)
+            writer.writeheader()
+            writer.writerows(rows)
+    except OSError as error:
+        raise InputError(field, f"cannot write {path}: {error.strerror or error}") from None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, json_option
+from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, json_option, write_csv_rows
 from exactdice.contingency.check import OUTCOMES, choose_to_fail, skill_check, solve_check, validate
 from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES, ContingencyRules
 from exactdice.contingency.simulate import COLUMNS, simulate_arrays, simulate_checks
@@ -149,10 +148,7 @@ def simulate(trials, seed, out, **setup):
     validate(skill, rules)  # the same input checks as the exact model
     if out is not None:
         rows = simulate_checks(skill, rules, n=trials, seed=seed)
-        with open(out, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv_rows(out, COLUMNS, rows)
         click.echo(f"wrote {trials} checks to {out}", err=True)
         return
     arrays = simulate_arrays(skill, rules, n=trials, seed=seed)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option
+from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option, write_csv_rows
 from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
 from exactdice.karst.knockout import KnockoutSetup, damage_per_hit, knockout_then_death, solve_knockout
@@ -198,10 +197,7 @@ def _simulation_options(function):
 def _run_simulation(kind, trials, seed, out, rules=KarstRules(), columns_setup=None, **setup):
     if out is not None:
         rows = simulate_rows(kind, n=trials, seed=seed, rules=rules, **setup)
-        with open(out, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=COLUMNS(kind, **(columns_setup or {})))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv_rows(out, COLUMNS(kind, **(columns_setup or {})), rows)
         click.echo(f"wrote {trials} trials to {out}", err=True)
         return
     arrays = simulate_arrays(kind, n=trials, seed=seed, rules=rules, **setup)
