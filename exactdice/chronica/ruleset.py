@@ -31,7 +31,7 @@ PHYSICAL_DICE = (4, 6, 8, 10, 12, 20)
 MAX_PUSHES = 100
 
 #: most dice one contest may hold over all sides (push dice included)
-MAX_CONTEST_DICE = 60
+MAX_CONTEST_DICE = 36
 
 _ITEM = re.compile(r"^(\d*)[dD](\d+)$")
 

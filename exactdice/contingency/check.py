@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from exactdice.contingency.ruleset import ContingencyRules
-from exactdice.core.distribution import MAX_FACES, Distribution, d
+from exactdice.core.distribution import Distribution, d
 from exactdice.core.exact import fraction_text
 from exactdice.core.pool import MAX_POOL_DICE, evaluate_sorted
 from exactdice.errors import InputError, TooLargeError
@@ -28,6 +28,9 @@ __all__ = [
     "player_omens_for_face", "gm_omens_for_face", "classify_total", "choose_to_fail",
     "expected_distribution", "OUTCOME_COLUMN",
 ]
+
+#: most faces of one die in a check: the dynamic program's work grows with the square
+MAX_CHECK_FACES = 300
 
 #: the three outcomes of a check against a difficulty, best first
 OUTCOMES = ("success", "success-with-condition", "failure")
@@ -139,8 +142,9 @@ def validate(check: SkillCheck, rules: ContingencyRules) -> None:
     for size in check.dice:
         if size < 2:
             raise InputError("--dice", f"d{size} is not allowed in a Contingency pool (each die needs >= 2 sides)")
-        if size > MAX_FACES:
-            raise TooLargeError("--dice", f"d{size} has more than {MAX_FACES:,} faces (the limit)")
+        if size > MAX_CHECK_FACES:
+            raise TooLargeError("--dice", f"d{size} has more than {MAX_CHECK_FACES} faces, the limit for a "
+                                          "check (the work grows with the square of the faces)")
     count = len(check.dice)
     if count > MAX_POOL_DICE:
         raise TooLargeError("--dice", f"{count} dice is more than the limit of {MAX_POOL_DICE}")

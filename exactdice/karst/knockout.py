@@ -96,6 +96,20 @@ def _validate(setup: KnockoutSetup) -> None:
         raise TooLargeError("--health", f"{setup.health} is more than the limit of {MAX_HEALTH:,}")
 
 
+#: the round-by-round iteration costs about health x rounds; past this it would take minutes
+MAX_KNOCKOUT_WORK = 400_000
+
+
+def _check_work(setup: KnockoutSetup, hit: Fraction, damage) -> None:
+    """Refuse chains whose exact iteration would run for minutes (health x expected rounds)."""
+    expected_rounds = setup.health / (float(hit) * float(damage.mean()))
+    work = setup.health * expected_rounds
+    if work > MAX_KNOCKOUT_WORK:
+        raise TooLargeError("--health", f"health {setup.health} at a {float(hit):.0%} hit chance needs about "
+                                        f"{expected_rounds:,.0f} rounds; health x rounds = {work:,.0f} is past "
+                                        f"the limit of {MAX_KNOCKOUT_WORK:,} (lower --health or raise the hit chance)")
+
+
 def _hit_weights(setup: KnockoutSetup) -> tuple[int, int]:
     roll = attack_roll(setup.modifier, setup.defense)
     return roll.weight(True), roll.denominator
@@ -172,6 +186,7 @@ def solve_knockout(setup: KnockoutSetup) -> KnockoutSolution:
     hit = Fraction(hits, sides)
     damage = damage_per_hit(setup.damage)
     first_damage = damage_per_hit(setup.damage, doubled=True) if setup.unaware else damage
+    _check_work(setup, hit, damage)
     rounds, knockout, rest = _iterate_rounds(setup, hits, sides, first_damage, damage)
 
     expected, negative = _aware_chain(setup.health, hit, damage)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["KarstRules", "OPPOSED_RULES"]
+__all__ = ["KarstRules", "OPPOSED_RULES", "MAX_AID"]
+
+#: most aid actions per round (each is an extra death roll every round)
+MAX_AID = 20
 
 #: how opposed action rolls are compared
 OPPOSED_RULES = ("totals", "success-first")
@@ -34,6 +37,8 @@ class KarstRules:
             raise InputError("--opposed", f"must be one of {', '.join(OPPOSED_RULES)}, got {self.opposed!r}")
         if not isinstance(self.aid, int) or self.aid < 0:
             raise InputError("--aid", f"must be >= 0 aid actions per round, got {self.aid!r}")
+        if self.aid > MAX_AID:
+            raise TooLargeError("--aid", f"{self.aid} aid actions per round is more than the limit of {MAX_AID}")
 
     def to_dict(self) -> dict:
         """The knobs as JSON-ready values (part of every result)."""

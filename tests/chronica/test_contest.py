@@ -242,8 +242,8 @@ def test_bad_input_is_an_input_error():
         ChronicaRules(push=True, max_pushes=-1)
     with pytest.raises(TooLargeError, match="limit"):
         roll_outcomes([((6,) * 40,), ((6,) * 40,)])
-    with pytest.raises(TooLargeError, match="states"):  # 24 different dice against 24
-        roll_outcomes([(tuple(range(1, 25)),), (tuple(range(1, 25)),)])
+    with pytest.raises(TooLargeError, match="states"):  # 18 different dice against 18
+        roll_outcomes([(tuple(range(1, 19)),), (tuple(range(1, 19)),)])
 
 
 def test_tie_outcome_uses_the_tie_index():
