@@ -165,9 +165,9 @@ def _readme(sets: list[TableSet], missing: list[TableSet]) -> str:
         lines.append("")
     if missing:
         lines += ["## Not generated yet", "",
-                  "These canonical sets are not in this folder yet (Karbon with both sides optimal "
-                  "takes hours on two cores); `python scripts/make_tables.py --systems SYSTEM` "
-                  "makes them, resuming from the results store:", ""]
+                  "These canonical sets are not in this folder yet; `python scripts/make_tables.py "
+                  "--systems SYSTEM` makes them, resuming from the results store (Karbon with both "
+                  "sides optimal does not finish yet: its state graph has millions of states):", ""]
         lines += [f"- `{table_set.system}/{table_set.name}.*`: {table_set.description}."
                   for table_set in missing]
         lines.append("")
@@ -191,6 +191,8 @@ def main(argv=None) -> int:
                         help="Karbon policy pairs to tabulate: fixed, optimal or both "
                              "(default: both; optimal solves take far longer)")
     options = parser.parse_args(argv)
+    if options.workers < 1:
+        parser.error(f"--workers must be >= 1, got {options.workers}")
     try:
         return _run(options)
     except InputError as error:

@@ -209,6 +209,8 @@ Example:  exactdice chronica table --player-dice 3 --tie-rule four-ties -o three
 def chronica_table(player_dice, tie_rule, push, push_dice, max_pushes, physical, output_options):
     from exactdice.chronica.ruleset import ChronicaRules, parse_dice_list
 
+    if not push and (push_dice or max_pushes != 1):
+        raise InputError("--push-dice" if push_dice else "--max-pushes", "only matters with --push")
     rules = ChronicaRules(tie_rule=tie_rule, push=push, max_pushes=max_pushes, physical=physical,
                           push_dice=parse_dice_list(push_dice, "--push-dice") if push_dice else ())
     produce_tables(chronica_jobs(rules, player_dice or (2, 3)), **output_options)
