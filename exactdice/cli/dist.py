@@ -6,7 +6,7 @@ import click
 
 from exactdice.cli.common import emit_json, json_option
 from exactdice.core.distribution import MAX_FACES
-from exactdice.core.notation import MAX_NOTATION_DICE, parse_dice
+from exactdice.core.notation import MAX_NOTATION_DEPTH, MAX_NOTATION_DICE, MAX_NOTATION_SPAN, parse_dice
 
 
 @click.command(help=f"""Exact distribution of a dice expression.
@@ -19,8 +19,10 @@ EXPRESSION uses dice notation:
   d6+d8+d10  mixed dice;  (2d6+1)-d4  parentheses and subtraction
 
 Prints each outcome's exact probability, its decimal, and the "at least" /
-"at most" columns. Limits: at most {MAX_NOTATION_DICE} dice in one expression and
-{MAX_FACES:,} faces a die.""")
+"at most" columns. Limits: at most {MAX_NOTATION_DICE} dice in one expression,
+{MAX_FACES:,} faces a die, {MAX_NOTATION_SPAN:,} distinct totals (dice x faces) and
+{MAX_NOTATION_DEPTH} nested parentheses. An expression starting with "-" needs "--"
+before it: exactdice dist -- "-d6+3".""")
 @click.argument("expression")
 @json_option
 def dist(expression: str, as_json: bool):

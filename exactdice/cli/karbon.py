@@ -66,7 +66,12 @@ def setup_from_options(ability, challenge, consequence, peril, fortune, training
                        player_dice, narrator_dice, draw_chips, pool, reserve, state_file,
                        player_policy, narrator_policy, objective, rules):
     """(setup, ruleset, player policy, narrator policy) from the shared options."""
-    ruleset = KarbonRuleset().with_rules(list(rules) + ([f"objective={objective}"] if objective else []))
+    ruleset = KarbonRuleset().with_rules(rules)
+    if objective and any(rule.replace(" ", "").startswith("objective=") for rule in rules) \
+            and ruleset.objective != objective:
+        raise InputError("--objective", f"--objective {objective} contradicts --rule objective={ruleset.objective}")
+    if objective:
+        ruleset = ruleset.with_rules([f"objective={objective}"])
     player = parse_player_policy(player_policy)
     narrator = parse_narrator_policy(narrator_policy)
     if state_file:
@@ -150,8 +155,9 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
       exactdice karbon odds -a 2 -c 2 --player-policy "risk=always" --rule sudden_death=on --json
       exactdice karbon odds -a 1 -c 1 -w 1 --player-policy optimal --narrator-policy optimal --show-draws
 
-    Policies default to the spec's fixed preferences (optimal play explores every
-    choice, which multiplies states; ask for it with --player-policy optimal).
+    The spec makes optimal play the default; this tool defaults to the spec's fixed
+    preferences on purpose, because optimal play with the default pool explores
+    millions of states (README, "Limits"). Ask for it with --player-policy optimal.
     """
     if max_states < 1:
         raise InputError("--max-states", f"must be >= 1, got {max_states}")
@@ -159,6 +165,8 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
         raise InputError("--digits", f"must be >= 1, got {digits}")
     if show_draws and player.kind != "optimal":
         raise InputError("--show-draws", "needs --player-policy optimal (a fixed player has one draw)")
+    if show_draws and setup.player_dice is not None:
+        raise InputError("--show-draws", "needs a draw (--ability/--challenge), not explicit hands or --state")
     if explain and player.kind != "optimal":
         raise InputError("--explain", "needs --player-policy optimal (a fixed player makes no choices)")
     result = contest_odds(setup, ruleset, player, narrator,

@@ -21,10 +21,14 @@ from exactdice.core.distribution import MAX_FACES, Distribution, constant, d
 from exactdice.core.pool import Pool
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["parse_dice", "NotationError", "MAX_NOTATION_DICE"]
+__all__ = ["parse_dice", "NotationError", "MAX_NOTATION_DICE", "MAX_NOTATION_SPAN", "MAX_NOTATION_DEPTH"]
 
 #: most dice one expression may roll
 MAX_NOTATION_DICE = 1000
+#: most distinct totals an expression may span (sum over dice of their faces - 1)
+MAX_NOTATION_SPAN = 1_000_000
+#: deepest nesting of parentheses and signs
+MAX_NOTATION_DEPTH = 100
 
 
 class NotationError(InputError):
@@ -37,6 +41,8 @@ class _Parser:
         self.field = field
         self.pos = 0
         self.dice = 0
+        self.span = 0
+        self.depth = 0
 
     # --- helpers ---
     def error(self, expected: str, at: int | None = None):
@@ -89,14 +95,32 @@ class _Parser:
     def term(self) -> Distribution:
         if self.peek() == "-":
             self.pos += 1
-            return -self.term()
+            with self.nested():
+                return -self.term()
         return self.atom()
+
+    def nested(self):
+        parser = self
+
+        class _Depth:
+            def __enter__(self):
+                parser.depth += 1
+                if parser.depth > MAX_NOTATION_DEPTH:
+                    raise TooLargeError(parser.field, f"more than {MAX_NOTATION_DEPTH} nested parentheses "
+                                                      "or signs (the limit)")
+
+            def __exit__(self, *exc):
+                parser.depth -= 1
+                return False
+
+        return _Depth()
 
     def atom(self) -> Distribution:
         char = self.peek()
         if char == "(":
             self.pos += 1
-            inner = self.expression()
+            with self.nested():
+                inner = self.expression()
             if self.peek() != ")":
                 self.error('")"')
             self.pos += 1
@@ -121,6 +145,10 @@ class _Parser:
         if self.dice > MAX_NOTATION_DICE:
             raise TooLargeError(
                 self.field, f"more than {MAX_NOTATION_DICE} dice in one expression (the limit)")
+        self.span += count * (sides - 1)
+        if self.span > MAX_NOTATION_SPAN:
+            raise TooLargeError(
+                self.field, f"the expression spans more than {MAX_NOTATION_SPAN:,} totals (dice x faces; the limit)")
         keep = self.keep_suffix()
         die = d(sides)
         if keep is None:

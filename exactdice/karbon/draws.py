@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.model import KarbonModel
+from exactdice.karbon.policies import PlayerPolicy
 from exactdice.markov import Chance, Decision
 
 __all__ = ["DrawSearchModel"]
@@ -27,6 +28,8 @@ class DrawSearchModel:
         self.reward_names = self.inner.reward_names
         if player.kind == "optimal":
             self.player_draws = setup.player_draws()
+            if not self.player_draws:  # the fixed draw's message says why (pool, Fortune)
+                setup.start(PlayerPolicy(), narrator)
         else:
             self.player_draws = [setup.start(player, narrator).player_draw]
         self._by_text = {dice_text(draw): draw for draw in self.player_draws}

@@ -136,7 +136,7 @@ class KarbonModel:
         self.ruleset = ruleset
         self.player = player
         self.narrator = narrator
-        self.player_decides = player.kind in ("optimal",)
+        self.player_decides = player.kind == "optimal"
         self.narrator_decides = narrator.kind in ("optimal", "kind")
         self.narrator_side = "max" if narrator.kind == "kind" else "min"
         self.risk_take_order = sizes.order_from_preference(player.risk_take)
@@ -189,23 +189,23 @@ class KarbonModel:
     def _capped(position: Position) -> Position:
         """The same position with chips in hand cut to what can still make a difference.
 
-        Exact, not an approximation: O never decreases, so at most ``W - O`` more
-        Glitches can be resolved before the track is full; a sideswipe needs a Glitch
-        that does not fill the track, so at most ``max(0, W - O - 1)`` sideswipes can
-        undo a Break, and at most ``(W - X - O) + that`` more Breaks can be resolved.
-        Chips in hand act only through completions at placement (5 chips each), a
-        sideswipe's transfer of the narrator's chips to the player, and footing-discard
-        (which needs some). So once a hand holds chips for every completion that can
-        still be resolved, more chips change no event and no outcome: every completion
-        past that bound is void because the track fills first. (Sudden death empties
-        both hands, so its extra place needs no margin.)
+        Exact, not an approximation. X + O never decreases (a Break adds an X; a Glitch
+        adds an O, and a sideswipe after it only turns one X into that O), so at most
+        ``W - X - O`` more Breaks and, as O never decreases, at most ``W - O`` more
+        Glitches can be resolved before the track is full. Chips in hand act only
+        through completions at placement (5 chips each), a sideswipe's transfer of the
+        narrator's chips to the player (possible only while ``W - O >= 2``), and
+        footing-discard (which needs some). So once a hand holds chips for every
+        completion that can still be resolved, more chips change no event and no
+        outcome: every completion past that bound is void because the track fills
+        first. (Sudden death empties both hands, so its extra place needs no margin.)
         """
         track, wins, losses = position.track, position.wins, position.losses
-        sideswipes = max(0, track - losses - 1)
-        breaks = (track - wins - losses) + sideswipes
+        breaks = track - wins - losses
+        sideswipe_possible = track - losses >= 2
         player_cap = max(0, STACK_SIZE * breaks - position.player_stack)
         narrator_cap = max(STACK_SIZE * (track - losses) - position.narrator_stack,
-                           STACK_SIZE * breaks if sideswipes else 0, 1)
+                           STACK_SIZE * breaks if sideswipe_possible else 0, 1)
         if position.player_chips <= player_cap and position.narrator_chips <= narrator_cap:
             return position
         return position._replace(player_chips=min(position.player_chips, player_cap),
@@ -524,7 +524,6 @@ class KarbonModel:
     def _swap_options(self, situation):
         _, position, queue = situation
         hand, reserve = position.player_hand, position.reserve
-        seen = set()
         options = []
         for size in (1, 2):
             for out in compositions(hand, size):
@@ -532,9 +531,6 @@ class KarbonModel:
                     if any(o and i for o, i in zip(out, into)):
                         continue  # a type both out and in is a smaller swap (or none)
                     new_hand = _add(_sub(hand, out), into)
-                    if new_hand in seen:
-                        continue
-                    seen.add(new_hand)
                     new_reserve = _add(_sub(reserve, into), out)
                     options.append((self._swap_name(out, into),
                                     ("test", position._replace(player_hand=new_hand, reserve=new_reserve),

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from exactdice.errors import InputError
 from exactdice.karbon.dice import DiceSizes, dice_text, parse_dice_list
-from exactdice.karbon.model import Position, STACK_SIZE
+from exactdice.karbon.model import STACK_SIZE, Position, compositions
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 
 __all__ = ["ContestSetup", "ContestStart", "DEFAULT_POOL", "DEFAULT_RESERVE", "read_state_file",
@@ -121,7 +121,6 @@ class ContestSetup:
         """
         sizes = self.sizes()
         pool = sizes.counts(self.pool)
-        from exactdice.karbon.model import compositions
         draws = []
         for counts in compositions(pool, self.ability):
             drawn = sizes.mapping(counts)
@@ -133,7 +132,6 @@ class ContestSetup:
         """Every composition the narrator may draw after the player's draw."""
         sizes = self.sizes()
         left = tuple(a - b for a, b in zip(sizes.counts(self.pool), sizes.counts(player_draw)))
-        from exactdice.karbon.model import compositions
         return [sizes.mapping(counts) for counts in compositions(left, self.challenge)]
 
     def _fixed_draw(self, available: dict, count: int, preference, limit_d6: int | None, who: str) -> dict:

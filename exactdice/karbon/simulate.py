@@ -506,11 +506,11 @@ class ContestEngine:
         excess taken off (moved with the chips by a sideswipe, dropped by a discard);
         `StrategyReplay.decide` falls back to the real chips when the file has those.
         """
-        sideswipes = np.maximum(0, self.track - self.losses - 1)
-        breaks = self.track - self.wins - self.losses + sideswipes
+        breaks = self.track - self.wins - self.losses
+        sideswipe_possible = self.track - self.losses >= 2
         player_cap = np.maximum(0, STACK * breaks - self.player_stack)
         narrator_cap = np.maximum.reduce([STACK * (self.track - self.losses) - self.narrator_stack,
-                                          np.where(sideswipes > 0, STACK * breaks, 0), np.ones_like(breaks)])
+                                          np.where(sideswipe_possible, STACK * breaks, 0), np.ones_like(breaks)])
         self.excess_player = np.maximum(0, self.player_chips - player_cap)
         self.excess_narrator = np.maximum(0, self.narrator_chips - narrator_cap)
 

@@ -42,9 +42,9 @@ The ``state`` is the position *after* everything already resolved (the roll's ch
 and Opening, risk, peril, marks on the track). Chips in hand are written as the exact
 model keeps them: at the start of each round each hand is cut to the chips that can
 still make a difference (``KarbonModel._capped``: with track W, X wins and O losses,
-``s = max(0, W - O - 1)`` sideswipes and ``b = (W - X - O) + s`` Breaks can still be
-resolved, so the player keeps at most ``5 b - player_stack`` chips and the narrator at
-most ``max(5 (W - O) - narrator_stack, 5 b if s else 0, 1)``); chips gained later in
+at most ``b = W - X - O`` Breaks can still be resolved, so the player keeps at most
+``5 b - player_stack`` chips and the narrator at most ``max(5 (W - O) - narrator_stack,
+5 b if W - O >= 2 else 0, 1)``); chips gained later in
 the round are added to the cut amounts. A replayer describes its positions the same way.
 
 >>> key = decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})

@@ -181,8 +181,6 @@ class ExactArithmetic:
                             target[col] -= factor * pivot[col]
         return [row[size:] for row in matrix]
 
-    def compare_key(self, value):
-        return value
 
     def better(self, side, candidate, incumbent) -> bool:
         return (candidate > incumbent) if side > 0 else (candidate < incumbent)
