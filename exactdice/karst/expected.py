@@ -63,5 +63,8 @@ def expected_distribution(kind: str, *, rules: KarstRules = KarstRules(), **setu
         if not 1 <= combatant <= len(places):
             raise InputError("--combatant", f"combatant {combatant} does not exist (numbered 1..{len(places)})")
         chosen = places[combatant - 1]
-        return {"": 1} if chosen is None else {str(place): p for place, p in chosen.items()}
+        if chosen is None:
+            raise InputError("--combatant", f"combatant {combatant} is surprised: it does not act in the "
+                                            "opening round, so it has no place to validate")
+        return {str(place): p for place, p in chosen.items()}
     raise InputError("SIMULATION", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")

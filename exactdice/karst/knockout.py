@@ -193,9 +193,8 @@ def solve_knockout(setup: KnockoutSetup) -> KnockoutSolution:
     # first attack (maybe unaware), then the aware chain
     expected_rounds = 1 + (1 - hit) * expected[setup.health]
     left_over: dict = {}
-    if hit != 1:
-        for value, q in negative[setup.health].items():
-            left_over[value] = left_over.get(value, 0) + (1 - hit) * q
+    for value, q in negative[setup.health].items():  # the first attack missed (a natural 1 always can)
+        left_over[value] = left_over.get(value, 0) + (1 - hit) * q
     for amount, p in first_damage.probabilities().items():
         remaining = setup.health - amount
         if remaining > 0:
