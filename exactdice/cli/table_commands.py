@@ -20,6 +20,8 @@ from functools import wraps
 
 import click
 
+from exactdice.chronica.ruleset import TIE_RULES
+from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES
 from exactdice.errors import InputError
 from exactdice.tables.export import FORMATS, TEXT_FORMATS, format_from_path, render_table, write_table
 from exactdice.tables.jobs import CellGrid, TableJob, solve_tables
@@ -107,13 +109,13 @@ Example:  exactdice contingency table --kind advantage --luck if-failing -o adv.
 {_FORMAT_HELP}""")
 @click.option("--kind", "kinds", type=click.Choice(_CONTINGENCY_KINDS), multiple=True,
               help="Roll kind(s) to tabulate (repeatable) [default: all three].")
-@click.option("--luck", default="never", show_default=True,
-              help="Luck die policy: never | always | if-failing.")
-@click.option("--fail-by-one", default="take", show_default=True,
-              help="Failing by one: take (success-with-condition) | refuse.")
+@click.option("--luck", type=click.Choice(LUCK_POLICIES), default="never", show_default=True,
+              help="Luck die policy.")
+@click.option("--fail-by-one", type=click.Choice(FAIL_BY_ONE_POLICIES), default="take", show_default=True,
+              help="Failing by one: take (success-with-condition) or refuse.")
 @click.option("--luck-modifier", is_flag=True, help="Give the luck die the result die's modifier.")
-@click.option("--gm-omen", default="exactly-1", show_default=True,
-              help="Moderator omen faces: exactly-1 | at-most-1.")
+@click.option("--gm-omen", type=click.Choice(GM_OMEN_RULES), default="exactly-1", show_default=True,
+              help="Moderator omen faces.")
 @table_output_options
 def contingency_table(kinds, luck, fail_by_one, luck_modifier, gm_omen, output_options):
     from exactdice.contingency.ruleset import ContingencyRules
@@ -196,8 +198,8 @@ Example:  exactdice chronica table --player-dice 3 --tie-rule four-ties -o three
 {_FORMAT_HELP}""")
 @click.option("--player-dice", "player_dice", type=click.IntRange(1, 4), multiple=True,
               help="Dice in the player's pool, 1-4 (repeatable) [default: 2 and 3].")
-@click.option("--tie-rule", default="all-discarded", show_default=True,
-              help="all-discarded | four-ties (see `exactdice chronica contest --help`).")
+@click.option("--tie-rule", type=click.Choice(TIE_RULES), default="all-discarded", show_default=True,
+              help="See `exactdice chronica contest --help`.")
 @click.option("--push/--no-push", default=False, show_default=True,
               help="On a tie, roll the contest again (at most --max-pushes times).")
 @click.option("--push-dice", default=None, metavar="DICE",
