@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import functools
-import importlib
 
 import click
 
-from exactdice.cli.common import emit_json, fraction_text, json_option
+from exactdice.cli.common import LazyGroup, emit_json, fraction_text, json_option
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError
 from exactdice.karbon import (RULE_CHOICES, ContestSetup, KarbonRuleset, parse_narrator_policy,
@@ -101,20 +100,12 @@ def with_setup(function):
     return wrapper
 
 
-class _KarbonGroup(click.Group):
+class _KarbonGroup(LazyGroup):
     """The karbon group; simulate and trace live in `exactdice.cli.karbon_sim` (which imports
     this module for the shared options), so they are looked up when first used."""
 
-    lazy = {"simulate": "exactdice.cli.karbon_sim:simulate", "trace": "exactdice.cli.karbon_sim:trace"}
-
-    def list_commands(self, ctx):
-        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
-
-    def get_command(self, ctx, name):
-        if name in self.lazy:
-            module_name, attribute = self.lazy[name].split(":")
-            return getattr(importlib.import_module(module_name), attribute)
-        return super().get_command(ctx, name)
+    lazy_commands = {"simulate": "exactdice.cli.karbon_sim:simulate",
+                     "trace": "exactdice.cli.karbon_sim:trace"}
 
 
 @click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})

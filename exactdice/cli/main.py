@@ -6,11 +6,11 @@ Subcommands live in their own modules and are imported only when used, so
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import click
 
+from exactdice.cli.common import LazyGroup
 from exactdice.core.exact import lift_digit_limit
 from exactdice.errors import InputError
 
@@ -27,21 +27,13 @@ SUBCOMMANDS = {
 }
 
 
-class LazyGroup(click.Group):
-    """A click group whose subcommands are imported on first use."""
+class RootGroup(LazyGroup):
+    """The ``exactdice`` group: every subcommand is imported when it is used."""
 
-    def list_commands(self, ctx):
-        return sorted(SUBCOMMANDS)
-
-    def get_command(self, ctx, name):
-        target = SUBCOMMANDS.get(name)
-        if target is None:
-            return None
-        module_name, attribute = target.split(":")
-        return getattr(importlib.import_module(module_name), attribute)
+    lazy_commands = SUBCOMMANDS
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=RootGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="exactdice")
 def cli():
     """Exact odds for tabletop dice mechanics.
