@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import NamedTuple
 
 from exactdice.karbon.dice import DiceSizes, hand_roll
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
+from exactdice.karbon.position import Position
 from exactdice.karbon.ruleset import KarbonRuleset
 from exactdice.markov import Chance, Decision, Terminal
 
@@ -46,23 +46,6 @@ def _unpack_rewards(packed: int):
 STACK_SIZE = 5          # chips that make a completion
 RISK_DICE = 3           # d8 rolled when the player risks
 EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
-
-
-class Position(NamedTuple):
-    """Everything that matters between two rounds; dice are count tuples (see `DiceSizes`)."""
-
-    player_hand: tuple
-    narrator_hand: tuple
-    pool: tuple
-    reserve: tuple
-    player_chips: int
-    narrator_chips: int
-    player_stack: int
-    narrator_stack: int
-    wins: int      # X
-    losses: int    # O
-    peril: int
-    track: int     # W (grows by one in sudden death)
 
 
 def _add(a: tuple, b: tuple) -> tuple:

@@ -35,7 +35,6 @@ import json
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -43,7 +42,8 @@ from exactdice.errors import InputError
 from exactdice.karbon.dice import DiceSizes, dice_text, die_classes, parse_dice_list
 from exactdice.karbon.policies import BREAK_OPTIONS, NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import KarbonRuleset
-from exactdice.karbon.strategy import decision_key, load_strategy
+from exactdice.karbon.position import Position
+from exactdice.karbon.strategy import decision_key, describe_position, load_strategy
 
 __all__ = ["simulate_contests", "write_samples_csv", "summarize", "expected_distribution",
            "contest_start", "StrategyReplay", "COLUMNS", "OUTCOMES", "OUTCOME_COLUMN", "MAX_ROUNDS",
@@ -537,16 +537,16 @@ class ContestEngine:
             key = (point, packed.tobytes())
             action = seen.get(key)
             if action is None:
-                state = _Seen(*(tuple(int(c) for c in packed[i * self.k:(i + 1) * self.k]) for i in range(4)),
+                state = Position(*(tuple(int(c) for c in packed[i * self.k:(i + 1) * self.k]) for i in range(4)),
                               *(int(value) for value in packed[4 * self.k:4 * self.k + len(_COUNTERS)]))
                 end = 4 * self.k + len(_COUNTERS)
                 excess_player, excess_narrator = (int(value) for value in packed[end:end + 2])
                 extra = [int(value) for value in packed[end + 2:]]
                 cut = state._replace(player_chips=max(0, state.player_chips - excess_player),
                                      narrator_chips=max(0, state.narrator_chips - excess_narrator))
-                action = replay.decide(point, cut.describe(self.sizes), describe_context(extra),
+                action = replay.decide(point, describe_position(self.sizes, cut), describe_context(extra),
                                        options(state, extra, self.sizes),
-                                       None if cut == state else state.describe(self.sizes))
+                                       None if cut == state else describe_position(self.sizes, state))
                 seen[key] = action
             actions.append(action)
         return np.array(actions, dtype=object)[inverse.reshape(-1)]
@@ -636,31 +636,6 @@ _COUNTERS = ("player_chips", "narrator_chips", "player_stack", "narrator_stack",
 _QUEUE_CODES = {None: 0, "B": 1, "G": 2, "place": 3}
 
 
-class _Seen(NamedTuple):
-    """One contest's position at a decision (dice as count tuples aligned with the die sizes)."""
-
-    player_hand: tuple
-    narrator_hand: tuple
-    pool: tuple
-    reserve: tuple
-    player_chips: int
-    narrator_chips: int
-    player_stack: int
-    narrator_stack: int
-    wins: int
-    losses: int
-    peril: int
-    track: int
-
-    def describe(self, sizes: DiceSizes) -> dict:
-        """The position in the ``--state`` file's keys (a strategy file's ``state``)."""
-        return {"player_dice": sizes.text(self.player_hand), "narrator_dice": sizes.text(self.narrator_hand),
-                "pool": sizes.text(self.pool), "reserve": sizes.text(self.reserve),
-                "player_chips": self.player_chips, "narrator_chips": self.narrator_chips,
-                "player_stack": self.player_stack, "narrator_stack": self.narrator_stack,
-                "wins": self.wins, "losses": self.losses, "peril": self.peril, "consequence": self.track}
-
-
 def _multisets(available: tuple, count: int) -> list[tuple]:
     """Every multiset of ``count`` dice out of ``available`` (count tuples).
 
@@ -698,15 +673,15 @@ def _queue_context(extra) -> dict:
     return {"queue": words}
 
 
-def _risk_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _risk_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     return ["no", "yes"]
 
 
-def _take_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _take_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     return [sizes.text(taken) for taken in _multisets(state.pool, extra[1])]
 
 
-def _break_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _break_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     """The Break options open to a deciding player (advantage: some hand die differs from a reserve die)."""
     options = []
     if state.peril > 0:
@@ -722,7 +697,7 @@ def _break_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
     return options or ["none"]
 
 
-def _swap_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _swap_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     """Every swap of one or two hand dice for as many reserve dice of other types, as ``"out->in"``."""
     names = []
     for size in (1, 2):
@@ -733,28 +708,28 @@ def _swap_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
     return names
 
 
-def _give_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _give_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     hand = state.narrator_hand
     return [sizes.text(given) for given in _multisets(hand, min(2, sum(hand)))]
 
 
-def _glitch_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _glitch_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     return ["hurt", "plans"] + (["sideswipe"] if state.wins >= 1 else [])
 
 
-def _hurt_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _hurt_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     return ["injury", "condition"]
 
 
-def _plans_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _plans_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     return ["dice", "peril"]
 
 
-def _planstake_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _planstake_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     return [sizes.text(taken) for taken in _multisets(state.pool, min(2, sum(state.pool)))]
 
 
-def _sideswipe_options(state: _Seen, extra, sizes: DiceSizes) -> list[str]:
+def _sideswipe_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
     return ["chips", "dice"]
 
 

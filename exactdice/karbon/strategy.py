@@ -59,10 +59,7 @@ from pathlib import Path
 
 from exactdice.errors import InputError
 from exactdice.karbon.dice import DiceSizes
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the simulator reads strategy files without loading the exact model
-    from exactdice.karbon.model import Position
+from exactdice.karbon.position import Position
 
 __all__ = ["FORMAT", "describe_position", "describe_decision", "decision_key", "write_strategy",
            "load_strategy"]
@@ -71,7 +68,7 @@ FORMAT = "exactdice-karbon-strategy/1"
 _WINNER_WORD = {"p": "player", "n": "narrator", "t": "tie"}
 
 
-def describe_position(sizes: DiceSizes, position: "Position") -> dict:
+def describe_position(sizes: DiceSizes, position: Position) -> dict:
     """A position in the `--state` file's keys."""
     return {
         "player_dice": sizes.text(position.player_hand),
