@@ -143,8 +143,9 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
     Examples:
       exactdice karbon odds --ability 3 --challenge 2 --consequence 2 --peril 1
       exactdice karbon odds --player-dice d8,d8,d10 --narrator-dice 2d10 -w 3
-      exactdice karbon odds -a 2 -c 2 --player-policy "risk=always" --rule sudden_death=on --json
-      exactdice karbon odds -a 1 -c 1 -w 1 --player-policy optimal --narrator-policy optimal --show-draws
+      exactdice karbon odds -a 2 -c 2 --player-policy "break=advantage>security" --rule sudden_death=on --json
+      exactdice karbon odds -a 1 -c 1 -w 1 --pool d6,d8,d10 --reserve none --fortune 1 \\
+          --player-policy optimal --narrator-policy optimal --show-draws --explain
 
     The spec makes optimal play the default; this tool defaults to the spec's fixed
     preferences on purpose, because optimal play with the default pool explores
