@@ -43,6 +43,13 @@ def _unpack_rewards(packed: int):
     return tuple((packed >> (_REWARD_BITS * i)) & mask for i in range(len(REWARD_NAMES)))
 
 
+_OPTION_BUILDERS = {
+    "risk": "_risk_options", "take": "_take_options", "break": "_break_options",
+    "swap": "_swap_options", "give": "_give_options", "glitch": "_glitch_options",
+    "hurt": "_hurt_options", "plans": "_plans_options", "planstake": "_planstake_options",
+    "sideswipe": "_sideswipe_options", "swipedice": "_swipedice_options",
+}
+
 STACK_SIZE = 5          # chips that make a completion
 RISK_DICE = 3           # d8 rolled when the player risks
 EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
@@ -129,14 +136,10 @@ class KarbonModel:
         self.rank = {index: place for place, index in enumerate(self.best_first)}
         self._roll_cache: dict = {}
         self._continuation_cache: dict = {}
-        self._phases = {
-            "risk": self._risk_options, "take": self._take_options,
-            "break": self._break_options, "swap": self._swap_options,
-            "give": self._give_options, "glitch": self._glitch_options,
-            "hurt": self._hurt_options, "plans": self._plans_options,
-            "planstake": self._planstake_options, "sideswipe": self._sideswipe_options,
-            "swipedice": self._swipedice_options,
-        }
+        # the option builders by decision point, as plain functions: bound methods here
+        # would make a reference cycle that keeps a solved model's caches alive until
+        # the cycle collector runs
+        self._phases = {point: getattr(KarbonModel, name) for point, name in _OPTION_BUILDERS.items()}
 
     # ----- the Model interface ----------------------------------------------------------
 
@@ -384,14 +387,14 @@ class KarbonModel:
 
         Options are ``(name, next situation, reward)`` in the spec's tie-break order.
         """
-        options, who = self._phases[situation[0]](situation)
+        options, who = self._phases[situation[0]](self, situation)
         decides = self.player_decides if who == "player" else self.narrator_decides
         side = ("max" if who == "player" else self.narrator_side) if decides else None
         return side, options
 
     def who_decides(self, situation) -> str:
         """"player" or "narrator": who chooses at a decision situation."""
-        return self._phases[situation[0]](situation)[1]
+        return self._phases[situation[0]](self, situation)[1]
 
     def _fixed_choice(self, situation, options):
         """The option a fixed policy picks (None: a fair coin among the options)."""

@@ -1,8 +1,8 @@
 """Number backends for the solver: exact (gmpy2 integers, fraction-free) and float.
 
 A state's result vector is stored as ``(numerators, denominator)``: one shared
-denominator for all its quantities (outcome probabilities, never-ends, steps,
-rewards). Combining a chance node's successors brings them over a common denominator
+denominator for all its quantities (outcome probabilities and never-ends; the
+solver's forward pass stores expected visits the same way). Combining a chance node's successors brings them over a common denominator
 (usually they already share one) with exact integer multiply-adds and reduces ONCE
 per node with a cheap gcd against the node's small total weight, instead of a gcd of
 huge numbers per rational addition (`scripts/bench_solver_backends.py` measures it).
@@ -37,6 +37,9 @@ class ExactArithmetic:
     zero = mpz(0)
     one = mpz(1)
 
+    def __init__(self):
+        self._inverses: dict = {}
+
     def ratio(self, numerator, denominator):
         return mpq(numerator, denominator)
 
@@ -50,10 +53,9 @@ class ExactArithmetic:
     def vector_entry(self, numerators, denominator, slot):
         return mpq(numerators[slot], denominator)
 
-    def weighted_sum(self, edge_pairs, vector_nums, vector_dens, width, step_amount, reward_slot, reward_mass):
-        """``(sums, common)``: sum(weight * successor vector) + step_amount in the step
-        slot (``reward_slot - 1``) + reward_mass, as integers over ``common``
-        (not reduced)."""
+    def weighted_sum(self, edge_pairs, vector_nums, vector_dens, width):
+        """``(sums, common)``: sum(weight * successor vector) as integers over
+        ``common`` (not reduced)."""
         common = self.one
         for _, target in edge_pairs:
             denominator = vector_dens[target]
@@ -68,11 +70,6 @@ class ExactArithmetic:
                 value = numerators[slot]
                 if value:
                     sums[slot] += factor * value
-        if step_amount:
-            sums[reward_slot - 1] += step_amount * common
-        if reward_mass is not None:
-            for offset, mass in enumerate(reward_mass):
-                sums[reward_slot + offset] += mass * common
         return sums, common
 
     def reduced(self, sums, denominator):
@@ -82,11 +79,10 @@ class ExactArithmetic:
             return tuple(value // divisor for value in sums), denominator // divisor
         return tuple(mpz(value) for value in sums), mpz(denominator)
 
-    def combine(self, edge_pairs, vector_nums, vector_dens, total, step_slot, reward_slot, reward_mass):
-        """Result vector of a chance node: sum(weight * successor) / total, plus one
-        step and the expected immediate rewards."""
+    def combine(self, edge_pairs, vector_nums, vector_dens, total):
+        """Result vector of a chance node: sum(weight * successor) / total."""
         width = len(vector_nums[edge_pairs[0][1]])
-        sums, common = self.weighted_sum(edge_pairs, vector_nums, vector_dens, width, total, reward_slot, reward_mass)
+        sums, common = self.weighted_sum(edge_pairs, vector_nums, vector_dens, width)
         # Cancel only what the small total shares with the numerators (cheap gcds with a
         # small number); a full gcd against the huge denominator costs more than the
         # rare extra factor it would remove. Values are normalised when read out.
@@ -94,6 +90,27 @@ class ExactArithmetic:
         if divisor != 1:
             return tuple(value // divisor for value in sums), common * (total // divisor)
         return tuple(sums), common * total
+
+    def scalar_sum(self, pairs, nums, dens):
+        """``(numerator, denominator)`` of sum(weight * nums[i] / dens[i]) over ``pairs``
+        of ``(weight, i)``, not reduced (zero is ``(0, 1)``)."""
+        if len(pairs) == 1:
+            weight, index = pairs[0]
+            return weight * nums[index], dens[index]
+        common = self.one
+        for _, index in pairs:
+            denominator = dens[index]
+            if denominator != common and not gmpy2.is_divisible(common, denominator):
+                common = gmpy2.lcm(common, denominator)
+        total = 0
+        for weight, index in pairs:
+            denominator = dens[index]
+            total += (weight if denominator == common else weight * (common // denominator)) * nums[index]
+        return total, common
+
+    def divided(self, numerator, denominator, divisor):
+        """A number divided by a small positive integer."""
+        return numerator, denominator * divisor
 
     def solve_vectors(self, rows, right_sides):
         """Solve A X = R for small-integer A (``rows[i]``: column -> coefficient) and
@@ -123,13 +140,7 @@ class ExactArithmetic:
                 nums, den = self.from_numbers(values)
                 result.append(self.reduced(list(nums), den * common))
             return result
-        inverse = self.solve_linear(rows, [[mpq(int(i == j)) for j in range(size)] for i in range(size)])
-        scale = mpz(1)
-        for row in inverse:
-            for value in row:
-                if value.denominator != 1:
-                    scale = gmpy2.lcm(scale, value.denominator)
-        adjugate = [[int(value * scale) for value in row] for row in inverse]
+        adjugate, scale = self._scaled_inverse(rows)
         result = []
         for i in range(size):
             sums = [0] * width
@@ -142,12 +153,23 @@ class ExactArithmetic:
             result.append(self.reduced(sums, scale * common))
         return result
 
-    def add_rewards(self, numerators, denominator, reward_slot, rewards):
-        """The vector shifted by a decision's rewards (same denominator)."""
-        shifted = list(numerators)
-        for offset, amount in enumerate(rewards):
-            shifted[reward_slot + offset] += amount * denominator
-        return tuple(shifted), denominator
+    def _scaled_inverse(self, rows):
+        """``(B, scale)`` with B = scale * A^-1 an integer matrix, remembered per matrix:
+        the same small loop (say, hands trading dice on 0-0 ties) recurs at every chip
+        count and track position, so most components reuse an inverse."""
+        key = tuple(tuple(sorted(row.items())) for row in rows)
+        cached = self._inverses.get(key)
+        if cached is None:
+            size = len(rows)
+            inverse = self.solve_linear(rows, [[mpq(int(i == j)) for j in range(size)] for i in range(size)])
+            scale = mpz(1)
+            for row in inverse:
+                for value in row:
+                    if value.denominator != 1:
+                        scale = gmpy2.lcm(scale, value.denominator)
+            cached = [[int(value * scale) for value in row] for row in inverse], scale
+            self._inverses[key] = cached
+        return cached
 
     def from_numbers(self, values):
         """``(numerators, denominator)`` of a list of rationals."""
@@ -226,35 +248,31 @@ class FloatArithmetic:
     def vector_entry(self, numerators, denominator, slot):
         return numerators[slot]
 
-    def weighted_sum(self, edge_pairs, vector_nums, vector_dens, width, step_amount, reward_slot, reward_mass):
+    def weighted_sum(self, edge_pairs, vector_nums, vector_dens, width):
         sums = [0.0] * width
         for weight, target in edge_pairs:
             numerators = vector_nums[target]
             for slot in range(width):
                 sums[slot] += weight * numerators[slot]
-        sums[reward_slot - 1] += step_amount
-        if reward_mass is not None:
-            for offset, mass in enumerate(reward_mass):
-                sums[reward_slot + offset] += mass
         return sums, 1.0
 
     def reduced(self, sums, denominator):
         return tuple(value / denominator for value in sums), 1.0
 
-    def combine(self, edge_pairs, vector_nums, vector_dens, total, step_slot, reward_slot, reward_mass):
+    def combine(self, edge_pairs, vector_nums, vector_dens, total):
         width = len(vector_nums[edge_pairs[0][1]])
-        sums, _ = self.weighted_sum(edge_pairs, vector_nums, vector_dens, width, total, reward_slot, reward_mass)
+        sums, _ = self.weighted_sum(edge_pairs, vector_nums, vector_dens, width)
         return self.reduced(sums, total)
+
+    def scalar_sum(self, pairs, nums, dens):
+        return sum(weight * nums[index] for weight, index in pairs), 1.0
+
+    def divided(self, numerator, denominator, divisor):
+        return numerator / divisor, 1.0
 
     def solve_vectors(self, rows, right_sides):
         solution = self.solve_linear(rows, [[v / den for v in sums] for sums, den in right_sides])
         return [(tuple(row), 1.0) for row in solution]
-
-    def add_rewards(self, numerators, denominator, reward_slot, rewards):
-        shifted = list(numerators)
-        for offset, amount in enumerate(rewards):
-            shifted[reward_slot + offset] += amount
-        return tuple(shifted), 1.0
 
     def from_numbers(self, values):
         return tuple(float(v) for v in values), 1.0

@@ -12,13 +12,15 @@ solving never calls the model again.
 
 from __future__ import annotations
 
+import gc
 import sys
 from array import array
+from contextlib import contextmanager
 
 from exactdice.errors import InputError, TooLargeError
 from exactdice.markov.model import Chance, Decision, Terminal
 
-__all__ = ["StateGraph", "explore", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
+__all__ = ["StateGraph", "explore", "paused_gc", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
 
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 MAX, MIN = 1, -1
@@ -155,6 +157,21 @@ def _progress_bar(progress, total_hint):
     return tqdm(total=None, unit="states", desc="exploring", leave=False)
 
 
+@contextmanager
+def paused_gc():
+    """Pause Python's cycle collector: exploring and solving allocate millions of
+    tuples that hold no reference cycles, and the collector's scans of them cost about
+    a quarter of the time (measured on Karbon graphs). Reference counting still frees
+    everything; the collector resumes afterwards if it was on."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def explore(model, *, max_states: int = 2_000_000, progress=None) -> StateGraph:
     """Visit every state reachable from ``model.initial_state()`` once, breadth first.
 
@@ -165,6 +182,11 @@ def explore(model, *, max_states: int = 2_000_000, progress=None) -> StateGraph:
     >>> graph.states[graph.initial], graph.num_states
     (2, 5)
     """
+    with paused_gc():
+        return _explore(model, max_states, progress)
+
+
+def _explore(model, max_states, progress) -> StateGraph:
     outcomes = tuple(model.outcomes)
     reward_names = tuple(getattr(model, "reward_names", ()) or ())
     outcome_index = {name: i for i, name in enumerate(outcomes)}

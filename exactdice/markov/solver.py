@@ -5,7 +5,10 @@ substitution of its successors; a cycle without decisions is one exact linear so
 a component with decisions runs Hoffman–Karp strategy iteration (the minimiser's
 best response inside, the maximiser's improvement outside), with a trap step so a
 player who prefers endless play can find it, and a final pass that keeps the FIRST
-action among exactly equal values.
+action among exactly equal values. This backward pass carries only the outcome
+probabilities; expected steps and rewards follow from one forward pass of expected
+visit counts under the chosen strategy (`_Solver.expectations`), which costs one exact
+number per edge instead of one per quantity.
 
 >>> from exactdice.markov.synthetic import GamblersRuin
 >>> solution = solve(GamblersRuin(goal=3, start=1, up=1, down=1))
@@ -21,7 +24,15 @@ from dataclasses import dataclass, field
 
 from exactdice.errors import InputError
 from exactdice.markov.arithmetic import ExactArithmetic, FloatArithmetic
-from exactdice.markov.graph import CHANCE, DECISION, MAX, TERMINAL, StateGraph, explore
+from exactdice.markov.graph import (
+    CHANCE,
+    DECISION,
+    MAX,
+    TERMINAL,
+    StateGraph,
+    explore,
+    paused_gc,
+)
 
 __all__ = ["Solution", "solve"]
 
@@ -100,8 +111,9 @@ def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states
     payoffs = [numbers.number(payoff.get(name, 0)) for name in outcomes]
     endless = numbers.number(nonterminating_payoff if nonterminating_payoff is not None else 0)
     solver = _Solver(graph, numbers, payoffs, endless)
-    solver.run(progress)
-    return solver.solution(all_states, time.perf_counter() - started)
+    with paused_gc():
+        solver.run(progress)
+        return solver.solution(all_states, time.perf_counter() - started)
 
 
 class _Solver:
@@ -112,9 +124,7 @@ class _Solver:
         self.endless = endless
         outcome_count = len(graph.outcomes)
         self.never_slot = outcome_count
-        self.step_slot = outcome_count + 1
-        self.reward_slot = outcome_count + 2
-        self.width = outcome_count + 2 + len(graph.reward_names)
+        self.width = outcome_count + 1
         count = graph.num_states
         self.nums: list = [None] * count
         self.dens: list = [None] * count
@@ -124,6 +134,7 @@ class _Solver:
         zero, one = numbers.zero, numbers.one
         self.dead_vector = tuple(one if slot == self.never_slot else zero for slot in range(self.width))
         self.component_count = self.cyclic_count = self.largest = 0
+        self.looping: set[int] = set()  # one-state components with a self-loop
 
     # -- values -------------------------------------------------------------------
     def value_of(self, node):
@@ -141,7 +152,7 @@ class _Solver:
     # -- main loop ------------------------------------------------------------------
     def run(self, progress):
         graph = self.graph
-        components = graph.strongly_connected_components()
+        components = self.components = graph.strongly_connected_components()
         self.component_count = len(components)
         bar = None
         if progress or (progress is None and sys.stderr.isatty() and graph.num_transitions > 200_000):
@@ -159,6 +170,7 @@ class _Solver:
                     if bar is not None:
                         bar.update(1)
                     continue
+                self.looping.add(node)
             self.cyclic_count += 1
             if any(kind[node] == DECISION for node in component):
                 self.solve_game_component(component)
@@ -182,10 +194,7 @@ class _Solver:
         targets = graph.targets
         if node_kind == CHANCE:
             pairs = [(graph.weights[edge], targets[edge]) for edge in range(low, high)]
-            self.nums[node], self.dens[node] = numbers.combine(
-                pairs, self.nums, self.dens, graph.data[node], self.step_slot, self.reward_slot,
-                graph.chance_reward_mass[node],
-            )
+            self.nums[node], self.dens[node] = numbers.combine(pairs, self.nums, self.dens, graph.data[node])
             self.alive[node] = any(self.alive[target] for _, target in pairs)
             return
         side = graph.data[node]
@@ -199,11 +208,7 @@ class _Solver:
     def take_edge(self, node, edge):
         target = self.graph.targets[edge]
         self.chosen_edge[node] = edge
-        nums, den = self.nums[target], self.dens[target]
-        rewards = self.graph.action_rewards.get(edge)
-        if rewards is not None:
-            nums, den = self.numbers.add_rewards(nums, den, self.reward_slot, rewards)
-        self.nums[node], self.dens[node] = nums, den
+        self.nums[node], self.dens[node] = self.nums[target], self.dens[target]
         self.alive[node] = self.alive[target]
 
     # -- components -------------------------------------------------------------------
@@ -234,57 +239,33 @@ class _Solver:
                     frontier.append(parent)
         return live
 
-    def build_system(self, component, policy, live, scalar, inside_values=None):
+    def build_system(self, component, policy, live, inside_values):
         """Rows of (weight*I - P) x = known part over the live states of a component,
-        in plain rationals (used for the payoff values during strategy iteration)."""
+        in plain rationals (the payoff values during strategy iteration)."""
         graph, numbers = self.graph, self.numbers
         targets, weights = graph.targets, graph.weights
         order = sorted(live)
         position = {node: i for i, node in enumerate(order)}
         rows, right_sides = [], []
-        width = 1 if scalar else self.width
-        dead_known = [self.endless] if scalar else [numbers.number(v) for v in self.dead_vector]
-
-        def known(target):
-            if target in position:
-                return None
-            if inside_values is not None and target in inside_values:  # a dead state of this component
-                return dead_known
-            if scalar:
-                return [self.value_of(target)]
-            nums, den = self.nums[target], self.dens[target]
-            return [numbers.vector_entry(nums, den, slot) for slot in range(width)]
-
         for node in order:
-            row = {}
-            rhs = [numbers.zero] * width
             if graph.kind[node] == DECISION:
-                edge = policy[node]
-                pairs = [(1, targets[edge])]
-                rewards = None if scalar else graph.action_rewards.get(edge)
-                diagonal = 1
+                pairs, diagonal = [(1, targets[policy[node]])], 1
             else:
                 low, high = graph.offsets[node], graph.offsets[node + 1]
                 pairs = [(weights[edge], targets[edge]) for edge in range(low, high)]
-                rewards = None if scalar else graph.chance_reward_mass[node]
                 diagonal = graph.data[node]
-                if not scalar:
-                    rhs[self.step_slot] += diagonal
-            row[position[node]] = diagonal
+            row = {position[node]: diagonal}
+            known = numbers.zero
             for weight, target in pairs:
-                values = known(target)
-                if values is None:
-                    column = position[target]
+                column = position.get(target)
+                if column is not None:
                     row[column] = row.get(column, 0) - weight
+                elif target in inside_values:  # a dead state of this component
+                    known += weight * self.endless
                 else:
-                    for slot in range(width):
-                        if values[slot]:
-                            rhs[slot] += weight * values[slot]
-            if rewards is not None:
-                for offset, amount in enumerate(rewards):
-                    rhs[self.reward_slot + offset] += amount
+                    known += weight * self.value_of(target)
             rows.append(row)
-            right_sides.append(rhs)
+            right_sides.append([known])
         return order, rows, right_sides
 
     def solve_component(self, component, policy):
@@ -303,13 +284,11 @@ class _Solver:
             targets, weights = graph.targets, graph.weights
             for node in order:
                 if graph.kind[node] == DECISION:
-                    edge = policy[node]
-                    pairs, diagonal, step, rewards = [(1, targets[edge])], 1, 0, graph.action_rewards.get(edge)
+                    pairs, diagonal = [(1, targets[policy[node]])], 1
                 else:
                     low, high = graph.offsets[node], graph.offsets[node + 1]
                     pairs = [(weights[edge], targets[edge]) for edge in range(low, high)]
-                    diagonal = step = graph.data[node]
-                    rewards = graph.chance_reward_mass[node]
+                    diagonal = graph.data[node]
                 row = {position[node]: diagonal}
                 outside = []
                 for weight, target in pairs:
@@ -319,8 +298,7 @@ class _Solver:
                     else:
                         row[column] = row.get(column, 0) - weight
                 rows.append(row)
-                right_sides.append(numbers.weighted_sum(
-                    outside, self.nums, self.dens, self.width, step, self.reward_slot, rewards))
+                right_sides.append(numbers.weighted_sum(outside, self.nums, self.dens, self.width))
             for node, (nums, den) in zip(order, numbers.solve_vectors(rows, right_sides)):
                 self.nums[node], self.dens[node] = nums, den
                 self.alive[node] = 1
@@ -332,7 +310,7 @@ class _Solver:
         live = self.live_states(component, members, policy)
         values = {node: self.endless for node in members - live}
         if live:
-            order, rows, right_sides = self.build_system(component, policy, live, scalar=True, inside_values=values)
+            order, rows, right_sides = self.build_system(component, policy, live, values)
             for node, solved in zip(order, self.numbers.solve_linear(rows, right_sides)):
                 values[node] = solved[0]
         return values
@@ -417,6 +395,94 @@ class _Solver:
                 policy = first_best
         self.solve_component(component, policy)
 
+    # -- expectations: one forward pass ---------------------------------------------------
+    def expectations(self):
+        """Expected steps and rewards from the initial state under the chosen strategy.
+
+        The backward pass carries only the outcome probabilities; expectations come from
+        expected visit counts, pushed forward once with components in topological order
+        (sources first, so a node's inflow is complete when it is reached): steps are the
+        visits to chance nodes, a reward is the visits times each node's expected
+        immediate reward. One number per edge instead of one per quantity. Only called
+        when play ends with probability 1 (every node reached is then alive).
+        """
+        graph, numbers = self.graph, self.numbers
+        offsets, targets, weights, kind, data = graph.offsets, graph.targets, graph.weights, graph.kind, graph.data
+        chosen_edge, initial = self.chosen_edge, graph.initial
+        # flow = visits / total weight for a chance node, visits for a decision node: what
+        # each unit of edge weight carries to the edge's target
+        flow_num: list = [None] * graph.num_states
+        flow_den: list = [None] * graph.num_states
+        inflow: dict[int, list] = {initial: []}
+        scalar_sum, divided = numbers.scalar_sum, numbers.divided
+
+        def edges_of(node):
+            if kind[node] == DECISION:
+                return (chosen_edge[node],)
+            return range(offsets[node], offsets[node + 1])
+
+        def push(node, members=()):
+            for edge in edges_of(node):
+                target = targets[edge]
+                if kind[target] != TERMINAL and target not in members:
+                    pairs = inflow.get(target)
+                    if pairs is None:
+                        inflow[target] = [(weights[edge] if kind[node] == CHANCE else 1, node)]
+                    else:
+                        pairs.append((weights[edge] if kind[node] == CHANCE else 1, node))
+
+        def arriving(node):
+            num, den = scalar_sum(inflow.pop(node), flow_num, flow_den)
+            return (num + den, den) if node == initial else (num, den)
+
+        for component in reversed(self.components):
+            node = component[0]
+            if len(component) == 1 and node not in self.looping:
+                if node in inflow:
+                    num, den = arriving(node)
+                    if kind[node] == CHANCE:
+                        num, den = divided(num, den, data[node])
+                    flow_num[node], flow_den[node] = num, den
+                    push(node)
+                continue
+            if not any(node in inflow for node in component):
+                continue
+            live = [node for node in component if self.alive[node]]
+            position = {node: i for i, node in enumerate(live)}
+            rows = [{i: (data[node] if kind[node] == CHANCE else 1)} for i, node in enumerate(live)]
+            for node in live:
+                for edge in edges_of(node):
+                    column = position.get(targets[edge])
+                    if column is not None:
+                        row = rows[column]
+                        row[position[node]] = row.get(position[node], 0) - (weights[edge] if kind[node] == CHANCE else 1)
+            right_sides = []
+            for node in live:
+                num, den = arriving(node) if node in inflow else (numbers.zero, numbers.one)
+                right_sides.append(((num,), den))
+            members = set(component)
+            for node, (nums, den) in zip(live, numbers.solve_vectors(rows, right_sides)):
+                flow_num[node], flow_den[node] = nums[0], den
+                push(node, members)
+
+        steps, reward_pairs = [], [[] for _ in graph.reward_names]
+        for node, num in enumerate(flow_num):
+            if num is None:
+                continue
+            if kind[node] == CHANCE:
+                steps.append((data[node], node))
+                amounts = graph.chance_reward_mass[node]
+            else:
+                amounts = graph.action_rewards.get(chosen_edge[node])
+            for pairs, amount in zip(reward_pairs, amounts or ()):
+                if amount:
+                    pairs.append((amount, node))
+
+        def total(pairs):
+            return numbers.fraction(numbers.ratio(*scalar_sum(pairs, flow_num, flow_den)))
+
+        return total(steps), {name: total(pairs) for name, pairs in zip(graph.reward_names, reward_pairs)}
+
     # -- results ---------------------------------------------------------------------------
     def solution(self, all_states, seconds) -> Solution:
         graph, numbers = self.graph, self.numbers
@@ -438,13 +504,10 @@ class _Solver:
 
         initial = graph.initial
         absorption, never, value = report(initial)
-        nums, den = self.nums[initial], self.dens[initial]
-        finite = not never
-        steps = numbers.fraction(numbers.vector_entry(nums, den, self.step_slot)) if finite else None
-        rewards = {
-            name: (numbers.fraction(numbers.vector_entry(nums, den, self.reward_slot + i)) if finite else None)
-            for i, name in enumerate(graph.reward_names)
-        }
+        if never:
+            steps, rewards = None, {name: None for name in graph.reward_names}
+        else:
+            steps, rewards = self.expectations()
         strategy = {graph.states[node]: graph.action_names[edge] for node, edge in self.chosen_edge.items()}
         per_state = None
         if all_states:

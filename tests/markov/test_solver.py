@@ -78,6 +78,42 @@ def test_random_chains_match_dense_sympy_solve(seed):
         assert list(solution.expected_rewards.values()) == [as_fraction(v) for v in reference["rewards"]]
 
 
+class RandomGame(RandomChain):
+    """`RandomChain` with some states turned into max/min decisions whose actions carry
+    rewards and may lead back (cycles through decisions)."""
+
+    def __init__(self, seed, size=9):
+        super().__init__(seed, size)
+        rng = random.Random(-seed - 1)
+        for state in range(size):
+            if rng.random() < 0.4:
+                actions = []
+                for index in range(rng.randint(2, 3)):
+                    target = rng.choice(list(range(size)) + ["win", "loss", "tie"])
+                    rewards = (rng.randint(0, 2), rng.randint(-1, 1)) if rng.random() < 0.5 else None
+                    actions.append((f"a{index}", target, rewards))
+                self.nodes[state] = Decision(rng.choice(["max", "min"]), tuple(actions))
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_expectations_under_the_chosen_strategy_match_dense_solve(seed):
+    """Steps and rewards come from a forward pass of expected visits; check them (and the
+    odds) against a dense solve of the chain the chosen strategy leaves."""
+    model = RandomGame(seed)
+    solution = solve(model, payoff={"win": 1, "tie": Fraction(1, 2)}, nonterminating_payoff=Fraction(1, 2))
+    nodes = reachable_nodes(model)
+    policy = {state: [name for name, _, _ in nodes[state].actions].index(action)
+              for state, action in solution.strategy.items()}
+    reference = dense_evaluate(model, nodes, policy, {"win": 1, "tie": Fraction(1, 2)}, Fraction(1, 2))
+    assert solution.absorption == {k: as_fraction(v) for k, v in reference["absorption"].items()}
+    assert solution.never_ends == as_fraction(reference["never"])
+    if reference["steps"] is None:
+        assert solution.expected_steps is None
+    else:
+        assert solution.expected_steps == as_fraction(reference["steps"])
+        assert list(solution.expected_rewards.values()) == [as_fraction(v) for v in reference["rewards"]]
+
+
 class TinyPig:
     """Pig to 2 points: a roll busts (weight 1) or scores 1 (weight 2). With a point
     banked a player may "pass"; with a point this turn, "hold" or "roll". Player
