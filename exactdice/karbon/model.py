@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from exactdice.karbon.dice import DiceSizes, hand_roll
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
-from exactdice.karbon.position import Position
+from exactdice.karbon.position import Position, placement_folded
 from exactdice.karbon.ruleset import KarbonRuleset
 from exactdice.markov import Chance, Decision, Terminal
 
@@ -119,8 +119,12 @@ class KarbonModel:
     reward_names = REWARD_NAMES
 
     def __init__(self, sizes: DiceSizes, start, ruleset: KarbonRuleset,
-                 player: PlayerPolicy, narrator: NarratorPolicy, cap_chips: bool = True):
+                 player: PlayerPolicy, narrator: NarratorPolicy, cap_chips: bool = True,
+                 fold_chips: bool = True):
+        # both exact state merges (tests compare against the graph without them)
         self.cap_chips = cap_chips
+        self.fold_chips = fold_chips
+        self.peril_to_stack = ruleset.peril_chips == "stack"
         self.sizes = sizes
         self.start = start
         self.ruleset = ruleset
@@ -244,12 +248,18 @@ class KarbonModel:
         reward += _ROUND
         den *= roll_den
         for weight, winner, gain_p, gain_n, player_hand, narrator_hand in table:
-            after = Position(player_hand, narrator_hand, position.pool, position.reserve,
-                             position.player_chips + gain_p, position.narrator_chips + gain_n,
-                             *position[6:])
+            after = self.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand)
             path_num = num * weight
             for rest_num, rest_den, nxt, rest_reward in self._continuation(("risk", after, winner)):
                 _emit(out, nxt, path_num * rest_num, den * rest_den, reward + rest_reward)
+
+    def after_roll(self, position: Position, winner, gain_p, gain_n, player_hand, narrator_hand) -> Position:
+        """The position the risk decision sees: the roll's chips gained, the Opening's dice
+        moved, and (see `placement_folded`) the stacks of the sides about to place held in
+        hand."""
+        after = Position(player_hand, narrator_hand, position.pool, position.reserve,
+                         position.player_chips + gain_p, position.narrator_chips + gain_n, *position[6:])
+        return placement_folded(after, winner, self.peril_to_stack) if self.fold_chips else after
 
     def _continuation(self, situation):
         """The rest of the round from a situation inside it, walked once and remembered
@@ -315,7 +325,7 @@ class KarbonModel:
         if position.peril == 0:
             self._walk(("test", position, ("place", winner)), num, den, reward, out)
             return
-        to_stack = self.ruleset.peril_chips == "stack"
+        to_stack = self.peril_to_stack
         for hits, weight in _binomial_hits(position.peril):
             if to_stack:
                 stack = position.narrator_stack + hits

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Position"]
+__all__ = ["Position", "placement_folded"]
 
 
 class Position(NamedTuple):
@@ -29,3 +29,34 @@ class Position(NamedTuple):
     losses: int    # O
     peril: int
     track: int     # W (grows by one in sudden death)
+
+
+def placement_folded(position: Position, winner: str, peril_to_stack: bool) -> Position:
+    """The position as it is described between the roll and the Test's placement: each
+    side that places at this Test (``winner``: "p", "n" or "t" for both) holds its stack
+    in hand, stack 0.
+
+    Placement moves hand and stack together (all chips go on; with one reward a Test the
+    chips past the first completion come back to hand), so until then only their sum
+    matters and one description serves every split: an exact merge of states. The
+    narrator's stack stays apart while a peril roll can still add to it
+    (``peril_to_stack`` and peril > 0), as the Test's first step counts the stack alone.
+
+    >>> position = Position((1,), (1,), (0,), (0,), 1, 2, 3, 4, 0, 0, 1, 3)
+    >>> placement_folded(position, "t", peril_to_stack=True)[4:8]
+    (4, 2, 0, 4)
+    >>> placement_folded(position, "n", peril_to_stack=False)[4:8]
+    (1, 6, 3, 0)
+    """
+    fold_player = winner != "n" and position.player_stack
+    fold_narrator = winner != "p" and position.narrator_stack and not (peril_to_stack and position.peril)
+    if not (fold_player or fold_narrator):
+        return position
+    (player_hand, narrator_hand, pool, reserve, player_chips, narrator_chips,
+     player_stack, narrator_stack, *rest) = position
+    if fold_player:
+        player_chips, player_stack = player_chips + player_stack, 0
+    if fold_narrator:
+        narrator_chips, narrator_stack = narrator_chips + narrator_stack, 0
+    return Position(player_hand, narrator_hand, pool, reserve, player_chips, narrator_chips,
+                    player_stack, narrator_stack, *rest)

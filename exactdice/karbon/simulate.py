@@ -42,7 +42,7 @@ from exactdice.errors import InputError
 from exactdice.karbon.dice import DiceSizes, dice_text, die_classes, parse_dice_list
 from exactdice.karbon.policies import BREAK_OPTIONS, NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import KarbonRuleset
-from exactdice.karbon.position import Position
+from exactdice.karbon.position import Position, placement_folded
 from exactdice.karbon.strategy import decision_key, describe_position, load_strategy
 
 __all__ = ["simulate_contests", "write_samples_csv", "summarize", "expected_distribution",
@@ -544,6 +544,11 @@ class ContestEngine:
                 extra = [int(value) for value in packed[end + 2:]]
                 cut = state._replace(player_chips=max(0, state.player_chips - excess_player),
                                      narrator_chips=max(0, state.narrator_chips - excess_narrator))
+                placing = _placing_winner(point, extra)
+                if placing is not None:  # described as the strategy format says (placement_folded)
+                    peril_to_stack = self.ruleset.peril_chips == "stack"
+                    state = placement_folded(state, placing, peril_to_stack)
+                    cut = placement_folded(cut, placing, peril_to_stack)
                 action = replay.decide(point, describe_position(self.sizes, cut), describe_context(extra),
                                        options(state, extra, self.sizes),
                                        None if cut == state else describe_position(self.sizes, state))
@@ -648,6 +653,16 @@ def _multisets(available: tuple, count: int) -> list[tuple]:
     for first in range(min(available[0], count) + 1):
         found += [(first,) + rest for rest in _multisets(available[1:], count - first)]
     return found
+
+
+def _placing_winner(point: str, extra) -> str | None:
+    """Whose chips go on the stack at this round's placement ("p", "n", "t") when the
+    decision comes before it (risk, take, or a Glitch from Peril), else None."""
+    if point in ("risk", "take"):
+        return "pnt"[extra[0]]
+    if len(extra) == 4 and extra[2] == _QUEUE_CODES["place"]:
+        return "pnt"[extra[3]]
+    return None
 
 
 def _winner_context(extra) -> dict:

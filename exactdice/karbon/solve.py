@@ -217,10 +217,7 @@ def explain_first_round(result: ContestOdds) -> list[str]:
     who = {"p": "the player wins the roll", "n": "the narrator wins the roll", "t": "a tie"}
     for weight, winner, gain_p, gain_n, player_hand, narrator_hand in sorted(
             table, key=lambda entry: -entry[0]):
-        after = position._replace(player_hand=player_hand, narrator_hand=narrator_hand,
-                                  player_chips=position.player_chips + gain_p,
-                                  narrator_chips=position.narrator_chips + gain_n)
-        situation = ("risk", after, winner)
+        situation = ("risk", inner.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
         if situation not in solution.strategy:
             continue
         _, options = inner._decision(situation)

@@ -3,7 +3,7 @@
 ``karbon odds --strategy FILE.json`` writes one; ``karbon simulate --strategy FILE``
 replays it without the exact model. The file is one JSON object::
 
-    {"format": "exactdice-karbon-strategy/1",
+    {"format": "exactdice-karbon-strategy/2",
      "ruleset": {...}, "policies": {"player": "optimal", "narrator": "optimal"},
      "dice_sizes": [6, 8, 10],
      "decisions": [
@@ -45,7 +45,13 @@ still make a difference (``KarbonModel._capped``: with track W, X wins and O los
 at most ``b = W - X - O`` Breaks can still be resolved, so the player keeps at most
 ``5 b - player_stack`` chips and the narrator at most ``max(5 (W - O) - narrator_stack,
 5 b if W - O >= 2 else 0, 1)``); chips gained later in
-the round are added to the cut amounts. A replayer describes its positions the same way.
+the round are added to the cut amounts. Between the roll and the Test's placement
+(``risk``, ``take``, and Glitches from Peril, whose ``queue`` still holds
+``place:<roll_winner>``), each side that places at this Test is written with its stack
+in hand and ``*_stack`` 0, as only the sum of the two matters until placement
+(`exactdice.karbon.position.placement_folded`); the narrator's stack stays apart when a
+peril roll can still add to it (``peril_chips`` = ``stack`` and peril > 0). A replayer
+describes its positions the same way.
 
 >>> key = decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
 >>> key == decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
@@ -64,7 +70,7 @@ from exactdice.karbon.position import Position
 __all__ = ["FORMAT", "describe_position", "describe_decision", "decision_key", "write_strategy",
            "load_strategy"]
 
-FORMAT = "exactdice-karbon-strategy/1"
+FORMAT = "exactdice-karbon-strategy/2"  # /2: stacks held in hand before placement
 _WINNER_WORD = {"p": "player", "n": "narrator", "t": "tie"}
 
 

@@ -279,10 +279,18 @@ def test_float_mode_is_labelled_and_close():
      ["rewards_per_test=1", "tie_order=narrator_first"]),
     (dict(player_dice={6: 1}, narrator_dice={10: 1}, consequence=3, peril=1, wins=1),
      "risk=always;glitch=sideswipe>hurt;sideswipe_take=chips", "hurt=injury", []),
+    (dict(player_dice={6: 1}, narrator_dice={8: 1}, consequence=2, peril=1, player_stack=3, narrator_stack=4),
+     "optimal", "optimal", []),
+    (dict(player_dice={6: 1}, narrator_dice={8: 1}, consequence=2, peril=0, player_stack=2, narrator_stack=3),
+     "optimal", "optimal", ["rewards_per_test=1"]),
+    (dict(player_dice={8: 1}, narrator_dice={6: 1}, consequence=2, peril=1, narrator_stack=2),
+     "optimal", "kind", ["peril_chips=hand"]),
 ])
-def test_capping_chips_in_hand_changes_no_result(setup_kwargs, player, narrator, rules):
-    """The model cuts chips in hand to what can still matter (see KarbonModel._capped);
-    the uncapped graph is larger and must give identical exact results."""
+def test_state_merges_change_no_result(setup_kwargs, player, narrator, rules):
+    """The model merges states two exact ways: chips in hand cut to what can still matter
+    (KarbonModel._capped) and, between the roll and placement, the placing sides' stacks
+    held in hand (placement_folded). The graph without them is larger and must give
+    identical exact results, strategy values included."""
     from exactdice.karbon.model import KarbonModel
     from exactdice.karbon.solve import _solve_model
 
@@ -291,11 +299,14 @@ def test_capping_chips_in_hand_changes_no_result(setup_kwargs, player, narrator,
     ruleset = KarbonRuleset().with_rules(rules)
     start = setup.start(p, n)
     results = []
-    for cap in (True, False):
-        model = KarbonModel(start.sizes, start.situation(), ruleset, p, n, cap_chips=cap)
+    for cap, fold in ((True, True), (True, False), (False, True), (False, False)):
+        model = KarbonModel(start.sizes, start.situation(), ruleset, p, n, cap_chips=cap, fold_chips=fold)
         results.append(_solve_model(model, ruleset, p, n, draws=(start.player_draw, start.narrator_draw)))
-    capped, plain = results
-    assert capped.states <= plain.states
+    merged, plain = results[0], results[-1]
+    assert merged.states <= min(result.states for result in results)
+    if player == "optimal":
+        assert merged.states < plain.states
     fields = ("win", "loss", "tie", "never_ends", "expected_rounds", "expected_breaks",
               "expected_glitches", "expected_injuries", "expected_conditions")
-    assert [getattr(capped, f) for f in fields] == [getattr(plain, f) for f in fields]
+    for result in results[1:]:
+        assert [getattr(merged, f) for f in fields] == [getattr(result, f) for f in fields]

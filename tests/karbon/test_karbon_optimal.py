@@ -134,3 +134,30 @@ def test_optimal_value_equals_brute_force_over_positional_strategies():
     chosen = tuple(next(i for i, action in enumerate(model.expand(s).actions)
                         if action[0] == optimal.strategy[s]) for s in decisions)
     assert values[chosen] == optimal.value
+
+
+def test_risking_with_an_empty_pool_is_not_dominated():
+    """Risk with an empty pool takes no dice and only feeds the narrator chips, so it
+    looks dominated, and the optimal-play issue suggested pruning it. It is not: here the
+    player won the roll and sits at 1 + 3 chips with X = 1, the narrator's stack is 4 and
+    a peril die is rolled. A peril hit completes the narrator's stack (a Glitch before
+    placement); the player answers with sideswipe, taking every chip in the narrator's
+    hand, and places them at once, so feeding the narrator chips can buy Breaks. Pruning
+    the action would change the exact value, so the model keeps it."""
+    from exactdice.karbon.dice import DiceSizes
+    from exactdice.karbon.model import KarbonModel
+    from exactdice.karbon.position import Position
+    from exactdice.karbon.solve import payoffs
+    from exactdice.markov import solve
+
+    ruleset = KarbonRuleset()
+    position = Position(player_hand=(0, 1), narrator_hand=(0, 0), pool=(0, 0), reserve=(0, 0),
+                        player_chips=1, narrator_chips=3, player_stack=3, narrator_stack=4,
+                        wins=1, losses=0, peril=1, track=3)
+    model = KarbonModel(DiceSizes([6, 8]), ("risk", position, "p"), ruleset, OPTIMAL, NarratorPolicy(kind="optimal"))
+    payoff, endless = payoffs(ruleset)
+    solution = solve(model, payoff=payoff, nonterminating_payoff=endless, all_states=True)
+    risk, no_risk = solution.state_value(("riskroll", position, "p")), solution.state_value(("peril", position, "p"))
+    assert risk > no_risk
+    assert solution.strategy[("risk", position, "p")] == "yes"
+    assert solution.value == risk

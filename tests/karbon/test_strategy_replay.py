@@ -31,6 +31,11 @@ CASES = [
                                                 "--reserve", "d4", "-w", "2", "-p", "1"],
      ["--player-policy", "optimal", "--narrator-policy", "optimal"],
      {"risk", "break", "swap", "glitch", "hurt", "plans"}),
+    # no peril: both placing sides are described with their stacks in hand (placement_folded)
+    ("optimal vs optimal: one reward a Test, no peril", ["--player-dice", "d6", "--narrator-dice", "d8", "--pool",
+                                                         "none", "--reserve", "none", "-w", "2", "-p", "0",
+                                                         "--rule", "rewards_per_test=1"],
+     ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"risk", "break"}),
 ]
 ALPHA = 1e-3 / len(CASES)
 N = 40_000
