@@ -2,10 +2,11 @@
 
 A state's result vector is stored as ``(numerators, denominator)``: one shared
 denominator for all its quantities (outcome probabilities and never-ends; the
-solver's forward pass stores expected visits the same way). Combining a chance node's successors brings them over a common denominator
-(usually they already share one) with exact integer multiply-adds and reduces ONCE
-per node with a cheap gcd against the node's small total weight, instead of a gcd of
-huge numbers per rational addition (`scripts/bench_solver_backends.py` measures it).
+solver's forward pass keeps expected visits the same way). Combining a chance node's
+successors brings them over a common denominator (usually they already share one)
+with exact integer multiply-adds and reduces ONCE per node with a cheap gcd against
+the node's small total weight, instead of a gcd of huge numbers per rational addition
+(`scripts/bench_solver_backends.py` measures it).
 
 >>> exact = ExactArithmetic()
 >>> exact.fraction(exact.ratio(2, 4))
@@ -24,6 +25,7 @@ from exactdice.core.exact import to_fraction
 __all__ = ["ExactArithmetic", "FloatArithmetic"]
 
 _SMALL_SYSTEM = 10  # below this size, elimination in Python beats converting to flint
+_MAX_REMEMBERED_INVERSES = 4096
 
 
 class ExactArithmetic:
@@ -168,6 +170,8 @@ class ExactArithmetic:
                     if value.denominator != 1:
                         scale = gmpy2.lcm(scale, value.denominator)
             cached = [[int(value * scale) for value in row] for row in inverse], scale
+            if len(self._inverses) >= _MAX_REMEMBERED_INVERSES:
+                self._inverses.clear()
             self._inverses[key] = cached
         return cached
 
