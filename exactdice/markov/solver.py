@@ -472,8 +472,10 @@ class _Solver:
             if kind[node] == CHANCE:
                 steps.append((data[node], node))
                 amounts = graph.chance_reward_mass[node]
-            else:
+            elif kind[node] == DECISION:
                 amounts = graph.action_rewards.get(chosen_edge[node])
+            else:  # a terminal initial state
+                continue
             for pairs, amount in zip(reward_pairs, amounts or ()):
                 if amount:
                     pairs.append((amount, node))

@@ -234,6 +234,23 @@ def test_endless_loop_is_reported_not_hung():
     assert solution.state_value("pong") == Fraction(1, 4)
 
 
+class AlreadyOver:
+    outcomes, reward_names = ("win", "loss"), ("gold",)
+
+    def initial_state(self):
+        return "win"
+
+    def expand(self, state):
+        return Terminal(state)
+
+
+@pytest.mark.parametrize("arithmetic", ["exact", "float"])
+def test_a_terminal_initial_state_takes_no_steps(arithmetic):
+    solution = solve(AlreadyOver(), arithmetic=arithmetic)
+    assert solution.absorption == {"win": 1, "loss": 0}
+    assert solution.expected_steps == 0 and solution.expected_rewards == {"gold": 0}
+
+
 def test_float_mode_agrees_with_exact():
     chain = ContestChain(size=300, branches=12, seed=3, decision_every=7)
     graph = explore(chain)
