@@ -27,12 +27,12 @@ CASES = [
     ("d6,d8 v d10, pool d6,d10, reserve d6, W3 P1",
      dict(player_dice={6: 1, 8: 1}, narrator_dice={10: 1}, pool={6: 1, 10: 1}, reserve={6: 1}, consequence=3,
           peril=1)),
-    ("A1 v C1 (d8 v d8), default pool and reserve, W1 P0",
+    ("A1 v C1 after the fixed draws (d8 v d8), default pool and reserve, W1 P0",
      dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 7, 8: 3, 10: 3}, reserve={6: 5}, consequence=1,
           peril=0)),
-    ("A3 v C3 (3d8 v 2d8,d10), default pool and reserve, W3 P1",
-     dict(player_dice={8: 3}, narrator_dice={8: 2, 10: 1}, pool={6: 7, 10: 2}, reserve={6: 5}, consequence=3,
-          peril=1)),
+    ("A3 v C3 after the fixed draws (3d8 v 2d8,d10, draw chips paid), default pool and reserve, W3 P1",
+     dict(player_dice={8: 3}, narrator_dice={8: 2, 10: 1}, draw_chips=True, pool={6: 7, 10: 2}, reserve={6: 5},
+          consequence=3, peril=1)),
 ]
 PAIRS = [("fixed", "fixed"), ("optimal", "fixed"), ("optimal", "optimal")]
 

@@ -56,7 +56,8 @@ class DrawSearchModel:
         return self.inner.expand(situation)
 
     def _start(self, player_draw, narrator_draw):
-        return self.setup.start(self.player, self.narrator, player_draw, narrator_draw).situation()
+        return self.inner.round_start(
+            self.setup.start(self.player, self.narrator, player_draw, narrator_draw).situation())
 
     def who_decides(self, situation) -> str:
         """"player" or "narrator": who chooses at a decision situation."""

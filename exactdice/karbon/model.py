@@ -126,7 +126,7 @@ class KarbonModel:
         self.fold_chips = fold_chips
         self.peril_to_stack = ruleset.peril_chips == "stack"
         self.sizes = sizes
-        self.start = start
+        self.start = self.round_start(start)
         self.ruleset = ruleset
         self.player = player
         self.narrator = narrator
@@ -175,6 +175,13 @@ class KarbonModel:
                     return (name, target, _unpack_rewards(total))
         return (name, situation, _unpack_rewards(reward))
 
+    def round_start(self, situation):
+        """A situation as the model keeps it: a round start (a `Position`) with its chips
+        cut (`_capped`), the first round's included; other situations unchanged."""
+        if self.cap_chips and type(situation) is Position:
+            return self._capped(situation)
+        return situation
+
     @staticmethod
     def _capped(position: Position) -> Position:
         """The same position with chips in hand cut to what can still make a difference.
@@ -208,7 +215,7 @@ class KarbonModel:
         while True:
             if type(situation) is Position:
                 if not top:
-                    _emit(out, self._capped(situation) if self.cap_chips else situation, num, den, reward)
+                    _emit(out, self.round_start(situation), num, den, reward)
                     return
                 self._roll(situation, num, den, reward, out)
                 return

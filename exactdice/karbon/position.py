@@ -41,6 +41,9 @@ def placement_folded(position: Position, winner: str, peril_to_stack: bool) -> P
     matters and one description serves every split: an exact merge of states. The
     narrator's stack stays apart while a peril roll can still add to it
     (``peril_to_stack`` and peril > 0), as the Test's first step counts the stack alone.
+    Nothing is folded when both hands are empty and there is no peril: such rounds
+    repeat for certain until the player risks, and merging a round with the next one
+    would turn the spec's "no risk first" among equal values into a loop that never ends.
 
     >>> position = Position((1,), (1,), (0,), (0,), 1, 2, 3, 4, 0, 0, 1, 3)
     >>> placement_folded(position, "t", peril_to_stack=True)[4:8]
@@ -48,6 +51,8 @@ def placement_folded(position: Position, winner: str, peril_to_stack: bool) -> P
     >>> placement_folded(position, "n", peril_to_stack=False)[4:8]
     (1, 6, 3, 0)
     """
+    if not (any(position.player_hand) or any(position.narrator_hand) or position.peril):
+        return position
     fold_player = winner != "n" and position.player_stack
     fold_narrator = winner != "p" and position.narrator_stack and not (peril_to_stack and position.peril)
     if not (fold_player or fold_narrator):

@@ -10,7 +10,10 @@ Optimal and kind play is *replayed* from a strategy table (`StrategyReplay`: a f
 ``karbon odds --strategy``, read with `exactdice.karbon.strategy.load_strategy`): at each
 decision of such a side the simulator describes its own position in the file's keys,
 looks the action up (`exactdice.karbon.strategy.decision_key`) and plays it. Decisions
-with a single legal option are forced and never looked up, as in the exact model.
+with a single legal option are forced and never looked up, as in the exact model. A
+replay also drops, at each round's start, the chips in hand that can no longer make a
+difference, since the file's states are written with them dropped
+(`ContestEngine._drop_excess_chips`).
 
 One row per contest (`COLUMNS`):
 
@@ -115,7 +118,6 @@ class ContestEngine:
         self.peril, self.track = vector(position.peril), vector(position.track)
         self.rounds, self.breaks, self.glitches = vector(0), vector(0), vector(0)
         self.injuries, self.conditions = vector(0), vector(0)
-        self.excess_player, self.excess_narrator = vector(0), vector(0)   # see `_note_excess_chips`
         self.outcome = np.zeros(n, dtype=np.int8)
         self.void = np.zeros(n, dtype=bool)   # a sudden-death restart voided the rest of this Test
         self.fallout = start.fallout
@@ -124,8 +126,7 @@ class ContestEngine:
 
     _STATE = ("trial", "player_hand", "narrator_hand", "pool", "reserve", "player_chips",
               "narrator_chips", "player_stack", "narrator_stack", "wins", "losses", "peril", "track",
-              "rounds", "breaks", "glitches", "injuries", "conditions", "outcome", "void",
-              "excess_player", "excess_narrator")
+              "rounds", "breaks", "glitches", "injuries", "conditions", "outcome", "void")
 
     # ----- the whole contest ------------------------------------------------------------
 
@@ -164,7 +165,7 @@ class ContestEngine:
         self.rounds += 1
         self._say(f"Round {self.rounds[0]}:")
         if self.replay is not None:
-            self._note_excess_chips()
+            self._drop_excess_chips()
         player_hits, player_turncoats = self._roll_hand(self.player_hand, "player")
         narrator_hits, narrator_turncoats = self._roll_hand(self.narrator_hand, "narrator")
         player_won, narrator_won = player_hits > narrator_hits, narrator_hits > player_hits
@@ -382,8 +383,6 @@ class ContestEngine:
             elif option == "footing-discard":
                 self._say(f"  Option footing: the narrator discards its {self.narrator_chips[0]} chip(s).", picked)
                 self.narrator_chips[picked] = 0
-                if self.replay is not None:
-                    self.excess_narrator[picked] = 0
             elif option == "footing-dice":
                 given = self._narrator_gives(picked, queue, "give", self.narrator_replays, self.give)
                 self.narrator_hand[picked] -= given
@@ -482,9 +481,6 @@ class ContestEngine:
                               f"{self.narrator_chips[0]} chip(s).", chipped)
                     self.player_chips[chipped] += self.narrator_chips[chipped]
                     self.narrator_chips[chipped] = 0
-                    if self.replay is not None:
-                        self.excess_player[chipped] += self.excess_narrator[chipped]
-                        self.excess_narrator[chipped] = 0
                 if len(diced):
                     if self.picker_replays:
                         diced = diced[self.narrator_hand[diced].sum(axis=1) > 0]  # nothing to give: no choice
@@ -497,22 +493,24 @@ class ContestEngine:
 
     # ----- replayed decisions (a strategy table) ------------------------------------------
 
-    def _note_excess_chips(self) -> None:
-        """Chips in hand past what can still matter, as the exact model drops them at a round's start.
+    def _drop_excess_chips(self) -> None:
+        """Cut chips in hand, at a round's start, to what can still make a difference, as
+        the exact model does (`KarbonModel._capped`; the strategy format documents it).
 
-        The model (work in progress there) cuts chips in hand at each round start to what
-        can still make a completion that counts, so its strategy states hold the cut
-        chips. The simulator keeps its real chips and only describes a decision with the
-        excess taken off (moved with the chips by a sideswipe, dropped by a discard);
-        `StrategyReplay.decide` falls back to the real chips when the file has those.
+        Only when replaying a strategy: its decision states hold the cut chips, and the
+        chips a hand places decide its stack afterwards, so the replay must carry the same
+        chips to find later decisions. Past the cut, chips change no event and no outcome
+        (with track W, X wins and O losses, at most ``b = W - X - O`` Breaks remain: the
+        player keeps ``5 b - stack``, the narrator ``max(5 (W - O) - stack, 5 b if a
+        sideswipe can still happen, 1)``), so the outcomes' law is unchanged.
         """
         breaks = self.track - self.wins - self.losses
         sideswipe_possible = self.track - self.losses >= 2
         player_cap = np.maximum(0, STACK * breaks - self.player_stack)
         narrator_cap = np.maximum.reduce([STACK * (self.track - self.losses) - self.narrator_stack,
                                           np.where(sideswipe_possible, STACK * breaks, 0), np.ones_like(breaks)])
-        self.excess_player = np.maximum(0, self.player_chips - player_cap)
-        self.excess_narrator = np.maximum(0, self.narrator_chips - narrator_cap)
+        self.player_chips = np.minimum(self.player_chips, player_cap)
+        self.narrator_chips = np.minimum(self.narrator_chips, narrator_cap)
 
     def _decide(self, point: str, rows: np.ndarray, context: np.ndarray,
                 describe_context: Callable, options: Callable, hands=None) -> np.ndarray:
@@ -526,10 +524,9 @@ class ContestEngine:
         if not len(rows):
             return np.array([], dtype=object)
         player_hand, narrator_hand = hands if hands is not None else (self.player_hand, self.narrator_hand)
-        excess = np.column_stack([self.excess_player[rows], self.excess_narrator[rows]])
         columns = np.hstack([player_hand[rows], narrator_hand[rows], self.pool[rows], self.reserve[rows],
                              np.column_stack([getattr(self, name)[rows] for name in _COUNTERS]),
-                             excess, context.reshape(len(rows), -1)])
+                             context.reshape(len(rows), -1)])
         unique, inverse = np.unique(columns, axis=0, return_inverse=True)
         seen, replay = self.replay.seen, self.replay
         actions = []
@@ -539,19 +536,12 @@ class ContestEngine:
             if action is None:
                 state = Position(*(tuple(int(c) for c in packed[i * self.k:(i + 1) * self.k]) for i in range(4)),
                               *(int(value) for value in packed[4 * self.k:4 * self.k + len(_COUNTERS)]))
-                end = 4 * self.k + len(_COUNTERS)
-                excess_player, excess_narrator = (int(value) for value in packed[end:end + 2])
-                extra = [int(value) for value in packed[end + 2:]]
-                cut = state._replace(player_chips=max(0, state.player_chips - excess_player),
-                                     narrator_chips=max(0, state.narrator_chips - excess_narrator))
+                extra = [int(value) for value in packed[4 * self.k + len(_COUNTERS):]]
                 placing = _placing_winner(point, extra)
-                if placing is not None:  # described as the strategy format says (placement_folded)
-                    peril_to_stack = self.ruleset.peril_chips == "stack"
-                    state = placement_folded(state, placing, peril_to_stack)
-                    cut = placement_folded(cut, placing, peril_to_stack)
-                action = replay.decide(point, describe_position(self.sizes, cut), describe_context(extra),
-                                       options(state, extra, self.sizes),
-                                       None if cut == state else describe_position(self.sizes, state))
+                described = state if placing is None else placement_folded(
+                    state, placing, self.ruleset.peril_chips == "stack")  # as the strategy format says
+                action = replay.decide(point, describe_position(self.sizes, described), describe_context(extra),
+                                       options(state, extra, self.sizes))
                 seen[key] = action
             actions.append(action)
         return np.array(actions, dtype=object)[inverse.reshape(-1)]
@@ -810,15 +800,11 @@ class StrategyReplay:
                                                f"this simulation has {json.dumps(value)}; write a strategy for "
                                                "these settings with `karbon odds ... --strategy FILE`")
 
-    def decide(self, point: str, state: dict, context: dict, options: list[str],
-               real_state: dict | None = None) -> str:
-        """The action at one decision: the only option when it is forced, else the table's
-        (``real_state``, the position with all its chips, is tried when ``state`` is missing)."""
+    def decide(self, point: str, state: dict, context: dict, options: list[str]) -> str:
+        """The action at one decision: the only option when it is forced, else the table's."""
         if len(options) == 1:
             return options[0]
         action = self.table.get(decision_key(point, state, context))
-        if action is None and real_state is not None:
-            action = self.table.get(decision_key(point, real_state, context))
         if action is None:
             raise InputError("--strategy", f"the strategy has no decision for point '{point}' at state "
                                            f"{json.dumps(state)} with context {json.dumps(context)}: it was "

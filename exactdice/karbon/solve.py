@@ -209,7 +209,7 @@ def explain_first_round(result: ContestOdds) -> list[str]:
     start = setup.start(result.player_policy, result.narrator_policy,
                         result.player_draw if setup.player_dice is None else None,
                         result.narrator_draw if setup.player_dice is None else None)
-    position = start.position
+    position = inner.round_start(start.position)
     if start.fallout:
         lines.append("(Fallout Glitches come before the first round; the explanation starts after them.)")
         return lines

@@ -40,18 +40,19 @@ to resolve in this Test after the current reward: ``"B"`` (a Break), ``"G"`` (a
 Glitch) and ``"place:<roll_winner>"`` (the placement step, after Peril's Glitches).
 The ``state`` is the position *after* everything already resolved (the roll's chips
 and Opening, risk, peril, marks on the track). Chips in hand are written as the exact
-model keeps them: at the start of each round each hand is cut to the chips that can
-still make a difference (``KarbonModel._capped``: with track W, X wins and O losses,
-at most ``b = W - X - O`` Breaks can still be resolved, so the player keeps at most
-``5 b - player_stack`` chips and the narrator at most ``max(5 (W - O) - narrator_stack,
-5 b if W - O >= 2 else 0, 1)``); chips gained later in
+model keeps them: at the start of each round (the first included) each hand is cut to
+the chips that can still make a difference (``KarbonModel._capped``: with track W, X
+wins and O losses, at most ``b = W - X - O`` Breaks can still be resolved, so the player
+keeps at most ``5 b - player_stack`` chips and the narrator at most
+``max(5 (W - O) - narrator_stack, 5 b if W - O >= 2 else 0, 1)``); chips gained later in
 the round are added to the cut amounts. Between the roll and the Test's placement
 (``risk``, ``take``, and Glitches from Peril, whose ``queue`` still holds
 ``place:<roll_winner>``), each side that places at this Test is written with its stack
 in hand and ``*_stack`` 0, as only the sum of the two matters until placement
 (`exactdice.karbon.position.placement_folded`); the narrator's stack stays apart when a
-peril roll can still add to it (``peril_chips`` = ``stack`` and peril > 0). A replayer
-describes its positions the same way.
+peril roll can still add to it (``peril_chips`` = ``stack`` and peril > 0), and nothing
+is folded when both hands are empty and there is no peril. A replayer describes its
+positions the same way.
 
 >>> key = decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
 >>> key == decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
@@ -154,7 +155,11 @@ def load_strategy(path) -> dict:
         raise InputError("--strategy", f"no such file: {path}") from None
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as error:
         raise InputError("--strategy", f"cannot read {path} as a strategy file: {error}") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
+    written = document.get("format") if isinstance(document, dict) else None
+    if isinstance(written, str) and written.startswith(FORMAT.rsplit("/", 1)[0] + "/") and written != FORMAT:
+        raise InputError("--strategy", f"{path} is in the older format {written}; this exactdice reads {FORMAT}: "
+                                       "write it again with `karbon odds ... --strategy FILE`")
+    if written != FORMAT:
         raise InputError("--strategy", f"{path} is not an exactdice strategy file (format {FORMAT})")
     table = {decision_key(d["point"], d["state"], d["context"]): d["action"]
              for d in document["decisions"]}

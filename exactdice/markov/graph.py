@@ -162,7 +162,8 @@ def paused_gc():
     """Pause Python's cycle collector: exploring and solving allocate millions of
     tuples that hold no reference cycles, and the collector's scans of them cost about
     a quarter of the time (measured on Karbon graphs). Reference counting still frees
-    everything; the collector resumes afterwards if it was on."""
+    everything acyclic; cycles a model's ``expand`` makes wait for the collector, which
+    resumes afterwards if it was on."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

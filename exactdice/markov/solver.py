@@ -383,10 +383,13 @@ class _Solver:
         first_best = {}
         for node in deciders:
             target_value = values[node]
+            # exact values always match the chosen action; a float preview may miss it by
+            # more than its tolerance, and then keeps the chosen action
             first_best[node] = next(
-                edge for edge in range(offsets[node], offsets[node + 1])
-                if not numbers.better(MAX, action_value(values, edge), target_value)
-                and not numbers.better(-MAX, action_value(values, edge), target_value)
+                (edge for edge in range(offsets[node], offsets[node + 1])
+                 if not numbers.better(MAX, action_value(values, edge), target_value)
+                 and not numbers.better(-MAX, action_value(values, edge), target_value)),
+                policy[node],
             )
         if first_best != policy:
             check = self.evaluate_values(component, members, first_best)
@@ -448,6 +451,8 @@ class _Solver:
             if not any(node in inflow for node in component):
                 continue
             live = [node for node in component if self.alive[node]]
+            if not live:  # play never ends here, so nothing arrives (zero flow from states never reached)
+                continue
             position = {node: i for i, node in enumerate(live)}
             rows = [{i: (data[node] if kind[node] == CHANCE else 1)} for i, node in enumerate(live)]
             for node in live:

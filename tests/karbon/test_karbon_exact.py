@@ -285,16 +285,20 @@ def test_float_mode_is_labelled_and_close():
      "optimal", "optimal", ["rewards_per_test=1"]),
     (dict(player_dice={8: 1}, narrator_dice={6: 1}, consequence=2, peril=1, narrator_stack=2),
      "optimal", "kind", ["peril_chips=hand"]),
+    # empty hands, no peril: every round is the same 0-0 tie until the player risks, so
+    # "no risk" first among equal values must survive (expected rounds tell)
+    (dict(player_dice={}, narrator_dice={}, pool={6: 1}, consequence=2, player_chips=1, player_stack=3,
+          narrator_stack=2), "optimal", "optimal", []),
 ])
 def test_state_merges_change_no_result(setup_kwargs, player, narrator, rules):
     """The model merges states two exact ways: chips in hand cut to what can still matter
     (KarbonModel._capped) and, between the roll and placement, the placing sides' stacks
     held in hand (placement_folded). The graph without them is larger and must give
-    identical exact results, strategy values included."""
+    identical exact results and expectations."""
     from exactdice.karbon.model import KarbonModel
     from exactdice.karbon.solve import _solve_model
 
-    setup = ContestSetup(pool={}, reserve={}, **setup_kwargs)
+    setup = ContestSetup(**{"pool": {}, "reserve": {}, **setup_kwargs})
     p, n = parse_player_policy(player), parse_narrator_policy(narrator)
     ruleset = KarbonRuleset().with_rules(rules)
     start = setup.start(p, n)

@@ -10,6 +10,7 @@ import csv
 import io
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from exactdice.errors import InputError
 from exactdice.karbon import ContestSetup, KarbonRuleset, parse_player_policy
 from exactdice.karbon.simulate import OUTCOMES, simulate_contests
 
+DATA = Path(__file__).parent / "data"
 TINY = ["--player-dice", "d6", "--narrator-dice", "d8", "--pool", "d4", "--reserve", "d4", "-w", "1", "-p", "1"]
 # (name, setup flags, policy flags, decision points the strategy must hold)
 CASES = [
@@ -36,6 +38,10 @@ CASES = [
                                                          "none", "--reserve", "none", "-w", "2", "-p", "0",
                                                          "--rule", "rewards_per_test=1"],
      ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"risk", "break"}),
+    # more chips than can matter (12 > 5 W): the model cuts them, so the replay must drop
+    # them too or its stacks differ from the file's after placement
+    ("optimal vs optimal: chips past the cut", ["--state", str(DATA / "chips_past_the_cut.json")],
+     ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"break"}),
 ]
 ALPHA = 1e-3 / len(CASES)
 N = 40_000
@@ -130,6 +136,20 @@ def test_illegal_action_is_a_clear_error(written, tmp_path):
     bad.write_text(json.dumps(document))
     code, _, err = _invoke(["simulate"] + setup_args + policy_args + ["--strategy", str(bad), "--n", "100"])
     assert code == 2 and "plays 'maybe' at point 'risk'" in err and "legal actions are no, yes" in err
+
+
+@pytest.mark.parametrize("written_format, words", [
+    ("exactdice-karbon-strategy/1", "is in the older format exactdice-karbon-strategy/1"),
+    ("something-else/3", "is not an exactdice strategy file"),
+])
+def test_other_file_formats_are_refused_with_the_reason(written, tmp_path, written_format, words):
+    name, setup_args, policy_args, _ = CASES[0]
+    document = json.loads(written[name][0].read_text())
+    document["format"] = written_format
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(document))
+    code, _, err = _invoke(["simulate"] + setup_args + policy_args + ["--strategy", str(other), "--n", "100"])
+    assert code == 2 and words in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("changed, words", [

@@ -251,6 +251,32 @@ def test_a_terminal_initial_state_takes_no_steps(arithmetic):
     assert solution.expected_steps == 0 and solution.expected_rewards == {"gold": 0}
 
 
+class StayOrLeave:
+    """"go" wins at once; "stay" moves to a coin that returns or falls into an endless loop
+    (a cyclic component that play reaches only under the strategy not chosen)."""
+
+    outcomes, reward_names = ("win", "loss"), ()
+
+    def initial_state(self):
+        return "choose"
+
+    def expand(self, state):
+        table = {
+            "choose": Decision("max", (("go", "win", None), ("stay", "coin", None))),
+            "coin": Chance(((1, "choose", None), (1, "loop", None))),
+            "loop": Chance(((1, "loop", None),)),
+        }
+        return table.get(state) or Terminal(state)
+
+
+@pytest.mark.parametrize("arithmetic", ["exact", "float"])
+def test_endless_loop_off_the_chosen_path_gets_no_visits(arithmetic):
+    solution = solve(StayOrLeave(), arithmetic=arithmetic)
+    assert solution.strategy == {"choose": "go"}
+    assert solution.absorption["win"] == 1 and solution.never_ends == 0
+    assert solution.expected_steps == 0
+
+
 def test_float_mode_agrees_with_exact():
     chain = ContestChain(size=300, branches=12, seed=3, decision_every=7)
     graph = explore(chain)
