@@ -190,13 +190,13 @@ class _Solver:
             self.dens[node] = numbers.one
             self.alive[node] = 1
             return
-        low, high = graph.offsets[node], graph.offsets[node + 1]
-        targets = graph.targets
         if node_kind == CHANCE:
-            pairs = [(graph.weights[edge], targets[edge]) for edge in range(low, high)]
-            self.nums[node], self.dens[node] = numbers.combine(pairs, self.nums, self.dens, graph.data[node])
+            total, pairs = self.moves(node, None)
+            self.nums[node], self.dens[node] = numbers.combine(pairs, self.nums, self.dens, total)
             self.alive[node] = any(self.alive[target] for _, target in pairs)
             return
+        low, high = graph.offsets[node], graph.offsets[node + 1]
+        targets = graph.targets
         side = graph.data[node]
         best_edge, best_value = low, self.value_of(targets[low])
         for edge in range(low + 1, high):
@@ -212,20 +212,22 @@ class _Solver:
         self.alive[node] = self.alive[target]
 
     # -- components -------------------------------------------------------------------
-    def policy_edges(self, node, policy):
-        """Edges followed from ``node`` when decisions follow ``policy``."""
-        if self.graph.kind[node] == DECISION:
-            return (policy[node],)
-        return range(self.graph.offsets[node], self.graph.offsets[node + 1])
+    def moves(self, node, policy):
+        """``(total, [(weight, target), ...])``: where ``node`` goes when decisions follow
+        ``policy`` (node -> edge); a decision is one move of weight 1 out of 1."""
+        graph = self.graph
+        if graph.kind[node] == DECISION:
+            return 1, [(1, graph.targets[policy[node]])]
+        targets, weights = graph.targets, graph.weights
+        return graph.data[node], [(weights[edge], targets[edge])
+                                  for edge in range(graph.offsets[node], graph.offsets[node + 1])]
 
     def live_states(self, component, members, policy):
         """States of the component that can reach a terminal under ``policy``."""
-        targets = self.graph.targets
         predecessors: dict[int, list[int]] = {node: [] for node in component}
         live = set()
         for node in component:
-            for edge in self.policy_edges(node, policy):
-                target = targets[edge]
+            for _, target in self.moves(node, policy)[1]:
                 if target in members:
                     predecessors[target].append(node)
                 elif self.alive[target]:
@@ -242,18 +244,12 @@ class _Solver:
     def build_system(self, component, policy, live, inside_values):
         """Rows of (weight*I - P) x = known part over the live states of a component,
         in plain rationals (the payoff values during strategy iteration)."""
-        graph, numbers = self.graph, self.numbers
-        targets, weights = graph.targets, graph.weights
+        numbers = self.numbers
         order = sorted(live)
         position = {node: i for i, node in enumerate(order)}
         rows, right_sides = [], []
         for node in order:
-            if graph.kind[node] == DECISION:
-                pairs, diagonal = [(1, targets[policy[node]])], 1
-            else:
-                low, high = graph.offsets[node], graph.offsets[node + 1]
-                pairs = [(weights[edge], targets[edge]) for edge in range(low, high)]
-                diagonal = graph.data[node]
+            diagonal, pairs = self.moves(node, policy)
             row = {position[node]: diagonal}
             known = numbers.zero
             for weight, target in pairs:
@@ -280,15 +276,9 @@ class _Solver:
             order = sorted(live)
             position = {node: i for i, node in enumerate(order)}
             rows, right_sides = [], []
-            graph, numbers = self.graph, self.numbers
-            targets, weights = graph.targets, graph.weights
+            numbers = self.numbers
             for node in order:
-                if graph.kind[node] == DECISION:
-                    pairs, diagonal = [(1, targets[policy[node]])], 1
-                else:
-                    low, high = graph.offsets[node], graph.offsets[node + 1]
-                    pairs = [(weights[edge], targets[edge]) for edge in range(low, high)]
-                    diagonal = graph.data[node]
+                diagonal, pairs = self.moves(node, policy)
                 row = {position[node]: diagonal}
                 outside = []
                 for weight, target in pairs:
@@ -410,7 +400,7 @@ class _Solver:
         when play ends with probability 1 (every node reached is then alive).
         """
         graph, numbers = self.graph, self.numbers
-        offsets, targets, weights, kind, data = graph.offsets, graph.targets, graph.weights, graph.kind, graph.data
+        kind, data = graph.kind, graph.data
         chosen_edge, initial = self.chosen_edge, graph.initial
         # flow = visits / total weight for a chance node, visits for a decision node: what
         # each unit of edge weight carries to the edge's target
@@ -419,20 +409,14 @@ class _Solver:
         inflow: dict[int, list] = {initial: []}
         scalar_sum, divided = numbers.scalar_sum, numbers.divided
 
-        def edges_of(node):
-            if kind[node] == DECISION:
-                return (chosen_edge[node],)
-            return range(offsets[node], offsets[node + 1])
-
         def push(node, members=()):
-            for edge in edges_of(node):
-                target = targets[edge]
+            for weight, target in self.moves(node, chosen_edge)[1]:
                 if kind[target] != TERMINAL and target not in members:
                     pairs = inflow.get(target)
                     if pairs is None:
-                        inflow[target] = [(weights[edge] if kind[node] == CHANCE else 1, node)]
+                        inflow[target] = [(weight, node)]
                     else:
-                        pairs.append((weights[edge] if kind[node] == CHANCE else 1, node))
+                        pairs.append((weight, node))
 
         def arriving(node):
             num, den = scalar_sum(inflow.pop(node), flow_num, flow_den)
@@ -454,13 +438,14 @@ class _Solver:
             if not live:  # play never ends here, so nothing arrives (zero flow from states never reached)
                 continue
             position = {node: i for i, node in enumerate(live)}
-            rows = [{i: (data[node] if kind[node] == CHANCE else 1)} for i, node in enumerate(live)]
-            for node in live:
-                for edge in edges_of(node):
-                    column = position.get(targets[edge])
+            moves = {node: self.moves(node, chosen_edge) for node in live}
+            rows = [{i: moves[node][0]} for i, node in enumerate(live)]
+            for node in live:  # the transposed system: a column per source
+                for weight, target in moves[node][1]:
+                    column = position.get(target)
                     if column is not None:
                         row = rows[column]
-                        row[position[node]] = row.get(position[node], 0) - (weights[edge] if kind[node] == CHANCE else 1)
+                        row[position[node]] = row.get(position[node], 0) - weight
             right_sides = []
             for node in live:
                 num, den = arriving(node) if node in inflow else (numbers.zero, numbers.one)
