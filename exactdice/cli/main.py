@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from exactdice.cli.common import LazyGroup
+from exactdice.cli.common import LazyGroup, command_flags, error_with_flags, running_command
 from exactdice.core.exact import lift_digit_limit
 from exactdice.errors import InputError
 
@@ -28,9 +28,19 @@ SUBCOMMANDS = {
 
 
 class RootGroup(LazyGroup):
-    """The ``exactdice`` group: every subcommand is imported when it is used."""
+    """The ``exactdice`` group: every subcommand is imported when it is used.
+
+    An `InputError` from the library names a parameter; here it is given the flag of the
+    command that ran (`exactdice.cli.common.error_with_flags`).
+    """
 
     lazy_commands = SUBCOMMANDS
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except InputError as error:
+            raise error_with_flags(error, command_flags(running_command(ctx))) from error.__cause__
 
 
 @click.group(cls=RootGroup, context_settings={"help_option_names": ["-h", "--help"]})
