@@ -46,6 +46,21 @@ def _available(module_name: str) -> bool:
         return False
 
 
+def registry_case(system_name: str, variant: str | None, setup: dict, rules: dict, *,
+                  n: int, seed: int):
+    """(exact law, observed counts) of one setup, through the `exactdice.systems` registry:
+    the system's simulator plays ``n`` trials and its outcome column is counted."""
+    from exactdice.systems import get_system
+
+    system = get_system(system_name)
+    if variant is not None:
+        system = system.variants[variant]
+    setup, rules = system.setup(setup), system.rules(rules)
+    samples = system.simulate(setup, rules, n=n, seed=seed)
+    column = system.outcome_column(setup)
+    return system.exact(setup, rules), Counter(str(value) for value in samples[column])
+
+
 # ----- Contingency ---------------------------------------------------------------------------
 
 CONTINGENCY_CASES = 30
@@ -53,37 +68,35 @@ CONTINGENCY_TRIALS = 6000
 
 
 def contingency_setup(seed: int):
-    """A random small skill check and ruleset (every knob varied)."""
-    from exactdice.contingency import Rules, skill_check
+    """A random small skill check and ruleset (every knob varied), as registry values."""
     from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES
 
     rng = random.Random(seed)
     size = rng.choice([3, 3, 3, 1, 5])
     dice = [rng.choice([2, 4, 6, 8, 10, 12]) for _ in range(size)]
     modifiers = [rng.randint(-2, 2) for _ in range(size)] if rng.random() < 0.5 else None
-    check = skill_check(dice, modifiers=modifiers, advantage=rng.randint(0, 2),
-                        disadvantage=rng.randint(0, 2), difficulty=rng.randint(1, 13))
-    rules = Rules(luck=rng.choice(LUCK_POLICIES),
-                             fail_by_one=rng.choice(FAIL_BY_ONE_POLICIES),
-                             luck_modifier=rng.random() < 0.5, gm_omen=rng.choice(GM_OMEN_RULES),
-                             any_size=size != 3)
-    return check, rules
+    setup = {"dice": ",".join(f"d{size}" for size in dice),
+             "modifiers": None if modifiers is None else ",".join(map(str, modifiers)),
+             "advantage": rng.randint(0, 2), "disadvantage": rng.randint(0, 2),
+             "difficulty": rng.randint(1, 13)}
+    rules = {"luck": rng.choice(LUCK_POLICIES), "fail_by_one": rng.choice(FAIL_BY_ONE_POLICIES),
+             "luck_modifier": rng.random() < 0.5, "gm_omen": rng.choice(GM_OMEN_RULES),
+             "any_size": size != 3}
+    return setup, rules
 
 
 def contingency_outcome_case(seed: int):
-    from exactdice.contingency import expected_distribution
-    from exactdice.contingency.simulate import simulate
-
-    check, rules = contingency_setup(seed)
-    samples = simulate(check, rules, n=CONTINGENCY_TRIALS, seed=seed)
-    return expected_distribution(check, rules), Counter(samples["outcome"].tolist())
+    setup, rules = contingency_setup(seed)
+    return registry_case("contingency", None, setup, rules, n=CONTINGENCY_TRIALS, seed=seed)
 
 
 def contingency_total_case(seed: int):
     from exactdice.contingency import solve_check
     from exactdice.contingency.simulate import simulate
+    from exactdice.contingency.system import SYSTEM, build_check
 
-    check, rules = contingency_setup(seed)
+    setup, rules = contingency_setup(seed)
+    check, rules = build_check(setup), SYSTEM.rules(rules)
     samples = simulate(check, rules, n=CONTINGENCY_TRIALS, seed=seed + 10_000)
     return solve_check(check, rules).total.probabilities(), Counter(samples["total"].tolist())
 
@@ -96,12 +109,10 @@ _KARST_DAMAGE = ("d6", "d4+1", "2d4", "d8-1", "3")
 
 
 def karst_setup(seed: int):
-    """A random Karst simulation: kind, setup keywords and rules (aid varied)."""
-    from exactdice.karst import Rules
-
+    """A random Karst roll: kind, setup and rules values (aid varied)."""
     rng = random.Random(seed)
     kind = ("action", "attack", "attack", "death", "order")[seed % 5]
-    rules = Rules(aid=rng.randint(0, 2))
+    rules = {"aid": rng.randint(0, 2)}
     if kind == "action":
         return kind, {"modifier": rng.randint(-3, 6)}, rules
     if kind == "death":
@@ -123,15 +134,8 @@ def karst_setup(seed: int):
 
 
 def karst_case(seed: int):
-    from exactdice.karst import outcome_column, expected_distribution
-    from exactdice.karst.simulate import simulate
-
     kind, setup, rules = karst_setup(seed)
-    column = outcome_column(kind, **setup)
-    simulated = {key: value for key, value in setup.items() if key != "combatant"}
-    samples = simulate(kind, n=KARST_TRIALS, seed=seed, rules=rules, **simulated)
-    return (expected_distribution(kind, rules=rules, **setup),
-            Counter(str(value) for value in samples[column].tolist()))
+    return registry_case("karst", kind, setup, rules, n=KARST_TRIALS, seed=seed)
 
 
 # ----- Chronica ------------------------------------------------------------------------------
@@ -142,8 +146,7 @@ CHRONICA_TRIALS = 3000
 
 def chronica_setup(seed: int):
     """A random small contest: 2-3 sides of 1-3 dice, co-operating pools, every knob varied."""
-    from exactdice.chronica import Rules
-    from exactdice.chronica.ruleset import TIE_RULES
+    from exactdice.chronica.ruleset import TIE_RULES, side_text
 
     rng = random.Random(seed)
     sizes = [4, 6, 8, 10, 12] + ([5, 7, 9] if seed % 3 == 0 else [])
@@ -158,20 +161,19 @@ def chronica_setup(seed: int):
             side.append(pool(1))
         sides.append(tuple(side))
     push = rng.random() < 0.3
-    rules = Rules(tie_rule=rng.choice(TIE_RULES), push=push,
-                          push_dice=(6,) if push and rng.random() < 0.5 else (),
-                          max_pushes=rng.randint(1, 2), physical=seed % 3 == 0)
+    rules = {"tie_rule": rng.choice(TIE_RULES), "push": push,
+             "push_dice": "d6" if push and rng.random() < 0.5 else None,
+             "max_pushes": rng.randint(1, 2) if push else None, "physical": seed % 3 == 0}
+    if not push:
+        rng.randint(1, 2)  # the draw a pushless contest made for max_pushes, kept for the stream
     target = rng.choice([None, None, None, 8, 10])
-    return sides, rules, target
+    return ({"sides": tuple(side_text(side) for side in sides),
+             "target": None if target is None else f"d{target}"}, rules)
 
 
 def chronica_case(seed: int):
-    from exactdice.chronica import expected_distribution
-    from exactdice.chronica.simulate import simulate_rows
-
-    sides, rules, target = chronica_setup(seed)
-    rows = simulate_rows(sides, rules, target, n=CHRONICA_TRIALS, seed=seed)
-    return expected_distribution(sides, rules, target), Counter(row["winner"] for row in rows)
+    setup, rules = chronica_setup(seed)
+    return registry_case("chronica", None, setup, rules, n=CHRONICA_TRIALS, seed=seed)
 
 
 # ----- Karbon --------------------------------------------------------------------------------
@@ -185,32 +187,27 @@ _KARBON_NARRATOR_POLICIES = ("fixed", "random", "hurt=injury", "plans=dice")
 
 def karbon_setup(seed: int):
     """A random small contest (A <= 2, C <= 2, W <= 2, small pool), knobs and fixed policies."""
-    from exactdice.karbon import (RULE_CHOICES, Rules, parse_narrator_policy,
-                                  parse_player_policy)
-    from exactdice.karbon.setup import ContestSetup
+    from exactdice.karbon import RULE_CHOICES
 
     rng = random.Random(seed)
-    setup = ContestSetup(ability=rng.randint(1, 2), challenge=rng.randint(1, 2),
-                         consequence=rng.randint(1, 2), peril=rng.randint(0, 1),
-                         fortune=rng.randint(0, 2), training=rng.random() < 0.3,
-                         fallout=rng.randint(0, 1),
-                         pool={6: rng.randint(1, 3), 8: rng.randint(1, 2), 10: rng.randint(1, 2)},
-                         reserve={6: rng.randint(0, 2)})
+    setup = {"ability": rng.randint(1, 2), "challenge": rng.randint(1, 2),
+             "consequence": rng.randint(1, 2), "peril": rng.randint(0, 1),
+             "fortune": rng.randint(0, 2), "training": rng.random() < 0.3,
+             "fallout": rng.randint(0, 1)}
+    pool = {6: rng.randint(1, 3), 8: rng.randint(1, 2), 10: rng.randint(1, 2)}
+    reserve = rng.randint(0, 2)
+    setup.update(pool=",".join(f"{count}d{size}" for size, count in pool.items()),
+                 reserve=f"{reserve}d6" if reserve else "none")
     knobs = [f"{name}={rng.choice(values)}" for name, values in RULE_CHOICES.items()
              if name != "objective" and rng.random() < 0.4]
-    return (setup, Rules().with_rules(knobs),
-            parse_player_policy(rng.choice(_KARBON_PLAYER_POLICIES)),
-            parse_narrator_policy(rng.choice(_KARBON_NARRATOR_POLICIES)))
+    setup.update(player_policy=rng.choice(_KARBON_PLAYER_POLICIES),
+                 narrator_policy=rng.choice(_KARBON_NARRATOR_POLICIES))
+    return setup, {"rules": tuple(knobs)}
 
 
 def karbon_case(seed: int):
-    from exactdice.karbon.simulate import OUTCOME_COLUMN, simulate
-    from exactdice.karbon.solve import expected_distribution
-
-    setup, ruleset, player, narrator = karbon_setup(seed)
-    samples = simulate(setup, ruleset, player, narrator, n=KARBON_TRIALS, seed=seed)
-    return (expected_distribution(setup, ruleset, player, narrator),
-            Counter(samples[OUTCOME_COLUMN].tolist()))
+    setup, rules = karbon_setup(seed)
+    return registry_case("karbon", None, setup, rules, n=KARBON_TRIALS, seed=seed)
 
 
 # ----- the batch ------------------------------------------------------------------------------
