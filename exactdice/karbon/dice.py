@@ -19,7 +19,7 @@ from functools import lru_cache
 from exactdice.core.distribution import MAX_FACES, Distribution
 from exactdice.errors import InputError
 
-__all__ = ["die_classes", "compositions", "parse_dice_list", "dice_text", "hit_rank_key", "DiceSizes",
+__all__ = ["die_classes", "compositions", "DiceCounts", "parse_dice_list", "dice_text", "hit_rank_key", "DiceSizes",
            "hand_roll"]
 
 _ITEM = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
@@ -186,3 +186,46 @@ def compositions(available: tuple, count: int) -> list[tuple]:
 
     build(0, count, [])
     return result
+
+
+class DiceCounts(Mapping):
+    """A read-only, hashable ``{sides: count}`` mapping (a pool, a reserve or a hand).
+
+    It equals a plain dict with the same items, so ``setup.pool == {6: 7}`` still reads well.
+
+    >>> pool = DiceCounts({6: 2, 8: 1})
+    >>> pool == {6: 2, 8: 1}, hash(pool) == hash(DiceCounts({8: 1, 6: 2}))
+    (True, True)
+    >>> pool[6] = 3
+    Traceback (most recent call last):
+    TypeError: 'DiceCounts' object does not support item assignment
+    """
+
+    __slots__ = ("_counts",)
+
+    def __init__(self, counts: Mapping[int, int] = ()):
+        object.__setattr__(self, "_counts", dict(counts))
+
+    def __getitem__(self, sides):
+        return self._counts[sides]
+
+    def __iter__(self):
+        return iter(self._counts)
+
+    def __len__(self):
+        return len(self._counts)
+
+    def __hash__(self):
+        return hash(frozenset(self._counts.items()))
+
+    def __eq__(self, other):
+        return dict(self._counts) == dict(other) if isinstance(other, Mapping) else NotImplemented
+
+    def __setattr__(self, name, value):
+        raise AttributeError("DiceCounts is read-only")
+
+    def __reduce__(self):
+        return (type(self), (self._counts,))
+
+    def __repr__(self):
+        return f"DiceCounts({self._counts!r})"

@@ -9,11 +9,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from exactdice.errors import InputError
-from exactdice.karbon.dice import DiceSizes, compositions, dice_text, parse_dice_list
+from exactdice.karbon.dice import DiceCounts, DiceSizes, compositions, dice_text, parse_dice_list
 from exactdice.karbon.position import STACK_SIZE, Position
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 
@@ -49,8 +50,12 @@ class ContestStart:
 class ContestSetup:
     """A contest as the spec's section 3 gives it (or explicit hands, or a mid-contest state).
 
-    Dice are {sides: count} mappings. With ``player_dice``/``narrator_dice`` no draw happens
+    Dice are {sides: count} mappings, kept as read-only `DiceCounts`, so a setup is
+    immutable and hashable. With ``player_dice``/``narrator_dice`` no draw happens
     (``draw_chips`` pays the draw's chips as if drawn).
+
+    >>> hash(ContestSetup(ability=1, challenge=1)) == hash(ContestSetup(ability=1, challenge=1))
+    True
     """
 
     ability: int | None = None
@@ -60,11 +65,11 @@ class ContestSetup:
     fortune: int = 0
     training: bool = False
     fallout: int = 0
-    player_dice: dict | None = None
-    narrator_dice: dict | None = None
+    player_dice: Mapping[int, int] | None = None
+    narrator_dice: Mapping[int, int] | None = None
     draw_chips: bool = False
-    pool: dict = field(default_factory=lambda: dict(DEFAULT_POOL))
-    reserve: dict = field(default_factory=lambda: dict(DEFAULT_RESERVE))
+    pool: Mapping[int, int] = field(default_factory=lambda: DiceCounts(DEFAULT_POOL))
+    reserve: Mapping[int, int] = field(default_factory=lambda: DiceCounts(DEFAULT_RESERVE))
     # mid-contest extras (from a state file)
     player_chips: int = 0
     narrator_chips: int = 0
@@ -74,6 +79,10 @@ class ContestSetup:
     losses: int = 0
 
     def __post_init__(self):
+        for name in ("player_dice", "narrator_dice", "pool", "reserve"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, DiceCounts):
+                object.__setattr__(self, name, DiceCounts(value))
         checks = [("consequence", self.consequence, 1), ("peril", self.peril, 0),
                   ("fortune", self.fortune, 0), ("fallout", self.fallout, 0),
                   ("player_chips", self.player_chips, 0), ("narrator_chips", self.narrator_chips, 0),

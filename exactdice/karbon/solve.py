@@ -20,7 +20,7 @@ from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup, ContestStart
-from exactdice.markov import explore, solve
+from exactdice.markov import Solution, explore, solve
 
 __all__ = ["ContestOdds", "contest_odds", "expected_distribution", "solve_start", "DEFAULT_MAX_STATES",
            "payoffs"]
@@ -53,8 +53,8 @@ class ContestOdds:
     narrator_policy: NarratorPolicy
     setup: ContestSetup | None = None
     strategy: dict = field(default_factory=dict, repr=False)
-    solution: object = field(default=None, repr=False)
-    model: object = field(default=None, repr=False)
+    solution: Solution | None = field(default=None, repr=False)
+    model: KarbonModel | DrawSearchModel | None = field(default=None, repr=False)
     draw_values: dict | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
