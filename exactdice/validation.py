@@ -30,7 +30,7 @@ from __future__ import annotations
 import csv
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field as dataclass_field
 from fractions import Fraction
 from pathlib import Path
