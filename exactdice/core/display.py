@@ -37,19 +37,26 @@ _EXACT_STRING = re.compile(r"-?\d+(/\d+)?")
 def significant_text(value, digits: int = DEFAULT_DIGITS) -> str:
     """Round an exact rational to ``digits`` significant digits (never fewer than its whole part).
 
-    Rounding is done exactly (half to even, as ``round`` on a Fraction).
+    Rounding is done exactly (half to even, as ``round`` on a Fraction); a whole number is
+    written as it is, so ``25`` means exactly 25; below 10**-4 the form is ``1.23e-05``.
 
     >>> significant_text(Fraction(20, 3)), significant_text(Fraction(12345, 1)), significant_text(0)
     ('6.67', '12345', '0')
-    >>> significant_text(Fraction(1, 30000), 2)
-    '0.000033'
+    >>> significant_text(Fraction(1, 3000), 2), significant_text(Fraction(1, 300000), 2)
+    ('0.00033', '3.3e-06')
     """
     value = to_fraction(value)
-    if value == 0:
-        return "0"
+    if value.denominator == 1:
+        return str(value.numerator)
     sign = "-" if value < 0 else ""
     value = abs(value)
     magnitude = _order_of_magnitude(value)  # 10**magnitude <= value < 10**(magnitude + 1)
+    if magnitude < -4:  # 0.0000123 -> 1.23e-05
+        mantissa = significant_text(value / Fraction(10) ** magnitude, digits)
+        if mantissa.startswith("10"):  # 9.995 rounded up
+            magnitude += 1
+            mantissa = significant_text(value / Fraction(10) ** magnitude, digits)
+        return f"{sign}{mantissa}e{magnitude:03d}"
     places = max(0, digits - 1 - magnitude)
     scaled = round(value * 10**places)
     if places and len(str(scaled)) > digits:
@@ -79,12 +86,14 @@ def percent_text(p, digits: int = DEFAULT_DIGITS) -> str:
 
     >>> percent_text(Fraction(159, 1000)), percent_text(1), percent_text(0)
     ('15.9 %', '100 %', '0 %')
-    >>> percent_text(1 - Fraction(1, 10**7))
-    '99.99999 %'
+    >>> percent_text(1 - Fraction(1, 10**5)), percent_text(1 - Fraction(1, 10**9))
+    ('99.999 %', '100 % - 1e-07 %')
     """
     p = to_fraction(p)
     if p in (0, 1):
         return f"{int(p * 100)} %"
+    if 1 - p < Fraction(1, 10**6):
+        return f"100 % - {significant_text((1 - p) * 100, digits)} %"
     shown = digits
     while True:
         text = significant_text(p * 100, shown)
@@ -153,6 +162,47 @@ class Display:
             return f"{float(value):.{self.significant}g}  (float preview, not exact)"
         return f"{significant_text(value, self.significant)}  {self.exact_part(value)}"
 
+    def fraction_cell(self, value) -> str:
+        """A table cell for the exact value: the fraction when short (all of it with ``exact``),
+        else its size.
+
+        >>> Display().fraction_cell(Fraction(1, 216)), Display().fraction_cell(Fraction(1, 10**30))
+        ('1/216', '32-digit fraction')
+        """
+        text = self.exact_part(value)
+        return text[2:] if text.startswith("= ") else text.strip("()").removeprefix("exact: ")
+
+    def table(self, header, rows) -> list[str]:
+        """Right-aligned columns: ``header`` and ``rows`` are sequences of cell strings."""
+        widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+        return ["  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)).rstrip()
+                for row in (header, *rows)]
+
+    def distribution(self, distribution) -> list[str]:
+        """A distribution's lines: each outcome's percentage, "at least" and "at most", then
+        the exact probability (short fractions, their size, or all of them with ``exact``).
+
+        >>> from exactdice.core.distribution import d
+        >>> print("\\n".join(Display().distribution(d(4))))
+        outcome  probability  at least  at most  exact
+              1         25 %     100 %     25 %    1/4
+              2         25 %      75 %     50 %    1/4
+              3         25 %      50 %     75 %    1/4
+              4         25 %      25 %    100 %    1/4
+        """
+        probabilities = distribution.probabilities()
+        numeric = all(isinstance(outcome, (int, Fraction)) for outcome in probabilities)
+        at_least = distribution.survival() if numeric else {}
+        at_most = distribution.cdf() if numeric else {}
+        rows = []
+        for outcome, p in probabilities.items():
+            text = ",".join(map(str, outcome)) if isinstance(outcome, tuple) else str(outcome)
+            cumulative = ([percent_text(at_least[outcome], self.significant),
+                           percent_text(at_most[outcome], self.significant)] if numeric else [])
+            rows.append([text, percent_text(p, self.significant), *cumulative, self.fraction_cell(p)])
+        header = ["outcome", "probability", *(["at least", "at most"] if numeric else []), "exact"]
+        return self.table(header, rows)
+
     def exact_part(self, value) -> str:
         """What follows the decimal: the fraction (short, or all of it with ``exact``) or its size."""
         text = fraction_text(value)
@@ -185,7 +235,12 @@ def with_decimals(document):
 def _decimal_mirror(value):
     """The float mirror of the exact strings inside ``value`` (None when there are none)."""
     if isinstance(value, str):
-        return float(Fraction(value)) if _EXACT_STRING.fullmatch(value) else None
+        if not _EXACT_STRING.fullmatch(value):
+            return None
+        try:
+            return float(Fraction(value))
+        except OverflowError:  # a count past 10**308 (a denominator) has no float
+            return None
     if isinstance(value, dict):
         mirror = {}
         for key, item in value.items():
