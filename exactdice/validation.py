@@ -38,7 +38,8 @@ from pathlib import Path
 import click
 import numpy as np
 
-from exactdice.core.exact import decimal_text, fraction_text, to_fraction
+from exactdice.core.display import percent_text
+from exactdice.core.exact import fraction_text, to_fraction
 from exactdice.errors import InputError
 
 __all__ = [
@@ -53,6 +54,8 @@ __all__ = [
     "read_sample_column",
     "parse_counts",
     "validation_command",
+    "ColumnDistribution",
+    "read_sample_columns",
 ]
 
 #: significance level: the samples "do not fit" when the p-value is below it
@@ -175,9 +178,9 @@ class FitReport:
 
         >>> report = goodness_of_fit({"a": Fraction(1, 4), "b": Fraction(3, 4)}, {"a": 1, "b": 3})
         >>> print(report.to_text())
-        outcome  observed  share   expected  exact p       z
-        a        1         0.2500  1.0       1/4 (0.2500)  +0.00
-        b        3         0.7500  3.0       3/4 (0.7500)  +0.00
+        outcome  observed  share   expected  exact p     z
+        a        1         0.2500  1.0       25 % (1/4)  +0.00
+        b        3         0.7500  3.0       75 % (3/4)  +0.00
         <BLANKLINE>
         exact binomial test, n = 4, P(observed counts) = 0.4219; p-value 1.00 (alpha 0.01)
         fits: no outcome deviates more than chance allows (p = 1.00)
@@ -188,9 +191,9 @@ class FitReport:
         for row in self.rows:
             exact = fraction_text(row.probability)
             if len(exact) > _LONGEST_FRACTION_SHOWN:
-                exact, long_fractions = f"~{decimal_text(row.probability, 8)}*", True
+                exact, long_fractions = f"{percent_text(row.probability)}*", True
             else:
-                exact = f"{exact} ({decimal_text(row.probability, 4)})"
+                exact = f"{percent_text(row.probability)} ({exact})"
             z_text = "-" if row.z is None else f"{row.z:+.2f}"
             if row.impossible:
                 z_text = "impossible"
@@ -210,7 +213,7 @@ class FitReport:
             described += f" (sparse outcomes pooled: {groups})"
         if long_fractions:
             lines.append(f"* exact fraction longer than {_LONGEST_FRACTION_SHOWN} characters: "
-                         f"shown rounded here, exact in --json")
+                         f"shown as a percentage here, exact in --json")
         lines.append("")
         p_text = "0" if self.test == IMPOSSIBLE_TEST else _p_text(self.p_value)
         lines.append(f"{described}; p-value {p_text} (alpha {self.alpha:g})")
@@ -234,6 +237,64 @@ def _quote(category) -> str:
 
 
 # ----- the statistics ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ColumnDistribution:
+    """The exact distribution of one CSV column: category (as the CSV writes it) -> probability.
+
+    A column over an unbounded count (rounds) lists its first values one by one and puts the
+    rest in one tail category ``"N+"``; `fold` maps the observed values N, N+1, ... into it.
+
+    >>> rounds = ColumnDistribution.with_tail({0: Fraction(1, 2), 1: Fraction(1, 4)})
+    >>> rounds.probabilities
+    {'0': Fraction(1, 2), '1': Fraction(1, 4), '2+': Fraction(1, 4)}
+    >>> dict(rounds.fold(Counter({"0": 5, "1": 2, "2": 1, "7": 1})))
+    {'0': 5, '1': 2, '2+': 2}
+    """
+
+    probabilities: dict
+    tail_from: int | None = None
+
+    @classmethod
+    def with_tail(cls, listed: Mapping, cut: Fraction = Fraction(1, 10**6)) -> "ColumnDistribution":
+        """``{value: p}`` for the listed integer values, one by one until less than ``cut``
+        of the mass is left; what is left (exactly) goes to ``"N+"``."""
+        probabilities, left = {}, Fraction(1)
+        for value, p in sorted(listed.items()):
+            if left < cut:
+                break
+            probabilities[str(value)] = to_fraction(p)
+            left -= to_fraction(p)
+        if left < 0:
+            raise ValueError("the listed probabilities sum to more than 1")
+        if left == 0:
+            return cls(probabilities)
+        tail = max(int(value) for value in probabilities) + 1
+        probabilities[f"{tail}+"] = left
+        return cls(probabilities, tail)
+
+    @classmethod
+    def from_distribution(cls, distribution, text=str) -> "ColumnDistribution":
+        """A `Distribution` (or ``{outcome: p}``) with each outcome written by ``text``."""
+        if hasattr(distribution, "probabilities") and callable(distribution.probabilities):
+            distribution = distribution.probabilities()
+        probabilities: dict = {}
+        for outcome, p in distribution.items():
+            key = text(outcome)
+            probabilities[key] = probabilities.get(key, Fraction(0)) + to_fraction(p)
+        return cls(probabilities)
+
+    def fold(self, observed: Mapping) -> Counter:
+        """The observed counts with every integer value from ``tail_from`` on counted in the tail."""
+        if self.tail_from is None:
+            return Counter(observed)
+        folded = Counter()
+        for value, count in observed.items():
+            text = str(value).strip()
+            number = int(text) if text.lstrip("-").isdigit() else None
+            folded[f"{self.tail_from}+" if number is not None and number >= self.tail_from else text] += count
+        return folded
 
 
 def _exact_probabilities(expected) -> dict:
@@ -439,12 +500,13 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
 # ----- reading samples -----------------------------------------------------------------------
 
 
-def read_sample_column(path, column: str, *, field: str = "--samples") -> Counter:
+def read_sample_column(path, column: str, *, field: str = "--samples",
+                       allow_empty: bool = False) -> Counter:
     """Count the values of one column of a CSV file with a header row.
 
     Errors name the file, the column and the line: a missing or empty file, no such column
     (the message lists the columns there are), a row with too few or too many fields, or an
-    empty value.
+    empty value (unless ``allow_empty``: then an empty value is counted as ``""``).
 
     >>> import tempfile, os
     >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
@@ -482,7 +544,7 @@ def read_sample_column(path, column: str, *, field: str = "--samples") -> Counte
                     raise InputError(field, f"{path} line {reader.line_num}: {len(row)} "
                                             f"fields, but the header has {len(header)}")
                 value = row[position].strip()
-                if not value:
+                if not value and not allow_empty:
                     raise InputError(field, f"{path} line {reader.line_num}: empty value in "
                                             f"column {column!r}")
                 counts[value] += 1
@@ -493,6 +555,19 @@ def read_sample_column(path, column: str, *, field: str = "--samples") -> Counte
     if not counts:
         raise InputError(field, f"{path} has a header but no sample rows")
     return counts
+
+
+def read_sample_columns(path, columns: Iterable[str], *, field: str = "--samples") -> dict[str, Counter]:
+    """Count the values of several columns of a CSV file (those the file has; the others are
+    left out of the answer). Errors are those of `read_sample_column`."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            header = [name.strip() for name in next(csv.reader(handle), [])]
+    except (OSError, UnicodeDecodeError, csv.Error):
+        header = []  # read_sample_column names the problem when the headline column is read
+    present = [column for column in columns if column in header]
+    return {column: read_sample_column(path, column, field=field, allow_empty=True)
+            for column in present}
 
 
 def parse_counts(text: str, *, field: str = "--counts") -> dict[str, int]:
@@ -528,15 +603,21 @@ _OWN_PARAMETERS = ("samples", "counts", "column_name", "alpha", "test", "as_json
 def validation_command(system: str, help: str, setup_params: Iterable,
                        expected_fn: Callable[..., Mapping],
                        column: str | Callable[..., str], *,
-                       column_help: str | None = None) -> click.Command:
+                       column_help: str | None = None,
+                       columns_fn: Callable[..., Mapping[str, ColumnDistribution]] | None = None
+                       ) -> click.Command:
     """Build ``exactdice validate <system>``: samples or counts against the exact model.
 
     ``setup_params`` are the system's own setup options (click decorators such as
     ``click.option(...)`` or `click.Parameter` objects); their values are passed by name to
     ``expected_fn``, which returns ``{outcome: exact probability}``. ``column`` is the CSV
     column holding the outcome, or a function of the setup values that names it (then say
-    how in ``column_help``). The command exits 0 when the samples fit, 1 when they do not,
-    and raises `InputError` (exit code 2 from the CLI's main) for bad input.
+    how in ``column_help``). ``columns_fn`` gives the exact `ColumnDistribution` of further
+    columns (rounds, omens, success dice, ...): with ``--samples`` every one of them that the
+    file has is tested too, each at ``alpha / k`` for k columns (Bonferroni), and the samples
+    fit only when every column fits; ``--column NAME`` tests one column alone. The command
+    exits 0 when the samples fit, 1 when they do not, and raises `InputError` (exit code 2
+    from the CLI's main) for bad input.
 
     >>> from fractions import Fraction
     >>> command = validation_command("coin", "A fair coin.", [],
@@ -549,27 +630,54 @@ def validation_command(system: str, help: str, setup_params: Iterable,
         if (samples is None) == (counts is None):
             raise InputError("--samples", "give exactly one of --samples FILE.csv or "
                                           "--counts OUTCOME=N,...")
-        if column_name is None:
-            column_name = column(**setup)
-        if samples is not None:
-            observed = read_sample_column(samples, column_name)
-            field = "--samples"
-        else:
-            observed = parse_counts(counts)
-            field = "--counts"
-        expected = expected_fn(**setup)
-        fit = goodness_of_fit(expected, observed, alpha=alpha, test=test, field=field)
+        headline = column(**setup) if callable(column) else column
+        others = dict(columns_fn(**setup)) if columns_fn is not None and samples is not None else {}
+        others.pop(headline, None)
+        field = "--samples" if samples is not None else "--counts"
+        fits = {}
+        if column_name not in others:  # the outcome, from its own column or one named by --column
+            headline = column_name or headline
+            observed = read_sample_column(samples, headline) if samples is not None else parse_counts(counts)
+            fits[headline] = (expected_fn(**setup), observed)
+        elif samples is None:
+            raise InputError("--column", f"column {column_name!r} is read from --samples FILE.csv")
+        if samples is not None and others:
+            wanted = [column_name] if column_name in others else [] if column_name else list(others)
+            read = read_sample_columns(samples, wanted)
+            if column_name in others and column_name not in read:
+                read_sample_column(samples, column_name)  # names the missing column
+            for name, observed in read.items():
+                distribution = others[name]
+                fits[name] = (distribution.probabilities, distribution.fold(observed))
+        # every column is tested at alpha / k (Bonferroni), so all k together keep level alpha
+        level = alpha / len(fits)
+        reports = {name: goodness_of_fit(expected, observed, alpha=level, test=test,
+                                         field=field if name == headline else f"{field} column {name!r}")
+                   for name, (expected, observed) in fits.items()}
+        fitting = all(report.fits for report in reports.values())
+        first = next(iter(reports))
         if as_json:
-            payload = {"system": system, "column": column_name,
+            payload = {"system": system, "column": first,
                        "setup": {name: _plain(value) for name, value in setup.items()}}
-            payload.update(fit.to_json())
+            payload.update(reports[first].to_json())
+            payload["fits"] = fitting
+            payload["columns"] = {name: report.to_json() for name, report in reports.items()}
             from exactdice.cli.common import emit_json
             emit_json(payload)
         else:
-            source = f"{samples} (column {column_name!r})" if samples is not None else "--counts"
-            click.echo(f"{system}: {fit.n} samples from {source} against the exact distribution")
-            click.echo(fit.to_text())
-        if not fit.fits:
+            source = samples if samples is not None else "--counts"
+            report = reports[first]
+            click.echo(f"{system}: {report.n} samples from {source} against the exact distribution"
+                       + (f" ({len(reports)} columns, each tested at alpha {alpha:g} / {len(reports)})"
+                          if len(reports) > 1 else ""))
+            for name, report in reports.items():
+                click.echo(f"\ncolumn {name!r}:")
+                click.echo(report.to_text())
+            if len(reports) > 1:
+                failed = [name for name, report in reports.items() if not report.fits]
+                click.echo("\n" + (f"does not fit: column(s) {', '.join(failed)}" if failed
+                                   else f"fits: all {len(reports)} columns"))
+        if not fitting:
             # SystemExit, not ctx.exit: click's non-standalone mode swallows ctx.exit codes
             raise SystemExit(1)
 
@@ -586,9 +694,11 @@ def validation_command(system: str, help: str, setup_params: Iterable,
         else:
             decorated = parameter(decorated)
     if callable(column):
-        column_default, column_text = None, column_help or "chosen from the setup"
+        column_text = column_help or "chosen from the setup"
     else:
-        column_default, column_text = column, repr(column)
+        column_text = repr(column)
+    if columns_fn is not None:
+        column_text += ", and every further column with an exact distribution"
     own = [
         click.option("--samples", type=click.Path(dir_okay=False), default=None,
                      help=f"CSV file of samples with a header row; the outcome is read from "
@@ -596,9 +706,8 @@ def validation_command(system: str, help: str, setup_params: Iterable,
         click.option("--counts", default=None,
                      help="Counts per outcome instead of a file, e.g. "
                           "win=412,loss=371,tie=217."),
-        click.option("--column", "column_name", default=column_default,
-                     show_default=column_default is not None,
-                     help=f"CSV column holding the outcome (default: {column_text})."),
+        click.option("--column", "column_name", default=None,
+                     help=f"Test this CSV column alone (default: {column_text})."),
         click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
                      help="Significance level: the samples do not fit when p < alpha."),
         click.option("--test", type=click.Choice(TESTS), default="auto", show_default=True,
@@ -607,7 +716,8 @@ def validation_command(system: str, help: str, setup_params: Iterable,
                           "pooled."),
         click.option("--json", "as_json", is_flag=True,
                      help="Print JSON: p_value, verdict, fits, test, n and outcomes "
-                          "{outcome: {observed, expected, p, z}}."),
+                          "{outcome: {observed, expected, p, z}} of the first column, and "
+                          "columns {column: the same} for every column tested."),
     ]
     for option in reversed(own):
         decorated = option(decorated)

@@ -12,7 +12,8 @@ import click
 from exactdice.chronica.contest import sizes_text, solve_contest
 from exactdice.chronica.ruleset import MAX_CONTEST_DICE, TIE_RULES, ChronicaRules, parse_dice_list, parse_die, parse_side, side_text
 from exactdice.chronica.simulate import columns, simulate_contest, summarise, write_csv
-from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option
+from exactdice.cli.common import display_options, emit_json, json_option
+from exactdice.core.display import percent_text
 from exactdice.errors import InputError
 
 __all__ = ["chronica"]
@@ -87,8 +88,9 @@ the winner with each loser once the success dice are set aside.
 JSON keys: win (one per side), tie, successes (winner -> count -> "p/q"),
 success_sizes (winner -> "d12,d8" -> "p/q"), concessions (side -> count -> "p/q").""")
 @_contest_options
+@display_options
 @json_option
-def contest(sides, target, tie_rule, push, push_dice, max_pushes, physical, as_json):
+def contest(sides, target, tie_rule, push, push_dice, max_pushes, physical, display, as_json):
     parsed, target_size, rules = _setup(sides, target, tie_rule, push, push_dice, max_pushes, physical)
     result = solve_contest(parsed, rules, target_size)
     if as_json:
@@ -99,22 +101,23 @@ def contest(sides, target, tie_rule, push, push_dice, max_pushes, physical, as_j
         click.echo(f"  side {index}: {side_text(side)}")
     click.echo("")
     for index, p in enumerate(result.win):
-        click.echo(f"P(side {index} wins) = {exact_and_decimal(p)}")
-    click.echo(f"P(tie)          = {exact_and_decimal(result.tie)}")
-    click.echo(f"E[success dice] = {exact_and_decimal(result.expected_successes())}")
+        click.echo(f"P(side {index} wins)   {display.probability(p)}")
+    click.echo(f"P(tie)            {display.probability(result.tie)}")
+    click.echo(f"expected success dice  {display.expectation(result.expected_successes())}")
     for winner, table in result.successes.items():
         click.echo(f"\nSide {winner} wins with n success dice:")
         for count, p in table.items():
-            click.echo(f"  {count:>3}  {fraction_text(p):>30}  {decimal_text(p, 6)}")
+            click.echo(f"  {count:>3}  {display.probability(p)}")
         click.echo(f"  most likely success dice sizes of side {winner}:")
         ranked = sorted(result.success_sizes[winner].items(), key=lambda item: -item[1])
-        for sizes, p in ranked[:8]:
-            click.echo(f"    {sizes_text(sizes):<20} {decimal_text(p, 6)}")
-        if len(ranked) > 8:
-            click.echo(f"    ... {len(ranked) - 8} more (all in --json)")
+        shown = ranked if display.exact else ranked[:8]
+        for sizes, p in shown:
+            click.echo(f"    {sizes_text(sizes):<20} {display.probability(p)}")
+        if len(ranked) > len(shown):
+            click.echo(f"    ... {len(ranked) - len(shown)} more (all with --exact or --json)")
     click.echo("\nConcession dice gained:")
     for side, table in result.concessions.items():
-        parts = ", ".join(f"{count}: {decimal_text(p, 4)}" for count, p in table.items())
+        parts = ", ".join(f"{count}: {percent_text(p, display.significant)}" for count, p in table.items())
         click.echo(f"  side {side}: {parts}")
 
 
@@ -148,7 +151,7 @@ def simulate(sides, target, tie_rule, push, push_dice, max_pushes, physical, tri
         click.echo(f"Wrote {trials} trials to {out} (columns: {', '.join(columns(len(parsed)))})")
     for key, frequency in observed.items():
         label = "tie" if key == "tie" else f"side {key} wins"
-        click.echo(f"  {label:<12} {frequency:.4f}")
+        click.echo(f"  {label:<12} {frequency * 100:.3g} %")
 
 
 def _attach_table_command():

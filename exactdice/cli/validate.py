@@ -139,16 +139,20 @@ def _karst_setup_options(kind: str) -> list:
 
 def _karst_command(kind: str) -> click.Command:
     from exactdice.karst import KarstRules, category_column, expected_distribution
+    from exactdice.karst.expected import column_distributions
 
     def expected(aid=0, **setup):
         return expected_distribution(kind, rules=KarstRules(aid=aid), **setup)
+
+    def columns(aid=0, **setup):
+        return column_distributions(kind, rules=KarstRules(aid=aid), **setup)
 
     description, source = _KARST_HELP[kind]
     return validation_command(
         kind, f"Check samples ({source}) against the exact distribution. {description} Give "
               f"the same setup flags the samples were simulated with.",
         _karst_setup_options(kind), expected, lambda **setup: category_column(kind, **setup),
-        column_help="'outcome', or as described above")
+        column_help="'outcome', or as described above", columns_fn=columns)
 
 
 class _KarstGroup(click.Group):
