@@ -648,7 +648,11 @@ def validation_command(system: str, help: str, setup_params: Iterable,
                 read_sample_column(samples, column_name)  # names the missing column
             for name, observed in read.items():
                 distribution = others[name]
-                fits[name] = (distribution.probabilities, distribution.fold(observed))
+                observed = distribution.fold(observed)
+                # a value the exact law never gives is an impossible outcome (a misfit), not a typo
+                expected = dict(distribution.probabilities)
+                expected.update({value: Fraction(0) for value in observed if value not in expected})
+                fits[name] = (expected, observed)
         # every column is tested at alpha / k (Bonferroni), so all k together keep level alpha
         level = alpha / len(fits)
         reports = {name: goodness_of_fit(expected, observed, alpha=level, test=test,

@@ -36,7 +36,7 @@ from exactdice.core.distribution import Distribution
 from exactdice.core.exact import fraction_text
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["ContestResult", "solve_contest", "roll_outcomes", "expected_distribution",
+__all__ = ["ContestResult", "solve_contest", "roll_outcomes", "expected_distribution", "column_distributions",
            "apply_target", "apply_physical", "physical_size", "sizes_text", "TIE", "EXPECTED_COLUMN", "MAX_STATES"]
 
 #: the winner index of a tie in outcome tuples
@@ -757,3 +757,28 @@ def expected_distribution(sides, rules: ChronicaRules | None = None, target: int
     table = {str(s): p for s, p in enumerate(result.win)}
     table["tie"] = result.tie
     return table
+
+
+def column_distributions(sides, rules: ChronicaRules | None = None, target: int | None = None) -> dict:
+    """The exact law of the simulator's other columns: ``successes``, ``success_sizes``
+    and ``concessions_<i>`` (column -> `exactdice.validation.ColumnDistribution`).
+
+    >>> columns = column_distributions([((6,),), ((6,),)])
+    >>> columns["successes"].probabilities
+    {'0': Fraction(1, 6), '1': Fraction(5, 6)}
+    """
+    from exactdice.validation import ColumnDistribution
+
+    result = solve_contest(sides, rules, target)
+    successes, sizes = {}, {}
+    for (_, rolled), p in sorted(result.size_outcomes.items()):
+        successes[str(len(rolled))] = successes.get(str(len(rolled)), Fraction(0)) + p
+        sizes[sizes_text(rolled)] = sizes.get(sizes_text(rolled), Fraction(0)) + p
+    columns = {"successes": ColumnDistribution(dict(sorted(successes.items(), key=lambda kv: int(kv[0])))),
+               "success_sizes": ColumnDistribution(sizes)}
+    for side in range(len(result.rolled_sides)):
+        gains = {}
+        for (_, counts), p in result.concession_outcomes.items():
+            gains[str(counts[side])] = gains.get(str(counts[side]), Fraction(0)) + p
+        columns[f"concessions_{side}"] = ColumnDistribution(dict(sorted(gains.items(), key=lambda kv: int(kv[0]))))
+    return columns

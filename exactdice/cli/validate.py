@@ -22,17 +22,23 @@ def _contingency_command() -> click.Command:
     # the same setup flags, defaults and parsing as `exactdice contingency simulate`
     from exactdice.cli.contingency import _build, _setup_options
     from exactdice.contingency import OUTCOME_COLUMN, OUTCOMES, expected_distribution
+    from exactdice.contingency.check import column_distributions
 
     def expected(**setup):
         return expected_distribution(*_build(**setup))
+
+    def columns(**setup):
+        return column_distributions(*_build(**setup))
 
     return validation_command(
         "contingency",
         "Check samples of Contingency skill checks (e.g. from `exactdice contingency simulate "
         "--difficulty N --out FILE.csv`) against the exact P(outcome): "
         f"{', '.join(OUTCOMES)}. Give the same setup flags the samples were simulated with "
-        f"(--difficulty is needed); the outcome is read from CSV column {OUTCOME_COLUMN!r}.",
-        [_setup_options], expected, OUTCOME_COLUMN)
+        f"(--difficulty is needed); the outcome is read from CSV column {OUTCOME_COLUMN!r}. "
+        "Every other column with an exact law is tested too: total, result_die, player_omens, "
+        "gm_omens.",
+        [_setup_options], expected, OUTCOME_COLUMN, columns_fn=columns)
 
 
 # ----- Karbon --------------------------------------------------------------------------------
@@ -62,19 +68,25 @@ def _karbon_command() -> click.Command:
 def _chronica_command() -> click.Command:
     # the same setup flags, defaults and parsing as `exactdice chronica simulate`
     from exactdice.chronica import expected_distribution
+    from exactdice.chronica.contest import column_distributions
     from exactdice.cli.chronica import _contest_options, _setup
 
     def expected(**setup):
         sides, target, rules = _setup(**setup)
         return expected_distribution(sides, rules, target)
 
+    def columns(**setup):
+        sides, target, rules = _setup(**setup)
+        return column_distributions(sides, rules, target)
+
     return validation_command(
         "chronica",
         "Check samples of Chronica Mutanis Mundi contests (e.g. from `exactdice chronica "
         "simulate --side ... --out FILE.csv`) against the exact P(winner): side 0, 1, ... "
-        "or tie. Give the same --side flags and knobs the samples were simulated with; the "
-        "outcome is read from CSV column 'winner'.",
-        [_contest_options], expected, "winner")
+        "or tie, and every other column with an exact law: successes, success_sizes, "
+        "concessions_<i>. Give the same --side flags and knobs the samples were simulated "
+        "with; the outcome is read from CSV column 'winner'.",
+        [_contest_options], expected, "winner", columns_fn=columns)
 
 
 # ----- Karst ---------------------------------------------------------------------------------
