@@ -13,7 +13,7 @@ To keep states few, one pass per candidate winner ``c`` tracks die sizes only fo
 after the decision, losers' pools and the winner's pools merge (only counts matter).
 Dice of every size >= the current face are interchangeable, so a slot is one count.
 
-Policies the text leaves open (see `shared/spec/chronica.md`): a pool that discards one
+Policies the text leaves open (see `exactdice.chronica.reading`): a pool that discards one
 of several dice showing the tied value discards its smallest die (its larger ones are
 worth more as success dice); a physical-dice instant win's success die is the largest
 die of the first side showing the top value. Concession dice a winner gains from

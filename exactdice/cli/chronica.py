@@ -158,6 +158,8 @@ def _attach_table_command():
     """The printable table (every format, the results store) lives with the other systems' tables."""
     from exactdice.cli.table_commands import chronica_table
     chronica.add_command(chronica_table, "table")
+    from exactdice.cli.rules import rules_command
+    chronica.add_command(rules_command("chronica"))
 
 
 _attach_table_command()

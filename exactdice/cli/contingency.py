@@ -171,6 +171,8 @@ def simulate(trials, seed, out, **setup):
 def _attach_table_command():
     from exactdice.cli.table_commands import contingency_table
     contingency.add_command(contingency_table, "table")
+    from exactdice.cli.rules import rules_command
+    contingency.add_command(rules_command("contingency"))
 
 
 _attach_table_command()

@@ -107,7 +107,8 @@ class _KarbonGroup(LazyGroup):
     this module for the shared options), so they are looked up when first used."""
 
     lazy_commands = {"simulate": "exactdice.cli.karbon_sim:simulate",
-                     "trace": "exactdice.cli.karbon_sim:trace"}
+                     "trace": "exactdice.cli.karbon_sim:trace",
+                     "rules": "exactdice.cli.rules:karbon_rules"}
 
 
 @click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -148,9 +149,11 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
       exactdice karbon odds -a 1 -c 1 -w 1 --pool d6,d8,d10 --reserve none --fortune 1 \\
           --player-policy optimal --narrator-policy optimal --show-draws --explain
 
-    The spec makes optimal play the default; this tool defaults to the spec's fixed
-    preferences on purpose, because optimal play with the default pool explores
-    millions of states (README, "Limits"). Ask for it with --player-policy optimal.
+    Both sides play fixed preferences by default (the habits of a table that plays by
+    the book; `exactdice karbon rules` says them): optimal play with the default pool
+    explores millions of states (README, "Limits"). Ask for it with --player-policy optimal.
+    Text output: percentages first, the exact fractions' sizes beside them (--exact
+    prints them in full); --json gives everything.
     """
     if max_states < 1:
         raise InputError("--max-states", f"must be >= 1, got {max_states}")

@@ -292,6 +292,8 @@ def simulate_order(modifiers, two_actions, surprised, trials, seed, out):
 def _attach_table_command():
     from exactdice.cli.table_commands import karst_table
     karst.add_command(karst_table, "table")
+    from exactdice.cli.rules import rules_command
+    karst.add_command(rules_command("karst"))
 
 
 _attach_table_command()
