@@ -11,8 +11,13 @@ and png differ at most in metadata.
 
 Usage::
 
-    python scripts/make_tables.py                       # all systems, all formats
+    python scripts/make_tables.py                       # every set that finishes, all formats
     python scripts/make_tables.py --systems karst,contingency --no-cache
+    python scripts/make_tables.py --systems karbon --karbon-policies optimal   # does not finish yet
+
+With no arguments it makes only the sets that finish: Karbon's tables with both sides
+optimal (millions of states a cell on the default pool) are made only when asked for with
+``--karbon-policies optimal`` (or ``fixed,optimal``).
 """
 
 from __future__ import annotations
@@ -89,9 +94,11 @@ def chronica_sets() -> list[TableSet]:
 
 
 KARBON_POLICIES = {"fixed": ("fixed", "fixed"), "optimal": ("optimal", "optimal")}
+#: the policy pairs made when none are asked for: the ones whose tables finish
+DEFAULT_KARBON_POLICIES = ("fixed",)
 
 
-def karbon_sets(policies=tuple(KARBON_POLICIES)) -> list[TableSet]:
+def karbon_sets(policies=DEFAULT_KARBON_POLICIES) -> list[TableSet]:
     from exactdice.karbon.tables import contest_grid
 
     sets = []
@@ -142,9 +149,9 @@ def _readme(sets: list[TableSet], missing: list[TableSet]) -> str:
         "# Printable tables",
         "",
         "The canonical difficulty tables of every system, made by `scripts/make_tables.py`",
-        "(`python scripts/make_tables.py` regenerates all of them; `--systems karst` one",
-        "system; `--karbon-policies fixed` only Karbon's fixed-policy tables; `--no-cache`",
-        "ignores the results store). Every value is exact: the `.json`",
+        "(`python scripts/make_tables.py` regenerates every set that finishes; `--systems karst`",
+        "one system; `--karbon-policies optimal` Karbon's tables with both sides optimal, which",
+        "do not finish yet; `--no-cache` ignores the results store). Every value is exact: the `.json`",
         "and `.csv` files hold each cell as a fraction `p/q` with its decimal; `.md`, `.html`",
         "(for printing: one table a page), `.pdf` and `.png` (a heatmap) show percentages.",
         "A file holds the headline metric first and the other metrics after it.",
@@ -166,8 +173,9 @@ def _readme(sets: list[TableSet], missing: list[TableSet]) -> str:
     if missing:
         lines += ["## Not generated yet", "",
                   "These canonical sets are not in this folder yet; `python scripts/make_tables.py "
-                  "--systems SYSTEM` makes them, resuming from the results store (Karbon with both "
-                  "sides optimal does not finish yet: its state graph has millions of states):", ""]
+                  "--systems karbon --karbon-policies optimal` asks for them, resuming from the "
+                  "results store (Karbon with both sides optimal does not finish yet: its state "
+                  "graph has millions of states):", ""]
         lines += [f"- `{table_set.system}/{table_set.name}.*`: {table_set.description}."
                   for table_set in missing]
         lines.append("")
@@ -187,9 +195,10 @@ def main(argv=None) -> int:
     parser.add_argument("--store", default=None, help="results store file (SQLite)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--karbon-policies", default=",".join(KARBON_POLICIES),
-                        help="Karbon policy pairs to tabulate: fixed, optimal or both "
-                             "(default: both; optimal solves take far longer)")
+    parser.add_argument("--karbon-policies", default=",".join(DEFAULT_KARBON_POLICIES),
+                        help="Karbon policy pairs to tabulate: fixed, optimal or both (default: "
+                             "fixed; optimal on the default pool explores millions of states a "
+                             "cell and does not finish yet)")
     options = parser.parse_args(argv)
     if options.workers < 1:
         parser.error(f"--workers must be >= 1, got {options.workers}")
@@ -215,6 +224,10 @@ def _run(options) -> int:
                                                   f"({', '.join(KARBON_POLICIES)})")
     if "karbon" in builders:
         builders["karbon"] = lambda: karbon_sets(karbon_policies)
+        if "optimal" in karbon_policies:
+            print("make_tables: Karbon with both sides optimal explores millions of states a cell "
+                  "on the default pool and does not finish yet (README, \"Limits\"); Ctrl-C stops, "
+                  "the results store keeps what is done", file=sys.stderr)
     sets = [table_set for builder in builders.values() for table_set in builder()]
     jobs = [job for table_set in sets for job in table_set.jobs]
 
@@ -245,6 +258,7 @@ def _run(options) -> int:
 
     # the README lists every canonical set present in the folder, made now or before
     canonical = [table_set for builder in SET_BUILDERS.values() for table_set in builder()]
+    canonical += karbon_sets(tuple(name for name in KARBON_POLICIES if name not in DEFAULT_KARBON_POLICIES))
     present = [table_set for table_set in canonical
                if any((out / table_set.system / f"{table_set.name}.{fmt}").exists() for fmt in FORMATS)]
     missing = [table_set for table_set in canonical if table_set not in present]
