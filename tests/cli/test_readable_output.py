@@ -219,3 +219,15 @@ def test_dist_text_is_in_percentages_with_short_fractions(capsys):
     assert lines[0] == "2d6: 11 outcomes, mean 7  (7), variance 5.83  (35/6)"
     assert lines[1].split() == ["outcome", "probability", "at", "least", "at", "most", "exact"]
     assert lines[2].split() == ["2", "2.78", "%", "100", "%", "2.78", "%", "1/36"]
+
+
+def test_the_readme_shows_what_the_main_command_prints(capsys):
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    shown = readme.split("$ exactdice karbon odds --ability 3 --challenge 2 --consequence 2 --peril 1\n")[1]
+    shown = shown.split("```")[0].rstrip("\n").splitlines()
+    _, out, _ = run(README_COMMAND, capsys)
+    timing = re.compile(r"solved in [\d.]+ s")
+    assert [timing.sub("solved in", line) for line in shown] == \
+        [timing.sub("solved in", line) for line in out.splitlines()]
