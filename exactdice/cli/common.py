@@ -11,12 +11,12 @@ import sys
 import click
 
 from exactdice.core.display import Display, with_decimals
-from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
+from exactdice.core.exact import fraction_text, lift_digit_limit
 
 lift_digit_limit()
 
-__all__ = ["emit_json", "exact_and_decimal", "json_option", "display_options", "fraction_text",
-           "decimal_text", "write_csv_rows", "LazyGroup"]
+__all__ = ["emit_json", "json_option", "display_options", "fraction_text", "write_csv_rows",
+           "LazyGroup"]
 
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print machine-readable JSON: exact values as \"p/q\" strings, and a "
@@ -44,11 +44,6 @@ def emit_json(payload) -> None:
     ``decimal`` object repeats each of them as a number at the same path (`with_decimals`)."""
     json.dump(with_decimals(payload), sys.stdout, indent=2)
     sys.stdout.write("\n")
-
-
-def exact_and_decimal(value, digits: int = 10) -> str:
-    """``"7/20 (0.35)"``: the exact value with its decimal next to it (tables of values)."""
-    return f"{fraction_text(value)} ({decimal_text(value, digits)})"
 
 
 def write_csv_rows(path, fieldnames, rows, field: str = "--out") -> None:
