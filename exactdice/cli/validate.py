@@ -47,10 +47,13 @@ def _contingency_command() -> click.Command:
 def _karbon_command() -> click.Command:
     # the same setup, policy and knob flags as `exactdice karbon odds|simulate`
     from exactdice.cli.karbon import karbon_setup_options, setup_from_options
-    from exactdice.karbon.simulate import OUTCOME_COLUMN, OUTCOMES, expected_distribution
+    from exactdice.karbon.simulate import OUTCOME_COLUMN, OUTCOMES, column_distributions, expected_distribution
 
     def expected(**options):
         return expected_distribution(*setup_from_options(**options))
+
+    def columns(**options):
+        return column_distributions(*setup_from_options(**options))
 
     return validation_command(
         "karbon",
@@ -58,8 +61,10 @@ def _karbon_command() -> click.Command:
         "FILE.csv`) against the exact P(outcome): "
         f"{', '.join(OUTCOMES)} (unfinished: the contest never ends). Give the same setup, "
         f"policy and --rule flags the samples were simulated with; the outcome is read from "
-        f"CSV column {OUTCOME_COLUMN!r}. The exact solve can take seconds for large setups.",
-        [karbon_setup_options], expected, OUTCOME_COLUMN)
+        f"CSV column {OUTCOME_COLUMN!r}. With fixed policies the count columns (rounds, "
+        f"breaks, glitches, injuries, conditions) are tested against their exact laws too. "
+        f"The exact solve can take seconds for large setups.",
+        [karbon_setup_options], expected, OUTCOME_COLUMN, columns_fn=columns)
 
 
 # ----- Chronica -------------------------------------------------------------------------------
