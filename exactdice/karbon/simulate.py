@@ -963,8 +963,8 @@ def column_distributions(setup, ruleset: KarbonRuleset | None = None, player: Pl
     column -> `exactdice.validation.ColumnDistribution`, each listed up to a few times its
     mean with the rest exactly in one tail category (`exactdice.markov.reward_counts`).
 
-    Only fixed (or random-narrator) policies: under optimal play the laws depend on how
-    equally good choices are broken, so no column is given (an empty dict).
+    Only fixed (or random-narrator) policies: the counting chain takes no decisions, so
+    under optimal or kind play no column is given (an empty dict).
 
     >>> from exactdice.karbon.setup import ContestSetup
     >>> columns = column_distributions(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1},
