@@ -151,7 +151,7 @@ class Display:
         if p is None:
             return "undefined"
         if self.float_preview:
-            return f"{float(p) * 100:.{self.significant}g} %  (float preview, not exact)"
+            return f"{significant_text(Fraction(float(p)) * 100, self.significant)} %  (float preview, not exact)"
         return f"{percent_text(p, self.significant)}  {self.exact_part(p)}"
 
     def expectation(self, value) -> str:
@@ -159,7 +159,7 @@ class Display:
         if value is None:
             return "undefined (play may never end)"
         if self.float_preview:
-            return f"{float(value):.{self.significant}g}  (float preview, not exact)"
+            return f"{significant_text(Fraction(float(value)), self.significant)}  (float preview, not exact)"
         return f"{significant_text(value, self.significant)}  {self.exact_part(value)}"
 
     def fraction_cell(self, value) -> str:
