@@ -231,3 +231,27 @@ def test_the_readme_shows_what_the_main_command_prints(capsys):
     timing = re.compile(r"solved in [\d.]+ s")
     assert [timing.sub("solved in", line) for line in shown] == \
         [timing.sub("solved in", line) for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("args,first_lines", [
+    (["karst", "death", "--negative-health", "2"],
+     ["death roll, negative health 2, modifier +0, aid 0 per round",
+      "  P(death)         75 %  (3/4)", "  P(stable)        25 %  (1/4)",
+      "  expected rounds  0.500  (1/2)"]),
+    (["chronica", "contest", "--side", "d8,d8,d6", "--side", "d10,d6"],
+     ["Rules: tie rule all-discarded, push off, physical dice off", "  side 0: 2d8,d6",
+      "  side 1: d10,d6", "", "P(side 0 wins)   54.3 %  (521/960)"]),
+    (["karst", "action", "--modifier", "2", "--exact"],
+     ["action roll d6+2: P(success) 50 %  = 1/2"]),
+])
+def test_system_commands_show_percentages_first(args, first_lines, capsys):
+    code, out, _ = run(args, capsys)
+    assert code == 0 and out.splitlines()[:len(first_lines)] == first_lines
+
+
+def test_karst_rounds_stop_at_a_thousandth_with_the_exact_rest(capsys):
+    _, out, _ = run(["karst", "death", "--negative-health", "2"], capsys)
+    lines = out.splitlines()
+    assert lines[-1] == "  rest: 0.0457 %  (1/2187)"  # 1 - sum of rounds 0..6 = (1/3)^7
+    _, out, _ = run(["karst", "death", "--negative-health", "2", "--exact"], capsys)
+    assert len(out.splitlines()) > 25 and out.splitlines()[-1].startswith("  rest: ")
