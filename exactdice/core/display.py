@@ -9,7 +9,7 @@ on the exact ``Fraction``; a float is made only for the JSON ``decimal`` mirror.
 >>> show.probability(Fraction(521, 960))
 '54.3 %  (521/960)'
 >>> show.probability(Fraction(2**80 + 1, 3**60))
-'0.00285 %  (exact: 54-digit fraction)'
+'0.00285 %  (exact: 29-digit fraction)'
 >>> Display(exact=True).probability(Fraction(1, 8))
 '12.5 %  = 1/8'
 """
@@ -103,14 +103,14 @@ def percent_text(p, digits: int = DEFAULT_DIGITS) -> str:
 
 
 def fraction_size(value) -> int:
-    """Digits of an exact fraction's numerator and denominator together.
+    """The digits of an exact fraction: those of its longer part (for a probability, the
+    denominator), so "a 1,487-digit fraction" has parts of at most 1,487 digits.
 
-    >>> fraction_size(Fraction(521, 960))
-    6
+    >>> fraction_size(Fraction(521, 960)), fraction_size(Fraction(12345, 7))
+    (3, 5)
     """
     value = to_fraction(value)
-    digits = len(str(abs(value.numerator)))
-    return digits if value.denominator == 1 else digits + len(str(value.denominator))
+    return max(len(str(abs(value.numerator))), len(str(value.denominator)))
 
 
 def _shortened(text: str, digits: int) -> str:
@@ -167,7 +167,7 @@ class Display:
         else its size.
 
         >>> Display().fraction_cell(Fraction(1, 216)), Display().fraction_cell(Fraction(1, 10**30))
-        ('1/216', '32-digit fraction')
+        ('1/216', '31-digit fraction')
         """
         text = self.exact_part(value)
         return text[2:] if text.startswith("= ") else text.strip("()").removeprefix("exact: ")
