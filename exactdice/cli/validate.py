@@ -47,7 +47,8 @@ def _contingency_command() -> click.Command:
 def _karbon_command() -> click.Command:
     # the same setup, policy and knob flags as `exactdice karbon odds|simulate`
     from exactdice.cli.karbon import karbon_setup_options, setup_from_options
-    from exactdice.karbon.simulate import OUTCOME_COLUMN, OUTCOMES, column_distributions, expected_distribution
+    from exactdice.karbon.count_laws import column_distributions
+    from exactdice.karbon.simulate import OUTCOME_COLUMN, OUTCOMES, expected_distribution
 
     def expected(**options):
         return expected_distribution(*setup_from_options(**options))
