@@ -949,3 +949,4 @@ def expected_distribution(setup, ruleset: KarbonRuleset | None = None, player: P
     from exactdice.karbon.solve import contest_odds   # the exact model, for validation only
     odds = contest_odds(setup, ruleset, player, narrator)
     return {"win": odds.win, "loss": odds.loss, "tie": odds.tie, "unfinished": odds.never_ends}
+
