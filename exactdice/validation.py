@@ -15,8 +15,8 @@ plain verdict. The test is chosen so that its p-value is trustworthy:
 An observed outcome the model calls impossible (probability 0) is a misfit by itself
 (p = 0); an outcome the model does not know is an `InputError` naming it.
 
-This module knows no game. `validation_command` wraps it in a click command that the
-``exactdice validate <system>`` subcommands are built with.
+This module knows no game and no command line: ``exactdice validate <system>``
+(`exactdice.cli.validate`) builds its commands on it from the `exactdice.systems` registry.
 
 >>> from fractions import Fraction
 >>> report = goodness_of_fit({"win": Fraction(1, 2), "loss": Fraction(1, 2)},
@@ -30,12 +30,11 @@ from __future__ import annotations
 import csv
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field as dataclass_field
 from fractions import Fraction
 from pathlib import Path
 
-import click
 import numpy as np
 
 from exactdice.core.display import percent_text
@@ -53,7 +52,6 @@ __all__ = [
     "goodness_of_fit",
     "read_sample_column",
     "parse_counts",
-    "validation_command",
     "ColumnDistribution",
     "read_sample_columns",
 ]
@@ -429,9 +427,9 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
     from scipy import stats  # imported here: scipy is slow to import for --help
 
     if not 0 < alpha < 1:
-        raise InputError("--alpha", f"must be strictly between 0 and 1, got {alpha}")
+        raise InputError("alpha", f"must be strictly between 0 and 1, got {alpha}")
     if test not in TESTS:
-        raise InputError("--test", f"must be one of {', '.join(TESTS)}, got {test!r}")
+        raise InputError("test", f"must be one of {', '.join(TESTS)}, got {test!r}")
     probabilities = _exact_probabilities(expected)
     counts = _observed_counts(probabilities, observed, field)
     n = sum(counts.values())
@@ -471,7 +469,7 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
                                                                cell_probabilities[0])),
                           "P(observed counts)", None, "exact binomial")
         if _count_vectors(n, len(possible)) > EXACT_LIMIT:
-            raise InputError("--test", f"the exact test would enumerate "
+            raise InputError("test", f"the exact test would enumerate "
                              f"{_count_vectors(n, len(possible)):,} count vectors, past the "
                              f"limit of {EXACT_LIMIT:,}; use chi-square or g-test")
         p_value, observed_probability = _exact_multinomial_p(cell_counts, cell_probabilities)
@@ -500,7 +498,7 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
 # ----- reading samples -----------------------------------------------------------------------
 
 
-def read_sample_column(path, column: str, *, field: str = "--samples",
+def read_sample_column(path, column: str, *, field: str = "samples",
                        allow_empty: bool = False) -> Counter:
     """Count the values of one column of a CSV file with a header row.
 
@@ -557,20 +555,21 @@ def read_sample_column(path, column: str, *, field: str = "--samples",
     return counts
 
 
-def read_sample_columns(path, columns: Iterable[str], *, field: str = "--samples") -> dict[str, Counter]:
+def read_sample_columns(path, columns: Iterable[str], *, field: str = "samples") -> dict[str, Counter]:
     """Count the values of several columns of a CSV file (those the file has; the others are
-    left out of the answer). Errors are those of `read_sample_column`."""
+    left out of the answer), an empty value counted as ``""``. Errors are those of
+    `read_sample_column`."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             header = [name.strip() for name in next(csv.reader(handle), [])]
     except (OSError, UnicodeDecodeError, csv.Error):
-        header = []  # read_sample_column names the problem when the headline column is read
+        header = []  # read_sample_column names the problem when the outcome column is read
     present = [column for column in columns if column in header]
     return {column: read_sample_column(path, column, field=field, allow_empty=True)
             for column in present}
 
 
-def parse_counts(text: str, *, field: str = "--counts") -> dict[str, int]:
+def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:
     """Read ``"win=412,loss=371,tie=217"`` into ``{"win": 412, "loss": 371, "tie": 217}``.
 
     >>> parse_counts("win=412, loss=371,tie=217")
@@ -593,148 +592,3 @@ def parse_counts(text: str, *, field: str = "--counts") -> dict[str, int]:
             raise InputError(field, f"outcome {category!r} is given twice")
         counts[category] = int(number)
     return counts
-
-
-# ----- the click command -------------------------------------------------------------------
-
-_OWN_PARAMETERS = ("samples", "counts", "column_name", "alpha", "test", "as_json")
-
-
-def validation_command(system: str, help: str, setup_params: Iterable,
-                       expected_fn: Callable[..., Mapping],
-                       column: str | Callable[..., str], *,
-                       column_help: str | None = None,
-                       columns_fn: Callable[..., Mapping[str, ColumnDistribution]] | None = None
-                       ) -> click.Command:
-    """Build ``exactdice validate <system>``: samples or counts against the exact model.
-
-    ``setup_params`` are the system's own setup options (click decorators such as
-    ``click.option(...)`` or `click.Parameter` objects); their values are passed by name to
-    ``expected_fn``, which returns ``{outcome: exact probability}``. ``column`` is the CSV
-    column holding the outcome, or a function of the setup values that names it (then say
-    how in ``column_help``). ``columns_fn`` gives the exact `ColumnDistribution` of further
-    columns (rounds, omens, success dice, ...): with ``--samples`` every one of them that the
-    file has is tested too, each at ``alpha / k`` for k columns (Bonferroni), and the samples
-    fit only when every column fits; ``--column NAME`` tests one column alone. The command
-    exits 0 when the samples fit, 1 when they do not, and raises `InputError` (exit code 2
-    from the CLI's main) for bad input.
-
-    >>> from fractions import Fraction
-    >>> command = validation_command("coin", "A fair coin.", [],
-    ...     lambda: {"heads": Fraction(1, 2), "tails": Fraction(1, 2)}, "side")
-    >>> command.name, [p.name for p in command.params][:2]
-    ('coin', ['samples', 'counts'])
-    """
-
-    def run(samples, counts, column_name, alpha, test, as_json, **setup):
-        if (samples is None) == (counts is None):
-            raise InputError("--samples", "give exactly one of --samples FILE.csv or "
-                                          "--counts OUTCOME=N,...")
-        headline = column(**setup) if callable(column) else column
-        others = dict(columns_fn(**setup)) if columns_fn is not None and samples is not None else {}
-        others.pop(headline, None)
-        field = "--samples" if samples is not None else "--counts"
-        fits = {}
-        if column_name not in others:  # the outcome, from its own column or one named by --column
-            headline = column_name or headline
-            observed = read_sample_column(samples, headline) if samples is not None else parse_counts(counts)
-            fits[headline] = (expected_fn(**setup), observed)
-        elif samples is None:
-            raise InputError("--column", f"column {column_name!r} is read from --samples FILE.csv")
-        if samples is not None and others:
-            wanted = [column_name] if column_name in others else [] if column_name else list(others)
-            read = read_sample_columns(samples, wanted)
-            if column_name in others and column_name not in read:
-                read_sample_column(samples, column_name)  # names the missing column
-            for name, observed in read.items():
-                distribution = others[name]
-                observed = distribution.fold(observed)
-                # a value the exact law never gives is an impossible outcome (a misfit), not a typo
-                expected = dict(distribution.probabilities)
-                expected.update({value: Fraction(0) for value in observed if value not in expected})
-                fits[name] = (expected, observed)
-        # every column is tested at alpha / k (Bonferroni), so all k together keep level alpha
-        level = alpha / len(fits)
-        reports = {name: goodness_of_fit(expected, observed, alpha=level, test=test,
-                                         field=field if name == headline else f"{field} column {name!r}")
-                   for name, (expected, observed) in fits.items()}
-        fitting = all(report.fits for report in reports.values())
-        first = next(iter(reports))
-        if as_json:
-            payload = {"system": system, "column": first,
-                       "setup": {name: _plain(value) for name, value in setup.items()}}
-            payload.update(reports[first].to_json())
-            payload["fits"] = fitting
-            payload["columns"] = {name: report.to_json() for name, report in reports.items()}
-            from exactdice.cli.common import emit_json
-            emit_json(payload)
-        else:
-            source = samples if samples is not None else "--counts"
-            report = reports[first]
-            click.echo(f"{system}: {report.n} samples from {source} against the exact distribution"
-                       + (f" ({len(reports)} columns, each tested at alpha {alpha:g} / {len(reports)})"
-                          if len(reports) > 1 else ""))
-            for name, report in reports.items():
-                click.echo(f"\ncolumn {name!r}:")
-                click.echo(report.to_text())
-            if len(reports) > 1:
-                failed = [name for name, report in reports.items() if not report.fits]
-                click.echo("\n" + (f"does not fit: column(s) {', '.join(failed)}" if failed
-                                   else f"fits: all {len(reports)} columns"))
-        if not fitting:
-            # SystemExit, not ctx.exit: click's non-standalone mode swallows ctx.exit codes
-            raise SystemExit(1)
-
-    def callback(**kwargs):
-        setup = {name: value for name, value in kwargs.items() if name not in _OWN_PARAMETERS}
-        run(kwargs["samples"], kwargs["counts"], kwargs["column_name"], kwargs["alpha"],
-            kwargs["test"], kwargs["as_json"], **setup)
-
-    extra_parameters = []
-    decorated = callback
-    for parameter in reversed(list(setup_params)):
-        if isinstance(parameter, click.Parameter):
-            extra_parameters.insert(0, parameter)
-        else:
-            decorated = parameter(decorated)
-    if callable(column):
-        column_text = column_help or "chosen from the setup"
-    else:
-        column_text = repr(column)
-    if columns_fn is not None:
-        column_text += ", and every further column with an exact distribution"
-    own = [
-        click.option("--samples", type=click.Path(dir_okay=False), default=None,
-                     help=f"CSV file of samples with a header row; the outcome is read from "
-                          f"column {column_text} (see --column)."),
-        click.option("--counts", default=None,
-                     help="Counts per outcome instead of a file, e.g. "
-                          "win=412,loss=371,tie=217."),
-        click.option("--column", "column_name", default=None,
-                     help=f"Test this CSV column alone (default: {column_text})."),
-        click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
-                     help="Significance level: the samples do not fit when p < alpha."),
-        click.option("--test", type=click.Choice(TESTS), default="auto", show_default=True,
-                     help="auto: exact test when the count vectors can be enumerated (always "
-                          "for two outcomes), else Pearson chi-square with sparse outcomes "
-                          "pooled."),
-        click.option("--json", "as_json", is_flag=True,
-                     help="Print JSON: p_value, verdict, fits, test, n and outcomes "
-                          "{outcome: {observed, expected, p, z}} of the first column, and "
-                          "columns {column: the same} for every column tested."),
-    ]
-    for option in reversed(own):
-        decorated = option(decorated)
-    epilog = ("Exit code 0: the samples fit the exact distribution; 1: they do not; "
-              "2: bad input.")
-    command = click.command(name=system, help=help, epilog=epilog)(decorated)
-    command.params.extend(extra_parameters)
-    return command
-
-
-def _plain(value):
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return str(value)

@@ -1,7 +1,7 @@
 """Chronica Mutanis Mundi contests as exactdice reads them (``exactdice chronica rules``).
 
->>> from exactdice.chronica.ruleset import ChronicaRules
->>> sorted(KNOBS) == sorted(ChronicaRules().to_dict())
+>>> from exactdice.chronica.ruleset import Rules
+>>> sorted(KNOBS) == sorted(Rules().to_dict())
 True
 """
 

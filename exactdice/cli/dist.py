@@ -33,7 +33,7 @@ def dist(expression: str, display, plot_path, as_json: bool):
     distribution = parse_dice(expression, field="EXPRESSION")
     if plot_path:
         from exactdice.tables.plots import plot_distribution
-        plot_distribution(distribution, expression, plot_path, field="--plot")
+        plot_distribution(distribution, expression, plot_path, field="plot_path")
     if as_json:
         payload = {"expression": expression}
         payload.update(distribution.to_json())

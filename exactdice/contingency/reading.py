@@ -1,7 +1,7 @@
 """Contingency skill checks as exactdice reads them (``exactdice contingency rules``).
 
->>> from exactdice.contingency.ruleset import ContingencyRules
->>> sorted(KNOBS) == sorted(ContingencyRules().to_dict())
+>>> from exactdice.contingency.ruleset import Rules
+>>> sorted(KNOBS) == sorted(Rules().to_dict())
 True
 """
 

@@ -8,7 +8,7 @@ total in each state. Kept apart from `exactdice.karbon.simulate`, which loads no
 from __future__ import annotations
 
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
-from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.ruleset import Rules
 
 __all__ = ["COUNT_COLUMNS", "column_distributions"]
 
@@ -17,7 +17,7 @@ COUNT_COLUMNS = {"rounds": "rounds", "breaks": "breaks", "glitches": "glitches",
                  "injuries": "injuries", "conditions": "conditions"}
 
 
-def column_distributions(setup, ruleset: KarbonRuleset | None = None, player: PlayerPolicy | None = None,
+def column_distributions(setup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
                          narrator: NarratorPolicy | None = None) -> dict:
     """The exact law of the count columns (rounds, breaks, glitches, injuries, conditions),
     column -> `exactdice.validation.ColumnDistribution`, each listed up to a few times its
@@ -29,7 +29,7 @@ def column_distributions(setup, ruleset: KarbonRuleset | None = None, player: Pl
     >>> from exactdice.karbon.setup import ContestSetup
     >>> columns = column_distributions(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1},
     ...                                             consequence=1, pool={}, reserve={}))
-    >>> from exactdice.karbon.simulate import expected_distribution
+    >>> from exactdice.karbon.solve import expected_distribution
     >>> columns["breaks"].probabilities["1"] == expected_distribution(
     ...     ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={}))["win"]
     True
@@ -41,7 +41,7 @@ def column_distributions(setup, ruleset: KarbonRuleset | None = None, player: Pl
     from exactdice.markov.reward_counts import reward_count_distribution
     from exactdice.validation import ColumnDistribution
 
-    ruleset, player, narrator = ruleset or KarbonRuleset(), player or PlayerPolicy(), narrator or NarratorPolicy()
+    ruleset, player, narrator = ruleset or Rules(), player or PlayerPolicy(), narrator or NarratorPolicy()
     if player.kind == "optimal" or narrator.kind in ("optimal", "kind"):
         return {}
     odds = contest_odds(setup, ruleset, player, narrator)

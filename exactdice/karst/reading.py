@@ -1,7 +1,7 @@
 """Karst rolls as exactdice reads them (``exactdice karst rules``).
 
->>> from exactdice.karst.ruleset import KarstRules
->>> sorted(KNOBS) == sorted(KarstRules().to_dict())
+>>> from exactdice.karst.ruleset import Rules
+>>> sorted(KNOBS) == sorted(Rules().to_dict())
 True
 """
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from exactdice.errors import InputError
+from exactdice.errors import InputError, InternalError
 from exactdice.markov.graph import explore
 from exactdice.markov.model import Chance, Decision, Terminal
 from exactdice.markov.solver import solve
@@ -74,5 +74,5 @@ def reward_count_distribution(model, reward: str, cap: int, *, max_states: int =
     law = {outcome: Fraction(solution.absorption.get(outcome, 0)) for outcome in wrapped.outcomes}
     law[f"{cap + 1}+"] += solution.never_ends
     if sum(law.values()) != 1:
-        raise AssertionError("a reward's distribution must sum to exactly 1")
+        raise InternalError("a reward's distribution must sum to exactly 1")
     return {key: law[key] for key in sorted(law, key=lambda key: int(key.rstrip("+")))}

@@ -126,7 +126,7 @@ def distribution_png(distribution, title: str) -> bytes:
     """
     outcomes = list(distribution.probabilities())
     if not all(isinstance(outcome, (int, Fraction)) for outcome in outcomes):
-        raise InputError("--plot", "plots need numeric outcomes (this expression gives tuples)")
+        raise InputError("plot", "plots need numeric outcomes (this expression gives tuples)")
     probabilities = distribution.probabilities()
     at_least, at_most = distribution.survival(), distribution.cdf()
     xs = [float(outcome) for outcome in outcomes]
@@ -155,7 +155,7 @@ def distribution_png(distribution, title: str) -> bytes:
     return _png_bytes(figure)
 
 
-def plot_distribution(distribution, title: str, path, field: str = "--plot") -> None:
+def plot_distribution(distribution, title: str, path, field: str = "plot") -> None:
     """Write `distribution_png` to ``path``; a path that cannot be written is an InputError."""
     if not str(path).lower().endswith(".png"):
         raise InputError(field, f"writes PNG files; give a path ending in .png, got {path}")

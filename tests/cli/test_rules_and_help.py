@@ -12,9 +12,9 @@ from exactdice.cli.main import cli
 
 SYSTEMS = {
     "karbon": lambda: __import__("exactdice.karbon.ruleset", fromlist=["RULE_CHOICES"]).RULE_CHOICES,
-    "chronica": lambda: __import__("exactdice.chronica.ruleset", fromlist=["x"]).ChronicaRules().to_dict(),
-    "contingency": lambda: __import__("exactdice.contingency.ruleset", fromlist=["x"]).ContingencyRules().to_dict(),
-    "karst": lambda: __import__("exactdice.karst.ruleset", fromlist=["x"]).KarstRules().to_dict(),
+    "chronica": lambda: __import__("exactdice.chronica.ruleset", fromlist=["x"]).Rules().to_dict(),
+    "contingency": lambda: __import__("exactdice.contingency.ruleset", fromlist=["x"]).Rules().to_dict(),
+    "karst": lambda: __import__("exactdice.karst.ruleset", fromlist=["x"]).Rules().to_dict(),
 }
 
 

@@ -77,10 +77,11 @@ def test_no_arguments_makes_only_sets_that_finish(monkeypatch):
 
     monkeypatch.setattr(module, "_run", fake_run)
     assert module.main([]) == 0
-    assert asked["policies"] == "fixed" and set(asked["systems"].split(",")) == set(module.SYSTEMS)
-    default_sets = [table_set for builder in module.SET_BUILDERS.values() for table_set in builder()]
+    assert asked["policies"] == "fixed"
+    assert set(asked["systems"].split(",")) == {"karbon", "contingency", "chronica", "karst"}
+    default_sets = module.canonical_sets()
     assert default_sets and not any("optimal" in table_set.command for table_set in default_sets)
     assert all(table_set.name.endswith("_fixed") for table_set in default_sets
                if table_set.system == "karbon")
-    optimal = module.karbon_sets(("optimal",))
+    optimal = module.canonical_sets(["karbon"], ["optimal"])
     assert len(optimal) == 6 and all("--player-policy optimal" in s.command for s in optimal)
