@@ -1,0 +1,309 @@
+"""The ``exactdice serve`` web app (Starlette): pages, a JSON API, background solves.
+
+Every answer comes from the same library functions as the CLI (`exactdice.web.tasks`);
+this module only checks fields (`exactdice.web.forms`), looks results up in the SQLite
+results store, starts and stops jobs (`exactdice.web.jobs`) and turns exact numbers into
+JSON: a probability is ``{"exact": "p/q", "percent": "12.34"}`` (the percentage rounded
+from the exact fraction, never computed in floats).
+
+>>> from starlette.testclient import TestClient
+>>> with TestClient(create_app(store_path=None)) as client:
+...     client.post("/api/dist", json={"expression": "d2"}).json()["outcomes"][0]["p"]["exact"]
+'1/2'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
+from exactdice.errors import InputError
+from exactdice.web.forms import (DIST_FIELDS, KARBON_FIELD_NAMES, KARBON_FIELDS, FormError,
+                                 field_descriptions, form_field, karbon_contest, karbon_key)
+from exactdice.web.jobs import JobManager
+
+__all__ = ["create_app", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
+
+HERE = Path(__file__).parent
+MAX_UPLOAD_BYTES = 20_000_000
+MAX_WAIT_SECONDS = 10.0
+#: page path -> (template file, title)
+PAGES = {"/karbon": ("karbon.html", "Karbon contest"), "/validate": ("validate.html", "Validate"),
+         "/dist": ("dist.html", "Distribution")}
+
+lift_digit_limit()
+
+
+def exact_json(value, digits: int = 2):
+    """An exact number as ``{"exact": "p/q", "percent": ..., "decimal": ...}`` (None stays None).
+
+    >>> exact_json(Fraction(1, 3))
+    {'exact': '1/3', 'percent': '33.33', 'decimal': '0.3333333333'}
+    """
+    if value is None:
+        return None
+    value = Fraction(value)
+    return {"exact": fraction_text(value), "percent": decimal_text(100 * value, digits),
+            "decimal": decimal_text(value, 10)}
+
+
+def _present_odds(result: dict) -> dict:
+    """A stored contest result as the page's JSON (exact fractions with their percentages)."""
+    shown = {name: value for name, value in result.items()
+             if not isinstance(value, Fraction) and value is not None}
+    for name, value in result.items():
+        if isinstance(value, Fraction) or (name.startswith("expected_") and value is None):
+            shown[name] = exact_json(value)
+    return shown
+
+
+def _present_validation(result: dict) -> dict:
+    return {"report": result["report"], "exact": _present_odds(result["exact"])}
+
+
+_PRESENT = {"karbon_odds": _present_odds, "validate_karbon": _present_validation}
+
+
+def _errors(errors: dict, status: int = 422) -> JSONResponse:
+    return JSONResponse({"status": "error", "errors": errors}, status_code=status)
+
+
+async def _json_body(request: Request) -> dict:
+    body = await request.body()
+    if len(body) > MAX_UPLOAD_BYTES:
+        raise FormError({"form": f"the request is {len(body):,} bytes; at most {MAX_UPLOAD_BYTES:,}"})
+    try:
+        data = json.loads(body or b"{}")
+    except ValueError:
+        raise FormError({"form": "the request body is not JSON"}) from None
+    if not isinstance(data, dict):
+        raise FormError({"form": "the request body must be a JSON object of field values"})
+    return data
+
+
+def create_app(store_path=None, workers: int = 2) -> Starlette:
+    """The web app. ``store_path``: the SQLite results store (None: no cache)."""
+    manager = JobManager(workers=workers)
+
+    def store_get(key):
+        if store_path is None:
+            return None
+        from exactdice.tables.store import ResultStore
+
+        with ResultStore(store_path) as store:
+            return store.get(key)
+
+    def store_put(key, value):
+        if store_path is not None:
+            from exactdice.tables.store import ResultStore
+
+            with ResultStore(store_path) as store:
+                store.put(key, value)
+
+    def page(template: str, title: str) -> HTMLResponse:
+        nav = "".join(f'<a href="{path}">{name}</a>' for path, (_, name) in PAGES.items())
+        text = (HERE / "templates" / template).read_text(encoding="utf-8")
+        layout = (HERE / "templates" / "layout.html").read_text(encoding="utf-8")
+        return HTMLResponse(layout.replace("{{title}}", title).replace("{{nav}}", nav)
+                            .replace("{{body}}", text))
+
+    def page_route(path, template, title):
+        async def endpoint(request):
+            return page(template, title)
+        return Route(path, endpoint, methods=["GET"], name=path.strip("/"))
+
+    async def index(request):
+        return RedirectResponse("/karbon")
+
+    async def fields(request):
+        system = request.path_params["system"]
+        known = {"karbon": KARBON_FIELDS, "dist": DIST_FIELDS}
+        if system not in known:
+            return _errors({"system": f"unknown system {system!r}; known: {', '.join(known)}"}, 404)
+        return JSONResponse({"fields": field_descriptions(known[system])})
+
+    def job_response(job, status_code=200):
+        snapshot = job.snapshot()
+        if snapshot["result"] is not None:
+            snapshot["result"] = _PRESENT[job.task](snapshot["result"])
+        if snapshot["errors"]:
+            snapshot["errors"] = {form_field(name, KARBON_FIELD_NAMES + ("samples", "column", "alpha"))
+                                  if name != "form" else "form": text
+                                  for name, text in snapshot["errors"].items()}
+        return JSONResponse(snapshot, status_code=status_code)
+
+    async def karbon_odds(request):
+        began = time.perf_counter()
+        try:
+            setup, ruleset, player, narrator, max_states = karbon_contest(await _json_body(request))
+        except FormError as error:
+            return _errors(error.errors)
+        key = karbon_key(setup, ruleset, player, narrator)
+        try:
+            cached = store_get(key)
+        except InputError as error:
+            return _errors({"form": str(error)}, 500)
+        if cached is not None:
+            return JSONResponse({"status": "done", "cached": True, "result": _present_odds(cached),
+                                 "seconds": round(time.perf_counter() - began, 4)})
+        job = manager.submit("karbon_odds", {"setup": setup, "ruleset": ruleset, "player": player,
+                                             "narrator": narrator, "max_states": max_states},
+                             on_done=lambda result: store_put(key, result))
+        return job_response(job, 202)
+
+    def job_status(request):  # a plain function: Starlette runs it in a thread, so it may wait
+        job = manager.get(request.path_params["job"])
+        if job is None:
+            return _errors({"job": f"no job {request.path_params['job']!r} (finished jobs are "
+                                   "forgotten after a while; ask again)"}, 404)
+        wait = request.query_params.get("wait", "0")
+        try:
+            seconds = float(wait)
+            if not 0 <= seconds <= MAX_WAIT_SECONDS:
+                raise ValueError
+        except ValueError:
+            return _errors({"wait": f"must be a number of seconds from 0 to {MAX_WAIT_SECONDS:g}, "
+                                    f"got {wait!r}"})
+        if seconds:
+            job.wait(seconds)
+        return job_response(job)
+
+    async def cancel(request):
+        job = manager.get(request.path_params["job"])
+        if job is None:
+            return _errors({"job": f"no job {request.path_params['job']!r}"}, 404)
+        job.cancel()
+        return job_response(job)
+
+    async def validate_karbon(request):
+        from exactdice.karbon.simulate import OUTCOME_COLUMN
+        from exactdice.validation import read_sample_column, goodness_of_fit
+
+        try:
+            data = await _json_body(request)
+            text = data.pop("samples", None)
+            column = data.pop("column", None) or OUTCOME_COLUMN
+            alpha_text = data.pop("alpha", None) or "0.01"
+            errors = {}
+            if not isinstance(text, str) or not text.strip():
+                errors["samples"] = "choose a CSV file of simulated outcomes (with a header row)"
+            if not isinstance(column, str):
+                errors["column"] = f"must be a column name, got {column!r}"
+            try:
+                alpha = float(alpha_text)
+                if not 0 < alpha < 1:
+                    raise ValueError
+            except (TypeError, ValueError):
+                errors["alpha"] = f"must be a number strictly between 0 and 1, got {alpha_text!r}"
+            try:
+                contest = karbon_contest(data)
+            except FormError as error:
+                errors.update(error.errors)
+            if errors:
+                raise FormError(errors)
+            counts = _read_counts(text, column, read_sample_column)
+            setup, ruleset, player, narrator, max_states = contest
+            key = karbon_key(setup, ruleset, player, narrator)
+            cached = store_get(key)
+            if cached is not None:
+                law = {"win": cached["win"], "loss": cached["loss"], "tie": cached["tie"],
+                       "unfinished": cached["never_ends"]}
+                report = goodness_of_fit(law, counts, alpha=alpha, field="samples")
+                return JSONResponse({"status": "done", "cached": True, "result": _present_validation(
+                    {"report": report.to_json(), "exact": cached})})
+        except FormError as error:
+            return _errors(error.errors)
+        except InputError as error:
+            return _errors({form_field(error.field, ("samples", "column", "alpha")): error.message})
+        job = manager.submit("validate_karbon", {
+            "counts": counts, "setup": setup, "ruleset": ruleset, "player": player,
+            "narrator": narrator, "max_states": max_states, "alpha": alpha},
+            on_done=lambda result: store_put(key, result["exact"]))
+        return job_response(job, 202)
+
+    async def dist(request):
+        from exactdice.core.notation import parse_dice
+
+        try:
+            data = await _json_body(request)
+            unknown = [name for name in data if name != "expression"]
+            if unknown:
+                raise FormError({name: "unknown field" for name in unknown})
+            expression = data.get("expression")
+            if not isinstance(expression, str) or not expression.strip():
+                raise FormError({"expression": "give a dice expression such as 3d6+2 or 4d6kh3"})
+            if len(expression) > 500:
+                raise FormError({"expression": f"is {len(expression)} characters long; at most 500"})
+            distribution = parse_dice(expression, field="expression")
+        except FormError as error:
+            return _errors(error.errors)
+        except InputError as error:
+            return _errors({"expression": error.message})
+        probabilities = distribution.probabilities()
+        integer = all(isinstance(outcome, int) for outcome in probabilities)
+        at_least = distribution.survival() if integer else {}
+        at_most = distribution.cdf() if integer else {}
+        outcomes = [{"outcome": str(outcome), "p": exact_json(p),
+                     "at_least": exact_json(at_least.get(outcome)),
+                     "at_most": exact_json(at_most.get(outcome))}
+                    for outcome, p in probabilities.items()]
+        if sum(probabilities.values(), Fraction(0)) != 1:
+            return _errors({"expression": "the probabilities do not sum to exactly 1"}, 500)
+        return JSONResponse({"expression": expression, "outcomes": outcomes,
+                             "mean": exact_json(distribution.mean()) if integer else None,
+                             "mean_value": fraction_text(distribution.mean()) if integer else None})
+
+    async def not_found(request, exc):
+        if request.url.path.startswith("/api/"):
+            return _errors({"path": f"no endpoint {request.url.path}"}, 404)
+        return HTMLResponse("<p>No such page. <a href='/karbon'>Karbon calculator</a></p>", 404)
+
+    async def method_not_allowed(request, exc):
+        return _errors({"method": f"{request.method} is not allowed here"}, 405)
+
+    routes = [Route("/", index), *(page_route(path, *info) for path, info in PAGES.items()),
+              Route("/api/fields/{system}", fields),
+              Route("/api/karbon/odds", karbon_odds, methods=["POST"]),
+              Route("/api/validate/karbon", validate_karbon, methods=["POST"]),
+              Route("/api/dist", dist, methods=["POST"]),
+              Route("/api/jobs/{job}", job_status, methods=["GET"]),
+              Route("/api/jobs/{job}/cancel", cancel, methods=["POST"]),
+              Mount("/static", StaticFiles(directory=HERE / "static"), name="static")]
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            manager.shutdown()
+
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: method_not_allowed},
+                    lifespan=lifespan)
+    app.state.jobs = manager
+    app.state.store_path = store_path
+    return app
+
+
+def _read_counts(text: str, column: str, read_sample_column) -> dict:
+    """Outcome counts of one CSV column, read by the CLI's own reader (via a temporary file)."""
+    handle, path = tempfile.mkstemp(suffix=".csv", prefix="exactdice-upload-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+        try:
+            return dict(read_sample_column(path, column, field="samples"))
+        except InputError as error:
+            raise InputError("samples", error.message.replace(path, "the uploaded file")) from None
+    finally:
+        os.unlink(path)

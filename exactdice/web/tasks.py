@@ -1,0 +1,116 @@
+"""The work the web server hands to its worker processes, and the exact results it keeps.
+
+Each task is a plain function of picklable arguments returning JSON-ready data with exact
+numbers as `Fraction` (the results store keeps them exact); it calls the same library
+functions as the CLI. `run_task` is what a worker process runs: it sends the progress
+lines of the solver's tqdm bars and then the answer (or the `InputError`) down a pipe.
+
+>>> from exactdice.karbon import ContestSetup
+>>> result = karbon_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
+...                                   pool={}, reserve={}))
+>>> result["states"], result["win"] + result["loss"] + result["tie"] + result["never_ends"]
+(100, Fraction(1, 1))
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+
+from exactdice.errors import InputError
+
+__all__ = ["karbon_odds", "validate_karbon", "run_task", "TASKS", "EXPECTATIONS"]
+
+#: the expectations of a contest, in the order the page shows them
+EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
+
+
+def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None) -> dict:
+    """A contest's exact odds and expectations (`contest_odds`), checked to sum to exactly 1;
+    under an optimal player also the first-round advice in words."""
+    from exactdice.karbon.dice import dice_text
+    from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds, explain_first_round
+
+    optimal = player is not None and player.kind == "optimal"
+    progress = isinstance(sys.stderr, _ProgressPipe)   # only in a worker process
+    began = time.perf_counter()
+    odds = contest_odds(setup, ruleset, player, narrator, max_states=max_states or DEFAULT_MAX_STATES,
+                        progress=progress, all_states=optimal,
+                        draw_values=optimal and setup.player_dice is None)
+    total = odds.win + odds.loss + odds.tie + odds.never_ends
+    if total != 1:
+        raise ArithmeticError(f"the outcome probabilities sum to {total}, not exactly 1")
+    result = {"win": odds.win, "loss": odds.loss, "tie": odds.tie, "never_ends": odds.never_ends,
+              "states": odds.states, "transitions": odds.transitions,
+              "solve_ms": round(1000 * (time.perf_counter() - began)),
+              "draws": {"player": dice_text(odds.player_draw), "narrator": dice_text(odds.narrator_draw)},
+              "ruleset": odds.ruleset.to_dict(),
+              "policies": {"player": odds.player_policy.text(), "narrator": odds.narrator_policy.text()},
+              "advice": explain_first_round(odds) if optimal else []}
+    for name in EXPECTATIONS:
+        result[f"expected_{name}"] = getattr(odds, f"expected_{name}")
+    return result
+
+
+def validate_karbon(counts: dict, setup, ruleset, player, narrator, max_states=None,
+                    exact: dict | None = None, alpha: float = 0.01) -> dict:
+    """Test sampled outcome counts against the contest's exact P(outcome) (`goodness_of_fit`).
+
+    ``exact`` is the contest's `karbon_odds` result when the server already has it."""
+    from exactdice.validation import goodness_of_fit
+
+    if exact is None:
+        exact = karbon_odds(setup, ruleset, player, narrator, max_states)
+    law = {"win": exact["win"], "loss": exact["loss"], "tie": exact["tie"],
+           "unfinished": exact["never_ends"]}
+    report = goodness_of_fit(law, counts, alpha=alpha, field="samples")
+    return {"report": report.to_json(), "exact": exact}
+
+
+TASKS = {"karbon_odds": karbon_odds, "validate_karbon": validate_karbon}
+
+
+class _ProgressPipe(io.TextIOBase):
+    """A stand-in for stderr in a worker: sends tqdm's latest status line, at most 5 a second."""
+
+    def __init__(self, connection):
+        self._connection = connection
+        self._last = 0.0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        lines = [part.strip() for part in text.replace("\r", "\n").split("\n") if part.strip()]
+        now = time.monotonic()
+        if lines and now - self._last >= 0.2:
+            self._last = now
+            try:
+                self._connection.send(("progress", lines[-1]))
+            except (BrokenPipeError, OSError):
+                pass
+        return len(text)
+
+    def isatty(self):
+        return False
+
+
+def run_task(connection, name: str, arguments: dict) -> None:
+    """Run ``TASKS[name](**arguments)`` in this (worker) process and send the outcome.
+
+    Sends ``("progress", text)`` messages, then ``("done", result)`` or
+    ``("input_error", field, message)`` or ``("failed", text)``.
+    """
+    sys.stderr = _ProgressPipe(connection)
+    try:
+        result = TASKS[name](**arguments)
+    except InputError as error:
+        errors = getattr(error, "errors", None)
+        connection.send(("input_error", errors or {error.field or "form": error.message}))
+    except Exception as error:  # reported on the page as a message, not a traceback
+        connection.send(("failed", f"{type(error).__name__}: {error}"))
+    else:
+        connection.send(("done", result))
+    finally:
+        connection.close()
