@@ -1,0 +1,309 @@
+"""The web server's JSON API through an HTTP test client: every endpoint and every error.
+
+Answers are compared with the Python API's exact values (`contest_odds`, `parse_dice`,
+`goodness_of_fit`); limit messages with the CLI's own message.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from contextlib import redirect_stderr
+from fractions import Fraction
+
+import pytest
+from starlette.testclient import TestClient
+
+from exactdice.core.exact import fraction_text
+from exactdice.core.notation import parse_dice
+from exactdice.karbon import ContestSetup, contest_odds
+from exactdice.web.app import create_app, exact_json
+
+from .contests import LONG_CONTEST, MAIN_CONTEST, TINY_CONTEST, sample_csv
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    store = tmp_path_factory.mktemp("web-store") / "results.sqlite"
+    with TestClient(create_app(store_path=store, workers=2)) as test_client:
+        yield test_client
+
+
+def answer(client, url, body, timeout=120):
+    """POST, then follow the job (if one was started) to its end."""
+    response = client.post(url, json=body)
+    data = response.json()
+    deadline = time.monotonic() + timeout
+    while data.get("status") in ("queued", "running"):
+        assert time.monotonic() < deadline, data
+        data = client.get(f"/api/jobs/{data['job']}?wait=2").json()
+    return response.status_code, data
+
+
+def exact(value: dict) -> Fraction:
+    return Fraction(value["exact"])
+
+
+# ----- pages and static files -------------------------------------------------------------
+
+
+def test_pages_are_served(client):
+    assert client.get("/", follow_redirects=False).headers["location"] == "/karbon"
+    for path, title in (("/karbon", "Karbon contest"), ("/validate", "Validate"), ("/dist", "Distribution")):
+        page = client.get(path)
+        assert page.status_code == 200 and f"<title>{title}" in page.text
+        assert 'href="/validate"' in page.text  # the navigation
+    chart = client.get("/static/chart.umd.min.js")
+    assert chart.status_code == 200 and "Chart.js v4.5.1" in chart.text[:200]
+    assert client.get("/static/common.js").status_code == 200
+
+
+def test_unknown_paths_and_methods(client):
+    page = client.get("/nowhere")
+    assert page.status_code == 404 and "Karbon calculator" in page.text
+    api = client.get("/api/nowhere")
+    assert api.status_code == 404 and api.json()["errors"] == {"path": "no endpoint /api/nowhere"}
+    wrong = client.get("/api/karbon/odds")
+    assert wrong.status_code == 405 and "GET is not allowed" in wrong.json()["errors"]["method"]
+
+
+def test_fields_describe_the_forms(client):
+    fields = {field["name"]: field for field in client.get("/api/fields/karbon").json()["fields"]}
+    assert fields["consequence"]["default"] == 2 and fields["consequence"]["low"] == 1
+    assert fields["pool"]["default"] == "7d6,5d8,3d10"
+    assert fields["rule_tie_order"]["choices"] == ["player_first", "narrator_first"]
+    assert client.get("/api/fields/dist").json()["fields"][0]["name"] == "expression"
+    missing = client.get("/api/fields/nope")
+    assert missing.status_code == 404 and "unknown system 'nope'" in missing.json()["errors"]["system"]
+
+
+# ----- Karbon odds --------------------------------------------------------------------------
+
+
+def test_main_contest_matches_the_python_api_and_is_cached(client):
+    code, data = answer(client, "/api/karbon/odds", MAIN_CONTEST)
+    assert code in (200, 202) and data["status"] == "done"
+    expected = contest_odds(ContestSetup(ability=3, challenge=2, consequence=2, peril=1))
+    result = data["result"]
+    for name in ("win", "loss", "tie", "never_ends"):
+        assert exact(result[name]) == getattr(expected, name)
+    assert exact(result["win"]) + exact(result["loss"]) + exact(result["tie"]) + exact(result["never_ends"]) == 1
+    for name in ("rounds", "breaks", "glitches", "injuries", "conditions"):
+        assert exact(result[f"expected_{name}"]) == getattr(expected, f"expected_{name}")
+    assert result["states"] == expected.states
+    assert result["win"]["percent"] == exact_json(expected.win)["percent"]
+    assert result["draws"] == {"player": "3d8", "narrator": "2d8"} or result["draws"]["player"]
+    again = client.post("/api/karbon/odds", json=MAIN_CONTEST)
+    assert again.status_code == 200 and again.json()["cached"] is True
+    assert again.json()["result"]["win"] == result["win"]
+    # the same contest spelled with every default written out is the same key
+    spelled = dict(MAIN_CONTEST, fortune="0", fallout=0, training=False, pool="7d6,5d8,3d10",
+                   rule_tie_order="player_first", player_policy="fixed")
+    assert client.post("/api/karbon/odds", json=spelled).json().get("cached") is True
+
+
+def test_explicit_hands_and_knobs_reach_the_solver(client):
+    body = dict(TINY_CONTEST, rule_sudden_death="on")
+    code, data = answer(client, "/api/karbon/odds", body)
+    from exactdice.karbon import KarbonRuleset
+
+    expected = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
+                                         pool={}, reserve={}),
+                            KarbonRuleset().with_rules(["sudden_death=on"]))
+    assert exact(data["result"]["win"]) == expected.win
+    assert data["result"]["ruleset"]["sudden_death"] == "on"
+
+
+def test_optimal_player_gives_advice_in_words(client):
+    body = {"ability": 1, "challenge": 1, "consequence": 1, "pool": "d6,d8,d10", "reserve": "none",
+            "fortune": 1, "player_policy": "optimal"}
+    code, data = answer(client, "/api/karbon/odds", body)
+    assert data["status"] == "done", data
+    assert data["result"]["advice"] and data["result"]["advice"][0].startswith("draw:")
+
+
+@pytest.mark.parametrize("body, field, words", [
+    ({"ability": -1}, "ability", "must be a whole number >= 0, got -1"),
+    ({"challenge": 0}, "challenge", "must be a whole number >= 1, got 0"),
+    ({"ability": "three"}, "ability", "must be a whole number, got 'three'"),
+    ({"ability": 2.5}, "ability", "must be a whole number"),
+    ({"ability": True}, "ability", "must be a whole number"),
+    ({"consequence": 11}, "consequence", "must be at most 10 on this page"),
+    ({"max_states": 0}, "max_states", "must be a whole number >= 1"),
+    ({"training": "maybe"}, "training", "must be true or false"),
+    ({"rule_tie_order": "random"}, "rule_tie_order", "must be one of player_first | narrator_first"),
+    ({"pool": 7}, "pool", "must be text"),
+    ({"pool": "x" * 501}, "pool", "at most 500"),
+    ({"colour": "red"}, "colour", "unknown field"),
+    ({"pool": "d7,zz"}, "pool", ""),
+    ({"player_policy": "risk=sometimes"}, "player_policy", ""),
+    ({"narrator_policy": "cruel"}, "narrator_policy", ""),
+    ({"player_dice": "d8"}, "player_dice", "give both"),
+    ({"draw_chips": True}, "draw_chips", "only applies to explicit hands"),
+])
+def test_bad_fields_are_named(client, body, field, words):
+    response = client.post("/api/karbon/odds", json=dict(MAIN_CONTEST, **body))
+    assert response.status_code == 422
+    errors = response.json()["errors"]
+    assert field in errors and words in errors[field], errors
+
+
+def test_all_bad_fields_at_once_and_bad_bodies(client):
+    errors = client.post("/api/karbon/odds", json={"ability": -1, "challenge": "x"}).json()["errors"]
+    assert set(errors) == {"ability", "challenge"}
+    for content in (b"not json", b"[1, 2]"):
+        response = client.post("/api/karbon/odds", content=content)
+        assert response.status_code == 422 and "form" in response.json()["errors"]
+    huge = client.post("/api/karbon/odds", content=b"{" + b" " * 20_000_001 + b"}")
+    assert huge.status_code == 422 and "at most 20,000,000" in huge.json()["errors"]["form"]
+
+
+def test_work_past_the_limit_is_refused_with_the_cli_message(client):
+    from exactdice.cli.main import main
+
+    # (a contest this module has not cached: a stored answer needs no exploring)
+    code, data = answer(client, "/api/karbon/odds", dict(MAIN_CONTEST, peril=0, max_states=50))
+    assert data["status"] == "error"
+    message = data["errors"]["max_states"]
+    assert message.startswith("reached 50 states (limit 50)")
+    stderr = io.StringIO()
+    with redirect_stderr(stderr), pytest.raises(SystemExit) as exit_:
+        main(["karbon", "odds", "-a", "3", "-c", "2", "-w", "2", "-p", "0", "--max-states", "50"])
+    assert exit_.value.code == 2
+    assert stderr.getvalue().strip() == f"exactdice: error: max_states: {message}"
+
+
+# ----- jobs -----------------------------------------------------------------------------------
+
+
+def test_cancel_stops_the_worker_process_and_a_quick_solve_is_not_blocked(client):
+    manager = client.app.state.jobs
+    started = client.post("/api/karbon/odds", json=LONG_CONTEST)
+    assert started.status_code == 202
+    job_id = started.json()["job"]
+    job = manager.get(job_id)
+    deadline = time.monotonic() + 30
+    while job.status != "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job.status == "running" and job._process.is_alive()
+    # a quick contest in another "tab" answers while the long one runs
+    began = time.perf_counter()
+    code, quick = answer(client, "/api/karbon/odds", dict(TINY_CONTEST, consequence=2), timeout=30)
+    assert quick["status"] == "done" and time.perf_counter() - began < 20
+    status = client.get(f"/api/jobs/{job_id}").json()
+    assert status["status"] == "running" and status["progress"]
+    cancelled = client.post(f"/api/jobs/{job_id}/cancel")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    assert not job._process.is_alive()
+    assert job._process.exitcode is not None and job._process.exitcode < 0  # killed by a signal
+    assert client.get(f"/api/jobs/{job_id}").json()["status"] == "cancelled"
+    # cancelling again is harmless and says so
+    assert client.post(f"/api/jobs/{job_id}/cancel").json()["status"] == "cancelled"
+
+
+def test_job_errors(client):
+    missing = client.get("/api/jobs/no-such-job")
+    assert missing.status_code == 404 and "no job 'no-such-job'" in missing.json()["errors"]["job"]
+    assert client.post("/api/jobs/no-such-job/cancel").status_code == 404
+    started = client.post("/api/karbon/odds", json=dict(TINY_CONTEST, consequence=3))
+    job_id = started.json().get("job")
+    if job_id is None:  # already cached from an earlier run of this module's store
+        return
+    for wait in ("soon", "-1", "11"):
+        response = client.get(f"/api/jobs/{job_id}?wait={wait}")
+        assert response.status_code == 422 and "from 0 to 10" in response.json()["errors"]["wait"]
+
+
+# ----- Validate -----------------------------------------------------------------------------
+
+
+def _tiny_law():
+    odds = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
+                                     pool={}, reserve={}))
+    return odds
+
+
+def test_validate_fitting_and_misfitting_samples(client):
+    from exactdice.validation import goodness_of_fit
+
+    odds = _tiny_law()
+    n = 2000
+    fitting = {"win": round(n * odds.win), "loss": round(n * odds.loss)}
+    fitting["tie"] = n - fitting["win"] - fitting["loss"]
+    code, data = answer(client, "/api/validate/karbon", dict(TINY_CONTEST, samples=sample_csv(fitting)))
+    assert data["status"] == "done", data
+    report = data["result"]["report"]
+    law = {"win": odds.win, "loss": odds.loss, "tie": odds.tie, "unfinished": odds.never_ends}
+    assert report["fits"] is True
+    assert report["p_value"] == goodness_of_fit(law, fitting).p_value
+    skewed = {"win": fitting["win"] + 150, "loss": fitting["loss"] - 150, "tie": fitting["tie"]}
+    code, data = answer(client, "/api/validate/karbon", dict(TINY_CONTEST, samples=sample_csv(skewed)))
+    report = data["result"]["report"]
+    assert report["fits"] is False and report["verdict"].startswith("does not fit")
+    expected = goodness_of_fit(law, skewed)
+    assert report["p_value"] == expected.p_value
+    assert report["outcomes"]["win"]["z"] == pytest.approx(expected.rows[0].z, rel=0, abs=0)  # same float
+    assert data["result"]["exact"]["win"]["exact"] == fraction_text(odds.win)
+
+
+@pytest.mark.parametrize("extra, field, words", [
+    ({"samples": ""}, "samples", "choose a CSV file"),
+    ({"samples": "outcome\nwin\n", "column": "result"}, "samples", "has no column 'result'"),
+    ({"samples": "outcome\nwin\nvictory\n"}, "samples", "victory"),
+    ({"samples": "outcome,rounds\nwin\n"}, "samples", "line 2: 1 fields"),
+    ({"samples": "outcome\n"}, "samples", "has a header but no sample rows"),
+    ({"samples": "outcome\nwin\n", "alpha": "2"}, "alpha", "strictly between 0 and 1"),
+    ({"samples": "outcome\nwin\n", "alpha": "often"}, "alpha", "strictly between 0 and 1"),
+    ({"samples": "outcome\nwin\n", "column": 3}, "column", "must be a column name"),
+    ({"samples": "outcome\nwin\n", "ability": -2, "player_dice": ""}, "ability", ">= 0"),
+])
+def test_validate_errors_are_named(client, extra, field, words):
+    body = dict(MAIN_CONTEST, **extra)
+    response = client.post("/api/validate/karbon", json=body)
+    if response.status_code == 202:  # an error only the solve finds
+        code, data = answer(client, "/api/validate/karbon", body)
+        errors = data["errors"]
+    else:
+        assert response.status_code == 422
+        errors = response.json()["errors"]
+    assert field in errors and words in errors[field], errors
+    assert "/tmp" not in str(errors)  # the temporary file's path is not shown
+
+
+# ----- dist -------------------------------------------------------------------------------------
+
+
+def test_dist_matches_the_python_api(client):
+    response = client.post("/api/dist", json={"expression": "4d6kh3"})
+    assert response.status_code == 200
+    data = response.json()
+    distribution = parse_dice("4d6kh3")
+    rows = {row["outcome"]: row for row in data["outcomes"]}
+    for outcome, p in distribution.probabilities().items():
+        assert exact(rows[str(outcome)]["p"]) == p
+        assert exact(rows[str(outcome)]["at_least"]) == distribution.survival()[outcome]
+        assert exact(rows[str(outcome)]["at_most"]) == distribution.cdf()[outcome]
+    assert exact(data["mean"]) == distribution.mean()
+    assert sum(exact(row["p"]) for row in data["outcomes"]) == 1
+
+
+@pytest.mark.parametrize("body, field, words", [
+    ({"expression": ""}, "expression", "give a dice expression"),
+    ({}, "expression", "give a dice expression"),
+    ({"expression": "3q6"}, "expression", ""),
+    ({"expression": "1001d6"}, "expression", "more than 1000 dice in one expression (the limit)"),
+    ({"expression": "d6" + "+d6" * 200}, "expression", "at most 500"),
+    ({"expression": "d6", "mode": "x"}, "mode", "unknown field"),
+])
+def test_dist_errors_are_named(client, body, field, words):
+    response = client.post("/api/dist", json=body)
+    assert response.status_code == 422
+    errors = response.json()["errors"]
+    assert field in errors and words in errors[field], errors
+
+
+def test_without_a_store_nothing_is_cached():
+    with TestClient(create_app(store_path=None, workers=1)) as plain:
+        first = answer(plain, "/api/karbon/odds", TINY_CONTEST)[1]
+        second = plain.post("/api/karbon/odds", json=TINY_CONTEST)
+        assert first["status"] == "done" and second.status_code == 202
