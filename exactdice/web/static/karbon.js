@@ -40,8 +40,8 @@
       const row = document.createElement("tr");
       const shown = value ? Number(value.decimal).toFixed(4) : "undefined (may never end)";
       row.innerHTML = `<td>${name}</td><td id="exp-${name}">${shown}</td>` +
-        `<td><button type="button" class="exact-one">exact</button></td>`;
-      row.querySelector("button").onclick = () => alert(`expected ${name} = ${value ? value.exact : "undefined"}`);
+        `<td><button type="button" class="exact-one" title="${value ? value.exact : "undefined"}">copy exact</button></td>`;
+      row.querySelector("button").onclick = event => exactdice.copyText(value ? value.exact : "undefined", event.target);
       body.appendChild(row);
       lines.push(`expected ${name} = ${value ? value.exact : "undefined"}`);
     }
