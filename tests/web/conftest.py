@@ -34,6 +34,11 @@ def browser_missing_reason() -> str | None:
     return None
 
 
+def pytest_report_header(config):
+    reason = browser_missing_reason()
+    return [f"web browser tests: {'SKIPPED: ' + reason if reason else 'Chromium at ' + CHROMIUM}"]
+
+
 def screenshot_dir(tmp_path_factory) -> Path:
     """Where the page screenshots go: $EXACTDICE_SCREENSHOT_DIR (e.g. tables/web) or a temp dir."""
     chosen = os.environ.get("EXACTDICE_SCREENSHOT_DIR")
