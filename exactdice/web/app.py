@@ -32,7 +32,9 @@ from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
 from exactdice.errors import InputError
 from exactdice.web.forms import (DIST_FIELDS, KARBON_FIELD_NAMES, KARBON_FIELDS, FormError,
                                  field_descriptions, form_field, karbon_contest, karbon_key)
+from exactdice.tables.store import ResultKey
 from exactdice.web.jobs import JobManager
+from exactdice.web.systems import SYSTEM_PAGES
 
 __all__ = ["create_app", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
 
@@ -41,7 +43,7 @@ MAX_UPLOAD_BYTES = 20_000_000
 MAX_WAIT_SECONDS = 10.0
 #: page path -> (template file, title)
 PAGES = {"/karbon": ("karbon.html", "Karbon contest"), "/validate": ("validate.html", "Validate"),
-         "/dist": ("dist.html", "Distribution")}
+         "/dist": ("dist.html", "Distribution"), "/systems": ("systems.html", "Other systems")}
 
 lift_digit_limit()
 
@@ -73,7 +75,12 @@ def _present_validation(result: dict) -> dict:
     return {"report": result["report"], "exact": _present_odds(result["exact"])}
 
 
-_PRESENT = {"karbon_odds": _present_odds, "validate_karbon": _present_validation}
+def _present_outcomes(result: dict) -> dict:
+    return {"outcomes": [{"outcome": name, "p": exact_json(p)} for name, p in result["outcomes"]]}
+
+
+_PRESENT = {"karbon_odds": _present_odds, "validate_karbon": _present_validation,
+            "system_exact": _present_outcomes}
 
 
 def _errors(errors: dict, status: int = 422) -> JSONResponse:
@@ -129,17 +136,43 @@ def create_app(store_path=None, workers: int = 2) -> Starlette:
 
     async def fields(request):
         system = request.path_params["system"]
-        known = {"karbon": KARBON_FIELDS, "dist": DIST_FIELDS}
+        known = {"karbon": KARBON_FIELDS, "dist": DIST_FIELDS,
+                 **{name: page.fields for name, page in SYSTEM_PAGES.items()}}
         if system not in known:
             return _errors({"system": f"unknown system {system!r}; known: {', '.join(known)}"}, 404)
         return JSONResponse({"fields": field_descriptions(known[system])})
+
+    async def systems(request):
+        return JSONResponse({"systems": [{"name": page.name, "title": page.title, "outcome": page.outcome}
+                                         for page in SYSTEM_PAGES.values()]})
+
+    async def system_exact(request):
+        began = time.perf_counter()
+        page = SYSTEM_PAGES.get(request.path_params["system"])
+        if page is None:
+            return _errors({"system": f"unknown system {request.path_params['system']!r}; known: "
+                                      f"{', '.join(SYSTEM_PAGES)}"}, 404)
+        try:
+            call = page.prepare(await _json_body(request))
+        except FormError as error:
+            return _errors(error.errors)
+        key = ResultKey(page.name, {}, {"result": "web_exact", **call.values}, {})
+        cached = store_get(key)
+        if cached is not None:
+            return JSONResponse({"status": "done", "cached": True, "result": _present_outcomes(cached),
+                                 "seconds": round(time.perf_counter() - began, 4)})
+        job = manager.submit("system_exact", {"system": call.system, "values": call.values},
+                             on_done=lambda result: store_put(key, result))
+        return job_response(job, 202)
 
     def job_response(job, status_code=200):
         snapshot = job.snapshot()
         if snapshot["result"] is not None:
             snapshot["result"] = _PRESENT[job.task](snapshot["result"])
         if snapshot["errors"]:
-            snapshot["errors"] = {form_field(name, KARBON_FIELD_NAMES + ("samples", "column", "alpha"))
+            known = KARBON_FIELD_NAMES + ("samples", "column", "alpha") + tuple(
+                field.name for page in SYSTEM_PAGES.values() for field in page.fields)
+            snapshot["errors"] = {form_field(name, known)
                                   if name != "form" else "form": text
                                   for name, text in snapshot["errors"].items()}
         return JSONResponse(snapshot, status_code=status_code)
@@ -278,6 +311,8 @@ def create_app(store_path=None, workers: int = 2) -> Starlette:
               Route("/api/karbon/odds", karbon_odds, methods=["POST"]),
               Route("/api/validate/karbon", validate_karbon, methods=["POST"]),
               Route("/api/dist", dist, methods=["POST"]),
+              Route("/api/systems", systems, methods=["GET"]),
+              Route("/api/exact/{system}", system_exact, methods=["POST"]),
               Route("/api/jobs/{job}", job_status, methods=["GET"]),
               Route("/api/jobs/{job}/cancel", cancel, methods=["POST"]),
               Mount("/static", StaticFiles(directory=HERE / "static"), name="static")]

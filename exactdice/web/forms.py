@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from exactdice.errors import InputError
 
 __all__ = ["Field", "FormError", "KARBON_FIELDS", "karbon_contest", "karbon_key", "form_field",
-           "field_descriptions", "DIST_FIELDS"]
+           "field_descriptions", "DIST_FIELDS", "read_fields"]
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ def field_descriptions(fields) -> list[dict]:
     return [field.describe() for field in fields]
 
 
-def _read_fields(fields, data: dict) -> dict:
+def read_fields(fields, data: dict) -> dict:
     """Each declared field's value from ``data`` (defaults for missing ones), checked by kind."""
     if not isinstance(data, dict):
         raise FormError({"form": "the request body must be a JSON object of field values"})
@@ -179,7 +179,7 @@ def karbon_contest(data: dict):
                                   parse_player_policy)
     from exactdice.karbon.dice import parse_dice_list
 
-    values = _read_fields(KARBON_FIELDS, data)
+    values = read_fields(KARBON_FIELDS, data)
     errors = {}
 
     def attempt(name, build):

@@ -20,7 +20,7 @@ import time
 
 from exactdice.errors import InputError
 
-__all__ = ["karbon_odds", "validate_karbon", "run_task", "TASKS", "EXPECTATIONS"]
+__all__ = ["karbon_odds", "validate_karbon", "system_exact", "run_task", "TASKS", "EXPECTATIONS"]
 
 #: the expectations of a contest, in the order the page shows them
 EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
@@ -68,7 +68,15 @@ def validate_karbon(counts: dict, setup, ruleset, player, narrator, max_states=N
     return {"report": report.to_json(), "exact": exact}
 
 
-TASKS = {"karbon_odds": karbon_odds, "validate_karbon": validate_karbon}
+def system_exact(system: str, values: dict) -> dict:
+    """Another system's exact outcome distribution (`exactdice.web.systems.exact_outcomes`)."""
+    from exactdice.web.systems import exact_outcomes
+
+    # a list of [outcome, p]: the store sorts mapping keys, and the order is the system's
+    return {"outcomes": [[name, p] for name, p in exact_outcomes(system, values).items()]}
+
+
+TASKS = {"karbon_odds": karbon_odds, "validate_karbon": validate_karbon, "system_exact": system_exact}
 
 
 class _ProgressPipe(io.TextIOBase):

@@ -307,3 +307,69 @@ def test_without_a_store_nothing_is_cached():
         first = answer(plain, "/api/karbon/odds", TINY_CONTEST)[1]
         second = plain.post("/api/karbon/odds", json=TINY_CONTEST)
         assert first["status"] == "done" and second.status_code == 202
+
+
+# ----- Contingency, Chronica, Karst ---------------------------------------------------------
+
+
+def _library_outcomes(system):
+    from exactdice.chronica import expected_distribution as chronica_law
+    from exactdice.contingency.check import expected_distribution as contingency_law, skill_check
+    from exactdice.contingency.ruleset import ContingencyRules
+    from exactdice.karst import expected_distribution as karst_law
+
+    if system == "contingency":
+        return contingency_law(skill_check("d6,d8,d10", difficulty=7, advantage=1),
+                               ContingencyRules(luck="if-failing"))
+    if system == "chronica":
+        return chronica_law([((8, 8, 6),), ((10, 6),), ((12,),)])
+    if system == "karst-attack":
+        return karst_law("attack", modifier=3, defense=12, damage="d8", health=6, unaware=True)
+    return karst_law("death", negative_health=3, modifier=1)
+
+
+SYSTEM_BODIES = {
+    "contingency": {"difficulty": 7, "advantage": 1, "luck": "if-failing"},
+    "chronica": {"side_3": "d12"},
+    "karst-attack": {"modifier": 3, "damage": "d8", "health": 6, "unaware": True},
+    "karst-death": {"negative_health": 3, "modifier": 1},
+}
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEM_BODIES))
+def test_other_systems_match_the_python_api(client, system):
+    assert system in [entry["name"] for entry in client.get("/api/systems").json()["systems"]]
+    code, data = answer(client, f"/api/exact/{system}", SYSTEM_BODIES[system])
+    assert data["status"] == "done", data
+    shown = {row["outcome"]: exact(row["p"]) for row in data["result"]["outcomes"]}
+    assert shown == {str(name): Fraction(p) for name, p in _library_outcomes(system).items()}
+    assert sum(shown.values()) == 1
+    again = client.post(f"/api/exact/{system}", json=SYSTEM_BODIES[system])
+    assert again.json()["cached"] is True and again.json()["result"] == data["result"]
+    fields = client.get(f"/api/fields/{system}").json()["fields"]
+    assert fields and all(field["label"] for field in fields)
+
+
+@pytest.mark.parametrize("system, body, field, words", [
+    ("contingency", {"dice": "d6,zz,d10"}, "dice", "unknown die 'zz'"),
+    ("contingency", {"difficulty": 0}, "difficulty", ">= 1"),
+    ("contingency", {"luck": "sometimes"}, "luck", "must be one of never | always | if-failing"),
+    ("chronica", {"side_2": ""}, "side_2", "give the side's dice"),
+    ("chronica", {"side_1": "d8,x"}, "side_1", ""),
+    ("chronica", {"target": "x"}, "target", ""),
+    ("karst-attack", {"damage": "2q"}, "damage", "bad dice notation"),
+    ("karst-attack", {"health": 0}, "health", ">= 1"),
+    ("karst-death", {"negative_health": "many"}, "negative_health", "whole number"),
+    ("karst-death", {"luck": 1}, "luck", "unknown field"),
+])
+def test_other_systems_errors_are_named(client, system, body, field, words):
+    response = client.post(f"/api/exact/{system}", json=body)
+    assert response.status_code == 422
+    errors = response.json()["errors"]
+    assert field in errors and words in errors[field], errors
+
+
+def test_unknown_system(client):
+    response = client.post("/api/exact/monopoly", json={})
+    assert response.status_code == 404 and "unknown system 'monopoly'" in response.json()["errors"]["system"]
+    assert client.get("/systems").status_code == 200

@@ -176,3 +176,27 @@ def test_dist_page_charts_at_least(browser, live_server, screenshots):
     fill(browser, {"expression": "3q6"})
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "err-expression"), 30, "the expression's message")
+
+
+def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from exactdice.contingency.check import expected_distribution, skill_check
+
+    form = open_page(browser, live_server, "/systems")
+    fill(browser, {"difficulty": 7})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: browser.find_elements(By.ID, "outcome-success"), 60, "the outcomes")
+    law = expected_distribution(skill_check("d6,d8,d10", difficulty=7))
+    for name, p in law.items():
+        cells = browser.find_element(By.ID, f"outcome-{name}").find_elements(By.TAG_NAME, "td")
+        assert cells[1].text == exact_json(p)["percent"] + "%" and cells[2].text == exact_json(p)["exact"]
+    browser.save_screenshot(str(screenshots / "systems-contingency.png"))
+    Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("karst-attack")
+    wait_for(lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-damage"),
+             30, "the Karst form")
+    fill(browser, {"damage": "2q"})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: text_of(browser, "err-damage"), 30, "the damage field's message")
+    assert "bad dice notation" in text_of(browser, "err-damage")
