@@ -43,7 +43,8 @@ MAX_UPLOAD_BYTES = 20_000_000
 MAX_WAIT_SECONDS = 10.0
 #: page path -> (template file, title)
 PAGES = {"/karbon": ("karbon.html", "Karbon contest"), "/validate": ("validate.html", "Validate"),
-         "/dist": ("dist.html", "Distribution"), "/systems": ("systems.html", "Other systems")}
+         "/dist": ("dist.html", "Distribution"), "/systems": ("systems.html", "Other systems"),
+         "/tables": ("tables.html", "Tables")}
 
 lift_digit_limit()
 
@@ -100,9 +101,50 @@ async def _json_body(request: Request) -> dict:
     return data
 
 
-def create_app(store_path=None, workers: int = 2) -> Starlette:
-    """The web app. ``store_path``: the SQLite results store (None: no cache)."""
+def default_tables_dir() -> Path | None:
+    """The canonical tables (``tables/`` beside the package in a source checkout), or None."""
+    candidate = HERE.parents[1] / "tables"
+    return candidate if candidate.is_dir() else None
+
+
+def _table_files(folder: Path | None) -> dict[str, Path]:
+    """Table id (``system/name``) -> its JSON file, for every canonical table."""
+    if folder is None:
+        return {}
+    return {path.relative_to(folder).with_suffix("").as_posix(): path
+            for path in sorted(folder.glob("*/*.json"))}
+
+
+def _present_table_file(path: Path) -> dict:
+    """A canonical tables file as the page's JSON: each cell exact, with its percentage
+    (probabilities) or its decimal (other metrics), rounded from the exact value."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    tables = []
+    for table in data["tables"]:
+        metrics = []
+        for metric in table["metrics"]:
+            cells = [[None if text is None else _table_cell(Fraction(text), metric.get("probability", False))
+                      for text in row] for row in metric["exact"]]
+            metrics.append({"name": metric["name"], "probability": metric.get("probability", False),
+                            "cells": cells})
+        tables.append({"title": table["title"], "row_label": table["row_label"], "rows": table["rows"],
+                       "column_label": table["column_label"], "columns": table["columns"],
+                       "legend": table.get("legend", {}), "metrics": metrics})
+    return {"tables": tables}
+
+
+def _table_cell(value: Fraction, probability: bool) -> dict:
+    if probability:
+        return exact_json(value, 1)
+    return {"exact": fraction_text(value), "value": decimal_text(value, 2)}
+
+
+def create_app(store_path=None, workers: int = 2, tables_dir="default") -> Starlette:
+    """The web app. ``store_path``: the SQLite results store (None: no cache);
+    ``tables_dir``: the canonical tables to browse (default: the checkout's ``tables/``)."""
     manager = JobManager(workers=workers)
+    tables = _table_files(default_tables_dir() if tables_dir == "default" else
+                          (Path(tables_dir) if tables_dir else None))
 
     def store_get(key):
         if store_path is None:
@@ -298,6 +340,15 @@ def create_app(store_path=None, workers: int = 2) -> Starlette:
                              "mean": exact_json(distribution.mean()) if integer else None,
                              "mean_value": fraction_text(distribution.mean()) if integer else None})
 
+    async def table_list(request):
+        return JSONResponse({"tables": list(tables)})
+
+    async def table_file(request):
+        name = request.path_params["name"]
+        if name not in tables:  # only the listed files: no path from the request reaches the disk
+            return _errors({"table": f"no canonical table {name!r}; GET /api/tables lists them"}, 404)
+        return JSONResponse(_present_table_file(tables[name]))
+
     async def not_found(request, exc):
         if request.url.path.startswith("/api/"):
             return _errors({"path": f"no endpoint {request.url.path}"}, 404)
@@ -312,6 +363,8 @@ def create_app(store_path=None, workers: int = 2) -> Starlette:
               Route("/api/validate/karbon", validate_karbon, methods=["POST"]),
               Route("/api/dist", dist, methods=["POST"]),
               Route("/api/systems", systems, methods=["GET"]),
+              Route("/api/tables", table_list, methods=["GET"]),
+              Route("/api/tables/{name:path}", table_file, methods=["GET"]),
               Route("/api/exact/{system}", system_exact, methods=["POST"]),
               Route("/api/jobs/{job}", job_status, methods=["GET"]),
               Route("/api/jobs/{job}/cancel", cancel, methods=["POST"]),

@@ -373,3 +373,39 @@ def test_unknown_system(client):
     response = client.post("/api/exact/monopoly", json={})
     assert response.status_code == 404 and "unknown system 'monopoly'" in response.json()["errors"]["system"]
     assert client.get("/systems").status_code == 200
+
+
+# ----- Tables -------------------------------------------------------------------------------
+
+
+def test_tables_list_and_cells_are_the_canonical_exact_values(client):
+    import json
+
+    from exactdice.web.app import default_tables_dir
+
+    names = client.get("/api/tables").json()["tables"]
+    folder = default_tables_dir()
+    assert names == sorted(path.relative_to(folder).with_suffix("").as_posix()
+                           for path in folder.glob("*/*.json"))
+    name = "karbon/ability_challenge_w2_p1_fixed"
+    shown = client.get(f"/api/tables/{name}").json()["tables"][0]
+    stored = json.loads((folder / f"{name}.json").read_text())["tables"][0]
+    assert shown["rows"] == stored["rows"] and shown["columns"] == stored["columns"]
+    for metric_shown, metric_stored in zip(shown["metrics"], stored["metrics"]):
+        assert metric_shown["name"] == metric_stored["name"]
+        for row_shown, row_stored in zip(metric_shown["cells"], metric_stored["exact"]):
+            assert [cell["exact"] for cell in row_shown] == row_stored
+    win = shown["metrics"][0]["cells"][2][1]   # Ability 3, Challenge 2
+    assert win["percent"] == exact_json(Fraction(stored["metrics"][0]["exact"][2][1]), 1)["percent"]
+
+
+def test_table_errors(client, tmp_path):
+    for name in ("nope", "../pyproject", "karbon/../../pyproject"):
+        response = client.get(f"/api/tables/{name}")
+        errors = response.json()["errors"]   # (a client may fold ".." away: then no such endpoint)
+        assert response.status_code == 404 and ("no canonical table" in errors.get("table", "")
+                                                or errors.get("path", "").startswith("no endpoint"))
+    raw = client.get("/api/tables/karbon%2F..%2F..%2Fpyproject")
+    assert raw.status_code == 404 and "[project]" not in raw.text
+    with TestClient(create_app(store_path=None, workers=1, tables_dir=tmp_path)) as empty:
+        assert empty.get("/api/tables").json() == {"tables": []}

@@ -200,3 +200,21 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "err-damage"), 30, "the damage field's message")
     assert "bad dice notation" in text_of(browser, "err-damage")
+
+
+def test_tables_page_shows_a_heatmap_with_exact_hover_values(browser, live_server, screenshots):
+    import json
+
+    from selenium.webdriver.common.by import By
+
+    from exactdice.web.app import default_tables_dir
+
+    name = "karbon/ability_challenge_w2_p1_fixed"
+    open_page(browser, live_server, f"/tables?table={name}")
+    stored = json.loads((default_tables_dir() / f"{name}.json").read_text())["tables"][0]
+    cell = wait_for(lambda: browser.find_elements(By.ID, "cell-2-1"), 30, "the heatmap")[0]
+    exact_text = stored["metrics"][0]["exact"][2][1]
+    assert cell.get_attribute("title").endswith(exact_text)
+    from fractions import Fraction
+    assert cell.text == exact_json(Fraction(exact_text), 1)["percent"] + "%"
+    browser.save_screenshot(str(screenshots / "tables.png"))
