@@ -30,7 +30,8 @@ from starlette.staticfiles import StaticFiles
 
 from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
 from exactdice.errors import InputError
-from exactdice.web.forms import (DIST_FIELDS, KARBON_FIELD_NAMES, KARBON_FIELDS, FormError,
+from exactdice.web.forms import karbon_grid as karbon_grid_arguments
+from exactdice.web.forms import (DIST_FIELDS, GRID_FIELDS, KARBON_FIELD_NAMES, KARBON_FIELDS, FormError,
                                  field_descriptions, form_field, karbon_contest, karbon_key)
 from exactdice.tables.store import ResultKey
 from exactdice.web.jobs import JobManager
@@ -80,7 +81,21 @@ def _present_outcomes(result: dict) -> dict:
     return {"outcomes": [{"outcome": name, "p": exact_json(p)} for name, p in result["outcomes"]]}
 
 
-_PRESENT = {"karbon_odds": _present_odds, "validate_karbon": _present_validation,
+def _present_grid(result: dict) -> dict:
+    """A grid made on the page, in the shape of a canonical table (see `_present_table_file`)."""
+    from exactdice.karbon.tables import METRICS
+
+    probability = {metric: metric.startswith("P(") for metric in METRICS}
+    return {"row_label": result["row_axis"], "column_label": result["column_axis"],
+            "rows": [str(value) for value in result["rows"]],
+            "columns": [str(value) for value in result["columns"]],
+            "metrics": [{"name": name, "probability": probability.get(name, False),
+                         "cells": [[None if value is None else _table_cell(Fraction(value), probability.get(name, False))
+                                    for value in row] for row in cells]}
+                        for name, cells in result["metrics"]]}
+
+
+_PRESENT = {"karbon_grid": _present_grid, "karbon_odds": _present_odds, "validate_karbon": _present_validation,
             "system_exact": _present_outcomes}
 
 
@@ -178,7 +193,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default") -> Starl
 
     async def fields(request):
         system = request.path_params["system"]
-        known = {"karbon": KARBON_FIELDS, "dist": DIST_FIELDS,
+        known = {"karbon": KARBON_FIELDS, "dist": DIST_FIELDS, "karbon-grid": GRID_FIELDS,
                  **{name: page.fields for name, page in SYSTEM_PAGES.items()}}
         if system not in known:
             return _errors({"system": f"unknown system {system!r}; known: {', '.join(known)}"}, 404)
@@ -212,7 +227,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default") -> Starl
         if snapshot["result"] is not None:
             snapshot["result"] = _PRESENT[job.task](snapshot["result"])
         if snapshot["errors"]:
-            known = KARBON_FIELD_NAMES + ("samples", "column", "alpha") + tuple(
+            known = KARBON_FIELD_NAMES + ("samples", "column", "alpha", "row_values", "column_values") + tuple(
                 field.name for page in SYSTEM_PAGES.values() for field in page.fields)
             snapshot["errors"] = {form_field(name, known)
                                   if name != "form" else "form": text
@@ -340,6 +355,20 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default") -> Starl
                              "mean": exact_json(distribution.mean()) if integer else None,
                              "mean_value": fraction_text(distribution.mean()) if integer else None})
 
+    async def karbon_grid(request):
+        began = time.perf_counter()
+        try:
+            grid = karbon_grid_arguments(await _json_body(request))
+        except FormError as error:
+            return _errors(error.errors)
+        key = ResultKey("karbon", {}, {"result": "web_grid", **grid}, {})
+        cached = store_get(key)
+        if cached is not None:
+            return JSONResponse({"status": "done", "cached": True, "result": _present_grid(cached),
+                                 "seconds": round(time.perf_counter() - began, 4)})
+        job = manager.submit("karbon_grid", grid, on_done=lambda result: store_put(key, result))
+        return job_response(job, 202)
+
     async def table_list(request):
         return JSONResponse({"tables": list(tables)})
 
@@ -364,6 +393,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default") -> Starl
               Route("/api/dist", dist, methods=["POST"]),
               Route("/api/systems", systems, methods=["GET"]),
               Route("/api/tables", table_list, methods=["GET"]),
+              Route("/api/karbon/grid", karbon_grid, methods=["POST"]),
               Route("/api/tables/{name:path}", table_file, methods=["GET"]),
               Route("/api/exact/{system}", system_exact, methods=["POST"]),
               Route("/api/jobs/{job}", job_status, methods=["GET"]),

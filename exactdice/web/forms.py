@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from exactdice.errors import InputError
 
 __all__ = ["Field", "FormError", "KARBON_FIELDS", "karbon_contest", "karbon_key", "form_field",
-           "field_descriptions", "DIST_FIELDS", "read_fields"]
+           "field_descriptions", "DIST_FIELDS", "read_fields", "GRID_FIELDS", "karbon_grid",
+           "integer_values", "MAX_GRID_CELLS"]
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,91 @@ KARBON_FIELD_NAMES = tuple(field.name for field in KARBON_FIELDS)
 
 DIST_FIELDS = (Field("expression", "text", "3d6", label="Expression",
                      help="Dice notation: 3d6+2, 4d6kh3, 2d20kl1, d6+d8+d10, (2d6+1)-d4."),)
+
+
+#: the most cells a grid made on the page may have (each is one exact solve)
+MAX_GRID_CELLS = 100
+
+
+def _grid_fields() -> tuple[Field, ...]:
+    from exactdice.karbon.tables import AXES
+
+    axes = (Field("row_axis", "choice", "ability", choices=AXES, label="Rows",
+                  help="The setup parameter along the rows."),
+            Field("row_values", "text", "1-5", label="Row values", help="A range like 1-5 or a list like 1,3,5."),
+            Field("column_axis", "choice", "challenge", choices=AXES, label="Columns",
+                  help="The setup parameter along the columns."),
+            Field("column_values", "text", "1-5", label="Column values", help="A range or a list."))
+    kept = [field for field in KARBON_FIELDS
+            if field.name not in ("player_dice", "narrator_dice", "draw_chips", "training", "max_states")]
+    return axes + tuple(kept)
+
+
+def integer_values(text: str, field: Field) -> list[int]:
+    """``3``, ``1-5`` or ``1,2,4`` -> whole numbers within the field's bounds.
+
+    >>> integer_values("1-3,5", Field("peril", "int", 0, low=0, high=10))
+    [1, 2, 3, 5]
+    """
+    values = []
+    for part in str(text).split(","):
+        low, dash, high = part.strip().partition("-")
+        try:
+            if dash:
+                start, stop = int(low), int(high)
+                if stop < start:
+                    raise ValueError
+                values.extend(range(start, stop + 1))
+            else:
+                values.append(int(part))
+        except ValueError:
+            raise InputError(field.name, f'"{text}" is not a number, a range like 1-5, or a list like 1,2,4') from None
+    for value in values:
+        if (field.low is not None and value < field.low) or (field.high is not None and value > field.high):
+            raise InputError(field.name, f"{value} is outside {field.low}..{field.high}")
+    if len(set(values)) != len(values):
+        raise InputError(field.name, f'"{text}" names a value twice')
+    return values
+
+
+def karbon_grid(data: dict) -> dict:
+    """The checked arguments of a Karbon grid (`exactdice.karbon.tables.contest_cell` per cell).
+
+    >>> grid = karbon_grid({"row_values": "1-2", "column_values": "1"})
+    >>> grid["rows"], grid["columns"], grid["fixed"]["consequence"]
+    ([1, 2], [1], 2)
+    """
+    from exactdice.karbon import RULE_CHOICES
+
+    values = read_fields(GRID_FIELDS, data)
+    by_name = {field.name: field for field in KARBON_FIELDS}
+    errors = {}
+    if values["row_axis"] == values["column_axis"]:
+        errors["column_axis"] = f"must differ from the rows' parameter ({values['row_axis']})"
+    axes = {}
+    for side in ("row", "column"):
+        try:
+            axes[side] = integer_values(values[f"{side}_values"], Field(
+                f"{side}_values", "int", low=by_name[values[f"{side}_axis"]].low,
+                high=by_name[values[f"{side}_axis"]].high))
+        except InputError as error:
+            errors[error.field] = error.message
+    if not errors and len(axes["row"]) * len(axes["column"]) > MAX_GRID_CELLS:
+        errors["row_values"] = (f"{len(axes['row'])} x {len(axes['column'])} = "
+                                f"{len(axes['row']) * len(axes['column'])} cells; the page makes at most "
+                                f"{MAX_GRID_CELLS} (use `exactdice karbon table` for more)")
+    if errors:
+        raise FormError(errors)
+    # every other field checked as the calculator checks it, at the grid's first cell
+    first = {field.name: values[field.name] for field in KARBON_FIELDS if field.name in values}
+    first.update({values["row_axis"]: axes["row"][0], values["column_axis"]: axes["column"][0]})
+    karbon_contest(first)
+    fixed = {name: values[name] for name in ("ability", "challenge", "consequence", "peril", "fortune",
+                                             "fallout", "pool", "reserve")}
+    return {"row_axis": values["row_axis"], "rows": axes["row"], "column_axis": values["column_axis"],
+            "columns": axes["column"], "fixed": fixed, "player": values["player_policy"],
+            "narrator": values["narrator_policy"],
+            "rules": tuple(f"{name}={values['rule_' + name]}" for name in RULE_CHOICES)}
 
 
 def field_descriptions(fields) -> list[dict]:
@@ -227,3 +313,6 @@ def karbon_key(setup, ruleset, player, narrator):
 
     return ResultKey("karbon", ruleset.to_dict(), {"result": "contest_odds", **setup.to_dict()},
                      {"player": player.text(), "narrator": narrator.text()})
+
+
+GRID_FIELDS = _grid_fields()

@@ -76,7 +76,35 @@ def system_exact(system: str, values: dict) -> dict:
     return {"outcomes": [[name, p] for name, p in exact_outcomes(system, values).items()]}
 
 
-TASKS = {"karbon_odds": karbon_odds, "validate_karbon": validate_karbon, "system_exact": system_exact}
+def karbon_grid(row_axis, rows, column_axis, columns, fixed, player, narrator, rules) -> dict:
+    """A grid of contests, one `contest_cell` (the function `karbon table` uses) per cell,
+    with a progress line per cell; {metric: rows of exact values}."""
+    from exactdice.karbon.tables import METRICS, contest_cell
+
+    cells = {metric: [[None] * len(columns) for _ in rows] for metric in METRICS}
+    total = len(rows) * len(columns)
+    done = 0
+    for r, row in enumerate(rows):
+        for c, column in enumerate(columns):
+            _progress(f"cell {done + 1} of {total}: {row_axis} {row}, {column_axis} {column}")
+            arguments = dict(fixed, **{row_axis: row, column_axis: column})
+            result = contest_cell(**arguments, player=player, narrator=narrator, rules=tuple(rules))
+            if result["P(win)"] + result["P(tie)"] + result["P(loss)"] > 1:
+                raise ArithmeticError("a cell's outcome probabilities sum past 1")
+            for metric in METRICS:
+                cells[metric][r][c] = result[metric]
+            done += 1
+    return {"row_axis": row_axis, "rows": list(rows), "column_axis": column_axis, "columns": list(columns),
+            "metrics": [[metric, cells[metric]] for metric in METRICS]}
+
+
+def _progress(text: str) -> None:
+    """Send a progress line to the server (in a worker; elsewhere nothing)."""
+    if isinstance(sys.stderr, _ProgressPipe):
+        sys.stderr.send(text)
+
+
+TASKS = {"karbon_grid": karbon_grid, "karbon_odds": karbon_odds, "validate_karbon": validate_karbon, "system_exact": system_exact}
 
 
 class _ProgressPipe(io.TextIOBase):
@@ -102,6 +130,13 @@ class _ProgressPipe(io.TextIOBase):
 
     def isatty(self):
         return False
+
+    def send(self, text: str) -> None:
+        """Send one line now (not throttled)."""
+        try:
+            self._connection.send(("progress", text))
+        except (BrokenPipeError, OSError):
+            pass
 
 
 def run_task(connection, name: str, arguments: dict) -> None:

@@ -409,3 +409,40 @@ def test_table_errors(client, tmp_path):
     assert raw.status_code == 404 and "[project]" not in raw.text
     with TestClient(create_app(store_path=None, workers=1, tables_dir=tmp_path)) as empty:
         assert empty.get("/api/tables").json() == {"tables": []}
+
+
+def test_new_karbon_grid_cells_are_the_table_function_s_exact_values(client):
+    from exactdice.karbon.tables import contest_cell
+
+    body = {"row_axis": "peril", "row_values": "0,1", "column_axis": "consequence", "column_values": "1-2",
+            "ability": 2, "challenge": 1, "pool": "4d6,3d8,2d10", "rule_sudden_death": "on"}
+    code, data = answer(client, "/api/karbon/grid", body)
+    assert data["status"] == "done", data
+    result = data["result"]
+    assert result["rows"] == ["0", "1"] and result["columns"] == ["1", "2"]
+    assert result["row_label"] == "peril" and [m["name"] for m in result["metrics"]][0] == "P(win)"
+    for r, peril in enumerate((0, 1)):
+        for c, consequence in enumerate((1, 2)):
+            cell = contest_cell(ability=2, challenge=1, consequence=consequence, peril=peril,
+                                pool="4d6,3d8,2d10", reserve="5d6", rules=("sudden_death=on",))
+            for metric in result["metrics"]:
+                assert exact(metric["cells"][r][c]) == cell[metric["name"]]
+    assert client.post("/api/karbon/grid", json=body).json()["cached"] is True
+
+
+@pytest.mark.parametrize("body, field, words", [
+    ({"row_axis": "peril", "column_axis": "peril"}, "column_axis", "must differ"),
+    ({"row_values": "1-20"}, "row_values", "16 is outside 0..15"),
+    ({"row_values": "1-11", "column_values": "1-10"}, "row_values", "11 x 10 = 110 cells; the page makes at most 100"),
+    ({"column_values": "x"}, "column_values", "is not a number"),
+    ({"column_values": "2,2"}, "column_values", "names a value twice"),
+    ({"column_values": "0-2"}, "column_values", "0 is outside 1..15"),
+    ({"pool": "zz"}, "pool", "is not a die"),
+    ({"row_axis": "luck"}, "row_axis", "must be one of"),
+    ({"player_dice": "d8"}, "player_dice", "unknown field"),
+])
+def test_new_grid_errors_are_named(client, body, field, words):
+    response = client.post("/api/karbon/grid", json=body)
+    assert response.status_code == 422
+    errors = response.json()["errors"]
+    assert field in errors and words in errors[field], errors

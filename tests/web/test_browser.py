@@ -218,3 +218,29 @@ def test_tables_page_shows_a_heatmap_with_exact_hover_values(browser, live_serve
     from fractions import Fraction
     assert cell.text == exact_json(Fraction(exact_text), 1)["percent"] + "%"
     browser.save_screenshot(str(screenshots / "tables.png"))
+
+
+def test_a_new_grid_is_made_with_progress(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+
+    from exactdice.karbon.tables import contest_cell
+
+    open_page(browser, live_server, "/tables")
+    grid_form = browser.find_element(By.ID, "grid-form")
+    wait_for(lambda: grid_form.get_attribute("data-ready") == "yes", 30, "the grid form")
+    for name, value in {"row_values": "1-3", "column_values": "1-3"}.items():
+        element = browser.find_element(By.ID, f"f-{name}")
+        element.clear()
+        element.send_keys(value)
+    browser.find_element(By.CSS_SELECTOR, "#grid-form details summary").click()
+    consequence = browser.find_element(By.CSS_SELECTOR, "#grid-form #f-consequence")
+    consequence.clear()
+    consequence.send_keys("1")
+    browser.find_element(By.ID, "grid-compute").click()
+    cell = wait_for(lambda: browser.find_elements(By.ID, "grid-cell-2-1"), what="the new grid")[0]
+    expected = contest_cell(ability=3, challenge=2, consequence=1, peril=0)["P(win)"]
+    assert cell.text == exact_json(expected, 1)["percent"] + "%"
+    assert cell.get_attribute("title").endswith(f"{expected.numerator}/{expected.denominator}")
+    browser.find_element(By.CSS_SELECTOR, "#grid-form details summary").click()
+    browser.execute_script("document.getElementById('grid-form').scrollIntoView()")
+    browser.save_screenshot(str(screenshots / "tables-new-grid.png"))
