@@ -73,6 +73,9 @@ def form_field(library_field: str | None, known: tuple[str, ...]) -> str:
     return name if name in known else "form"
 
 
+#: the fields of a mid-contest position (the `--state` file's numbers besides peril and consequence)
+MID_CONTEST_FIELDS = ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses")
+
 #: the most a web request may set --max-states to (the CLI has no ceiling; the server's
 #: worker processes share the machine, so the page asks for the CLI past it)
 WEB_MAX_STATES_CEILING = 20_000_000
@@ -95,6 +98,14 @@ def _karbon_fields() -> tuple[Field, ...]:
         Field("player_dice", "text", "", label="Player hand", help="Explicit hand, e.g. d8,d8,d10 (no draw; leave Ability and Challenge as they are)."),
         Field("narrator_dice", "text", "", label="Narrator hand", help="Explicit narrator hand (with the player hand)."),
         Field("draw_chips", "bool", False, label="Pay draw chips", help="With explicit hands: pay the draw's chips as if drawn."),
+        Field("player_chips", "int", 0, low=0, high=100, label="Player chips",
+              help="Mid-contest position (with explicit hands): chips in the player's hand."),
+        Field("narrator_chips", "int", 0, low=0, high=100, label="Narrator chips",
+              help="Mid-contest position: chips in the narrator's hand."),
+        Field("player_stack", "int", 0, low=0, high=4, label="Player stack", help="Mid-contest position: the player's stack (0-4)."),
+        Field("narrator_stack", "int", 0, low=0, high=4, label="Narrator stack", help="Mid-contest position: the narrator's stack (0-4)."),
+        Field("wins", "int", 0, low=0, high=9, label="Track X (wins)", help="Mid-contest position: places won on the track."),
+        Field("losses", "int", 0, low=0, high=9, label="Track O (losses)", help="Mid-contest position: places lost on the track."),
         Field("pool", "text", dice_text(DEFAULT_POOL), label="Pool", help="The main pool (dice list, or none)."),
         Field("reserve", "text", dice_text(DEFAULT_RESERVE), label="Reserve", help="The reserve (dice list, or none)."),
         Field("player_policy", "text", "fixed", label="Player policy",
@@ -131,7 +142,8 @@ def _grid_fields() -> tuple[Field, ...]:
                   help="The setup parameter along the columns."),
             Field("column_values", "text", "1-5", label="Column values", help="A range or a list."))
     kept = [field for field in KARBON_FIELDS
-            if field.name not in ("player_dice", "narrator_dice", "draw_chips", "training", "max_states")]
+            if field.name not in ("player_dice", "narrator_dice", "draw_chips", "training", "max_states")
+            + MID_CONTEST_FIELDS]
     return axes + tuple(kept)
 
 
@@ -288,6 +300,11 @@ def karbon_contest(data: dict):
     if errors:
         raise FormError(errors)
     explicit = dice["player_dice"] is not None or dice["narrator_dice"] is not None
+    position = {name: values[name] for name in MID_CONTEST_FIELDS}
+    if any(position.values()) and not explicit:
+        first = next(name for name, value in position.items() if value)
+        raise FormError({first: "a mid-contest position needs explicit hands (Player hand and "
+                                "Narrator hand), as in a --state file"})
     try:
         setup = ContestSetup(
             ability=None if explicit else values["ability"],
@@ -295,7 +312,7 @@ def karbon_contest(data: dict):
             consequence=values["consequence"], peril=values["peril"], fortune=values["fortune"],
             training=values["training"], fallout=values["fallout"],
             player_dice=dice["player_dice"], narrator_dice=dice["narrator_dice"],
-            draw_chips=values["draw_chips"], pool=dice["pool"], reserve=dice["reserve"])
+            draw_chips=values["draw_chips"], pool=dice["pool"], reserve=dice["reserve"], **position)
     except InputError as error:
         raise FormError({form_field(error.field, KARBON_FIELD_NAMES): error.message}) from None
     return setup, ruleset, player, narrator, values["max_states"]

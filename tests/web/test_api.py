@@ -446,3 +446,24 @@ def test_new_grid_errors_are_named(client, body, field, words):
     assert response.status_code == 422
     errors = response.json()["errors"]
     assert field in errors and words in errors[field], errors
+
+
+def test_a_mid_contest_position_matches_the_cli_state_file(client, tmp_path):
+    import json
+
+    from exactdice.karbon import read_state_file
+
+    state = {"player_dice": "d8,d8", "narrator_dice": "d10", "pool": "2d6,d8", "reserve": "d6",
+             "player_chips": 2, "narrator_chips": 1, "player_stack": 3, "narrator_stack": 0,
+             "wins": 1, "losses": 0, "peril": 1, "consequence": 3}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    expected = contest_odds(read_state_file(path))
+    code, data = answer(client, "/api/karbon/odds", state)
+    assert data["status"] == "done", data
+    for name in ("win", "loss", "tie", "never_ends"):
+        assert exact(data["result"][name]) == getattr(expected, name)
+    response = client.post("/api/karbon/odds", json={"wins": 1})
+    assert response.status_code == 422 and "needs explicit hands" in response.json()["errors"]["wins"]
+    full = client.post("/api/karbon/odds", json=dict(state, losses=1, wins=2))
+    assert full.status_code == 422 and "track would be full" in full.json()["errors"]["wins"]
