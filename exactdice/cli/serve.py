@@ -18,7 +18,9 @@ __all__ = ["serve"]
 @click.option("--no-cache", is_flag=True, help="Keep no results between requests.")
 @click.option("--workers", type=int, default=2, show_default=True,
               help="Solves run at once, each in its own process (the rest wait their turn).")
-def serve(host, port, store, no_cache, workers):
+@click.option("--worker-memory", type=float, default=4.0, show_default=True,
+              help="GiB of address space each worker process may use; a solve past it stops with a message.")
+def serve(host, port, store, no_cache, workers, worker_memory):
     """A contest calculator in the browser: open http://HOST:PORT/ after starting it.
 
     \b
@@ -34,6 +36,8 @@ def serve(host, port, store, no_cache, workers):
         raise InputError("--port", f"must be from 1 to 65535, got {port}")
     if not 1 <= workers <= 64:
         raise InputError("--workers", f"must be from 1 to 64, got {workers}")
+    if not 0.5 <= worker_memory <= 1024:
+        raise InputError("--worker-memory", f"must be from 0.5 to 1024 (GiB), got {worker_memory:g}")
     if store and no_cache:
         raise InputError("--no-cache", "contradicts --store (give one of them)")
     from exactdice.tables.store import ResultStore, default_store_path
@@ -46,5 +50,6 @@ def serve(host, port, store, no_cache, workers):
     from exactdice.web.app import create_app
 
     click.echo(f"exactdice serve: http://{host}:{port}/  (Ctrl+C stops it)", err=True)
-    uvicorn.run(create_app(store_path=store_path, workers=workers), host=host, port=port,
+    uvicorn.run(create_app(store_path=store_path, workers=workers, worker_memory=int(worker_memory * 2 ** 30)),
+                host=host, port=port,
                 log_level="warning")

@@ -154,10 +154,12 @@ def _table_cell(value: Fraction, probability: bool) -> dict:
     return {"exact": fraction_text(value), "value": decimal_text(value, 2)}
 
 
-def create_app(store_path=None, workers: int = 2, tables_dir="default") -> Starlette:
+def create_app(store_path=None, workers: int = 2, tables_dir="default",
+               worker_memory: int | None = None) -> Starlette:
     """The web app. ``store_path``: the SQLite results store (None: no cache);
-    ``tables_dir``: the canonical tables to browse (default: the checkout's ``tables/``)."""
-    manager = JobManager(workers=workers)
+    ``tables_dir``: the canonical tables to browse (default: the checkout's ``tables/``);
+    ``worker_memory``: bytes of address space each worker process may use (None: no cap)."""
+    manager = JobManager(workers=workers, memory_limit=worker_memory)
     tables = _table_files(default_tables_dir() if tables_dir == "default" else
                           (Path(tables_dir) if tables_dir else None))
 

@@ -99,11 +99,13 @@ class Job:
 
 
 class JobManager:
-    """Runs jobs in worker processes, at most ``workers`` at once (the rest wait their turn)."""
+    """Runs jobs in worker processes, at most ``workers`` at once (the rest wait their turn);
+    each worker's address space is capped at ``memory_limit`` bytes when given."""
 
-    def __init__(self, workers: int = 2):
+    def __init__(self, workers: int = 2, memory_limit: int | None = None):
         if workers < 1:
             raise ValueError("workers must be >= 1")
+        self.memory_limit = memory_limit
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(["exactdice.web.tasks", "exactdice.karbon",
                                               "exactdice.karbon.solve", "exactdice.validation"])
@@ -142,7 +144,7 @@ class JobManager:
             if job.finished:  # cancelled while it waited
                 return
             receiving, sending = self._context.Pipe(duplex=False)
-            process = self._context.Process(target=run_task, args=(sending, job.task, job.arguments),
+            process = self._context.Process(target=run_task, args=(sending, job.task, job.arguments, self.memory_limit),
                                             daemon=True)
             with job._lock:
                 if job.finished:
@@ -156,8 +158,8 @@ class JobManager:
                     try:
                         message = receiving.recv()
                     except (EOFError, OSError):
-                        job._finish("error", errors={"form": "the worker process stopped without an "
-                                                             "answer (out of memory?)"})
+                        process.join(5)
+                        job._finish("error", errors={"form": self._death_message(process.exitcode)})
                         break
                     if message[0] == "progress":
                         job.progress = message[1]
@@ -176,6 +178,13 @@ class JobManager:
                 if process.is_alive():
                     process.kill()
                     process.join()
+
+    def _death_message(self, exitcode) -> str:
+        if self.memory_limit:
+            return (f"the worker process stopped without an answer (exit code {exitcode}); it may "
+                    f"have run out of its {self.memory_limit / 2 ** 30:.1f} GiB of memory (exactdice "
+                    "serve --worker-memory raises it)")
+        return f"the worker process stopped without an answer (exit code {exitcode}; out of memory?)"
 
     def shutdown(self) -> None:
         """Cancel every unfinished job (their worker processes are killed)."""

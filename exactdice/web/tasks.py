@@ -139,15 +139,32 @@ class _ProgressPipe(io.TextIOBase):
             pass
 
 
-def run_task(connection, name: str, arguments: dict) -> None:
+def run_task(connection, name: str, arguments: dict, memory_limit: int | None = None) -> None:
     """Run ``TASKS[name](**arguments)`` in this (worker) process and send the outcome.
 
     Sends ``("progress", text)`` messages, then ``("done", result)`` or
-    ``("input_error", field, message)`` or ``("failed", text)``.
+    ``("input_error", errors)`` or ``("failed", text)``. ``memory_limit`` (bytes) caps this
+    process's address space, so one huge solve stops with a message instead of starving
+    the machine.
     """
     sys.stderr = _ProgressPipe(connection)
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())  # not a process-shared semaphore: Cancel kills this process
+    if memory_limit:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
     try:
         result = TASKS[name](**arguments)
+    except MemoryError:
+        limit = f"{memory_limit / 2 ** 30:.1f} GiB" if memory_limit else "the machine's memory"
+        connection.send(("input_error", {"max_states": f"the solve ran out of memory (a worker may use "
+                                                       f"{limit}; raise it with exactdice serve "
+                                                       "--worker-memory GIB, or lower max_states)"}))
+        return
     except InputError as error:
         errors = getattr(error, "errors", None)
         connection.send(("input_error", errors or {error.field or "form": error.message}))

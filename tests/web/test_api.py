@@ -467,3 +467,13 @@ def test_a_mid_contest_position_matches_the_cli_state_file(client, tmp_path):
     assert response.status_code == 422 and "needs explicit hands" in response.json()["errors"]["wins"]
     full = client.post("/api/karbon/odds", json=dict(state, losses=1, wins=2))
     assert full.status_code == 422 and "track would be full" in full.json()["errors"]["wins"]
+
+
+def test_a_worker_past_its_memory_cap_stops_with_a_message():
+    # 300 MB of address space: a worker maps about 270 MB before it solves, and this contest
+    # needs more; it must stop with a message about memory, not die silently
+    with TestClient(create_app(store_path=None, workers=1, worker_memory=300 * 2 ** 20)) as small:
+        code, data = answer(small, "/api/karbon/odds", dict(MAIN_CONTEST, ability=4, challenge=4, consequence=3))
+    assert data["status"] == "error"
+    message = data["errors"].get("max_states") or data["errors"].get("form")
+    assert "memory" in message, data

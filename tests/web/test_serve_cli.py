@@ -55,6 +55,7 @@ def test_serve_answers_on_localhost_and_stops(tmp_path):
     (["--port", "0"], "exactdice: error: --port: must be from 1 to 65535, got 0"),
     (["--port", "70000"], "exactdice: error: --port: must be from 1 to 65535, got 70000"),
     (["--workers", "0"], "exactdice: error: --workers: must be from 1 to 64, got 0"),
+    (["--worker-memory", "0.1"], "exactdice: error: --worker-memory: must be from 0.5 to 1024 (GiB), got 0.1"),
     (["--no-cache", "--store", "x.sqlite"], "exactdice: error: --no-cache: contradicts --store (give one of them)"),
 ])
 def test_serve_flag_errors(arguments, message):
