@@ -74,7 +74,8 @@ def _present_odds(result: dict) -> dict:
 
 
 def _present_validation(result: dict) -> dict:
-    return {"report": result["report"], "exact": _present_odds(result["exact"])}
+    """A fit report with each outcome's exact probability (keyed as in the CSV column)."""
+    return {"report": result["report"], "exact": {name: exact_json(p) for name, p in result["law"]}}
 
 
 def _present_outcomes(result: dict) -> dict:
@@ -96,6 +97,7 @@ def _present_grid(result: dict) -> dict:
 
 
 _PRESENT = {"karbon_grid": _present_grid, "karbon_odds": _present_odds, "validate_karbon": _present_validation,
+            "validate_system": _present_validation,
             "system_exact": _present_outcomes}
 
 
@@ -202,7 +204,8 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         return JSONResponse({"fields": field_descriptions(known[system])})
 
     async def systems(request):
-        return JSONResponse({"systems": [{"name": page.name, "title": page.title, "outcome": page.outcome}
+        return JSONResponse({"systems": [{"name": page.name, "title": page.title, "outcome": page.outcome,
+                                          "column": page.column}
                                          for page in SYSTEM_PAGES.values()]})
 
     async def system_exact(request):
@@ -215,7 +218,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             call = page.prepare(await _json_body(request))
         except FormError as error:
             return _errors(error.errors)
-        key = ResultKey(page.name, {}, {"result": "web_exact", **call.values}, {})
+        key = _system_key(page, call)
         cached = store_get(key)
         if cached is not None:
             return JSONResponse({"status": "done", "cached": True, "result": _present_outcomes(cached),
@@ -279,14 +282,19 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         job.cancel()
         return job_response(job)
 
-    async def validate_karbon(request):
-        from exactdice.karbon.simulate import OUTCOME_COLUMN
-        from exactdice.validation import read_sample_column, goodness_of_fit
+    async def validate(request):
+        from exactdice.validation import read_sample_column
 
+        from exactdice.web.tasks import fit_report, karbon_law
+
+        system = request.path_params["system"]
+        page = SYSTEM_PAGES.get(system)
+        if system != "karbon" and page is None:
+            return _errors({"system": f"unknown system {system!r}; known: karbon, {', '.join(SYSTEM_PAGES)}"}, 404)
         try:
             data = await _json_body(request)
             text = data.pop("samples", None)
-            column = data.pop("column", None) or OUTCOME_COLUMN
+            column = data.pop("column", None) or (page.column if page else "outcome")
             alpha_text = data.pop("alpha", None) or "0.01"
             errors = {}
             if not isinstance(text, str) or not text.strip():
@@ -300,29 +308,31 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             except (TypeError, ValueError):
                 errors["alpha"] = f"must be a number strictly between 0 and 1, got {alpha_text!r}"
             try:
-                contest = karbon_contest(data)
+                prepared = karbon_contest(data) if page is None else page.prepare(data)
             except FormError as error:
                 errors.update(error.errors)
             if errors:
                 raise FormError(errors)
             counts = _read_counts(text, column, read_sample_column)
-            setup, ruleset, player, narrator, max_states = contest
-            key = karbon_key(setup, ruleset, player, narrator)
+            if page is None:
+                setup, ruleset, player, narrator, max_states = prepared
+                key = karbon_key(setup, ruleset, player, narrator)
+                task, arguments = "validate_karbon", {"setup": setup, "ruleset": ruleset, "player": player,
+                                                      "narrator": narrator, "max_states": max_states}
+            else:
+                key = _system_key(page, prepared)
+                task, arguments = "validate_system", {"system": system, "values": prepared.values}
             cached = store_get(key)
             if cached is not None:
-                law = {"win": cached["win"], "loss": cached["loss"], "tie": cached["tie"],
-                       "unfinished": cached["never_ends"]}
-                report = goodness_of_fit(law, counts, alpha=alpha, field="samples")
-                return JSONResponse({"status": "done", "cached": True, "result": _present_validation(
-                    {"report": report.to_json(), "exact": cached})})
+                law = karbon_law(cached) if page is None else dict(cached["outcomes"])
+                return JSONResponse({"status": "done", "cached": True,
+                                     "result": _present_validation(fit_report(law, counts, alpha))})
         except FormError as error:
             return _errors(error.errors)
         except InputError as error:
             return _errors({form_field(error.field, ("samples", "column", "alpha")): error.message})
-        job = manager.submit("validate_karbon", {
-            "counts": counts, "setup": setup, "ruleset": ruleset, "player": player,
-            "narrator": narrator, "max_states": max_states, "alpha": alpha},
-            on_done=lambda result: store_put(key, result["exact"]))
+        job = manager.submit(task, dict(arguments, counts=counts, alpha=alpha),
+                             on_done=lambda result: store_put(key, result["exact"]))
         return job_response(job, 202)
 
     async def dist(request):
@@ -391,7 +401,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
     routes = [Route("/", index), *(page_route(path, *info) for path, info in PAGES.items()),
               Route("/api/fields/{system}", fields),
               Route("/api/karbon/odds", karbon_odds, methods=["POST"]),
-              Route("/api/validate/karbon", validate_karbon, methods=["POST"]),
+              Route("/api/validate/{system}", validate, methods=["POST"]),
               Route("/api/dist", dist, methods=["POST"]),
               Route("/api/systems", systems, methods=["GET"]),
               Route("/api/tables", table_list, methods=["GET"]),
@@ -413,6 +423,11 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
     app.state.jobs = manager
     app.state.store_path = store_path
     return app
+
+
+def _system_key(page, call) -> ResultKey:
+    """The results-store key of another system's exact outcomes on the page."""
+    return ResultKey(page.name, {}, {"result": "web_exact", **call.values}, {})
 
 
 def _read_counts(text: str, column: str, read_sample_column) -> dict:

@@ -40,6 +40,7 @@ class SystemPage:
     name: str
     title: str
     outcome: str
+    column: str
     fields: tuple[Field, ...]
     build: Callable[[dict], Callable[[], dict]]
 
@@ -108,7 +109,7 @@ def _pages():
     from exactdice.chronica.ruleset import TIE_RULES
 
     pages = [
-        SystemPage("contingency", "Contingency skill check", "outcome", (
+        SystemPage("contingency", "Contingency skill check", "outcome", "outcome", (
             Field("dice", "text", "d6,d8,d10", label="Dice", help="The pool: wellness, attribute, skill (3d6 = d6,d6,d6)."),
             Field("difficulty", "int", 6, low=1, high=100, label="Difficulty", help="Target number."),
             Field("advantage", "int", 0, low=0, high=20, label="Advantage", help="Units of advantage."),
@@ -121,7 +122,7 @@ def _pages():
             Field("gm_omen", "choice", GM_OMEN_RULES[0], choices=GM_OMEN_RULES, label="GM omen",
                   help="Which faces give the moderator an omen."),
         ), _contingency),
-        SystemPage("chronica", "Chronica Mutanis Mundi contest", "winner (side 0, 1, ... or tie)", (
+        SystemPage("chronica", "Chronica Mutanis Mundi contest", "winner (side 0, 1, ... or tie)", "winner", (
             Field("side_1", "text", "d8,d8,d6", label="Side 0 dice", help="The first side's dice, e.g. d8,d8,d6."),
             Field("side_2", "text", "d10,d6", label="Side 1 dice", help="The second side's dice."),
             Field("side_3", "text", "", label="Side 2 dice", help="A third side (optional)."),
@@ -129,14 +130,15 @@ def _pages():
             Field("tie_rule", "choice", TIE_RULES[0], choices=TIE_RULES, label="Tie rule",
                   help="all-discarded: a true tie only when every die is gone."),
         ), _chronica),
-        SystemPage("karst-attack", "Karst attack until knockout", "negative health after the fight", (
+        SystemPage("karst-attack", "Karst attack until knockout", "negative health after the fight",
+                   "negative_health", (
             Field("modifier", "int", 2, low=-20, high=20, label="Attack modifier", help="The attacker's modifier."),
             Field("defense", "int", 12, low=0, high=40, label="Defense", help="The target's defense."),
             Field("damage", "text", "d6", label="Damage", help="Damage per hit, dice notation."),
             Field("health", "int", 8, low=1, high=100, label="Health", help="The target's health."),
             Field("unaware", "bool", False, label="Unaware", help="Damage doubled on the first attack."),
         ), _karst_attack),
-        SystemPage("karst-death", "Karst death roll", "outcome", (
+        SystemPage("karst-death", "Karst death roll", "outcome", "outcome", (
             Field("negative_health", "int", 2, low=1, high=100, label="Negative health", help="How far below zero."),
             Field("modifier", "int", 0, low=-20, high=20, label="Modifier", help="Death roll modifier."),
         ), _karst_death),

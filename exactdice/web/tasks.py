@@ -20,7 +20,7 @@ import time
 
 from exactdice.errors import InputError
 
-__all__ = ["karbon_odds", "validate_karbon", "system_exact", "run_task", "TASKS", "EXPECTATIONS"]
+__all__ = ["karbon_odds", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS"]
 
 #: the expectations of a contest, in the order the page shows them
 EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
@@ -53,19 +53,31 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
     return result
 
 
-def validate_karbon(counts: dict, setup, ruleset, player, narrator, max_states=None,
-                    exact: dict | None = None, alpha: float = 0.01) -> dict:
-    """Test sampled outcome counts against the contest's exact P(outcome) (`goodness_of_fit`).
+def karbon_law(exact: dict) -> dict:
+    """The exact P(outcome) of the simulator's outcome column, from a `karbon_odds` result."""
+    return {"win": exact["win"], "loss": exact["loss"], "tie": exact["tie"], "unfinished": exact["never_ends"]}
 
-    ``exact`` is the contest's `karbon_odds` result when the server already has it."""
+
+def fit_report(law: dict, counts: dict, alpha: float) -> dict:
+    """`goodness_of_fit` of the counts against the exact law, with the law (a list of pairs)."""
     from exactdice.validation import goodness_of_fit
 
-    if exact is None:
-        exact = karbon_odds(setup, ruleset, player, narrator, max_states)
-    law = {"win": exact["win"], "loss": exact["loss"], "tie": exact["tie"],
-           "unfinished": exact["never_ends"]}
     report = goodness_of_fit(law, counts, alpha=alpha, field="samples")
-    return {"report": report.to_json(), "exact": exact}
+    return {"report": report.to_json(), "law": [[name, p] for name, p in law.items()]}
+
+
+def validate_karbon(counts: dict, setup, ruleset, player, narrator, max_states=None,
+                    alpha: float = 0.01) -> dict:
+    """Test sampled outcome counts against a contest's exact P(outcome) (`goodness_of_fit`);
+    ``exact`` is the contest's `karbon_odds` result (the server keeps it)."""
+    exact = karbon_odds(setup, ruleset, player, narrator, max_states)
+    return dict(fit_report(karbon_law(exact), counts, alpha), exact=exact)
+
+
+def validate_system(counts: dict, system: str, values: dict, alpha: float = 0.01) -> dict:
+    """Test sampled outcome counts against another system's exact outcome distribution."""
+    exact = system_exact(system, values)
+    return dict(fit_report(dict(exact["outcomes"]), counts, alpha), exact=exact)
 
 
 def system_exact(system: str, values: dict) -> dict:
@@ -104,7 +116,7 @@ def _progress(text: str) -> None:
         sys.stderr.send(text)
 
 
-TASKS = {"karbon_grid": karbon_grid, "karbon_odds": karbon_odds, "validate_karbon": validate_karbon, "system_exact": system_exact}
+TASKS = {"karbon_grid": karbon_grid, "validate_system": validate_system, "karbon_odds": karbon_odds, "validate_karbon": validate_karbon, "system_exact": system_exact}
 
 
 class _ProgressPipe(io.TextIOBase):

@@ -477,3 +477,34 @@ def test_a_worker_past_its_memory_cap_stops_with_a_message():
     assert data["status"] == "error"
     message = data["errors"].get("max_states") or data["errors"].get("form")
     assert "memory" in message, data
+
+
+def test_validate_other_systems_against_their_exact_laws(client):
+    from exactdice.validation import goodness_of_fit
+
+    law = _library_outcomes("karst-death")        # death 3/4-ish: negative health 3, modifier 1
+    counts = {name: round(1000 * p) for name, p in law.items()}
+    body = dict(SYSTEM_BODIES["karst-death"], samples=sample_csv(counts))
+    for attempt in ("solved", "cached"):
+        code, data = answer(client, "/api/validate/karst-death", body)
+        assert data["status"] == "done", data
+        report = data["result"]["report"]
+        assert report["p_value"] == goodness_of_fit(law, counts).p_value and report["fits"] is True
+        assert data["result"]["exact"]["death"]["exact"] == fraction_text(law["death"])
+    chronica = {"0": 10, "1": 80, "2": 10, "tie": 0}   # far from the exact law
+    rows = ["winner"] + [name for name, count in chronica.items() for _ in range(count)]
+    code, data = answer(client, "/api/validate/chronica",
+                        dict(SYSTEM_BODIES["chronica"], samples="\n".join(rows) + "\n"))
+    assert data["result"]["report"]["fits"] is False
+    expected = goodness_of_fit(_library_outcomes("chronica"), chronica)
+    assert data["result"]["report"]["p_value"] == expected.p_value
+
+
+def test_validate_unknown_system_and_other_system_field_errors(client):
+    response = client.post("/api/validate/monopoly", json={})
+    assert response.status_code == 404 and "unknown system 'monopoly'" in response.json()["errors"]["system"]
+    response = client.post("/api/validate/contingency", json={"difficulty": 0, "samples": "outcome\nfailure\n"})
+    assert response.status_code == 422 and ">= 1" in response.json()["errors"]["difficulty"]
+    response = client.post("/api/validate/chronica", json={"samples": "outcome\n0\n"})
+    assert response.status_code == 422
+    assert "has no column 'winner'" in response.json()["errors"]["samples"]

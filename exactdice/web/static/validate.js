@@ -4,9 +4,27 @@
 (async () => {
   const form = document.getElementById("validate-form");
   const MAIN = ["ability", "challenge", "consequence", "peril", "fortune", "fallout", "training"];
-  const fields = await exactdice.fieldsOf("karbon");
-  exactdice.buildFields(document.getElementById("main-fields"), fields, f => MAIN.includes(f.name));
-  exactdice.buildFields(document.getElementById("more-fields"), fields, f => !MAIN.includes(f.name));
+  const choice = document.getElementById("f-system-choice");
+  const systems = [{name: "karbon", title: "Karbon contest", column: "outcome"},
+                   ...(await (await fetch("/api/systems")).json()).systems];
+  for (const system of systems) {
+    const option = document.createElement("option");
+    option.value = system.name; option.textContent = system.title;
+    choice.appendChild(option);
+  }
+  async function showFields() {
+    const main = document.getElementById("main-fields"), more = document.getElementById("more-fields");
+    main.innerHTML = ""; more.innerHTML = "";
+    const fields = await exactdice.fieldsOf(choice.value);
+    const karbon = choice.value === "karbon";
+    exactdice.buildFields(main, fields, f => !karbon || MAIN.includes(f.name));
+    exactdice.buildFields(more, fields, f => karbon && !MAIN.includes(f.name));
+    more.closest("details").classList.toggle("hidden", !karbon);
+    document.getElementById("f-column").value = systems.find(s => s.name === choice.value).column;
+    document.getElementById("answer").classList.add("hidden");
+  }
+  choice.addEventListener("change", async () => { form.dataset.ready = "no"; await showFields(); form.dataset.ready = "yes"; });
+  await showFields();
   const status = document.getElementById("status");
   const cancelButton = document.getElementById("cancel");
   let currentJob = null;
@@ -27,7 +45,7 @@
       const tr = document.createElement("tr");
       tr.id = `row-${name}`;
       tr.innerHTML = `<td>${name}</td><td>${row.observed}</td><td>${(100 * row.share).toFixed(2)}%</td>` +
-        `<td title="${row.p}">${result.exact[name === "unfinished" ? "never_ends" : name].percent}%</td>` +
+        `<td title="${row.p}">${result.exact[name].percent}%</td>` +
         `<td>${row.expected.toFixed(1)}</td><td class="z">${row.z === null ? "\u2014" : (row.z >= 0 ? "+" : "") + row.z.toFixed(2)}</td>`;
       body.appendChild(tr);
     }
@@ -43,7 +61,7 @@
     values.alpha = document.getElementById("f-alpha").value;
     status.textContent = "computing\u2026";
     cancelButton.classList.remove("hidden");
-    let {code, data} = await exactdice.postJSON("/api/validate/karbon", values);
+    let {code, data} = await exactdice.postJSON(`/api/validate/${choice.value}`, values);
     if (code !== 422) data = await exactdice.follow(data, (text, job) => { currentJob = job; status.textContent = text; });
     currentJob = null;
     cancelButton.classList.add("hidden");
