@@ -9,7 +9,9 @@ Side by side in one run, for ``karbon odds --ability 3 --challenge 2 --consequen
   with ``GET /api/jobs/ID?wait=...`` until the answer arrives, as the page does;
 * the same request answered from the results store (asked before);
 * the CLI ``exactdice karbon odds`` as a new process (start-up + solve), the peer a
-  terminal user has.
+  terminal user has;
+* the main contest asked while a long solve (A5 v C5, W4 P2) runs in another "tab", and
+  the time from Cancel to the long solve's worker process being gone.
 
 Wall-clock times (the server's work is in other processes), best and median of N runs,
 and the ratios to the Python API. Run: ``python scripts/bench_web.py [--repeats N]``.
@@ -27,6 +29,7 @@ import time
 from pathlib import Path
 
 MAIN = {"ability": 3, "challenge": 2, "consequence": 2, "peril": 1}
+LONG = {"ability": 5, "challenge": 5, "consequence": 4, "peril": 2}
 CLI = [sys.executable, "-m", "exactdice.cli.main", "karbon", "odds", "-a", "3", "-c", "2", "-w", "2", "-p", "1"]
 
 
@@ -95,6 +98,12 @@ def main():
                 rows.append(("web, warm, not cached (POST + poll)", timed(lambda: ask(client, url, MAIN), repeats)))
                 ask(client, cached_url, MAIN)
                 rows.append(("web, answer from the results store", timed(lambda: ask(client, cached_url, MAIN), repeats)))
+                long_job = client.post(f"{url}/api/karbon/odds", json=LONG).json()["job"]
+                time.sleep(1.0)
+                rows.append(("web, not cached, while a long solve runs", timed(lambda: ask(client, url, MAIN), repeats)))
+                began = time.perf_counter()
+                client.post(f"{url}/api/jobs/{long_job}/cancel")
+                cancel_seconds = time.perf_counter() - began
         finally:
             stop_plain()
             stop_cached()
@@ -104,6 +113,8 @@ def main():
     print(f"{'':45} {'best':>9} {'median':>9}  median / API")
     for name, (best, median) in rows:
         print(f"{name:45} {1000 * best:7.1f}ms {1000 * median:7.1f}ms  {median / api[1]:.2f}x")
+    print(f"Cancel of the long solve: the answer came {1000 * cancel_seconds:.1f} ms after the request, "
+          "its worker process gone")
 
 
 if __name__ == "__main__":

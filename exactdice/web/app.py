@@ -275,7 +275,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             job.wait(seconds)
         return job_response(job)
 
-    async def cancel(request):
+    def cancel(request):  # a plain function: the kill and join run in a thread, not the event loop
         job = manager.get(request.path_params["job"])
         if job is None:
             return _errors({"job": f"no job {request.path_params['job']!r}"}, 404)
