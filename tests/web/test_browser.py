@@ -105,7 +105,7 @@ def test_an_invalid_field_shows_its_message(browser, live_server, screenshots):
     browser.save_screenshot(str(screenshots / "karbon-invalid-field.png"))
 
 
-def test_cancel_really_stops_a_long_solve(browser, live_server):
+def test_cancel_really_stops_a_long_solve_and_another_tab_is_not_blocked(browser, live_server):
     from selenium.webdriver.common.by import By
 
     open_page(browser, live_server, "/karbon")
@@ -116,6 +116,16 @@ def test_cancel_really_stops_a_long_solve(browser, live_server):
                    "the long solve to start")
     wait_for(lambda: "exploring" in text_of(browser, "status") or "solv" in text_of(browser, "status"),
              30, "progress on the page")
+    # another tab answers a quick contest while the long solve runs
+    long_tab = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    open_page(browser, live_server, "/karbon")
+    fill(browser, dict(TINY_CONTEST, consequence=2))
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: browser.find_elements(By.ID, "pct-win"), 60, "the quick answer in the second tab")
+    assert job.status == "running"
+    browser.close()
+    browser.switch_to.window(long_tab)
     browser.find_element(By.ID, "cancel").click()
     wait_for(lambda: text_of(browser, "status") == "cancelled", 30, "the page to say cancelled")
     wait_for(lambda: job.status == "cancelled", 10, "the job to be cancelled")

@@ -78,9 +78,14 @@
       strip.appendChild(cell);
       return cell;
     });
+    const explicit = (values.player_dice || "").trim() !== "";
     for (let i = 0; i < WHATIF.length; i++) {
       if (mine !== generation) return;
       const [name, step] = WHATIF[i];
+      if (explicit && name === "challenge") {   // explicit hands: no draw, so no Challenge
+        cells[i].querySelector(".value").textContent = "n/a (explicit hands)";
+        continue;
+      }
       const changed = Object.assign({}, values, {[name]: String(Number(values[name]) + step)});
       const data = await ask(changed, (text, job) => { currentJob = job; });
       const value = cells[i].querySelector(".value");
