@@ -47,9 +47,13 @@ def serve(host, port, store, no_cache, workers, worker_memory):
         ResultStore(store_path).close()   # a bad path is a one-line error now, not per request
     import uvicorn
 
-    from exactdice.web.app import create_app
+    from exactdice.web.app import LOCAL_HOSTS, create_app
+
+    # bound to this machine: answer only its own names; bound wider: any name
+    hosts = LOCAL_HOSTS if host in ("127.0.0.1", "localhost", "::1") else ("*",)
 
     click.echo(f"exactdice serve: http://{host}:{port}/  (Ctrl+C stops it)", err=True)
-    uvicorn.run(create_app(store_path=store_path, workers=workers, worker_memory=int(worker_memory * 2 ** 30)),
+    uvicorn.run(create_app(store_path=store_path, workers=workers, worker_memory=int(worker_memory * 2 ** 30),
+                           allowed_hosts=hosts),
                 host=host, port=port,
                 log_level="warning")

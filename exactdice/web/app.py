@@ -23,6 +23,8 @@ from fractions import Fraction
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
@@ -106,6 +108,10 @@ def _errors(errors: dict, status: int = 422) -> JSONResponse:
 
 
 async def _json_body(request: Request) -> dict:
+    # JSON only: a browser sends that cross-site only after asking (CORS), which this
+    # server never allows, so another site cannot start work here
+    if not request.headers.get("content-type", "").startswith("application/json"):
+        raise FormError({"form": "send the fields as JSON (Content-Type: application/json)"})
     body = await request.body()
     if len(body) > MAX_UPLOAD_BYTES:
         raise FormError({"form": f"the request is {len(body):,} bytes; at most {MAX_UPLOAD_BYTES:,}"})
@@ -156,11 +162,17 @@ def _table_cell(value: Fraction, probability: bool) -> dict:
     return {"exact": fraction_text(value), "value": decimal_text(value, 2)}
 
 
+#: Host headers the app answers by default (this machine; "testserver" is the test client's)
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1", "testserver")
+
+
 def create_app(store_path=None, workers: int = 2, tables_dir="default",
-               worker_memory: int | None = None) -> Starlette:
+               worker_memory: int | None = None, allowed_hosts=LOCAL_HOSTS) -> Starlette:
     """The web app. ``store_path``: the SQLite results store (None: no cache);
     ``tables_dir``: the canonical tables to browse (default: the checkout's ``tables/``);
-    ``worker_memory``: bytes of address space each worker process may use (None: no cap)."""
+    ``worker_memory``: bytes of address space each worker process may use (None: no cap);
+    ``allowed_hosts``: the Host headers it answers (another name is refused, so a web
+    site that points its own name at 127.0.0.1 cannot reach it)."""
     manager = JobManager(workers=workers, memory_limit=worker_memory)
     tables = _table_files(default_tables_dir() if tables_dir == "default" else
                           (Path(tables_dir) if tables_dir else None))
@@ -419,7 +431,8 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             manager.shutdown()
 
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: method_not_allowed},
-                    lifespan=lifespan)
+                    lifespan=lifespan,
+                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
     app.state.jobs = manager
     app.state.store_path = store_path
     return app

@@ -152,9 +152,12 @@ def test_all_bad_fields_at_once_and_bad_bodies(client):
     errors = client.post("/api/karbon/odds", json={"ability": -1, "challenge": "x"}).json()["errors"]
     assert set(errors) == {"ability", "challenge"}
     for content in (b"not json", b"[1, 2]"):
-        response = client.post("/api/karbon/odds", content=content)
+        response = client.post("/api/karbon/odds", content=content, headers={"Content-Type": "application/json"})
         assert response.status_code == 422 and "form" in response.json()["errors"]
-    huge = client.post("/api/karbon/odds", content=b"{" + b" " * 20_000_001 + b"}")
+    plain = client.post("/api/karbon/odds", content=b'{"ability": 3}', headers={"Content-Type": "text/plain"})
+    assert plain.status_code == 422 and "Content-Type: application/json" in plain.json()["errors"]["form"]
+    huge = client.post("/api/karbon/odds", content=b"{" + b" " * 20_000_001 + b"}",
+                       headers={"Content-Type": "application/json"})
     assert huge.status_code == 422 and "at most 20,000,000" in huge.json()["errors"]["form"]
 
 
@@ -508,3 +511,10 @@ def test_validate_unknown_system_and_other_system_field_errors(client):
     response = client.post("/api/validate/chronica", json={"samples": "outcome\n0\n"})
     assert response.status_code == 422
     assert "has no column 'winner'" in response.json()["errors"]["samples"]
+
+
+def test_only_local_host_names_are_answered(client):
+    assert client.get("/karbon", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+    assert client.get("/karbon", headers={"Host": "localhost:8000"}).status_code == 200
+    rebound = client.get("/api/fields/karbon", headers={"Host": "evil.example:8000"})
+    assert rebound.status_code == 400
