@@ -23,6 +23,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
@@ -231,7 +232,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         except FormError as error:
             return _errors(error.errors)
         key = _system_key(page, call)
-        cached = store_get(key)
+        cached = await run_in_threadpool(store_get, key)
         if cached is not None:
             return JSONResponse({"status": "done", "cached": True, "result": _present_outcomes(cached),
                                  "seconds": round(time.perf_counter() - began, 4)})
@@ -259,7 +260,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             return _errors(error.errors)
         key = karbon_key(setup, ruleset, player, narrator)
         try:
-            cached = store_get(key)
+            cached = await run_in_threadpool(store_get, key)
         except InputError as error:
             return _errors({"form": str(error)}, 500)
         if cached is not None:
@@ -334,7 +335,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             else:
                 key = _system_key(page, prepared)
                 task, arguments = "validate_system", {"system": system, "values": prepared.values}
-            cached = store_get(key)
+            cached = await run_in_threadpool(store_get, key)
             if cached is not None:
                 law = karbon_law(cached) if page is None else dict(cached["outcomes"])
                 return JSONResponse({"status": "done", "cached": True,
@@ -386,7 +387,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         except FormError as error:
             return _errors(error.errors)
         key = ResultKey("karbon", {}, {"result": "web_grid", **grid}, {})
-        cached = store_get(key)
+        cached = await run_in_threadpool(store_get, key)
         if cached is not None:
             return JSONResponse({"status": "done", "cached": True, "result": _present_grid(cached),
                                  "seconds": round(time.perf_counter() - began, 4)})
@@ -410,6 +411,13 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
     async def method_not_allowed(request, exc):
         return _errors({"method": f"{request.method} is not allowed here"}, 405)
 
+    async def store_or_input_error(request, exc):
+        # e.g. a results store that became unreadable: a message, never a traceback
+        return _errors({"form": str(exc)}, 500)
+
+    async def internal_error(request, exc):
+        return _errors({"form": f"internal error ({type(exc).__name__}: {exc}); please report it"}, 500)
+
     routes = [Route("/", index), *(page_route(path, *info) for path, info in PAGES.items()),
               Route("/api/fields/{system}", fields),
               Route("/api/karbon/odds", karbon_odds, methods=["POST"]),
@@ -430,7 +438,8 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         finally:
             manager.shutdown()
 
-    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: method_not_allowed},
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: method_not_allowed,
+                                        InputError: store_or_input_error, 500: internal_error},
                     lifespan=lifespan,
                     middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
     app.state.jobs = manager

@@ -518,3 +518,15 @@ def test_only_local_host_names_are_answered(client):
     assert client.get("/karbon", headers={"Host": "localhost:8000"}).status_code == 200
     rebound = client.get("/api/fields/karbon", headers={"Host": "evil.example:8000"})
     assert rebound.status_code == 400
+
+
+def test_a_broken_store_is_a_message_not_a_traceback(tmp_path):
+    bad = tmp_path / "broken.sqlite"
+    with TestClient(create_app(store_path=bad, workers=1)) as broken:
+        bad.write_bytes(b"this is not an SQLite database at all, " * 200)
+        for url, body in (("/api/karbon/odds", TINY_CONTEST), ("/api/exact/karst-death", {}),
+                          ("/api/karbon/grid", {"row_values": "1", "column_values": "1-2"})):
+            response = broken.post(url, json=body)
+            assert response.status_code == 500, (url, response.text)
+            message = response.json()["errors"]["form"]
+            assert "results store" in message and "Traceback" not in response.text
