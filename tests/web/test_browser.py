@@ -254,3 +254,25 @@ def test_a_new_grid_is_made_with_progress(browser, live_server, screenshots):
     browser.find_element(By.CSS_SELECTOR, "#grid-form details summary").click()
     browser.execute_script("document.getElementById('grid-form').scrollIntoView()")
     browser.save_screenshot(str(screenshots / "tables-new-grid.png"))
+
+
+def test_optimal_player_advice_is_shown_in_words(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+
+    from exactdice.karbon import PlayerPolicy
+
+    open_page(browser, live_server, "/karbon")
+    setup = {"ability": 1, "challenge": 1, "consequence": 1, "fortune": 1, "pool": "d6,d8,d10",
+             "reserve": "none", "player_policy": "optimal"}
+    fill(browser, setup)
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#advice li"), what="the advice")
+    lines = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#advice li")]
+    expected = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, fortune=1,
+                                         pool={6: 1, 8: 1, 10: 1}, reserve={}),
+                            player=PlayerPolicy(kind="optimal"), all_states=True, draw_values=True)
+    from exactdice.karbon.solve import explain_first_round
+
+    assert lines == explain_first_round(expected)
+    assert text_of(browser, "pct-win") == exact_json(expected.win)["percent"] + "%"
+    browser.save_screenshot(str(screenshots / "karbon-optimal.png"))
