@@ -28,7 +28,8 @@ __all__ = ["Field", "FormError", "KARBON_FIELDS", "karbon_contest", "karbon_key"
 
 @dataclass(frozen=True)
 class Field:
-    """One form control: ``kind`` is ``int``, ``bool``, ``text`` or ``choice``."""
+    """One form control: ``kind`` is ``int``, ``float``, ``bool``, ``text`` or ``choice``
+    (a number whose default is None may be left blank)."""
 
     name: str
     kind: str
@@ -228,9 +229,18 @@ def read_fields(fields, data: dict) -> dict:
     values = {}
     for field in fields:
         raw = data.get(field.name, field.default)
-        if raw is None or (isinstance(raw, str) and not raw.strip() and field.kind == "int"):
+        if raw is None or (isinstance(raw, str) and not raw.strip() and field.kind in ("int", "float")):
             raw = field.default
-        if field.kind == "int":
+        if raw is None and field.kind in ("int", "float"):  # an optional number left blank
+            values[field.name] = None
+        elif field.kind == "float":
+            try:
+                if isinstance(raw, bool):
+                    raise ValueError
+                values[field.name] = float(str(raw).strip())
+            except ValueError:
+                errors[field.name] = f"must be a number, got {raw!r}"
+        elif field.kind == "int":
             if isinstance(raw, bool) or not isinstance(raw, (int, str)):
                 errors[field.name] = f"must be a whole number, got {raw!r}"
                 continue

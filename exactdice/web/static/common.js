@@ -30,15 +30,15 @@ const exactdice = (() => {
         input.value = field.default;
       } else {
         input = document.createElement("input");
-        if (field.kind === "int") {
-          input.type = "number";
-          input.value = field.default;
+        if (field.kind === "int" || field.kind === "float") {
+          input.type = field.kind === "int" ? "number" : "text";
+          input.value = field.default === null ? "" : field.default;
         } else if (field.kind === "bool") {
           input.type = "checkbox";
           input.checked = !!field.default;
         } else {
           input.type = "text";
-          input.value = field.default;
+          input.value = field.default === null ? "" : field.default;
         }
       }
       input.id = `f-${field.name}`;
