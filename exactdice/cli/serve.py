@@ -57,3 +57,7 @@ def serve(host, port, store, no_cache, workers, worker_memory):
                            allowed_hosts=hosts),
                 host=host, port=port,
                 log_level="warning")
+
+
+# library errors name parameters; `exactdice.cli.main` shows this command's flags instead
+serve.parameter_flags = {"store_path": "--store"}

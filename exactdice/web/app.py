@@ -217,8 +217,8 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         return JSONResponse({"fields": field_descriptions(known[system])})
 
     async def systems(request):
-        return JSONResponse({"systems": [{"name": page.name, "title": page.title, "outcome": page.outcome,
-                                          "column": page.column}
+        return JSONResponse({"systems": [{"name": page.name, "title": page.title,
+                                          "column": page.outcome_column()}
                                          for page in SYSTEM_PAGES.values()]})
 
     async def system_exact(request):
@@ -307,12 +307,12 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         try:
             data = await _json_body(request)
             text = data.pop("samples", None)
-            column = data.pop("column", None) or (page.column if page else "outcome")
+            column = data.pop("column", None)   # blank: the system's outcome column for this setup
             alpha_text = data.pop("alpha", None) or "0.01"
             errors = {}
             if not isinstance(text, str) or not text.strip():
                 errors["samples"] = "choose a CSV file of simulated outcomes (with a header row)"
-            if not isinstance(column, str):
+            if column is not None and not isinstance(column, str):
                 errors["column"] = f"must be a column name, got {column!r}"
             try:
                 alpha = float(alpha_text)
@@ -326,6 +326,8 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                 errors.update(error.errors)
             if errors:
                 raise FormError(errors)
+            if not column:
+                column = "outcome" if page is None else page.outcome_column(prepared.values)
             counts = _read_counts(text, column, read_sample_column)
             if page is None:
                 setup, ruleset, player, narrator, max_states = prepared

@@ -283,7 +283,7 @@ def karbon_contest(data: dict):
     Built with the same library calls as ``exactdice karbon odds`` (the CLI's
     `setup_from_options` does the same steps); every field is checked first.
     """
-    from exactdice.karbon import (ContestSetup, KarbonRuleset, RULE_CHOICES, parse_narrator_policy,
+    from exactdice.karbon import (RULE_CHOICES, ContestSetup, Rules, parse_narrator_policy,
                                   parse_player_policy)
     from exactdice.karbon.dice import parse_dice_list
 
@@ -297,7 +297,7 @@ def karbon_contest(data: dict):
             errors[name] = error.message
             return None
 
-    ruleset = attempt("rule_objective", lambda: KarbonRuleset().with_rules(
+    ruleset = attempt("rule_objective", lambda: Rules().with_rules(
         [f"{name}={values['rule_' + name]}" for name in RULE_CHOICES]))
     player = attempt("player_policy", lambda: parse_player_policy(values["player_policy"]))
     narrator = attempt("narrator_policy", lambda: parse_narrator_policy(values["narrator_policy"]))
@@ -331,8 +331,8 @@ def karbon_contest(data: dict):
 def karbon_key(setup, ruleset, player, narrator):
     """The results-store key of a contest's odds on the page (not of a table cell).
 
-    >>> from exactdice.karbon import ContestSetup, KarbonRuleset, PlayerPolicy, NarratorPolicy
-    >>> karbon_key(ContestSetup(ability=1, challenge=1), KarbonRuleset(), PlayerPolicy(),
+    >>> from exactdice.karbon import ContestSetup, Rules, PlayerPolicy, NarratorPolicy
+    >>> karbon_key(ContestSetup(ability=1, challenge=1), Rules(), PlayerPolicy(),
     ...            NarratorPolicy()).system
     'karbon'
     """

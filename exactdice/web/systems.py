@@ -1,9 +1,12 @@
-"""The other systems' pages: one `SystemPage` per main computation, each a form over the
-system's own ``expected_distribution`` (the exact law of its simulator's outcome column).
+"""The other systems' pages, generated from the `exactdice.systems` registry: one
+`SystemPage` per registered system (one per variant, e.g. each Karst roll) other than
+Karbon, whose calculator has a page of its own. A page's form fields are the system's
+declared parameters (`parameter_field`); the work is the system's ``exact(setup, rules)``,
+the exact law of its simulator's outcome column.
 
-A page declares its fields (`exactdice.web.forms.Field`) and a ``build`` that turns the
-checked values into the library's call, so every check the library makes runs in the
-server before any work starts; the work itself (`exact_outcomes`) runs in a worker.
+The server checks every field (kind and range here, then the system's own ``setup`` and
+``rules``) before any work starts; what only the computation can find (a die that does
+not exist, say) comes back from the worker as a message naming its field.
 
 >>> page = SYSTEM_PAGES["contingency"]
 >>> call = page.prepare({"difficulty": "6"})
@@ -16,36 +19,98 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 from exactdice.errors import InputError
 from exactdice.web.forms import Field, FormError, form_field, read_fields
 
-__all__ = ["SystemPage", "SYSTEM_PAGES", "exact_outcomes", "PreparedCall"]
+__all__ = ["SystemPage", "SYSTEM_PAGES", "exact_outcomes", "PreparedCall", "parameter_field",
+           "MULTIPLE_SEPARATORS"]
+
+#: how a parameter that takes several values is written in one text field
+MULTIPLE_SEPARATORS = {int: ",", str: ";"}
 
 
 @dataclass(frozen=True)
 class PreparedCall:
-    """Checked field values and the library call they make (run by `exact_outcomes`)."""
+    """Checked parameter values of one page (run by `exact_outcomes`)."""
 
     system: str
     values: dict
 
 
+def parameter_field(parameter) -> Field:
+    """A form field for one declared `exactdice.systems.Parameter`.
+
+    >>> from exactdice.systems import Parameter
+    >>> parameter_field(Parameter("modifier", int, 0, "Added to the d6.", maximum=5)).high
+    5
+    """
+    label = parameter.name.replace("_", " ").capitalize()
+    if parameter.multiple:
+        separator = MULTIPLE_SEPARATORS.get(parameter.kind, ";")
+        default = separator.join(str(item) for item in parameter.default or ())
+        return Field(parameter.name, "text", default, label=label,
+                     help=f"{parameter.help} (several: separate them with '{separator}')")
+    if parameter.kind is bool:
+        return Field(parameter.name, "bool", bool(parameter.default), label=label, help=parameter.help)
+    if parameter.choices:
+        return Field(parameter.name, "choice", parameter.default, choices=tuple(parameter.choices),
+                     label=label, help=parameter.help)
+    if parameter.kind is int:
+        return Field(parameter.name, "int", parameter.default, low=parameter.minimum,
+                     high=parameter.maximum, label=label, help=parameter.help)
+    if parameter.kind is float:
+        return Field(parameter.name, "float", parameter.default, label=label, help=parameter.help)
+    return Field(parameter.name, "text", "" if parameter.default is None else str(parameter.default),
+                 label=label, help=parameter.help)
+
+
+def _parameter_values(system, values: dict) -> dict:
+    """The form's values as the system's parameters take them (lists split, blanks None)."""
+    converted = {}
+    for parameter in system.parameters:
+        value = values.get(parameter.name)
+        if parameter.multiple:
+            separator = MULTIPLE_SEPARATORS.get(parameter.kind, ";")
+            items = [item.strip() for item in (value or "").split(separator) if item.strip()]
+            if parameter.kind is int:
+                try:
+                    items = [int(item) for item in items]
+                except ValueError:
+                    raise InputError(parameter.name, f"give whole numbers separated by '{separator}', "
+                                                     f"got {value!r}") from None
+            value = tuple(items)
+        elif parameter.kind is str and value == "" and not parameter.choices:
+            value = None
+        converted[parameter.name] = value
+    return converted
+
+
 @dataclass(frozen=True)
 class SystemPage:
-    """One computation's form: its fields, and ``build(values)`` -> a no-argument function
-    returning {outcome: exact probability} (built in the server, so errors come early)."""
+    """One registered system (or variant) on the page: its fields and where it lives."""
 
     name: str
     title: str
-    outcome: str
-    column: str
+    system: str
+    variant: str | None
     fields: tuple[Field, ...]
-    build: Callable[[dict], Callable[[], dict]]
+
+    def rules_system(self):
+        """The registry's object for this page."""
+        from exactdice.systems import get_system
+
+        system = get_system(self.system)
+        return system.variants[self.variant] if self.variant else system
+
+    def build(self, values: dict):
+        """(setup, rules) from checked field values, by the system's own ``setup``/``rules``."""
+        system = self.rules_system()
+        parameters = _parameter_values(system, values)
+        return system.setup(parameters), system.rules(parameters)
 
     def prepare(self, data: dict) -> PreparedCall:
-        """Check every field and the library's own checks; `FormError` names the bad ones."""
+        """Check every field, then the system's own checks; `FormError` names the bad ones."""
         values = read_fields(self.fields, data)
         try:
             self.build(values)
@@ -53,106 +118,41 @@ class SystemPage:
             raise FormError({form_field(error.field, tuple(values)): error.message}) from None
         return PreparedCall(self.name, values)
 
-
-def _contingency(values):
-    from exactdice.contingency.check import expected_distribution, skill_check
-    from exactdice.contingency.ruleset import ContingencyRules
-
-    rules = ContingencyRules(luck=values["luck"], fail_by_one=values["fail_by_one"],
-                             gm_omen=values["gm_omen"])
-    try:
-        check = skill_check(values["dice"], modifier=values["modifier"], advantage=values["advantage"],
-                            disadvantage=values["disadvantage"], difficulty=values["difficulty"])
-    except InputError as error:
-        field = {"--dice": "dice"}.get(error.field, error.field)
-        raise InputError(field, error.message) from None
-    from exactdice.contingency.check import validate
-
-    validate(check, rules)
-    return lambda: expected_distribution(check, rules)
+    def outcome_column(self, values: dict | None = None) -> str:
+        """The simulator's column the exact law describes (it may depend on the setup; with
+        the defaults, or when a required value is missing, the usual one)."""
+        try:
+            setup, _ = self.build(values if values is not None else
+                                  {field.name: field.default for field in self.fields})
+        except InputError:
+            return "outcome"
+        return self.rules_system().outcome_column(setup)
 
 
-def _chronica(values):
-    from exactdice.chronica import expected_distribution
-    from exactdice.chronica.ruleset import ChronicaRules, parse_die, parse_side
+def _pages() -> dict[str, SystemPage]:
+    from exactdice.systems import get_system, system_names
 
-    sides = []
-    for name in ("side_1", "side_2", "side_3"):
-        if values[name]:
-            sides.append(parse_side(values[name], name))
-        elif name != "side_3":
-            raise InputError(name, "give the side's dice, e.g. d8,d8,d6")
-    target = parse_die(values["target"], "target") if values["target"] else None
-    rules = ChronicaRules(tie_rule=values["tie_rule"])
-    return lambda: expected_distribution(sides, rules, target)
-
-
-def _karst_attack(values):
-    from exactdice.karst import expected_distribution
-    from exactdice.karst.knockout import damage_per_hit
-
-    damage_per_hit(values["damage"])  # a bad expression is named before any work
-    setup = {"modifier": values["modifier"], "defense": values["defense"], "damage": values["damage"],
-             "health": values["health"], "unaware": values["unaware"]}
-    return lambda: expected_distribution("attack", **setup)
-
-
-def _karst_death(values):
-    from exactdice.karst import expected_distribution
-
-    return lambda: expected_distribution("death", negative_health=values["negative_health"],
-                                         modifier=values["modifier"])
-
-
-def _pages():
-    from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES
-    from exactdice.chronica.ruleset import TIE_RULES
-
-    pages = [
-        SystemPage("contingency", "Contingency skill check", "outcome", "outcome", (
-            Field("dice", "text", "d6,d8,d10", label="Dice", help="The pool: wellness, attribute, skill (3d6 = d6,d6,d6)."),
-            Field("difficulty", "int", 6, low=1, high=100, label="Difficulty", help="Target number."),
-            Field("advantage", "int", 0, low=0, high=20, label="Advantage", help="Units of advantage."),
-            Field("disadvantage", "int", 0, low=0, high=20, label="Disadvantage", help="Units of disadvantage."),
-            Field("modifier", "int", 0, low=-20, high=20, label="Modifier", help="Added to every die's face."),
-            Field("luck", "choice", LUCK_POLICIES[0], choices=LUCK_POLICIES, label="Luck die",
-                  help="When to add a luck die of the result die's size."),
-            Field("fail_by_one", "choice", FAIL_BY_ONE_POLICIES[0], choices=FAIL_BY_ONE_POLICIES,
-                  label="Fail by one", help="Whether difficulty - 1 becomes success-with-condition."),
-            Field("gm_omen", "choice", GM_OMEN_RULES[0], choices=GM_OMEN_RULES, label="GM omen",
-                  help="Which faces give the moderator an omen."),
-        ), _contingency),
-        SystemPage("chronica", "Chronica Mutanis Mundi contest", "winner (side 0, 1, ... or tie)", "winner", (
-            Field("side_1", "text", "d8,d8,d6", label="Side 0 dice", help="The first side's dice, e.g. d8,d8,d6."),
-            Field("side_2", "text", "d10,d6", label="Side 1 dice", help="The second side's dice."),
-            Field("side_3", "text", "", label="Side 2 dice", help="A third side (optional)."),
-            Field("target", "text", "", label="Target die", help="A target die (optional), e.g. d8."),
-            Field("tie_rule", "choice", TIE_RULES[0], choices=TIE_RULES, label="Tie rule",
-                  help="all-discarded: a true tie only when every die is gone."),
-        ), _chronica),
-        SystemPage("karst-attack", "Karst attack until knockout", "negative health after the fight",
-                   "negative_health", (
-            Field("modifier", "int", 2, low=-20, high=20, label="Attack modifier", help="The attacker's modifier."),
-            Field("defense", "int", 12, low=0, high=40, label="Defense", help="The target's defense."),
-            Field("damage", "text", "d6", label="Damage", help="Damage per hit, dice notation."),
-            Field("health", "int", 8, low=1, high=100, label="Health", help="The target's health."),
-            Field("unaware", "bool", False, label="Unaware", help="Damage doubled on the first attack."),
-        ), _karst_attack),
-        SystemPage("karst-death", "Karst death roll", "outcome", "outcome", (
-            Field("negative_health", "int", 2, low=1, high=100, label="Negative health", help="How far below zero."),
-            Field("modifier", "int", 0, low=-20, high=20, label="Modifier", help="Death roll modifier."),
-        ), _karst_death),
-    ]
-    return {page.name: page for page in pages}
+    pages = {}
+    for name in system_names():
+        if name == "karbon":   # the calculator page
+            continue
+        system = get_system(name)
+        members = [(f"{name}-{variant}", variant, member) for variant, member in system.variants.items()] \
+            if system.variants else [(name, None, system)]
+        for page_name, variant, member in members:
+            pages[page_name] = SystemPage(page_name, getattr(member, "summary", page_name), name, variant,
+                                          tuple(parameter_field(p) for p in member.parameters))
+    return pages
 
 
 SYSTEM_PAGES = _pages()
 
 
-def exact_outcomes(system: str, values: dict) -> dict:
-    """{outcome: exact probability} of a prepared call, checked to sum to exactly 1 (in a worker)."""
-    outcomes = SYSTEM_PAGES[system].build(values)()
-    outcomes = {str(name): Fraction(p) for name, p in outcomes.items()}
+def exact_outcomes(page_name: str, values: dict) -> dict:
+    """{outcome: exact probability} of a page's checked values, checked to sum to exactly 1."""
+    page = SYSTEM_PAGES[page_name]
+    setup, rules = page.build(values)
+    outcomes = {str(name): Fraction(p) for name, p in page.rules_system().exact(setup, rules).items()}
     total = sum(outcomes.values(), Fraction(0))
     if total != 1:
         raise ArithmeticError(f"the outcome probabilities sum to {total}, not exactly 1")

@@ -28,7 +28,7 @@
   function show(result) {
     const system = systems.find(s => s.name === choice.value);
     document.getElementById("answer").classList.remove("hidden");
-    document.getElementById("summary").textContent = `${system.title}: P(${system.outcome})`;
+    document.getElementById("summary").textContent = `${system.title} P(${system.column})`;
     const body = document.querySelector("#outcomes tbody");
     body.innerHTML = "";
     for (const row of result.outcomes) {

@@ -20,7 +20,9 @@
     exactdice.buildFields(main, fields, f => !karbon || MAIN.includes(f.name));
     exactdice.buildFields(more, fields, f => karbon && !MAIN.includes(f.name));
     more.closest("details").classList.toggle("hidden", !karbon);
-    document.getElementById("f-column").value = systems.find(s => s.name === choice.value).column;
+    const column = document.getElementById("f-column");
+    column.value = "";   // blank: the system's outcome column for the setup given
+    column.placeholder = systems.find(s => s.name === choice.value).column;
     document.getElementById("answer").classList.add("hidden");
   }
   choice.addEventListener("change", async () => { form.dataset.ready = "no"; await showFields(); form.dataset.ready = "yes"; });
