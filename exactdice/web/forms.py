@@ -114,6 +114,14 @@ def _karbon_fields() -> tuple[Field, ...]:
         Field("narrator_policy", "text", "fixed", label="Narrator policy",
               help='"optimal", "kind", "random", or fixed preferences like "hurt=injury;plans=dice".'),
     ]
+    # one wording: the help of every field the registry declares is the registry's
+    from dataclasses import replace
+
+    from exactdice.systems import get_system
+
+    declared = {parameter.name: parameter for parameter in get_system("karbon").parameters}
+    fields = [replace(field, help=declared[field.name].help) if field.name in declared else field
+              for field in fields]
     fields += [Field(f"rule_{name}", "choice", values[0], choices=values, label=name.replace("_", " "),
                      help=f"Ruleset knob {name} (spec default: {values[0]}).")
                for name, values in RULE_CHOICES.items()]
