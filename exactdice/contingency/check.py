@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from exactdice.contingency.ruleset import Rules
-from exactdice.core.dice_list import parse_dice_list
+from exactdice.core.dice_list import NotADieError, parse_dice_list
 from exactdice.core.distribution import Distribution, d
 from exactdice.core.exact import fraction_text
 from exactdice.core.pool import MAX_POOL_DICE, evaluate_sorted
@@ -97,9 +97,12 @@ def parse_pool(text: str, field: str = "dice") -> tuple[int, ...]:
     >>> parse_pool("d6,x7")
     Traceback (most recent call last):
     ...
-    exactdice.errors.InputError: dice: unknown die 'x7' in 'd6,x7' (write dice like d8,d8,d10 or 2d8,d10)
+    exactdice.errors.InputError: dice: unknown die 'x7' (write dice like d6,d8,d10)
     """
-    return parse_dice_list(text, field, max_dice=MAX_POOL_DICE)
+    try:
+        return parse_dice_list(text, field, max_dice=MAX_POOL_DICE)
+    except NotADieError as error:  # worded for a three-die pool
+        raise InputError(field, f"unknown die {error.item!r} (write dice like d6,d8,d10)") from None
 
 
 def parse_modifiers(text: str | None, field: str = "modifiers") -> list[int] | None:

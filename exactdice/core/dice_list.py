@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from exactdice.core.distribution import MAX_FACES
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["parse_dice_list", "dice_text", "NO_DICE", "MAX_LISTED_DICE"]
+__all__ = ["parse_dice_list", "dice_text", "NotADieError", "NO_DICE", "MAX_LISTED_DICE"]
 
 #: how an empty list may be written where one is allowed
 NO_DICE = ("none", "-", "")
@@ -29,6 +29,17 @@ NO_DICE = ("none", "-", "")
 MAX_LISTED_DICE = 1000
 
 _DIE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
+
+
+class NotADieError(InputError):
+    """An item of a dice list that is not a die; ``item`` is the text (a system may word it)."""
+
+    def __init__(self, field: str, message: str, item: str = ""):
+        super().__init__(field, message)
+        self.item = item
+
+    def __reduce__(self):
+        return (type(self), (self.field, self.message, self.item))
 
 
 def parse_dice_list(text: str, field: str = "dice", *, empty_allowed: bool = False,
@@ -43,7 +54,7 @@ def parse_dice_list(text: str, field: str = "dice", *, empty_allowed: bool = Fal
     ()
     >>> parse_dice_list("d6,x7")
     Traceback (most recent call last):
-    exactdice.errors.InputError: dice: unknown die 'x7' in 'd6,x7' (write dice like d8,d8,d10 or 2d8,d10)
+    exactdice.core.dice_list.NotADieError: dice: "x7" is not a die; write dice like d8,d8,d10 or 2d8,d10
     """
     if text is None:
         raise InputError(field, "missing dice list")
@@ -53,8 +64,8 @@ def parse_dice_list(text: str, field: str = "dice", *, empty_allowed: bool = Fal
     for item in text.split(","):
         match = _DIE.match(item)
         if not match:
-            raise InputError(field, f"unknown die {item.strip()!r} in {text!r} (write dice like "
-                                    f"d8,d8,d10 or 2d8,d10{' or none' if empty_allowed else ''})")
+            raise NotADieError(field, f'"{item.strip()}" is not a die; write dice like d8,d8,d10 '
+                                      f"or 2d8,d10{' or none' if empty_allowed else ''}", item.strip())
         count = int(match.group(1)) if match.group(1) else 1
         sides = int(match.group(2))
         if not 1 <= sides <= MAX_FACES:
