@@ -546,6 +546,7 @@ class StrategyModel:
         self.outcomes = model.outcomes
         self.reward_names = getattr(model, "reward_names", ())
         self.defaulted = 0
+        self.chosen: dict = {}  # every "max" state expanded -> the action taken there
 
     def initial_state(self):
         return self.model.initial_state()
@@ -563,13 +564,15 @@ class StrategyModel:
             self.defaulted += 1
             index = self.default_action(state, node) if self.default_action is not None else 0
             action = node.actions[index]
+        self.chosen[state] = action[0]
         return Chance(((1, action[1], action[2]),))
 
 
 def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None, nonterminating_payoff=0,
                       max_states: int = 2_000_000):
     """The exact value (a Fraction) the "max" strategy guarantees against the best reply of
-    the "min" side, with the `Solution`; raises `TooLargeError` past ``max_states``.
+    the "min" side, with the `Solution` (``played``: every "max" state reached -> its action;
+    ``defaulted``: how many took the default); raises `TooLargeError` past ``max_states``.
 
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> evaluate_strategy(GamblersRuin(goal=3, start=1, up=1, down=1), {})[0]
@@ -581,4 +584,6 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     fixed = StrategyModel(model, strategy, default_action)
     graph = explore(fixed, max_states=max_states, progress=False)
     solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
+    solution.played = fixed.chosen
+    solution.defaulted = fixed.defaulted
     return solution.value, solution
