@@ -8,7 +8,7 @@ import click
 
 from exactdice.cli.common import LazyGroup, emit_json, fraction_text, json_option
 from exactdice.cli.table_commands import produce_tables, table_output_options
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
 from exactdice.karbon import (RULE_CHOICES, ContestSetup, KarbonRuleset, parse_narrator_policy,
                               parse_player_policy, read_state_file)
 from exactdice.karbon.dice import parse_dice_list
@@ -133,9 +133,16 @@ def karbon():
 @click.option("--strategy", "strategy_path", type=click.Path(dir_okay=False),
               help="Write the chosen action at every decision state to this JSON file "
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
+@click.option("--bounds", "use_bounds", is_flag=True,
+              help="With an optimal player: certified lower and upper bounds on the value instead of the "
+                   "exact game (also used when the exact game passes --max-states).")
+@click.option("--precision", type=float, default=1e-3, show_default=True,
+              help="With bounds: stop once upper - lower <= this.")
+@click.option("--max-seconds", type=float, default=None,
+              help="With bounds: stop after this many seconds and report the bounds reached.")
 @json_option
 def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explain, show_draws,
-         strategy_path, as_json):
+         strategy_path, use_bounds, precision, max_seconds, as_json):
     """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
     Glitches, injuries and conditions.
 
@@ -146,10 +153,14 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
       exactdice karbon odds -a 2 -c 2 --player-policy "break=advantage>security" --rule sudden_death=on --json
       exactdice karbon odds -a 1 -c 1 -w 1 --pool d6,d8,d10 --reserve none --fortune 1 \\
           --player-policy optimal --narrator-policy optimal --show-draws --explain
+      exactdice karbon odds -a 1 -c 1 -w 1 --player-policy optimal --bounds --precision 0.01
 
     The spec makes optimal play the default; this tool defaults to the spec's fixed
     preferences on purpose, because optimal play with the default pool explores
-    millions of states (README, "Limits"). Ask for it with --player-policy optimal.
+    millions of states (README, "Limits"). Ask for it with --player-policy optimal;
+    past --max-states (or with --bounds) it is answered with certified bounds: a lower
+    bound the returned strategy guarantees, an upper bound no play beats (Ctrl-C stops
+    early and prints the bounds reached).
     """
     if max_states < 1:
         raise InputError("--max-states", f"must be >= 1, got {max_states}")
@@ -161,10 +172,26 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
         raise InputError("--show-draws", "needs a draw (--ability/--challenge), not explicit hands or --state")
     if explain and player.kind != "optimal":
         raise InputError("--explain", "needs --player-policy optimal (a fixed player makes no choices)")
-    result = contest_odds(setup, ruleset, player, narrator,
-                          arithmetic="float" if use_float else "exact", max_states=max_states,
-                          draw_values=show_draws or (explain and setup.player_dice is None),
-                          all_states=explain)
+    if not precision > 0:
+        raise InputError("--precision", f"must be > 0, got {precision}")
+    if max_seconds is not None and not max_seconds > 0:
+        raise InputError("--max-seconds", f"must be > 0, got {max_seconds}")
+    if use_bounds:
+        _check_bounds_options(player, narrator, explain)
+        return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
+                             show_draws, strategy_path, as_json)
+    try:
+        result = contest_odds(setup, ruleset, player, narrator,
+                              arithmetic="float" if use_float else "exact", max_states=max_states,
+                              draw_values=show_draws or (explain and setup.player_dice is None),
+                              all_states=explain)
+    except TooLargeError as error:
+        if player.kind != "optimal" or narrator.kind == "kind":
+            raise
+        _check_bounds_options(player, narrator, explain)
+        click.echo(f"the exact game is too large ({error.message}); certified bounds instead", err=True)
+        return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
+                             show_draws, strategy_path, as_json)
     payload = result.to_json()
     if strategy_path:
         from exactdice.karbon.strategy import write_strategy
@@ -191,6 +218,72 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
         click.echo("first round, the player's choices (value = expected score under the policies):")
         for line in explain_first_round(result):
             click.echo("  " + line)
+
+
+def _check_bounds_options(player, narrator, explain):
+    if player.kind != "optimal":
+        raise InputError("--bounds", "needs --player-policy optimal (a fixed player's odds are exact)")
+    if narrator.kind == "kind":
+        raise InputError("--bounds", "needs --narrator-policy fixed, random or optimal (not kind)")
+    if explain:
+        raise InputError("--explain", "is not available with bounds yet (use --show-draws, or a smaller "
+                                      "pool for the exact game)")
+
+
+class _GapBar:
+    """A tqdm bar on stderr (when it is a terminal) showing the gap shrinking."""
+
+    def __init__(self):
+        import sys
+
+        self.bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=None, unit="states", desc="bounds", leave=False)
+
+    def __call__(self, lower, upper, explored, seconds):
+        if self.bar is not None:
+            self.bar.n = explored
+            self.bar.set_postfix_str(f"gap {upper - lower:.5f} [{lower:.5f}, {upper:.5f}]")
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds, show_draws,
+                  strategy_path, as_json):
+    from exactdice.karbon.bounds import bounded_odds
+
+    bar = _GapBar()
+    try:
+        result = bounded_odds(setup, ruleset, player, narrator, precision=precision, max_seconds=max_seconds,
+                              max_states=max_states, progress=bar)
+    finally:
+        bar.close()
+    payload = result.to_json()
+    if strategy_path:
+        from exactdice.karbon.strategy import write_strategy
+        payload["strategy_decisions"] = write_strategy(
+            strategy_path, result.model.sizes, result.strategy, result.sides, payload["ruleset"],
+            payload["policies"])
+    if as_json:
+        emit_json(payload)
+        return
+    for line in result.summary_lines():
+        click.echo(line)
+    if show_draws and result.draw_bounds:
+        left, certified = result.best_draws()
+        click.echo("bounds on the value of each player draw:")
+        for text, (low, high) in sorted(result.draw_bounds.items(), key=lambda item: -item[1][0]):
+            click.echo(f"  {text:>12}  [{low:.6f}, {high:.6f}]")
+        click.echo(f"best draw certified: {left[0]}" if certified else
+                   f"draws still in contention: {', '.join(left)}")
+    if strategy_path:
+        click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}"
+                   + ("" if result.lower_method == "exact" else " (explored states only; the fixed "
+                                                               "preferences elsewhere)"))
 
 
 def _integer_list(text: str, flag: str) -> list[int]:
