@@ -88,6 +88,13 @@ def compositions(available: tuple, count: int) -> list[tuple]:
     return result
 
 
+@lru_cache(maxsize=65536)
+def _named_compositions(sizes: DiceSizes, available: tuple, count: int) -> tuple:
+    """``(name, taken)`` for every composition (`compositions`), remembered: the same pool
+    and count recur in many situations."""
+    return tuple((sizes.text(taken), taken) for taken in compositions(available, count))
+
+
 def _take_by_preference(available: tuple, count: int, order: tuple) -> tuple:
     """Take ``count`` dice from ``available`` following a preference order of indices."""
     taken = [0] * len(available)
@@ -469,11 +476,11 @@ class KarbonModel:
 
     def _take_options(self, situation):
         _, position, winner, count = situation
-        return [(self._dice_name(taken),
+        return [(name,
                  ("peril", position._replace(pool=_sub(position.pool, taken),
                                              player_hand=_add(position.player_hand, taken)), winner),
                  _NO_REWARD)
-                for taken in compositions(position.pool, count)], "player"
+                for name, taken in _named_compositions(self.sizes, position.pool, count)], "player"
 
     def _break_options(self, situation):
         _, position, queue = situation
