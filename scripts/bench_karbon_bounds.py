@@ -6,8 +6,8 @@ Run: python scripts/bench_karbon_bounds.py [--seconds S] [--precision EPS] [--ca
 Each case and narrator runs in a fresh process (peak memory is that process's maxrss).
 Printed per run: the gap at a few times, then the final certified lower bound (the
 returned strategy's exact value where its game fits), the upper bound, states explored
-(expanded) and touched, states per second, end components, the time of the exact check
-and the peak memory. The machine's load average is printed first (other work shares it).
+(expanded) and touched, states per second, end components, the time of the exact check,
+wall and CPU seconds, and the peak memory. The machine's load average is printed first (other work shares it).
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ print(json.dumps({
     "seconds": result.seconds, "stopped": result.stopped, "end_components": result.end_components,
     "fixed_value": float(result.fixed_value) if result.fixed_value is not None else None,
     "strategy_states": result.strategy_states,
+    "cpu_seconds": resource.getrusage(resource.RUSAGE_SELF).ru_utime
+                   + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
     "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -73,7 +75,8 @@ def main():
                   f"stopped: {run['stopped']}; fixed preferences {run['fixed_value']}; explored {run['explored']:,} "
                   f"(touched {run['touched']:,}), {rate:,.0f} states/s; end components {run['end_components']}; "
                   f"bounds {run['bounded_seconds']:.1f} s, exact check {run['certify_seconds']:.1f} s over "
-                  f"{run['strategy_states']} states; total {run['seconds']:.1f} s; peak {run['peak_mib']:,.0f} MiB",
+                  f"{run['strategy_states']} states; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU "
+                  f"(the share of a core this run got shows the load); peak {run['peak_mib']:,.0f} MiB",
                   flush=True)
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
