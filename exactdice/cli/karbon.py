@@ -139,7 +139,8 @@ def karbon():
 @click.option("--precision", type=float, default=1e-3, show_default=True,
               help="With bounds: stop once upper - lower <= this.")
 @click.option("--max-seconds", type=float, default=None,
-              help="With bounds: stop after this many seconds and report the bounds reached.")
+              help="With bounds: stop the search after this many seconds and report the bounds reached "
+                   "(the exact check of the strategy follows, within --max-states).")
 @json_option
 def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explain, show_draws,
          strategy_path, use_bounds, precision, max_seconds, as_json):
@@ -259,7 +260,7 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
     bar = _GapBar()
     try:
         result = bounded_odds(setup, ruleset, player, narrator, precision=precision, max_seconds=max_seconds,
-                              max_states=max_states, progress=bar)
+                              max_states=max_states, certify_states=max_states, progress=bar)
     finally:
         bar.close()
     payload = result.to_json()
