@@ -61,7 +61,7 @@ PAYOFF = {"win": 1, "loss": 0, "tie": Fraction(1, 2)}
 
 def _check(game, exact, endless, seed):
     found = bounded_solve(game, precision=1e-6, payoff=PAYOFF, nonterminating_payoff=endless,
-                          seed=seed, max_seconds=20)
+                          seed=seed, max_seconds=120)
     assert found.stopped == "precision", (found, float(exact))
     assert Fraction(found.lower) <= exact <= Fraction(found.upper)
     assert found.gap <= 1e-6
