@@ -31,6 +31,8 @@ from exactdice.karbon.bounds import bounded_odds
 setup_args, narrator, seconds, precision, certify_states = json.loads(sys.argv[1])
 marks = []
 def progress(lower, upper, explored, elapsed):
+    if not marks or int(elapsed / 10) != int(marks[-1][0] / 10):
+        print("MARK", json.dumps((round(elapsed, 1), lower, upper, explored)), flush=True)
     marks.append((round(elapsed, 1), lower, upper, explored))
 result = bounded_odds(ContestSetup(**setup_args), KarbonRuleset(), PlayerPolicy(kind="optimal"),
                       NarratorPolicy(kind=narrator), precision=precision, max_seconds=seconds,
@@ -62,17 +64,25 @@ def main():
     for name in args.case or ["A1vC1-W1P0", "A3vC3-W3P1"]:
         for narrator in args.narrator or ["fixed", "optimal"]:
             payload = json.dumps([CASES[name], narrator, args.seconds, args.precision, args.certify_states])
-            done = subprocess.run([sys.executable, "-c", _CHILD, payload], capture_output=True, text=True)
-            if done.returncode != 0:
-                print(f"{name}, narrator {narrator}: failed\n{done.stderr[-2000:]}", flush=True)
-                continue
-            run = json.loads(done.stdout.strip().splitlines()[-1])
             print(f"{name}, optimal player v {narrator} narrator (default pool), precision {args.precision}, "
-                  f"limit {args.seconds:g} s:")
+                  f"limit {args.seconds:g} s:", flush=True)
+            child = subprocess.Popen([sys.executable, "-c", _CHILD, payload], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+            last = None
+            for line in child.stdout:
+                if line.startswith("MARK "):
+                    elapsed, lower, upper, explored = json.loads(line[5:])
+                    print(f"  {elapsed:7.1f} s  gap {upper - lower:.5f}  [{lower:.5f}, {upper:.5f}]  "
+                          f"explored {explored:,}", flush=True)
+                else:
+                    last = line
+            if child.wait() != 0 or last is None:
+                print(f"  failed\n{child.stderr.read()[-2000:]}", flush=True)
+                continue
+            run = json.loads(last)
             marks = run["marks"]
-            shown = [mark for i, mark in enumerate(marks) if i == 0 or int(mark[0] / 10) != int(marks[i - 1][0] / 10)]
-            for elapsed, lower, upper, explored in shown + marks[-1:]:
-                print(f"  {elapsed:7.1f} s  gap {upper - lower:.5f}  [{lower:.5f}, {upper:.5f}]  explored {explored:,}")
+            elapsed, lower, upper, explored = marks[-1]
+            print(f"  {elapsed:7.1f} s  gap {upper - lower:.5f}  [{lower:.5f}, {upper:.5f}]  explored {explored:,}")
             rate = run["explored"] / max(run["bounded_seconds"], 1e-9)
             print(f"  final: [{run['lower']:.6f} ({run['lower_method']}), {run['upper']:.6f}], gap {run['gap']:.5f}, "
                   f"stopped: {run['stopped']}; fixed preferences {run['fixed_value']}; explored {run['explored']:,} "
