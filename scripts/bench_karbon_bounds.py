@@ -26,7 +26,7 @@ CASES = {
 
 _CHILD = r"""
 import json, resource, sys, time
-from exactdice.karbon import ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy
+from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy
 from exactdice.karbon.bounds import bounded_odds
 setup_args, narrator, seconds, precision, certify_states = json.loads(sys.argv[1])
 marks = []
@@ -34,7 +34,7 @@ def progress(lower, upper, explored, elapsed):
     if not marks or int(elapsed / 10) != int(marks[-1][0] / 10):
         print("MARK", json.dumps((round(elapsed, 1), lower, upper, explored)), flush=True)
     marks.append((round(elapsed, 1), lower, upper, explored))
-result = bounded_odds(ContestSetup(**setup_args), KarbonRuleset(), PlayerPolicy(kind="optimal"),
+result = bounded_odds(ContestSetup(**setup_args), Rules(), PlayerPolicy(kind="optimal"),
                       NarratorPolicy(kind=narrator), precision=precision, max_seconds=seconds,
                       progress=progress, max_states=10_000_000, certify_states=certify_states)
 print(json.dumps({

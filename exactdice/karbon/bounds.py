@@ -35,7 +35,7 @@ from exactdice.karbon.dice import dice_text
 from exactdice.karbon.draws import DrawSearchModel
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
-from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup
 from exactdice.karbon.solve import contest_odds, payoffs
 from exactdice.markov.bounded import BoundedSolver, evaluate_strategy
@@ -91,7 +91,7 @@ class BoundedOdds:
     sides: dict = field(default_factory=dict, repr=False)
     history: list = field(default_factory=list, repr=False)
     model: object = field(default=None, repr=False)
-    ruleset: KarbonRuleset | None = None
+    ruleset: Rules | None = None
     player_policy: PlayerPolicy | None = None
     narrator_policy: NarratorPolicy | None = None
 
@@ -159,7 +159,7 @@ class BoundedOdds:
         return lines
 
 
-def game_model(setup: ContestSetup, ruleset: KarbonRuleset, player: PlayerPolicy, narrator: NarratorPolicy):
+def game_model(setup: ContestSetup, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy):
     """The model `contest_odds` would explore for these policies."""
     searching = player.kind == "optimal" or narrator.kind in ("optimal", "kind")
     if setup.player_dice is None and searching:
@@ -218,7 +218,7 @@ def _default_action(model):
     return choose
 
 
-def bounded_odds(setup: ContestSetup, ruleset: KarbonRuleset | None = None, player: PlayerPolicy | None = None,
+def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
                  narrator: NarratorPolicy | None = None, *, precision: float = 1e-3,
                  max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
                  progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
@@ -230,7 +230,7 @@ def bounded_odds(setup: ContestSetup, ruleset: KarbonRuleset | None = None, play
     ``certify`` solves the returned strategy exactly (up to ``certify_states`` states);
     ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values.
     """
-    ruleset = ruleset or KarbonRuleset()
+    ruleset = ruleset or Rules()
     player = player or PlayerPolicy(kind="optimal")
     narrator = narrator or NarratorPolicy()
     if not (isinstance(precision, (int, float)) and precision > 0):

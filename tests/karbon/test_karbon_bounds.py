@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from exactdice.cli.main import cli
-from exactdice.karbon import ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy, contest_odds
+from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy, contest_odds
 from exactdice.karbon.bounds import bounded_odds
 
 OPTIMAL = PlayerPolicy(kind="optimal")
@@ -32,7 +32,7 @@ def exact_values():
     values = {}
     for name, (setup, objective) in CASES.items():
         for narrator in ("fixed", "optimal"):
-            values[name, narrator] = contest_odds(ContestSetup(**setup), KarbonRuleset(objective=objective),
+            values[name, narrator] = contest_odds(ContestSetup(**setup), Rules(objective=objective),
                                                   OPTIMAL, NarratorPolicy(kind=narrator))
     return values
 
@@ -42,7 +42,7 @@ def exact_values():
 def test_bounds_contain_the_exact_optimal_value_and_close(exact_values, name, narrator):
     setup, objective = CASES[name]
     exact = exact_values[name, narrator]
-    found = bounded_odds(ContestSetup(**setup), KarbonRuleset(objective=objective), OPTIMAL,
+    found = bounded_odds(ContestSetup(**setup), Rules(objective=objective), OPTIMAL,
                          NarratorPolicy(kind=narrator), precision=EPS, max_seconds=300)
     assert found.stopped == "precision"
     assert found.lower_method == "exact"
@@ -82,7 +82,7 @@ def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
 def test_best_draw_is_certified_once_its_lower_bound_beats_the_others(exact_values):
     name = "A1 v C1 drawn from d6,d8,d10, Fortune 1, W1"
     setup, _ = CASES[name]
-    exact = contest_odds(ContestSetup(**setup), KarbonRuleset(), OPTIMAL, NarratorPolicy(kind="optimal"),
+    exact = contest_odds(ContestSetup(**setup), Rules(), OPTIMAL, NarratorPolicy(kind="optimal"),
                          draw_values=True)
     found = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
                          precision=1e-6)
