@@ -244,6 +244,11 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     model = game_model(setup, ruleset, player, narrator)
     fixed_value, initial = (fixed_play_lower_bounds(setup, ruleset, narrator, max_states=max_states)
                             if fixed_start else (None, None))
+    if initial is not None:  # the start too: the fixed draw is one of the optimal player's options
+        root, from_fixed, root_bound = model.initial_state(), initial, (float_below(fixed_value), math.inf)
+
+        def initial(state):
+            return root_bound if state == root else from_fixed(state)
     solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
     budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
     found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)

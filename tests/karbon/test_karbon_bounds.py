@@ -65,6 +65,10 @@ def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
                              precision=1e-12, max_states=300)
     assert by_states.stopped == "states"
     assert by_states.lower <= exact <= Fraction(by_states.upper)
+    # the start begins at the fixed preferences' value, so even a short run is no worse
+    from exactdice.karbon.bounds import float_below
+    assert by_states.iteration_lower >= float_below(by_states.fixed_value)
+    assert by_states.lower >= by_states.fixed_value
 
     calls = []
 
