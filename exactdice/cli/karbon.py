@@ -265,7 +265,7 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
         emit_json(payload)
         return
     for line in result.summary_lines():
-        click.echo(line)
+        click.echo(textwrap.fill(line, 98, subsequent_indent="  "))
     if show_draws and result.draw_bounds:
         left, certified = result.best_draws()
         click.echo("bounds on the value of each player draw:")
