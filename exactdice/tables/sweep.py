@@ -197,11 +197,12 @@ class _InlineExecutor:
 
 # ----- Dask -----------------------------------------------------------------------------
 
-def cluster_executor(address: str, *, field: str = "--scheduler"):
+def cluster_executor(address: str, *, field: str = "--scheduler", timeout: float = 10.0):
     """(client, executor) for the Dask scheduler at *address* (``tcp://host:8786``).
 
     Needs the ``cluster`` extra (``pip install 'exactdice[cluster]'``); a missing Dask or
-    an unreachable scheduler is an `InputError` naming *field*. Close the client when done.
+    an unreachable scheduler (after *timeout* seconds) is an `InputError` naming *field*.
+    Close the client when done.
     """
     try:
         from distributed import Client
@@ -209,7 +210,7 @@ def cluster_executor(address: str, *, field: str = "--scheduler"):
         raise InputError(field, "needs Dask: pip install 'exactdice[cluster]' "
                                 "(dask and distributed)") from None
     try:
-        client = Client(address, timeout="10s")
+        client = Client(address, timeout=f"{timeout}s")
     except (OSError, TimeoutError, ValueError) as error:
         raise InputError(field, f"cannot reach the Dask scheduler at {address!r} ({error}); "
                                 "start one (dask scheduler) or drop --scheduler") from None
