@@ -105,7 +105,8 @@ class _KarbonGroup(LazyGroup):
     this module for the shared options), so they are looked up when first used."""
 
     lazy_commands = {"simulate": "exactdice.cli.karbon_sim:simulate",
-                     "trace": "exactdice.cli.karbon_sim:trace"}
+                     "trace": "exactdice.cli.karbon_sim:trace",
+                     "design": "exactdice.cli.karbon_design:design"}
 
 
 @click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})
