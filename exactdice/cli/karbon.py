@@ -106,7 +106,8 @@ class _KarbonGroup(LazyGroup):
 
     lazy_commands = {"simulate": "exactdice.cli.karbon_sim:simulate",
                      "trace": "exactdice.cli.karbon_sim:trace",
-                     "design": "exactdice.cli.karbon_design:design"}
+                     "design": "exactdice.cli.karbon_design:design",
+                     "sensitivity": "exactdice.cli.karbon_design:sensitivity"}
 
 
 @click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -15,7 +15,7 @@ from exactdice.karbon.dice import dice_text
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE
 from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE
 
-__all__ = ["design", "parse_target", "parse_vary"]
+__all__ = ["design", "sensitivity", "parse_target", "parse_vary"]
 
 _SHORT_FRACTION = 40
 
@@ -257,3 +257,106 @@ def design(target_text, vary_text, tolerance, best, ability, challenge, conseque
     if not found.exhaustive:
         click.echo(f"(the screens' intervals hold together with probability >= 1 - {float(found.risk):g};"
                    " --exhaustive solves every setup)")
+
+
+# ----- sensitivity -------------------------------------------------------------------------
+
+def _signed(value, metric: str) -> str:
+    if value is None:
+        return "undefined"
+    if metric == "expected rounds":
+        return f"{float(value):+.4f}"
+    return f"{100 * float(value):+.2f}"
+
+
+@click.command("sensitivity")
+@click.option("--ability", "-a", type=int, required=True, help="Dice the player draws (A >= 0).")
+@click.option("--challenge", "-c", type=int, required=True, help="Dice the narrator draws (C >= 1).")
+@click.option("--consequence", "-w", type=int, default=2, show_default=True, help="Length W of the victory track.")
+@click.option("--peril", "-p", type=int, default=0, show_default=True, help="Starting peril dice P.")
+@click.option("--fortune", type=int, default=0, show_default=True, help="The player's Fortune F.")
+@click.option("--fallout", type=int, default=0, show_default=True, help="Fallout K.")
+@click.option("--training", is_flag=True, help="The player gains 1 chip per d8 drawn.")
+@click.option("--pool", default=dice_text(DEFAULT_POOL), show_default=True, help="The main pool.")
+@click.option("--reserve", default=dice_text(DEFAULT_RESERVE), show_default=True, help="The reserve.")
+@click.option("--player-policy", default="fixed", show_default=True, help="As for `karbon odds`.")
+@click.option("--narrator-policy", default="fixed", show_default=True, help="As for `karbon odds`.")
+@click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE", help="A ruleset knob (repeatable), as for `karbon odds`.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write a PNG tornado chart of the change of P(win) to this file.")
+@click.option("--top", type=click.IntRange(min=1), default=None,
+              help="Show only the TOP changes with the largest effect (text and chart; JSON keeps all).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the results store.")
+@click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+              help=f"Results store [default: ${STORE_ENVIRONMENT_VARIABLE}, else ~/.cache/exactdice/results.sqlite].")
+@click.option("--workers", type=click.IntRange(min=1), default=DEFAULT_WORKERS, show_default=True,
+              help="Processes solving contests in parallel.")
+@scheduler_option
+@json_option
+def sensitivity(ability, challenge, consequence, peril, fortune, fallout, training, pool, reserve,
+                player_policy, narrator_policy, rules, plot_path, top, no_cache, store_path, workers,
+                scheduler, as_json):
+    """How P(win), P(loss), P(tie) and expected rounds move with each one-step change of a
+    setup, sorted by effect (the largest move of any of the three probabilities).
+
+    \b
+    Changes: Ability, Challenge, Consequence, Peril, Fortune and Fallout one step down
+    and up, Training flipped, each rule knob set to each other value, and each
+    preference of a fixed player or narrator changed one at a time (for an order:
+    each other option moved to the front). Every value is exact; the text shows
+    changes in percentage points (rounds as numbers), the JSON exact differences.
+
+    \b
+    Examples:
+      exactdice karbon sensitivity -a 3 -c 3 -w 2 -p 1
+      exactdice karbon sensitivity -a 2 -c 2 --plot tornado.png --top 15 --json
+    """
+    from exactdice.karbon.sensitivity import METRICS, base_arguments, karbon_sensitivity, tornado_chart
+    from exactdice.tables.store import open_store
+    from exactdice.tables.sweep import executor_for
+
+    base = base_arguments(ability, challenge, consequence, peril, fortune, fallout, training, pool,
+                          reserve, player_policy, narrator_policy, tuple(rules))
+    if plot_path:
+        from exactdice.tables.export import format_from_path  # noqa: F401 (keeps the export layer's checks near)
+        if not str(plot_path).lower().endswith(".png"):
+            raise InputError("--plot", f"the chart is a PNG: give a path ending in .png, got {plot_path}")
+    store = open_store(store_path, no_cache=no_cache)
+    try:
+        with executor_for(scheduler) as executor:
+            report = karbon_sensitivity(base, store=store, workers=workers, executor=executor,
+                                        progress=sys.stderr.isatty())
+    finally:
+        if store is not None:
+            store.close()
+    if plot_path:
+        tornado_chart(report, plot_path, top=top or 25)
+    rows = report.rows if top is None else report.rows[:top]
+    if as_json:
+        def exact(value):
+            return None if value is None else _exact_json(value)
+
+        emit_json({
+            "base": {key: (list(value) if isinstance(value, tuple) else value) for key, value in base.items()},
+            "base_values": {metric: exact(value) for metric, value in report.base_values.items()},
+            "changes": [{"group": row.group, "change": row.name, "effect": exact(row.effect),
+                         "values": {m: exact(v) for m, v in row.values.items()},
+                         "deltas": {m: exact(v) for m, v in row.deltas.items()}} for row in report.rows],
+            "skipped": [{"change": name, "reason": reason} for name, reason in report.skipped],
+            "plot": plot_path,
+        })
+        return
+    values = report.base_values
+    click.echo(f"base: A{ability} C{challenge} W{consequence} P{peril} F{fortune} K{fallout}"
+               f"{' Training' if training else ''}: P(win) {100 * float(values['P(win)']):.2f} %, "
+               f"P(loss) {100 * float(values['P(loss)']):.2f} %, P(tie) {100 * float(values['P(tie)']):.2f} %, "
+               + ("expected rounds undefined" if values["expected rounds"] is None
+                  else f"expected rounds {float(values['expected rounds']):.3f}"))
+    click.echo(f"{'change':<44} {'P(win)':>8} {'P(loss)':>8} {'P(tie)':>8} {'rounds':>8}")
+    click.echo(f"{'':<44} {'points':>8} {'points':>8} {'points':>8} {'':>8}")
+    for row in rows:
+        click.echo(f"{row.name[:44]:<44} " + " ".join(f"{_signed(row.deltas[m], m):>8}" for m in METRICS))
+    for name, reason in report.skipped:
+        click.echo(f"skipped {name}: {reason}")
+    if plot_path:
+        click.echo(f"wrote the tornado chart to {plot_path}", err=True)
