@@ -264,6 +264,8 @@ def design(target_text, vary_text, tolerance, best, ability, challenge, conseque
 def _signed(value, metric: str) -> str:
     if value is None:
         return "undefined"
+    if value == 0:
+        return "0"  # exactly: a rounded +0.00 could hide a tiny change
     if metric == "expected rounds":
         return f"{float(value):+.4f}"
     return f"{100 * float(value):+.2f}"
@@ -304,7 +306,8 @@ def sensitivity(ability, challenge, consequence, peril, fortune, fallout, traini
     and up, Training flipped, each rule knob set to each other value, and each
     preference of a fixed player or narrator changed one at a time (for an order:
     each other option moved to the front). Every value is exact; the text shows
-    changes in percentage points (rounds as numbers), the JSON exact differences.
+    changes in percentage points (rounds as numbers; "0" means exactly no change),
+    the JSON exact differences.
 
     \b
     Examples:

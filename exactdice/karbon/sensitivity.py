@@ -154,8 +154,9 @@ def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str
         now = dict(part.split("=", 1) for part in body.split(";"))
         for key, kind in preferences.items():
             for value in _alternatives(now[key], kind):
-                candidates.append(Variant(side, f"{side} {key}={value}",
-                                          {**base, side: _with_preference(text, key, value)}))
+                # an order is named by the option moved to the front
+                label = f"{side} {key}: {value.split('>')[0]} first" if ">" in value else f"{side} {key}={value}"
+                candidates.append(Variant(side, label, {**base, side: _with_preference(text, key, value)}))
     variants, skipped = [], []
     for variant in candidates:
         try:
@@ -206,24 +207,29 @@ def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=Non
 
 def tornado_chart(report: SensitivityReport, path, *, metric: str = "P(win)", top: int = 25) -> None:
     """Write a PNG tornado chart: the change of *metric* (percentage points) for the
-    *top* variants with the largest effect, largest at the top."""
+    *top* variants that move it most, largest at the top; changes of exactly zero are
+    left out and counted in the footnote."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [row for row in report.rows if row.deltas[metric] is not None][:top]
+    moving = [row for row in report.rows if row.deltas[metric] is not None and row.deltas[metric] != 0]
+    unchanged = sum(1 for row in report.rows if row.deltas[metric] == 0)
+    rows = sorted(moving, key=lambda row: (-abs(row.deltas[metric]), row.name))[:top]
     colours = {"setup": "#1f77b4", "rule": "#d62728", "player": "#2ca02c", "narrator": "#9467bd"}
     height = 1.2 + 0.32 * max(1, len(rows))
     figure, axis = plt.subplots(figsize=(9, height))
     labels = [row.name for row in rows][::-1]
-    values = [100 * float(row.deltas[metric]) for row in rows][::-1]
+    scale = 1 if metric == "expected rounds" else 100
+    values = [scale * float(row.deltas[metric]) for row in rows][::-1]
     axis.barh(range(len(rows)), values, color=[colours[row.group] for row in rows][::-1])
     axis.set_yticks(range(len(rows)), labels, fontsize=8)
     axis.axvline(0, color="black", linewidth=0.8)
     base_value = report.base_values[metric]
     unit = "" if metric == "expected rounds" else " percentage points"
-    axis.set_xlabel(f"change of {metric}{unit} (base: {100 * float(base_value):.2f} %)")
+    shown = f"{float(base_value):.3f}" if metric == "expected rounds" else f"{100 * float(base_value):.2f} %"
+    axis.set_xlabel(f"change of {metric},{unit} (base: {shown}); {unchanged} change(s) move it by exactly 0")
     base = report.base
     axis.set_title(f"Karbon sensitivity of {metric}: A{base['ability']} C{base['challenge']} "
                    f"W{base['consequence']} P{base['peril']} F{base['fortune']} K{base['fallout']}"

@@ -147,3 +147,47 @@ def test_bad_design_input_names_the_field(axes, fixed, metric, field):
     with pytest.raises(InputError) as caught:
         karbon_design_problem(axes, fixed, metric=metric)
     assert caught.value.field == field
+
+
+def test_cli_design_text_and_json(tmp_path):
+    from click.testing import CliRunner
+
+    from exactdice.cli.main import cli
+
+    runner = CliRunner()
+    arguments = ["karbon", "design", "--target", "win=50%", "-a", "2", "-w", "1",
+                 "--vary", "challenge=1-3", "--samples", "2000", "--workers", "1",
+                 "--store", str(tmp_path / "s.sqlite")]
+    text = runner.invoke(cli, arguments + ["--best", "1"])
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    assert lines[0].startswith("target: P(win) = 50.00 % over 3 setups (challenge 1-3)")
+    best = min((1, 2, 3), key=lambda c: abs(contest_cell(2, c, 1, 0)["P(win)"] - Fraction(1, 2)))
+    assert lines[2].split()[:2] == ["1", str(best)]
+    assert lines[3].startswith("solved exactly: ")
+    data = json.loads(runner.invoke(cli, arguments + ["--json", "--tolerance", "0.1"]).output)
+    assert data["target"] == {"metric": "win", "meaning": "P(win)", "exact": "1/2", "decimal": 0.5}
+    for candidate in data["candidates"]:
+        value = contest_cell(2, candidate["setup"]["challenge"], 1, 0)["P(win)"]
+        assert Fraction(candidate["value"]["exact"]) == value
+        assert Fraction(candidate["distance"]["exact"]) == abs(value - Fraction(1, 2)) <= Fraction(1, 10)
+
+
+@pytest.mark.parametrize("extra,flag", [
+    (["--target", "win=1.5", "-a", "2", "--vary", "challenge=1-2"], "--target"),
+    (["--target", "glory=1", "-a", "2", "--vary", "challenge=1-2"], "--target"),
+    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=3-1"], "--vary"),
+    (["--target", "win=0.5", "-a", "2", "--vary", "colour=1-2"], "--vary"),
+    (["--target", "win=0.5", "-a", "2", "-c", "2", "--vary", "challenge=1-2"], "--challenge"),
+    (["--target", "win=0.5", "--vary", "challenge=1-2"], "--ability"),
+    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--tolerance", "x"], "--tolerance"),
+    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--risk", "2"], "--risk"),
+])
+def test_cli_design_bad_input_is_one_line_naming_the_flag(extra, flag, capsys):
+    from exactdice.cli.main import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["karbon", "design", *extra, "--no-cache"])
+    stderr = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert stderr.strip().count("\n") == 0 and flag in stderr, stderr
