@@ -148,7 +148,7 @@ def parse_player_policy(text: str | None) -> PlayerPolicy:
     >>> parse_player_policy("optimal").kind
     'optimal'
     """
-    field_name = "--player-policy"
+    field_name = "player_policy"
     text = (text or "").strip()
     if text in ("optimal",):
         return PlayerPolicy(kind=text)
@@ -165,7 +165,7 @@ def parse_narrator_policy(text: str | None) -> NarratorPolicy:
     >>> parse_narrator_policy("hurt=injury;plans=dice").plans
     'dice'
     """
-    field_name = "--narrator-policy"
+    field_name = "narrator_policy"
     text = (text or "").strip()
     if text in ("optimal", "kind"):
         return NarratorPolicy(kind=text)

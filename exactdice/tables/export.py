@@ -76,7 +76,7 @@ def _as_grids(grid_or_grids) -> list[TableGrid]:
     return grids
 
 
-def format_from_path(path, fmt: str | None = None, field: str = "--format") -> str:
+def format_from_path(path, fmt: str | None = None, field: str = "fmt") -> str:
     """The output format: *fmt* when given, else the suffix of *path*, else ``md``.
 
     >>> format_from_path("odds.html"), format_from_path(None), format_from_path("x.txt", "csv")
@@ -96,7 +96,7 @@ def format_from_path(path, fmt: str | None = None, field: str = "--format") -> s
         suffix = "html"
     if suffix not in FORMATS:
         raise InputError(field, f"cannot tell the format from the file name {str(path)!r}; "
-                                f"give --format ({', '.join(FORMATS)})")
+                                f"give `fmt` ({', '.join(FORMATS)})")
     return suffix
 
 
@@ -518,7 +518,7 @@ def render_table(grids: TableGrid | Iterable[TableGrid], fmt: str) -> str | byte
     b'%PDF-'
     """
     if fmt not in _RENDERERS:
-        raise InputError("--format", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise InputError("fmt", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     return _RENDERERS[fmt](_as_grids(grids))
 
 
@@ -538,11 +538,11 @@ def write_table(grid_or_grids: TableGrid | Sequence[TableGrid], fmt: str | None,
     content = render_table(grid_or_grids, fmt)
     data = content.encode("utf-8") if isinstance(content, str) else content
     if path.parent and not path.parent.exists():
-        raise InputError("--output", f"folder {str(path.parent)!r} does not exist")
+        raise InputError("output", f"folder {str(path.parent)!r} does not exist")
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     except OSError as error:
-        raise InputError("--output", f"cannot write to {str(path)!r}: {error.strerror}") from None
+        raise InputError("output", f"cannot write to {str(path)!r}: {error.strerror}") from None
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -552,6 +552,6 @@ def write_table(grid_or_grids: TableGrid | Sequence[TableGrid], fmt: str | None,
         if os.path.exists(temporary):
             os.unlink(temporary)
         if isinstance(error, OSError):
-            raise InputError("--output", f"cannot write {str(path)!r}: {error.strerror}") from None
+            raise InputError("output", f"cannot write {str(path)!r}: {error.strerror}") from None
         raise
     return path
