@@ -143,7 +143,7 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
     target = Fraction(target)
     points = problem.points()
     if not points:
-        raise InputError("vary", "the grid is empty")
+        raise InputError("axes", "the grid is empty")
     keys = [_point_key(point) for point in points]
     sweep_options = dict(store=store, workers=workers, executor=executor, progress=progress)
 

@@ -3,7 +3,7 @@ and whether its answers equal brute force (every cell solved).
 
 Usage: python scripts/bench_design_cells.py [--store PATH] [--no-verify]
 
-Grid: Ability 2, Challenge 1-5 x Peril 0-4 x Consequence 1-2 (50 setups, fixed policies);
+Grid: Ability 2, Challenge 1-5 x Peril 0-3 x Consequence 1-2 (40 setups, fixed policies);
 targets win=60%, win=25% and score=40%, the 5 closest each. Screens: 50,000 simulated
 contests a setup, risk 1e-6. The store (default: a temporary file) caches screens and
 exact cells across targets, but the count of cells each search *needs* does not depend on
@@ -23,7 +23,7 @@ from exactdice.design import design_search
 from exactdice.karbon.design import karbon_design_problem
 from exactdice.tables.store import ResultStore
 
-AXES = {"challenge": [1, 2, 3, 4, 5], "peril": [0, 1, 2, 3, 4], "consequence": [1, 2]}
+AXES = {"challenge": [1, 2, 3, 4, 5], "peril": [0, 1, 2, 3], "consequence": [1, 2]}
 FIXED = {"ability": 2}
 TARGETS = [("win", Fraction(3, 5)), ("win", Fraction(1, 4)), ("score", Fraction(2, 5))]
 BEST = 5

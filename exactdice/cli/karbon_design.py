@@ -200,8 +200,6 @@ def design(target_text, vary_text, tolerance, best, ability, challenge, conseque
         raise InputError("--risk", f'"{risk_text}" is not a number like 1e-6') from None
     if not 0 < risk < 1:
         raise InputError("--risk", f"must be between 0 and 1 (exclusive), got {risk_text}")
-    if samples is not None and samples < 100:
-        raise InputError("--samples", f"must be >= 100, got {samples}")
     problem = karbon_design_problem(axes, fixed, metric=metric, player=player_policy,
                                     narrator=narrator_policy, rules=tuple(rules),
                                     samples=samples or DEFAULT_SAMPLES)
@@ -257,6 +255,10 @@ def design(target_text, vary_text, tolerance, best, ability, challenge, conseque
     if not found.exhaustive:
         click.echo(f"(the screens' intervals hold together with probability >= 1 - {float(found.risk):g};"
                    " --exhaustive solves every setup)")
+
+
+# library errors name the design's parameters; these are the flags that set them
+design.parameter_flags = {"metric": "--target", "axes": "--vary"}
 
 
 # ----- sensitivity -------------------------------------------------------------------------

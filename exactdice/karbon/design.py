@@ -26,7 +26,7 @@ from exactdice.design import DesignProblem, design_search, hoeffding_half_width
 from exactdice.errors import InputError
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
-from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup
 from exactdice.tables.jobs import ruleset_data
 from exactdice.tables.store import ResultKey, canonical_json
@@ -66,15 +66,15 @@ def karbon_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "
     every point is checked as a setup before anything is solved.
     """
     if metric not in METRICS:
-        raise InputError("--target", f"unknown target {metric!r}; choose from {', '.join(METRICS)}")
+        raise InputError("metric", f"unknown target {metric!r}; choose from {', '.join(METRICS)}")
     for name in axes:
         if name not in VARIABLE_PARAMETERS:
-            raise InputError("--vary", f"cannot vary {name!r}; choose from {', '.join(VARIABLE_PARAMETERS)}")
+            raise InputError("axes", f"cannot vary {name!r}; choose from {', '.join(VARIABLE_PARAMETERS)}")
         if name in fixed:
-            raise InputError("--vary", f"{name} is both varied and fixed")
+            raise InputError("axes", f"{name} is both varied and fixed")
     if samples < 100:
-        raise InputError("--samples", f"must be >= 100, got {samples}")
-    ruleset = KarbonRuleset().with_rules(rules)
+        raise InputError("samples", f"must be >= 100, got {samples}")
+    ruleset = Rules().with_rules(rules)
     player_policy, narrator_policy = parse_player_policy(player), parse_narrator_policy(narrator)
     base = {"consequence": 2, "peril": 0, "fortune": 0, "fallout": 0, "training": False,
             "pool": dice_text(DEFAULT_POOL), "reserve": dice_text(DEFAULT_RESERVE), **fixed}
@@ -140,8 +140,8 @@ def _setup(kwargs: dict) -> ContestSetup:
     return ContestSetup(ability=kwargs["ability"], challenge=kwargs["challenge"],
                         consequence=kwargs["consequence"], peril=kwargs["peril"],
                         fortune=kwargs["fortune"], fallout=kwargs["fallout"],
-                        training=kwargs["training"], pool=parse_dice_list(kwargs["pool"], "--pool"),
-                        reserve=parse_dice_list(kwargs["reserve"], "--reserve"))
+                        training=kwargs["training"], pool=parse_dice_list(kwargs["pool"], "pool"),
+                        reserve=parse_dice_list(kwargs["reserve"], "reserve"))
 
 
 def solve_design_task(task) -> dict:
@@ -159,12 +159,12 @@ def solve_design_task(task) -> dict:
     kwargs = dict(kwargs)
     if kind == "exact":
         return contest_cell(**kwargs)
-    from exactdice.karbon.simulate import simulate_contests
+    from exactdice.karbon.simulate import simulate
 
     samples, seed = kwargs.pop("samples"), kwargs.pop("seed")
     player, narrator = kwargs.pop("player", "fixed"), kwargs.pop("narrator", "fixed")
     rules = kwargs.pop("rules", ())
-    rows = simulate_contests(_setup(kwargs), KarbonRuleset().with_rules(rules),
+    rows = simulate(_setup(kwargs), Rules().with_rules(rules),
                              parse_player_policy(player), parse_narrator_policy(narrator),
                              n=samples, seed=seed)
     outcomes = rows["outcome"]

@@ -29,7 +29,7 @@ from exactdice.errors import InputError
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.policies import (BREAK_OPTIONS, GLITCH_OPTIONS, parse_narrator_policy,
                                        parse_player_policy)
-from exactdice.karbon.ruleset import RULE_CHOICES, KarbonRuleset
+from exactdice.karbon.ruleset import RULE_CHOICES, Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup
 from exactdice.tables.jobs import ruleset_data
 from exactdice.tables.store import ResultKey
@@ -92,11 +92,11 @@ def base_arguments(ability: int, challenge: int, consequence: int = 2, peril: in
     >>> base_arguments(1, 2)["rules"][:1]
     ('peril_chips=stack',)
     """
-    ruleset = KarbonRuleset().with_rules(rules)
+    ruleset = Rules().with_rules(rules)
     return {"ability": ability, "challenge": challenge, "consequence": consequence, "peril": peril,
             "fortune": fortune, "fallout": fallout, "training": training,
-            "pool": dice_text(parse_dice_list(pool, "--pool")),
-            "reserve": dice_text(parse_dice_list(reserve, "--reserve")),
+            "pool": dice_text(parse_dice_list(pool, "pool")),
+            "reserve": dice_text(parse_dice_list(reserve, "reserve")),
             "player": parse_player_policy(player).text(), "narrator": parse_narrator_policy(narrator).text(),
             "rules": tuple(f"{name}={value}" for name, value in ruleset.to_dict().items())}
 
@@ -106,10 +106,10 @@ def _check(arguments: dict) -> None:
     setup = ContestSetup(ability=arguments["ability"], challenge=arguments["challenge"],
                          consequence=arguments["consequence"], peril=arguments["peril"],
                          fortune=arguments["fortune"], fallout=arguments["fallout"],
-                         training=arguments["training"], pool=parse_dice_list(arguments["pool"], "--pool"),
-                         reserve=parse_dice_list(arguments["reserve"], "--reserve"))
+                         training=arguments["training"], pool=parse_dice_list(arguments["pool"], "pool"),
+                         reserve=parse_dice_list(arguments["reserve"], "reserve"))
     player, narrator = parse_player_policy(arguments["player"]), parse_narrator_policy(arguments["narrator"])
-    KarbonRuleset().with_rules(arguments["rules"])
+    Rules().with_rules(arguments["rules"])
     if player.kind == "fixed" and narrator.kind != "optimal" and narrator.kind != "kind":
         setup.start(player, narrator)
 
@@ -169,7 +169,7 @@ def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str
 
 
 def _cell(arguments: dict) -> SweepCell:
-    ruleset = KarbonRuleset().with_rules(arguments["rules"])
+    ruleset = Rules().with_rules(arguments["rules"])
     setup = {k: v for k, v in arguments.items() if k not in ("player", "narrator", "rules")}
     key = ResultKey("karbon", ruleset_data(ruleset), {"design": "contest", "setup": setup},
                     {"player": arguments["player"], "narrator": arguments["narrator"]})
@@ -205,7 +205,7 @@ def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=Non
     return SensitivityReport(base=base, base_values=base_values, rows=rows, skipped=skipped)
 
 
-def tornado_chart(report: SensitivityReport, path, *, metric: str = "P(win)", top: int = 25) -> None:
+def tornado_chart(report: SensitivityReport, plot_path, *, metric: str = "P(win)", top: int = 25) -> None:
     """Write a PNG tornado chart: the change of *metric* (percentage points) for the
     *top* variants that move it most, largest at the top; changes of exactly zero are
     left out and counted in the footnote."""
@@ -238,8 +238,8 @@ def tornado_chart(report: SensitivityReport, path, *, metric: str = "P(win)", to
     axis.legend(handles, list(colours), fontsize=8, loc="lower right")
     figure.tight_layout()
     try:
-        figure.savefig(path, dpi=110)
+        figure.savefig(plot_path, dpi=110)
     except OSError as error:
-        raise InputError("--plot", f"cannot write {path}: {error.strerror or error}") from None
+        raise InputError("plot_path", f"cannot write {plot_path}: {error.strerror or error}") from None
     finally:
         plt.close(figure)

@@ -197,7 +197,7 @@ class _InlineExecutor:
 
 # ----- Dask -----------------------------------------------------------------------------
 
-def cluster_executor(address: str, *, field: str = "--scheduler", timeout: float = 10.0):
+def cluster_executor(address: str, *, field: str = "scheduler", timeout: float = 10.0):
     """(client, executor) for the Dask scheduler at *address* (``tcp://host:8786``).
 
     Needs the ``cluster`` extra (``pip install 'exactdice[cluster]'``); a missing Dask or

@@ -138,10 +138,10 @@ def test_the_cells_are_cached_in_the_store(tmp_path):
 
 
 @pytest.mark.parametrize("axes,fixed,metric,field", [
-    ({"colour": [1]}, {"ability": 1}, "win", "--vary"),
-    ({"challenge": [1]}, {"ability": 1, "challenge": 2}, "win", "--vary"),
-    ({"challenge": [1]}, {"ability": 1}, "glory", "--target"),
-    ({"challenge": [0, 1]}, {"ability": 1}, "win", "--challenge"),
+    ({"colour": [1]}, {"ability": 1}, "win", "axes"),
+    ({"challenge": [1]}, {"ability": 1, "challenge": 2}, "win", "axes"),
+    ({"challenge": [1]}, {"ability": 1}, "glory", "metric"),
+    ({"challenge": [0, 1]}, {"ability": 1}, "win", "challenge"),
 ])
 def test_bad_design_input_names_the_field(axes, fixed, metric, field):
     with pytest.raises(InputError) as caught:
@@ -182,6 +182,9 @@ def test_cli_design_text_and_json(tmp_path):
     (["--target", "win=0.5", "--vary", "challenge=1-2"], "--ability"),
     (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--tolerance", "x"], "--tolerance"),
     (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--risk", "2"], "--risk"),
+    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=0-2"], "--challenge"),
+    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--samples", "5"], "--samples"),
+    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--pool", "d7x"], "--pool"),
 ])
 def test_cli_design_bad_input_is_one_line_naming_the_flag(extra, flag, capsys):
     from exactdice.cli.main import main
