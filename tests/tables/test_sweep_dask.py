@@ -113,5 +113,15 @@ def test_an_input_error_on_a_dask_worker_arrives_whole(tmp_path, cluster):
 
 
 def test_an_unreachable_scheduler_is_a_clear_error():
-    with pytest.raises(InputError, match="--scheduler: cannot reach the Dask scheduler"):
+    with pytest.raises(InputError, match="^scheduler: cannot reach the Dask scheduler"):
         cluster_executor("tcp://127.0.0.1:9", timeout=1)
+
+
+def test_the_cli_names_the_scheduler_flag(capsys, tmp_path):
+    from exactdice.cli.main import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["karst", "table", "--table", "action", "--no-cache", "--scheduler", "tcp://127.0.0.1:9",
+              "-o", str(tmp_path / "t.md")])
+    assert exit_.value.code == 2
+    assert "--scheduler: cannot reach the Dask scheduler" in capsys.readouterr().err
