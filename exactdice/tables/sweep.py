@@ -111,13 +111,17 @@ class _NotATerminal:
 
 
 def _solve_one(solve_fn: Callable, argument):
-    # runs in a worker (local process, Dask worker) for every cell
-    if not isinstance(sys.stderr, _NotATerminal):
-        sys.stderr = _NotATerminal(sys.stderr)
+    # runs where the cell is solved (a local worker, a Dask worker, or this process with
+    # workers=1): the solvers' own bars stay off while it runs, the sweep draws the only one
+    stderr = sys.stderr
+    if not isinstance(stderr, _NotATerminal):
+        sys.stderr = _NotATerminal(stderr)
     try:
         return solve_fn(argument)
     except InputError as error:
         return _WorkerInputError(type(error), error.field, error.message)
+    finally:
+        sys.stderr = stderr
 
 
 # ----- local workers ------------------------------------------------------------------
