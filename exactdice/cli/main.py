@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "chronica": "exactdice.cli.chronica:chronica",
     "karst": "exactdice.cli.karst:karst",
     "validate": "exactdice.cli.validate:validate",
+    "serve": "exactdice.cli.serve:serve",
 }
 
 

@@ -154,7 +154,8 @@ def _progress_bar(progress, total_hint):
         return None
     from tqdm import tqdm
 
-    return tqdm(total=None, unit="states", desc="exploring", leave=False)
+    # the bar counts what the limit counts (states found), with the limit as its total
+    return tqdm(total=total_hint, unit="states", desc="exploring", leave=False)
 
 
 @contextmanager
@@ -272,7 +273,8 @@ def _explore(model, max_states, progress) -> StateGraph:
         offsets.append(len(targets))
         current += 1
         if bar is not None and current % 1000 == 0:
-            bar.update(1000)
+            bar.update(len(states) - bar.n)
     if bar is not None:
+        bar.update(len(states) - bar.n)
         bar.close()
     return graph
