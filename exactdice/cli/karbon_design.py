@@ -106,8 +106,9 @@ def _exact_text(value: Fraction, full: bool) -> str:
     return f"({len(numerator)}/{len(denominator)}-digit fraction)"
 
 
-def _exact_json(value: Fraction) -> dict:
-    return {"exact": fraction_text(value), "decimal": float(value)}
+def _exact_json(value: Fraction | None) -> str | None:
+    # an exact "p/q" string; emit_json adds its decimal in the document's "decimal" mirror
+    return None if value is None else fraction_text(value)
 
 
 @click.command("design")
@@ -216,7 +217,7 @@ def design(target_text, vary_text, tolerance, best, ability, challenge, conseque
     names = list(axes)
     if as_json:
         emit_json({
-            "target": {"metric": metric, "meaning": METRICS[metric], **_exact_json(target)},
+            "target": {"metric": metric, "meaning": METRICS[metric], "value": _exact_json(target)},
             "tolerance": None if tolerance_value is None else _exact_json(tolerance_value),
             "fixed": fixed, "varied": axes,
             "candidates": [{"setup": candidate.point, "value": _exact_json(candidate.value),
@@ -338,9 +339,7 @@ def sensitivity(ability, challenge, consequence, peril, fortune, fallout, traini
         tornado_chart(report, plot_path, top=top or 25)
     rows = report.rows if top is None else report.rows[:top]
     if as_json:
-        def exact(value):
-            return None if value is None else _exact_json(value)
-
+        exact = _exact_json
         emit_json({
             "base": {key: (list(value) if isinstance(value, tuple) else value) for key, value in base.items()},
             "base_values": {metric: exact(value) for metric, value in report.base_values.items()},

@@ -166,11 +166,13 @@ def test_cli_design_text_and_json(tmp_path):
     assert lines[2].split()[:2] == ["1", str(best)]
     assert lines[3].startswith("solved exactly: ")
     data = json.loads(runner.invoke(cli, arguments + ["--json", "--tolerance", "0.1"]).output)
-    assert data["target"] == {"metric": "win", "meaning": "P(win)", "exact": "1/2", "decimal": 0.5}
-    for candidate in data["candidates"]:
+    assert data["target"] == {"metric": "win", "meaning": "P(win)", "value": "1/2"}
+    assert data["decimal"]["target"] == {"value": 0.5}
+    for index, candidate in enumerate(data["candidates"]):
         value = contest_cell(2, candidate["setup"]["challenge"], 1, 0)["P(win)"]
-        assert Fraction(candidate["value"]["exact"]) == value
-        assert Fraction(candidate["distance"]["exact"]) == abs(value - Fraction(1, 2)) <= Fraction(1, 10)
+        assert Fraction(candidate["value"]) == value
+        assert data["decimal"]["candidates"][index]["value"] == float(value)
+        assert Fraction(candidate["distance"]) == abs(value - Fraction(1, 2)) <= Fraction(1, 10)
 
 
 @pytest.mark.parametrize("extra,flag", [

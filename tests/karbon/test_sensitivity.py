@@ -91,8 +91,9 @@ def test_cli_text_json_and_chart(tmp_path):
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads(runner.invoke(cli, arguments + ["--json"]).output)
     base = contest_cell(**SMALL)
-    assert Fraction(data["base_values"]["P(win)"]["exact"]) == base["P(win)"]
+    assert Fraction(data["base_values"]["P(win)"]) == base["P(win)"]
+    assert data["decimal"]["base_values"]["P(win)"] == float(base["P(win)"])
     objective = [change for change in data["changes"] if change["change"] == "rule objective=win"][0]
-    assert objective["deltas"]["P(win)"] == {"exact": "0", "decimal": 0.0}
+    assert objective["deltas"]["P(win)"] == "0"
     bad = runner.invoke(cli, arguments + ["--plot", str(tmp_path / "t.pdf")])
     assert bad.exit_code == 2 or "PNG" in str(bad.exception)
