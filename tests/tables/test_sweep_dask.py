@@ -30,9 +30,16 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=50) as local:
-        yield local
+    # distributed's nannies set OMP/MKL/OPENBLAS_NUM_THREADS and MALLOC_TRIM_THRESHOLD_ in
+    # this process's environment (its "pre-spawn-environ"); give the later tests theirs back
+    environment = dict(os.environ)
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=None, silence_logs=50) as local:
+            yield local
+    finally:
+        os.environ.clear()
+        os.environ.update(environment)
 
 
 def _small_grid():
