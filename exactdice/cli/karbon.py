@@ -56,7 +56,9 @@ class _KarbonGroup(LazyGroup):
 
     lazy_commands = {"simulate": "exactdice.cli.karbon_sim:simulate",
                      "trace": "exactdice.cli.karbon_sim:trace",
-                     "rules": "exactdice.cli.rules:karbon_rules"}
+                     "rules": "exactdice.cli.rules:karbon_rules",
+                     "design": "exactdice.cli.karbon_design:design",
+                     "sensitivity": "exactdice.cli.karbon_design:sensitivity"}
 
 
 @click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})
