@@ -1,0 +1,393 @@
+"""Everything at the initial state from one exact forward pass of expected visits.
+
+Under a fixed strategy (chance nodes only, or decisions with a chosen edge each), the
+expected number of visits to every state, counted from the initial state, carries all
+the initial state's answers: the probability of an outcome is the visits to its
+terminal states, never-ending play is the flow that enters a state which cannot reach
+a terminal, expected steps are the visits to chance nodes and a reward is a weighted
+sum of visits. So a chain without decisions needs no backward pass at all.
+
+The arithmetic: one shared denominator
+---------------------------------------
+Let ``y[v]`` be the visits to ``v`` divided by its total weight ``t[v]`` (a decision
+node's total is 1): what each unit of edge weight carries onwards. The ``y`` solve the
+integer system ``A y = e_initial`` with ``A = diag(t) - W^T`` (``W`` the edge weights
+among live states). Taken component by component in topological order (sources first):
+
+* an acyclic state has ``y[v] = (inflow) / t[v]``, where the inflow is the weighted sum
+  of its predecessors' ``y`` (plus 1 at the initial state);
+* a cyclic component ``C`` has ``y_C = A_C^-1 (inflow_C) = B (inflow_C) / s`` with
+  ``B = s A_C^-1`` an integer matrix and ``s`` the least such scale (``s`` divides
+  ``det A_C``);
+* a terminal or a never-ending state just collects its inflow.
+
+So the denominator of ``y[v]`` divides ``D[v] = d[v] * lcm(D[u] for predecessors u)``
+with ``d[v]`` = ``t[v]``, ``s`` or 1. Written as exponent vectors over the prime
+factors of the ``d``'s (totals are products of die sizes, so their factors are small
+primes; a cofactor without small factors counts as one more "prime", which can only
+make the bound larger), the lcm is an elementwise maximum and the product a sum. One
+cheap pass over those vectors gives ``Q``, a multiple of every ``D[v]``; ``Q`` is at most
+the largest denominator among the answers' own parts times the few factors that cancel.
+
+The pass then keeps ``n[v] = Q * y[v]``, an INTEGER for every state, and does only
+integer multiply-adds and exact divisions by small numbers: no gcd, no lcm, no
+denominators to bring together. Every division is checked to leave no remainder; when
+all do, the ``n`` satisfy ``A n = Q e_initial`` exactly, so ``n / Q`` IS the solution of
+the system (``A`` restricted to live states is invertible): there is no reconstruction
+to trust. The outcome probabilities and never-ends are then checked to sum to exactly 1.
+
+>>> from exactdice.markov.graph import explore
+>>> from exactdice.markov.synthetic import GamblersRuin
+>>> result = forward_pass(explore(GamblersRuin(goal=3, start=1, up=1, down=1)))
+>>> result.absorption["win"], result.expected_steps
+(Fraction(1, 3), Fraction(2, 1))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import gmpy2
+from gmpy2 import mpz
+
+from exactdice.markov.graph import CHANCE, DECISION, TERMINAL, StateGraph
+
+__all__ = ["ForwardResult", "forward_pass", "denominator_bound", "small_prime_factors"]
+
+_TRIAL_PRIMES_BELOW = 1000
+
+
+def _primes_below(limit):
+    sieve = bytearray([1]) * limit
+    sieve[0:2] = b"\x00\x00"
+    for i in range(2, int(limit**0.5) + 1):
+        if sieve[i]:
+            sieve[i * i :: i] = bytearray(len(sieve[i * i :: i]))
+    return [i for i in range(limit) if sieve[i]]
+
+
+_TRIAL_PRIMES = _primes_below(_TRIAL_PRIMES_BELOW)
+
+
+def small_prime_factors(number: int) -> tuple:
+    """``((factor, exponent), ...)`` of a positive integer: its prime factors below
+    1000, then the remaining cofactor (if not 1) as one factor of its own.
+
+    >>> small_prime_factors(360)
+    ((2, 3), (3, 2), (5, 1))
+    >>> small_prime_factors(2 * 1000003)
+    ((2, 1), (1000003, 1))
+    """
+    number = int(number)
+    factors = []
+    for prime in _TRIAL_PRIMES:
+        if prime * prime > number:
+            break
+        if number % prime == 0:
+            exponent = 0
+            while number % prime == 0:
+                number //= prime
+                exponent += 1
+            factors.append((prime, exponent))
+    if number > 1:
+        factors.append((number, 1))
+    return tuple(sorted(factors))
+
+
+@dataclass
+class ForwardResult:
+    """The initial state's answers from `forward_pass` (all exact ``Fraction``)."""
+
+    absorption: dict
+    never_ends: Fraction
+    expected_steps: Fraction | None
+    expected_rewards: dict
+    denominator_bits: int
+
+
+class _Plan:
+    """The order of the pass and each node's moves under the strategy."""
+
+    def __init__(self, graph: StateGraph, chosen_edge, alive, components, inverse):
+        self.graph = graph
+        self.chosen_edge = chosen_edge
+        self.alive = alive
+        self.components = components
+        self.inverse = inverse
+        self.cyclic: dict[int, tuple] = {}  # component index -> (live order, B, scale)
+
+    def moves(self, node):
+        graph = self.graph
+        if graph.kind[node] == DECISION:
+            return 1, ((1, graph.targets[self.chosen_edge[node]]),)
+        low, high = graph.offsets[node], graph.offsets[node + 1]
+        return graph.data[node], tuple(zip(graph.weights[low:high], graph.targets[low:high]))
+
+    def cyclic_block(self, index):
+        """(live members, B, scale) of cyclic component ``index``: B = scale * A^-1."""
+        block = self.cyclic.get(index)
+        if block is None:
+            component = self.components[index]
+            live = sorted(node for node in component if self.alive[node])
+            position = {node: i for i, node in enumerate(live)}
+            rows = [{i: self.moves(node)[0]} for i, node in enumerate(live)]
+            for node in live:  # the transposed system: a column per source
+                for weight, target in self.moves(node)[1]:
+                    column = position.get(target)
+                    if column is not None:
+                        row = rows[column]
+                        row[position[node]] = row.get(position[node], 0) - weight
+            matrix, scale = self.inverse(rows) if live else ([], mpz(1))
+            block = self.cyclic[index] = (live, matrix, scale)
+        return block
+
+
+_inverses: dict = {}
+_MAX_REMEMBERED_INVERSES = 4096
+
+
+def scaled_inverse(rows):
+    """``(B, s)`` for a small integer matrix ``A`` (``rows[i]``: column -> entry): ``B``
+    (lists of ``mpz``) is ``s A^-1`` and ``s`` the least positive integer that makes it
+    integral (FLINT). Remembered per matrix: the same loop recurs at many chip counts.
+
+    >>> scaled_inverse([{0: 2, 1: -1}, {0: -1, 1: 2}])
+    ([[mpz(2), mpz(1)], [mpz(1), mpz(2)]], mpz(3))
+    """
+    key = tuple(tuple(sorted(row.items())) for row in rows)
+    found = _inverses.get(key)
+    if found is None:
+        import flint
+
+        size = len(rows)
+        matrix = flint.fmpz_mat(size, size)
+        for i, row in enumerate(rows):
+            for column, entry in row.items():
+                matrix[i, column] = int(entry)
+        numerators, scale = matrix.inv().numer_denom()
+        found = ([[mpz(int(entry)) for entry in row] for row in numerators.tolist()], mpz(int(scale)))
+        if len(_inverses) >= _MAX_REMEMBERED_INVERSES:
+            _inverses.clear()
+        _inverses[key] = found
+    return found
+
+
+def _is_cyclic(graph, component):
+    if len(component) > 1:
+        return True
+    node = component[0]
+    return node in graph.targets[graph.offsets[node] : graph.offsets[node + 1]]
+
+
+def denominator_bound(plan: _Plan) -> int:
+    """``Q``: a multiple of the denominator of every state's ``y`` (module docstring),
+    from exponent vectors over the small prime factors of totals and block scales."""
+    graph = plan.graph
+    kind, data, alive = graph.kind, graph.data, plan.alive
+    vectors: list[tuple] = [()]  # interned exponent vectors: sorted ((factor, exponent), ...)
+    interned: dict[tuple, int] = {(): 0}
+    maxima: dict[tuple, int] = {}
+    products: dict[tuple, int] = {}
+    factored: dict[int, int] = {}
+
+    def intern(vector):
+        found = interned.get(vector)
+        if found is None:
+            found = interned[vector] = len(vectors)
+            vectors.append(vector)
+        return found
+
+    def maximum(a, b):
+        if a == b or b == 0:
+            return a
+        if a == 0:
+            return b
+        key = (a, b) if a < b else (b, a)
+        found = maxima.get(key)
+        if found is None:
+            merged = dict(vectors[a])
+            for factor, exponent in vectors[b]:
+                if exponent > merged.get(factor, 0):
+                    merged[factor] = exponent
+            found = maxima[key] = intern(tuple(sorted(merged.items())))
+        return found
+
+    def times(vector_id, number):
+        """The vector of (vector_id's number) * number."""
+        if number == 1:
+            return vector_id
+        key = (vector_id, number)
+        found = products.get(key)
+        if found is None:
+            number_id = factored.get(number)
+            if number_id is None:
+                number_id = factored[number] = intern(small_prime_factors(number))
+            merged = dict(vectors[vector_id])
+            for factor, exponent in vectors[number_id]:
+                merged[factor] = merged.get(factor, 0) + exponent
+            found = products[key] = intern(tuple(sorted(merged.items())))
+        return found
+
+    inflow = [0] * graph.num_states  # max over predecessors so far (vector ids)
+    own = [0] * graph.num_states
+    reached = bytearray(graph.num_states)
+    reached[graph.initial] = 1
+    overall = 0
+    for index in range(len(plan.components) - 1, -1, -1):
+        component = plan.components[index]
+        if not any(reached[node] for node in component):
+            continue
+        if _is_cyclic(graph, component) and any(alive[node] for node in component):
+            live, _, scale = plan.cyclic_block(index)
+            incoming = 0
+            for node in component:
+                incoming = maximum(incoming, inflow[node])
+            block = times(incoming, int(scale))
+            members = set(live)
+            for node in component:
+                own[node] = block if node in members else incoming
+            senders = live
+        else:
+            for node in component:
+                if alive[node] and kind[node] != TERMINAL:
+                    own[node] = times(inflow[node], data[node] if kind[node] == CHANCE else 1)
+                else:
+                    own[node] = inflow[node]
+            senders = [node for node in component if alive[node] and kind[node] != TERMINAL]
+        members = set(component)
+        for node in senders:
+            vector = own[node]
+            for _, target in plan.moves(node)[1]:
+                if target not in members or not alive[target]:
+                    reached[target] = 1
+                    inflow[target] = maximum(inflow[target], vector)
+    for node in range(graph.num_states):
+        if reached[node]:
+            overall = maximum(maximum(overall, own[node]), inflow[node])
+    bound = mpz(1)
+    for factor, exponent in vectors[overall]:
+        bound *= mpz(factor) ** exponent
+    return bound
+
+
+def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=None,
+                 inverse=None) -> ForwardResult:
+    """The initial state's outcome probabilities, never-ends, expected steps and
+    rewards under a fixed strategy (``chosen_edge``: decision node -> edge), exactly.
+
+    ``alive`` (node -> can reach a terminal under the strategy), ``components`` (sinks
+    first) and ``inverse`` (rows -> ``(B, scale)``) are computed when not given.
+    """
+    chosen_edge = chosen_edge or {}
+    if any(kind == DECISION for kind in graph.kind) and not chosen_edge:
+        raise ValueError("a graph with decisions needs a chosen edge per decision node")
+    if components is None:
+        components = graph.strongly_connected_components()
+    if inverse is None:
+        inverse = scaled_inverse
+    plan = _Plan(graph, chosen_edge, None, components, inverse)
+    plan.alive = alive if alive is not None else _alive_states(plan)
+    bound = denominator_bound(plan)
+    return _run(plan, bound)
+
+
+def _alive_states(plan: _Plan) -> bytearray:
+    """Which states can reach a terminal under the strategy (reverse search)."""
+    graph = plan.graph
+    count = graph.num_states
+    predecessors: list[list[int]] = [[] for _ in range(count)]
+    alive = bytearray(count)
+    frontier = []
+    for node in range(count):
+        if graph.kind[node] == TERMINAL:
+            alive[node] = 1
+            frontier.append(node)
+            continue
+        for _, target in plan.moves(node)[1]:
+            predecessors[target].append(node)
+    while frontier:
+        node = frontier.pop()
+        for parent in predecessors[node]:
+            if not alive[parent]:
+                alive[parent] = 1
+                frontier.append(parent)
+    return alive
+
+
+def _run(plan: _Plan, bound) -> ForwardResult:
+    graph = plan.graph
+    kind, data, alive = graph.kind, graph.data, plan.alive
+    count = graph.num_states
+    inflow: list = [0] * count  # Q * (weighted inflow) per state
+    value: list = [None] * count  # n[v] = Q * y[v] for live non-terminal states
+    inflow[graph.initial] = bound
+    collected = [mpz(0)] * (len(graph.outcomes) + 1)  # per outcome, then never-ends
+    never = len(graph.outcomes)
+    divexact = gmpy2.divexact
+
+    def exact_division(number, divisor, node):
+        if number % divisor:
+            raise ArithmeticError(
+                f"forward pass: the denominator bound misses a factor at state {graph.states[node]!r}")
+        return divexact(number, divisor)
+
+    for index in range(len(plan.components) - 1, -1, -1):
+        component = plan.components[index]
+        if not any(inflow[node] for node in component):
+            continue
+        members = set(component)
+        if _is_cyclic(graph, component) and any(alive[node] for node in component):
+            live, matrix, scale = plan.cyclic_block(index)
+            sources = [inflow[node] for node in live]
+            for node, row in zip(live, matrix):
+                total = 0
+                for coefficient, amount in zip(row, sources):
+                    if coefficient and amount:
+                        total += coefficient * amount
+                value[node] = exact_division(total, scale, node)
+            senders = live
+        else:
+            senders = []
+            for node in component:
+                if alive[node] and kind[node] != TERMINAL:
+                    value[node] = (exact_division(inflow[node], data[node], node)
+                                   if kind[node] == CHANCE else inflow[node])
+                    senders.append(node)
+        for node in senders:
+            amount = value[node]
+            if not amount:
+                continue
+            for weight, target in plan.moves(node)[1]:
+                if target not in members or not alive[target]:
+                    inflow[target] += weight * amount
+        for node in component:
+            if not alive[node]:
+                collected[never] += inflow[node]
+            elif kind[node] == TERMINAL:
+                collected[data[node]] += inflow[node]
+
+    if sum(collected) != bound:
+        raise ArithmeticError("forward pass: the outcome probabilities do not sum to exactly 1")
+    absorption = {name: Fraction(int(collected[i]), int(bound)) for i, name in enumerate(graph.outcomes)}
+    never_ends = Fraction(int(collected[never]), int(bound))
+    if never_ends:
+        return ForwardResult(absorption, never_ends, None, {name: None for name in graph.reward_names},
+                             int(bound).bit_length())
+    steps = mpz(0)
+    rewards = [mpz(0)] * len(graph.reward_names)
+    for node, amount in enumerate(value):
+        if not amount:
+            continue
+        if kind[node] == CHANCE:
+            steps += data[node] * amount
+            masses = graph.chance_reward_mass[node]
+        else:
+            masses = graph.action_rewards.get(plan.chosen_edge[node])
+        for slot, mass in enumerate(masses or ()):
+            if mass:
+                rewards[slot] += mass * amount
+    return ForwardResult(
+        absorption, never_ends, Fraction(int(steps), int(bound)),
+        {name: Fraction(int(total), int(bound)) for name, total in zip(graph.reward_names, rewards)},
+        int(bound).bit_length())
