@@ -124,23 +124,39 @@ class _Plan:
         low, high = graph.offsets[node], graph.offsets[node + 1]
         return graph.data[node], tuple(zip(graph.weights[low:high], graph.targets[low:high]))
 
+    def block_rows(self, component):
+        """(live members, rows of A_C) of a cyclic component (``rows[i]``: column -> entry)."""
+        live = sorted(node for node in component if self.alive[node])
+        position = {node: i for i, node in enumerate(live)}
+        rows = [{i: self.moves(node)[0]} for i, node in enumerate(live)]
+        for node in live:  # the transposed system: a column per source
+            for weight, target in self.moves(node)[1]:
+                column = position.get(target)
+                if column is not None:
+                    row = rows[column]
+                    row[position[node]] = row.get(position[node], 0) - weight
+        return live, rows
+
     def cyclic_block(self, index):
         """(live members, B, scale) of cyclic component ``index``: B = scale * A^-1."""
         block = self.cyclic.get(index)
         if block is None:
-            component = self.components[index]
-            live = sorted(node for node in component if self.alive[node])
-            position = {node: i for i, node in enumerate(live)}
-            rows = [{i: self.moves(node)[0]} for i, node in enumerate(live)]
-            for node in live:  # the transposed system: a column per source
-                for weight, target in self.moves(node)[1]:
-                    column = position.get(target)
-                    if column is not None:
-                        row = rows[column]
-                        row[position[node]] = row.get(position[node], 0) - weight
+            live, rows = self.block_rows(self.components[index])
             matrix, scale = self.inverse(rows) if live else ([], mpz(1))
             block = self.cyclic[index] = (live, matrix, scale)
         return block
+
+
+def _float_block(plan, index):
+    """(live members, A_C^-1 as a float matrix): the float preview's cyclic solve."""
+    import numpy
+
+    live, rows = plan.block_rows(plan.components[index])
+    matrix = numpy.zeros((len(live), len(live)))
+    for i, row in enumerate(rows):
+        for column, entry in row.items():
+            matrix[i, column] = entry
+    return live, numpy.linalg.inv(matrix), 1.0
 
 
 _inverses: dict = {}
@@ -272,9 +288,10 @@ def denominator_bound(plan: _Plan) -> int:
 
 
 def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=None,
-                 inverse=None) -> ForwardResult:
+                 inverse=None, exact: bool = True) -> ForwardResult:
     """The initial state's outcome probabilities, never-ends, expected steps and
-    rewards under a fixed strategy (``chosen_edge``: decision node -> edge), exactly.
+    rewards under a fixed strategy (``chosen_edge``: decision node -> edge), exactly
+    (``exact=False``: the same pass in floats, a quick preview, not exact).
 
     ``alive`` (node -> can reach a terminal under the strategy), ``components`` (sinks
     first) and ``inverse`` (rows -> ``(B, scale)``) are computed when not given.
@@ -288,8 +305,9 @@ def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=Non
         inverse = scaled_inverse
     plan = _Plan(graph, chosen_edge, None, components, inverse)
     plan.alive = alive if alive is not None else _alive_states(plan)
-    bound = denominator_bound(plan)
-    return _run(plan, bound)
+    if not exact:
+        return _run(plan, 1.0, exact=False)
+    return _run(plan, denominator_bound(plan), exact=True)
 
 
 def _alive_states(plan: _Plan) -> bytearray:
@@ -315,14 +333,15 @@ def _alive_states(plan: _Plan) -> bytearray:
     return alive
 
 
-def _run(plan: _Plan, bound) -> ForwardResult:
+def _run(plan: _Plan, bound, exact: bool) -> ForwardResult:
     graph = plan.graph
     kind, data, alive = graph.kind, graph.data, plan.alive
     count = graph.num_states
     inflow: list = [0] * count  # Q * (weighted inflow) per state
     value: list = [None] * count  # n[v] = Q * y[v] for live non-terminal states
     inflow[graph.initial] = bound
-    collected = [mpz(0)] * (len(graph.outcomes) + 1)  # per outcome, then never-ends
+    zero = mpz(0) if exact else 0.0
+    collected = [zero] * (len(graph.outcomes) + 1)  # per outcome, then never-ends
     never = len(graph.outcomes)
     divexact = gmpy2.divexact
 
@@ -332,26 +351,37 @@ def _run(plan: _Plan, bound) -> ForwardResult:
                 f"forward pass: the denominator bound misses a factor at state {graph.states[node]!r}")
         return divexact(number, divisor)
 
+    def float_division(number, divisor, node):
+        return number / divisor
+
+    division = exact_division if exact else float_division
+    float_blocks: dict = {}
+
     for index in range(len(plan.components) - 1, -1, -1):
         component = plan.components[index]
         if not any(inflow[node] for node in component):
             continue
         members = set(component)
         if _is_cyclic(graph, component) and any(alive[node] for node in component):
-            live, matrix, scale = plan.cyclic_block(index)
+            if exact:
+                live, matrix, scale = plan.cyclic_block(index)
+            else:
+                if index not in float_blocks:
+                    float_blocks[index] = _float_block(plan, index)
+                live, matrix, scale = float_blocks[index]
             sources = [inflow[node] for node in live]
             for node, row in zip(live, matrix):
                 total = 0
                 for coefficient, amount in zip(row, sources):
                     if coefficient and amount:
                         total += coefficient * amount
-                value[node] = exact_division(total, scale, node)
+                value[node] = division(total, scale, node)
             senders = live
         else:
             senders = []
             for node in component:
                 if alive[node] and kind[node] != TERMINAL:
-                    value[node] = (exact_division(inflow[node], data[node], node)
+                    value[node] = (division(inflow[node], data[node], node)
                                    if kind[node] == CHANCE else inflow[node])
                     senders.append(node)
         for node in senders:
@@ -367,15 +397,19 @@ def _run(plan: _Plan, bound) -> ForwardResult:
             elif kind[node] == TERMINAL:
                 collected[data[node]] += inflow[node]
 
-    if sum(collected) != bound:
+    if exact and sum(collected) != bound:
         raise ArithmeticError("forward pass: the outcome probabilities do not sum to exactly 1")
-    absorption = {name: Fraction(int(collected[i]), int(bound)) for i, name in enumerate(graph.outcomes)}
-    never_ends = Fraction(int(collected[never]), int(bound))
-    if never_ends:
-        return ForwardResult(absorption, never_ends, None, {name: None for name in graph.reward_names},
-                             int(bound).bit_length())
-    steps = mpz(0)
-    rewards = [mpz(0)] * len(graph.reward_names)
+
+    def share(amount):
+        return Fraction(int(amount), int(bound)) if exact else float(amount)
+
+    bits = int(bound).bit_length() if exact else 0
+    absorption = {name: share(collected[i]) for i, name in enumerate(graph.outcomes)}
+    never_ends = share(collected[never])
+    if never_ends if exact else never_ends > 1e-12:
+        return ForwardResult(absorption, never_ends, None, {name: None for name in graph.reward_names}, bits)
+    steps = zero
+    rewards = [zero] * len(graph.reward_names)
     for node, amount in enumerate(value):
         if not amount:
             continue
@@ -387,7 +421,5 @@ def _run(plan: _Plan, bound) -> ForwardResult:
         for slot, mass in enumerate(masses or ()):
             if mass:
                 rewards[slot] += mass * amount
-    return ForwardResult(
-        absorption, never_ends, Fraction(int(steps), int(bound)),
-        {name: Fraction(int(total), int(bound)) for name, total in zip(graph.reward_names, rewards)},
-        int(bound).bit_length())
+    return ForwardResult(absorption, never_ends, share(steps),
+                         {name: share(total) for name, total in zip(graph.reward_names, rewards)}, bits)

@@ -112,22 +112,23 @@ def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states
         raise InputError("payoff", f"unknown outcomes {sorted(unknown)}; the model lists {outcomes}")
     payoffs = [numbers.number(payoff.get(name, 0)) for name in outcomes]
     endless = numbers.number(nonterminating_payoff if nonterminating_payoff is not None else 0)
-    if numbers.exact and not all_states and DECISION not in graph.kind:
+    if not all_states and DECISION not in graph.kind:
         with paused_gc():
-            return _forward_only(graph, payoffs, endless, started)
+            return _forward_only(graph, payoffs, endless, started, numbers.exact)
     solver = _Solver(graph, numbers, payoffs, endless)
     with paused_gc():
         solver.run(progress)
         return solver.solution(all_states, time.perf_counter() - started)
 
 
-def _forward_only(graph, payoffs, endless, started) -> Solution:
+def _forward_only(graph, payoffs, endless, started, exact) -> Solution:
     """The initial state's answers of a graph without decisions, from one forward pass."""
     components = graph.strongly_connected_components()
-    result = forward_pass(graph, components=components)
-    value = to_fraction(endless) * result.never_ends
+    result = forward_pass(graph, components=components, exact=exact)
+    public = to_fraction if exact else float
+    value = public(endless) * result.never_ends
     for pay, name in zip(payoffs, graph.outcomes):
-        value += to_fraction(pay) * result.absorption[name]
+        value += public(pay) * result.absorption[name]
     cyclic = sum(1 for component in components
                  if len(component) > 1 or component[0] in graph.successors(component[0]))
     return Solution(
@@ -135,7 +136,7 @@ def _forward_only(graph, payoffs, endless, started) -> Solution:
         expected_steps=result.expected_steps, expected_rewards=result.expected_rewards, strategy={},
         states=graph.num_states, transitions=graph.num_transitions, components=len(components),
         cyclic_components=cyclic, largest_component=max(map(len, components)),
-        seconds=time.perf_counter() - started, exact=True, outcomes=graph.outcomes,
+        seconds=time.perf_counter() - started, exact=exact, outcomes=graph.outcomes,
     )
 
 

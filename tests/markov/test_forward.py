@@ -154,3 +154,14 @@ def test_small_prime_factors_multiply_back():
         for factor, exponent in small_prime_factors(number):
             product *= factor**exponent
         assert product == number
+
+
+@pytest.mark.parametrize("kind, seed, size", MODELS[::5])
+def test_float_preview_of_the_forward_pass_is_close_to_the_exact_one(kind, seed, size):
+    graph = explore(make(kind, seed, size))
+    exact, preview = forward_pass(graph), forward_pass(graph, exact=False)
+    for name in graph.outcomes:
+        assert preview.absorption[name] == pytest.approx(float(exact.absorption[name]), abs=1e-9)
+    assert preview.never_ends == pytest.approx(float(exact.never_ends), abs=1e-9)
+    if exact.expected_steps is not None:
+        assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
