@@ -109,7 +109,7 @@ def test_forward_pass_under_a_chosen_strategy_matches_backward_solver(seed):
 @pytest.mark.parametrize("kind, seed, size", MODELS[::7])
 def test_bound_is_a_multiple_of_every_answer_denominator(kind, seed, size):
     graph = explore(make(kind, seed, size))
-    plan = forward_module._Plan(graph, {}, None, graph.strongly_connected_components(), forward_module.scaled_inverse)
+    plan = forward_module._Plan(graph, {}, None, graph.strongly_connected_components(), forward_module.block_system)
     plan.alive = forward_module._alive_states(plan)
     bound = int(denominator_bound(plan))
     result = forward_pass(graph)
@@ -165,3 +165,25 @@ def test_float_preview_of_the_forward_pass_is_close_to_the_exact_one(kind, seed,
     assert preview.never_ends == pytest.approx(float(exact.never_ends), abs=1e-9)
     if exact.expected_steps is not None:
         assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
+
+
+def test_block_solve_with_a_right_side_of_many_chunks():
+    """Right sides wider than one chunk (and negative) come back exactly; a right side
+    that leaves a fraction raises."""
+    import flint
+
+    rng = random.Random(7)
+    size = 6
+    rows = [{j: (rng.randint(20, 40) if i == j else -rng.randint(0, 3)) for j in range(size)} for i in range(size)]
+    matrix, _ = forward_module.block_system(rows)
+    solution = [rng.choice([-1, 1]) * rng.getrandbits(rng.choice([10, 9000, 30000])) for _ in range(size)]
+    sources = [sum(row.get(j, 0) * solution[j] for j in range(size)) for row in rows]
+    assert forward_module._solve_block(matrix, sources, None, list(range(size))) == solution
+    assert isinstance(matrix, flint.fmpz_mat)
+
+    class Named:
+        states = list(range(size))
+
+    sources[0] += 1
+    with pytest.raises(ArithmeticError, match="denominator bound"):
+        forward_module._solve_block(matrix, sources, Named, list(range(size)))
