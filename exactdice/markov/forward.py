@@ -311,9 +311,20 @@ def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=Non
 
 
 def _alive_states(plan: _Plan) -> bytearray:
-    """Which states can reach a terminal under the strategy (reverse search)."""
+    """Which states can reach a terminal under the strategy: without decisions, one pass
+    over the components (sinks first; a component is alive when it holds a terminal or
+    leads to an alive one), else a reverse search."""
     graph = plan.graph
     count = graph.num_states
+    if not plan.chosen_edge:
+        alive = bytearray(count)
+        offsets, targets, kind = graph.offsets, graph.targets, graph.kind
+        for component in plan.components:
+            if any(kind[node] == TERMINAL for node in component) or any(
+                    alive[targets[edge]] for node in component for edge in range(offsets[node], offsets[node + 1])):
+                for node in component:
+                    alive[node] = 1
+        return alive
     predecessors: list[list[int]] = [[] for _ in range(count)]
     alive = bytearray(count)
     frontier = []
