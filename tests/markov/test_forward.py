@@ -167,11 +167,14 @@ def test_float_preview_of_the_forward_pass_is_close_to_the_exact_one(kind, seed,
         assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
 
 
-def test_block_solve_with_a_right_side_of_many_chunks():
-    """Right sides wider than one chunk (and negative) come back exactly; a right side
-    that leaves a fraction raises."""
+@pytest.mark.parametrize("path", ["remembered inverse", "chunked FLINT solve"])
+def test_block_solve_with_a_right_side_of_many_chunks(path, monkeypatch):
+    """Right sides wider than one chunk (and negative) come back exactly by either way
+    of solving a loop; a right side that leaves a fraction raises."""
     import flint
 
+    if path == "chunked FLINT solve":
+        monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 0)
     rng = random.Random(7)
     size = 6
     rows = [{j: (rng.randint(20, 40) if i == j else -rng.randint(0, 3)) for j in range(size)} for i in range(size)]
@@ -187,3 +190,16 @@ def test_block_solve_with_a_right_side_of_many_chunks():
     sources[0] += 1
     with pytest.raises(ArithmeticError, match="denominator bound"):
         forward_module._solve_block(matrix, sources, Named, list(range(size)))
+
+
+def test_large_blocks_take_the_chunked_solve_and_agree(monkeypatch):
+    """Random chains solved with every loop sent to the chunked FLINT solve give the
+    same Fractions as with the remembered inverses."""
+    for seed in range(6):
+        graph = explore(RandomChain(seed, 30))
+        first = forward_pass(graph)
+        monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 0)
+        second = forward_pass(graph)
+        monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 32)
+        assert (first.absorption, first.never_ends, first.expected_steps, first.expected_rewards) == (
+            second.absorption, second.never_ends, second.expected_steps, second.expected_rewards)
