@@ -413,7 +413,7 @@ def _run(plan: _Plan, bound, exact: bool) -> ForwardResult:
     kind, data, alive = graph.kind, graph.data, plan.alive
     count = graph.num_states
     inflow: list = [0] * count  # Q * (weighted inflow) per state
-    value: list = [None] * count  # n[v] = Q * y[v] for live non-terminal states
+    value: dict = {}  # n[v] = Q * y[v] of the current component's live non-terminal states
     inflow[graph.initial] = bound
     zero = mpz(0) if exact else 0.0
     collected = [zero] * (len(graph.outcomes) + 1)  # per outcome, then never-ends
@@ -431,6 +431,8 @@ def _run(plan: _Plan, bound, exact: bool) -> ForwardResult:
 
     division = exact_division if exact else float_division
     float_blocks: dict = {}
+    steps = zero
+    rewards = [zero] * len(graph.reward_names)
 
     for index in range(len(plan.components) - 1, -1, -1):
         component = plan.components[index]
@@ -458,17 +460,26 @@ def _run(plan: _Plan, bound, exact: bool) -> ForwardResult:
                                    if kind[node] == CHANCE else inflow[node])
                     senders.append(node)
         for node in senders:
-            amount = value[node]
+            amount = value.pop(node)
             if not amount:
                 continue
             for weight, target in plan.moves(node)[1]:
                 if target not in members or not alive[target]:
                     inflow[target] += weight * amount
+            if kind[node] == CHANCE:  # expected steps and rewards, as the visits go by
+                steps += data[node] * amount
+                masses = graph.chance_reward_mass[node]
+            else:
+                masses = graph.action_rewards.get(plan.chosen_edge[node])
+            for slot, mass in enumerate(masses or ()):
+                if mass:
+                    rewards[slot] += mass * amount
         for node in component:
             if not alive[node]:
                 collected[never] += inflow[node]
             elif kind[node] == TERMINAL:
                 collected[data[node]] += inflow[node]
+            inflow[node] = 0  # each state's number is needed only until its component is done
 
     if exact and sum(collected) != bound:
         raise ArithmeticError("forward pass: the outcome probabilities do not sum to exactly 1")
@@ -481,18 +492,5 @@ def _run(plan: _Plan, bound, exact: bool) -> ForwardResult:
     never_ends = share(collected[never])
     if never_ends if exact else never_ends > 1e-12:
         return ForwardResult(absorption, never_ends, None, {name: None for name in graph.reward_names}, bits)
-    steps = zero
-    rewards = [zero] * len(graph.reward_names)
-    for node, amount in enumerate(value):
-        if not amount:
-            continue
-        if kind[node] == CHANCE:
-            steps += data[node] * amount
-            masses = graph.chance_reward_mass[node]
-        else:
-            masses = graph.action_rewards.get(plan.chosen_edge[node])
-        for slot, mass in enumerate(masses or ()):
-            if mass:
-                rewards[slot] += mass * amount
     return ForwardResult(absorption, never_ends, share(steps),
                          {name: share(total) for name, total in zip(graph.reward_names, rewards)}, bits)
