@@ -203,3 +203,15 @@ def test_large_blocks_take_the_chunked_solve_and_agree(monkeypatch):
         monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 32)
         assert (first.absorption, first.never_ends, first.expected_steps, first.expected_rewards) == (
             second.absorption, second.never_ends, second.expected_steps, second.expected_rewards)
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 4))
+def test_float_preview_under_a_chosen_strategy_is_close_to_the_exact_one(seed):
+    graph = explore(RandomGame(seed, size=12))
+    *_, solver = backward_answers(graph, {"win": 1}, 0)
+    exact = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
+    preview = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components, exact=False)
+    for name in graph.outcomes:
+        assert preview.absorption[name] == pytest.approx(float(exact.absorption[name]), abs=1e-9)
+    if exact.expected_steps is not None:
+        assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
