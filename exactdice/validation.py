@@ -15,8 +15,8 @@ plain verdict. The test is chosen so that its p-value is trustworthy:
 An observed outcome the model calls impossible (probability 0) is a misfit by itself
 (p = 0); an outcome the model does not know is an `InputError` naming it.
 
-This module knows no game. `validation_command` wraps it in a click command that the
-``exactdice validate <system>`` subcommands are built with.
+This module knows no game and no command line: ``exactdice validate <system>``
+(`exactdice.cli.validate`) builds its commands on it from the `exactdice.systems` registry.
 
 >>> from fractions import Fraction
 >>> report = goodness_of_fit({"win": Fraction(1, 2), "loss": Fraction(1, 2)},
@@ -30,15 +30,15 @@ from __future__ import annotations
 import csv
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field as dataclass_field
 from fractions import Fraction
 from pathlib import Path
 
-import click
 import numpy as np
 
-from exactdice.core.exact import decimal_text, fraction_text, to_fraction
+from exactdice.core.display import percent_text
+from exactdice.core.exact import fraction_text, to_fraction
 from exactdice.errors import InputError
 
 __all__ = [
@@ -52,7 +52,8 @@ __all__ = [
     "goodness_of_fit",
     "read_sample_column",
     "parse_counts",
-    "validation_command",
+    "ColumnDistribution",
+    "read_sample_columns",
 ]
 
 #: significance level: the samples "do not fit" when the p-value is below it
@@ -175,9 +176,9 @@ class FitReport:
 
         >>> report = goodness_of_fit({"a": Fraction(1, 4), "b": Fraction(3, 4)}, {"a": 1, "b": 3})
         >>> print(report.to_text())
-        outcome  observed  share   expected  exact p       z
-        a        1         0.2500  1.0       1/4 (0.2500)  +0.00
-        b        3         0.7500  3.0       3/4 (0.7500)  +0.00
+        outcome  observed  share   expected  exact p     z
+        a        1         0.2500  1.0       25 % (1/4)  +0.00
+        b        3         0.7500  3.0       75 % (3/4)  +0.00
         <BLANKLINE>
         exact binomial test, n = 4, P(observed counts) = 0.4219; p-value 1.00 (alpha 0.01)
         fits: no outcome deviates more than chance allows (p = 1.00)
@@ -188,9 +189,9 @@ class FitReport:
         for row in self.rows:
             exact = fraction_text(row.probability)
             if len(exact) > _LONGEST_FRACTION_SHOWN:
-                exact, long_fractions = f"~{decimal_text(row.probability, 8)}*", True
+                exact, long_fractions = f"{percent_text(row.probability)}*", True
             else:
-                exact = f"{exact} ({decimal_text(row.probability, 4)})"
+                exact = f"{percent_text(row.probability)} ({exact})"
             z_text = "-" if row.z is None else f"{row.z:+.2f}"
             if row.impossible:
                 z_text = "impossible"
@@ -210,7 +211,7 @@ class FitReport:
             described += f" (sparse outcomes pooled: {groups})"
         if long_fractions:
             lines.append(f"* exact fraction longer than {_LONGEST_FRACTION_SHOWN} characters: "
-                         f"shown rounded here, exact in --json")
+                         f"shown as a percentage here, exact in --json")
         lines.append("")
         p_text = "0" if self.test == IMPOSSIBLE_TEST else _p_text(self.p_value)
         lines.append(f"{described}; p-value {p_text} (alpha {self.alpha:g})")
@@ -234,6 +235,64 @@ def _quote(category) -> str:
 
 
 # ----- the statistics ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ColumnDistribution:
+    """The exact distribution of one CSV column: category (as the CSV writes it) -> probability.
+
+    A column over an unbounded count (rounds) lists its first values one by one and puts the
+    rest in one tail category ``"N+"``; `fold` maps the observed values N, N+1, ... into it.
+
+    >>> rounds = ColumnDistribution.with_tail({0: Fraction(1, 2), 1: Fraction(1, 4)})
+    >>> rounds.probabilities
+    {'0': Fraction(1, 2), '1': Fraction(1, 4), '2+': Fraction(1, 4)}
+    >>> dict(rounds.fold(Counter({"0": 5, "1": 2, "2": 1, "7": 1})))
+    {'0': 5, '1': 2, '2+': 2}
+    """
+
+    probabilities: dict
+    tail_from: int | None = None
+
+    @classmethod
+    def with_tail(cls, listed: Mapping, cut: Fraction = Fraction(1, 10**6)) -> "ColumnDistribution":
+        """``{value: p}`` for the listed integer values, one by one until less than ``cut``
+        of the mass is left; what is left (exactly) goes to ``"N+"``."""
+        probabilities, left = {}, Fraction(1)
+        for value, p in sorted(listed.items()):
+            if left < cut:
+                break
+            probabilities[str(value)] = to_fraction(p)
+            left -= to_fraction(p)
+        if left < 0:
+            raise ValueError("the listed probabilities sum to more than 1")
+        if left == 0:
+            return cls(probabilities)
+        tail = max(int(value) for value in probabilities) + 1
+        probabilities[f"{tail}+"] = left
+        return cls(probabilities, tail)
+
+    @classmethod
+    def from_distribution(cls, distribution, text=str) -> "ColumnDistribution":
+        """A `Distribution` (or ``{outcome: p}``) with each outcome written by ``text``."""
+        if hasattr(distribution, "probabilities") and callable(distribution.probabilities):
+            distribution = distribution.probabilities()
+        probabilities: dict = {}
+        for outcome, p in distribution.items():
+            key = text(outcome)
+            probabilities[key] = probabilities.get(key, Fraction(0)) + to_fraction(p)
+        return cls(probabilities)
+
+    def fold(self, observed: Mapping) -> Counter:
+        """The observed counts with every integer value from ``tail_from`` on counted in the tail."""
+        if self.tail_from is None:
+            return Counter(observed)
+        folded = Counter()
+        for value, count in observed.items():
+            text = str(value).strip()
+            number = int(text) if text.lstrip("-").isdigit() else None
+            folded[f"{self.tail_from}+" if number is not None and number >= self.tail_from else text] += count
+        return folded
 
 
 def _exact_probabilities(expected) -> dict:
@@ -368,9 +427,9 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
     from scipy import stats  # imported here: scipy is slow to import for --help
 
     if not 0 < alpha < 1:
-        raise InputError("--alpha", f"must be strictly between 0 and 1, got {alpha}")
+        raise InputError("alpha", f"must be strictly between 0 and 1, got {alpha}")
     if test not in TESTS:
-        raise InputError("--test", f"must be one of {', '.join(TESTS)}, got {test!r}")
+        raise InputError("test", f"must be one of {', '.join(TESTS)}, got {test!r}")
     probabilities = _exact_probabilities(expected)
     counts = _observed_counts(probabilities, observed, field)
     n = sum(counts.values())
@@ -410,7 +469,7 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
                                                                cell_probabilities[0])),
                           "P(observed counts)", None, "exact binomial")
         if _count_vectors(n, len(possible)) > EXACT_LIMIT:
-            raise InputError("--test", f"the exact test would enumerate "
+            raise InputError("test", f"the exact test would enumerate "
                              f"{_count_vectors(n, len(possible)):,} count vectors, past the "
                              f"limit of {EXACT_LIMIT:,}; use chi-square or g-test")
         p_value, observed_probability = _exact_multinomial_p(cell_counts, cell_probabilities)
@@ -439,12 +498,13 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
 # ----- reading samples -----------------------------------------------------------------------
 
 
-def read_sample_column(path, column: str, *, field: str = "--samples") -> Counter:
+def read_sample_column(path, column: str, *, field: str = "samples",
+                       allow_empty: bool = False) -> Counter:
     """Count the values of one column of a CSV file with a header row.
 
     Errors name the file, the column and the line: a missing or empty file, no such column
     (the message lists the columns there are), a row with too few or too many fields, or an
-    empty value.
+    empty value (unless ``allow_empty``: then an empty value is counted as ``""``).
 
     >>> import tempfile, os
     >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
@@ -482,7 +542,7 @@ def read_sample_column(path, column: str, *, field: str = "--samples") -> Counte
                     raise InputError(field, f"{path} line {reader.line_num}: {len(row)} "
                                             f"fields, but the header has {len(header)}")
                 value = row[position].strip()
-                if not value:
+                if not value and not allow_empty:
                     raise InputError(field, f"{path} line {reader.line_num}: empty value in "
                                             f"column {column!r}")
                 counts[value] += 1
@@ -495,7 +555,21 @@ def read_sample_column(path, column: str, *, field: str = "--samples") -> Counte
     return counts
 
 
-def parse_counts(text: str, *, field: str = "--counts") -> dict[str, int]:
+def read_sample_columns(path, columns: Iterable[str], *, field: str = "samples") -> dict[str, Counter]:
+    """Count the values of several columns of a CSV file (those the file has; the others are
+    left out of the answer), an empty value counted as ``""``. Errors are those of
+    `read_sample_column`."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            header = [name.strip() for name in next(csv.reader(handle), [])]
+    except (OSError, UnicodeDecodeError, csv.Error):
+        header = []  # read_sample_column names the problem when the outcome column is read
+    present = [column for column in columns if column in header]
+    return {column: read_sample_column(path, column, field=field, allow_empty=True)
+            for column in present}
+
+
+def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:
     """Read ``"win=412,loss=371,tie=217"`` into ``{"win": 412, "loss": 371, "tie": 217}``.
 
     >>> parse_counts("win=412, loss=371,tie=217")
@@ -518,109 +592,3 @@ def parse_counts(text: str, *, field: str = "--counts") -> dict[str, int]:
             raise InputError(field, f"outcome {category!r} is given twice")
         counts[category] = int(number)
     return counts
-
-
-# ----- the click command -------------------------------------------------------------------
-
-_OWN_PARAMETERS = ("samples", "counts", "column_name", "alpha", "test", "as_json")
-
-
-def validation_command(system: str, help: str, setup_params: Iterable,
-                       expected_fn: Callable[..., Mapping],
-                       column: str | Callable[..., str], *,
-                       column_help: str | None = None) -> click.Command:
-    """Build ``exactdice validate <system>``: samples or counts against the exact model.
-
-    ``setup_params`` are the system's own setup options (click decorators such as
-    ``click.option(...)`` or `click.Parameter` objects); their values are passed by name to
-    ``expected_fn``, which returns ``{outcome: exact probability}``. ``column`` is the CSV
-    column holding the outcome, or a function of the setup values that names it (then say
-    how in ``column_help``). The command exits 0 when the samples fit, 1 when they do not,
-    and raises `InputError` (exit code 2 from the CLI's main) for bad input.
-
-    >>> from fractions import Fraction
-    >>> command = validation_command("coin", "A fair coin.", [],
-    ...     lambda: {"heads": Fraction(1, 2), "tails": Fraction(1, 2)}, "side")
-    >>> command.name, [p.name for p in command.params][:2]
-    ('coin', ['samples', 'counts'])
-    """
-
-    def run(samples, counts, column_name, alpha, test, as_json, **setup):
-        if (samples is None) == (counts is None):
-            raise InputError("--samples", "give exactly one of --samples FILE.csv or "
-                                          "--counts OUTCOME=N,...")
-        if column_name is None:
-            column_name = column(**setup)
-        if samples is not None:
-            observed = read_sample_column(samples, column_name)
-            field = "--samples"
-        else:
-            observed = parse_counts(counts)
-            field = "--counts"
-        expected = expected_fn(**setup)
-        fit = goodness_of_fit(expected, observed, alpha=alpha, test=test, field=field)
-        if as_json:
-            payload = {"system": system, "column": column_name,
-                       "setup": {name: _plain(value) for name, value in setup.items()}}
-            payload.update(fit.to_json())
-            from exactdice.cli.common import emit_json
-            emit_json(payload)
-        else:
-            source = f"{samples} (column {column_name!r})" if samples is not None else "--counts"
-            click.echo(f"{system}: {fit.n} samples from {source} against the exact distribution")
-            click.echo(fit.to_text())
-        if not fit.fits:
-            # SystemExit, not ctx.exit: click's non-standalone mode swallows ctx.exit codes
-            raise SystemExit(1)
-
-    def callback(**kwargs):
-        setup = {name: value for name, value in kwargs.items() if name not in _OWN_PARAMETERS}
-        run(kwargs["samples"], kwargs["counts"], kwargs["column_name"], kwargs["alpha"],
-            kwargs["test"], kwargs["as_json"], **setup)
-
-    extra_parameters = []
-    decorated = callback
-    for parameter in reversed(list(setup_params)):
-        if isinstance(parameter, click.Parameter):
-            extra_parameters.insert(0, parameter)
-        else:
-            decorated = parameter(decorated)
-    if callable(column):
-        column_default, column_text = None, column_help or "chosen from the setup"
-    else:
-        column_default, column_text = column, repr(column)
-    own = [
-        click.option("--samples", type=click.Path(dir_okay=False), default=None,
-                     help=f"CSV file of samples with a header row; the outcome is read from "
-                          f"column {column_text} (see --column)."),
-        click.option("--counts", default=None,
-                     help="Counts per outcome instead of a file, e.g. "
-                          "win=412,loss=371,tie=217."),
-        click.option("--column", "column_name", default=column_default,
-                     show_default=column_default is not None,
-                     help=f"CSV column holding the outcome (default: {column_text})."),
-        click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
-                     help="Significance level: the samples do not fit when p < alpha."),
-        click.option("--test", type=click.Choice(TESTS), default="auto", show_default=True,
-                     help="auto: exact test when the count vectors can be enumerated (always "
-                          "for two outcomes), else Pearson chi-square with sparse outcomes "
-                          "pooled."),
-        click.option("--json", "as_json", is_flag=True,
-                     help="Print JSON: p_value, verdict, fits, test, n and outcomes "
-                          "{outcome: {observed, expected, p, z}}."),
-    ]
-    for option in reversed(own):
-        decorated = option(decorated)
-    epilog = ("Exit code 0: the samples fit the exact distribution; 1: they do not; "
-              "2: bad input.")
-    command = click.command(name=system, help=help, epilog=epilog)(decorated)
-    command.params.extend(extra_parameters)
-    return command
-
-
-def _plain(value):
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return str(value)

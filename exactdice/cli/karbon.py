@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import functools
+import textwrap
 
 import click
 
-from exactdice.cli.common import LazyGroup, emit_json, fraction_text, json_option
+from exactdice.cli.common import LazyGroup, display_options, emit_json, fraction_text, json_option, parameter_options
+from exactdice.core.display import Display
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError
-from exactdice.karbon import (RULE_CHOICES, ContestSetup, KarbonRuleset, parse_narrator_policy,
-                              parse_player_policy, read_state_file)
-from exactdice.karbon.dice import parse_dice_list
+from exactdice.karbon.dice import dice_text, parse_dice_list
+from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
+from exactdice.karbon.ruleset import RULE_CHOICES, Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE
-from exactdice.karbon.dice import dice_text
 from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds
+from exactdice.karbon.system import PARAMETERS, SYSTEM, contest_from_values
+from exactdice.systems import split_values
 
 __all__ = ["karbon", "karbon_setup_options", "setup_from_options"]
 
@@ -22,81 +25,28 @@ _RULES_HELP = "; ".join(f"{name}={'|'.join(values)}" for name, values in RULE_CH
 
 
 def karbon_setup_options(function):
-    """The setup, policy and knob options shared by odds, simulate, trace, validate and table."""
-    options = [
-        click.option("--ability", "-a", type=int, help="Dice the player draws (A >= 0)."),
-        click.option("--challenge", "-c", type=int, help="Dice the narrator draws (C >= 1)."),
-        click.option("--consequence", "-w", type=int, default=2, show_default=True,
-                     help="Length W of the victory track."),
-        click.option("--peril", "-p", type=int, default=0, show_default=True, help="Starting peril dice P."),
-        click.option("--fortune", type=int, default=0, show_default=True,
-                     help="The player's Fortune F: each d6 it draws costs one."),
-        click.option("--training", is_flag=True, help="The player gains 1 chip per d8 drawn."),
-        click.option("--fallout", type=int, default=0, show_default=True,
-                     help="Glitches thrown before the first round (Fallout K)."),
-        click.option("--player-dice", help="Explicit player hand, e.g. d8,d8,d10 or 2d8,d10 (no draw)."),
-        click.option("--narrator-dice", help="Explicit narrator hand (with --player-dice)."),
-        click.option("--draw-chips", is_flag=True, help="With explicit hands: pay the draw's chips as if drawn."),
-        click.option("--pool", default=dice_text(DEFAULT_POOL), show_default=True,
-                     help="The main pool (dice list, or none)."),
-        click.option("--reserve", default=dice_text(DEFAULT_RESERVE), show_default=True,
-                     help="The reserve (dice list, or none)."),
-        click.option("--state", "state_file", type=click.Path(dir_okay=False),
-                     help="A mid-contest state as a JSON file (see the README); replaces the setup flags."),
-        click.option("--player-policy", default="fixed", show_default=True,
-                     help='"optimal", or fixed preferences like "risk=always;break=advantage>security" '
-                          "(keys: draw, risk, risk_take, break, glitch, sideswipe_take)."),
-        click.option("--narrator-policy", default="fixed", show_default=True,
-                     help='"optimal", "kind" (plays for the player), "random" (coin flips for hurt and '
-                          'plans), or fixed preferences like "hurt=injury;plans=dice" '
-                          "(keys: draw, hurt, plans, plans_take, give)."),
-        click.option("--objective", type=click.Choice(["score", "win"]), default=None,
-                     help="What optimal play maximises: expected score (win 1, tie 1/2) or P(win) "
-                          "alone (the same as --rule objective=...)."),
-        click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
-                     help=f"Set a knob of the ruleset (repeatable). Knobs: {_RULES_HELP}."),
-    ]
-    for option in reversed(options):
-        function = option(function)
-    return function
+    """The setup, policy and knob options shared by odds, simulate, trace and validate: one
+    per parameter declared in `exactdice.karbon.system.PARAMETERS`."""
+    return parameter_options(PARAMETERS)(function)
 
 
-def setup_from_options(ability, challenge, consequence, peril, fortune, training, fallout,
-                       player_dice, narrator_dice, draw_chips, pool, reserve, state_file,
-                       player_policy, narrator_policy, objective, rules):
+def setup_from_options(**values):
     """(setup, ruleset, player policy, narrator policy) from the shared options."""
-    ruleset = KarbonRuleset().with_rules(rules)
-    if objective and any(rule.replace(" ", "").startswith("objective=") for rule in rules) \
-            and ruleset.objective != objective:
-        raise InputError("--objective", f"--objective {objective} contradicts --rule objective={ruleset.objective}")
-    if objective:
-        ruleset = ruleset.with_rules([f"objective={objective}"])
-    player = parse_player_policy(player_policy)
-    narrator = parse_narrator_policy(narrator_policy)
-    if state_file:
-        setup = read_state_file(state_file)
-    else:
-        setup = ContestSetup(
-            ability=ability, challenge=challenge, consequence=consequence, peril=peril,
-            fortune=fortune, training=training, fallout=fallout,
-            player_dice=parse_dice_list(player_dice, "--player-dice") if player_dice else None,
-            narrator_dice=parse_dice_list(narrator_dice, "--narrator-dice") if narrator_dice else None,
-            draw_chips=draw_chips, pool=parse_dice_list(pool, "--pool"),
-            reserve=parse_dice_list(reserve, "--reserve"))
-    return setup, ruleset, player, narrator
+    setup_part, rules_part = split_values(SYSTEM, values)
+    ruleset = SYSTEM.rules(rules_part)
+    contest, player, narrator = contest_from_values(setup_part)
+    return contest, ruleset, player, narrator
 
 
 def with_setup(function):
     """Decorate a command so it receives ``setup, ruleset, player, narrator`` built from the options."""
+    names = [parameter.name for parameter in PARAMETERS]
+
     @karbon_setup_options
     @functools.wraps(function)
-    def wrapper(ability, challenge, consequence, peril, fortune, training, fallout, player_dice,
-                narrator_dice, draw_chips, pool, reserve, state_file, player_policy, narrator_policy,
-                objective, rules, **rest):
-        built = setup_from_options(ability, challenge, consequence, peril, fortune, training, fallout,
-                                   player_dice, narrator_dice, draw_chips, pool, reserve, state_file,
-                                   player_policy, narrator_policy, objective, rules)
-        return function(*built, **rest)
+    def wrapper(**options):
+        built = setup_from_options(**{name: options.pop(name) for name in names})
+        return function(*built, **options)
     return wrapper
 
 
@@ -105,7 +55,8 @@ class _KarbonGroup(LazyGroup):
     this module for the shared options), so they are looked up when first used."""
 
     lazy_commands = {"simulate": "exactdice.cli.karbon_sim:simulate",
-                     "trace": "exactdice.cli.karbon_sim:trace"}
+                     "trace": "exactdice.cli.karbon_sim:trace",
+                     "rules": "exactdice.cli.rules:karbon_rules"}
 
 
 @click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -124,18 +75,17 @@ def karbon():
 @click.option("--float", "use_float", is_flag=True, help="Fast float preview (NOT exact; labelled as such).")
 @click.option("--max-states", type=int, default=DEFAULT_MAX_STATES, show_default=True,
               help="Stop exploring past this many states (the message says how many were reached).")
-@click.option("--digits", type=int, default=None,
-              help="Shorten long exact fractions in the text output to this many leading digits (never the JSON).")
+@display_options
 @click.option("--explain", is_flag=True,
               help="With an optimal player: print the first round's risk decisions in words, with the values behind them.")
 @click.option("--show-draws", is_flag=True,
               help="With an optimal player: list the value of every draw it could make.")
-@click.option("--strategy", "strategy_path", type=click.Path(dir_okay=False),
+@click.option("--strategy", "strategy", type=click.Path(dir_okay=False),
               help="Write the chosen action at every decision state to this JSON file "
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @json_option
-def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explain, show_draws,
-         strategy_path, as_json):
+def odds(setup, ruleset, player, narrator, use_float, max_states, display, explain, show_draws,
+         strategy, as_json):
     """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
     Glitches, injuries and conditions.
 
@@ -147,14 +97,15 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
       exactdice karbon odds -a 1 -c 1 -w 1 --pool d6,d8,d10 --reserve none --fortune 1 \\
           --player-policy optimal --narrator-policy optimal --show-draws --explain
 
-    The spec makes optimal play the default; this tool defaults to the spec's fixed
-    preferences on purpose, because optimal play with the default pool explores
-    millions of states (README, "Limits"). Ask for it with --player-policy optimal.
+    Both sides play fixed preferences by default (the habits of a table that plays by
+    the book; `exactdice karbon rules` says them): optimal play with the default pool
+    explores millions of states (README, "Limits"). Ask for it with --player-policy optimal.
+    Text output: percentages first, the exact fractions' sizes beside them (--exact
+    prints them in full); --json gives everything.
     """
+    strategy_path = strategy
     if max_states < 1:
         raise InputError("--max-states", f"must be >= 1, got {max_states}")
-    if digits is not None and digits < 1:
-        raise InputError("--digits", f"must be >= 1, got {digits}")
     if show_draws and player.kind != "optimal":
         raise InputError("--show-draws", "needs --player-policy optimal (a fixed player has one draw)")
     if show_draws and setup.player_dice is not None:
@@ -178,19 +129,60 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
     if as_json:
         emit_json(payload)
         return
-    for line in result.summary_lines(digits):
+    if use_float:
+        display = Display(digits=display.digits, float_preview=True)
+    for line in odds_lines(result, display, state_file=click.get_current_context().params.get("state_file")):
         click.echo(line)
     if show_draws:
-        click.echo("value of each player draw (expected score under the policies):")
+        click.echo("value of each player draw (what optimal play maximises: the expected score, win 1, "
+                   "tie 1/2, or P(win) with objective=win):")
         for text, value in sorted(result.draw_values.items(), key=lambda item: -item[1]):
-            click.echo(f"  {text:>12}  {float(value):.10f}")
+            click.echo(f"  {text:>12}  {display.expectation(value)}")
     if strategy_path:
         click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}")
     if explain:
         from exactdice.karbon.solve import explain_first_round
-        click.echo("first round, the player's choices (value = expected score under the policies):")
-        for line in explain_first_round(result):
-            click.echo("  " + line)
+        click.echo("first round, the player's risk choices:")
+        for line in explain_first_round(result, display.significant):
+            click.echo(textwrap.fill(line, 98, initial_indent="  ", subsequent_indent="    "))
+
+
+def odds_lines(result, display: Display, state_file=None) -> list[str]:
+    """The text output of `karbon odds`: percentages and decimals first, in lines under 100 characters."""
+    setup = result.setup
+    if setup is not None and state_file is not None:
+        heading = f"Karbon contest from the state in {state_file}"
+    elif setup is not None and setup.player_dice is not None:
+        heading = f"Karbon contest: player {dice_text(result.player_draw)} v narrator {dice_text(result.narrator_draw)}"
+    else:
+        heading = (f"Karbon contest: player draws {dice_text(result.player_draw)}, "
+                   f"narrator draws {dice_text(result.narrator_draw)}")
+    if setup is not None and state_file is None:
+        heading += f"; track {setup.consequence}, peril {setup.peril}"
+        extras = [f"Fortune {setup.fortune}" if setup.fortune else "", "Training" if setup.training else "",
+                  f"Fallout {setup.fallout}" if setup.fallout else ""]
+        heading += "".join(f", {extra}" for extra in extras if extra)
+    lines = [heading,
+             f"  P(win)   {display.probability(result.win)}",
+             f"  P(loss)  {display.probability(result.loss)}",
+             f"  P(tie)   {display.probability(result.tie)}"]
+    if result.never_ends:
+        lines.append(f"  P(never ends)  {display.probability(result.never_ends)}")
+    for label, value in (("rounds", result.expected_rounds), ("Breaks", result.expected_breaks),
+                         ("Glitches", result.expected_glitches), ("injuries", result.expected_injuries),
+                         ("conditions", result.expected_conditions)):
+        lines.append(f"  expected {label:<11} {display.expectation(value)}")
+    lines.append(f"{result.states:,} states, {result.transitions:,} transitions, solved in "
+                 f"{result.seconds:.2f} s" + ("" if result.exact else " (float preview, not exact)"))
+    for label, policy in (("player:   ", result.player_policy), ("narrator: ", result.narrator_policy)):
+        lines.extend(textwrap.wrap(policy.words(), 98, initial_indent=label, subsequent_indent=" " * 10))
+    changed = [f"{name}={value}" for name, value in result.ruleset.to_dict().items()
+               if value != type(result.ruleset)().to_dict()[name]]
+    lines.append("rules:    " + (", ".join(changed) if changed else "the default reading")
+                 + " (exactdice karbon rules)")
+    if not display.exact and result.exact:
+        lines.append("every fraction in full: --exact; everything for programs: --json")
+    return lines
 
 
 def _integer_list(text: str, flag: str) -> list[int]:
@@ -244,8 +236,8 @@ def karbon_table(ability, challenge, consequence, peril, fortune, fallout, pool,
     if len(axes) != 2:
         raise InputError("--ability", f"give exactly two parameters as ranges or lists (the table's axes); "
                                       f"got {len(axes)}: {', '.join(axes) or 'none'}")
-    parse_dice_list(pool, "--pool"), parse_dice_list(reserve, "--reserve")
-    KarbonRuleset().with_rules(rules)
+    parse_dice_list(pool, "pool"), parse_dice_list(reserve, "reserve")
+    Rules().with_rules(rules)
     parse_player_policy(player_policy), parse_narrator_policy(narrator_policy)
     fixed = {name: listed[0] for name, listed in values.items() if name not in axes}
     fixed.update(pool=pool, reserve=reserve)

@@ -143,7 +143,7 @@ def write_strategy(path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset:
     try:
         Path(path).write_text(json.dumps(document, indent=1))
     except OSError as error:
-        raise InputError("--strategy", f"cannot write {path}: {error}") from None
+        raise InputError("strategy", f"cannot write {path}: {error}") from None
     return len(decisions)
 
 
@@ -152,15 +152,15 @@ def load_strategy(path) -> dict:
     try:
         document = json.loads(Path(path).read_text())
     except FileNotFoundError:
-        raise InputError("--strategy", f"no such file: {path}") from None
+        raise InputError("strategy", f"no such file: {path}") from None
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InputError("--strategy", f"cannot read {path} as a strategy file: {error}") from None
+        raise InputError("strategy", f"cannot read {path} as a strategy file: {error}") from None
     written = document.get("format") if isinstance(document, dict) else None
     if isinstance(written, str) and written.startswith(FORMAT.rsplit("/", 1)[0] + "/") and written != FORMAT:
-        raise InputError("--strategy", f"{path} is in the older format {written}; this exactdice reads {FORMAT}: "
+        raise InputError("strategy", f"{path} is in the older format {written}; this exactdice reads {FORMAT}: "
                                        "write it again with `karbon odds ... --strategy FILE`")
     if written != FORMAT:
-        raise InputError("--strategy", f"{path} is not an exactdice strategy file (format {FORMAT})")
+        raise InputError("strategy", f"{path} is not an exactdice strategy file (format {FORMAT})")
     table = {decision_key(d["point"], d["state"], d["context"]): d["action"]
              for d in document["decisions"]}
     table[None] = {k: v for k, v in document.items() if k != "decisions"}

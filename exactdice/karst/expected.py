@@ -1,28 +1,31 @@
 """Exact distributions of each Karst simulation's categorical column (for the validator).
 
-`category_column` names the CSV column; `expected_distribution` gives its exact law,
+`outcome_column` names the CSV column; `expected_distribution` gives its exact law,
 keyed by the text the simulator writes in that column.
 
->>> category_column("death"), expected_distribution("death", negative_health=2)["death"]
+>>> outcome_column("death"), expected_distribution("death", negative_health=2)["death"]
 ('outcome', Fraction(3, 4))
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+from exactdice.core.distribution import d
 from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
-from exactdice.karst.knockout import KnockoutSetup, knockout_then_death, solve_knockout
+from exactdice.karst.knockout import KnockoutSetup, damage_per_hit, knockout_then_death, solve_knockout
 from exactdice.karst.rolls import action_success, attack_hit, order_places
-from exactdice.karst.ruleset import KarstRules
+from exactdice.karst.ruleset import Rules
 from exactdice.karst.simulate import SIMULATIONS
 
-__all__ = ["category_column", "expected_distribution"]
+__all__ = ["outcome_column", "expected_distribution", "column_distributions"]
 
 
-def category_column(kind: str, *, health=None, then_death: bool = False, combatant: int = 1, **_) -> str:
+def outcome_column(kind: str, *, health=None, then_death: bool = False, combatant: int = 1, **_) -> str:
     """The simulator's CSV column that `expected_distribution` describes.
 
-    >>> category_column("attack", health=8), category_column("order", combatant=2)
+    >>> outcome_column("attack", health=8), outcome_column("order", combatant=2)
     ('negative_health', 'place_2')
     """
     if kind == "order":
@@ -30,12 +33,12 @@ def category_column(kind: str, *, health=None, then_death: bool = False, combata
     if kind == "attack" and health is not None and not then_death:
         return "negative_health"
     if kind not in SIMULATIONS:
-        raise InputError("SIMULATION", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
+        raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
     return "outcome"
 
 
-def expected_distribution(kind: str, *, rules: KarstRules = KarstRules(), **setup) -> dict:
-    """Exact category -> probability for the column named by `category_column`.
+def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
+    """Exact category -> probability for the column named by `outcome_column`.
 
     Setup keys are those of `exactdice.karst.simulate.simulate` (plus ``combatant`` for order).
 
@@ -61,10 +64,66 @@ def expected_distribution(kind: str, *, rules: KarstRules = KarstRules(), **setu
         combatant = setup.get("combatant", 1)
         places = order_places(setup["modifiers"], setup.get("two_actions", ()), setup.get("surprised", ()))
         if not 1 <= combatant <= len(places):
-            raise InputError("--combatant", f"combatant {combatant} does not exist (numbered 1..{len(places)})")
+            raise InputError("combatant", f"combatant {combatant} does not exist (numbered 1..{len(places)})")
         chosen = places[combatant - 1]
         if chosen is None:
-            raise InputError("--combatant", f"combatant {combatant} is surprised: it does not act in the "
+            raise InputError("combatant", f"combatant {combatant} is surprised: it does not act in the "
                                             "opening round, so it has no place to validate")
         return {str(place): p for place, p in chosen.items()}
-    raise InputError("SIMULATION", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
+    raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
+
+
+def column_distributions(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
+    """Every further simulator column with an exact law: column -> `ColumnDistribution`.
+
+    Rounds (death rolls and knock-outs) are listed round by round with the remaining mass in
+    one tail category; dice faces and totals are uniform dice shifted by the modifier.
+
+    >>> columns = column_distributions("death", negative_health=2)
+    >>> sorted(columns), columns["rounds"].probabilities["0"]
+    (['rounds'], Fraction(2, 3))
+    """
+    from exactdice.validation import ColumnDistribution
+
+    def shifted(sides, modifier):
+        return ColumnDistribution.from_distribution(d(sides), lambda face: str(face + modifier))
+
+    if kind == "action":
+        modifier = setup.get("modifier", 0)
+        return {"natural": shifted(6, 0), "total": shifted(6, modifier)}
+    if kind == "death":
+        solution = solve_death(setup["negative_health"], setup.get("modifier", 0), rules)
+        return {"rounds": ColumnDistribution.with_tail(solution.rounds.probabilities)}
+    if kind == "attack":
+        if setup.get("health") is None:
+            modifier = setup.get("modifier", 0)
+            hit = attack_hit(modifier, setup["defense"])
+            damage = {"0": 1 - hit}
+            for value, p in damage_per_hit(setup.get("damage", "d6"), setup.get("unaware", False)
+                                           ).probabilities().items():
+                damage[str(value)] = damage.get(str(value), Fraction(0)) + hit * p
+            return {"natural": shifted(20, 0), "total": shifted(20, modifier),
+                    "damage": ColumnDistribution(damage)}
+        chain = solve_knockout(KnockoutSetup(setup["modifier"], setup["defense"], setup.get("damage", "d6"),
+                                             setup["health"], setup.get("unaware", False)))
+        columns = {"rounds": ColumnDistribution.with_tail(chain.rounds.probabilities),
+                   "negative_health": ColumnDistribution.from_distribution(chain.negative_health)}
+        if setup.get("then_death"):
+            death = knockout_then_death(chain, setup.get("death_modifier", 0), rules)
+            columns["outcome"] = ColumnDistribution.from_distribution(death)
+        return columns
+    if kind == "order":
+        modifiers = setup["modifiers"]
+        two_actions, surprised = setup.get("two_actions", ()), setup.get("surprised", ())
+        places = order_places(modifiers, two_actions, surprised)
+        columns = {}
+        for number, (modifier, place) in enumerate(zip(modifiers, places), start=1):
+            if place is None:  # surprised: the simulator leaves both columns empty
+                columns[f"score_{number}"] = columns[f"place_{number}"] = ColumnDistribution({"": Fraction(1)})
+                continue
+            score = (lambda face, m=modifier: face + m - 3 if face + m >= 4 else face + m) \
+                if number in two_actions else (lambda face, m=modifier: face + m)
+            columns[f"score_{number}"] = ColumnDistribution.from_distribution(d(6), lambda face: str(score(face)))
+            columns[f"place_{number}"] = ColumnDistribution.from_distribution(place)
+        return columns
+    raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from fractions import Fraction
 
-from exactdice.errors import InputError
 from exactdice.core.exact import to_fraction
+from exactdice.errors import InputError
 from exactdice.markov.arithmetic import ExactArithmetic, FloatArithmetic
 from exactdice.markov.forward import forward_pass
 from exactdice.markov.graph import (
@@ -36,7 +38,10 @@ from exactdice.markov.graph import (
     paused_gc,
 )
 
-__all__ = ["Solution", "solve"]
+__all__ = ["Solution", "solve", "Number"]
+
+#: an exact solve's numbers are Fractions; a float preview's are floats
+Number = Fraction | float
 
 _MAX_IMPROVEMENT_ROUNDS = 100_000
 
@@ -49,12 +54,12 @@ class Solution:
     floats. ``expected_steps``/``expected_rewards`` are None when play may never end.
     """
 
-    absorption: dict
-    never_ends: object
-    value: object
-    expected_steps: object
-    expected_rewards: dict
-    strategy: dict
+    absorption: dict[str, Number]
+    never_ends: Number
+    value: Number
+    expected_steps: Number | None
+    expected_rewards: dict[str, Number | None]
+    strategy: dict[Hashable, str]
     states: int
     transitions: int
     components: int
@@ -63,7 +68,8 @@ class Solution:
     seconds: float
     exact: bool
     outcomes: tuple = ()
-    _per_state: object = field(default=None, repr=False)
+    _per_state: Callable[[Hashable], tuple[dict[str, Number], Number]] | None = field(
+        default=None, repr=False)
 
     def state_absorption(self, state) -> dict:
         """Outcome probabilities (plus ``"never_ends"``) from any reachable state

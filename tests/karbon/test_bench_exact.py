@@ -58,13 +58,13 @@ def test_benchmark_goal_row(benchmark, row):
 
 def _explore_fixed(setup_kwargs):
     from exactdice.karbon.model import KarbonModel
-    from exactdice.karbon.ruleset import KarbonRuleset
+    from exactdice.karbon.ruleset import Rules
     from exactdice.markov import explore
 
     setup = ContestSetup(**setup_kwargs)
     player, narrator = PlayerPolicy(), NarratorPolicy()
     start = setup.start(player, narrator)
-    return explore(KarbonModel(start.sizes, start.situation(), KarbonRuleset(), player, narrator), progress=False)
+    return explore(KarbonModel(start.sizes, start.situation(), Rules(), player, narrator), progress=False)
 
 
 @pytest.mark.parametrize("path", ["forward pass alone", "backward + forward"])

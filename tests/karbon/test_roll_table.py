@@ -6,7 +6,7 @@ import pytest
 from exactdice.karbon.dice import hand_roll
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
-from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup
 
 
@@ -39,7 +39,7 @@ def test_roll_table_matches_the_plain_double_loop(player_dice, narrator_dice):
     setup = ContestSetup(player_dice=player_dice, narrator_dice=narrator_dice, consequence=1, pool={}, reserve={})
     player, narrator = PlayerPolicy(), NarratorPolicy()
     start = setup.start(player, narrator)
-    model = KarbonModel(start.sizes, start.situation(), KarbonRuleset(), player, narrator)
+    model = KarbonModel(start.sizes, start.situation(), Rules(), player, narrator)
     position = start.position
     table, denominator = model._roll_table(position.player_hand, position.narrator_hand)
     grouped = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from exactdice.karbon import ContestSetup, KarbonRuleset, parse_narrator_policy, parse_player_policy
+from exactdice.karbon import ContestSetup, Rules, parse_narrator_policy, parse_player_policy
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.solve import payoffs
 from exactdice.markov import explore
@@ -48,7 +48,7 @@ SETUPS = [
 def test_forward_pass_on_karbon_matches_backward_solver(setup_kwargs, player, narrator, rules):
     setup = ContestSetup(**{"pool": {}, "reserve": {}, **setup_kwargs})
     p, n = parse_player_policy(player), parse_narrator_policy(narrator)
-    ruleset = KarbonRuleset().with_rules(rules)
+    ruleset = Rules().with_rules(rules)
     start = setup.start(p, n)
     graph = explore(KarbonModel(start.sizes, start.situation(), ruleset, p, n))
     payoff, endless = payoffs(ruleset)
