@@ -398,3 +398,15 @@ def _reciprocal_of_key(key: ResultKey) -> Fraction:
     if key.setup["n"] == 0:
         raise InputError("n", "has no reciprocal")
     return Fraction(1, key.setup["n"])
+
+
+def _slow_reciprocal(task: tuple) -> Fraction:
+    # the tests' slow solve function: (n, folder, seconds) records the solving process's
+    # pid in *folder* (one file per attempt), waits *seconds*, then returns 1/n; it lives
+    # here because a cluster's workers import a solve function by its module's name
+    n, folder, seconds = task
+    from pathlib import Path
+
+    Path(folder, f"n{n}-pid{os.getpid()}").touch()
+    time.sleep(seconds)
+    return _reciprocal_of_key(ResultKey("demo", {}, {"n": n}))

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 import time
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
 distributed = pytest.importorskip("distributed")
-import cloudpickle  # noqa: E402 (comes with distributed)
 
 from exactdice.errors import InputError  # noqa: E402
 from exactdice.karbon.tables import contest_grid  # noqa: E402
@@ -23,9 +20,6 @@ from exactdice.tables.export import render_table  # noqa: E402
 from exactdice.tables.jobs import solve_tables  # noqa: E402
 from exactdice.tables.store import ResultKey, ResultStore  # noqa: E402
 from exactdice.tables.sweep import SweepStatistics, cluster_executor, executor_for, sweep  # noqa: E402
-
-# this module's functions run on the workers, which cannot import a test module by name
-cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module")
@@ -68,18 +62,8 @@ def test_the_client_writes_the_store_and_a_rerun_solves_nothing(tmp_path, cluste
         assert (again.solved, again.cached) == (0, 6)
 
 
-def _slow_reciprocal(task):
-    """Records its own pid (one file per attempt), waits, then returns 1/n."""
-    n, folder, seconds = task
-    Path(folder, f"n{n}-pid{os.getpid()}").touch()
-    time.sleep(seconds)
-    if n == 0:
-        raise InputError("n", "has no reciprocal")
-    return Fraction(1, n)
-
-
 def test_a_worker_killed_mid_sweep_loses_no_cell(tmp_path, cluster):
-    from exactdice.tables.sweep import SweepCell
+    from exactdice.tables.sweep import SweepCell, _slow_reciprocal
 
     cells = [SweepCell(ResultKey("demo", {}, {"n": n}), (n, str(tmp_path), 1.5 if n == 1 else 0.2))
              for n in range(1, 7)]
