@@ -25,6 +25,7 @@ import numpy as np
 
 from exactdice.chronica.ruleset import PHYSICAL_DICE, ChronicaRules
 from exactdice.errors import InputError
+from exactdice.output_files import open_output
 
 __all__ = ["simulate_contest", "write_csv", "summarise", "columns"]
 
@@ -208,13 +209,10 @@ def simulate_contest(sides, rules: ChronicaRules | None = None, target: int | No
 
 def write_csv(rows: list[dict], path: str, side_count: int) -> None:
     """Write simulated rows as CSV with a header row."""
-    try:
-        with open(path, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=columns(side_count))
-            writer.writeheader()
-            writer.writerows(rows)
-    except OSError as error:
-        raise InputError("--out", f"cannot write {path}: {error.strerror or error}") from None
+    with open_output(path, "--out") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns(side_count))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def summarise(rows: list[dict], side_count: int) -> dict:

@@ -12,7 +12,7 @@ import click
 from exactdice.chronica.contest import sizes_text, solve_contest
 from exactdice.chronica.ruleset import MAX_CONTEST_DICE, TIE_RULES, ChronicaRules, parse_dice_list, parse_die, parse_side, side_text
 from exactdice.chronica.simulate import columns, simulate_contest, summarise, write_csv
-from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option
+from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option, OutputFile
 from exactdice.errors import InputError
 
 __all__ = ["chronica"]
@@ -131,7 +131,7 @@ Without --out, prints the observed winner frequencies.""")
 @_contest_options
 @click.option("--n", "trials", type=int, default=100_000, show_default=True, help="Number of trials.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the PCG64 generator.")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--out", type=OutputFile(), default=None,
               help="Write every trial to this CSV file.")
 @json_option
 def simulate(sides, target, tie_rule, push, push_dice, max_pushes, physical, trials, seed, out, as_json):

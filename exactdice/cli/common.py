@@ -14,7 +14,7 @@ from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
 lift_digit_limit()
 
 __all__ = ["emit_json", "exact_and_decimal", "json_option", "fraction_text", "decimal_text",
-           "write_csv_rows", "LazyGroup"]
+           "write_csv_rows", "LazyGroup", "OutputFile"]
 
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print machine-readable JSON (fractions as \"p/q\" strings).")
@@ -32,16 +32,35 @@ def exact_and_decimal(value, digits: int = 10) -> str:
 
 
 def write_csv_rows(path, fieldnames, rows, field: str = "--out") -> None:
-    """Write dict rows as CSV with a header; a path that cannot be written is an InputError."""
-    from exactdice.errors import InputError
+    """Write dict rows as CSV with a header by `exactdice.output_files.open_output` (a path
+    that is no regular file or cannot be written is an InputError naming *field*)."""
+    from exactdice.output_files import open_output
 
-    try:
-        with open(path, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=fieldnames)
-            writer.writeheader()
-            writer.writerows(rows)
-    except OSError as error:
-        raise InputError(field, f"cannot write {path}: {error.strerror or error}") from None
+    with open_output(path, field) as handle:
+        writer = csv.DictWriter(handle, fieldnames=fieldnames)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+class OutputFile(click.ParamType):
+    """A click type for a file the command will write: checked when the flags are parsed
+    (before any work) by `exactdice.output_files.check_output_path`, so a device, FIFO or
+    folder is refused up front with an error naming the flag. ``-`` (stdout) passes when
+    *allow_dash*."""
+
+    name = "file"
+
+    def __init__(self, allow_dash: bool = False):
+        self.allow_dash = allow_dash
+
+    def convert(self, value, param, ctx):
+        from exactdice.output_files import check_output_path
+
+        if self.allow_dash and value == "-":
+            return value
+        flag = max(param.opts, key=len) if param is not None else "file"
+        check_output_path(value, flag)
+        return value
 
 
 class LazyGroup(click.Group):

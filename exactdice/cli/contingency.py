@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, json_option, write_csv_rows
+from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, json_option, write_csv_rows, OutputFile
 from exactdice.contingency.check import OUTCOMES, choose_to_fail, skill_check, solve_check, validate
 from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES, ContingencyRules
 from exactdice.contingency.simulate import COLUMNS, simulate_arrays, simulate_checks
@@ -126,7 +126,7 @@ def _indent(text: str) -> str:
 @_setup_options
 @click.option("--n", "trials", type=int, default=100_000, show_default=True, help="Number of checks to roll.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64 generator.")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--out", type=OutputFile(), default=None,
               help="Write one CSV row per check here (without it, print a summary).")
 def simulate(trials, seed, out, **setup):
     """Roll skill checks with real (pseudo-random) dice, independently of the exact model.

@@ -6,7 +6,7 @@ import functools
 
 import click
 
-from exactdice.cli.common import LazyGroup, emit_json, fraction_text, json_option
+from exactdice.cli.common import LazyGroup, emit_json, fraction_text, json_option, OutputFile
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError
 from exactdice.karbon import (RULE_CHOICES, ContestSetup, KarbonRuleset, parse_narrator_policy,
@@ -130,7 +130,7 @@ def karbon():
               help="With an optimal player: print the first round's risk decisions in words, with the values behind them.")
 @click.option("--show-draws", is_flag=True,
               help="With an optimal player: list the value of every draw it could make.")
-@click.option("--strategy", "strategy_path", type=click.Path(dir_okay=False),
+@click.option("--strategy", "strategy_path", type=OutputFile(),
               help="Write the chosen action at every decision state to this JSON file "
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @json_option

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from exactdice.cli.common import emit_json, json_option
+from exactdice.cli.common import emit_json, json_option, OutputFile
 from exactdice.cli.karbon import with_setup
 from exactdice.karbon.simulate import OUTCOMES, simulate_contests, summarize, write_samples_csv
 from exactdice.karbon.trace import trace_contest
@@ -57,7 +57,7 @@ def _strategy_for(setup, ruleset, player, narrator, strategy_file):
 @with_setup
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of contests to play.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the random generator (PCG64).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=OutputFile(), default=None,
               help="Write one CSV row per contest to this file (else print a summary).")
 @click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
               help=_STRATEGY_HELP)

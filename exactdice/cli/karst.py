@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option, write_csv_rows
+from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option, write_csv_rows, OutputFile
 from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
 from exactdice.karst.knockout import KnockoutSetup, damage_per_hit, knockout_then_death, solve_knockout
@@ -187,7 +187,7 @@ def order(modifiers, two_actions, surprised, as_json):
 # ----- simulators -------------------------------------------------------------------------
 
 def _simulation_options(function):
-    function = click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+    function = click.option("--out", type=OutputFile(), default=None,
                             help="Write one CSV row per trial here (without it, print a summary).")(function)
     function = click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64.")(function)
     function = click.option("--n", "trials", type=int, default=100_000, show_default=True, help="Trials.")(function)

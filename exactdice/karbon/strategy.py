@@ -65,6 +65,7 @@ import json
 from pathlib import Path
 
 from exactdice.errors import InputError
+from exactdice.output_files import write_output
 from exactdice.karbon.dice import DiceSizes
 from exactdice.karbon.position import Position
 
@@ -140,10 +141,7 @@ def write_strategy(path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset:
     decisions.sort(key=lambda entry: decision_key(entry["point"], entry["state"], entry["context"]))
     document = {"format": FORMAT, "ruleset": ruleset, "policies": policies,
                 "dice_sizes": list(sizes.sizes), "decisions": decisions}
-    try:
-        Path(path).write_text(json.dumps(document, indent=1))
-    except OSError as error:
-        raise InputError("--strategy", f"cannot write {path}: {error}") from None
+    write_output(path, json.dumps(document, indent=1), "--strategy")
     return len(decisions)
 
 
