@@ -74,6 +74,7 @@ def setup_from_options(ability, challenge, consequence, peril, fortune, training
     player = parse_player_policy(player_policy)
     narrator = parse_narrator_policy(narrator_policy)
     if state_file:
+        _refuse_setup_flags_with_state()
         setup = read_state_file(state_file)
     else:
         setup = ContestSetup(
@@ -84,6 +85,30 @@ def setup_from_options(ability, challenge, consequence, peril, fortune, training
             draw_chips=draw_chips, pool=parse_dice_list(pool, "--pool"),
             reserve=parse_dice_list(reserve, "--reserve"))
     return setup, ruleset, player, narrator
+
+
+_SETUP_FLAGS = ("ability", "challenge", "consequence", "peril", "fortune", "training", "fallout",
+                "player_dice", "narrator_dice", "draw_chips", "pool", "reserve")
+
+
+def _refuse_setup_flags_with_state():
+    """A --state file replaces the setup flags: giving both is an error, not a silent choice."""
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return
+    given = [f"--{name.replace('_', '-')}" for name in _SETUP_FLAGS
+             if context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
+    if given:
+        raise InputError("--state", f"a state file replaces the setup flags; drop {', '.join(given)} "
+                                    "(or drop --state)")
+
+
+def refuse_strategy_without_choices(player, narrator) -> None:
+    """``--strategy`` is about the choices of optimal/kind sides; with fixed (or random)
+    policies on both sides there are none, so the flag is an error, not an empty file."""
+    if player.kind != "optimal" and narrator.kind not in ("optimal", "kind"):
+        raise InputError("--strategy", "needs a side that chooses: --player-policy optimal or "
+                                       "--narrator-policy optimal|kind (fixed policies make no decisions)")
 
 
 def with_setup(function):
@@ -159,6 +184,8 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
         raise InputError("--show-draws", "needs --player-policy optimal (a fixed player has one draw)")
     if show_draws and setup.player_dice is not None:
         raise InputError("--show-draws", "needs a draw (--ability/--challenge), not explicit hands or --state")
+    if strategy_path:
+        refuse_strategy_without_choices(player, narrator)
     if explain and player.kind != "optimal":
         raise InputError("--explain", "needs --player-policy optimal (a fixed player makes no choices)")
     result = contest_odds(setup, ruleset, player, narrator,

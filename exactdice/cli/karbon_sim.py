@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from exactdice.cli.common import emit_json, json_option, OutputFile
-from exactdice.cli.karbon import with_setup
+from exactdice.cli.karbon import refuse_strategy_without_choices, with_setup
 from exactdice.karbon.simulate import OUTCOMES, simulate_contests, summarize, write_samples_csv
 from exactdice.karbon.trace import trace_contest
 
@@ -45,6 +45,7 @@ def solved_strategy(setup, ruleset, player, narrator) -> dict:
 def _strategy_for(setup, ruleset, player, narrator, strategy_file):
     """The strategy to replay: the file, or a fresh solve when a side plays optimal/kind."""
     if strategy_file is not None:
+        refuse_strategy_without_choices(player, narrator)
         return strategy_file
     if player.kind == "optimal" or narrator.kind in ("optimal", "kind"):
         click.echo("solving the contest exactly for the optimal/kind strategy (this can take long) ...",

@@ -96,10 +96,13 @@ def _parse_option_order(value: str, field_name: str, key: str, allowed: tuple[st
 
 
 def _parse_pairs(text: str, field_name: str):
+    if not text.strip():
+        return
     for part in text.split(";"):
         part = part.strip()
         if not part:
-            continue
+            raise InputError(field_name, f'"{text}" has an empty part between ";"; write key=value pairs '
+                                         'like "risk=always;break=advantage"')
         key, sep, value = part.partition("=")
         if not sep:
             raise InputError(field_name, f'"{part}" is not key=value')
@@ -129,6 +132,8 @@ def _parse_fixed(policy, text: str, field_name: str, keys: dict):
         if key not in keys:
             raise InputError(field_name, f'unknown policy key "{key}"; keys: {", ".join(keys)}')
         attribute, kind = keys[key]
+        if attribute in changes:
+            raise InputError(field_name, f'the key "{key}" is given twice; give each key once')
         if kind == "dice":
             changes[attribute] = _parse_dice_preference(value, field_name, key)
         elif key in ("break", "glitch"):
@@ -149,10 +154,13 @@ def parse_player_policy(text: str | None) -> PlayerPolicy:
     'optimal'
     """
     field_name = "--player-policy"
+    if text is not None and not text.strip():
+        raise InputError(field_name, 'is empty; give "optimal", '
+                                     '"fixed" or key=value preferences')
     text = (text or "").strip()
     if text in ("optimal",):
         return PlayerPolicy(kind=text)
-    if text in ("fixed", "default", ""):
+    if text in ("fixed", "default"):
         return PlayerPolicy()
     if text in ("random", "kind"):
         raise InputError(field_name, f"{text} is a narrator policy; the player takes optimal or fixed preferences")
@@ -166,10 +174,13 @@ def parse_narrator_policy(text: str | None) -> NarratorPolicy:
     'dice'
     """
     field_name = "--narrator-policy"
+    if text is not None and not text.strip():
+        raise InputError(field_name, 'is empty; give "optimal", "kind", "random", '
+                                     '"fixed" or key=value preferences')
     text = (text or "").strip()
     if text in ("optimal", "kind"):
         return NarratorPolicy(kind=text)
-    if text in ("fixed", "default", ""):
+    if text in ("fixed", "default"):
         return NarratorPolicy()
     head, _, rest = text.partition(";")
     if head.strip() == "random":

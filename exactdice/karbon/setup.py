@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from exactdice.errors import InputError
+from exactdice.input_files import read_json_file
 from exactdice.karbon.dice import DiceSizes, dice_text, parse_dice_list
 from exactdice.karbon.model import STACK_SIZE, Position, compositions
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
@@ -223,14 +223,7 @@ def read_state_file(path: str | Path) -> ContestSetup:
     Unknown keys and impossible values are `InputError`s naming the key.
     """
     field_name = "--state"
-    try:
-        data = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise InputError(field_name, f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(field_name, f"cannot read {path}: {error}") from None
-    except json.JSONDecodeError as error:
-        raise InputError(field_name, f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    data = read_json_file(path, field_name)
     if not isinstance(data, dict):
         raise InputError(field_name, f"{path} must hold one JSON object with keys {', '.join(STATE_KEYS)}")
     unknown = sorted(set(data) - set(STATE_KEYS))
