@@ -33,7 +33,7 @@ MAX_PUSHES = 100
 #: most dice one contest may hold over all sides (push dice included)
 MAX_CONTEST_DICE = 36
 
-_ITEM = re.compile(r"^(\d*)[dD](\d+)$")
+_ITEM = re.compile(r"^(\d*)[dD](\d+)$", re.ASCII)
 
 
 @dataclass(frozen=True)

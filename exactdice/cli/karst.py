@@ -70,6 +70,13 @@ def opposed(modifier, versus, rule, as_json):
         click.echo(f"  {name:<8} {exact_and_decimal(p)}")
 
 
+def _refuse_death_options_without_then_death(then_death: bool, aid: int, death_modifier: int) -> None:
+    """--aid and --death-modifier shape the death roll, which only --then-death makes."""
+    for flag, value in (("--aid", aid), ("--death-modifier", death_modifier)):
+        if value and not then_death:
+            raise InputError(flag, "applies to the death roll: add --then-death (and --health)")
+
+
 @karst.command()
 @click.option("--modifier", type=int, default=0, show_default=True, help="Attack modifier added to the d20.")
 @click.option("--defense", type=int, required=True, help="The target's defense.")
@@ -91,6 +98,7 @@ def attack(modifier, defense, damage, health, unaware, then_death, aid, death_mo
     knockout (a list of rounds, negative_health, p), negative_health; with
     --then-death: death, stable.
     """
+    _refuse_death_options_without_then_death(then_death, aid, death_modifier)
     rules = KarstRules(aid=aid)
     if then_death and health is None:
         raise InputError("--then-death", "needs --health")
@@ -247,6 +255,7 @@ def simulate_action(modifier, trials, seed, out):
 @_simulation_options
 def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, trials, seed, out):
     """Attack rolls or knock-out chains (with --health). Columns: see `karst simulate --help`."""
+    _refuse_death_options_without_then_death(then_death, aid, death_modifier)
     _run_simulation("attack", trials, seed, out, KarstRules(aid=aid), {"health": health},
                     modifier=modifier, defense=defense, damage=damage, health=health, unaware=unaware,
                     then_death=then_death, death_modifier=death_modifier)

@@ -44,7 +44,7 @@ OUTCOMES = ("success", "success-with-condition", "failure")
 #: the simulator's CSV column that `expected_distribution` describes
 OUTCOME_COLUMN = "outcome"
 
-_DIE_PATTERN = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
+_DIE_PATTERN = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$", re.ASCII)
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ class _Parser:
     def number(self) -> int | None:
         self.skip_spaces()
         start = self.pos
-        while self.pos < len(self.text) and self.text[self.pos].isdigit():
+        while self.pos < len(self.text) and self.text[self.pos] in "0123456789":
             self.pos += 1
         if start == self.pos:
             return None

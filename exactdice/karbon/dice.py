@@ -22,7 +22,7 @@ from exactdice.errors import InputError
 __all__ = ["die_classes", "parse_dice_list", "dice_text", "hit_rank_key", "DiceSizes",
            "hand_roll"]
 
-_ITEM = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
+_ITEM = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$", re.ASCII)
 
 
 def die_classes(sides: int) -> tuple[int, int, int]:

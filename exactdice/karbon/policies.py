@@ -74,7 +74,7 @@ def _parse_dice_preference(value: str, field_name: str, key: str) -> tuple[int, 
     sizes = []
     for item in value.split(">"):
         item = item.strip().lower()
-        if not item.startswith("d") or not item[1:].isdigit() or int(item[1:]) < 1:
+        if not item.startswith("d") or not (item[1:].isascii() and item[1:].isdigit()) or int(item[1:]) < 1:
             raise InputError(field_name, f'{key}: "{item}" is not a die type; write e.g. {key}=d6>d8>d10')
         sides = int(item[1:])
         if sides in sizes:
