@@ -6,7 +6,8 @@ import click
 
 from exactdice.cli.common import emit_json, json_option
 from exactdice.core.distribution import MAX_FACES
-from exactdice.core.notation import MAX_NOTATION_DEPTH, MAX_NOTATION_DICE, MAX_NOTATION_SPAN, parse_dice
+from exactdice.core.notation import (MAX_NOTATION_DEPTH, MAX_NOTATION_DICE, MAX_NOTATION_RESULT_CHARACTERS,
+                                     MAX_NOTATION_SPAN, parse_dice)
 
 
 @click.command(help=f"""Exact distribution of a dice expression.
@@ -21,7 +22,9 @@ EXPRESSION uses dice notation:
 Prints each outcome's exact probability, its decimal, and the "at least" /
 "at most" columns. Limits: at most {MAX_NOTATION_DICE} dice in one expression,
 {MAX_FACES:,} faces a die, {MAX_NOTATION_SPAN:,} distinct totals (dice x faces) and
-{MAX_NOTATION_DEPTH} nested parentheses. An expression starting with "-" needs "--"
+{MAX_NOTATION_DEPTH} nested parentheses; a result table of at most about
+{MAX_NOTATION_RESULT_CHARACTERS:.0e} characters (totals x digits of the exact weights,
+estimated before any work: 100d1000 is about 7e7). An expression starting with "-" needs "--"
 before it: exactdice dist -- "-d6+3".""")
 @click.argument("expression")
 @json_option

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from exactdice.errors import InputError
+from exactdice.limits import check_memory
 from exactdice.markov.arithmetic import ExactArithmetic, FloatArithmetic
 from exactdice.markov.graph import (
     CHANCE,
@@ -161,6 +162,7 @@ class _Solver:
             bar = tqdm(total=graph.num_states, unit="states", desc="solving", leave=False)
         offsets, targets, kind = graph.offsets, graph.targets, graph.kind
         for component in components:
+            check_memory("while solving")
             self.largest = max(self.largest, len(component))
             if len(component) == 1:
                 node = component[0]
@@ -359,6 +361,7 @@ class _Solver:
             return bool(region)
 
         for _ in range(_MAX_IMPROVEMENT_ROUNDS):
+            check_memory("while improving the strategy")
             while True:
                 values = self.evaluate_values(component, members, policy)
                 if inner in sides_present and (improve(inner, values) or trap(inner, values)):
