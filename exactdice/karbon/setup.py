@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
 from exactdice.input_files import read_json_file
 from exactdice.karbon.dice import DiceSizes, dice_text, parse_dice_list
 from exactdice.karbon.model import STACK_SIZE, Position, compositions
@@ -22,6 +22,12 @@ __all__ = ["ContestSetup", "ContestStart", "DEFAULT_POOL", "DEFAULT_RESERVE", "r
 
 DEFAULT_POOL = {6: 7, 8: 5, 10: 3}
 DEFAULT_RESERVE = {6: 5}
+
+#: most starting peril dice, and most Fallout Glitches: each round rolls P d8 (P + 1 outcomes,
+#: up to P / 5 Glitches each), so the work of one round grows with P**2 (P = 500: 12 s for
+#: -a 1 -c 1; 100,000 ran for hours)
+MAX_PERIL = 200
+MAX_FALLOUT = 200
 
 STATE_KEYS = ("player_dice", "narrator_dice", "pool", "reserve", "player_chips", "narrator_chips",
               "player_stack", "narrator_stack", "wins", "losses", "peril", "consequence")
@@ -86,6 +92,11 @@ class ContestSetup:
         for name, value, least in checks:
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise InputError(name, f"must be a whole number >= {least}, got {value!r}")
+        for name, value, most in (("--peril", self.peril, MAX_PERIL), ("--fallout", self.fallout, MAX_FALLOUT)):
+            if value > most:
+                raise TooLargeError(name, f"{value:,} is more than the limit of {most} (every round rolls the "
+                                          "peril dice and every 5 hits throw a Glitch: the work grows with the "
+                                          "square of the count)")
         for name, value in (("player_stack", self.player_stack), ("narrator_stack", self.narrator_stack)):
             if value >= STACK_SIZE:
                 raise InputError(name, f"a stack holds at most {STACK_SIZE - 1} chips (5 make a completion), got {value}")
