@@ -1,13 +1,15 @@
 """Exceptions that say what was wrong, raised at the boundary of each layer.
 
-Every error a user can cause is an `InputError` (the CLI turns it into one line and
-exit code 2); work that would be too large is a `TooLargeError`, whose message says
-how big it would be and how to raise the limit.
+Every error a user can cause is an `InputError` naming the parameter at fault (the CLI
+maps the parameter to its flag and prints one line, exit code 2); work that would be too
+large is a `TooLargeError`, whose message says how big it would be and how to raise the
+limit. A broken promise inside exactdice (a model that breaks the `markov.Model`
+contract, an invariant check that fails) is an `InternalError`: a bug, never bad input.
 """
 
 from __future__ import annotations
 
-__all__ = ["ExactdiceError", "InputError", "TooLargeError"]
+__all__ = ["ExactdiceError", "InputError", "TooLargeError", "InternalError", "check_invariant"]
 
 
 class ExactdiceError(Exception):
@@ -15,10 +17,13 @@ class ExactdiceError(Exception):
 
 
 class InputError(ExactdiceError, ValueError):
-    """Bad input: names the field (flag, key or argument) and what is allowed.
+    """Bad input: names the parameter (or file key) at fault and what is allowed.
 
-    >>> str(InputError("--ability", "must be >= 0, got -1"))
-    '--ability: must be >= 0, got -1'
+    ``field`` is the Python parameter's name, never a CLI flag; other parameters named in
+    the message are written in backquotes (`` `difficulty` ``), so the CLI can show flags.
+
+    >>> str(InputError("ability", "must be >= 0, got -1"))
+    'ability: must be >= 0, got -1'
     """
 
     def __init__(self, field: str | None, message: str):
@@ -33,3 +38,23 @@ class InputError(ExactdiceError, ValueError):
 
 class TooLargeError(InputError):
     """Work past a size limit; the message says the size and how to raise the limit."""
+
+
+class InternalError(ExactdiceError, RuntimeError):
+    """A bug: a model broke its contract or an invariant check failed (never bad input).
+
+    >>> isinstance(InternalError("weights must sum to 36"), InputError)
+    False
+    """
+
+
+def check_invariant(holds: bool, message: str) -> None:
+    """Raise `InternalError` with *message* unless *holds* (an ``assert`` that ``-O`` keeps).
+
+    >>> check_invariant(1 + 1 == 2, "arithmetic")
+    >>> check_invariant(False, "weights must sum to 36")
+    Traceback (most recent call last):
+    exactdice.errors.InternalError: weights must sum to 36
+    """
+    if not holds:
+        raise InternalError(message)

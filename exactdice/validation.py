@@ -15,8 +15,8 @@ plain verdict. The test is chosen so that its p-value is trustworthy:
 An observed outcome the model calls impossible (probability 0) is a misfit by itself
 (p = 0); an outcome the model does not know is an `InputError` naming it.
 
-This module knows no game. `validation_command` wraps it in a click command that the
-``exactdice validate <system>`` subcommands are built with.
+This module knows no game and no command line: ``exactdice validate <system>``
+(`exactdice.cli.validate`) builds its commands on it from the `exactdice.systems` registry.
 
 >>> from fractions import Fraction
 >>> report = goodness_of_fit({"win": Fraction(1, 2), "loss": Fraction(1, 2)},
@@ -35,7 +35,6 @@ from dataclasses import dataclass, field as dataclass_field
 from fractions import Fraction
 from pathlib import Path
 
-import click
 import numpy as np
 
 from exactdice.core.exact import decimal_text, fraction_text, to_fraction
@@ -52,7 +51,6 @@ __all__ = [
     "goodness_of_fit",
     "read_sample_column",
     "parse_counts",
-    "validation_command",
 ]
 
 #: significance level: the samples "do not fit" when the p-value is below it
@@ -374,9 +372,9 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
     from scipy import stats  # imported here: scipy is slow to import for --help
 
     if not 0 < alpha < 1:
-        raise InputError("--alpha", f"must be strictly between 0 and 1, got {alpha}")
+        raise InputError("alpha", f"must be strictly between 0 and 1, got {alpha}")
     if test not in TESTS:
-        raise InputError("--test", f"must be one of {', '.join(TESTS)}, got {test!r}")
+        raise InputError("test", f"must be one of {', '.join(TESTS)}, got {test!r}")
     probabilities = _exact_probabilities(expected)
     counts = _observed_counts(probabilities, observed, field)
     n = sum(counts.values())
@@ -416,7 +414,7 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
                                                                cell_probabilities[0])),
                           "P(observed counts)", None, "exact binomial")
         if _count_vectors(n, len(possible)) > EXACT_LIMIT:
-            raise InputError("--test", f"the exact test would enumerate "
+            raise InputError("test", f"the exact test would enumerate "
                              f"{_count_vectors(n, len(possible)):,} count vectors, past the "
                              f"limit of {EXACT_LIMIT:,}; use chi-square or g-test")
         p_value, observed_probability = _exact_multinomial_p(cell_counts, cell_probabilities)
@@ -445,7 +443,7 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
 # ----- reading samples -----------------------------------------------------------------------
 
 
-def read_sample_column(path, column: str, *, field: str = "--samples") -> Counter:
+def read_sample_column(path, column: str, *, field: str = "samples") -> Counter:
     """Count the values of one column of a CSV file with a header row.
 
     Errors name the file, the column and the line: a missing or empty file, no such column
@@ -501,7 +499,7 @@ def read_sample_column(path, column: str, *, field: str = "--samples") -> Counte
     return counts
 
 
-def parse_counts(text: str, *, field: str = "--counts") -> dict[str, int]:
+def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:
     """Read ``"win=412,loss=371,tie=217"`` into ``{"win": 412, "loss": 371, "tie": 217}``.
 
     >>> parse_counts("win=412, loss=371,tie=217")
@@ -524,109 +522,3 @@ def parse_counts(text: str, *, field: str = "--counts") -> dict[str, int]:
             raise InputError(field, f"outcome {category!r} is given twice")
         counts[category] = int(number)
     return counts
-
-
-# ----- the click command -------------------------------------------------------------------
-
-_OWN_PARAMETERS = ("samples", "counts", "column_name", "alpha", "test", "as_json")
-
-
-def validation_command(system: str, help: str, setup_params: Iterable,
-                       expected_fn: Callable[..., Mapping],
-                       column: str | Callable[..., str], *,
-                       column_help: str | None = None) -> click.Command:
-    """Build ``exactdice validate <system>``: samples or counts against the exact model.
-
-    ``setup_params`` are the system's own setup options (click decorators such as
-    ``click.option(...)`` or `click.Parameter` objects); their values are passed by name to
-    ``expected_fn``, which returns ``{outcome: exact probability}``. ``column`` is the CSV
-    column holding the outcome, or a function of the setup values that names it (then say
-    how in ``column_help``). The command exits 0 when the samples fit, 1 when they do not,
-    and raises `InputError` (exit code 2 from the CLI's main) for bad input.
-
-    >>> from fractions import Fraction
-    >>> command = validation_command("coin", "A fair coin.", [],
-    ...     lambda: {"heads": Fraction(1, 2), "tails": Fraction(1, 2)}, "side")
-    >>> command.name, [p.name for p in command.params][:2]
-    ('coin', ['samples', 'counts'])
-    """
-
-    def run(samples, counts, column_name, alpha, test, as_json, **setup):
-        if (samples is None) == (counts is None):
-            raise InputError("--samples", "give exactly one of --samples FILE.csv or "
-                                          "--counts OUTCOME=N,...")
-        if column_name is None:
-            column_name = column(**setup)
-        if samples is not None:
-            observed = read_sample_column(samples, column_name)
-            field = "--samples"
-        else:
-            observed = parse_counts(counts)
-            field = "--counts"
-        expected = expected_fn(**setup)
-        fit = goodness_of_fit(expected, observed, alpha=alpha, test=test, field=field)
-        if as_json:
-            payload = {"system": system, "column": column_name,
-                       "setup": {name: _plain(value) for name, value in setup.items()}}
-            payload.update(fit.to_json())
-            from exactdice.cli.common import emit_json
-            emit_json(payload)
-        else:
-            source = f"{samples} (column {column_name!r})" if samples is not None else "--counts"
-            click.echo(f"{system}: {fit.n} samples from {source} against the exact distribution")
-            click.echo(fit.to_text())
-        if not fit.fits:
-            # SystemExit, not ctx.exit: click's non-standalone mode swallows ctx.exit codes
-            raise SystemExit(1)
-
-    def callback(**kwargs):
-        setup = {name: value for name, value in kwargs.items() if name not in _OWN_PARAMETERS}
-        run(kwargs["samples"], kwargs["counts"], kwargs["column_name"], kwargs["alpha"],
-            kwargs["test"], kwargs["as_json"], **setup)
-
-    extra_parameters = []
-    decorated = callback
-    for parameter in reversed(list(setup_params)):
-        if isinstance(parameter, click.Parameter):
-            extra_parameters.insert(0, parameter)
-        else:
-            decorated = parameter(decorated)
-    if callable(column):
-        column_default, column_text = None, column_help or "chosen from the setup"
-    else:
-        column_default, column_text = column, repr(column)
-    own = [
-        click.option("--samples", type=click.Path(dir_okay=False), default=None,
-                     help=f"CSV file of samples with a header row; the outcome is read from "
-                          f"column {column_text} (see --column)."),
-        click.option("--counts", default=None,
-                     help="Counts per outcome instead of a file, e.g. "
-                          "win=412,loss=371,tie=217."),
-        click.option("--column", "column_name", default=column_default,
-                     show_default=column_default is not None,
-                     help=f"CSV column holding the outcome (default: {column_text})."),
-        click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
-                     help="Significance level: the samples do not fit when p < alpha."),
-        click.option("--test", type=click.Choice(TESTS), default="auto", show_default=True,
-                     help="auto: exact test when the count vectors can be enumerated (always "
-                          "for two outcomes), else Pearson chi-square with sparse outcomes "
-                          "pooled."),
-        click.option("--json", "as_json", is_flag=True,
-                     help="Print JSON: p_value, verdict, fits, test, n and outcomes "
-                          "{outcome: {observed, expected, p, z}}."),
-    ]
-    for option in reversed(own):
-        decorated = option(decorated)
-    epilog = ("Exit code 0: the samples fit the exact distribution; 1: they do not; "
-              "2: bad input.")
-    command = click.command(name=system, help=help, epilog=epilog)(decorated)
-    command.params.extend(extra_parameters)
-    return command
-
-
-def _plain(value):
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return str(value)

@@ -39,7 +39,7 @@ PAIRS = [("fixed", "fixed"), ("optimal", "fixed"), ("optimal", "optimal")]
 _CHILD = r"""
 import json, sys, time
 from exactdice.errors import TooLargeError
-from exactdice.karbon import ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy
+from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.solve import payoffs
 from exactdice.markov import explore, solve
@@ -47,7 +47,7 @@ kwargs, player, narrator, limit = json.loads(sys.argv[1])
 for key in ("player_dice", "narrator_dice", "pool", "reserve"):
     kwargs[key] = {int(sides): count for sides, count in kwargs[key].items()}
 setup = ContestSetup(**kwargs)
-ruleset = KarbonRuleset()
+ruleset = Rules()
 p, n = PlayerPolicy(kind=player), NarratorPolicy(kind=narrator)
 start = setup.start(p, n)
 began = time.perf_counter()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from exactdice.karbon import ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy  # noqa: E402
+from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy  # noqa: E402
 from exactdice.karbon.draws import DrawSearchModel  # noqa: E402
 from exactdice.karbon.model import KarbonModel  # noqa: E402
 from exactdice.karbon.solve import payoffs  # noqa: E402
@@ -53,7 +53,7 @@ def main(argv=None):
         print("karbon vs Storm: stormpy is not installed (pip install stormpy==2.0.0); skipped")
         return
     # Pmax [F "win"] is the win objective; the fixed chains are the same under either objective
-    ruleset = KarbonRuleset(objective="win")
+    ruleset = Rules(objective="win")
     payoff, endless = payoffs(ruleset)
     print("## Karbon vs Storm 2.0 exact (identical rationals checked)\n")
     print("| case | states | transitions | exactdice explore s | exactdice solve s | Storm build s "

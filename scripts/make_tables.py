@@ -21,110 +21,38 @@ import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from exactdice.errors import InputError
+from exactdice.karbon.system import TABLE_POLICIES
+from exactdice.systems import TableSet, get_system, system_names
 from exactdice.tables.export import FORMATS, write_table
-from exactdice.tables.jobs import CellGrid, TableJob, solve_table_jobs
+from exactdice.tables.jobs import solve_table_jobs
 from exactdice.tables.store import open_store
 from exactdice.tables.sweep import SweepStatistics
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-SYSTEMS = ("karbon", "contingency", "chronica", "karst")
+#: Karbon's canonical policy pairs (each `TableSet` of Karbon is tagged with its pair's name)
+KARBON_POLICIES = tuple(TABLE_POLICIES)
 
 
-@dataclass
-class TableSet:
-    """One group of grids written together as ``<system>/<name>.<format>``."""
-
-    system: str
-    name: str
-    description: str
-    command: str  # the exactdice command that makes the same file (with -o ...)
-    jobs: list[TableJob | CellGrid] = field(default_factory=list)
-
-
-def contingency_sets() -> list[TableSet]:
-    from exactdice.cli.table_commands import contingency_jobs
-    from exactdice.contingency.ruleset import ContingencyRules
-
-    rules = ContingencyRules()
-    return [TableSet("contingency", f"difficulty_{kind}",
-                     f"P(success) and P(success or success-with-condition) of the 35 three-die "
-                     f"pools of d4..d12 against the 11 named difficulties, {kind} roll, default "
-                     f"rules ({rules.describe()})",
-                     f"exactdice contingency table --kind {kind}",
-                     contingency_jobs(rules, (kind,)))
-            for kind in ("normal", "advantage", "disadvantage")]
-
-
-def karst_sets() -> list[TableSet]:
-    from exactdice.cli.table_commands import karst_jobs
-
-    descriptions = {
-        "action": "action roll P(success) by modifier -5..+5",
-        "attack": "attack roll P(hit) by attack modifier -2..+10 x defense 8..20",
-        "death": "death roll P(death) (and expected rounds) by negative health 0..6 x aid "
-                 "actions per round 0..2, death-roll modifier 0",
-    }
-    return [TableSet("karst", name, description, f"exactdice karst table --table {name}",
-                     karst_jobs((name,)))
-            for name, description in descriptions.items()]
-
-
-def chronica_sets() -> list[TableSet]:
-    from exactdice.chronica.ruleset import ChronicaRules
-    from exactdice.cli.table_commands import chronica_jobs
-
-    rules = ChronicaRules()
-    words = {2: "two", 3: "three"}
-    return [TableSet("chronica", f"{words[count]}_dice",
-                     f"P(win), P(tie) and expected success dice of a player pool of {words[count]} "
-                     f"dice (d4..d12) against static oppositions of three equal dice (3d4 ... "
-                     f"3d12), default rules ({rules.describe()})",
-                     f"exactdice chronica table --player-dice {count}",
-                     chronica_jobs(rules, (count,)))
-            for count in (2, 3)]
-
-
-KARBON_POLICIES = {"fixed": ("fixed", "fixed"), "optimal": ("optimal", "optimal")}
-
-
-def karbon_sets(policies=tuple(KARBON_POLICIES)) -> list[TableSet]:
-    from exactdice.karbon.tables import contest_grid
-
+def canonical_sets(systems=None, karbon_policies=KARBON_POLICIES) -> list[TableSet]:
+    """The canonical table sets of the registered systems (all, or those named)."""
     sets = []
-    for name in policies:
-        player, narrator = KARBON_POLICIES[name]
-        for consequence in (1, 2, 3):
-            for peril in (0, 1):
-                grid = contest_grid("ability", list(range(1, 6)), "challenge", list(range(1, 6)),
-                                    {"consequence": consequence, "peril": peril},
-                                    player=player, narrator=narrator)
-                words = "both sides optimal" if name == "optimal" else "both sides' fixed default policies"
-                sets.append(TableSet(
-                    "karbon", f"ability_challenge_w{consequence}_p{peril}_{name}",
-                    f"P(win), P(tie), P(loss) and expected rounds for Ability 1-5 x Challenge 1-5, "
-                    f"Consequence W = {consequence}, Peril P = {peril}, {words}, default ruleset",
-                    f"exactdice karbon table --ability 1-5 --challenge 1-5 --consequence {consequence} "
-                    f"--peril {peril} --player-policy {player} --narrator-policy {narrator}",
-                    [grid]))
+    for name in systems or system_names():
+        for table_set in get_system(name).table_sets():
+            if table_set.tags and not set(table_set.tags) & set(karbon_policies):
+                continue  # a policy pair not asked for
+            sets.append(table_set)
     return sets
 
 
-SET_BUILDERS = {"karbon": karbon_sets, "contingency": contingency_sets, "chronica": chronica_sets,
-                "karst": karst_sets}
-
-
-def _available_builders(systems) -> dict:
-    builders = {}
+def _check_systems(systems) -> None:
+    with_tables = [name for name in system_names() if get_system(name).table_sets()]
     for system in systems:
-        if system not in SET_BUILDERS:
+        if system not in with_tables:
             raise InputError("--systems", f"no canonical tables for {system!r} yet "
-                                          f"(available: {', '.join(SET_BUILDERS)})")
-        builders[system] = SET_BUILDERS[system]
-    return builders
+                                          f"(available: {', '.join(with_tables)})")
 
 
 def _write_set(arguments) -> list[str]:
@@ -154,7 +82,7 @@ def _readme(sets: list[TableSet], missing: list[TableSet]) -> str:
         "suffix or `--format`).",
         "",
     ]
-    for system in SYSTEMS:
+    for system in system_names():
         system_sets = [s for s in sets if s.system == system]
         if not system_sets:
             continue
@@ -177,7 +105,7 @@ def _readme(sets: list[TableSet], missing: list[TableSet]) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--systems", default=",".join(SYSTEMS),
+    parser.add_argument("--systems", default=",".join(system_names()),
                         help="comma-separated systems to generate (default: all four)")
     parser.add_argument("--formats", default=",".join(FORMATS),
                         help="comma-separated formats (default: all)")
@@ -207,15 +135,13 @@ def _run(options) -> int:
     for fmt in formats:
         if fmt not in FORMATS:
             raise InputError("--formats", f"unknown format {fmt!r} ({', '.join(FORMATS)})")
-    builders = _available_builders(systems)
+    _check_systems(systems)
     karbon_policies = [name.strip() for name in options.karbon_policies.split(",") if name.strip()]
     for name in karbon_policies:
         if name not in KARBON_POLICIES:
             raise InputError("--karbon-policies", f"unknown policy pair {name!r} "
                                                   f"({', '.join(KARBON_POLICIES)})")
-    if "karbon" in builders:
-        builders["karbon"] = lambda: karbon_sets(karbon_policies)
-    sets = [table_set for builder in builders.values() for table_set in builder()]
+    sets = canonical_sets(systems, karbon_policies)
     jobs = [job for table_set in sets for job in table_set.jobs]
 
     statistics = SweepStatistics()
@@ -244,7 +170,7 @@ def _run(options) -> int:
         written = [path for task in tasks for path in _write_set(task)]
 
     # the README lists every canonical set present in the folder, made now or before
-    canonical = [table_set for builder in SET_BUILDERS.values() for table_set in builder()]
+    canonical = canonical_sets()
     present = [table_set for table_set in canonical
                if any((out / table_set.system / f"{table_set.name}.{fmt}").exists() for fmt in FORMATS)]
     missing = [table_set for table_set in canonical if table_set not in present]

@@ -31,13 +31,13 @@ from fractions import Fraction
 from itertools import product
 from math import comb, prod
 
-from exactdice.chronica.ruleset import MAX_CONTEST_DICE, PHYSICAL_DICE, ChronicaRules, side_text
+from exactdice.chronica.ruleset import MAX_CONTEST_DICE, PHYSICAL_DICE, Rules, side_text
 from exactdice.core.distribution import Distribution
 from exactdice.core.exact import fraction_text
-from exactdice.errors import InputError, TooLargeError
+from exactdice.errors import InputError, TooLargeError, check_invariant
 
 __all__ = ["ContestResult", "solve_contest", "roll_outcomes", "expected_distribution",
-           "apply_target", "apply_physical", "physical_size", "sizes_text", "TIE", "EXPECTED_COLUMN", "MAX_STATES"]
+           "apply_target", "apply_physical", "physical_size", "sizes_text", "TIE", "OUTCOME_COLUMN", "MAX_STATES"]
 
 #: the winner index of a tie in outcome tuples
 TIE = -1
@@ -46,7 +46,7 @@ TIE = -1
 MAX_STATES = 2_000_000
 
 #: the simulator's CSV column that `expected_distribution` describes
-EXPECTED_COLUMN = "winner"
+OUTCOME_COLUMN = "winner"
 
 _OTHER = ("other",)
 _TIED = ("tie",)
@@ -298,7 +298,7 @@ class _CandidatePass:
             self.pending.clear()
             layer = next_layer
         for (state, rem), weight in layer.items():
-            assert not any(rem), "every die must be placed by face 1"
+            check_invariant(not any(rem), "every die must be placed by face 1")
             if state[0] == "U":
                 self.final_sizes[_TIED] += weight
                 self.final_gains[_TIED] += weight
@@ -314,7 +314,7 @@ class _CandidatePass:
         for code, weight in by_code.items():
             self.final_sizes[self._sizes(code)] += weight
         for table in (self.final_sizes, self.final_gains) if self.concessions else (self.final_sizes,):
-            assert sum(table.values()) == self.total, "weights must sum to prod N"
+            check_invariant(sum(table.values()) == self.total, "weights must sum to prod N")
         return dict(self.final_sizes), dict(self.final_gains)
 
     def _undecided(self, rounds, rem, face, weight, out):
@@ -555,16 +555,16 @@ def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = 
     """
     sides = [tuple(tuple(pool) for pool in side if pool) for side in sides]
     if len(sides) < 2:
-        raise InputError("--side", f"a contest needs at least two sides, got {len(sides)}")
+        raise InputError("sides", f"a contest needs at least two sides, got {len(sides)}")
     empty = [i for i, side in enumerate(sides) if not side]
     if empty:
-        raise InputError("--side", f"side {empty[0]} has no dice")
+        raise InputError("sides", f"side {empty[0]} has no dice")
     dice = sum(len(pool) for side in sides for pool in side)
     if dice > MAX_CONTEST_DICE:
-        raise TooLargeError("--side", f"{dice} dice in the contest is more than the limit of {MAX_CONTEST_DICE}")
+        raise TooLargeError("sides", f"{dice} dice in the contest is more than the limit of {MAX_CONTEST_DICE}")
     states = max(_state_bound(sides, candidate) for candidate in range(len(sides)))
     if states > MAX_STATES:
-        raise TooLargeError("--side", f"this contest needs up to {states:,} dice-left states per face, "
+        raise TooLargeError("sides", f"this contest needs up to {states:,} dice-left states per face, "
                                       f"more than the limit of {MAX_STATES:,} (use fewer or more alike dice)")
     sizes_weights: dict = defaultdict(int)
     gains_weights: dict = defaultdict(int)
@@ -573,8 +573,10 @@ def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = 
         found_sizes, found_gains = _CandidatePass(sides, candidate, four_ties, instant_first_side,
                                                   concessions).run()
         this_tie = found_sizes.pop(_TIED, 0)
-        assert not concessions or found_gains.pop(_TIED, 0) == this_tie
-        assert tie_weight is None or tie_weight == this_tie, "every pass must agree on ties"
+        if concessions:
+            check_invariant(found_gains.pop(_TIED, 0) == this_tie,
+                            "the concession pass must count the same ties")
+        check_invariant(tie_weight is None or tie_weight == this_tie, "every pass must agree on ties")
         tie_weight = this_tie
         for found, target in ((found_sizes, sizes_weights), (found_gains, gains_weights)):
             found.pop(_OTHER, None)
@@ -585,7 +587,8 @@ def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = 
         gains_weights[(TIE, (0,) * len(sides))] += tie_weight
     total = prod(s for side in sides for pool in side for s in pool)
     result = (Distribution(sizes_weights), Distribution(gains_weights) if concessions else None)
-    assert all(d.denominator == total for d in result if d), "the outcomes must cover every roll exactly once"
+    check_invariant(all(d.denominator == total for d in result if d),
+                    "the outcomes must cover every roll exactly once")
     return result
 
 
@@ -603,7 +606,7 @@ class ContestResult:
 
     sides: tuple
     rolled_sides: tuple
-    rules: ChronicaRules
+    rules: Rules
     target: int | None
     size_outcomes: dict
     concession_outcomes: dict
@@ -659,7 +662,7 @@ def _with_push_dice(side, extra):
     return tuple(tuple(pool) for pool in pools)
 
 
-def solve_contest(sides, rules: ChronicaRules | None = None, target: int | None = None,
+def solve_contest(sides, rules: Rules | None = None, target: int | None = None,
                   *, concessions: bool = True) -> ContestResult:
     """Solve a contest exactly: P(win) per side, P(tie), success dice and concessions.
 
@@ -671,12 +674,12 @@ def solve_contest(sides, rules: ChronicaRules | None = None, target: int | None 
     >>> r.win, r.tie
     ((Fraction(9, 16), Fraction(5, 16)), Fraction(1, 8))
     """
-    rules = rules or ChronicaRules()
+    rules = rules or Rules()
     sides = [tuple(tuple(pool) for pool in side) for side in sides]
     if len(sides) < 2:
-        raise InputError("--side", f"a contest needs at least two sides, got {len(sides)}")
+        raise InputError("sides", f"a contest needs at least two sides, got {len(sides)}")
     if target is not None and (not isinstance(target, int) or target < 1):
-        raise InputError("--target", f"the target must be a die dN with N >= 1, got {target!r}")
+        raise InputError("target", f"the target must be a die dN with N >= 1, got {target!r}")
     base = apply_target(sides, target)
     levels = rules.max_pushes if rules.push else 0
     mixed = (defaultdict(Fraction), defaultdict(Fraction))
@@ -716,7 +719,7 @@ def solve_contest(sides, rules: ChronicaRules | None = None, target: int | None 
             if concessions or table is mixed[0]:
                 table[tie] += carry
     for table in mixed if concessions else mixed[:1]:
-        assert sum(table.values()) == 1, "a contest's outcomes must sum to exactly 1"
+        check_invariant(sum(table.values()) == 1, "a contest's outcomes must sum to exactly 1")
     return _summarise(tuple(sides), rolled_first, rules, target, *(dict(sorted(t.items())) for t in mixed))
 
 
@@ -747,7 +750,7 @@ def _summarise(sides, rolled, rules, target, size_outcomes, concession_outcomes)
         concessions={s: dict(sorted(t.items())) for s, t in concessions.items()})
 
 
-def expected_distribution(sides, rules: ChronicaRules | None = None, target: int | None = None) -> dict:
+def expected_distribution(sides, rules: Rules | None = None, target: int | None = None) -> dict:
     """P(each value of the simulator's ``winner`` column): ``"0"``, ``"1"``, ... and ``"tie"``.
 
     >>> expected_distribution([((6,),), ((6,),)])

@@ -6,7 +6,7 @@ are written ``"d8,d8,d6"`` or ``"2d8,d6"``, co-operating pools separated by ``/`
 
 >>> parse_side("2d8,d6/d10")
 ((8, 8, 6), (10,))
->>> ChronicaRules().describe()
+>>> Rules().describe()
 'tie rule all-discarded, push off, physical dice off'
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from exactdice.core.distribution import MAX_FACES
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["ChronicaRules", "TIE_RULES", "PHYSICAL_DICE", "MAX_CONTEST_DICE", "MAX_PUSHES", "dice_text",
+__all__ = ["Rules", "TIE_RULES", "PHYSICAL_DICE", "MAX_CONTEST_DICE", "MAX_PUSHES", "dice_text",
            "parse_die", "parse_dice_list", "parse_side", "side_text"]
 
 #: how a contest ends in a tie: every die discarded (seed 003), or also after four discard rounds (002)
@@ -37,7 +37,7 @@ _ITEM = re.compile(r"^(\d*)[dD](\d+)$", re.ASCII)
 
 
 @dataclass(frozen=True)
-class ChronicaRules:
+class Rules:
     """The knobs of one contest.
 
     tie_rule: ``"all-discarded"`` (true tie only when every die is gone) or ``"four-ties"``
@@ -47,7 +47,7 @@ class ChronicaRules:
     physical: the first side rolls dice with no physical counterpart as the nearest smaller
     physical die, and wins a first-comparison tie at once with one success die.
 
-    >>> ChronicaRules(push=True, push_dice=(6,) * 5).to_dict()["push_dice"]
+    >>> Rules(push=True, push_dice=(6,) * 5).to_dict()["push_dice"]
     '5d6'
     """
 
@@ -59,15 +59,15 @@ class ChronicaRules:
 
     def __post_init__(self):
         if self.tie_rule not in TIE_RULES:
-            raise InputError("--tie-rule", f"must be one of {', '.join(TIE_RULES)}, got {self.tie_rule!r}")
+            raise InputError("tie_rule", f"must be one of {', '.join(TIE_RULES)}, got {self.tie_rule!r}")
         if not isinstance(self.max_pushes, int) or self.max_pushes < 0:
-            raise InputError("--max-pushes", f"must be a whole number >= 0, got {self.max_pushes!r}")
+            raise InputError("max_pushes", f"must be a whole number >= 0, got {self.max_pushes!r}")
         if self.max_pushes > MAX_PUSHES:
-            raise TooLargeError("--max-pushes", f"{self.max_pushes} is more than the limit of {MAX_PUSHES}")
+            raise TooLargeError("max_pushes", f"{self.max_pushes} is more than the limit of {MAX_PUSHES}")
         if self.push_dice and not self.push:
-            raise InputError("--push-dice", "push dice only matter with --push on")
+            raise InputError("push_dice", "push dice only matter with `push` on")
         for size in self.push_dice:
-            _check_size(size, "--push-dice")
+            _check_size(size, "push_dice")
 
     @property
     def four_ties(self) -> bool:
@@ -77,7 +77,7 @@ class ChronicaRules:
     def describe(self) -> str:
         """One line for a table legend or a report header.
 
-        >>> ChronicaRules(push=True, max_pushes=2).describe()
+        >>> Rules(push=True, max_pushes=2).describe()
         'tie rule all-discarded, push on (at most 2, no push dice), physical dice off'
         """
         if self.push:
@@ -102,7 +102,7 @@ def _check_size(size: int, field: str) -> int:
     return size
 
 
-def parse_die(text: str, field: str = "--target") -> int:
+def parse_die(text: str, field: str = "target") -> int:
     """Read one die, ``"d8"`` -> 8.
 
     >>> parse_die("d10")
@@ -114,7 +114,7 @@ def parse_die(text: str, field: str = "--target") -> int:
     return _check_size(int(match.group(2)), field)
 
 
-def parse_dice_list(text: str, field: str = "--side") -> tuple[int, ...]:
+def parse_dice_list(text: str, field: str = "sides") -> tuple[int, ...]:
     """Read ``"d8,d8,d6"`` or ``"2d8,d6"`` into die sizes, largest first.
 
     >>> parse_dice_list("2d8,d6,d12")
@@ -135,7 +135,7 @@ def parse_dice_list(text: str, field: str = "--side") -> tuple[int, ...]:
     return tuple(sorted(sizes, reverse=True))
 
 
-def parse_side(text: str, field: str = "--side") -> tuple[tuple[int, ...], ...]:
+def parse_side(text: str, field: str = "sides") -> tuple[tuple[int, ...], ...]:
     """Read one side: pools separated by ``/``, each a dice list.
 
     >>> parse_side("d8, d6 / 2d10")

@@ -1,6 +1,6 @@
 """Monte Carlo Chronica contests: every die rolled, the discard procedure run literally.
 
-Independent of the exact model (it shares only `ChronicaRules` and the parsed sides):
+Independent of the exact model (it shares only `Rules` and the parsed sides):
 dice are rolled with ``numpy.random.Generator(PCG64(seed))``, vectorised across trials,
 and the comparison of spec steps 2-6 is replayed round by round.
 
@@ -12,7 +12,7 @@ One row per trial, columns:
 - ``concessions_<i>``: concession dice side ``i`` gains (one column per side);
 - ``pushes``: how many times the contest was pushed (re-rolled after a tie).
 
->>> rows = simulate_contest([((6,),), ((6,),)], n=5, seed=7)
+>>> rows = simulate_rows([((6,),), ((6,),)], n=5, seed=7)
 >>> sorted(rows[0])
 ['concessions_0', 'concessions_1', 'pushes', 'success_sizes', 'successes', 'winner']
 """
@@ -23,11 +23,11 @@ import csv
 
 import numpy as np
 
-from exactdice.chronica.ruleset import PHYSICAL_DICE, ChronicaRules
+from exactdice.chronica.ruleset import PHYSICAL_DICE, Rules
 from exactdice.errors import InputError
 from exactdice.output_files import open_output
 
-__all__ = ["simulate_contest", "write_csv", "summarise", "columns"]
+__all__ = ["simulate", "simulate_rows", "write_csv", "summarise", "columns"]
 
 #: most trials one call simulates
 MAX_TRIALS = 10_000_000
@@ -157,19 +157,31 @@ def _one_roll(rng, sides, n, four_ties, instant):
     return winner, success_sizes, concessions
 
 
-def simulate_contest(sides, rules: ChronicaRules | None = None, target: int | None = None,
-                     *, n: int = 100_000, seed: int = 7) -> list[dict]:
+def simulate(sides, rules: Rules | None = None, target: int | None = None,
+             *, n: int = 100_000, seed: int = 7) -> dict[str, list]:
+    """`simulate_rows` as columns: ``{column: one value per trial}`` (the same trials).
+
+    >>> simulate([((6,),), ((6,),)], n=3, seed=7)["winner"] == [row["winner"] for row in
+    ...     simulate_rows([((6,),), ((6,),)], n=3, seed=7)]
+    True
+    """
+    rows = simulate_rows(sides, rules, target, n=n, seed=seed)
+    return {name: [row[name] for row in rows] for name in columns(len(sides))}
+
+
+def simulate_rows(sides, rules: Rules | None = None, target: int | None = None,
+                  *, n: int = 100_000, seed: int = 7) -> list[dict]:
     """Roll ``n`` contests; one dict per trial with the columns of `columns`.
 
-    >>> rows = simulate_contest([((6,),), ((6,),)], n=1000, seed=1)
+    >>> rows = simulate_rows([((6,),), ((6,),)], n=1000, seed=1)
     >>> sum(row["winner"] == "tie" for row in rows) > 100
     True
     """
-    rules = rules or ChronicaRules()
+    rules = rules or Rules()
     if not isinstance(n, int) or n < 1:
-        raise InputError("--n", f"must be a whole number >= 1, got {n!r}")
+        raise InputError("n", f"must be a whole number >= 1, got {n!r}")
     if n > MAX_TRIALS:
-        raise InputError("--n", f"{n} trials is more than the limit of {MAX_TRIALS:,}")
+        raise InputError("n", f"{n} trials is more than the limit of {MAX_TRIALS:,}")
     rng = np.random.Generator(np.random.PCG64(seed))
     base = _targeted(sides, target)
     side_count = len(base)
@@ -209,7 +221,7 @@ def simulate_contest(sides, rules: ChronicaRules | None = None, target: int | No
 
 def write_csv(rows: list[dict], path: str, side_count: int) -> None:
     """Write simulated rows as CSV with a header row."""
-    with open_output(path, "--out") as handle:
+    with open_output(path, "out") as handle:
         writer = csv.DictWriter(handle, fieldnames=columns(side_count))
         writer.writeheader()
         writer.writerows(rows)

@@ -13,22 +13,23 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 
 from exactdice.chronica.contest import solve_contest
-from exactdice.chronica.ruleset import ChronicaRules, dice_text
+from exactdice.chronica.ruleset import Rules, dice_text
 from exactdice.errors import InputError
 from exactdice.tables.grid import TableGrid
+from exactdice.tables.jobs import TableJob
 
-__all__ = ["difficulty_table", "TABLE_SIZES"]
+__all__ = ["difficulty_table", "table_jobs", "TABLE_SIZES"]
 
 #: the die sizes of the table (the pages' usual dice)
 TABLE_SIZES = (4, 6, 8, 10, 12)
 
 
-def difficulty_table(player_dice: int = 2, rules: ChronicaRules | None = None,
+def difficulty_table(player_dice: int = 2, rules: Rules | None = None,
                      sizes: tuple[int, ...] = TABLE_SIZES) -> TableGrid:
     """P(win), P(tie) and expected success dice of the player against 3dN oppositions."""
     if player_dice < 1 or player_dice > 4:
-        raise InputError("--player-dice", f"must be between 1 and 4, got {player_dice}")
-    rules = rules or ChronicaRules()
+        raise InputError("player_dice", f"must be between 1 and 4, got {player_dice}")
+    rules = rules or Rules()
     pools = [tuple(sorted(p, reverse=True))
              for p in combinations_with_replacement(sorted(sizes, reverse=True), player_dice)]
     metrics = {"P(win)": [], "P(tie)": [], "E[success dice]": []}
@@ -51,3 +52,16 @@ def difficulty_table(player_dice: int = 2, rules: ChronicaRules | None = None,
                 "E[success dice]": "expected success dice of the player (0 when it loses or ties)",
                 "policy": "a pool discards its smallest die of a tied value"},
         probability_metrics=("P(win)", "P(tie)"))
+
+
+def table_jobs(rules: Rules | None = None, player_dice=(2, 3)) -> list[TableJob]:
+    """One job a player pool size, solving `difficulty_table` through the results store.
+
+    >>> [job.arguments["player_dice"] for job in table_jobs()]
+    [2, 3]
+    """
+    rules = rules or Rules()
+    return [TableJob(system="chronica", table="difficulty",
+                     function="exactdice.chronica.tables:difficulty_table",
+                     arguments={"player_dice": count, "rules": rules}, ruleset=rules)
+            for count in player_dice]

@@ -10,61 +10,24 @@ from __future__ import annotations
 import click
 
 from exactdice.chronica.contest import sizes_text, solve_contest
-from exactdice.chronica.ruleset import MAX_CONTEST_DICE, TIE_RULES, ChronicaRules, parse_dice_list, parse_die, parse_side, side_text
-from exactdice.chronica.simulate import columns, simulate_contest, summarise, write_csv
-from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option, OutputFile
-from exactdice.errors import InputError
+from exactdice.chronica.ruleset import side_text
+from exactdice.chronica.simulate import columns, simulate_rows, summarise, write_csv
+from exactdice.chronica.system import PARAMETERS, SYSTEM, parse_contest
+from exactdice.cli.common import (CommandGroup, OutputFile, decimal_text, emit_json, exact_and_decimal,
+                                  fraction_text, json_option, parameter_options)
+from exactdice.systems import split_values
 
 __all__ = ["chronica"]
 
-_SIDE_HELP = ("One side of the contest (give two or more). Dice like d8,d8,d6 or 2d8,d6; "
-              "co-operating pools of the same side separated by '/', e.g. \"d8,d6/d10\". "
-              "Sides are numbered from 0 in the order given; side 0 is the player.")
+
+def _setup(**values):
+    """(sides, target size, rules) from the options declared in `exactdice.chronica.system`."""
+    setup, rules = split_values(SYSTEM, values)
+    sides, target = parse_contest(setup["sides"], setup["target"])
+    return sides, target, SYSTEM.rules(rules)
 
 
-def _contest_options(command):
-    options = [
-        click.option("--side", "sides", multiple=True, required=True, help=_SIDE_HELP),
-        click.option("--target", default=None, metavar="dN",
-                     help="Condition or penalty contest: every side but the first replaces up to "
-                          "three of its smallest dice below dN with dN (adding dN while it has "
-                          "fewer than three dice)."),
-        click.option("--tie-rule", type=click.Choice(TIE_RULES), default=TIE_RULES[0], show_default=True,
-                     help="all-discarded: a true tie only when every die is gone; four-ties: also "
-                          "a tie once four successive comparisons ended in discards."),
-        click.option("--push/--no-push", default=False, show_default=True,
-                     help="On a tie, roll the contest again (at most --max-pushes times)."),
-        click.option("--push-dice", default=None, metavar="DICE",
-                     help="Dice added to every side's first pool at each push (they accumulate), "
-                          "e.g. 5d6. Needs --push."),
-        click.option("--max-pushes", type=int, default=None,
-                     help="Most re-rolls after ties with --push (default 1)."),
-        click.option("--physical/--no-physical", default=False, show_default=True,
-                     help="Side 0 rolls dice with no physical counterpart as the nearest smaller "
-                          "physical die (d4 d6 d8 d10 d12 d20) and wins a first-comparison tie "
-                          "with one success die."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def _setup(sides, target, tie_rule, push, push_dice, max_pushes, physical):
-    if len(sides) < 2:
-        raise InputError("--side", f"a contest needs at least two sides, got {len(sides)}")
-    parsed = [parse_side(text) for text in sides]
-    total = sum(len(pool) for side in parsed for pool in side)
-    if total > MAX_CONTEST_DICE:
-        raise InputError("--side", f"{total} dice is more than the limit of {MAX_CONTEST_DICE}")
-    if max_pushes is not None and not push:
-        raise InputError("--max-pushes", "only matters with --push")
-    extra = parse_dice_list(push_dice, "--push-dice") if push_dice else ()
-    rules = ChronicaRules(tie_rule=tie_rule, push=push, push_dice=extra,
-                          max_pushes=1 if max_pushes is None else max_pushes, physical=physical)
-    return parsed, (parse_die(target, "--target") if target else None), rules
-
-
-@click.group(help="""Chronica Mutanis Mundi contests: exact odds for two or more sides.
+@click.group(cls=CommandGroup, help="""Chronica Mutanis Mundi contests: exact odds for two or more sides.
 
 \b
   exactdice chronica contest --side d8,d8,d6 --side d10,d6
@@ -86,10 +49,10 @@ the winner with each loser once the success dice are set aside.
 \b
 JSON keys: win (one per side), tie, successes (winner -> count -> "p/q"),
 success_sizes (winner -> "d12,d8" -> "p/q"), concessions (side -> count -> "p/q").""")
-@_contest_options
+@parameter_options(PARAMETERS)
 @json_option
-def contest(sides, target, tie_rule, push, push_dice, max_pushes, physical, as_json):
-    parsed, target_size, rules = _setup(sides, target, tie_rule, push, push_dice, max_pushes, physical)
+def contest(as_json, **values):
+    parsed, target_size, rules = _setup(**values)
     result = solve_contest(parsed, rules, target_size)
     if as_json:
         emit_json(result.to_json())
@@ -128,15 +91,16 @@ CSV columns (one row per trial, header row first):
   concessions_<i> concession dice side i gains
   pushes          how many times the contest was pushed
 Without --out, prints the observed winner frequencies.""")
-@_contest_options
-@click.option("--n", "trials", type=int, default=100_000, show_default=True, help="Number of trials.")
+@parameter_options(PARAMETERS)
+@click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of trials.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the PCG64 generator.")
 @click.option("--out", type=OutputFile(), default=None,
               help="Write every trial to this CSV file.")
 @json_option
-def simulate(sides, target, tie_rule, push, push_dice, max_pushes, physical, trials, seed, out, as_json):
-    parsed, target_size, rules = _setup(sides, target, tie_rule, push, push_dice, max_pushes, physical)
-    rows = simulate_contest(parsed, rules, target_size, n=trials, seed=seed)
+def simulate(n, seed, out, as_json, **values):
+    trials = n
+    parsed, target_size, rules = _setup(**values)
+    rows = simulate_rows(parsed, rules, target_size, n=n, seed=seed)
     if out:
         write_csv(rows, out, len(parsed))
     observed = summarise(rows, len(parsed))

@@ -1,10 +1,14 @@
-"""Helpers shared by every subcommand: JSON output, exact/decimal columns, list parsing."""
+"""Helpers shared by every subcommand: JSON output, exact/decimal columns, the groups that
+import commands on first use, click options made from a system's declared parameters, and
+the one place where a library error's parameter names become CLI flags."""
 
 from __future__ import annotations
 
+import copy
 import csv
 import importlib
 import json
+import re
 import sys
 
 import click
@@ -14,7 +18,8 @@ from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
 lift_digit_limit()
 
 __all__ = ["emit_json", "exact_and_decimal", "json_option", "fraction_text", "decimal_text",
-           "write_csv_rows", "LazyGroup", "OutputFile"]
+           "write_csv_rows", "CommandGroup", "LazyGroup", "parameter_options", "command_flags",
+           "error_with_flags", "OutputFile"]
 
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print machine-readable JSON (fractions as \"p/q\" strings).")
@@ -31,7 +36,7 @@ def exact_and_decimal(value, digits: int = 10) -> str:
     return f"{fraction_text(value)} ({decimal_text(value, digits)})"
 
 
-def write_csv_rows(path, fieldnames, rows, field: str = "--out") -> None:
+def write_csv_rows(path, fieldnames, rows, field: str = "out") -> None:
     """Write dict rows as CSV with a header by `exactdice.output_files.open_output` (a path
     that is no regular file or cannot be written is an InputError naming *field*)."""
     from exactdice.output_files import open_output
@@ -63,7 +68,114 @@ class OutputFile(click.ParamType):
         return value
 
 
-class LazyGroup(click.Group):
+#: key of ``ctx.meta`` (shared by every context of one run) holding the command being run
+_RUNNING = "exactdice.running_command"
+
+
+class CommandGroup(click.Group):
+    """A click group that remembers which subcommand it runs, so the root can name flags.
+
+    Every group of the CLI is one; `error_with_flags` reads the remembered command.
+    """
+
+    def resolve_command(self, ctx, args):
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            ctx.meta[_RUNNING] = command
+        return name, command, rest
+
+
+def running_command(ctx) -> click.Command | None:
+    """The innermost command a `CommandGroup` resolved in this run (None before any)."""
+    return ctx.meta.get(_RUNNING)
+
+
+def command_flags(command: click.Command | None) -> dict[str, str]:
+    """``{parameter name: flag}`` of a click command: each option's longest ``--`` spelling,
+    each argument's metavar; a command may add ``parameter_flags`` for library parameters
+    it passes under another name.
+
+    >>> @click.command()
+    ... @click.option("--n", "trials", type=int)
+    ... def demo(trials): pass
+    >>> command_flags(demo)
+    {'trials': '--n'}
+    """
+    if command is None:
+        return {}
+    flags = {}
+    for parameter in command.params:
+        if isinstance(parameter, click.Option):
+            long = [opt for opt in parameter.opts if opt.startswith("--")] or parameter.opts
+            flags[parameter.name] = long[0]
+        elif isinstance(parameter, click.Argument):
+            flags[parameter.name] = parameter.human_readable_name
+    flags.update(getattr(command, "parameter_flags", {}))
+    return flags
+
+
+_QUOTED_PARAMETER = re.compile(r"`([a-z_][a-z0-9_]*)`")
+
+
+def error_with_flags(error, flags: dict[str, str]):
+    """A copy of an `InputError` whose field and quoted parameters are CLI flags.
+
+    Library errors name parameters (``n``, `` `difficulty` ``); the CLI shows the flag a
+    user typed. Unknown names are left as they are.
+
+    >>> from exactdice.errors import InputError
+    >>> str(error_with_flags(InputError("luck", "if-failing needs `difficulty`"),
+    ...                      {"luck": "--luck", "difficulty": "--difficulty"}))
+    '--luck: if-failing needs --difficulty'
+    """
+    field = flags.get(error.field, error.field) if error.field else error.field
+    message = _QUOTED_PARAMETER.sub(lambda match: flags.get(match.group(1), match.group(0)),
+                                    error.message)
+    if (field, message) == (error.field, error.message):
+        return error
+    renamed = copy.copy(error)
+    renamed.field, renamed.message = field, message
+    renamed.args = (f"{field}: {message}" if field else message,)
+    return renamed
+
+
+def parameter_options(parameters, *, skip=()):
+    """A decorator adding one click option per declared `exactdice.systems.Parameter`.
+
+    Values reach the command under the parameter's name; ranges and required values are
+    left to the library, so its errors (mapped to flags) are the ones a user sees.
+    """
+    def decorate(function):
+        for parameter in reversed([p for p in parameters if p.name not in skip]):
+            function = _option(parameter)(function)
+        return function
+    return decorate
+
+
+def _option(parameter):
+    declarations = [parameter.cli_flag or parameter.flag]
+    if parameter.short:
+        declarations.append(parameter.short)
+    settings = {"help": parameter.help}
+    if parameter.kind is bool and "/" not in declarations[0]:
+        settings["is_flag"] = True
+    else:
+        if parameter.choices is not None:
+            settings["type"] = click.Choice(parameter.choices)
+        elif parameter.kind is not bool:
+            settings["type"] = parameter.kind
+        settings["default"] = parameter.default if not parameter.multiple else ()
+        settings["show_default"] = parameter.default is not None and not parameter.multiple
+    if parameter.multiple:
+        settings["multiple"] = True
+    if parameter.required:
+        settings["required"] = True
+    if parameter.metavar:
+        settings["metavar"] = parameter.metavar
+    return click.option(*declarations, parameter.name, **settings)
+
+
+class LazyGroup(CommandGroup):
     """A click group whose ``lazy_commands`` ("module:attribute") are imported on first use,
     so ``--help`` and unrelated commands stay fast and modules may import each other."""
 

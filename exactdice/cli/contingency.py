@@ -6,65 +6,24 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, json_option, write_csv_rows, OutputFile
-from exactdice.contingency.check import OUTCOMES, choose_to_fail, skill_check, solve_check, validate
-from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES, ContingencyRules
-from exactdice.contingency.simulate import COLUMNS, simulate_arrays, simulate_checks
-from exactdice.errors import InputError
+from exactdice.cli.common import (CommandGroup, OutputFile, decimal_text, emit_json, exact_and_decimal,
+                                  json_option, parameter_options, write_csv_rows)
+from exactdice.contingency.check import OUTCOMES, choose_to_fail, solve_check, validate
+from exactdice.contingency.simulate import COLUMNS, simulate as simulate_columns, simulate_rows
+from exactdice.contingency.system import PARAMETERS, SYSTEM, build_check
+from exactdice.systems import split_values
 
 __all__ = ["contingency"]
 
 
-def _parse_modifiers(text: str | None):
-    if text is None:
-        return None
-    try:
-        return [int(part) for part in text.split(",")]
-    except ValueError:
-        raise InputError("--modifiers", f"give whole numbers separated by commas, got {text!r}") from None
+def _build(**values):
+    """(skill check, rules) from the options declared in `exactdice.contingency.system`."""
+    setup, rules = split_values(SYSTEM, values)
+    rules = SYSTEM.rules(rules)  # the knobs are checked first
+    return build_check(setup), rules
 
 
-def _setup_options(function):
-    options = [
-        click.option("--dice", default="d6,d8,d10", show_default=True,
-                     help="The pool: die sizes separated by commas (wellness, attribute, skill); "
-                          "\"3d6\" means d6,d6,d6."),
-        click.option("--difficulty", type=int, default=None,
-                     help="Target number; gives the outcome (needed by --luck if-failing)."),
-        click.option("--advantage", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Units of advantage (cancel against disadvantage; any net advantage takes the highest die)."),
-        click.option("--disadvantage", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Units of disadvantage (any net disadvantage takes the lowest die)."),
-        click.option("--modifier", type=int, default=0, show_default=True,
-                     help="Face modifier added to every die of the pool."),
-        click.option("--modifiers", default=None,
-                     help="One face modifier per die, like 1,0,-1 (instead of --modifier)."),
-        click.option("--luck", type=click.Choice(LUCK_POLICIES), default="never", show_default=True,
-                     help="When to add a luck die of the result die's size."),
-        click.option("--fail-by-one", type=click.Choice(FAIL_BY_ONE_POLICIES), default="take",
-                     show_default=True, help="Whether a total of difficulty - 1 becomes success-with-condition."),
-        click.option("--luck-modifier", is_flag=True,
-                     help="Give the luck die the result die's own face modifier."),
-        click.option("--gm-omen", type=click.Choice(GM_OMEN_RULES), default="exactly-1", show_default=True,
-                     help="Which faces give the moderator an omen."),
-        click.option("--any-size", is_flag=True,
-                     help="Allow pools of any odd size (the rules roll three dice)."),
-    ]
-    for option in reversed(options):
-        function = option(function)
-    return function
-
-
-def _build(dice, difficulty, advantage, disadvantage, modifier, modifiers, luck, fail_by_one,
-           luck_modifier, gm_omen, any_size):
-    rules = ContingencyRules(luck=luck, fail_by_one=fail_by_one, luck_modifier=luck_modifier,
-                             gm_omen=gm_omen, any_size=any_size)
-    check = skill_check(dice, modifier=modifier, modifiers=_parse_modifiers(modifiers),
-                        advantage=advantage, disadvantage=disadvantage, difficulty=difficulty)
-    return check, rules
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def contingency():
     """Contingency skill checks: the middle of three dice, luck dice, omens.
 
@@ -74,7 +33,7 @@ def contingency():
 
 
 @contingency.command()
-@_setup_options
+@parameter_options(PARAMETERS)
 @json_option
 def check(as_json, **setup):
     """Exact odds of one skill check.
@@ -123,12 +82,12 @@ def _indent(text: str) -> str:
 
 
 @contingency.command()
-@_setup_options
-@click.option("--n", "trials", type=int, default=100_000, show_default=True, help="Number of checks to roll.")
+@parameter_options(PARAMETERS)
+@click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of checks to roll.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64 generator.")
 @click.option("--out", type=OutputFile(), default=None,
               help="Write one CSV row per check here (without it, print a summary).")
-def simulate(trials, seed, out, **setup):
+def simulate(n, seed, out, **setup):
     """Roll skill checks with real (pseudo-random) dice, independently of the exact model.
 
     \b
@@ -147,16 +106,16 @@ def simulate(trials, seed, out, **setup):
     skill, rules = _build(**setup)
     validate(skill, rules)  # the same input checks as the exact model
     if out is not None:
-        rows = simulate_checks(skill, rules, n=trials, seed=seed)
+        rows = simulate_rows(skill, rules, n=n, seed=seed)
         write_csv_rows(out, COLUMNS, rows)
-        click.echo(f"wrote {trials} checks to {out}", err=True)
+        click.echo(f"wrote {n} checks to {out}", err=True)
         return
-    arrays = simulate_arrays(skill, rules, n=trials, seed=seed)
-    click.echo(f"simulated {trials} checks ({skill.describe()}; {rules.describe()}; seed {seed})")
+    arrays = simulate_columns(skill, rules, n=n, seed=seed)
+    click.echo(f"simulated {n} checks ({skill.describe()}; {rules.describe()}; seed {seed})")
     if skill.difficulty is not None:
         for name in OUTCOMES:
             share = int((arrays["outcome"] == name).sum())
-            click.echo(f"  {name:<24} {share:>9}  {decimal_text(Fraction(share, trials), 6)}")
+            click.echo(f"  {name:<24} {share:>9}  {decimal_text(Fraction(share, n), 6)}")
     click.echo(f"  mean total         {float(arrays['total'].mean()):.6f}")
     click.echo(f"  mean player omens  {float(arrays['player_omens'].mean()):.6f}")
     click.echo(f"  mean gm omens      {float(arrays['gm_omens'].mean()):.6f}")

@@ -6,15 +6,16 @@ import functools
 
 import click
 
-from exactdice.cli.common import LazyGroup, emit_json, fraction_text, json_option, OutputFile
+from exactdice.cli.common import LazyGroup, OutputFile, emit_json, fraction_text, json_option, parameter_options
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError
-from exactdice.karbon import (RULE_CHOICES, ContestSetup, KarbonRuleset, parse_narrator_policy,
-                              parse_player_policy, read_state_file)
-from exactdice.karbon.dice import parse_dice_list
+from exactdice.karbon.dice import dice_text, parse_dice_list
+from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
+from exactdice.karbon.ruleset import RULE_CHOICES, Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE
-from exactdice.karbon.dice import dice_text
 from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds
+from exactdice.karbon.system import PARAMETERS, SYSTEM, contest_from_values
+from exactdice.systems import split_values
 
 __all__ = ["karbon", "karbon_setup_options", "setup_from_options"]
 
@@ -22,69 +23,19 @@ _RULES_HELP = "; ".join(f"{name}={'|'.join(values)}" for name, values in RULE_CH
 
 
 def karbon_setup_options(function):
-    """The setup, policy and knob options shared by odds, simulate, trace, validate and table."""
-    options = [
-        click.option("--ability", "-a", type=int, help="Dice the player draws (A >= 0)."),
-        click.option("--challenge", "-c", type=int, help="Dice the narrator draws (C >= 1)."),
-        click.option("--consequence", "-w", type=int, default=2, show_default=True,
-                     help="Length W of the victory track."),
-        click.option("--peril", "-p", type=int, default=0, show_default=True, help="Starting peril dice P."),
-        click.option("--fortune", type=int, default=0, show_default=True,
-                     help="The player's Fortune F: each d6 it draws costs one."),
-        click.option("--training", is_flag=True, help="The player gains 1 chip per d8 drawn."),
-        click.option("--fallout", type=int, default=0, show_default=True,
-                     help="Glitches thrown before the first round (Fallout K)."),
-        click.option("--player-dice", help="Explicit player hand, e.g. d8,d8,d10 or 2d8,d10 (no draw)."),
-        click.option("--narrator-dice", help="Explicit narrator hand (with --player-dice)."),
-        click.option("--draw-chips", is_flag=True, help="With explicit hands: pay the draw's chips as if drawn."),
-        click.option("--pool", default=dice_text(DEFAULT_POOL), show_default=True,
-                     help="The main pool (dice list, or none)."),
-        click.option("--reserve", default=dice_text(DEFAULT_RESERVE), show_default=True,
-                     help="The reserve (dice list, or none)."),
-        click.option("--state", "state_file", type=click.Path(dir_okay=False),
-                     help="A mid-contest state as a JSON file (see the README); replaces the setup flags."),
-        click.option("--player-policy", default="fixed", show_default=True,
-                     help='"optimal", or fixed preferences like "risk=always;break=advantage>security" '
-                          "(keys: draw, risk, risk_take, break, glitch, sideswipe_take)."),
-        click.option("--narrator-policy", default="fixed", show_default=True,
-                     help='"optimal", "kind" (plays for the player), "random" (coin flips for hurt and '
-                          'plans), or fixed preferences like "hurt=injury;plans=dice" '
-                          "(keys: draw, hurt, plans, plans_take, give)."),
-        click.option("--objective", type=click.Choice(["score", "win"]), default=None,
-                     help="What optimal play maximises: expected score (win 1, tie 1/2) or P(win) "
-                          "alone (the same as --rule objective=...)."),
-        click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
-                     help=f"Set a knob of the ruleset (repeatable). Knobs: {_RULES_HELP}."),
-    ]
-    for option in reversed(options):
-        function = option(function)
-    return function
+    """The setup, policy and knob options shared by odds, simulate, trace and validate: one
+    per parameter declared in `exactdice.karbon.system.PARAMETERS`."""
+    return parameter_options(PARAMETERS)(function)
 
 
-def setup_from_options(ability, challenge, consequence, peril, fortune, training, fallout,
-                       player_dice, narrator_dice, draw_chips, pool, reserve, state_file,
-                       player_policy, narrator_policy, objective, rules):
+def setup_from_options(**values):
     """(setup, ruleset, player policy, narrator policy) from the shared options."""
-    ruleset = KarbonRuleset().with_rules(rules)
-    if objective and any(rule.replace(" ", "").startswith("objective=") for rule in rules) \
-            and ruleset.objective != objective:
-        raise InputError("--objective", f"--objective {objective} contradicts --rule objective={ruleset.objective}")
-    if objective:
-        ruleset = ruleset.with_rules([f"objective={objective}"])
-    player = parse_player_policy(player_policy)
-    narrator = parse_narrator_policy(narrator_policy)
-    if state_file:
+    if values.get("state_file"):
         _refuse_setup_flags_with_state()
-        setup = read_state_file(state_file)
-    else:
-        setup = ContestSetup(
-            ability=ability, challenge=challenge, consequence=consequence, peril=peril,
-            fortune=fortune, training=training, fallout=fallout,
-            player_dice=parse_dice_list(player_dice, "--player-dice") if player_dice else None,
-            narrator_dice=parse_dice_list(narrator_dice, "--narrator-dice") if narrator_dice else None,
-            draw_chips=draw_chips, pool=parse_dice_list(pool, "--pool"),
-            reserve=parse_dice_list(reserve, "--reserve"))
-    return setup, ruleset, player, narrator
+    setup_part, rules_part = split_values(SYSTEM, values)
+    ruleset = SYSTEM.rules(rules_part)
+    contest, player, narrator = contest_from_values(setup_part)
+    return contest, ruleset, player, narrator
 
 
 _SETUP_FLAGS = ("ability", "challenge", "consequence", "peril", "fortune", "training", "fallout",
@@ -113,15 +64,13 @@ def refuse_strategy_without_choices(player, narrator) -> None:
 
 def with_setup(function):
     """Decorate a command so it receives ``setup, ruleset, player, narrator`` built from the options."""
+    names = [parameter.name for parameter in PARAMETERS]
+
     @karbon_setup_options
     @functools.wraps(function)
-    def wrapper(ability, challenge, consequence, peril, fortune, training, fallout, player_dice,
-                narrator_dice, draw_chips, pool, reserve, state_file, player_policy, narrator_policy,
-                objective, rules, **rest):
-        built = setup_from_options(ability, challenge, consequence, peril, fortune, training, fallout,
-                                   player_dice, narrator_dice, draw_chips, pool, reserve, state_file,
-                                   player_policy, narrator_policy, objective, rules)
-        return function(*built, **rest)
+    def wrapper(**options):
+        built = setup_from_options(**{name: options.pop(name) for name in names})
+        return function(*built, **options)
     return wrapper
 
 
@@ -155,12 +104,12 @@ def karbon():
               help="With an optimal player: print the first round's risk decisions in words, with the values behind them.")
 @click.option("--show-draws", is_flag=True,
               help="With an optimal player: list the value of every draw it could make.")
-@click.option("--strategy", "strategy_path", type=OutputFile(),
+@click.option("--strategy", "strategy", type=OutputFile(),
               help="Write the chosen action at every decision state to this JSON file "
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @json_option
 def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explain, show_draws,
-         strategy_path, as_json):
+         strategy, as_json):
     """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
     Glitches, injuries and conditions.
 
@@ -176,6 +125,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
     preferences on purpose, because optimal play with the default pool explores
     millions of states (README, "Limits"). Ask for it with --player-policy optimal.
     """
+    strategy_path = strategy
     if max_states < 1:
         raise InputError("--max-states", f"must be >= 1, got {max_states}")
     if digits is not None and digits < 1:
@@ -271,8 +221,8 @@ def karbon_table(ability, challenge, consequence, peril, fortune, fallout, pool,
     if len(axes) != 2:
         raise InputError("--ability", f"give exactly two parameters as ranges or lists (the table's axes); "
                                       f"got {len(axes)}: {', '.join(axes) or 'none'}")
-    parse_dice_list(pool, "--pool"), parse_dice_list(reserve, "--reserve")
-    KarbonRuleset().with_rules(rules)
+    parse_dice_list(pool, "pool"), parse_dice_list(reserve, "reserve")
+    Rules().with_rules(rules)
     parse_player_policy(player_policy), parse_narrator_policy(narrator_policy)
     fixed = {name: listed[0] for name, listed in values.items() if name not in axes}
     fixed.update(pool=pool, reserve=reserve)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import click
 
-from exactdice.cli.common import emit_json, json_option, OutputFile
+from exactdice.cli.common import OutputFile, emit_json, json_option
 from exactdice.cli.karbon import refuse_strategy_without_choices, with_setup
-from exactdice.karbon.simulate import OUTCOMES, simulate_contests, summarize, write_samples_csv
+from exactdice.karbon.simulate import OUTCOMES, summarize, write_samples_csv
+from exactdice.karbon.simulate import simulate as simulate_contests
 from exactdice.karbon.trace import trace_contest
 
 __all__ = ["simulate", "trace", "solved_strategy"]
@@ -23,9 +24,9 @@ def solved_strategy(setup, ruleset, player, narrator) -> dict:
     """Solve the contest exactly and return its strategy as a table, as `load_strategy` would read
     the file ``karbon odds --strategy`` writes (no file is written).
 
-    >>> from exactdice.karbon import ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy
+    >>> from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy
     >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, consequence=1, pool={}, reserve={})
-    >>> table = solved_strategy(setup, KarbonRuleset(), PlayerPolicy(kind="optimal"), NarratorPolicy())
+    >>> table = solved_strategy(setup, Rules(), PlayerPolicy(kind="optimal"), NarratorPolicy())
     >>> table[None]["policies"]["player"], len(table) > 1
     ('optimal', True)
     """
@@ -60,10 +61,10 @@ def _strategy_for(setup, ruleset, player, narrator, strategy_file):
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the random generator (PCG64).")
 @click.option("--out", type=OutputFile(), default=None,
               help="Write one CSV row per contest to this file (else print a summary).")
-@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+@click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None,
               help=_STRATEGY_HELP)
 @json_option
-def simulate(setup, ruleset, player, narrator, n, seed, out, strategy_file, as_json):
+def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
     """Play many Karbon contests die by die (independently of the exact model).
 
     Fixed and random policies are played by the simulator itself; an optimal or kind
@@ -92,6 +93,7 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy_file, as_j
       exactdice karbon simulate --player-dice d6 --narrator-dice d8 --pool d4 --reserve d4 -w 1 -p 1 \
           --player-policy optimal --strategy s.json --n 100000
     """
+    strategy_file = strategy
     strategy = _strategy_for(setup, ruleset, player, narrator, strategy_file)
     result = simulate_contests(setup, ruleset, player, narrator, n=n, seed=seed, strategy=strategy)
     if out is not None:
@@ -119,10 +121,10 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy_file, as_j
 @click.command()
 @with_setup
 @click.option("--seed", type=int, default=3, show_default=True, help="Seed of the random generator (PCG64).")
-@click.option("--strategy", "strategy_file", type=click.Path(dir_okay=False), default=None,
+@click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None,
               help=_STRATEGY_HELP)
 @json_option
-def trace(setup, ruleset, player, narrator, seed, strategy_file, as_json):
+def trace(setup, ruleset, player, narrator, seed, strategy, as_json):
     """Play one contest and tell it round by round in words: the rolls, hits and
     turncoats, the winner, the Opening, risk, peril, the Test, every Break and Glitch
     with the option chosen, and the track. Optimal/kind sides replay a strategy, as in
@@ -132,7 +134,7 @@ def trace(setup, ruleset, player, narrator, seed, strategy_file, as_json):
     Example:
       exactdice karbon trace -a 3 -c 3 -w 3 -p 1 --seed 3
     """
-    strategy = _strategy_for(setup, ruleset, player, narrator, strategy_file)
+    strategy = _strategy_for(setup, ruleset, player, narrator, strategy)
     lines = trace_contest(setup, ruleset, player, narrator, seed=seed, strategy=strategy)
     if as_json:
         emit_json({"seed": seed, "lines": lines})

@@ -7,18 +7,19 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import decimal_text, emit_json, exact_and_decimal, fraction_text, json_option, write_csv_rows, OutputFile
+from exactdice.cli.common import (CommandGroup, OutputFile, decimal_text, emit_json, exact_and_decimal,
+                                  fraction_text, json_option, write_csv_rows)
 from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
 from exactdice.karst.knockout import KnockoutSetup, damage_per_hit, knockout_then_death, solve_knockout
 from exactdice.karst.rolls import action_success, attack_hit, opposed as opposed_roll, order_before, order_places
-from exactdice.karst.ruleset import OPPOSED_RULES, KarstRules
-from exactdice.karst.simulate import COLUMNS, simulate as simulate_rows, simulate_arrays
+from exactdice.karst.ruleset import OPPOSED_RULES, Rules
+from exactdice.karst.simulate import COLUMNS, simulate as simulate_columns, simulate_rows
 
 __all__ = ["karst"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def karst():
     """Karst rolls: d6 action rolls, d20 attacks, knock-outs, death rolls, order rolls.
 
@@ -59,7 +60,7 @@ def action(modifier, as_json):
 @json_option
 def opposed(modifier, versus, rule, as_json):
     """Opposed action rolls: who prevails. JSON keys: first, second, neither, rules."""
-    rules = KarstRules(opposed=rule)
+    rules = Rules(opposed=rule)
     result = opposed_roll(modifier, versus, rules)
     if as_json:
         emit_json({"modifier": modifier, "vs": versus, "rules": rules.to_dict(),
@@ -99,7 +100,7 @@ def attack(modifier, defense, damage, health, unaware, then_death, aid, death_mo
     --then-death: death, stable.
     """
     _refuse_death_options_without_then_death(then_death, aid, death_modifier)
-    rules = KarstRules(aid=aid)
+    rules = Rules(aid=aid)
     if then_death and health is None:
         raise InputError("--then-death", "needs --health")
     damage_per_hit(damage)  # a bad expression is an error even when only the hit chance is asked
@@ -147,7 +148,7 @@ def death(negative_health, aid, modifier, as_json):
     first round after the fall (0 when the first roll settles it).
     JSON keys: death, stable, expected_rounds, rounds (round -> p, plus rest).
     """
-    solution = solve_death(negative_health, modifier, KarstRules(aid=aid))
+    solution = solve_death(negative_health, modifier, Rules(aid=aid))
     if as_json:
         emit_json(solution.to_json())
         return
@@ -198,30 +199,30 @@ def _simulation_options(function):
     function = click.option("--out", type=OutputFile(), default=None,
                             help="Write one CSV row per trial here (without it, print a summary).")(function)
     function = click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64.")(function)
-    function = click.option("--n", "trials", type=int, default=100_000, show_default=True, help="Trials.")(function)
+    function = click.option("--n", "n", type=int, default=100_000, show_default=True, help="Trials.")(function)
     return function
 
 
-def _run_simulation(kind, trials, seed, out, rules=KarstRules(), columns_setup=None, **setup):
+def _run_simulation(kind, n, seed, out, rules=Rules(), columns_setup=None, **setup):
     if out is not None:
-        rows = simulate_rows(kind, n=trials, seed=seed, rules=rules, **setup)
+        rows = simulate_rows(kind, n=n, seed=seed, rules=rules, **setup)
         write_csv_rows(out, COLUMNS(kind, **(columns_setup or {})), rows)
-        click.echo(f"wrote {trials} trials to {out}", err=True)
+        click.echo(f"wrote {n} trials to {out}", err=True)
         return
-    arrays = simulate_arrays(kind, n=trials, seed=seed, rules=rules, **setup)
-    click.echo(f"simulated {trials} {kind} trials (seed {seed})")
+    arrays = simulate_columns(kind, n=n, seed=seed, rules=rules, **setup)
+    click.echo(f"simulated {n} {kind} trials (seed {seed})")
     for name, values in arrays.items():
         if name == "trial":
             continue
         counts = Counter(str(value) for value in values)
         if len(counts) <= 12:
-            shares = ", ".join(f"{k or '-'}: {decimal_text(Fraction(c, trials), 4)}" for k, c in sorted(counts.items()))
+            shares = ", ".join(f"{k or '-'}: {decimal_text(Fraction(c, n), 4)}" for k, c in sorted(counts.items()))
             click.echo(f"  {name}: {shares}")
         else:
-            click.echo(f"  {name}: mean {sum(float(v) for v in values) / trials:.6f}")
+            click.echo(f"  {name}: mean {sum(float(v) for v in values) / n:.6f}")
 
 
-@karst.group()
+@karst.group(cls=CommandGroup)
 def simulate():
     """Simulate rolls with real (pseudo-random) dice, independently of the exact model.
 
@@ -238,9 +239,9 @@ def simulate():
 @simulate.command("action")
 @click.option("--modifier", type=int, default=0, show_default=True, help="Added to the d6.")
 @_simulation_options
-def simulate_action(modifier, trials, seed, out):
+def simulate_action(modifier, n, seed, out):
     """Action rolls. Columns: trial, natural, total, outcome."""
-    _run_simulation("action", trials, seed, out, modifier=modifier)
+    _run_simulation("action", n, seed, out, modifier=modifier)
 
 
 @simulate.command("attack")
@@ -253,10 +254,10 @@ def simulate_action(modifier, trials, seed, out):
 @click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round (with --then-death).")
 @click.option("--death-modifier", type=int, default=0, show_default=True, help="Death-roll modifier.")
 @_simulation_options
-def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, trials, seed, out):
+def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, n, seed, out):
     """Attack rolls or knock-out chains (with --health). Columns: see `karst simulate --help`."""
     _refuse_death_options_without_then_death(then_death, aid, death_modifier)
-    _run_simulation("attack", trials, seed, out, KarstRules(aid=aid), {"health": health},
+    _run_simulation("attack", n, seed, out, Rules(aid=aid), {"health": health},
                     modifier=modifier, defense=defense, damage=damage, health=health, unaware=unaware,
                     then_death=then_death, death_modifier=death_modifier)
 
@@ -266,9 +267,9 @@ def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid,
 @click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round.")
 @click.option("--modifier", type=int, default=0, show_default=True, help="Added to every death roll.")
 @_simulation_options
-def simulate_death(negative_health, aid, modifier, trials, seed, out):
+def simulate_death(negative_health, aid, modifier, n, seed, out):
     """Death rolls. Columns: trial, rolls, rounds, final_negative_health, outcome."""
-    _run_simulation("death", trials, seed, out, KarstRules(aid=aid),
+    _run_simulation("death", n, seed, out, Rules(aid=aid),
                     negative_health=negative_health, modifier=modifier)
 
 
@@ -278,9 +279,9 @@ def simulate_death(negative_health, aid, modifier, trials, seed, out):
 @click.option("--two-actions", type=int, multiple=True, help="Combatant I takes two actions.")
 @click.option("--surprised", type=int, multiple=True, help="Combatant I is surprised.")
 @_simulation_options
-def simulate_order(modifiers, two_actions, surprised, trials, seed, out):
+def simulate_order(modifiers, two_actions, surprised, n, seed, out):
     """Order rolls. Columns: trial, score_I and place_I per combatant."""
-    _run_simulation("order", trials, seed, out, KarstRules(), {"combatants": len(modifiers)},
+    _run_simulation("order", n, seed, out, Rules(), {"combatants": len(modifiers)},
                     modifiers=modifiers, two_actions=two_actions, surprised=surprised)
 
 

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from exactdice.cli.common import LazyGroup
+from exactdice.cli.common import LazyGroup, command_flags, error_with_flags, running_command
 from exactdice.core.exact import lift_digit_limit
 from exactdice.errors import InputError
 from exactdice.limits import MEMORY_ENVIRONMENT_VARIABLE, memory_watchdog, parse_size, set_memory_budget
@@ -29,9 +29,38 @@ SUBCOMMANDS = {
 
 
 class RootGroup(LazyGroup):
-    """The ``exactdice`` group: every subcommand is imported when it is used."""
+    """The ``exactdice`` group: every subcommand is imported when it is used, and every
+    registered system without a module of its own gets `exactdice.cli.system_commands`.
+
+    An `InputError` from the library names a parameter; here it is given the flag of the
+    command that ran (`exactdice.cli.common.error_with_flags`).
+    """
 
     lazy_commands = SUBCOMMANDS
+
+    def list_commands(self, ctx):
+        from exactdice.systems import system_names
+
+        return sorted(set(super().list_commands(ctx)) | set(system_names()))
+
+    def get_command(self, ctx, name):
+        command = super().get_command(ctx, name)
+        if command is not None:
+            return command
+        # a registered system without a hand-made module: commands from its declaration
+        from exactdice.systems import get_system, system_names
+
+        if name not in system_names() or get_system(name).variants:
+            return None
+        from exactdice.cli.system_commands import system_group
+
+        return system_group(get_system(name))
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except InputError as error:
+            raise error_with_flags(error, command_flags(running_command(ctx))) from error.__cause__
 
 
 @click.group(cls=RootGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -23,6 +23,8 @@ import click
 from exactdice.chronica.ruleset import TIE_RULES
 from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES
 from exactdice.cli.common import OutputFile
+from exactdice.contingency.tables import ROLL_KINDS
+from exactdice.karst.tables import TABLES as KARST_TABLES
 from exactdice.errors import InputError
 from exactdice.tables.export import FORMATS, TEXT_FORMATS, format_from_path, render_table, write_table
 from exactdice.tables.jobs import CellGrid, TableJob, solve_tables
@@ -30,6 +32,8 @@ from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE, open_store
 
 __all__ = ["table_output_options", "produce_tables", "contingency_table", "chronica_table",
            "karst_table", "DEFAULT_WORKERS"]
+
+# the table jobs themselves live with their systems (``exactdice/<system>/tables.py``)
 
 #: one worker process per core, at most two (the project's machines have two)
 DEFAULT_WORKERS = max(1, min(2, os.cpu_count() or 1))
@@ -93,9 +97,6 @@ def produce_tables(jobs: list[TableJob | CellGrid], *, fmt=None, output=None, no
 
 # ----- Contingency ------------------------------------------------------------------------
 
-_CONTINGENCY_KINDS = ("normal", "advantage", "disadvantage")
-
-
 @click.command("table", help=f"""Contingency difficulty tables: P(success) for every 3-die pool.
 
 \b
@@ -108,7 +109,7 @@ P(success or success-with-condition).
 Example:  exactdice contingency table --kind advantage --luck if-failing -o adv.html
 
 {_FORMAT_HELP}""")
-@click.option("--kind", "kinds", type=click.Choice(_CONTINGENCY_KINDS), multiple=True,
+@click.option("--kind", "kinds", type=click.Choice(tuple(ROLL_KINDS)), multiple=True,
               help="Roll kind(s) to tabulate (repeatable) [default: all three].")
 @click.option("--luck", type=click.Choice(LUCK_POLICIES), default="never", show_default=True,
               help="Luck die policy.")
@@ -119,32 +120,14 @@ Example:  exactdice contingency table --kind advantage --luck if-failing -o adv.
               help="Moderator omen faces.")
 @table_output_options
 def contingency_table(kinds, luck, fail_by_one, luck_modifier, gm_omen, output_options):
-    from exactdice.contingency.ruleset import ContingencyRules
+    from exactdice.contingency.ruleset import Rules
+    from exactdice.contingency.tables import table_jobs
 
-    rules = ContingencyRules(luck=luck, fail_by_one=fail_by_one, luck_modifier=luck_modifier,
-                             gm_omen=gm_omen)
-    produce_tables(contingency_jobs(rules, kinds or _CONTINGENCY_KINDS), **output_options)
-
-
-def contingency_jobs(rules, kinds=_CONTINGENCY_KINDS) -> list[TableJob]:
-    """One job a roll kind: ``exactdice.contingency.tables:difficulty_table``."""
-    return [TableJob(system="contingency", table="difficulty",
-                     function="exactdice.contingency.tables:difficulty_table",
-                     arguments={"kind": kind, "rules": rules}, ruleset=rules)
-            for kind in kinds]
-
-
-__all__.append("contingency_jobs")
+    rules = Rules(luck=luck, fail_by_one=fail_by_one, luck_modifier=luck_modifier, gm_omen=gm_omen)
+    produce_tables(table_jobs(rules, kinds or tuple(ROLL_KINDS)), **output_options)
 
 
 # ----- Karst ------------------------------------------------------------------------------
-
-_KARST_TABLES = {
-    "action": "exactdice.karst.tables:action_table",
-    "attack": "exactdice.karst.tables:attack_table",
-    "death": "exactdice.karst.tables:death_table",
-}
-
 
 @click.command("table", help=f"""Karst tables: action success, attack hit chance, death-roll odds.
 
@@ -158,29 +141,16 @@ death:  P(death) and expected rounds by negative health 0..6 (rows) x aid
 Example:  exactdice karst table --table death --modifier 1 -o death.pdf
 
 {_FORMAT_HELP}""")
-@click.option("--table", "tables", type=click.Choice(tuple(_KARST_TABLES)), multiple=True,
+@click.option("--table", "tables", type=click.Choice(tuple(KARST_TABLES)), multiple=True,
               help="Which table(s) (repeatable) [default: all three].")
 @click.option("--modifier", type=int, default=0, show_default=True,
               help="Modifier added to the death roll (death table only).")
 @table_output_options
 def karst_table(tables, modifier, output_options):
-    produce_tables(karst_jobs(tables or tuple(_KARST_TABLES), death_modifier=modifier),
+    from exactdice.karst.tables import table_jobs
+
+    produce_tables(table_jobs(tables or tuple(KARST_TABLES), death_modifier=modifier),
                    **output_options)
-
-
-def karst_jobs(tables=tuple(_KARST_TABLES), death_modifier: int = 0) -> list[TableJob]:
-    """One job a Karst table (``exactdice.karst.tables``); only the death table takes a modifier."""
-    from exactdice.karst.ruleset import KarstRules
-
-    jobs = []
-    for name in tables:
-        arguments = {"modifier": death_modifier} if name == "death" else {}
-        jobs.append(TableJob(system="karst", table=name, function=_KARST_TABLES[name],
-                             arguments=arguments, ruleset=KarstRules()))
-    return jobs
-
-
-__all__ += ["karst_jobs"]
 
 
 # ----- Chronica ---------------------------------------------------------------------------
@@ -210,24 +180,11 @@ Example:  exactdice chronica table --player-dice 3 --tie-rule four-ties -o three
               help="The player rolls non-physical dice as the nearest smaller physical die.")
 @table_output_options
 def chronica_table(player_dice, tie_rule, push, push_dice, max_pushes, physical, output_options):
-    from exactdice.chronica.ruleset import ChronicaRules, parse_dice_list
+    from exactdice.chronica.ruleset import Rules, parse_dice_list
+    from exactdice.chronica.tables import table_jobs
 
     if not push and (push_dice or max_pushes != 1):
         raise InputError("--push-dice" if push_dice else "--max-pushes", "only matters with --push")
-    rules = ChronicaRules(tie_rule=tie_rule, push=push, max_pushes=max_pushes, physical=physical,
-                          push_dice=parse_dice_list(push_dice, "--push-dice") if push_dice else ())
-    produce_tables(chronica_jobs(rules, player_dice or (2, 3)), **output_options)
-
-
-def chronica_jobs(rules=None, player_dice=(2, 3)) -> list[TableJob]:
-    """One job a player pool size: ``exactdice.chronica.tables:difficulty_table``."""
-    from exactdice.chronica.ruleset import ChronicaRules
-
-    rules = rules or ChronicaRules()
-    return [TableJob(system="chronica", table="difficulty",
-                     function="exactdice.chronica.tables:difficulty_table",
-                     arguments={"player_dice": count, "rules": rules}, ruleset=rules)
-            for count in player_dice]
-
-
-__all__ += ["chronica_jobs"]
+    rules = Rules(tie_rule=tie_rule, push=push, max_pushes=max_pushes, physical=physical,
+                  push_dice=parse_dice_list(push_dice, "push_dice") if push_dice else ())
+    produce_tables(table_jobs(rules, player_dice or (2, 3)), **output_options)

@@ -1,212 +1,128 @@
 """``exactdice validate <system>``: do a simulator's samples fit the exact distribution?
 
-Each subcommand is built with `exactdice.validation.validation_command` from the system's
-Python API (its ``expected_distribution``-style function and its simulator's outcome
-column). System packages are imported only when their subcommand is used, so
-``exactdice validate --help`` stays fast.
+One subcommand per registered system (`exactdice.systems.SYSTEMS`), built from what the
+system declares: its setup parameters become the flags, `RulesSystem.exact` gives the
+exact law and `RulesSystem.outcome_column` the CSV column; a system with variants (Karst)
+becomes a group with one subcommand per variant. The test itself is
+`exactdice.validation.goodness_of_fit`. Systems are imported only when their subcommand
+is used, so ``exactdice validate --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import click
 
-from exactdice.validation import validation_command
+from exactdice.cli.common import CommandGroup, emit_json, parameter_options
+from exactdice.errors import InputError
+from exactdice.systems import get_system, split_values, system_names, system_summary
+from exactdice.validation import (DEFAULT_ALPHA, TESTS, goodness_of_fit, parse_counts,
+                                  read_sample_column)
 
-__all__ = ["validate", "SUBCOMMAND_BUILDERS"]
+__all__ = ["validate", "system_command"]
 
+_OWN_PARAMETERS = ("samples", "counts", "column_name", "alpha", "test", "as_json")
 
-# ----- Contingency ---------------------------------------------------------------------------
-
-
-def _contingency_command() -> click.Command:
-    # the same setup flags, defaults and parsing as `exactdice contingency simulate`
-    from exactdice.cli.contingency import _build, _setup_options
-    from exactdice.contingency import OUTCOME_COLUMN, OUTCOMES, expected_distribution
-
-    def expected(**setup):
-        return expected_distribution(*_build(**setup))
-
-    return validation_command(
-        "contingency",
-        "Check samples of Contingency skill checks (e.g. from `exactdice contingency simulate "
-        "--difficulty N --out FILE.csv`) against the exact P(outcome): "
-        f"{', '.join(OUTCOMES)}. Give the same setup flags the samples were simulated with "
-        f"(--difficulty is needed); the outcome is read from CSV column {OUTCOME_COLUMN!r}.",
-        [_setup_options], expected, OUTCOME_COLUMN)
+_EPILOG = "Exit code 0: the samples fit the exact distribution; 1: they do not; 2: bad input."
 
 
-# ----- Karbon --------------------------------------------------------------------------------
-
-
-def _karbon_command() -> click.Command:
-    # the same setup, policy and knob flags as `exactdice karbon odds|simulate`
-    from exactdice.cli.karbon import karbon_setup_options, setup_from_options
-    from exactdice.karbon.simulate import OUTCOME_COLUMN, OUTCOMES, expected_distribution
-
-    def expected(**options):
-        return expected_distribution(*setup_from_options(**options))
-
-    return validation_command(
-        "karbon",
-        "Check samples of Karbon contests (e.g. from `exactdice karbon simulate ... --out "
-        "FILE.csv`) against the exact P(outcome): "
-        f"{', '.join(OUTCOMES)} (unfinished: the contest never ends). Give the same setup, "
-        f"policy and --rule flags the samples were simulated with; the outcome is read from "
-        f"CSV column {OUTCOME_COLUMN!r}. The exact solve can take seconds for large setups.",
-        [karbon_setup_options], expected, OUTCOME_COLUMN)
-
-
-# ----- Chronica -------------------------------------------------------------------------------
-
-
-def _chronica_command() -> click.Command:
-    # the same setup flags, defaults and parsing as `exactdice chronica simulate`
-    from exactdice.chronica import expected_distribution
-    from exactdice.cli.chronica import _contest_options, _setup
-
-    def expected(**setup):
-        sides, target, rules = _setup(**setup)
-        return expected_distribution(sides, rules, target)
-
-    return validation_command(
-        "chronica",
-        "Check samples of Chronica Mutanis Mundi contests (e.g. from `exactdice chronica "
-        "simulate --side ... --out FILE.csv`) against the exact P(winner): side 0, 1, ... "
-        "or tie. Give the same --side flags and knobs the samples were simulated with; the "
-        "outcome is read from CSV column 'winner'.",
-        [_contest_options], expected, "winner")
-
-
-# ----- Karst ---------------------------------------------------------------------------------
-
-_KARST_HELP = {
-    "action": ("Karst action rolls (d6 + modifier): column 'outcome', success | failure.",
-               "the CSV of `exactdice karst simulate action`"),
-    "attack": ("Karst attacks (d20 + modifier against defense). Without --health: column "
-               "'outcome', hit | miss. With --health: whole knock-out chains, column "
-               "'negative_health' (the health below zero at the knock-out); with "
-               "--then-death as well: column 'outcome', death | stable.",
-               "the CSV of `exactdice karst simulate attack`"),
-    "death": ("Karst death rolls from negative health H: column 'outcome', death | stable.",
-              "the CSV of `exactdice karst simulate death`"),
-    "order": ("Karst initiative order: the place of one combatant (--combatant I, numbered "
-              "from 1 in the order of --modifier), column 'place_I'.",
-              "the CSV of `exactdice karst simulate order`"),
-}
-
-
-def _karst_setup_options(kind: str) -> list:
-    death_options = [
-        click.option("--aid", type=int, default=0, show_default=True,
-                     help="Aid actions per round (each an extra death roll)."),
+def _own_options(function):
+    options = [
+        click.option("--samples", type=click.Path(dir_okay=False), default=None,
+                     help="CSV file of samples with a header row; the outcome is read from the "
+                          "system's outcome column (see --column)."),
+        click.option("--counts", default=None,
+                     help="Counts per outcome instead of a file, e.g. win=412,loss=371,tie=217."),
+        click.option("--column", "column_name", default=None,
+                     help="CSV column holding the outcome (default: the system's outcome "
+                          "column for this setup)."),
+        click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
+                     help="Significance level: the samples do not fit when p < alpha."),
+        click.option("--test", type=click.Choice(TESTS), default="auto", show_default=True,
+                     help="auto: exact test when the count vectors can be enumerated (always "
+                          "for two outcomes), else Pearson chi-square with sparse outcomes "
+                          "pooled."),
+        click.option("--json", "as_json", is_flag=True,
+                     help="Print JSON: p_value, verdict, fits, test, n and outcomes "
+                          "{outcome: {observed, expected, p, z}}."),
     ]
-    if kind == "action":
-        return [click.option("--modifier", type=int, default=0, show_default=True,
-                             help="Added to the d6.")]
-    if kind == "attack":
-        return [
-            click.option("--modifier", type=int, default=0, show_default=True,
-                         help="Attack modifier added to the d20."),
-            click.option("--defense", type=int, required=True, help="The target's defense."),
-            click.option("--damage", default="d6", show_default=True,
-                         help="Weapon damage, a sum of dice like 2d4+1."),
-            click.option("--health", type=int, default=None,
-                         help="Target health: validate whole knock-out chains."),
-            click.option("--unaware", is_flag=True, help="Double the damage of the first attack."),
-            click.option("--then-death", is_flag=True,
-                         help="Chain the knock-out into the death roll."),
-            *death_options,
-            click.option("--death-modifier", type=int, default=0, show_default=True,
-                         help="Death-roll modifier (with --then-death)."),
-        ]
-    if kind == "death":
-        return [
-            click.option("--negative-health", type=int, required=True, help="h = -health >= 0."),
-            *death_options,
-            click.option("--modifier", type=int, default=0, show_default=True,
-                         help="Added to every death roll."),
-        ]
-    return [
-        click.option("--modifier", "modifiers", type=int, multiple=True, required=True,
-                     help="One per combatant, repeated: --modifier 2 --modifier 0."),
-        click.option("--two-actions", type=int, multiple=True,
-                     help="Combatant I takes two actions."),
-        click.option("--surprised", type=int, multiple=True, help="Combatant I is surprised."),
-        click.option("--combatant", type=int, default=1, show_default=True,
-                     help="Whose place to validate (numbered from 1)."),
-    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
 
 
-def _karst_command(kind: str) -> click.Command:
-    from exactdice.karst import KarstRules, category_column, expected_distribution
+def system_command(system) -> click.Command:
+    """``exactdice validate <name>`` for one system (or one variant of a system).
 
-    def expected(aid=0, **setup):
-        return expected_distribution(kind, rules=KarstRules(aid=aid), **setup)
+    >>> from exactdice.systems import get_system
+    >>> command = system_command(get_system("karst").variants["death"])
+    >>> [parameter.name for parameter in command.params][:3]
+    ['samples', 'counts', 'column_name']
+    """
 
-    description, source = _KARST_HELP[kind]
-    return validation_command(
-        kind, f"Check samples ({source}) against the exact distribution. {description} Give "
-              f"the same setup flags the samples were simulated with.",
-        _karst_setup_options(kind), expected, lambda **setup: category_column(kind, **setup),
-        column_help="'outcome', or as described above")
+    def run(samples, counts, column_name, alpha, test, as_json, **values):
+        if (samples is None) == (counts is None):
+            raise InputError("samples", "give exactly one of `samples` FILE.csv or "
+                                        "`counts` OUTCOME=N,...")
+        setup_part, rules_part = split_values(system, values)
+        if column_name is None:
+            column_name = system.outcome_column(system.setup(setup_part))
+        if samples is not None:
+            observed, field = read_sample_column(samples, column_name), "samples"
+        else:
+            observed, field = parse_counts(counts), "counts"
+        expected = system.exact(system.setup(setup_part), system.rules(rules_part))
+        fit = goodness_of_fit(expected, observed, alpha=alpha, test=test, field=field)
+        if as_json:
+            payload = {"system": system.name, "column": column_name,
+                       "setup": {name: _plain(value) for name, value in values.items()}}
+            payload.update(fit.to_json())
+            emit_json(payload)
+        else:
+            source = f"{samples} (column {column_name!r})" if samples is not None else "--counts"
+            click.echo(f"{system.name}: {fit.n} samples from {source} against the exact "
+                       f"distribution")
+            click.echo(fit.to_text())
+        if not fit.fits:
+            # SystemExit, not ctx.exit: click's non-standalone mode swallows ctx.exit codes
+            raise SystemExit(1)
 
+    def callback(**kwargs):
+        own = {name: kwargs.pop(name) for name in _OWN_PARAMETERS}
+        run(**own, **kwargs)
 
-class _KarstGroup(click.Group):
-    def list_commands(self, ctx):
-        return list(_KARST_HELP)
-
-    def get_command(self, ctx, name):
-        return _karst_command(name) if name in _KARST_HELP else None
-
-
-@click.group("karst", cls=_KarstGroup)
-def _karst_group():
-    """Karst rolls: validate action, attack, death or order samples (one subcommand each,
-    matching `exactdice karst simulate action|attack|death|order`)."""
-
-
-def _karst_group_command() -> click.Command:
-    return _karst_group
-
-
-# ----- the group ------------------------------------------------------------------------------
-
-#: subcommand name -> function building its click command (imports the system on first use)
-SUBCOMMAND_BUILDERS = {
-    "contingency": _contingency_command,
-    "karst": _karst_group_command,
-    "chronica": _chronica_command,
-    "karbon": _karbon_command,
-}
-
-
-#: one line per subcommand for ``exactdice validate --help`` (listing them imports nothing)
-SUBCOMMAND_SUMMARIES = {
-    "contingency": "Contingency skill checks: success, success-with-condition, failure.",
-    "karst": "Karst rolls: action | attack | death | order (one subcommand each).",
-    "chronica": "Chronica contests: the winning side or tie.",
-    "karbon": "Karbon contests: win, loss, tie or unfinished.",
-}
+    help_text = (f"{system.summary} Check samples (e.g. the CSV of `exactdice ... simulate "
+                 f"--out FILE.csv`) against the exact distribution. Give the same setup flags "
+                 f"the samples were simulated with.")
+    decorated = _own_options(parameter_options(system.parameters)(callback))
+    return click.command(name=system.name, help=help_text, epilog=_EPILOG)(decorated)
 
 
-class _LazySystemGroup(click.Group):
-    """A click group whose per-system subcommands are built on first use."""
+def _variants_group(system) -> click.Group:
+    group = CommandGroup(name=system.name, help=f"{system.summary} One subcommand each.")
+    for variant in system.variants.values():
+        group.add_command(system_command(variant))
+    return group
+
+
+class _RegistryGroup(CommandGroup):
+    """A group with one subcommand per registered system, each built on first use."""
 
     def list_commands(self, ctx):
-        return sorted(SUBCOMMAND_BUILDERS)
+        return sorted(system_names())
 
     def format_commands(self, ctx, formatter):
-        rows = [(name, SUBCOMMAND_SUMMARIES.get(name) or self.get_command(ctx, name).get_short_help_str())
-                for name in self.list_commands(ctx)]
+        rows = [(name, system_summary(name)) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
     def get_command(self, ctx, name):
-        builder = SUBCOMMAND_BUILDERS.get(name)
-        return None if builder is None else builder()
+        if name not in system_names():
+            return None
+        system = get_system(name)
+        return _variants_group(system) if system.variants else system_command(system)
 
 
-@click.group(cls=_LazySystemGroup)
+@click.group(cls=_RegistryGroup)
 def validate():
     """Compare simulated samples with the exact distribution of a system.
 
@@ -225,3 +141,11 @@ def validate():
     \b
     Exit code 0: the samples fit (p >= --alpha); 1: they do not; 2: bad input.
     """
+
+
+def _plain(value):
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return str(value)

@@ -9,10 +9,10 @@ from exactdice.contingency.check import (
     expected_distribution, gm_omens_for_face, parse_pool, player_omens_for_face, skill_check,
     solve_check,
 )
-from exactdice.contingency.ruleset import ContingencyRules
+from exactdice.contingency.ruleset import Rules
 
 __all__ = [
-    "ContingencyRules", "SkillCheck", "CheckSolution", "skill_check", "parse_pool", "solve_check",
+    "Rules", "SkillCheck", "CheckSolution", "skill_check", "parse_pool", "solve_check",
     "choose_to_fail", "classify_total", "player_omens_for_face", "gm_omens_for_face",
     "expected_distribution", "OUTCOMES", "OUTCOME_COLUMN",
 ]

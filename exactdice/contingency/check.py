@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from exactdice.contingency.ruleset import ContingencyRules
+from exactdice.contingency.ruleset import Rules
 from exactdice.core.distribution import Distribution, d
 from exactdice.core.exact import fraction_text
 from exactdice.core.pool import MAX_POOL_DICE, evaluate_sorted
@@ -26,7 +26,7 @@ from exactdice.errors import InputError, TooLargeError
 __all__ = [
     "OUTCOMES", "SkillCheck", "CheckSolution", "skill_check", "parse_pool", "validate", "solve_check",
     "player_omens_for_face", "gm_omens_for_face", "classify_total", "choose_to_fail",
-    "expected_distribution", "OUTCOME_COLUMN",
+    "expected_distribution", "OUTCOME_COLUMN", "parse_modifiers",
 ]
 
 #: most faces of one die in a check: the dynamic program's work grows with the square
@@ -97,7 +97,7 @@ class SkillCheck:
                 "difficulty": self.difficulty}
 
 
-def parse_pool(text: str, field: str = "--dice") -> tuple[int, ...]:
+def parse_pool(text: str, field: str = "dice") -> tuple[int, ...]:
     """Read a pool like ``"d6,d8,d10"`` (``"3d6"`` means three d6) into die sizes.
 
     >>> parse_pool("d4, 2d8")
@@ -105,7 +105,7 @@ def parse_pool(text: str, field: str = "--dice") -> tuple[int, ...]:
     >>> parse_pool("d6,x7")
     Traceback (most recent call last):
     ...
-    exactdice.errors.InputError: --dice: unknown die 'x7' (write dice like d6,d8,d10)
+    exactdice.errors.InputError: dice: unknown die 'x7' (write dice like d6,d8,d10)
     """
     sizes: list[int] = []
     for part in text.split(","):
@@ -119,6 +119,20 @@ def parse_pool(text: str, field: str = "--dice") -> tuple[int, ...]:
     return tuple(sizes)
 
 
+def parse_modifiers(text: str | None, field: str = "modifiers") -> list[int] | None:
+    """Read per-die modifiers like ``"1,0,-1"`` (None stays None).
+
+    >>> parse_modifiers("1, 0,-1")
+    [1, 0, -1]
+    """
+    if text is None:
+        return None
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise InputError(field, f"give whole numbers separated by commas, got {text!r}") from None
+
+
 def skill_check(dice, *, modifier: int = 0, modifiers=None, advantage: int = 0,
                 disadvantage: int = 0, difficulty: int | None = None) -> SkillCheck:
     """Build a `SkillCheck` from die sizes (ints or a pool string) and one or per-die modifiers.
@@ -127,17 +141,17 @@ def skill_check(dice, *, modifier: int = 0, modifiers=None, advantage: int = 0,
     (1, 0, -1)
     """
     sizes = parse_pool(dice) if isinstance(dice, str) else tuple(int(size) for size in dice)
-    modifier_flag = "--modifier" if modifiers is None else "--modifiers"
+    modifier_flag = "modifier" if modifiers is None else "modifiers"
     if modifiers is None:
         modifiers = (modifier,) * len(sizes)
     else:
         if modifier:
-            raise InputError("--modifiers", "give either --modifier or --modifiers, not both")
+            raise InputError("modifiers", "give either `modifier` or `modifiers`, not both")
         modifiers = tuple(int(m) for m in modifiers)
         if len(modifiers) != len(sizes):
-            raise InputError("--modifiers", f"give one modifier per die: {len(sizes)} dice, "
+            raise InputError("modifiers", f"give one modifier per die: {len(sizes)} dice, "
                              f"{len(modifiers)} modifiers")
-    for flag, units in (("--advantage", advantage), ("--disadvantage", disadvantage)):
+    for flag, units in (("advantage", advantage), ("disadvantage", disadvantage)):
         if units < 0:
             raise InputError(flag, f"units must be >= 0, got {units}")
     for value in modifiers:
@@ -146,37 +160,37 @@ def skill_check(dice, *, modifier: int = 0, modifiers=None, advantage: int = 0,
                              f"a face modifier must be between -{MAX_FACE_MODIFIER} and {MAX_FACE_MODIFIER}, "
                              f"got {value}")
     if difficulty is not None and not 1 <= difficulty <= MAX_DIFFICULTY:
-        raise InputError("--difficulty", f"must be between 1 (Automatic) and {MAX_DIFFICULTY:,}, got {difficulty} "
+        raise InputError("difficulty", f"must be between 1 (Automatic) and {MAX_DIFFICULTY:,}, got {difficulty} "
                                          "(a difficulty above the highest total simply cannot succeed)")
     return SkillCheck(sizes, tuple(modifiers), advantage, disadvantage, difficulty)
 
 
-def validate(check: SkillCheck, rules: ContingencyRules) -> None:
+def validate(check: SkillCheck, rules: Rules) -> None:
     """Raise `InputError` for a pool the rules do not allow (a d1, an even or unsized pool)."""
     if not check.dice:
-        raise InputError("--dice", "the pool is empty (give three dice like d6,d8,d10)")
+        raise InputError("dice", "the pool is empty (give three dice like d6,d8,d10)")
     for size in check.dice:
         if size < 2:
-            raise InputError("--dice", f"d{size} is not allowed in a Contingency pool (each die needs >= 2 sides)")
+            raise InputError("dice", f"d{size} is not allowed in a Contingency pool (each die needs >= 2 sides)")
         if size > MAX_CHECK_FACES:
-            raise TooLargeError("--dice", f"d{size} has more than {MAX_CHECK_FACES} faces, the limit for a "
+            raise TooLargeError("dice", f"d{size} has more than {MAX_CHECK_FACES} faces, the limit for a "
                                           "check (the work grows with the square of the faces)")
     count = len(check.dice)
     if count > MAX_POOL_DICE:
-        raise TooLargeError("--dice", f"{count} dice is more than the limit of {MAX_POOL_DICE}")
+        raise TooLargeError("dice", f"{count} dice is more than the limit of {MAX_POOL_DICE}")
     if count % 2 == 0:
-        raise InputError("--dice", f"a pool of {count} dice has no middle die (pool sizes must be odd)")
+        raise InputError("dice", f"a pool of {count} dice has no middle die (pool sizes must be odd)")
     if count != 3 and not rules.any_size:
-        raise InputError("--dice", f"a skill check rolls three dice, got {count} "
-                         "(other odd sizes need --any-size)")
+        raise InputError("dice", f"a skill check rolls three dice, got {count} "
+                         "(other odd sizes need `any_size`)")
     if len(check.modifiers) != count:
-        raise InputError("--modifiers", f"give one modifier per die: {count} dice, "
+        raise InputError("modifiers", f"give one modifier per die: {count} dice, "
                          f"{len(check.modifiers)} modifiers")
     if rules.luck == "if-failing" and check.difficulty is None:
-        raise InputError("--luck", "if-failing needs --difficulty")
+        raise InputError("luck", "if-failing needs `difficulty`")
     work = check_work(check)
     if work > MAX_CHECK_WORK:
-        raise TooLargeError("--dice", f"this pool would take about {work:.1e} steps (limit {MAX_CHECK_WORK:.0e}, "
+        raise TooLargeError("dice", f"this pool would take about {work:.1e} steps (limit {MAX_CHECK_WORK:.0e}, "
                                       "about 30 s); use fewer dice or fewer kinds of dice (the limit is "
                                       "exactdice.contingency.check.MAX_CHECK_WORK)")
 
@@ -212,10 +226,10 @@ def player_omens_for_face(face: int) -> int:
     return 1 if face >= 8 else 0
 
 
-def gm_omens_for_face(face: int, rules: ContingencyRules = ContingencyRules()) -> int:
+def gm_omens_for_face(face: int, rules: Rules = Rules()) -> int:
     """The moderator's omen from one face: a 1 (or, with ``gm_omen=at-most-1``, anything <= 1).
 
-    >>> gm_omens_for_face(0), gm_omens_for_face(0, ContingencyRules(gm_omen="at-most-1"))
+    >>> gm_omens_for_face(0), gm_omens_for_face(0, Rules(gm_omen="at-most-1"))
     (0, 1)
     """
     if rules.gm_omen == "at-most-1":
@@ -223,10 +237,10 @@ def gm_omens_for_face(face: int, rules: ContingencyRules = ContingencyRules()) -
     return int(face == 1)
 
 
-def classify_total(total: int, difficulty: int, rules: ContingencyRules = ContingencyRules()) -> str:
+def classify_total(total: int, difficulty: int, rules: Rules = Rules()) -> str:
     """Outcome of a final total: success at the difficulty, success-with-condition one below.
 
-    >>> classify_total(4, 5), classify_total(4, 5, ContingencyRules(fail_by_one="refuse"))
+    >>> classify_total(4, 5), classify_total(4, 5, Rules(fail_by_one="refuse"))
     ('success-with-condition', 'failure')
     """
     if total >= difficulty:
@@ -264,7 +278,7 @@ def _die_groups(check: SkillCheck) -> list[list[int]]:
     return list(groups.values())
 
 
-def _result_before_luck(check: SkillCheck, rules: ContingencyRules) -> Distribution:
+def _result_before_luck(check: SkillCheck, rules: Rules) -> Distribution:
     """Joint distribution of (result die index, its face, player omens, gm omens) before luck.
 
     The result die index is the first index of its group of interchangeable dice.
@@ -298,7 +312,7 @@ def _result_before_luck(check: SkillCheck, rules: ContingencyRules) -> Distribut
                            lambda state: state[1:], descending=False)
 
 
-def _luck_used(face: int, difficulty: int | None, rules: ContingencyRules) -> bool:
+def _luck_used(face: int, difficulty: int | None, rules: Rules) -> bool:
     if rules.luck == "always":
         return True
     if rules.luck == "if-failing":
@@ -306,7 +320,7 @@ def _luck_used(face: int, difficulty: int | None, rules: ContingencyRules) -> bo
     return False
 
 
-def _final_rolls(check: SkillCheck, rules: ContingencyRules, before_luck: Distribution,
+def _final_rolls(check: SkillCheck, rules: Rules, before_luck: Distribution,
                  difficulty: int | None) -> Distribution:
     """(result die size, final total, player omens, gm omens) after the luck decision."""
     luck_sizes = sorted({check.dice[index] for index, *_ in before_luck.outcomes()})
@@ -338,7 +352,7 @@ class CheckSolution:
     """
 
     check: SkillCheck
-    rules: ContingencyRules
+    rules: Rules
     joint: Distribution
     result_die: Distribution  # the result die's size
     p_at_least: dict = field(default_factory=dict)  # difficulty -> P(success)
@@ -351,7 +365,7 @@ class CheckSolution:
         Fraction(1, 2)
         """
         if self.check.difficulty is None:
-            raise InputError("--difficulty", "outcomes need a difficulty")
+            raise InputError("difficulty", "outcomes need a difficulty")
         marginal = self.joint.marginal(0)
         return {name: marginal.probability(name) for name in OUTCOMES}
 
@@ -401,7 +415,7 @@ class CheckSolution:
         return entry
 
 
-def solve_check(check: SkillCheck, rules: ContingencyRules = ContingencyRules()) -> CheckSolution:
+def solve_check(check: SkillCheck, rules: Rules = Rules()) -> CheckSolution:
     """Solve one skill check exactly: joint (outcome, total, omens) and every marginal.
 
     >>> solution = solve_check(skill_check([6, 6, 6]))
@@ -438,12 +452,12 @@ def solve_check(check: SkillCheck, rules: ContingencyRules = ContingencyRules())
     return CheckSolution(check, rules, joint, result_die, p_at_least, p_with_condition)
 
 
-def expected_distribution(check: SkillCheck, rules: ContingencyRules = ContingencyRules()) -> dict:
+def expected_distribution(check: SkillCheck, rules: Rules = Rules()) -> dict:
     """Exact P(outcome) for the simulator's ``outcome`` column (every outcome, zeros too).
 
     >>> expected_distribution(skill_check([6, 6, 6], difficulty=4))["success"]
     Fraction(1, 2)
     """
     if check.difficulty is None:
-        raise InputError("--difficulty", "the outcome column needs a difficulty")
+        raise InputError("difficulty", "the outcome column needs a difficulty")
     return solve_check(check, rules).outcome_probabilities()

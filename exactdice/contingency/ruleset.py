@@ -1,6 +1,6 @@
 """The knobs of a Contingency skill check (spec `contingency.md`), defaults first.
 
->>> ContingencyRules().describe()
+>>> Rules().describe()
 'luck=never, fail_by_one=take, luck_modifier=off, gm_omen=exactly-1, any_size=off'
 """
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from exactdice.errors import InputError
 
-__all__ = ["ContingencyRules", "LUCK_POLICIES", "FAIL_BY_ONE_POLICIES", "GM_OMEN_RULES"]
+__all__ = ["Rules", "LUCK_POLICIES", "FAIL_BY_ONE_POLICIES", "GM_OMEN_RULES"]
 
 #: when the player adds the luck die: never, always, or only when the result is below the difficulty
 LUCK_POLICIES = ("never", "always", "if-failing")
@@ -21,15 +21,15 @@ GM_OMEN_RULES = ("exactly-1", "at-most-1")
 
 
 @dataclass(frozen=True)
-class ContingencyRules:
+class Rules:
     """One reading of the Contingency rules; every field is a knob of the spec.
 
-    >>> ContingencyRules(luck="always").luck
+    >>> Rules(luck="always").luck
     'always'
-    >>> ContingencyRules(luck="sometimes")
+    >>> Rules(luck="sometimes")
     Traceback (most recent call last):
     ...
-    exactdice.errors.InputError: --luck: must be one of never, always, if-failing, got 'sometimes'
+    exactdice.errors.InputError: luck: must be one of never, always, if-failing, got 'sometimes'
     """
 
     luck: str = "never"
@@ -39,16 +39,16 @@ class ContingencyRules:
     any_size: bool = False  # allow pools of any odd size, not just three dice
 
     def __post_init__(self):
-        for value, allowed, flag in ((self.luck, LUCK_POLICIES, "--luck"),
-                                     (self.fail_by_one, FAIL_BY_ONE_POLICIES, "--fail-by-one"),
-                                     (self.gm_omen, GM_OMEN_RULES, "--gm-omen")):
+        for value, allowed, flag in ((self.luck, LUCK_POLICIES, "luck"),
+                                     (self.fail_by_one, FAIL_BY_ONE_POLICIES, "fail_by_one"),
+                                     (self.gm_omen, GM_OMEN_RULES, "gm_omen")):
             if value not in allowed:
                 raise InputError(flag, f"must be one of {', '.join(allowed)}, got {value!r}")
 
     def to_dict(self) -> dict:
         """The knobs as JSON-ready strings (part of every result).
 
-        >>> ContingencyRules().to_dict()["gm_omen"]
+        >>> Rules().to_dict()["gm_omen"]
         'exactly-1'
         """
         return {

@@ -14,7 +14,7 @@ One row per check, columns (`COLUMNS`):
 - ``player_omens``, ``gm_omens``: omens over every die rolled, the luck die included
 
 >>> from exactdice.contingency.check import skill_check
->>> rows = simulate_checks(skill_check([6, 6, 6], difficulty=4), n=5, seed=7)
+>>> rows = simulate_rows(skill_check([6, 6, 6], difficulty=4), n=5, seed=7)
 >>> len(rows), sorted(rows[0])[:3]
 (5, ['faces', 'gm_omens', 'luck_face'])
 """
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from exactdice.contingency.ruleset import ContingencyRules
+from exactdice.contingency.ruleset import Rules
 from exactdice.errors import InputError
 
-__all__ = ["COLUMNS", "simulate_checks", "simulate_arrays"]
+__all__ = ["COLUMNS", "simulate_rows", "simulate"]
 
 COLUMNS = ("trial", "faces", "result_die", "result_face", "luck_face", "total", "outcome",
            "player_omens", "gm_omens")
@@ -34,23 +34,23 @@ COLUMNS = ("trial", "faces", "result_die", "result_face", "luck_face", "total", 
 MAX_TRIALS = 10_000_000
 
 
-def _omens(faces: np.ndarray, rules: ContingencyRules) -> tuple[np.ndarray, np.ndarray]:
+def _omens(faces: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     player = np.select([faces >= 12, faces >= 10, faces >= 8], [3, 2, 1], default=0)
     gm = (faces <= 1) if rules.gm_omen == "at-most-1" else (faces == 1)
     return player, gm.astype(np.int64)
 
 
-def simulate_arrays(check, rules: ContingencyRules = ContingencyRules(), *, n: int, seed: int) -> dict:
+def simulate(check, rules: Rules = Rules(), *, n: int, seed: int) -> dict:
     """Simulate ``n`` checks; returns one numpy array per column (``faces`` as an n x k array).
 
     >>> from exactdice.contingency.check import skill_check
-    >>> simulate_arrays(skill_check([4, 4, 4]), n=3, seed=1)["total"].shape
+    >>> simulate(skill_check([4, 4, 4]), n=3, seed=1)["total"].shape
     (3,)
     """
     if not 1 <= n <= MAX_TRIALS:
-        raise InputError("--n", f"must be between 1 and {MAX_TRIALS:,}, got {n}")
+        raise InputError("n", f"must be between 1 and {MAX_TRIALS:,}, got {n}")
     if rules.luck == "if-failing" and check.difficulty is None:
-        raise InputError("--luck", "if-failing needs --difficulty")
+        raise InputError("luck", "if-failing needs `difficulty`")
     rng = np.random.Generator(np.random.PCG64(seed))
     sizes = np.array(check.dice, dtype=np.int64)
     modifiers = np.array(check.modifiers, dtype=np.int64)
@@ -94,9 +94,9 @@ def simulate_arrays(check, rules: ContingencyRules = ContingencyRules(), *, n: i
             "total": total, "outcome": outcome, "player_omens": player_omens, "gm_omens": gm_omens}
 
 
-def simulate_checks(check, rules: ContingencyRules = ContingencyRules(), *, n: int, seed: int) -> list[dict]:
+def simulate_rows(check, rules: Rules = Rules(), *, n: int, seed: int) -> list[dict]:
     """Simulate ``n`` checks as rows of strings keyed by `COLUMNS` (ready for CSV)."""
-    arrays = simulate_arrays(check, rules, n=n, seed=seed)
+    arrays = simulate(check, rules, n=n, seed=seed)
     rows = []
     for i in range(n):
         rows.append({

@@ -13,12 +13,13 @@ from __future__ import annotations
 from itertools import combinations_with_replacement
 
 from exactdice.contingency.check import skill_check, solve_check
-from exactdice.contingency.ruleset import ContingencyRules
+from exactdice.contingency.ruleset import Rules
 from exactdice.errors import InputError
 from exactdice.tables.grid import TableGrid
+from exactdice.tables.jobs import TableJob
 
 __all__ = ["NAMED_DIFFICULTIES", "STANDARD_DICE", "ROLL_KINDS", "standard_pools",
-           "difficulty_table", "difficulty_tables"]
+           "difficulty_table", "difficulty_tables", "table_jobs"]
 
 #: the seed's "Typical Difficulty Targets"
 NAMED_DIFFICULTIES = {
@@ -42,7 +43,7 @@ def standard_pools() -> list[tuple[int, int, int]]:
     return list(combinations_with_replacement(STANDARD_DICE, 3))
 
 
-def difficulty_table(kind: str = "normal", rules: ContingencyRules = ContingencyRules()) -> TableGrid:
+def difficulty_table(kind: str = "normal", rules: Rules = Rules()) -> TableGrid:
     """One grid: P(success) and P(success or success-with-condition), pools x difficulties.
 
     >>> difficulty_table("advantage").cell("P(success)", 0, 0)
@@ -71,6 +72,18 @@ def difficulty_table(kind: str = "normal", rules: ContingencyRules = Contingency
     )
 
 
-def difficulty_tables(rules: ContingencyRules = ContingencyRules()) -> list[TableGrid]:
+def difficulty_tables(rules: Rules = Rules()) -> list[TableGrid]:
     """The three difficulty grids: normal, advantage, disadvantage."""
     return [difficulty_table(kind, rules) for kind in ROLL_KINDS]
+
+
+def table_jobs(rules: Rules = Rules(), kinds=tuple(ROLL_KINDS)) -> list[TableJob]:
+    """One job a roll kind, solving `difficulty_table` through the results store.
+
+    >>> [job.arguments["kind"] for job in table_jobs(kinds=("advantage",))]
+    ['advantage']
+    """
+    return [TableJob(system="contingency", table="difficulty",
+                     function="exactdice.contingency.tables:difficulty_table",
+                     arguments={"kind": kind, "rules": rules}, ruleset=rules)
+            for kind in kinds]

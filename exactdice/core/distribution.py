@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from fractions import Fraction
 from functools import cached_property
+from types import MappingProxyType
 
 from gmpy2 import mpz
 
@@ -52,10 +53,15 @@ class Distribution:
     """A finite discrete distribution with exact integer weights.
 
     Build one with `d`, `constant`, `Distribution.from_faces` or from a mapping of
-    outcome -> positive int weight. Outcomes are kept sorted.
+    outcome -> positive int weight. Outcomes are kept sorted. A distribution is immutable
+    (its weights are a read-only view and its attributes cannot be set), so it can be
+    cached and shared.
 
     >>> Distribution({1: 1, 2: 3}).probability(2)
     Fraction(3, 4)
+    >>> Distribution({1: 1})._weights[1] = 100
+    Traceback (most recent call last):
+    TypeError: 'mappingproxy' object does not support item assignment
     """
 
     __slots__ = ("_weights", "_denominator", "__dict__")
@@ -75,8 +81,19 @@ class Distribution:
             ordered = sorted(cleaned, key=_sort_key)
         except TypeError:
             ordered = list(cleaned)
-        self._weights = {outcome: cleaned[outcome] for outcome in ordered}
-        self._denominator = sum(self._weights.values())
+        weights = MappingProxyType({outcome: cleaned[outcome] for outcome in ordered})
+        object.__setattr__(self, "_weights", weights)
+        object.__setattr__(self, "_denominator", sum(weights.values()))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Distribution is immutable (cannot set {name!r})")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a Distribution is immutable (cannot delete {name!r})")
+
+    def __reduce__(self):
+        # rebuilt from its weights (a read-only view does not pickle), e.g. for worker processes
+        return (type(self), (dict(self._weights),))
 
     # ----- construction -------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from math import comb
 
 from exactdice.core.distribution import Distribution
-from exactdice.errors import TooLargeError
+from exactdice.errors import TooLargeError, check_invariant
 
 __all__ = ["Pool", "evaluate_sorted", "MAX_POOL_DICE"]
 
@@ -109,7 +109,7 @@ def evaluate_sorted(
 
     result: dict = {}
     for (state, remaining), weight in layer.items():
-        assert not any(remaining), "every die must be placed by the last face"
+        check_invariant(not any(remaining), "every die must be placed by the last face")
         outcome = final(state) if final is not None else state
         result[outcome] = result.get(outcome, 0) + weight
     return Distribution(result)

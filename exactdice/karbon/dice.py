@@ -5,7 +5,7 @@ A multiset of dice is a tuple of counts aligned with a contest's sorted die size
 
 >>> die_classes(8)
 (3, 2, 3)
->>> parse_dice_list("2d8,d10", "--pool")
+>>> parse_dice_list("2d8,d10", "pool")
 {8: 2, 10: 1}
 """
 
@@ -19,7 +19,7 @@ from functools import lru_cache
 from exactdice.core.distribution import MAX_FACES, Distribution
 from exactdice.errors import InputError
 
-__all__ = ["die_classes", "parse_dice_list", "dice_text", "hit_rank_key", "DiceSizes",
+__all__ = ["die_classes", "compositions", "DiceCounts", "parse_dice_list", "dice_text", "hit_rank_key", "DiceSizes",
            "hand_roll"]
 
 _ITEM = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$", re.ASCII)
@@ -49,9 +49,9 @@ def hit_rank_key(sides: int) -> tuple[Fraction, Fraction, int]:
 def parse_dice_list(text: str, field: str) -> dict[int, int]:
     """Read ``d8,d8,d10`` / ``2d8,d10`` / ``none`` into {sides: count}.
 
-    >>> parse_dice_list("none", "--pool")
+    >>> parse_dice_list("none", "pool")
     {}
-    >>> parse_dice_list("7d6,5d8,3d10", "--pool")
+    >>> parse_dice_list("7d6,5d8,3d10", "pool")
     {6: 7, 8: 5, 10: 3}
     """
     if text is None:
@@ -161,3 +161,71 @@ def hand_roll(hand: tuple[int, ...], sizes: tuple[int, ...]) -> Distribution:
         if count:
             total = total + _single_type_roll(sizes[slot], count, slot, width)
     return total
+
+
+def compositions(available: tuple, count: int) -> list[tuple]:
+    """Every multiset of ``count`` dice from ``available`` (count tuples), in ascending
+    order of their sorted die sizes (more of the smaller sizes first).
+
+    >>> compositions((2, 1), 2)
+    [(2, 0), (1, 1)]
+    """
+    if count > sum(available):
+        return []
+    result = []
+
+    def build(index, left, prefix):
+        if index == len(available):
+            if left == 0:
+                result.append(tuple(prefix))
+            return
+        for take in range(min(available[index], left), -1, -1):
+            prefix.append(take)
+            build(index + 1, left - take, prefix)
+            prefix.pop()
+
+    build(0, count, [])
+    return result
+
+
+class DiceCounts(Mapping):
+    """A read-only, hashable ``{sides: count}`` mapping (a pool, a reserve or a hand).
+
+    It equals a plain dict with the same items, so ``setup.pool == {6: 7}`` still reads well.
+
+    >>> pool = DiceCounts({6: 2, 8: 1})
+    >>> pool == {6: 2, 8: 1}, hash(pool) == hash(DiceCounts({8: 1, 6: 2}))
+    (True, True)
+    >>> pool[6] = 3
+    Traceback (most recent call last):
+    TypeError: 'DiceCounts' object does not support item assignment
+    """
+
+    __slots__ = ("_counts",)
+
+    def __init__(self, counts: Mapping[int, int] = ()):
+        object.__setattr__(self, "_counts", dict(counts))
+
+    def __getitem__(self, sides):
+        return self._counts[sides]
+
+    def __iter__(self):
+        return iter(self._counts)
+
+    def __len__(self):
+        return len(self._counts)
+
+    def __hash__(self):
+        return hash(frozenset(self._counts.items()))
+
+    def __eq__(self, other):
+        return dict(self._counts) == dict(other) if isinstance(other, Mapping) else NotImplemented
+
+    def __setattr__(self, name, value):
+        raise AttributeError("DiceCounts is read-only")
+
+    def __reduce__(self):
+        return (type(self), (self._counts,))
+
+    def __repr__(self):
+        return f"DiceCounts({self._counts!r})"

@@ -18,10 +18,10 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from exactdice.karbon.dice import DiceSizes, hand_roll
+from exactdice.karbon.dice import DiceSizes, compositions, hand_roll
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
-from exactdice.karbon.position import Position, placement_folded
-from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.position import STACK_SIZE, Position, placement_folded
+from exactdice.karbon.ruleset import Rules
 from exactdice.markov import Chance, Decision, Terminal
 
 __all__ = ["Position", "KarbonModel", "REWARD_NAMES", "OUTCOMES", "compositions"]
@@ -50,7 +50,6 @@ _OPTION_BUILDERS = {
     "sideswipe": "_sideswipe_options", "swipedice": "_swipedice_options",
 }
 
-STACK_SIZE = 5          # chips that make a completion
 RISK_DICE = 3           # d8 rolled when the player risks
 EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
 
@@ -61,31 +60,6 @@ def _add(a: tuple, b: tuple) -> tuple:
 
 def _sub(a: tuple, b: tuple) -> tuple:
     return tuple(x - y for x, y in zip(a, b))
-
-
-def compositions(available: tuple, count: int) -> list[tuple]:
-    """Every multiset of ``count`` dice from ``available`` (count tuples), in ascending
-    order of their sorted die sizes (more of the smaller sizes first).
-
-    >>> compositions((2, 1), 2)
-    [(2, 0), (1, 1)]
-    """
-    if count > sum(available):
-        return []
-    result = []
-
-    def build(index, left, prefix):
-        if index == len(available):
-            if left == 0:
-                result.append(tuple(prefix))
-            return
-        for take in range(min(available[index], left), -1, -1):
-            prefix.append(take)
-            build(index + 1, left - take, prefix)
-            prefix.pop()
-
-    build(0, count, [])
-    return result
 
 
 def _take_by_preference(available: tuple, count: int, order: tuple) -> tuple:
@@ -118,7 +92,7 @@ class KarbonModel:
     outcomes = OUTCOMES
     reward_names = REWARD_NAMES
 
-    def __init__(self, sizes: DiceSizes, start, ruleset: KarbonRuleset,
+    def __init__(self, sizes: DiceSizes, start, ruleset: Rules,
                  player: PlayerPolicy, narrator: NarratorPolicy, cap_chips: bool = True,
                  fold_chips: bool = True):
         # both exact state merges (tests compare against the graph without them)

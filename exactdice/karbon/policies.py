@@ -153,7 +153,7 @@ def parse_player_policy(text: str | None) -> PlayerPolicy:
     >>> parse_player_policy("optimal").kind
     'optimal'
     """
-    field_name = "--player-policy"
+    field_name = "player_policy"
     if text is not None and not text.strip():
         raise InputError(field_name, 'is empty; give "optimal", '
                                      '"fixed" or key=value preferences')
@@ -173,7 +173,7 @@ def parse_narrator_policy(text: str | None) -> NarratorPolicy:
     >>> parse_narrator_policy("hurt=injury;plans=dice").plans
     'dice'
     """
-    field_name = "--narrator-policy"
+    field_name = "narrator_policy"
     if text is not None and not text.strip():
         raise InputError(field_name, 'is empty; give "optimal", "kind", "random", '
                                      '"fixed" or key=value preferences')

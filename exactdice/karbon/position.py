@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Position", "placement_folded"]
+__all__ = ["Position", "placement_folded", "STACK_SIZE"]
+
+#: chips that make a completion (spec: five chips in a stack)
+STACK_SIZE = 5
 
 
 class Position(NamedTuple):

@@ -1,6 +1,6 @@
 """Karbon's knobs: every place where the rules text allows another reading (spec sections 4-7).
 
->>> KarbonRuleset().with_rules(["tie_order=narrator_first"]).tie_order
+>>> Rules().with_rules(["tie_order=narrator_first"]).tie_order
 'narrator_first'
 """
 
@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from exactdice.errors import InputError
 
-__all__ = ["KarbonRuleset", "RULE_CHOICES"]
+__all__ = ["Rules", "RULE_CHOICES"]
 
 #: knob name -> allowed values, the default first
 RULE_CHOICES: dict[str, tuple[str, ...]] = {
@@ -25,7 +25,7 @@ RULE_CHOICES: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
-class KarbonRuleset:
+class Rules:
     """The reading of the rules a result was computed under (defaults as in the spec).
 
     - ``peril_chips``: Peril hits go on the narrator's stack, or into its hand.
@@ -50,13 +50,13 @@ class KarbonRuleset:
             value = getattr(self, knob.name)
             allowed = RULE_CHOICES[knob.name]
             if value not in allowed:
-                raise InputError("--rule", f"{knob.name}={value} is not allowed; "
+                raise InputError("rules", f"{knob.name}={value} is not allowed; "
                                            f"{knob.name} takes {' | '.join(allowed)}")
 
-    def with_rules(self, assignments) -> "KarbonRuleset":
+    def with_rules(self, assignments) -> "Rules":
         """A copy with ``NAME=VALUE`` assignments applied (the CLI's ``--rule``).
 
-        >>> KarbonRuleset().with_rules(["sudden_death=on"]).sudden_death
+        >>> Rules().with_rules(["sudden_death=on"]).sudden_death
         'on'
         """
         changes = {}
@@ -64,12 +64,12 @@ class KarbonRuleset:
             name, sep, value = text.partition("=")
             name, value = name.strip(), value.strip()
             if not sep or not name:
-                raise InputError("--rule", f'"{text}" is not NAME=VALUE; knobs: {", ".join(RULE_CHOICES)}')
+                raise InputError("rules", f'"{text}" is not NAME=VALUE; knobs: {", ".join(RULE_CHOICES)}')
             if name not in RULE_CHOICES:
-                raise InputError("--rule", f'unknown knob "{name}"; knobs: {", ".join(RULE_CHOICES)}')
+                raise InputError("rules", f'unknown knob "{name}"; knobs: {", ".join(RULE_CHOICES)}')
             if name in changes and changes[name] != value:
-                raise InputError("--rule", f"{name} is set twice ({name}={changes[name]} and {name}={value}); "
-                                           "give each knob once")
+                raise InputError("rules", f"{name} is set twice ({name}={changes[name]} and {name}={value}); "
+                                          "give each knob once")
             changes[name] = value
         return replace(self, **changes)
 

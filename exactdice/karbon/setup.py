@@ -8,13 +8,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from exactdice.errors import InputError, TooLargeError
 from exactdice.input_files import read_json_file
-from exactdice.karbon.dice import DiceSizes, dice_text, parse_dice_list
-from exactdice.karbon.model import STACK_SIZE, Position, compositions
+from exactdice.karbon.dice import DiceCounts, DiceSizes, compositions, dice_text, parse_dice_list
+from exactdice.karbon.position import STACK_SIZE, Position
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 
 __all__ = ["ContestSetup", "ContestStart", "DEFAULT_POOL", "DEFAULT_RESERVE", "read_state_file",
@@ -55,8 +56,12 @@ class ContestStart:
 class ContestSetup:
     """A contest as the spec's section 3 gives it (or explicit hands, or a mid-contest state).
 
-    Dice are {sides: count} mappings. With ``player_dice``/``narrator_dice`` no draw happens
+    Dice are {sides: count} mappings, kept as read-only `DiceCounts`, so a setup is
+    immutable and hashable. With ``player_dice``/``narrator_dice`` no draw happens
     (``draw_chips`` pays the draw's chips as if drawn).
+
+    >>> hash(ContestSetup(ability=1, challenge=1)) == hash(ContestSetup(ability=1, challenge=1))
+    True
     """
 
     ability: int | None = None
@@ -66,11 +71,11 @@ class ContestSetup:
     fortune: int = 0
     training: bool = False
     fallout: int = 0
-    player_dice: dict | None = None
-    narrator_dice: dict | None = None
+    player_dice: Mapping[int, int] | None = None
+    narrator_dice: Mapping[int, int] | None = None
     draw_chips: bool = False
-    pool: dict = field(default_factory=lambda: dict(DEFAULT_POOL))
-    reserve: dict = field(default_factory=lambda: dict(DEFAULT_RESERVE))
+    pool: Mapping[int, int] = field(default_factory=lambda: DiceCounts(DEFAULT_POOL))
+    reserve: Mapping[int, int] = field(default_factory=lambda: DiceCounts(DEFAULT_RESERVE))
     # mid-contest extras (from a state file)
     player_chips: int = 0
     narrator_chips: int = 0
@@ -80,19 +85,23 @@ class ContestSetup:
     losses: int = 0
 
     def __post_init__(self):
-        checks = [("--consequence", self.consequence, 1), ("--peril", self.peril, 0),
-                  ("--fortune", self.fortune, 0), ("--fallout", self.fallout, 0),
+        for name in ("player_dice", "narrator_dice", "pool", "reserve"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, DiceCounts):
+                object.__setattr__(self, name, DiceCounts(value))
+        checks = [("consequence", self.consequence, 1), ("peril", self.peril, 0),
+                  ("fortune", self.fortune, 0), ("fallout", self.fallout, 0),
                   ("player_chips", self.player_chips, 0), ("narrator_chips", self.narrator_chips, 0),
                   ("player_stack", self.player_stack, 0), ("narrator_stack", self.narrator_stack, 0),
                   ("wins", self.wins, 0), ("losses", self.losses, 0)]
         if self.ability is not None:
-            checks.append(("--ability", self.ability, 0))
+            checks.append(("ability", self.ability, 0))
         if self.challenge is not None:
-            checks.append(("--challenge", self.challenge, 1))
+            checks.append(("challenge", self.challenge, 1))
         for name, value, least in checks:
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise InputError(name, f"must be a whole number >= {least}, got {value!r}")
-        for name, value, most in (("--peril", self.peril, MAX_PERIL), ("--fallout", self.fallout, MAX_FALLOUT)):
+        for name, value, most in (("peril", self.peril, MAX_PERIL), ("fallout", self.fallout, MAX_FALLOUT)):
             if value > most:
                 raise TooLargeError(name, f"{value:,} is more than the limit of {most} (every round rolls the "
                                           "peril dice and every 5 hits throw a Glitch: the work grows with the "
@@ -106,14 +115,14 @@ class ContestSetup:
         explicit = self.player_dice is not None or self.narrator_dice is not None
         if explicit:
             if self.player_dice is None or self.narrator_dice is None:
-                raise InputError("--player-dice", "give both --player-dice and --narrator-dice (or neither)")
+                raise InputError("player_dice", "give both `player_dice` and `narrator_dice` (or neither)")
             if self.ability is not None or self.challenge is not None:
-                raise InputError("--ability", "give either --ability/--challenge (a draw) or explicit hands, not both")
+                raise InputError("ability", "give either `ability`/`challenge` (a draw) or explicit hands, not both")
         else:
             if self.ability is None or self.challenge is None:
-                raise InputError("--ability", "give --ability and --challenge (or explicit --player-dice and --narrator-dice)")
+                raise InputError("ability", "give `ability` and `challenge` (or explicit `player_dice` and `narrator_dice`)")
         if self.draw_chips and not explicit:
-            raise InputError("--draw-chips", "only applies to explicit hands")
+            raise InputError("draw_chips", "only applies to explicit hands")
 
     # ----- the draw ---------------------------------------------------------------------
 
@@ -159,8 +168,8 @@ class ContestSetup:
                 drawn[sides] = take
                 left -= take
         if left:
-            field_name = "--ability" if who == "player" else "--challenge"
-            extra = " (d6 cost one Fortune each; raise --fortune)" if who == "player" and available.get(6) else ""
+            field_name = "ability" if who == "player" else "challenge"
+            extra = " (d6 cost one Fortune each; raise `fortune`)" if who == "player" and available.get(6) else ""
             raise InputError(field_name, f"the pool ({dice_text(available)}) cannot supply {count} dice for "
                                          f"the {who}'s draw{extra}")
         return drawn
@@ -179,13 +188,13 @@ class ContestSetup:
         else:
             if player_draw is None:
                 player_draw = self._fixed_draw(pool, self.ability, player.draw, self.fortune, "player")
-            _check_draw(pool, player_draw, self.ability, "--ability", "player")
+            _check_draw(pool, player_draw, self.ability, "ability", "player")
             if player_draw.get(6, 0) > self.fortune:
-                raise InputError("--fortune", f"drawing {player_draw[6]} d6 needs Fortune {player_draw[6]}")
+                raise InputError("fortune", f"drawing {player_draw[6]} d6 needs Fortune {player_draw[6]}")
             pool = _minus(pool, player_draw)
             if narrator_draw is None:
                 narrator_draw = self._fixed_draw(pool, self.challenge, narrator.draw, None, "narrator")
-            _check_draw(pool, narrator_draw, self.challenge, "--challenge", "narrator")
+            _check_draw(pool, narrator_draw, self.challenge, "challenge", "narrator")
             pool = _minus(pool, narrator_draw)
             player_hand, narrator_hand = dict(player_draw), dict(narrator_draw)
             player_chips += self._draw_chips_player(player_hand, narrator_hand)
@@ -233,8 +242,8 @@ def read_state_file(path: str | Path) -> ContestSetup:
 
     Unknown keys and impossible values are `InputError`s naming the key.
     """
-    field_name = "--state"
-    data = read_json_file(path, field_name)
+    field_name = "state"
+    data = read_json_file(path, "state_file")  # the parameter (the CLI shows --state)
     if not isinstance(data, dict):
         raise InputError(field_name, f"{path} must hold one JSON object with keys {', '.join(STATE_KEYS)}")
     unknown = sorted(set(data) - set(STATE_KEYS))

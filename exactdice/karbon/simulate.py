@@ -26,7 +26,7 @@ One row per contest (`COLUMNS`):
 - ``injuries``, ``conditions``: taken through ``hurt``
 
 >>> from exactdice.karbon.setup import ContestSetup
->>> rows = simulate_contests(ContestSetup(ability=2, challenge=1, consequence=1), n=4, seed=7)
+>>> rows = simulate(ContestSetup(ability=2, challenge=1, consequence=1), n=4, seed=7)
 >>> sorted(rows), len(rows["outcome"])
 (['breaks', 'conditions', 'glitches', 'injuries', 'outcome', 'rounds', 'trial'], 4)
 """
@@ -45,17 +45,17 @@ from exactdice.errors import InputError
 from exactdice.output_files import open_output
 from exactdice.karbon.dice import DiceSizes, dice_text, die_classes, parse_dice_list
 from exactdice.karbon.policies import BREAK_OPTIONS, NarratorPolicy, PlayerPolicy
-from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.position import Position, placement_folded
 from exactdice.karbon.strategy import decision_key, describe_position, load_strategy
 
-__all__ = ["simulate_contests", "write_samples_csv", "summarize", "expected_distribution",
+__all__ = ["simulate", "write_samples_csv", "summarize",
            "contest_start", "StrategyReplay", "COLUMNS", "OUTCOMES", "OUTCOME_COLUMN", "MAX_ROUNDS",
            "MAX_CONTESTS", "ContestEngine"]
 
 COLUMNS = ("trial", "outcome", "rounds", "breaks", "glitches", "injuries", "conditions")
 OUTCOMES = ("win", "loss", "tie", "unfinished")
-#: the categorical column `expected_distribution` describes (for ``exactdice validate``)
+#: the categorical column `exactdice.karbon.solve.expected_distribution` gives the exact law of
 OUTCOME_COLUMN = "outcome"
 MAX_ROUNDS = 10_000
 MAX_CONTESTS = 100_000_000
@@ -78,7 +78,7 @@ class ContestEngine:
     optimal/kind sides from a strategy (`StrategyReplay`).
     """
 
-    def __init__(self, start, ruleset: KarbonRuleset, player: PlayerPolicy, narrator: NarratorPolicy,
+    def __init__(self, start, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy,
                  n: int, rng: np.random.Generator, notes: list[str] | None = None,
                  replay: StrategyReplay | None = None):
         self.ruleset, self.player, self.narrator = ruleset, player, narrator
@@ -552,7 +552,7 @@ class ContestEngine:
         if not len(names):
             return np.zeros((0, self.k), dtype=np.int64)
         unique, inverse = np.unique(names.astype(str), return_inverse=True)
-        counts = np.array([self.sizes.counts(parse_dice_list(text, "--strategy")) for text in unique],
+        counts = np.array([self.sizes.counts(parse_dice_list(text, "strategy")) for text in unique],
                           dtype=np.int64)
         return counts[inverse.reshape(-1)]
 
@@ -769,19 +769,19 @@ class StrategyReplay:
 
     >>> from exactdice.karbon.setup import ContestSetup
     >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, consequence=1, pool={}, reserve={})
-    >>> header = {"ruleset": KarbonRuleset().to_dict(), "dice_sizes": [6, 8],
+    >>> header = {"ruleset": Rules().to_dict(), "dice_sizes": [6, 8],
     ...           "policies": {"player": "optimal", "narrator": NarratorPolicy().text()}}
-    >>> replay = StrategyReplay({None: header}, setup, KarbonRuleset(), PlayerPolicy(kind="optimal"),
+    >>> replay = StrategyReplay({None: header}, setup, Rules(), PlayerPolicy(kind="optimal"),
     ...                         NarratorPolicy())
     >>> replay.player_strategic, replay.narrator_strategic
     (True, False)
     >>> replay.decide("risk", {"wins": 0}, {"roll_winner": "tie"}, ["no", "yes"])
     Traceback (most recent call last):
     ...
-    exactdice.errors.InputError: --strategy: the strategy has no decision for point 'risk' at state {"wins": 0} with context {"roll_winner": "tie"}: it was written for another setup, ruleset or policies
+    exactdice.errors.InputError: strategy: the strategy has no decision for point 'risk' at state {"wins": 0} with context {"roll_winner": "tie"}: it was written for another setup, ruleset or policies
     """
 
-    def __init__(self, table: Mapping, setup, ruleset: KarbonRuleset, player: PlayerPolicy,
+    def __init__(self, table: Mapping, setup, ruleset: Rules, player: PlayerPolicy,
                  narrator: NarratorPolicy):
         self.table = table
         self.player, self.narrator = player, narrator
@@ -790,14 +790,14 @@ class StrategyReplay:
         self.seen: dict = {}   # (point, packed state and context) -> action, filled by the engine
         header = table.get(None)
         if not isinstance(header, Mapping):
-            raise InputError("--strategy", "the strategy table has no header (ruleset, policies, dice_sizes)")
+            raise InputError("strategy", "the strategy table has no header (ruleset, policies, dice_sizes)")
         expected = {"ruleset": ruleset.to_dict(),
                     "policies": {"player": player.text(), "narrator": narrator.text()},
                     "dice_sizes": list(setup.sizes().sizes)}
         for name, value in expected.items():
             written = header.get(name)
             if written != value:
-                raise InputError("--strategy", f"the strategy was written for {name} {json.dumps(written)} but "
+                raise InputError("strategy", f"the strategy was written for {name} {json.dumps(written)} but "
                                                f"this simulation has {json.dumps(value)}; write a strategy for "
                                                "these settings with `karbon odds ... --strategy FILE`")
 
@@ -807,11 +807,11 @@ class StrategyReplay:
             return options[0]
         action = self.table.get(decision_key(point, state, context))
         if action is None:
-            raise InputError("--strategy", f"the strategy has no decision for point '{point}' at state "
+            raise InputError("strategy", f"the strategy has no decision for point '{point}' at state "
                                            f"{json.dumps(state)} with context {json.dumps(context)}: it was "
                                            "written for another setup, ruleset or policies")
         if action not in options:
-            raise InputError("--strategy", f"the strategy plays '{action}' at point '{point}' (state "
+            raise InputError("strategy", f"the strategy plays '{action}' at point '{point}' (state "
                                            f"{json.dumps(state)}, context {json.dumps(context)}), where the "
                                            f"legal actions are {', '.join(options)}")
         return action
@@ -834,7 +834,7 @@ class StrategyReplay:
         return setup.start(self.player, self.narrator, player_draw, narrator_draw)
 
 
-def contest_start(setup, ruleset: KarbonRuleset, player: PlayerPolicy, narrator: NarratorPolicy,
+def contest_start(setup, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy,
                   strategy=None):
     """(start, replay): the contest's start and the `StrategyReplay` (None without a strategy).
 
@@ -842,12 +842,12 @@ def contest_start(setup, ruleset: KarbonRuleset, player: PlayerPolicy, narrator:
     kind sides need one (the simulator never solves).
 
     >>> from exactdice.karbon.setup import ContestSetup
-    >>> start, replay = contest_start(ContestSetup(ability=1, challenge=1), KarbonRuleset(), PlayerPolicy(),
+    >>> start, replay = contest_start(ContestSetup(ability=1, challenge=1), Rules(), PlayerPolicy(),
     ...                               NarratorPolicy())
     >>> start.sizes.text(start.position.player_hand), replay
     ('d8', None)
     """
-    for policy, flag in ((player, "--player-policy"), (narrator, "--narrator-policy")):
+    for policy, flag in ((player, "player_policy"), (narrator, "narrator_policy")):
         if policy.kind in ("optimal", "kind") and strategy is None:
             raise InputError(flag, f"the simulator plays '{policy.kind}' by replaying a strategy: give one "
                                    "written by `karbon odds ... --strategy FILE` (`karbon simulate` without "
@@ -859,7 +859,7 @@ def contest_start(setup, ruleset: KarbonRuleset, player: PlayerPolicy, narrator:
     return replay.start(setup), replay
 
 
-def simulate_contests(setup, ruleset: KarbonRuleset | None = None, player: PlayerPolicy | None = None,
+def simulate(setup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
                       narrator: NarratorPolicy | None = None, n: int = 100_000, seed: int = 0,
                       strategy=None, max_rounds: int = MAX_ROUNDS) -> dict[str, np.ndarray]:
     """Play ``n`` contests of a setup; return the columns of `COLUMNS` (one entry per contest).
@@ -871,17 +871,17 @@ def simulate_contests(setup, ruleset: KarbonRuleset | None = None, player: Playe
 
     >>> from exactdice.karbon.setup import ContestSetup
     >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={})
-    >>> rows = simulate_contests(setup, n=1000, seed=7)
+    >>> rows = simulate(setup, n=1000, seed=7)
     >>> bool(0.6 < (rows["outcome"] == "win").mean() < 0.72)
     True
     """
-    ruleset = ruleset or KarbonRuleset()
+    ruleset = ruleset or Rules()
     player = player or PlayerPolicy()
     narrator = narrator or NarratorPolicy()
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_CONTESTS:
-        raise InputError("--n", f"must be a whole number from 1 to {MAX_CONTESTS:,}, got {n!r}")
+        raise InputError("n", f"must be a whole number from 1 to {MAX_CONTESTS:,}, got {n!r}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise InputError("--seed", f"must be a whole number >= 0, got {seed!r}")
+        raise InputError("seed", f"must be a whole number >= 0, got {seed!r}")
     start, replay = contest_start(setup, ruleset, player, narrator, strategy)
     rng = np.random.Generator(np.random.PCG64(seed))
     parts = []
@@ -897,7 +897,7 @@ def simulate_contests(setup, ruleset: KarbonRuleset | None = None, player: Playe
 
 
 def write_samples_csv(result: Mapping[str, np.ndarray], path: str | Path) -> None:
-    """Write the columns of `simulate_contests` as CSV with a header row (`COLUMNS`).
+    """Write the columns of `simulate` as CSV with a header row (`COLUMNS`).
 
     >>> import tempfile, os
     >>> rows = {"trial": np.array([0]), "outcome": np.array(["win"]), "rounds": np.array([3]),
@@ -907,7 +907,7 @@ def write_samples_csv(result: Mapping[str, np.ndarray], path: str | Path) -> Non
     >>> open(path).read().splitlines()
     ['trial,outcome,rounds,breaks,glitches,injuries,conditions', '0,win,3,1,0,0,0']
     """
-    with open_output(path, "--out") as handle:
+    with open_output(path, "out") as handle:
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
         writer.writerows(zip(*(result[name].tolist() for name in COLUMNS)))
@@ -932,19 +932,3 @@ def summarize(result: Mapping[str, np.ndarray]) -> dict:
         error = float(values.std(ddof=1) / np.sqrt(total)) if total > 1 else 0.0
         summary["means"][name] = {"mean": float(values.mean()) if total else 0.0, "standard_error": error}
     return summary
-
-
-def expected_distribution(setup, ruleset: KarbonRuleset | None = None, player: PlayerPolicy | None = None,
-                          narrator: NarratorPolicy | None = None) -> dict[str, Fraction]:
-    """Exact P(outcome) for the `OUTCOME_COLUMN` column (``unfinished`` = never ends), from the solver.
-
-    >>> from exactdice.karbon.setup import ContestSetup
-    >>> law = expected_distribution(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1},
-    ...                                          consequence=1, pool={}, reserve={}))
-    >>> sum(law.values()), round(float(law["win"]), 6)
-    (Fraction(1, 1), 0.659757)
-    """
-    from exactdice.karbon.solve import contest_odds   # the exact model, for validation only
-    odds = contest_odds(setup, ruleset, player, narrator)
-    return {"win": odds.win, "loss": odds.loss, "tie": odds.tie, "unfinished": odds.never_ends}
-

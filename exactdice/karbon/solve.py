@@ -18,11 +18,12 @@ from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.draws import DrawSearchModel
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
-from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup, ContestStart
-from exactdice.markov import explore, solve
+from exactdice.markov import Solution, explore, solve
 
-__all__ = ["ContestOdds", "contest_odds", "solve_start", "DEFAULT_MAX_STATES", "payoffs"]
+__all__ = ["ContestOdds", "contest_odds", "expected_distribution", "solve_start", "DEFAULT_MAX_STATES",
+           "payoffs"]
 
 DEFAULT_MAX_STATES = 3_000_000
 
@@ -47,13 +48,13 @@ class ContestOdds:
     exact: bool
     player_draw: dict
     narrator_draw: dict
-    ruleset: KarbonRuleset
+    ruleset: Rules
     player_policy: PlayerPolicy
     narrator_policy: NarratorPolicy
     setup: ContestSetup | None = None
     strategy: dict = field(default_factory=dict, repr=False)
-    solution: object = field(default=None, repr=False)
-    model: object = field(default=None, repr=False)
+    solution: Solution | None = field(default=None, repr=False)
+    model: KarbonModel | DrawSearchModel | None = field(default=None, repr=False)
     draw_values: dict | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
@@ -118,17 +119,17 @@ class ContestOdds:
         return lines
 
 
-def payoffs(ruleset: KarbonRuleset) -> tuple[dict, Fraction]:
+def payoffs(ruleset: Rules) -> tuple[dict, Fraction]:
     """(payoff per outcome, payoff of never-ending play) for the ruleset's objective.
 
-    >>> payoffs(KarbonRuleset())[0]["tie"]
+    >>> payoffs(Rules())[0]["tie"]
     Fraction(1, 2)
     """
     tie = Fraction(1, 2) if ruleset.objective == "score" else Fraction(0)
     return {"win": Fraction(1), "loss": Fraction(0), "tie": tie}, tie
 
 
-def solve_start(start: ContestStart, ruleset: KarbonRuleset, player: PlayerPolicy,
+def solve_start(start: ContestStart, ruleset: Rules, player: PlayerPolicy,
                 narrator: NarratorPolicy, **options) -> ContestOdds:
     """Solve the contest from a prepared start (draws already made)."""
     model = KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
@@ -170,7 +171,7 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
         strategy=solution.strategy, solution=solution, model=model, draw_values=values)
 
 
-def contest_odds(setup: ContestSetup, ruleset: KarbonRuleset | None = None,
+def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,
                  player: PlayerPolicy | None = None, narrator: NarratorPolicy | None = None, *,
                  arithmetic: str = "exact", max_states: int = DEFAULT_MAX_STATES,
                  progress=None, all_states: bool = False, draw_values: bool = False) -> ContestOdds:
@@ -180,7 +181,7 @@ def contest_odds(setup: ContestSetup, ruleset: KarbonRuleset | None = None,
     the pool and Fortune allow and an ``optimal``/``kind`` narrator answers each one
     (`exactdice.karbon.draws`). ``draw_values`` also gives the value of every player draw.
     """
-    ruleset = ruleset or KarbonRuleset()
+    ruleset = ruleset or Rules()
     player = player or PlayerPolicy()
     narrator = narrator or NarratorPolicy()
     options = dict(arithmetic=arithmetic, max_states=max_states, progress=progress,
@@ -241,3 +242,18 @@ def explain_first_round(result: ContestOdds) -> list[str]:
             f"risk: {chosen}, because the value {direction} from {float(values[other]):.4f} "
             f"to {float(values[chosen]):.4f}")
     return lines
+
+
+def expected_distribution(setup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
+                          narrator: NarratorPolicy | None = None) -> dict[str, Fraction]:
+    """Exact P(outcome) of the simulator's ``outcome`` column (``unfinished`` = never ends).
+
+    >>> from exactdice.karbon.setup import ContestSetup
+    >>> law = expected_distribution(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1},
+    ...                                          consequence=1, pool={}, reserve={}))
+    >>> sum(law.values()), round(float(law["win"]), 6)
+    (Fraction(1, 1), 0.659757)
+    """
+    odds = contest_odds(setup, ruleset, player, narrator)
+    return {"win": odds.win, "loss": odds.loss, "tie": odds.tie, "unfinished": odds.never_ends}
+

@@ -141,29 +141,29 @@ def write_strategy(path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset:
     decisions.sort(key=lambda entry: decision_key(entry["point"], entry["state"], entry["context"]))
     document = {"format": FORMAT, "ruleset": ruleset, "policies": policies,
                 "dice_sizes": list(sizes.sizes), "decisions": decisions}
-    write_output(path, json.dumps(document, indent=1), "--strategy")
+    write_output(path, json.dumps(document, indent=1), "strategy")
     return len(decisions)
 
 
 def load_strategy(path) -> dict:
     """Read a strategy file into {decision_key: action} (plus the file's header under None)."""
-    document = read_json_file(path, "--strategy")
+    document = read_json_file(path, "strategy")
     written = document.get("format") if isinstance(document, dict) else None
     if isinstance(written, str) and written.startswith(FORMAT.rsplit("/", 1)[0] + "/") and written != FORMAT:
-        raise InputError("--strategy", f"{path} is in the older format {written}; this exactdice reads {FORMAT}: "
+        raise InputError("strategy", f"{path} is in the older format {written}; this exactdice reads {FORMAT}: "
                                        "write it again with `karbon odds ... --strategy FILE`")
     if written != FORMAT:
-        raise InputError("--strategy", f"{path} is not an exactdice strategy file (format {FORMAT})")
+        raise InputError("strategy", f"{path} is not an exactdice strategy file (format {FORMAT})")
     decisions = document.get("decisions")
     if not isinstance(decisions, list):
-        raise InputError("--strategy", f"{path}: \"decisions\" must be a list of decisions, "
+        raise InputError("strategy", f"{path}: \"decisions\" must be a list of decisions, "
                                        f"got {type(decisions).__name__}")
     table = {}
     for number, entry in enumerate(decisions):
         if not (isinstance(entry, dict) and isinstance(entry.get("point"), str)
                 and isinstance(entry.get("state"), dict) and isinstance(entry.get("context"), dict)
                 and isinstance(entry.get("action"), str)):
-            raise InputError("--strategy", f"{path}: decision {number} must be an object with "
+            raise InputError("strategy", f"{path}: decision {number} must be an object with "
                                            "\"point\" (text), \"state\" (object), \"context\" (object) "
                                            "and \"action\" (text)")
         table[decision_key(entry["point"], entry["state"], entry["context"])] = entry["action"]

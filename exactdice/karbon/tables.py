@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
-from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup
 from exactdice.karbon.solve import contest_odds
 from exactdice.tables.jobs import CellGrid
@@ -33,8 +33,8 @@ def contest_cell(ability: int, challenge: int, consequence: int, peril: int, for
     """One cell: the exact odds of one contest, as {metric: Fraction}."""
     setup = ContestSetup(ability=ability, challenge=challenge, consequence=consequence, peril=peril,
                          fortune=fortune, fallout=fallout, training=training,
-                         pool=parse_dice_list(pool, "--pool"), reserve=parse_dice_list(reserve, "--reserve"))
-    result = contest_odds(setup, KarbonRuleset().with_rules(rules), parse_player_policy(player),
+                         pool=parse_dice_list(pool, "pool"), reserve=parse_dice_list(reserve, "reserve"))
+    result = contest_odds(setup, Rules().with_rules(rules), parse_player_policy(player),
                           parse_narrator_policy(narrator))
     return {"P(win)": result.win, "P(tie)": result.tie, "P(loss)": result.loss,
             "expected rounds": result.expected_rounds}
@@ -43,7 +43,7 @@ def contest_cell(ability: int, challenge: int, consequence: int, peril: int, for
 def contest_grid(row_axis: str, rows, column_axis: str, columns, fixed: dict,
                  player: str = "fixed", narrator: str = "fixed", rules: tuple = ()) -> CellGrid:
     """A grid over two setup axes, every other setup parameter as in ``fixed``."""
-    ruleset = KarbonRuleset().with_rules(rules)
+    ruleset = Rules().with_rules(rules)
     # pool and reserve always named, so a change of their defaults can never reuse stored cells
     fixed = {"pool": dice_text(DEFAULT_POOL), "reserve": dice_text(DEFAULT_RESERVE), **fixed}
     arguments = dict(fixed, player=player, narrator=narrator, rules=tuple(rules))

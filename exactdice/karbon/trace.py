@@ -18,7 +18,7 @@ import numpy as np
 
 from exactdice.errors import InputError
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
-from exactdice.karbon.ruleset import KarbonRuleset
+from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.simulate import MAX_ROUNDS, ContestEngine, contest_start
 
 __all__ = ["trace_contest"]
@@ -27,24 +27,24 @@ _RESULT_WORDS = {"win": "wins the contest", "loss": "loses the contest", "tie": 
                  "unfinished": "has not finished the contest"}
 
 
-def trace_contest(setup, ruleset: KarbonRuleset | None = None, player: PlayerPolicy | None = None,
+def trace_contest(setup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
                   narrator: NarratorPolicy | None = None, seed: int = 0,
                   max_rounds: int = MAX_ROUNDS, strategy=None) -> list[str]:
     """Play one contest with ``seed`` and return its account, one line per event.
 
     ``strategy`` (a strategy file or table) plays optimal/kind sides, as in
-    `exactdice.karbon.simulate.simulate_contests`.
+    `exactdice.karbon.simulate.simulate`.
 
     >>> from exactdice.karbon.setup import ContestSetup
     >>> lines = trace_contest(ContestSetup(ability=2, challenge=1, consequence=1), seed=1)
     >>> lines[1]
     'Draw: the player draws 2d8, the narrator draws d8 (chips from the draw: player 0, narrator 0).'
     """
-    ruleset = ruleset or KarbonRuleset()
+    ruleset = ruleset or Rules()
     player = player or PlayerPolicy()
     narrator = narrator or NarratorPolicy()
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise InputError("--seed", f"must be a whole number >= 0, got {seed!r}")
+        raise InputError("seed", f"must be a whole number >= 0, got {seed!r}")
     start, replay = contest_start(setup, ruleset, player, narrator, strategy)
     sizes, position = start.sizes, start.position
     lines = [f"Start: the player holds {sizes.text(position.player_hand)}, the narrator holds "

@@ -24,7 +24,7 @@ from fractions import Fraction
 from exactdice.core.exact import fraction_text
 from exactdice.errors import InputError, TooLargeError
 from exactdice.karst.rounds import MAX_ROUNDS, RoundsDistribution, tail_is_small
-from exactdice.karst.ruleset import KarstRules
+from exactdice.karst.ruleset import Rules
 from exactdice.markov import Chance, Terminal, solve
 
 __all__ = ["DeathRollChain", "DeathSolution", "death_roll_faces", "solve_death", "DEATH_OUTCOMES"]
@@ -67,9 +67,9 @@ class DeathRollChain:
 
     def __init__(self, negative_health: int, modifier: int = 0, aid: int = 0):
         if not isinstance(negative_health, int) or negative_health < 0:
-            raise InputError("--negative-health", f"must be a whole number >= 0, got {negative_health!r}")
+            raise InputError("negative_health", f"must be a whole number >= 0, got {negative_health!r}")
         if aid < 0:
-            raise InputError("--aid", f"must be >= 0, got {aid}")
+            raise InputError("aid", f"must be >= 0, got {aid}")
         self.modifier = modifier
         self.aid = aid
         # from here on, faces 1-5 all give a result of 1: higher h behaves the same
@@ -116,7 +116,7 @@ class DeathSolution:
 
     negative_health: int
     modifier: int
-    rules: KarstRules
+    rules: Rules
     death: Fraction
     stable: Fraction
     expected_rounds: Fraction
@@ -160,17 +160,17 @@ def _rounds_distribution(chain: DeathRollChain) -> RoundsDistribution:
             return RoundsDistribution(probabilities, remaining)
         round_number += 1
         if round_number > MAX_ROUNDS:
-            raise TooLargeError("--negative-health", f"the rounds distribution needs more than "
+            raise TooLargeError("negative_health", f"the rounds distribution needs more than "
                                 f"{MAX_ROUNDS:,} rounds (the limit)")
         current = next_round
 
 
-def solve_death(negative_health: int, modifier: int = 0, rules: KarstRules = KarstRules()) -> DeathSolution:
+def solve_death(negative_health: int, modifier: int = 0, rules: Rules = Rules()) -> DeathSolution:
     """Solve the death roll from negative health h exactly (aid per round from ``rules``).
 
     >>> solve_death(0).death
     Fraction(1, 2)
-    >>> solve_death(0, rules=KarstRules(aid=1)).rounds.probabilities[0]
+    >>> solve_death(0, rules=Rules(aid=1)).rounds.probabilities[0]
     Fraction(1, 3)
     """
     chain = DeathRollChain(negative_health, modifier, rules.aid)

@@ -1,9 +1,9 @@
 """Exact distributions of each Karst simulation's categorical column (for the validator).
 
-`category_column` names the CSV column; `expected_distribution` gives its exact law,
+`outcome_column` names the CSV column; `expected_distribution` gives its exact law,
 keyed by the text the simulator writes in that column.
 
->>> category_column("death"), expected_distribution("death", negative_health=2)["death"]
+>>> outcome_column("death"), expected_distribution("death", negative_health=2)["death"]
 ('outcome', Fraction(3, 4))
 """
 
@@ -13,16 +13,16 @@ from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
 from exactdice.karst.knockout import KnockoutSetup, knockout_then_death, solve_knockout
 from exactdice.karst.rolls import action_success, attack_hit, order_places
-from exactdice.karst.ruleset import KarstRules
+from exactdice.karst.ruleset import Rules
 from exactdice.karst.simulate import SIMULATIONS
 
-__all__ = ["category_column", "expected_distribution"]
+__all__ = ["outcome_column", "expected_distribution"]
 
 
-def category_column(kind: str, *, health=None, then_death: bool = False, combatant: int = 1, **_) -> str:
+def outcome_column(kind: str, *, health=None, then_death: bool = False, combatant: int = 1, **_) -> str:
     """The simulator's CSV column that `expected_distribution` describes.
 
-    >>> category_column("attack", health=8), category_column("order", combatant=2)
+    >>> outcome_column("attack", health=8), outcome_column("order", combatant=2)
     ('negative_health', 'place_2')
     """
     if kind == "order":
@@ -30,12 +30,12 @@ def category_column(kind: str, *, health=None, then_death: bool = False, combata
     if kind == "attack" and health is not None and not then_death:
         return "negative_health"
     if kind not in SIMULATIONS:
-        raise InputError("SIMULATION", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
+        raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
     return "outcome"
 
 
-def expected_distribution(kind: str, *, rules: KarstRules = KarstRules(), **setup) -> dict:
-    """Exact category -> probability for the column named by `category_column`.
+def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
+    """Exact category -> probability for the column named by `outcome_column`.
 
     Setup keys are those of `exactdice.karst.simulate.simulate` (plus ``combatant`` for order).
 
@@ -61,10 +61,10 @@ def expected_distribution(kind: str, *, rules: KarstRules = KarstRules(), **setu
         combatant = setup.get("combatant", 1)
         places = order_places(setup["modifiers"], setup.get("two_actions", ()), setup.get("surprised", ()))
         if not 1 <= combatant <= len(places):
-            raise InputError("--combatant", f"combatant {combatant} does not exist (numbered 1..{len(places)})")
+            raise InputError("combatant", f"combatant {combatant} does not exist (numbered 1..{len(places)})")
         chosen = places[combatant - 1]
         if chosen is None:
-            raise InputError("--combatant", f"combatant {combatant} is surprised: it does not act in the "
+            raise InputError("combatant", f"combatant {combatant} is surprised: it does not act in the "
                                             "opening round, so it has no place to validate")
         return {str(place): p for place, p in chosen.items()}
-    raise InputError("SIMULATION", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
+    raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")

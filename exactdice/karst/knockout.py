@@ -25,7 +25,7 @@ from exactdice.errors import InputError, TooLargeError
 from exactdice.karst.death import solve_death
 from exactdice.karst.rolls import attack_roll
 from exactdice.karst.rounds import MAX_ROUNDS, RoundsDistribution, tail_is_small
-from exactdice.karst.ruleset import KarstRules
+from exactdice.karst.ruleset import Rules
 
 __all__ = ["KnockoutSetup", "KnockoutSolution", "damage_per_hit", "solve_knockout", "knockout_then_death"]
 
@@ -62,7 +62,7 @@ def damage_per_hit(expression: str, doubled: bool = False) -> Distribution:
     >>> damage_per_hit("d4-2", doubled=True).outcomes()
     (2, 4)
     """
-    damage = parse_dice(expression, field="--damage").map(lambda value: max(1, value))
+    damage = parse_dice(expression, field="damage").map(lambda value: max(1, value))
     return damage.map(lambda value: 2 * value) if doubled else damage
 
 
@@ -92,9 +92,9 @@ class KnockoutSolution:
 
 def _validate(setup: KnockoutSetup) -> None:
     if not isinstance(setup.health, int) or setup.health < 1:
-        raise InputError("--health", f"the target's health must be >= 1 to be knocked out, got {setup.health!r}")
+        raise InputError("health", f"the target's health must be >= 1 to be knocked out, got {setup.health!r}")
     if setup.health > MAX_HEALTH:
-        raise TooLargeError("--health", f"{setup.health} is more than the limit of {MAX_HEALTH:,}")
+        raise TooLargeError("health", f"{setup.health} is more than the limit of {MAX_HEALTH:,}")
 
 
 #: the round-by-round iteration costs about health x rounds; past this it would take minutes
@@ -112,9 +112,9 @@ def _check_work(setup: KnockoutSetup, hit: Fraction, damage) -> None:
     expected_rounds = setup.health / (float(hit) * float(damage.mean()))
     work = setup.health * expected_rounds
     if work > MAX_KNOCKOUT_WORK:
-        raise TooLargeError("--health", f"health {setup.health} at a {float(hit):.0%} hit chance needs about "
+        raise TooLargeError("health", f"health {setup.health} at a {float(hit):.0%} hit chance needs about "
                                         f"{expected_rounds:,.0f} rounds; health x rounds = {work:,.0f} is past "
-                                        f"the limit of {MAX_KNOCKOUT_WORK:,} (lower --health or raise the hit chance)")
+                                        f"the limit of {MAX_KNOCKOUT_WORK:,} (lower `health` or raise the hit chance)")
     totals = len(damage)
     # the chains over every health: health x totals x overshoots steps on fractions whose size
     # grows with the health (calibrated: d6 / 3d6 / 2d10 at health 1000: 3.6e7 / 2.6e8 / 3.6e8
@@ -126,9 +126,9 @@ def _check_work(setup: KnockoutSetup, hit: Fraction, damage) -> None:
     rounds_work = listed * totals * listed * digits
     damage_work = chains + rounds_work
     if damage_work > MAX_DAMAGE_WORK:
-        raise TooLargeError("--damage", f"{setup.damage} has {totals:,} damage totals; against health "
+        raise TooLargeError("damage", f"{setup.damage} has {totals:,} damage totals; against health "
                                         f"{setup.health} the exact chains would take about {damage_work:.1e} "
-                                        f"steps, past the limit of {MAX_DAMAGE_WORK:.0e} (lower --health or use "
+                                        f"steps, past the limit of {MAX_DAMAGE_WORK:.0e} (lower `health` or use "
                                         "fewer damage dice; exactdice.karst.knockout.MAX_DAMAGE_WORK)")
 
 
@@ -148,7 +148,7 @@ def _iterate_rounds(setup, hits, sides, first_damage, damage):
     while True:
         round_number += 1
         if round_number > MAX_ROUNDS:
-            raise TooLargeError("--health", f"the knock-out needs more than {MAX_ROUNDS:,} rounds "
+            raise TooLargeError("health", f"the knock-out needs more than {MAX_ROUNDS:,} rounds "
                                 "listed (the limit)")
         hit_damage = first_damage if round_number == 1 else damage
         step = sides * hit_damage.denominator
@@ -233,7 +233,7 @@ def solve_knockout(setup: KnockoutSetup) -> KnockoutSolution:
 
 
 def knockout_then_death(solution: KnockoutSolution, modifier: int = 0,
-                        rules: KarstRules = KarstRules()) -> dict:
+                        rules: Rules = Rules()) -> dict:
     """P(death) and P(stable) when the knocked-out target makes its death rolls.
 
     >>> chain = solve_knockout(KnockoutSetup(modifier=100, defense=10, damage="1", health=1))

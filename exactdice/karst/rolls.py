@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from exactdice.core.distribution import Distribution, d
 from exactdice.errors import InputError
-from exactdice.karst.ruleset import KarstRules
+from exactdice.karst.ruleset import Rules
 
 __all__ = ["action_roll", "action_success", "opposed", "attack_roll", "attack_hit",
            "order_scores", "order_places", "order_before", "OPPOSED_RESULTS"]
@@ -46,7 +46,7 @@ def action_success(modifier: int) -> Fraction:
     return action_roll(modifier).probability_where(lambda outcome: outcome[0])
 
 
-def opposed(first_modifier: int, second_modifier: int, rules: KarstRules = KarstRules()) -> dict:
+def opposed(first_modifier: int, second_modifier: int, rules: Rules = Rules()) -> dict:
     """P(first prevails), P(second prevails), P(neither) for an opposed action roll.
 
     ``totals``: the higher total prevails. ``success-first``: a success beats a failure,
@@ -95,8 +95,8 @@ def order_scores(modifiers, two_actions=(), surprised=()) -> list[Distribution |
     """
     count = len(modifiers)
     if count < 1:
-        raise InputError("--modifier", "give at least one combatant's order modifier")
-    for flag, numbers in (("--two-actions", two_actions), ("--surprised", surprised)):
+        raise InputError("modifiers", "give at least one combatant's order modifier")
+    for flag, numbers in (("two_actions", two_actions), ("surprised", surprised)):
         for number in numbers:
             if not 1 <= number <= count:
                 raise InputError(flag, f"combatant {number} does not exist (numbered 1..{count})")

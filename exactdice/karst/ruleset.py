@@ -1,6 +1,6 @@
 """The knobs of Karst rolls (spec `karst.md`), defaults first.
 
->>> KarstRules().describe()
+>>> Rules().describe()
 'opposed=totals, aid=0'
 """
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["KarstRules", "OPPOSED_RULES", "MAX_AID"]
+__all__ = ["Rules", "OPPOSED_RULES", "MAX_AID"]
 
 #: most aid actions per round (each is an extra death roll every round)
 MAX_AID = 20
@@ -20,13 +20,13 @@ OPPOSED_RULES = ("totals", "success-first")
 
 
 @dataclass(frozen=True)
-class KarstRules:
+class Rules:
     """One reading of the Karst rules; every field is a knob of the spec.
 
-    >>> KarstRules(aid=-1)
+    >>> Rules(aid=-1)
     Traceback (most recent call last):
     ...
-    exactdice.errors.InputError: --aid: must be >= 0 aid actions per round, got -1
+    exactdice.errors.InputError: aid: must be >= 0 aid actions per round, got -1
     """
 
     opposed: str = "totals"
@@ -34,11 +34,11 @@ class KarstRules:
 
     def __post_init__(self):
         if self.opposed not in OPPOSED_RULES:
-            raise InputError("--opposed", f"must be one of {', '.join(OPPOSED_RULES)}, got {self.opposed!r}")
+            raise InputError("opposed", f"must be one of {', '.join(OPPOSED_RULES)}, got {self.opposed!r}")
         if not isinstance(self.aid, int) or self.aid < 0:
-            raise InputError("--aid", f"must be >= 0 aid actions per round, got {self.aid!r}")
+            raise InputError("aid", f"must be >= 0 aid actions per round, got {self.aid!r}")
         if self.aid > MAX_AID:
-            raise TooLargeError("--aid", f"{self.aid} aid actions per round is more than the limit of {MAX_AID}")
+            raise TooLargeError("aid", f"{self.aid} aid actions per round is more than the limit of {MAX_AID}")
 
     def to_dict(self) -> dict:
         """The knobs as JSON-ready values (part of every result)."""

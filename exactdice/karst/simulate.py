@@ -1,4 +1,4 @@
-"""Independent Monte Carlo simulators of Karst rolls (they share only `KarstRules`).
+"""Independent Monte Carlo simulators of Karst rolls (they share only `Rules`).
 
 Every die is rolled with ``numpy.random.Generator(PCG64(seed))``, vectorised across
 trials; one row per trial. Columns by simulation (`COLUMNS`):
@@ -12,7 +12,7 @@ trials; one row per trial. Columns by simulation (`COLUMNS`):
 - ``order``: trial, then score_I and place_I for every combatant I (numbered from 1;
   empty for a surprised combatant)
 
->>> rows = simulate("action", n=3, seed=7, modifier=2)
+>>> rows = simulate_rows("action", n=3, seed=7, modifier=2)
 >>> [sorted(row) for row in rows][0]
 ['natural', 'outcome', 'total', 'trial']
 """
@@ -24,9 +24,9 @@ import re
 import numpy as np
 
 from exactdice.errors import InputError
-from exactdice.karst.ruleset import KarstRules
+from exactdice.karst.ruleset import Rules
 
-__all__ = ["SIMULATIONS", "COLUMNS", "simulate", "simulate_arrays", "roll_damage"]
+__all__ = ["SIMULATIONS", "COLUMNS", "simulate", "simulate_rows", "roll_damage"]
 
 SIMULATIONS = ("action", "attack", "death", "order")
 MAX_TRIALS = 10_000_000
@@ -50,7 +50,7 @@ def COLUMNS(kind: str, *, health=None, combatants: int = 0) -> tuple[str, ...]: 
     if kind == "order":
         return ("trial",) + tuple(f"score_{i}" for i in range(1, combatants + 1)) + tuple(
             f"place_{i}" for i in range(1, combatants + 1))
-    raise InputError("SIMULATION", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
+    raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
 
 
 def roll_damage(expression: str, rng: np.random.Generator, count: int) -> np.ndarray:
@@ -64,7 +64,7 @@ def roll_damage(expression: str, rng: np.random.Generator, count: int) -> np.nda
     while position < len(text):
         match = _TERM.match(text, position)
         if not match or match.end() == position or (position and not match.group(1)):
-            raise InputError("--damage", f"the simulator rolls sums like 2d4+1; cannot read {expression!r}")
+            raise InputError("damage", f"the simulator rolls sums like 2d4+1; cannot read {expression!r}")
         sign = -1 if match.group(1) == "-" else 1
         if match.group(4) is not None:
             total += sign * int(match.group(4))
@@ -72,11 +72,11 @@ def roll_damage(expression: str, rng: np.random.Generator, count: int) -> np.nda
             dice = int(match.group(2) or 1)
             sides = int(match.group(3))
             if sides < 1 or dice > 1000:
-                raise InputError("--damage", f"cannot roll {match.group(0)!r}")
+                raise InputError("damage", f"cannot roll {match.group(0)!r}")
             total += sign * rng.integers(1, sides + 1, size=(count, dice)).sum(axis=1)
         position = match.end()
     if not text:
-        raise InputError("--damage", "empty damage expression")
+        raise InputError("damage", "empty damage expression")
     return total
 
 
@@ -122,7 +122,7 @@ def _death_rolls(rng, negative_health: np.ndarray, modifier: int, aid: int):
 
 def _death(rng, n, negative_health, modifier, rules):
     if negative_health < 0:
-        raise InputError("--negative-health", f"must be >= 0, got {negative_health}")
+        raise InputError("negative_health", f"must be >= 0, got {negative_health}")
     dead, rolls, rounds, final = _death_rolls(rng, np.full(n, negative_health), modifier, rules.aid)
     return {"rolls": rolls, "rounds": rounds, "final_negative_health": final,
             "outcome": np.where(dead, "death", "stable")}
@@ -137,7 +137,7 @@ def _attack(rng, n, modifier, defense, damage, health, unaware, then_death, deat
         return {"natural": natural, "total": total, "outcome": np.where(hit, "hit", "miss"),
                 "damage": np.where(hit, dealt, 0)}
     if health < 1:
-        raise InputError("--health", f"must be >= 1, got {health}")
+        raise InputError("health", f"must be >= 1, got {health}")
     left = np.full(n, health, dtype=np.int64)
     rounds = np.zeros(n, dtype=np.int64)
     hits = np.zeros(n, dtype=np.int64)
@@ -164,8 +164,8 @@ def _attack(rng, n, modifier, defense, damage, health, unaware, then_death, deat
 def _order(rng, n, modifiers, two_actions, surprised):
     count = len(modifiers)
     if count < 1:
-        raise InputError("--modifier", "give at least one combatant")
-    for flag, numbers in (("--two-actions", two_actions), ("--surprised", surprised)):
+        raise InputError("modifiers", "give at least one combatant")
+    for flag, numbers in (("two_actions", two_actions), ("surprised", surprised)):
         for number in numbers:
             if not 1 <= number <= count:
                 raise InputError(flag, f"combatant {number} does not exist (numbered 1..{count})")
@@ -182,17 +182,17 @@ def _order(rng, n, modifiers, two_actions, surprised):
     return columns
 
 
-def simulate(kind: str, *, n: int, seed: int, rules: KarstRules = KarstRules(), **setup) -> list[dict]:
-    """Run one simulation and return its rows (dicts of strings keyed by `COLUMNS`).
+def simulate_rows(kind: str, *, n: int, seed: int, rules: Rules = Rules(), **setup) -> list[dict]:
+    """`simulate` as rows: one dict of strings per trial, keyed by `COLUMNS`.
 
     Setup by kind: action(modifier); attack(modifier, defense, damage="d6", health=None,
     unaware=False, then_death=False, death_modifier=0); death(negative_health, modifier=0);
     order(modifiers, two_actions=(), surprised=()).
 
-    >>> simulate("death", n=2, seed=1, negative_health=5)[0]["outcome"] in ("death", "stable")
+    >>> simulate_rows("death", n=2, seed=1, negative_health=5)[0]["outcome"] in ("death", "stable")
     True
     """
-    arrays = simulate_arrays(kind, n=n, seed=seed, rules=rules, **setup)
+    arrays = simulate(kind, n=n, seed=seed, rules=rules, **setup)
     names = [name for name in arrays if name != "trial"]
     rows = []
     for i in range(n):
@@ -204,10 +204,14 @@ def simulate(kind: str, *, n: int, seed: int, rules: KarstRules = KarstRules(), 
     return rows
 
 
-def simulate_arrays(kind: str, *, n: int, seed: int, rules: KarstRules = KarstRules(), **setup) -> dict:
-    """Like `simulate` but returns one numpy array per column (fast summaries and tests)."""
+def simulate(kind: str, *, n: int, seed: int, rules: Rules = Rules(), **setup) -> dict:
+    """Run one simulation: one numpy array per column of `COLUMNS` (setup as for `simulate_rows`).
+
+    >>> simulate("action", n=3, seed=7, modifier=2)["outcome"].shape
+    (3,)
+    """
     if not 1 <= n <= MAX_TRIALS:
-        raise InputError("--n", f"must be between 1 and {MAX_TRIALS:,}, got {n}")
+        raise InputError("n", f"must be between 1 and {MAX_TRIALS:,}, got {n}")
     rng = np.random.Generator(np.random.PCG64(seed))
     if kind == "action":
         arrays = _action(rng, n, setup.get("modifier", 0))
@@ -221,5 +225,5 @@ def simulate_arrays(kind: str, *, n: int, seed: int, rules: KarstRules = KarstRu
         arrays = _order(rng, n, list(setup["modifiers"]), tuple(setup.get("two_actions", ())),
                         tuple(setup.get("surprised", ())))
     else:
-        raise InputError("SIMULATION", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
+        raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
     return {"trial": np.arange(n), **arrays}

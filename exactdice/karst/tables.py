@@ -11,10 +11,11 @@ from fractions import Fraction
 
 from exactdice.karst.death import solve_death
 from exactdice.karst.rolls import action_success, attack_hit
-from exactdice.karst.ruleset import KarstRules
+from exactdice.karst.ruleset import Rules
 from exactdice.tables.grid import TableGrid
+from exactdice.tables.jobs import TableJob
 
-__all__ = ["action_table", "attack_table", "death_table", "karst_tables"]
+__all__ = ["action_table", "attack_table", "death_table", "karst_tables", "table_jobs", "TABLES"]
 
 ACTION_MODIFIERS = range(-5, 6)
 ATTACK_MODIFIERS = range(-2, 11)
@@ -54,7 +55,7 @@ def death_table(modifier: int = 0) -> TableGrid:
     death: list[list[Fraction]] = []
     rounds: list[list[Fraction]] = []
     for negative in NEGATIVE_HEALTH:
-        solutions = [solve_death(negative, modifier, KarstRules(aid=aid)) for aid in AID_LEVELS]
+        solutions = [solve_death(negative, modifier, Rules(aid=aid)) for aid in AID_LEVELS]
         death.append([solution.death for solution in solutions])
         rounds.append([solution.expected_rounds for solution in solutions])
     return TableGrid(
@@ -70,3 +71,23 @@ def death_table(modifier: int = 0) -> TableGrid:
 def karst_tables() -> list[TableGrid]:
     """Every Karst table."""
     return [action_table(), attack_table(), death_table()]
+
+
+#: table name -> the function building it
+TABLES = {"action": "exactdice.karst.tables:action_table",
+          "attack": "exactdice.karst.tables:attack_table",
+          "death": "exactdice.karst.tables:death_table"}
+
+
+def table_jobs(tables=tuple(TABLES), death_modifier: int = 0) -> list[TableJob]:
+    """One job a Karst table; only the death table takes a modifier.
+
+    >>> [job.table for job in table_jobs()]
+    ['action', 'attack', 'death']
+    """
+    jobs = []
+    for name in tables:
+        arguments = {"modifier": death_modifier} if name == "death" else {}
+        jobs.append(TableJob(system="karst", table=name, function=TABLES[name],
+                             arguments=arguments, ruleset=Rules()))
+    return jobs

@@ -17,7 +17,7 @@ import sys
 from array import array
 from contextlib import contextmanager
 
-from exactdice.errors import InputError, TooLargeError
+from exactdice.errors import InternalError, TooLargeError
 from exactdice.limits import check_memory
 from exactdice.markov.model import Chance, Decision, Terminal
 
@@ -207,7 +207,7 @@ def _explore(model, max_states, progress) -> StateGraph:
                 raise TooLargeError(
                     "max_states",
                     f"reached {node:,} states (limit {max_states:,}) while exploring; "
-                    f"raise the limit with max_states=... (CLI: --max-states)",
+                    f"raise the limit with `max_states`",
                 )
             index[state] = node
             states.append(state)
@@ -217,7 +217,7 @@ def _explore(model, max_states, progress) -> StateGraph:
         if rewards is None:
             return None
         if len(rewards) != reward_width:
-            raise InputError("rewards", f"{where}: expected {reward_width} reward values, got {len(rewards)}")
+            raise InternalError(f"{where}: expected {reward_width} reward values, got {len(rewards)}")
         return tuple(rewards)
 
     intern(model.initial_state())
@@ -227,7 +227,7 @@ def _explore(model, max_states, progress) -> StateGraph:
         node = model.expand(states[current])
         if isinstance(node, Terminal):
             if node.outcome not in outcome_index:
-                raise InputError("outcome", f"unknown outcome {node.outcome!r}; the model lists {outcomes}")
+                raise InternalError(f"unknown outcome {node.outcome!r}; the model lists {outcomes}")
             kind.append(TERMINAL)
             data.append(outcome_index[node.outcome])
             reward_mass.append(None)
@@ -236,7 +236,7 @@ def _explore(model, max_states, progress) -> StateGraph:
             mass = None
             for weight, successor, rewards in node.branches:
                 if weight <= 0 or not isinstance(weight, int):
-                    raise InputError("weight", f"branch weights must be positive ints, got {weight!r}")
+                    raise InternalError(f"branch weights must be positive ints, got {weight!r}")
                 target = intern(successor)
                 merged[target] = merged.get(target, 0) + weight
                 rewards = check_rewards(rewards, "chance branch")
@@ -246,7 +246,7 @@ def _explore(model, max_states, progress) -> StateGraph:
                     for slot, amount in enumerate(rewards):
                         mass[slot] += weight * amount
             if not merged:
-                raise InputError("branches", f"chance node of state {states[current]!r} has no branches")
+                raise InternalError(f"chance node of state {states[current]!r} has no branches")
             kind.append(CHANCE)
             data.append(sum(merged.values()))
             reward_mass.append(tuple(mass) if mass is not None else None)
@@ -254,9 +254,9 @@ def _explore(model, max_states, progress) -> StateGraph:
             weights.extend(merged.values())
         elif isinstance(node, Decision):
             if node.side not in ("max", "min"):
-                raise InputError("side", f"decision side must be 'max' or 'min', got {node.side!r}")
+                raise InternalError(f"decision side must be 'max' or 'min', got {node.side!r}")
             if not node.actions:
-                raise InputError("actions", f"decision of state {states[current]!r} has no actions")
+                raise InternalError(f"decision of state {states[current]!r} has no actions")
             kind.append(DECISION)
             data.append(MAX if node.side == "max" else MIN)
             reward_mass.append(None)
@@ -269,7 +269,7 @@ def _explore(model, max_states, progress) -> StateGraph:
                 if rewards is not None and any(rewards):
                     action_rewards[edge] = rewards
         else:
-            raise InputError("expand", f"expand() must return Terminal, Chance or Decision, got {type(node).__name__}")
+            raise InternalError(f"expand() must return Terminal, Chance or Decision, got {type(node).__name__}")
         offsets.append(len(targets))
         current += 1
         if not current & 7:

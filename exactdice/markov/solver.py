@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from exactdice.errors import InputError
 from exactdice.limits import check_memory
@@ -35,7 +37,10 @@ from exactdice.markov.graph import (
     paused_gc,
 )
 
-__all__ = ["Solution", "solve"]
+__all__ = ["Solution", "solve", "Number"]
+
+#: an exact solve's numbers are Fractions; a float preview's are floats
+Number = Fraction | float
 
 _MAX_IMPROVEMENT_ROUNDS = 100_000
 
@@ -48,12 +53,12 @@ class Solution:
     floats. ``expected_steps``/``expected_rewards`` are None when play may never end.
     """
 
-    absorption: dict
-    never_ends: object
-    value: object
-    expected_steps: object
-    expected_rewards: dict
-    strategy: dict
+    absorption: dict[str, Number]
+    never_ends: Number
+    value: Number
+    expected_steps: Number | None
+    expected_rewards: dict[str, Number | None]
+    strategy: dict[Hashable, str]
     states: int
     transitions: int
     components: int
@@ -62,7 +67,8 @@ class Solution:
     seconds: float
     exact: bool
     outcomes: tuple = ()
-    _per_state: object = field(default=None, repr=False)
+    _per_state: Callable[[Hashable], tuple[dict[str, Number], Number]] | None = field(
+        default=None, repr=False)
 
     def state_absorption(self, state) -> dict:
         """Outcome probabilities (plus ``"never_ends"``) from any reachable state

@@ -75,7 +75,7 @@ def _as_grids(grid_or_grids) -> list[TableGrid]:
     return grids
 
 
-def format_from_path(path, fmt: str | None = None, field: str = "--format") -> str:
+def format_from_path(path, fmt: str | None = None, field: str = "fmt") -> str:
     """The output format: *fmt* when given, else the suffix of *path*, else ``md``.
 
     >>> format_from_path("odds.html"), format_from_path(None), format_from_path("x.txt", "csv")
@@ -95,7 +95,7 @@ def format_from_path(path, fmt: str | None = None, field: str = "--format") -> s
         suffix = "html"
     if suffix not in FORMATS:
         raise InputError(field, f"cannot tell the format from the file name {str(path)!r}; "
-                                f"give --format ({', '.join(FORMATS)})")
+                                f"give `fmt` ({', '.join(FORMATS)})")
     return suffix
 
 
@@ -517,7 +517,7 @@ def render_table(grids: TableGrid | Iterable[TableGrid], fmt: str) -> str | byte
     b'%PDF-'
     """
     if fmt not in _RENDERERS:
-        raise InputError("--format", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise InputError("fmt", f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     return _RENDERERS[fmt](_as_grids(grids))
 
 
@@ -535,7 +535,7 @@ def write_table(grid_or_grids: TableGrid | Sequence[TableGrid], fmt: str | None,
     """
     path = Path(path)
     fmt = format_from_path(path, fmt)
-    check_output_path(path, "--output")  # refuse a device, FIFO or folder before rendering
+    check_output_path(path, "output")  # refuse a device, FIFO or folder before rendering
     content = render_table(grid_or_grids, fmt)
-    write_output(path, content, "--output")
+    write_output(path, content, "output")
     return path

@@ -43,7 +43,7 @@ __all__ = ["ResultKey", "ResultStore", "default_store_path", "canonical_json", "
 STORE_ENVIRONMENT_VARIABLE = "EXACTDICE_STORE"
 SCHEMA_VERSION = 1
 _LOCK_TIMEOUT_SECONDS = 10.0
-_FIELD = "--store"
+_FIELD = "store_path"
 
 
 def default_store_path() -> Path:
@@ -191,7 +191,7 @@ class ResultStore:
                     raise InputError(_FIELD, f"results store {str(self.path)!r} has schema "
                                              f"{row[0]}, this exactdice writes {SCHEMA_VERSION}; "
                                              "delete the file (it is only a cache) or pass "
-                                             "another --store")
+                                             "another `store_path`")
         except sqlite3.Error as error:
             self._connection.close()
             raise self._explain(error) from None
@@ -204,15 +204,15 @@ class ResultStore:
         if "locked" in text or "busy" in text:
             return InputError(_FIELD, f"results store {where} is locked by another exactdice "
                                       f"process (waited {self._timeout:g} s); wait for it to "
-                                      "finish, or pass --no-cache or another --store")
+                                      "finish, or pass `no_cache` or another `store_path`")
         if isinstance(error, sqlite3.DatabaseError) and (
                 "not a database" in text or "malformed" in text or "corrupt" in text
                 or "disk image" in text):
             return InputError(_FIELD, f"results store {where} is corrupt or not an exactdice "
                                       f"store ({text}); delete it (it is only a cache) or pass "
-                                      "--no-cache or another --store")
+                                      "`no_cache` or another `store_path`")
         return InputError(_FIELD, f"results store {where} cannot be used: {text}; pass "
-                                  "--no-cache or another --store")
+                                  "`no_cache` or another `store_path`")
 
     def _transaction(self):
         connection = self._connection
@@ -247,7 +247,7 @@ class ResultStore:
         except (ValueError, TypeError) as error:
             raise InputError(_FIELD, f"results store {str(self.path)!r} holds an unreadable "
                                      f"result ({error}); delete it (it is only a cache) or pass "
-                                     "--no-cache") from None
+                                     "no_cache") from None
 
     def put(self, key: ResultKey, result: Any) -> None:
         """Store one result in its own transaction (replacing any older value)."""

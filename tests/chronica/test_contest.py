@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdice.chronica import ChronicaRules, apply_physical, apply_target, roll_outcomes, solve_contest
+from exactdice.chronica import Rules, apply_physical, apply_target, roll_outcomes, solve_contest
 from exactdice.chronica.contest import TIE, physical_size
 from exactdice.errors import InputError, TooLargeError
 
@@ -134,7 +134,7 @@ def test_pushes_match_brute_force():
     cases = [([((4, 3),), ((4, 3),)], (), 2), ([((3,),), ((3,),)], (2,), 2),
              ([((2,), (3,)), ((3, 2),), ((3,),)], (2,), 1)]
     for sides, push_dice, max_pushes in cases:
-        rules = ChronicaRules(push=True, push_dice=push_dice, max_pushes=max_pushes)
+        rules = Rules(push=True, push_dice=push_dice, max_pushes=max_pushes)
         result = solve_contest(sides, rules)
         sizes, gains = marginals(with_pushes(sides, max_pushes=max_pushes, push_dice=push_dice))
         assert result.size_outcomes == sizes
@@ -143,13 +143,13 @@ def test_pushes_match_brute_force():
 
 def test_push_mixes_ties_into_rerolls():
     plain = solve_contest([((6,),), ((6,),)])
-    pushed = solve_contest([((6,),), ((6,),)], ChronicaRules(push=True, max_pushes=3))
+    pushed = solve_contest([((6,),), ((6,),)], Rules(push=True, max_pushes=3))
     assert pushed.tie == plain.tie ** 4
     assert pushed.win[0] == plain.win[0] * sum(plain.tie ** k for k in range(4))
 
 
 def test_push_dice_accumulate():
-    rules = ChronicaRules(push=True, push_dice=(6,), max_pushes=2)
+    rules = Rules(push=True, push_dice=(6,), max_pushes=2)
     result = solve_contest([((6,),), ((6,),)], rules)
     one = solve_contest([((6, 6),), ((6, 6),)])
     two = solve_contest([((6, 6, 6),), ((6, 6, 6),)])
@@ -163,25 +163,25 @@ def test_push_dice_accumulate():
 def test_four_ties_knob_adds_ties():
     sides = [((3, 3, 3, 3, 3),), ((3, 3, 3, 3, 3),)]
     plain = solve_contest(sides)
-    four = solve_contest(sides, ChronicaRules(tie_rule="four-ties"))
+    four = solve_contest(sides, Rules(tie_rule="four-ties"))
     assert four.tie > plain.tie
     # four rounds of discards, then side 0 still has a die: a win, or a tie under four-ties
     assert solve_contest([((1,) * 5,), ((1,) * 4,)]).win[0] == 1
-    assert solve_contest([((1,) * 5,), ((1,) * 4,)], ChronicaRules(tie_rule="four-ties")).tie == 1
+    assert solve_contest([((1,) * 5,), ((1,) * 4,)], Rules(tie_rule="four-ties")).tie == 1
     # three rounds are not enough for the four-ties rule
-    assert solve_contest([((1,) * 4,), ((1,) * 3,)], ChronicaRules(tie_rule="four-ties")).win[0] == 1
+    assert solve_contest([((1,) * 4,), ((1,) * 3,)], Rules(tie_rule="four-ties")).win[0] == 1
 
 
 def test_physical_knob_substitutes_and_wins_first_ties():
     assert [physical_size(n) for n in (3, 5, 7, 9, 11, 13, 19, 21)] == [3, 4, 6, 8, 10, 12, 12, 20]
     # d7 is rolled as a d6 and wins ties at the top: against a d6 it never loses a tie
-    result = solve_contest([((7,),), ((6,),)], ChronicaRules(physical=True))
+    result = solve_contest([((7,),), ((6,),)], Rules(physical=True))
     assert result.win == (Fraction(5, 12) + Fraction(1, 6), Fraction(5, 12)) and result.tie == 0
     assert solve_contest([((7,),), ((6,),)]).win != result.win
     # no substituted die: the physical rule changes nothing
-    assert solve_contest([((6,),), ((6,),)], ChronicaRules(physical=True)).tie == Fraction(1, 6)
+    assert solve_contest([((6,),), ((6,),)], Rules(physical=True)).tie == Fraction(1, 6)
     # only the first side is substituted
-    assert solve_contest([((6,),), ((7,),)], ChronicaRules(physical=True)).rolled_sides[1] == ((7,),)
+    assert solve_contest([((6,),), ((7,),)], Rules(physical=True)).rolled_sides[1] == ((7,),)
 
 
 def test_target_knob():
@@ -234,12 +234,12 @@ def test_solving_without_concessions_gives_the_same_rest():
 def test_bad_input_is_an_input_error():
     with pytest.raises(InputError, match="two sides"):
         solve_contest([((6,),)])
-    with pytest.raises(InputError, match="--push-dice"):
-        ChronicaRules(push_dice=(6,))
-    with pytest.raises(InputError, match="--tie-rule"):
-        ChronicaRules(tie_rule="sometimes")
-    with pytest.raises(InputError, match="--max-pushes"):
-        ChronicaRules(push=True, max_pushes=-1)
+    with pytest.raises(InputError, match="push_dice"):
+        Rules(push_dice=(6,))
+    with pytest.raises(InputError, match="tie_rule"):
+        Rules(tie_rule="sometimes")
+    with pytest.raises(InputError, match="max_pushes"):
+        Rules(push=True, max_pushes=-1)
     with pytest.raises(TooLargeError, match="limit"):
         roll_outcomes([((6,) * 40,), ((6,) * 40,)])
     with pytest.raises(TooLargeError, match="states"):  # 18 different dice against 18

@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 from scipy.stats import chi2
 
-from exactdice.chronica import ChronicaRules, expected_distribution, solve_contest
+from exactdice.chronica import Rules, expected_distribution, solve_contest
 from exactdice.chronica.contest import apply_target, sizes_text
-from exactdice.chronica.simulate import _targeted, columns, simulate_contest, write_csv
+from exactdice.chronica.simulate import _targeted, columns, simulate_rows, write_csv
 
 ALPHA = 1e-4  # false-alarm rate of each test below
 TRIALS = 20_000
@@ -32,18 +32,18 @@ def g_test_passes(observed: Counter, expected: dict, trials: int) -> bool:
 
 
 SETUPS = [
-    ([((8, 8, 6),), ((10, 6),)], ChronicaRules(), None),
-    ([((8, 6), (4,)), ((10, 6),), ((6, 6),)], ChronicaRules(), None),
-    ([((4, 4, 4, 4),), ((4, 4, 4, 4),)], ChronicaRules(tie_rule="four-ties"), None),
-    ([((7, 5),), ((6, 6),)], ChronicaRules(physical=True), None),
-    ([((4, 4),), ((4, 4),)], ChronicaRules(push=True, push_dice=(4,), max_pushes=2), None),
-    ([((8, 6),), ((4,),)], ChronicaRules(), 8),
+    ([((8, 8, 6),), ((10, 6),)], Rules(), None),
+    ([((8, 6), (4,)), ((10, 6),), ((6, 6),)], Rules(), None),
+    ([((4, 4, 4, 4),), ((4, 4, 4, 4),)], Rules(tie_rule="four-ties"), None),
+    ([((7, 5),), ((6, 6),)], Rules(physical=True), None),
+    ([((4, 4),), ((4, 4),)], Rules(push=True, push_dice=(4,), max_pushes=2), None),
+    ([((8, 6),), ((4,),)], Rules(), 8),
 ]
 
 
 @pytest.mark.parametrize("sides, rules, target", SETUPS)
 def test_simulator_matches_exact(sides, rules, target):
-    rows = simulate_contest(sides, rules, target, n=TRIALS, seed=11)
+    rows = simulate_rows(sides, rules, target, n=TRIALS, seed=11)
     exact = solve_contest(sides, rules, target)
     winners = Counter(row["winner"] for row in rows)
     assert g_test_passes(winners, expected_distribution(sides, rules, target), TRIALS)
@@ -58,8 +58,8 @@ def test_simulator_matches_exact(sides, rules, target):
 
 def test_simulator_is_seeded_and_reproducible():
     sides = [((8, 6),), ((10,),)]
-    assert simulate_contest(sides, n=500, seed=3) == simulate_contest(sides, n=500, seed=3)
-    assert simulate_contest(sides, n=500, seed=3) != simulate_contest(sides, n=500, seed=4)
+    assert simulate_rows(sides, n=500, seed=3) == simulate_rows(sides, n=500, seed=3)
+    assert simulate_rows(sides, n=500, seed=3) != simulate_rows(sides, n=500, seed=4)
 
 
 def test_simulator_targeting_is_independent_but_agrees():
@@ -71,7 +71,7 @@ def test_simulator_targeting_is_independent_but_agrees():
 
 
 def test_csv_has_the_documented_columns(tmp_path):
-    rows = simulate_contest([((6,),), ((6,),), ((4,),)], n=50, seed=1)
+    rows = simulate_rows([((6,),), ((6,),), ((4,),)], n=50, seed=1)
     path = tmp_path / "samples.csv"
     write_csv(rows, str(path), 3)
     with open(path) as handle:

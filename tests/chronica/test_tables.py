@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from exactdice.chronica import ChronicaRules, solve_contest
+from exactdice.chronica import Rules, solve_contest
 from exactdice.chronica.tables import difficulty_table
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -24,7 +24,7 @@ def test_table_cells_are_single_contests():
 
 def test_table_rules_knob_reaches_the_cells():
     plain = difficulty_table(player_dice=3, sizes=(4,))
-    pushed = difficulty_table(player_dice=3, rules=ChronicaRules(push=True, max_pushes=1), sizes=(4,))
+    pushed = difficulty_table(player_dice=3, rules=Rules(push=True, max_pushes=1), sizes=(4,))
     assert pushed.cell("P(tie)", 0, 0) == plain.cell("P(tie)", 0, 0) ** 2
     assert "push on" in pushed.legend["rules"]
 

@@ -10,7 +10,7 @@ from itertools import product
 import pytest
 
 from exactdice.contingency import (
-    ContingencyRules, choose_to_fail, expected_distribution, parse_pool, skill_check, solve_check,
+    Rules, choose_to_fail, expected_distribution, parse_pool, skill_check, solve_check,
 )
 from exactdice.errors import InputError
 
@@ -63,7 +63,7 @@ def random_case(rng):
     count = rng.choice([3, 3, 3, 1, 5]) if rng.random() < 0.3 else 3
     dice = tuple(rng.choice([2, 3, 4, 6, 8] if count < 5 else [2, 3, 4]) for _ in range(count))
     modifiers = tuple(rng.randint(-2, 3) for _ in dice) if rng.random() < 0.6 else (0,) * count
-    rules = ContingencyRules(
+    rules = Rules(
         luck=rng.choice(["never", "always", "if-failing"]),
         fail_by_one=rng.choice(["take", "refuse"]),
         luck_modifier=rng.random() < 0.5,
@@ -94,7 +94,7 @@ def test_matches_brute_force_on_random_pools(seed):
 
 def test_without_difficulty_matches_brute_force():
     check = skill_check([4, 6, 8], modifiers=[2, 0, -1], advantage=1)
-    rules = ContingencyRules(luck="always", luck_modifier=True)
+    rules = Rules(luck="always", luck_modifier=True)
     joint, _ = brute_force(check, rules, None)
     assert solve_check(check, rules).joint.probabilities() == joint
     assert "outcome" not in solve_check(check, rules).to_json()
@@ -142,21 +142,21 @@ def test_advantage_and_disadvantage_cancel():
 
 def test_luck_policies():
     check = skill_check([4, 4, 4], difficulty=5)
-    never = solve_check(check, ContingencyRules(luck="never")).outcome_probabilities()
-    always = solve_check(check, ContingencyRules(luck="always")).outcome_probabilities()
-    failing = solve_check(check, ContingencyRules(luck="if-failing")).outcome_probabilities()
+    never = solve_check(check, Rules(luck="never")).outcome_probabilities()
+    always = solve_check(check, Rules(luck="always")).outcome_probabilities()
+    failing = solve_check(check, Rules(luck="if-failing")).outcome_probabilities()
     assert never["success"] == 0
     assert 0 < always["success"] <= failing["success"]
     # a d4 result below 5 plus a d4 luck die: only "if-failing" never wastes a success
     high = skill_check([4, 4, 4], difficulty=3)
-    assert (solve_check(high, ContingencyRules(luck="if-failing")).outcome_probabilities()["success"]
-            >= solve_check(high, ContingencyRules(luck="always")).outcome_probabilities()["success"])
+    assert (solve_check(high, Rules(luck="if-failing")).outcome_probabilities()["success"]
+            >= solve_check(high, Rules(luck="always")).outcome_probabilities()["success"])
 
 
 def test_fail_by_one_policy():
     check = skill_check([6, 6, 6], difficulty=4)
     take = solve_check(check).outcome_probabilities()
-    refuse = solve_check(check, ContingencyRules(fail_by_one="refuse")).outcome_probabilities()
+    refuse = solve_check(check, Rules(fail_by_one="refuse")).outcome_probabilities()
     assert take["success-with-condition"] == solve_check(check).total.probability(3) > 0
     assert refuse["success-with-condition"] == 0
     assert refuse["failure"] == take["failure"] + take["success-with-condition"]
@@ -164,15 +164,15 @@ def test_fail_by_one_policy():
 
 def test_luck_modifier_shifts_the_luck_die():
     check = skill_check([6, 6, 6], modifier=2, difficulty=4)
-    off = solve_check(check, ContingencyRules(luck="always"))
-    on = solve_check(check, ContingencyRules(luck="always", luck_modifier=True))
+    off = solve_check(check, Rules(luck="always"))
+    on = solve_check(check, Rules(luck="always", luck_modifier=True))
     assert on.total.mean() == off.total.mean() + 2
 
 
 def test_gm_omen_rule():
     check = skill_check([4, 4, 4], modifier=-2)
-    exactly = solve_check(check, ContingencyRules(gm_omen="exactly-1")).gm_omens.mean()
-    at_most = solve_check(check, ContingencyRules(gm_omen="at-most-1")).gm_omens.mean()
+    exactly = solve_check(check, Rules(gm_omen="exactly-1")).gm_omens.mean()
+    at_most = solve_check(check, Rules(gm_omen="at-most-1")).gm_omens.mean()
     assert exactly == Fraction(3, 4) and at_most == Fraction(9, 4)
 
 
@@ -180,7 +180,7 @@ def test_omens_count_every_die_and_the_luck_die():
     check = skill_check([12, 12, 12])
     plain = solve_check(check)
     assert plain.player_omens.max_outcome() == 9
-    lucky = solve_check(check, ContingencyRules(luck="always"))
+    lucky = solve_check(check, Rules(luck="always"))
     assert lucky.player_omens.max_outcome() == 12  # "up to 12 omens from a single roll"
 
 
@@ -197,12 +197,12 @@ def test_expected_distribution_names_every_outcome():
 # ----- bad input ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dice, rules, message", [
-    ("d1,d6,d6", ContingencyRules(), "d1 is not allowed"),
-    ("d6,d6", ContingencyRules(), "no middle die"),
-    ("d6,d6,d6,d6", ContingencyRules(any_size=True), "no middle die"),
-    ("d6,d6,d6,d6,d6", ContingencyRules(), "--any-size"),
-    ("d6,z8,d6", ContingencyRules(), "unknown die"),
-    ("", ContingencyRules(), "unknown die"),
+    ("d1,d6,d6", Rules(), "d1 is not allowed"),
+    ("d6,d6", Rules(), "no middle die"),
+    ("d6,d6,d6,d6", Rules(any_size=True), "no middle die"),
+    ("d6,d6,d6,d6,d6", Rules(), "`any_size`"),
+    ("d6,z8,d6", Rules(), "unknown die"),
+    ("", Rules(), "unknown die"),
 ])
 def test_bad_pools(dice, rules, message):
     with pytest.raises(InputError, match=message):
@@ -210,19 +210,19 @@ def test_bad_pools(dice, rules, message):
 
 
 def test_any_size_allows_other_odd_pools():
-    assert solve_check(skill_check("5d6"), ContingencyRules(any_size=True)).result_die.probability(6) == 1
+    assert solve_check(skill_check("5d6"), Rules(any_size=True)).result_die.probability(6) == 1
     assert parse_pool("d4,2d8") == (4, 8, 8)
 
 
 def test_other_bad_input():
     with pytest.raises(InputError, match="one modifier per die"):
         skill_check("d6,d6,d6", modifiers=[1, 2])
-    with pytest.raises(InputError, match="if-failing needs --difficulty"):
-        solve_check(skill_check("d6,d6,d6"), ContingencyRules(luck="if-failing"))
-    with pytest.raises(InputError, match="--advantage"):
+    with pytest.raises(InputError, match="if-failing needs `difficulty`"):
+        solve_check(skill_check("d6,d6,d6"), Rules(luck="if-failing"))
+    with pytest.raises(InputError, match="advantage"):
         skill_check("d6,d6,d6", advantage=-1)
-    with pytest.raises(InputError, match="--luck"):
-        ContingencyRules(luck="maybe")
+    with pytest.raises(InputError, match="luck"):
+        Rules(luck="maybe")
 
 
 # ----- interchangeable dice are walked as one group (issue 16) -------------------------------
@@ -233,8 +233,8 @@ def test_other_bad_input():
     ((2, 4, 2, 4, 2), (0, 0, 0, -1, 0)),              # d2s grouped, d4s die by die
 ])
 def test_grouped_dice_match_brute_force(dice, modifiers):
-    for rules in (ContingencyRules(any_size=True, luck="always", luck_modifier=True),
-                  ContingencyRules(any_size=True, luck="if-failing")):
+    for rules in (Rules(any_size=True, luck="always", luck_modifier=True),
+                  Rules(any_size=True, luck="if-failing")):
         for advantage, disadvantage in ((0, 0), (1, 0), (0, 1)):
             check = skill_check(dice, modifiers=modifiers, advantage=advantage,
                                 disadvantage=disadvantage, difficulty=4)
@@ -248,10 +248,10 @@ def test_work_estimate_refuses_huge_pools_up_front_and_allows_many_equal_dice():
     from exactdice.contingency.check import MAX_CHECK_WORK, check_work
     from exactdice.errors import TooLargeError
 
-    rules = ContingencyRules(any_size=True)
+    rules = Rules(any_size=True)
     big = skill_check("999d6")
     assert check_work(big) > MAX_CHECK_WORK
-    with pytest.raises(TooLargeError, match=r"^--dice: this pool would take about 6\.0e\+09 steps"):
+    with pytest.raises(TooLargeError, match=r"^dice: this pool would take about 6\.0e\+09 steps"):
         solve_check(big, rules)
     # 13d6 is one group of 13 interchangeable dice: exact and quick (was > 100 s die by die)
     solution = solve_check(skill_check("13d6", difficulty=4), rules)
@@ -259,11 +259,11 @@ def test_work_estimate_refuses_huge_pools_up_front_and_allows_many_equal_dice():
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"modifier": 10**9}, "--modifier: a face modifier must be between -1000 and 1000"),
-    ({"modifiers": [0, 0, -1001]}, "--modifiers: a face modifier must be between"),
-    ({"difficulty": -5}, "--difficulty: must be between 1 .Automatic. and 10,000, got -5"),
-    ({"difficulty": 0}, "--difficulty: must be between 1"),
-    ({"difficulty": 10**6}, "--difficulty: must be between 1 .Automatic. and 10,000, got 1000000"),
+    ({"modifier": 10**9}, "modifier: a face modifier must be between -1000 and 1000"),
+    ({"modifiers": [0, 0, -1001]}, "modifiers: a face modifier must be between"),
+    ({"difficulty": -5}, "difficulty: must be between 1 .Automatic. and 10,000, got -5"),
+    ({"difficulty": 0}, "difficulty: must be between 1"),
+    ({"difficulty": 10**6}, "difficulty: must be between 1 .Automatic. and 10,000, got 1000000"),
 ])
 def test_modifier_and_difficulty_bounds(options, message):
     with pytest.raises(InputError, match=message):

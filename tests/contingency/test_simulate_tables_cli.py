@@ -11,8 +11,8 @@ import pytest
 from scipy.stats import chisquare
 
 from exactdice.cli.main import main
-from exactdice.contingency import ContingencyRules, expected_distribution, skill_check, solve_check
-from exactdice.contingency.simulate import COLUMNS, simulate_arrays, simulate_checks
+from exactdice.contingency import Rules, expected_distribution, skill_check, solve_check
+from exactdice.contingency.simulate import COLUMNS, simulate, simulate_rows
 from exactdice.contingency.tables import difficulty_table, difficulty_tables, standard_pools
 
 # chance that a correct model fails one of these tests by bad luck
@@ -27,14 +27,14 @@ def goodness_of_fit(observed: Counter, expected: dict, trials: int) -> float:
 
 
 @pytest.mark.parametrize("check, rules", [
-    (skill_check("d6,d8,d10", difficulty=6), ContingencyRules()),
+    (skill_check("d6,d8,d10", difficulty=6), Rules()),
     (skill_check("d4,d8,d12", modifiers=[1, 0, -1], difficulty=6, advantage=1),
-     ContingencyRules(luck="if-failing", luck_modifier=True, gm_omen="at-most-1")),
-    (skill_check("d6,d6,d10", difficulty=9, disadvantage=1), ContingencyRules(luck="always", fail_by_one="refuse")),
+     Rules(luck="if-failing", luck_modifier=True, gm_omen="at-most-1")),
+    (skill_check("d6,d6,d10", difficulty=9, disadvantage=1), Rules(luck="always", fail_by_one="refuse")),
 ])
 def test_simulator_agrees_with_exact_model(check, rules):
     trials = 60_000
-    arrays = simulate_arrays(check, rules, n=trials, seed=11)
+    arrays = simulate(check, rules, n=trials, seed=11)
     solution = solve_check(check, rules)
     assert goodness_of_fit(Counter(arrays["outcome"]), expected_distribution(check, rules), trials) > ALPHA
     omens = solution.player_omens.probabilities()
@@ -45,9 +45,9 @@ def test_simulator_agrees_with_exact_model(check, rules):
 
 def test_simulator_is_seeded_and_rows_have_the_documented_columns():
     check = skill_check("d6,d8,d10", difficulty=5)
-    first = simulate_checks(check, ContingencyRules(luck="always"), n=50, seed=3)
-    assert first == simulate_checks(check, ContingencyRules(luck="always"), n=50, seed=3)
-    assert first != simulate_checks(check, ContingencyRules(luck="always"), n=50, seed=4)
+    first = simulate_rows(check, Rules(luck="always"), n=50, seed=3)
+    assert first == simulate_rows(check, Rules(luck="always"), n=50, seed=3)
+    assert first != simulate_rows(check, Rules(luck="always"), n=50, seed=4)
     assert tuple(first[0]) == COLUMNS
     assert all(row["luck_face"] != "" for row in first)
 
@@ -69,11 +69,11 @@ def test_difficulty_tables():
 
 
 def test_difficulty_table_with_luck_if_failing_is_per_difficulty():
-    grid = difficulty_table("normal", ContingencyRules(luck="if-failing"))
+    grid = difficulty_table("normal", Rules(luck="if-failing"))
     row = grid.rows.index("d4,d4,d4")
     for level in range(1, 12):
         expected = solve_check(skill_check([4, 4, 4], difficulty=level),
-                               ContingencyRules(luck="if-failing")).outcome_probabilities()["success"]
+                               Rules(luck="if-failing")).outcome_probabilities()["success"]
         assert grid.cell("P(success)", row, level - 1) == expected
 
 

@@ -5,14 +5,14 @@ Skipped by default (``--benchmark-skip`` in the pytest options); run with
 """
 
 from exactdice.karbon import ContestSetup
-from exactdice.karbon.simulate import simulate_contests
+from exactdice.karbon.simulate import simulate
 
 CONTESTS = 100_000
 
 
 def test_benchmark_a3_c3_w3_p1(benchmark):
     setup = ContestSetup(ability=3, challenge=3, consequence=3, peril=1)
-    rows = benchmark.pedantic(simulate_contests, args=(setup,), kwargs={"n": CONTESTS, "seed": 7},
+    rows = benchmark.pedantic(simulate, args=(setup,), kwargs={"n": CONTESTS, "seed": 7},
                               rounds=3, iterations=1)
     assert len(rows["outcome"]) == CONTESTS
     seconds = benchmark.stats.stats.min

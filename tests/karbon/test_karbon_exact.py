@@ -8,7 +8,7 @@ from functools import lru_cache
 import pytest
 
 from exactdice.errors import InputError
-from exactdice.karbon import (ContestSetup, KarbonRuleset, contest_odds, parse_narrator_policy, parse_player_policy,
+from exactdice.karbon import (ContestSetup, Rules, contest_odds, parse_narrator_policy, parse_player_policy,
                               read_state_file)
 
 MICRO_WIN = Fraction(5990740867607044698482871905123999658267434893078700,
@@ -18,7 +18,7 @@ MICRO_WIN = Fraction(5990740867607044698482871905123999658267434893078700,
 def odds(ruleset=None, player="fixed", narrator="fixed", **setup):
     setup.setdefault("pool", {})
     setup.setdefault("reserve", {})
-    rules = KarbonRuleset().with_rules(ruleset or [])
+    rules = Rules().with_rules(ruleset or [])
     return contest_odds(ContestSetup(**setup), rules, parse_player_policy(player),
                         parse_narrator_policy(narrator))
 
@@ -222,8 +222,8 @@ def test_pool_cannot_supply_the_draw():
 
 
 @pytest.mark.parametrize("kwargs,field", [
-    (dict(ability=1, challenge=0), "--challenge"),
-    (dict(ability=-1, challenge=1), "--ability"),
+    (dict(ability=1, challenge=0), "challenge"),
+    (dict(ability=-1, challenge=1), "ability"),
     (dict(ability=1, challenge=1, consequence=2, wins=1, losses=1), "wins"),
     (dict(player_dice={8: 1}, narrator_dice={8: 1}, player_stack=5), "player_stack"),
 ])
@@ -258,9 +258,9 @@ def test_policy_parsing_errors():
     with pytest.raises(InputError, match="narrator policy"):
         parse_player_policy("random")
     with pytest.raises(InputError, match="knob"):
-        KarbonRuleset().with_rules(["nope=1"])
+        Rules().with_rules(["nope=1"])
     with pytest.raises(InputError, match="tie_order"):
-        KarbonRuleset().with_rules(["tie_order=sideways"])
+        Rules().with_rules(["tie_order=sideways"])
 
 
 def test_float_mode_is_labelled_and_close():
@@ -300,7 +300,7 @@ def test_state_merges_change_no_result(setup_kwargs, player, narrator, rules):
 
     setup = ContestSetup(**{"pool": {}, "reserve": {}, **setup_kwargs})
     p, n = parse_player_policy(player), parse_narrator_policy(narrator)
-    ruleset = KarbonRuleset().with_rules(rules)
+    ruleset = Rules().with_rules(rules)
     start = setup.start(p, n)
     results = []
     for cap, fold in ((True, True), (True, False), (False, True), (False, False)):

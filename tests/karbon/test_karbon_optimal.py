@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from exactdice.karbon import (ContestSetup, KarbonRuleset, NarratorPolicy, PlayerPolicy,
+from exactdice.karbon import (ContestSetup, Rules, NarratorPolicy, PlayerPolicy,
                               contest_odds, parse_player_policy)
 
 OPTIMAL, KIND = PlayerPolicy(kind="optimal"), NarratorPolicy(kind="kind")
@@ -18,13 +18,13 @@ def score(result):
 
 @pytest.fixture(scope="module")
 def optimal_vs_fixed():
-    return contest_odds(ContestSetup(**SMALL), KarbonRuleset(), OPTIMAL, NarratorPolicy())
+    return contest_odds(ContestSetup(**SMALL), Rules(), OPTIMAL, NarratorPolicy())
 
 
 @pytest.mark.parametrize("fixed", ["fixed", "risk=always", "risk=always;risk_take=d4",
                                    "break=advantage>security", "glitch=plans"])
 def test_optimal_player_beats_every_fixed_policy(optimal_vs_fixed, fixed):
-    other = contest_odds(ContestSetup(**SMALL), KarbonRuleset(), parse_player_policy(fixed),
+    other = contest_odds(ContestSetup(**SMALL), Rules(), parse_player_policy(fixed),
                          NarratorPolicy())
     assert optimal_vs_fixed.value == score(optimal_vs_fixed)
     assert score(optimal_vs_fixed) >= score(other)
@@ -32,8 +32,8 @@ def test_optimal_player_beats_every_fixed_policy(optimal_vs_fixed, fixed):
 
 def test_optimal_narrator_and_kind_narrator_bound_the_value(optimal_vs_fixed):
     setup = ContestSetup(**SMALL)
-    both = contest_odds(setup, KarbonRuleset(), OPTIMAL, NarratorPolicy(kind="optimal"))
-    kind = contest_odds(setup, KarbonRuleset(), OPTIMAL, KIND)
+    both = contest_odds(setup, Rules(), OPTIMAL, NarratorPolicy(kind="optimal"))
+    kind = contest_odds(setup, Rules(), OPTIMAL, KIND)
     assert score(both) <= score(optimal_vs_fixed) <= score(kind)
     for result in (both, kind):
         assert result.win + result.loss + result.tie + result.never_ends == 1
@@ -43,8 +43,8 @@ def test_score_and_win_objectives_choose_differently():
     # a case built to tell them apart: the score objective trades some wins for more ties
     setup = ContestSetup(player_dice={8: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={},
                          consequence=2)
-    by_score = contest_odds(setup, KarbonRuleset(objective="score"), OPTIMAL, NarratorPolicy())
-    by_win = contest_odds(setup, KarbonRuleset(objective="win"), OPTIMAL, NarratorPolicy())
+    by_score = contest_odds(setup, Rules(objective="score"), OPTIMAL, NarratorPolicy())
+    by_win = contest_odds(setup, Rules(objective="win"), OPTIMAL, NarratorPolicy())
     assert by_win.win > by_score.win
     assert score(by_score) > score(by_win)
     assert by_win.value == by_win.win and by_score.value == score(by_score)
@@ -53,7 +53,7 @@ def test_score_and_win_objectives_choose_differently():
 def test_draw_search_picks_the_best_draw_and_lists_every_draw():
     setup = ContestSetup(ability=1, challenge=1, pool={6: 1, 8: 1, 10: 1}, reserve={}, consequence=1,
                          fortune=1)
-    result = contest_odds(setup, KarbonRuleset(), OPTIMAL, NarratorPolicy(kind="optimal"), draw_values=True)
+    result = contest_odds(setup, Rules(), OPTIMAL, NarratorPolicy(kind="optimal"), draw_values=True)
     assert set(result.draw_values) == {"d6", "d8", "d10"}
     best = max(result.draw_values, key=result.draw_values.get)
     assert result.player_draw == {int(best[1:]): 1}
@@ -64,7 +64,7 @@ def test_draw_search_picks_the_best_draw_and_lists_every_draw():
             ContestSetup(player_dice=result.player_draw, narrator_dice=answer, draw_chips=True,
                          pool={s: 1 for s in (6, 8, 10) if s not in result.player_draw and s not in answer},
                          reserve={}, consequence=1, fortune=1),
-            KarbonRuleset(), OPTIMAL, NarratorPolicy(kind="optimal"))
+            Rules(), OPTIMAL, NarratorPolicy(kind="optimal"))
         assert fixed_answer.value >= result.value
 
 
@@ -101,7 +101,7 @@ def test_optimal_value_equals_brute_force_over_positional_strategies():
 
     setup = ContestSetup(player_dice={4: 1}, narrator_dice={4: 1}, pool={}, reserve={}, consequence=1,
                          player_stack=4, narrator_stack=4)
-    ruleset = KarbonRuleset()
+    ruleset = Rules()
     start = setup.start(OPTIMAL, NarratorPolicy())
     model = KarbonModel(start.sizes, start.situation(), ruleset, OPTIMAL, NarratorPolicy())
     graph = explore(model)
@@ -150,7 +150,7 @@ def test_risking_with_an_empty_pool_is_not_dominated():
     from exactdice.karbon.solve import payoffs
     from exactdice.markov import solve
 
-    ruleset = KarbonRuleset()
+    ruleset = Rules()
     position = Position(player_hand=(0, 1), narrator_hand=(0, 0), pool=(0, 0), reserve=(0, 0),
                         player_chips=1, narrator_chips=3, player_stack=3, narrator_stack=4,
                         wins=1, losses=0, peril=1, track=3)

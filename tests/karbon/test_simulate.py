@@ -12,9 +12,10 @@ import pytest
 from scipy import stats
 
 from exactdice.errors import InputError
-from exactdice.karbon import ContestSetup, KarbonRuleset, contest_odds, parse_narrator_policy, parse_player_policy
-from exactdice.karbon.simulate import (COLUMNS, OUTCOMES, expected_distribution, simulate_contests,
+from exactdice.karbon import ContestSetup, Rules, contest_odds, parse_narrator_policy, parse_player_policy
+from exactdice.karbon.simulate import (COLUMNS, OUTCOMES, simulate,
                                        summarize, write_samples_csv)
+from exactdice.karbon.solve import expected_distribution
 from exactdice.karbon.trace import trace_contest
 
 MICRO = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={})
@@ -76,10 +77,10 @@ def _within(values, exact, sigmas=4.5):
 
 @pytest.mark.parametrize("name, setup, rules, player_text, narrator_text", CASES, ids=[c[0] for c in CASES])
 def test_simulator_matches_exact_model(name, setup, rules, player_text, narrator_text):
-    ruleset = KarbonRuleset().with_rules(rules)
+    ruleset = Rules().with_rules(rules)
     player, narrator = parse_player_policy(player_text), parse_narrator_policy(narrator_text)
     odds = contest_odds(setup, ruleset, player, narrator)
-    rows = simulate_contests(setup, ruleset, player, narrator, n=N, seed=20240601)
+    rows = simulate(setup, ruleset, player, narrator, n=N, seed=20240601)
     observed = _counts(rows["outcome"])
     law = [odds.win, odds.loss, odds.tie, odds.never_ends]
     assert _g_test_pvalue(observed, law, N) > ALPHA
@@ -97,7 +98,7 @@ def test_simulator_matches_exact_model(name, setup, rules, player_text, narrator
 
 
 def test_micro_example_win_chance():
-    rows = simulate_contests(MICRO, n=200_000, seed=5)
+    rows = simulate(MICRO, n=200_000, seed=5)
     share = (rows["outcome"] == "win").mean()
     error = np.sqrt(float(MICRO_WIN) * (1 - float(MICRO_WIN)) / 200_000)
     assert abs(share - 0.6597568648) <= 4.5 * error
@@ -106,9 +107,9 @@ def test_micro_example_win_chance():
 
 def test_same_seed_same_rows_and_other_seed_differs():
     setup = ContestSetup(ability=3, challenge=3, consequence=3, peril=1)
-    first = simulate_contests(setup, n=2_000, seed=7)
-    again = simulate_contests(setup, n=2_000, seed=7)
-    other = simulate_contests(setup, n=2_000, seed=8)
+    first = simulate(setup, n=2_000, seed=7)
+    again = simulate(setup, n=2_000, seed=7)
+    other = simulate(setup, n=2_000, seed=8)
     assert all(np.array_equal(first[c], again[c]) for c in COLUMNS)
     assert not all(np.array_equal(first[c], other[c]) for c in COLUMNS)
     assert list(first["trial"]) == list(range(2_000))
@@ -118,37 +119,37 @@ def test_rewards_per_test_limits_completions():
     # a d1 always hits and the narrator has no dice: the player wins every roll with 1 hit
     setup = ContestSetup(player_dice={1: 1}, narrator_dice={}, consequence=2, pool={}, reserve={},
                          player_chips=9)
-    unlimited = simulate_contests(setup, n=3, seed=1)
-    limited = simulate_contests(setup, KarbonRuleset(rewards_per_test="1"), n=3, seed=1)
+    unlimited = simulate(setup, n=3, seed=1)
+    limited = simulate(setup, Rules(rewards_per_test="1"), n=3, seed=1)
     assert unlimited["rounds"].tolist() == [1, 1, 1] and limited["rounds"].tolist() == [2, 2, 2]
     assert set(unlimited["outcome"]) == {"win"} == set(limited["outcome"])
 
 
 def test_contest_that_cannot_end_is_unfinished():
     setup = ContestSetup(player_dice={}, narrator_dice={}, consequence=1, pool={}, reserve={})
-    rows = simulate_contests(setup, n=5, seed=1, max_rounds=50)
+    rows = simulate(setup, n=5, seed=1, max_rounds=50)
     assert rows["outcome"].tolist() == ["unfinished"] * 5 and rows["rounds"].tolist() == [50] * 5
 
 
 def test_fallout_can_end_the_contest_before_any_round():
-    rows = simulate_contests(ContestSetup(ability=1, challenge=1, consequence=1, fallout=1), n=10, seed=2)
+    rows = simulate(ContestSetup(ability=1, challenge=1, consequence=1, fallout=1), n=10, seed=2)
     assert set(rows["outcome"]) == {"loss"} and rows["rounds"].tolist() == [0] * 10
 
 
 def test_optimal_policy_without_strategy_is_refused():
     with pytest.raises(InputError, match="optimal"):
-        simulate_contests(MICRO, player=parse_player_policy("optimal"), n=10, seed=1)
+        simulate(MICRO, player=parse_player_policy("optimal"), n=10, seed=1)
 
 
 def test_bad_count_and_seed_are_input_errors():
-    with pytest.raises(InputError, match="--n"):
-        simulate_contests(MICRO, n=0)
-    with pytest.raises(InputError, match="--seed"):
-        simulate_contests(MICRO, n=5, seed=-1)
+    with pytest.raises(InputError, match="^n: "):
+        simulate(MICRO, n=0)
+    with pytest.raises(InputError, match="^seed: "):
+        simulate(MICRO, n=5, seed=-1)
 
 
 def test_csv_and_summary(tmp_path):
-    rows = simulate_contests(MICRO, n=50, seed=3)
+    rows = simulate(MICRO, n=50, seed=3)
     path = tmp_path / "samples.csv"
     write_samples_csv(rows, path)
     lines = path.read_text().splitlines()
@@ -172,7 +173,7 @@ def test_trace_tells_the_contest_in_words():
                   "The track is full (O O O): the contest ends in a loss.", "Result: the player loses the contest"):
         assert words in text
     assert trace_contest(setup, player=parse_player_policy("risk=always"), seed=3) == lines
-    rows = simulate_contests(setup, player=parse_player_policy("risk=always"), n=1, seed=3)
+    rows = simulate(setup, player=parse_player_policy("risk=always"), n=1, seed=3)
     assert f"after {rows['rounds'][0]} round(s)" in lines[-1]
 
 

@@ -18,8 +18,8 @@ from scipy import stats
 
 from exactdice.cli.main import main
 from exactdice.errors import InputError
-from exactdice.karbon import ContestSetup, KarbonRuleset, parse_player_policy
-from exactdice.karbon.simulate import OUTCOMES, simulate_contests
+from exactdice.karbon import ContestSetup, Rules, parse_player_policy
+from exactdice.karbon.simulate import OUTCOMES, simulate
 
 DATA = Path(__file__).parent / "data"
 TINY = ["--player-dice", "d6", "--narrator-dice", "d8", "--pool", "d4", "--reserve", "d4", "-w", "1", "-p", "1"]
@@ -178,8 +178,8 @@ def test_simulate_without_a_file_solves_first_and_matches_the_file(written):
 
 def test_python_api_needs_a_strategy_for_optimal_play():
     setup = ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, consequence=1, pool={}, reserve={})
-    with pytest.raises(InputError, match="--player-policy: the simulator plays 'optimal' by replaying"):
-        simulate_contests(setup, KarbonRuleset(), parse_player_policy("optimal"), n=10)
+    with pytest.raises(InputError, match="player_policy: the simulator plays 'optimal' by replaying"):
+        simulate(setup, Rules(), parse_player_policy("optimal"), n=10)
 
 
 def test_trace_replays_the_strategy(written):

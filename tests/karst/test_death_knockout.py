@@ -9,7 +9,7 @@ from itertools import product
 import pytest
 
 from exactdice.errors import InputError
-from exactdice.karst import KarstRules, KnockoutSetup, knockout_then_death, solve_death, solve_knockout
+from exactdice.karst import Rules, KnockoutSetup, knockout_then_death, solve_death, solve_knockout
 from exactdice.karst.rounds import TAIL_MASS
 from exactdice.markov import Chance, Terminal, solve
 
@@ -75,20 +75,20 @@ def brute_death(h, modifier, aid, cap=12):
     (0, 0, 1), (1, 0, 2), (2, 1, 1), (3, -1, 2), (0, 2, 3), (5, 0, 1), (6, 0, 2), (1, -2, 1), (0, 7, 2),
 ])
 def test_death_with_aid_matches_round_enumeration(h, modifier, aid):
-    solution = solve_death(h, modifier, KarstRules(aid=aid))
+    solution = solve_death(h, modifier, Rules(aid=aid))
     assert solution.death == brute_death(h, modifier, aid)
     assert solution.death + solution.stable == 1
 
 
 def test_aid_and_modifier_matter():
-    assert solve_death(0, rules=KarstRules(aid=1)).death < solve_death(0).death
+    assert solve_death(0, rules=Rules(aid=1)).death < solve_death(0).death
     assert solve_death(2, modifier=1).death < solve_death(2).death
     assert solve_death(0, modifier=5).stable == 1
 
 
 @pytest.mark.parametrize("h, aid", [(0, 0), (0, 2), (3, 1), (1, 3)])
 def test_rounds_distribution_follows_the_truncation_rule(h, aid):
-    solution = solve_death(h, rules=KarstRules(aid=aid))
+    solution = solve_death(h, rules=Rules(aid=aid))
     rounds = solution.rounds
     assert sum(rounds.probabilities.values()) + rounds.rest == 1
     assert rounds.rest < TAIL_MASS
@@ -100,7 +100,7 @@ def test_rounds_distribution_follows_the_truncation_rule(h, aid):
 
 
 def test_negative_health_must_be_non_negative():
-    with pytest.raises(InputError, match="--negative-health"):
+    with pytest.raises(InputError, match="negative_health"):
         solve_death(-1)
 
 
@@ -202,11 +202,11 @@ def test_then_death_chains_negative_health_into_the_death_roll():
     result = knockout_then_death(chain)
     expected = sum(p * solve_death(n).death for n, p in chain.negative_health.items())
     assert result["death"] == expected and result["death"] + result["stable"] == 1
-    assert knockout_then_death(chain, rules=KarstRules(aid=2))["death"] < expected
+    assert knockout_then_death(chain, rules=Rules(aid=2))["death"] < expected
 
 
 def test_knockout_bad_input():
-    with pytest.raises(InputError, match="--health"):
+    with pytest.raises(InputError, match="health"):
         solve_knockout(KnockoutSetup(0, 10, "d6", 0))
-    with pytest.raises(InputError, match="--damage"):
+    with pytest.raises(InputError, match="damage"):
         solve_knockout(KnockoutSetup(0, 10, "d6+", 5))

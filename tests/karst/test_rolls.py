@@ -10,7 +10,7 @@ import pytest
 
 from exactdice.errors import InputError
 from exactdice.karst import (
-    KarstRules, action_success, attack_hit, opposed, order_before, order_places,
+    Rules, action_success, attack_hit, opposed, order_before, order_places,
 )
 
 
@@ -46,13 +46,13 @@ def test_opposed_by_enumeration(rule):
             else:
                 counts["first" if ta > tb else "second"] += 1
         expected = {name: Fraction(counts[name], 36) for name in ("first", "second", "neither")}
-        assert opposed(first, second, KarstRules(opposed=rule)) == expected
+        assert opposed(first, second, Rules(opposed=rule)) == expected
 
 
 def test_opposed_rule_matters():
     # +6 fails on a natural 1 with a total of 7; success-first lets a natural 6 of +0 beat it
     assert opposed(6, 0)["second"] == 0
-    assert opposed(6, 0, KarstRules(opposed="success-first"))["second"] == Fraction(1, 36)
+    assert opposed(6, 0, Rules(opposed="success-first"))["second"] == Fraction(1, 36)
 
 
 @pytest.mark.parametrize("modifier", range(-3, 12, 2))
@@ -114,7 +114,7 @@ def test_two_actions_knob_matters():
 
 
 def test_order_bad_combatant():
-    with pytest.raises(InputError, match="--two-actions: combatant 3 does not exist"):
+    with pytest.raises(InputError, match="two_actions: combatant 3 does not exist"):
         order_places([0, 0], two_actions=[3])
-    with pytest.raises(InputError, match="--surprised"):
+    with pytest.raises(InputError, match="surprised"):
         order_before([0], surprised=[0])

@@ -11,8 +11,8 @@ import pytest
 from scipy.stats import chisquare
 
 from exactdice.cli.main import main
-from exactdice.karst import KarstRules, category_column, expected_distribution, solve_death
-from exactdice.karst.simulate import COLUMNS, simulate, simulate_arrays
+from exactdice.karst import Rules, outcome_column, expected_distribution, solve_death
+from exactdice.karst.simulate import COLUMNS, simulate_rows, simulate
 from exactdice.karst.tables import action_table, attack_table, death_table, karst_tables
 
 # chance that a correct model fails one of these tests by bad luck
@@ -20,21 +20,21 @@ ALPHA = 1e-4
 
 
 @pytest.mark.parametrize("kind, rules, setup", [
-    ("action", KarstRules(), {"modifier": 2}),
-    ("death", KarstRules(), {"negative_health": 2}),
-    ("death", KarstRules(aid=2), {"negative_health": 1, "modifier": -1}),
-    ("attack", KarstRules(), {"modifier": 3, "defense": 14, "damage": "d6"}),
-    ("attack", KarstRules(), {"modifier": 3, "defense": 14, "damage": "2d4+1", "health": 9, "unaware": True}),
-    ("attack", KarstRules(aid=1), {"modifier": 5, "defense": 15, "damage": "d4-1", "health": 6,
+    ("action", Rules(), {"modifier": 2}),
+    ("death", Rules(), {"negative_health": 2}),
+    ("death", Rules(aid=2), {"negative_health": 1, "modifier": -1}),
+    ("attack", Rules(), {"modifier": 3, "defense": 14, "damage": "d6"}),
+    ("attack", Rules(), {"modifier": 3, "defense": 14, "damage": "2d4+1", "health": 9, "unaware": True}),
+    ("attack", Rules(aid=1), {"modifier": 5, "defense": 15, "damage": "d4-1", "health": 6,
                                    "then_death": True}),
-    ("order", KarstRules(), {"modifiers": [2, 0, -1], "two_actions": [1], "combatant": 1}),
-    ("order", KarstRules(), {"modifiers": [1, 0, 0], "surprised": [3], "combatant": 2}),
+    ("order", Rules(), {"modifiers": [2, 0, -1], "two_actions": [1], "combatant": 1}),
+    ("order", Rules(), {"modifiers": [1, 0, 0], "surprised": [3], "combatant": 2}),
 ])
 def test_simulator_agrees_with_exact_model(kind, rules, setup):
     trials = 40_000
     sim_setup = {k: v for k, v in setup.items() if k != "combatant"}
-    arrays = simulate_arrays(kind, n=trials, seed=5, rules=rules, **sim_setup)
-    column = category_column(kind, **setup)
+    arrays = simulate(kind, n=trials, seed=5, rules=rules, **sim_setup)
+    column = outcome_column(kind, **setup)
     observed = Counter(str(value) for value in arrays[column])
     expected = expected_distribution(kind, rules=rules, **setup)
     categories = [c for c, p in expected.items() if p > 0]
@@ -46,8 +46,8 @@ def test_simulator_agrees_with_exact_model(kind, rules, setup):
 
 def test_death_simulator_rounds_agree():
     trials = 40_000
-    arrays = simulate_arrays("death", n=trials, seed=9, rules=KarstRules(aid=1), negative_health=0)
-    exact = solve_death(0, rules=KarstRules(aid=1)).rounds.probabilities
+    arrays = simulate("death", n=trials, seed=9, rules=Rules(aid=1), negative_health=0)
+    exact = solve_death(0, rules=Rules(aid=1)).rounds.probabilities
     observed = Counter(int(r) for r in arrays["rounds"])
     kept = [r for r in exact if exact[r] * trials >= 5]  # pool the sparse tail into one cell
     tail = 1 - sum(exact[r] for r in kept)
@@ -57,10 +57,10 @@ def test_death_simulator_rounds_agree():
 
 
 def test_simulations_are_seeded_with_documented_columns():
-    rows = simulate("attack", n=20, seed=2, modifier=0, defense=12, damage="d6", health=5)
-    assert rows == simulate("attack", n=20, seed=2, modifier=0, defense=12, damage="d6", health=5)
+    rows = simulate_rows("attack", n=20, seed=2, modifier=0, defense=12, damage="d6", health=5)
+    assert rows == simulate_rows("attack", n=20, seed=2, modifier=0, defense=12, damage="d6", health=5)
     assert set(rows[0]) == set(COLUMNS("attack", health=5))
-    order_rows = simulate("order", n=5, seed=2, modifiers=[0, 1], surprised=[2])
+    order_rows = simulate_rows("order", n=5, seed=2, modifiers=[0, 1], surprised=[2])
     assert set(order_rows[0]) == set(COLUMNS("order", combatants=2))
     assert all(row["place_2"] == "" for row in order_rows)
 

@@ -175,11 +175,11 @@ def test_pdf_re_render_differs_at_most_in_the_file_id(make_grid):
 
 def test_format_from_suffix_and_errors(tmp_path, make_grid):
     assert format_from_path("x.CSV") == "csv" and format_from_path("-") == "md"
-    with pytest.raises(InputError, match="--format: cannot tell the format"):
+    with pytest.raises(InputError, match="fmt: cannot tell the format"):
         format_from_path("table.txt")
-    with pytest.raises(InputError, match="--format: unknown format 'xls'"):
+    with pytest.raises(InputError, match="fmt: unknown format 'xls'"):
         format_from_path("t.csv", "xls")
-    with pytest.raises(InputError, match="--output: folder"):
+    with pytest.raises(InputError, match="output: folder"):
         write_table(make_grid(1), "md", tmp_path / "missing" / "t.md")
 
 
@@ -234,6 +234,6 @@ def test_huge_fractions_stay_exact_in_json_csv_html_and_out_of_the_markdown():
 
 
 def test_an_unwritable_output_is_an_input_error(make_grid, tmp_path):
-    with pytest.raises(InputError, match="--output: .* is a directory, not a file"):
+    with pytest.raises(InputError, match="output: .* is a directory, not a file"):
         write_table(make_grid(1), "md", tmp_path)
     assert list(tmp_path.iterdir()) == []

@@ -137,7 +137,7 @@ def test_a_corrupt_store_gives_a_clear_message(tmp_path):
     with pytest.raises(InputError) as caught:
         ResultStore(path)
     message = str(caught.value)
-    assert message.startswith("--store: results store")
+    assert message.startswith("store_path: results store")
     assert str(path) in message and "corrupt" in message and "delete it" in message
 
 
@@ -230,5 +230,5 @@ def test_an_input_error_in_a_worker_arrives_whole_and_keeps_finished_cells(tmp_p
 
 
 def test_a_store_path_that_is_a_folder_gives_a_clear_message(tmp_path):
-    with pytest.raises(InputError, match="--store: .* is a directory, not a file"):
+    with pytest.raises(InputError, match="store_path: .* is a directory, not a file"):
         ResultStore(tmp_path)

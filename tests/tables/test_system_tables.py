@@ -61,14 +61,14 @@ class TestKarst:
 
     @pytest.mark.parametrize("modifier", [0, 2])
     def test_death_table_matches_solve_death(self, modifier):
-        from exactdice.karst import KarstRules, solve_death
+        from exactdice.karst import Rules, solve_death
 
         (table,) = _table_json(self._command(), "--table", "death", "--modifier", str(modifier))
         assert table["legend"]["modifier"] == f"{modifier:+d}"
         death, rounds = _matrix(table, "P(death)"), _matrix(table, "expected rounds")
         for r, h in enumerate(int(label) for label in table["rows"]):
             for c, aid in enumerate(int(label) for label in table["columns"]):
-                solution = solve_death(h, modifier, KarstRules(aid=aid))
+                solution = solve_death(h, modifier, Rules(aid=aid))
                 assert death[r][c] == solution.death and rounds[r][c] == solution.expected_rounds
         if modifier == 0:
             assert death[2][0] == Fraction(3, 4)  # the spec's micro-example

@@ -57,12 +57,12 @@ def measure_contingency(cross_check):
 
 
 def measure_karbon(cross_check):
-    from exactdice.karbon import KarbonRuleset
-    from exactdice.karbon.simulate import expected_distribution
+    from exactdice.karbon import Rules
+    from exactdice.karbon.solve import expected_distribution
 
     setup = cross_check.karbon_default_contest()
     exact = expected_distribution(setup)
-    changed = expected_distribution(setup, KarbonRuleset().with_rules(["tie_order=narrator_first"]))
+    changed = expected_distribution(setup, Rules().with_rules(["tie_order=narrator_first"]))
     p_model, p_true = float(exact["win"]), float(changed["win"])
     print(f"karbon A3/C3/W3/P1, tie_order=narrator_first: P(win) {p_model:.5f} by the rules, "
           f"{p_true:.5f} with the knob changed")

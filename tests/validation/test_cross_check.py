@@ -46,6 +46,21 @@ def _available(module_name: str) -> bool:
         return False
 
 
+def registry_case(system_name: str, variant: str | None, setup: dict, rules: dict, *,
+                  n: int, seed: int):
+    """(exact law, observed counts) of one setup, through the `exactdice.systems` registry:
+    the system's simulator plays ``n`` trials and its outcome column is counted."""
+    from exactdice.systems import get_system
+
+    system = get_system(system_name)
+    if variant is not None:
+        system = system.variants[variant]
+    setup, rules = system.setup(setup), system.rules(rules)
+    samples = system.simulate(setup, rules, n=n, seed=seed)
+    column = system.outcome_column(setup)
+    return system.exact(setup, rules), Counter(str(value) for value in samples[column])
+
+
 # ----- Contingency ---------------------------------------------------------------------------
 
 CONTINGENCY_CASES = 30
@@ -53,38 +68,36 @@ CONTINGENCY_TRIALS = 6000
 
 
 def contingency_setup(seed: int):
-    """A random small skill check and ruleset (every knob varied)."""
-    from exactdice.contingency import ContingencyRules, skill_check
+    """A random small skill check and ruleset (every knob varied), as registry values."""
     from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES
 
     rng = random.Random(seed)
     size = rng.choice([3, 3, 3, 1, 5])
     dice = [rng.choice([2, 4, 6, 8, 10, 12]) for _ in range(size)]
     modifiers = [rng.randint(-2, 2) for _ in range(size)] if rng.random() < 0.5 else None
-    check = skill_check(dice, modifiers=modifiers, advantage=rng.randint(0, 2),
-                        disadvantage=rng.randint(0, 2), difficulty=rng.randint(1, 13))
-    rules = ContingencyRules(luck=rng.choice(LUCK_POLICIES),
-                             fail_by_one=rng.choice(FAIL_BY_ONE_POLICIES),
-                             luck_modifier=rng.random() < 0.5, gm_omen=rng.choice(GM_OMEN_RULES),
-                             any_size=size != 3)
-    return check, rules
+    setup = {"dice": ",".join(f"d{size}" for size in dice),
+             "modifiers": None if modifiers is None else ",".join(map(str, modifiers)),
+             "advantage": rng.randint(0, 2), "disadvantage": rng.randint(0, 2),
+             "difficulty": rng.randint(1, 13)}
+    rules = {"luck": rng.choice(LUCK_POLICIES), "fail_by_one": rng.choice(FAIL_BY_ONE_POLICIES),
+             "luck_modifier": rng.random() < 0.5, "gm_omen": rng.choice(GM_OMEN_RULES),
+             "any_size": size != 3}
+    return setup, rules
 
 
 def contingency_outcome_case(seed: int):
-    from exactdice.contingency import expected_distribution
-    from exactdice.contingency.simulate import simulate_arrays
-
-    check, rules = contingency_setup(seed)
-    samples = simulate_arrays(check, rules, n=CONTINGENCY_TRIALS, seed=seed)
-    return expected_distribution(check, rules), Counter(samples["outcome"].tolist())
+    setup, rules = contingency_setup(seed)
+    return registry_case("contingency", None, setup, rules, n=CONTINGENCY_TRIALS, seed=seed)
 
 
 def contingency_total_case(seed: int):
     from exactdice.contingency import solve_check
-    from exactdice.contingency.simulate import simulate_arrays
+    from exactdice.contingency.simulate import simulate
+    from exactdice.contingency.system import SYSTEM, build_check
 
-    check, rules = contingency_setup(seed)
-    samples = simulate_arrays(check, rules, n=CONTINGENCY_TRIALS, seed=seed + 10_000)
+    setup, rules = contingency_setup(seed)
+    check, rules = build_check(setup), SYSTEM.rules(rules)
+    samples = simulate(check, rules, n=CONTINGENCY_TRIALS, seed=seed + 10_000)
     return solve_check(check, rules).total.probabilities(), Counter(samples["total"].tolist())
 
 
@@ -96,12 +109,10 @@ _KARST_DAMAGE = ("d6", "d4+1", "2d4", "d8-1", "3")
 
 
 def karst_setup(seed: int):
-    """A random Karst simulation: kind, setup keywords and rules (aid varied)."""
-    from exactdice.karst import KarstRules
-
+    """A random Karst roll: kind, setup and rules values (aid varied)."""
     rng = random.Random(seed)
     kind = ("action", "attack", "attack", "death", "order")[seed % 5]
-    rules = KarstRules(aid=rng.randint(0, 2))
+    rules = {"aid": rng.randint(0, 2)}
     if kind == "action":
         return kind, {"modifier": rng.randint(-3, 6)}, rules
     if kind == "death":
@@ -123,15 +134,8 @@ def karst_setup(seed: int):
 
 
 def karst_case(seed: int):
-    from exactdice.karst import category_column, expected_distribution
-    from exactdice.karst.simulate import simulate_arrays
-
     kind, setup, rules = karst_setup(seed)
-    column = category_column(kind, **setup)
-    simulated = {key: value for key, value in setup.items() if key != "combatant"}
-    samples = simulate_arrays(kind, n=KARST_TRIALS, seed=seed, rules=rules, **simulated)
-    return (expected_distribution(kind, rules=rules, **setup),
-            Counter(str(value) for value in samples[column].tolist()))
+    return registry_case("karst", kind, setup, rules, n=KARST_TRIALS, seed=seed)
 
 
 # ----- Chronica ------------------------------------------------------------------------------
@@ -142,8 +146,7 @@ CHRONICA_TRIALS = 3000
 
 def chronica_setup(seed: int):
     """A random small contest: 2-3 sides of 1-3 dice, co-operating pools, every knob varied."""
-    from exactdice.chronica import ChronicaRules
-    from exactdice.chronica.ruleset import TIE_RULES
+    from exactdice.chronica.ruleset import TIE_RULES, side_text
 
     rng = random.Random(seed)
     sizes = [4, 6, 8, 10, 12] + ([5, 7, 9] if seed % 3 == 0 else [])
@@ -158,20 +161,19 @@ def chronica_setup(seed: int):
             side.append(pool(1))
         sides.append(tuple(side))
     push = rng.random() < 0.3
-    rules = ChronicaRules(tie_rule=rng.choice(TIE_RULES), push=push,
-                          push_dice=(6,) if push and rng.random() < 0.5 else (),
-                          max_pushes=rng.randint(1, 2), physical=seed % 3 == 0)
+    rules = {"tie_rule": rng.choice(TIE_RULES), "push": push,
+             "push_dice": "d6" if push and rng.random() < 0.5 else None,
+             "max_pushes": rng.randint(1, 2) if push else None, "physical": seed % 3 == 0}
+    if not push:
+        rng.randint(1, 2)  # the draw a pushless contest made for max_pushes, kept for the stream
     target = rng.choice([None, None, None, 8, 10])
-    return sides, rules, target
+    return ({"sides": tuple(side_text(side) for side in sides),
+             "target": None if target is None else f"d{target}"}, rules)
 
 
 def chronica_case(seed: int):
-    from exactdice.chronica import expected_distribution
-    from exactdice.chronica.simulate import simulate_contest
-
-    sides, rules, target = chronica_setup(seed)
-    rows = simulate_contest(sides, rules, target, n=CHRONICA_TRIALS, seed=seed)
-    return expected_distribution(sides, rules, target), Counter(row["winner"] for row in rows)
+    setup, rules = chronica_setup(seed)
+    return registry_case("chronica", None, setup, rules, n=CHRONICA_TRIALS, seed=seed)
 
 
 # ----- Karbon --------------------------------------------------------------------------------
@@ -185,31 +187,27 @@ _KARBON_NARRATOR_POLICIES = ("fixed", "random", "hurt=injury", "plans=dice")
 
 def karbon_setup(seed: int):
     """A random small contest (A <= 2, C <= 2, W <= 2, small pool), knobs and fixed policies."""
-    from exactdice.karbon import (RULE_CHOICES, KarbonRuleset, parse_narrator_policy,
-                                  parse_player_policy)
-    from exactdice.karbon.setup import ContestSetup
+    from exactdice.karbon import RULE_CHOICES
 
     rng = random.Random(seed)
-    setup = ContestSetup(ability=rng.randint(1, 2), challenge=rng.randint(1, 2),
-                         consequence=rng.randint(1, 2), peril=rng.randint(0, 1),
-                         fortune=rng.randint(0, 2), training=rng.random() < 0.3,
-                         fallout=rng.randint(0, 1),
-                         pool={6: rng.randint(1, 3), 8: rng.randint(1, 2), 10: rng.randint(1, 2)},
-                         reserve={6: rng.randint(0, 2)})
+    setup = {"ability": rng.randint(1, 2), "challenge": rng.randint(1, 2),
+             "consequence": rng.randint(1, 2), "peril": rng.randint(0, 1),
+             "fortune": rng.randint(0, 2), "training": rng.random() < 0.3,
+             "fallout": rng.randint(0, 1)}
+    pool = {6: rng.randint(1, 3), 8: rng.randint(1, 2), 10: rng.randint(1, 2)}
+    reserve = rng.randint(0, 2)
+    setup.update(pool=",".join(f"{count}d{size}" for size, count in pool.items()),
+                 reserve=f"{reserve}d6" if reserve else "none")
     knobs = [f"{name}={rng.choice(values)}" for name, values in RULE_CHOICES.items()
              if name != "objective" and rng.random() < 0.4]
-    return (setup, KarbonRuleset().with_rules(knobs),
-            parse_player_policy(rng.choice(_KARBON_PLAYER_POLICIES)),
-            parse_narrator_policy(rng.choice(_KARBON_NARRATOR_POLICIES)))
+    setup.update(player_policy=rng.choice(_KARBON_PLAYER_POLICIES),
+                 narrator_policy=rng.choice(_KARBON_NARRATOR_POLICIES))
+    return setup, {"rules": tuple(knobs)}
 
 
 def karbon_case(seed: int):
-    from exactdice.karbon.simulate import OUTCOME_COLUMN, expected_distribution, simulate_contests
-
-    setup, ruleset, player, narrator = karbon_setup(seed)
-    samples = simulate_contests(setup, ruleset, player, narrator, n=KARBON_TRIALS, seed=seed)
-    return (expected_distribution(setup, ruleset, player, narrator),
-            Counter(samples[OUTCOME_COLUMN].tolist()))
+    setup, rules = karbon_setup(seed)
+    return registry_case("karbon", None, setup, rules, n=KARBON_TRIALS, seed=seed)
 
 
 # ----- the batch ------------------------------------------------------------------------------
@@ -292,9 +290,9 @@ def wrong_contingency_setup():
     d4 or a d12: P(success) is 367/432 = 0.850 by the rules, 0.797 with ties broken larger
     die first (found by searching all 3-die pools for a large effect without d2s).
     """
-    from exactdice.contingency import ContingencyRules, skill_check
+    from exactdice.contingency import Rules, skill_check
 
-    return skill_check([4, 12, 12], difficulty=6), ContingencyRules(luck="always")
+    return skill_check([4, 12, 12], difficulty=6), Rules(luck="always")
 
 
 def wrong_contingency_fit(n: int, seed: int, *, larger_die_first: bool = True,
@@ -317,10 +315,10 @@ CONTINGENCY_DETECTION_TRIALS = 2000
 @pytest.mark.skipif(not _available("exactdice.contingency.simulate"),
                     reason="the Contingency simulator is not there yet")
 def test_the_copy_with_the_rule_unchanged_is_the_real_simulator():
-    from exactdice.contingency.simulate import simulate_arrays
+    from exactdice.contingency.simulate import simulate
 
     check, rules = wrong_contingency_setup()
-    real = simulate_arrays(check, rules, n=5000, seed=11)["outcome"]
+    real = simulate(check, rules, n=5000, seed=11)["outcome"]
     copy = contingency_outcomes_one_rule_changed(check, rules, n=5000, seed=11,
                                                  larger_die_first=False)
     assert real.tolist() == copy.tolist()
@@ -377,9 +375,9 @@ def karst_wrong_fit(n: int, seed: int, *, natural_one_fails: bool = False, alpha
 @pytest.mark.skipif(not _available("exactdice.karst.simulate"),
                     reason="the Karst simulator is not there yet")
 def test_karst_copy_with_the_rule_unchanged_is_the_real_simulator():
-    from exactdice.karst.simulate import simulate_arrays
+    from exactdice.karst.simulate import simulate
 
-    real = simulate_arrays("action", n=3000, seed=5, modifier=KARST_ACTION_MODIFIER)["outcome"]
+    real = simulate("action", n=3000, seed=5, modifier=KARST_ACTION_MODIFIER)["outcome"]
     copy = karst_action_one_rule_changed(KARST_ACTION_MODIFIER, n=3000, seed=5,
                                          natural_one_fails=True)
     assert real.tolist() == copy.tolist()
@@ -417,20 +415,21 @@ def karbon_default_contest():
 
 def karbon_wrong_fit(n: int, seed: int, *, knob: str = "tie_order=narrator_first",
                      alpha: float = 0.01, exact=None):
-    from exactdice.karbon import KarbonRuleset
-    from exactdice.karbon.simulate import OUTCOME_COLUMN, expected_distribution, simulate_contests
+    from exactdice.karbon import Rules
+    from exactdice.karbon.simulate import OUTCOME_COLUMN, simulate
+    from exactdice.karbon.solve import expected_distribution
 
     setup = karbon_default_contest()
     exact = exact or expected_distribution(setup)
-    ruleset = KarbonRuleset().with_rules([knob] if knob else [])
-    samples = simulate_contests(setup, ruleset, n=n, seed=seed)
+    ruleset = Rules().with_rules([knob] if knob else [])
+    samples = simulate(setup, ruleset, n=n, seed=seed)
     return goodness_of_fit(exact, Counter(samples[OUTCOME_COLUMN].tolist()), alpha=alpha)
 
 
 @pytest.mark.skipif(not _available("exactdice.karbon.simulate"),
                     reason="the Karbon simulator is not there yet")
 def test_karbon_with_one_rule_changed_is_flagged():
-    from exactdice.karbon.simulate import expected_distribution
+    from exactdice.karbon.solve import expected_distribution
 
     exact = expected_distribution(karbon_default_contest())
     for seed in range(3):

@@ -6,13 +6,15 @@ import json
 from collections import Counter
 from fractions import Fraction
 
-import click
+from dataclasses import dataclass
+
 import pytest
 
+from exactdice import systems
 from exactdice.cli import main as cli_main
-from exactdice.cli import validate as validate_module
 from exactdice.errors import InputError
-from exactdice.validation import parse_counts, read_sample_column, validation_command
+from exactdice.systems import Parameter, rules_values, setup_values
+from exactdice.validation import parse_counts, read_sample_column
 
 
 def run_cli(argv, capsys):
@@ -48,15 +50,15 @@ def test_read_sample_column_counts_one_column(tmp_path):
 ])
 def test_read_sample_column_names_the_file_and_what_is_wrong(tmp_path, text, message):
     path = write(tmp_path, text)
-    with pytest.raises(InputError, match=f"^--samples: .*{message}") as error:
+    with pytest.raises(InputError, match=f"^samples: .*{message}") as error:
         read_sample_column(path, "outcome")
-    assert error.value.field == "--samples"
+    assert error.value.field == "samples"
     if "line" in message or "column" in message or "empty" in message:
         assert "samples.csv" in str(error.value)
 
 
 def test_read_sample_column_refuses_missing_files_and_binary_data(tmp_path):
-    with pytest.raises(InputError, match="--samples: no such file: .*nothere.csv"):
+    with pytest.raises(InputError, match="samples: no such file: .*nothere.csv"):
         read_sample_column(tmp_path / "nothere.csv", "outcome")
     with pytest.raises(InputError, match="is a directory"):
         read_sample_column(tmp_path, "outcome")
@@ -85,35 +87,56 @@ def test_parse_counts_reads_outcome_equals_count():
     ("win=1,win=2", "'win' is given twice"),
 ])
 def test_parse_counts_refuses_malformed_text(text, message):
-    with pytest.raises(InputError, match=f"^--counts: .*{message}"):
+    with pytest.raises(InputError, match=f"^counts: .*{message}"):
         parse_counts(text)
 
 
 # ----- the command ----------------------------------------------------------------------------
 
 
-def coin_command():
-    """A toy system: a coin with a --heads-in-six option (decorator) and --sides (Parameter)."""
+@dataclass(frozen=True)
+class Coin:
+    """A toy system: a coin with --heads-in-six and --sides setup parameters."""
 
-    def expected(heads_in_six, sides):
+    name: str = "coin"
+    summary: str = "A coin that shows heads on some of six faces."
+    rules_type: type = dict
+    parameters: tuple = (Parameter("heads_in_six", int, 3, "Faces of six showing heads."),
+                         Parameter("sides", int, 2, "2, or 3 with an edge."))
+    variants = {}
+
+    def setup(self, values):
+        return setup_values(self, values)
+
+    def rules(self, values):
+        return rules_values(self, values)
+
+    def exact(self, setup, rules):
+        heads_in_six, sides = setup["heads_in_six"], setup["sides"]
         if not 0 <= heads_in_six <= 6:
-            raise InputError("--heads-in-six", f"must be 0..6, got {heads_in_six}")
+            raise InputError("heads_in_six", f"must be 0..6, got {heads_in_six}")
         distribution = {"heads": Fraction(heads_in_six, 6), "tails": 1 - Fraction(heads_in_six, 6)}
         if sides == 3:
             distribution = {key: value / 2 for key, value in distribution.items()}
             distribution["edge"] = Fraction(1, 2)
         return distribution
 
-    return validation_command(
-        "coin", "A coin that shows heads on some of six faces.",
-        [click.option("--heads-in-six", type=int, default=3, show_default=True),
-         click.Option(["--sides"], type=int, default=2)],
-        expected, "side")
+    def simulate(self, setup, rules, n, seed):
+        raise NotImplementedError("the validate command never simulates")
+
+    def outcome_column(self, setup):
+        return "side"
+
+    def table_sets(self):
+        return []
 
 
 @pytest.fixture
 def with_coin(monkeypatch):
-    monkeypatch.setitem(validate_module.SUBCOMMAND_BUILDERS, "coin", coin_command)
+    monkeypatch.setitem(systems.SYSTEMS, "coin", systems.RegistryEntry(Coin(), Coin.summary))
+    monkeypatch.delitem(systems._LOADED, "coin", raising=False)
+    yield
+    systems._LOADED.pop("coin", None)
 
 
 def test_exit_0_when_the_samples_fit(with_coin, tmp_path, capsys):
@@ -186,7 +209,7 @@ def test_the_group_help_lists_the_systems(capsys):
     code, out, _ = run_cli(["validate", "--help"], capsys)
     assert code == 0
     assert "Exit code 0" in out
-    for name in validate_module.SUBCOMMAND_BUILDERS:
+    for name in systems.system_names():
         assert name in out
 
 

@@ -93,7 +93,7 @@ def test_small_sample_uses_the_exact_test_and_large_ones_do_not():
 
 
 def test_exact_test_is_refused_past_its_limit():
-    with pytest.raises(InputError, match="--test.*count vectors"):
+    with pytest.raises(InputError, match="test.*count vectors"):
         goodness_of_fit(THREE_WAY, {"win": 5000, "loss": 3000, "tie": 2000}, test="exact")
 
 
@@ -169,7 +169,7 @@ def test_expected_must_be_exact_and_sum_to_one():
 
 @pytest.mark.parametrize("alpha", [0, 1, -0.1, 2])
 def test_alpha_outside_zero_one_is_refused(alpha):
-    with pytest.raises(InputError, match="--alpha"):
+    with pytest.raises(InputError, match="alpha"):
         goodness_of_fit(THREE_WAY, {"win": 1}, alpha=alpha)
 
 

@@ -1,0 +1,164 @@
+"""Karbon as a registered `exactdice.systems.RulesSystem`: one whole contest.
+
+A setup holds the contest's draw (or explicit hands, or a state file) and both sides'
+policies as text; `contest_from_values` turns it into the objects the exact model and the
+simulator take. The exact model is imported only when `exact` is called.
+
+>>> setup = SYSTEM.setup({"player_dice": "d6", "narrator_dice": "d10", "consequence": 1,
+...                       "pool": "none", "reserve": "none"})
+>>> law = SYSTEM.exact(setup, SYSTEM.rules({}))
+>>> sum(law.values()), round(float(law["win"]), 6)
+(Fraction(1, 1), 0.659757)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from exactdice.errors import InputError
+from exactdice.karbon.dice import dice_text, parse_dice_list
+from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
+from exactdice.karbon.ruleset import RULE_CHOICES, Rules
+from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup, read_state_file
+from exactdice.karbon.simulate import OUTCOME_COLUMN
+from exactdice.systems import Parameter, TableSet, rules_values, setup_values
+
+__all__ = ["SYSTEM", "KarbonSystem", "PARAMETERS", "contest_from_values", "ruleset_from_values",
+           "TABLE_POLICIES"]
+
+_RULES_HELP = "; ".join(f"{name}={'|'.join(values)}" for name, values in RULE_CHOICES.items())
+
+PARAMETERS = (
+    Parameter("ability", int, None, "Dice the player draws (A >= 0).", short="-a"),
+    Parameter("challenge", int, None, "Dice the narrator draws (C >= 1).", short="-c"),
+    Parameter("consequence", int, 2, "Length W of the victory track.", short="-w"),
+    Parameter("peril", int, 0, "Starting peril dice P.", short="-p"),
+    Parameter("fortune", int, 0, "The player's Fortune F: each d6 it draws costs one."),
+    Parameter("training", bool, False, "The player gains 1 chip per d8 drawn."),
+    Parameter("fallout", int, 0, "Glitches thrown before the first round (Fallout K)."),
+    Parameter("player_dice", str, None, "Explicit player hand, e.g. d8,d8,d10 or 2d8,d10 (no draw)."),
+    Parameter("narrator_dice", str, None, "Explicit narrator hand (with --player-dice)."),
+    Parameter("draw_chips", bool, False, "With explicit hands: pay the draw's chips as if drawn."),
+    Parameter("pool", str, dice_text(DEFAULT_POOL), "The main pool (dice list, or none)."),
+    Parameter("reserve", str, dice_text(DEFAULT_RESERVE), "The reserve (dice list, or none)."),
+    Parameter("state_file", str, None, "A mid-contest state as a JSON file (see the README); "
+              "replaces the setup flags.", cli_flag="--state"),
+    Parameter("player_policy", str, "fixed", '"optimal", or fixed preferences like '
+              '"risk=always;break=advantage>security" (keys: draw, risk, risk_take, break, '
+              'glitch, sideswipe_take).'),
+    Parameter("narrator_policy", str, "fixed", '"optimal", "kind" (plays for the player), '
+              '"random" (coin flips for hurt and plans), or fixed preferences like '
+              '"hurt=injury;plans=dice" (keys: draw, hurt, plans, plans_take, give).'),
+    Parameter("objective", str, None, "What optimal play maximises: expected score (win 1, "
+              "tie 1/2) or P(win) alone (the same as --rule objective=...).",
+              choices=("score", "win"), role="rules"),
+    Parameter("rules", str, (), f"Set a knob of the ruleset (repeatable). Knobs: {_RULES_HELP}.",
+              multiple=True, role="rules", cli_flag="--rule", metavar="NAME=VALUE"),
+)
+
+#: the policy pairs of the canonical tables: name -> (player, narrator)
+TABLE_POLICIES = {"fixed": ("fixed", "fixed"), "optimal": ("optimal", "optimal")}
+
+
+def ruleset_from_values(objective: str | None = None, rules=()) -> Rules:
+    """`Rules` from ``NAME=VALUE`` knobs and an optional objective (they must agree).
+
+    >>> ruleset_from_values("win", ["sudden_death=on"]).objective
+    'win'
+    """
+    ruleset = Rules().with_rules(rules)
+    if objective and any(rule.replace(" ", "").startswith("objective=") for rule in rules) \
+            and ruleset.objective != objective:
+        raise InputError("objective", f"`objective` {objective} contradicts `rules` "
+                                      f"objective={ruleset.objective}")
+    if objective:
+        ruleset = ruleset.with_rules([f"objective={objective}"])
+    return ruleset
+
+
+def contest_from_values(setup: Mapping):
+    """``(ContestSetup, player policy, narrator policy)`` from a setup mapping of text values.
+
+    >>> contest, player, narrator = contest_from_values({"ability": 2, "challenge": 1})
+    >>> contest.ability, player.kind, narrator.kind
+    (2, 'fixed', 'fixed')
+    """
+    values = {parameter.name: parameter.default for parameter in PARAMETERS}
+    values.update(setup)
+    player = parse_player_policy(values["player_policy"])
+    narrator = parse_narrator_policy(values["narrator_policy"])
+    if values["state_file"]:
+        return read_state_file(values["state_file"]), player, narrator
+    hands = {name: parse_dice_list(values[name], name) if values[name] else None
+             for name in ("player_dice", "narrator_dice")}
+    contest = ContestSetup(
+        ability=values["ability"], challenge=values["challenge"],
+        consequence=values["consequence"], peril=values["peril"], fortune=values["fortune"],
+        training=values["training"], fallout=values["fallout"], draw_chips=values["draw_chips"],
+        pool=parse_dice_list(values["pool"], "pool"),
+        reserve=parse_dice_list(values["reserve"], "reserve"), **hands)
+    return contest, player, narrator
+
+
+@dataclass(frozen=True)
+class KarbonSystem:
+    """Karbon contests (spec ``karbon.md``), solved as a Markov state graph."""
+
+    name: str = "karbon"
+    summary: str = "Karbon contests: win, loss, tie or unfinished."
+    rules_type: type = Rules
+    parameters: tuple = PARAMETERS
+    variants = {}
+
+    def setup(self, values: Mapping) -> dict:
+        return setup_values(self, values)
+
+    def rules(self, values: Mapping) -> Rules:
+        return ruleset_from_values(**rules_values(self, values))
+
+    def exact(self, setup: Mapping, rules: Rules) -> dict:
+        from exactdice.karbon.solve import expected_distribution
+
+        return expected_distribution(*_with_rules(contest_from_values(setup), rules))
+
+    def simulate(self, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
+        from exactdice.karbon.simulate import simulate
+
+        contest, ruleset, player, narrator = _with_rules(contest_from_values(setup), rules)
+        return simulate(contest, ruleset, player, narrator, n=n, seed=seed)
+
+    def outcome_column(self, setup: Mapping) -> str:
+        return OUTCOME_COLUMN
+
+    def table_sets(self) -> list[TableSet]:
+        from exactdice.karbon.tables import contest_grid
+
+        sets = []
+        for name, (player, narrator) in TABLE_POLICIES.items():
+            words = ("both sides optimal" if name == "optimal"
+                     else "both sides' fixed default policies")
+            for consequence in (1, 2, 3):
+                for peril in (0, 1):
+                    grid = contest_grid("ability", list(range(1, 6)), "challenge",
+                                        list(range(1, 6)),
+                                        {"consequence": consequence, "peril": peril},
+                                        player=player, narrator=narrator)
+                    sets.append(TableSet(
+                        "karbon", f"ability_challenge_w{consequence}_p{peril}_{name}",
+                        f"P(win), P(tie), P(loss) and expected rounds for Ability 1-5 x "
+                        f"Challenge 1-5, Consequence W = {consequence}, Peril P = {peril}, "
+                        f"{words}, default ruleset",
+                        f"exactdice karbon table --ability 1-5 --challenge 1-5 --consequence "
+                        f"{consequence} --peril {peril} --player-policy {player} "
+                        f"--narrator-policy {narrator}",
+                        (grid,), tags=(name,)))
+        return sets
+
+
+def _with_rules(contest_and_policies, rules):
+    contest, player, narrator = contest_and_policies
+    return contest, rules, player, narrator
+
+
+SYSTEM = KarbonSystem()

@@ -1,0 +1,135 @@
+"""Karst as a registered `exactdice.systems.RulesSystem`: one variant per roll.
+
+The action, attack, death and order rolls have different setups, so Karst registers one
+system whose ``variants`` are four systems (``exactdice validate karst death ...``).
+
+>>> death = SYSTEM.variants["death"]
+>>> death.exact(death.setup({"negative_health": 2}), death.rules({}))
+{'death': Fraction(3, 4), 'stable': Fraction(1, 4)}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from exactdice.errors import InputError
+from exactdice.karst.expected import expected_distribution, outcome_column
+from exactdice.karst.ruleset import Rules
+from exactdice.karst.tables import table_jobs
+from exactdice.systems import Parameter, TableSet, rules_values, setup_values
+
+__all__ = ["SYSTEM", "KarstSystem", "KarstRoll", "ROLLS"]
+
+_AID = Parameter("aid", int, 0, "Aid actions per round (each an extra death roll).", role="rules")
+
+#: roll -> (its setup parameters, one line of help)
+ROLLS = {
+    "action": ((Parameter("modifier", int, 0, "Added to the d6."),),
+               "Karst action rolls (d6 + modifier): column 'outcome', success | failure."),
+    "attack": ((Parameter("modifier", int, 0, "Attack modifier added to the d20."),
+                Parameter("defense", int, None, "The target's defense.", required=True),
+                Parameter("damage", str, "d6", "Weapon damage, a sum of dice like 2d4+1."),
+                Parameter("health", int, None, "Target health: validate whole knock-out chains."),
+                Parameter("unaware", bool, False, "Double the damage of the first attack."),
+                Parameter("then_death", bool, False, "Chain the knock-out into the death roll."),
+                _AID,
+                Parameter("death_modifier", int, 0, "Death-roll modifier (with --then-death).")),
+               "Karst attacks (d20 + modifier against defense). Without --health: column "
+               "'outcome', hit | miss. With --health: whole knock-out chains, column "
+               "'negative_health' (the health below zero at the knock-out); with "
+               "--then-death as well: column 'outcome', death | stable."),
+    "death": ((Parameter("negative_health", int, None, "h = -health >= 0.", required=True),
+               _AID,
+               Parameter("modifier", int, 0, "Added to every death roll.")),
+              "Karst death rolls from negative health H: column 'outcome', death | stable."),
+    "order": ((Parameter("modifiers", int, (), "One per combatant, repeated: --modifier 2 "
+                         "--modifier 0.", multiple=True, required=True, cli_flag="--modifier"),
+               Parameter("two_actions", int, (), "Combatant I takes two actions.", multiple=True),
+               Parameter("surprised", int, (), "Combatant I is surprised.", multiple=True),
+               Parameter("combatant", int, 1, "Whose place to validate (numbered from 1).")),
+              "Karst initiative order: the place of one combatant (--combatant I, numbered "
+              "from 1 in the order of --modifier), column 'place_I'."),
+}
+
+#: setup parameters the simulator does not take (they only pick what is validated)
+_NOT_SIMULATED = ("combatant",)
+
+
+@dataclass(frozen=True)
+class KarstRoll:
+    """One Karst roll (``action``, ``attack``, ``death`` or ``order``) as a system."""
+
+    name: str
+    summary: str
+    parameters: tuple
+    rules_type: type = Rules
+    variants: dict = field(default_factory=dict)
+
+    def setup(self, values: Mapping) -> dict:
+        return setup_values(self, values)
+
+    def rules(self, values: Mapping) -> Rules:
+        return Rules(**rules_values(self, values))
+
+    def exact(self, setup: Mapping, rules: Rules) -> dict:
+        return expected_distribution(self.name, rules=rules, **setup)
+
+    def simulate(self, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
+        from exactdice.karst.simulate import simulate
+
+        simulated = {key: value for key, value in setup.items() if key not in _NOT_SIMULATED}
+        return simulate(self.name, n=n, seed=seed, rules=rules, **simulated)
+
+    def outcome_column(self, setup: Mapping) -> str:
+        return outcome_column(self.name, **setup)
+
+    def table_sets(self) -> list[TableSet]:
+        return []
+
+
+_TABLE_DESCRIPTIONS = {
+    "action": "action roll P(success) by modifier -5..+5",
+    "attack": "attack roll P(hit) by attack modifier -2..+10 x defense 8..20",
+    "death": "death roll P(death) (and expected rounds) by negative health 0..6 x aid "
+             "actions per round 0..2, death-roll modifier 0",
+}
+
+
+@dataclass(frozen=True)
+class KarstSystem:
+    """Karst rolls (spec ``karst.md``): the system is its four rolls."""
+
+    name: str = "karst"
+    summary: str = "Karst rolls: action | attack | death | order (one subcommand each)."
+    rules_type: type = Rules
+    parameters: tuple = ()
+    variants: dict = field(default_factory=lambda: {
+        name: KarstRoll(name, summary, parameters) for name, (parameters, summary) in ROLLS.items()})
+
+    def setup(self, values: Mapping) -> dict:
+        raise self._pick_a_roll()
+
+    def rules(self, values: Mapping) -> Rules:
+        raise self._pick_a_roll()
+
+    def exact(self, setup: Mapping, rules: Rules) -> dict:
+        raise self._pick_a_roll()
+
+    def simulate(self, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
+        raise self._pick_a_roll()
+
+    def outcome_column(self, setup: Mapping) -> str:
+        raise self._pick_a_roll()
+
+    def _pick_a_roll(self) -> InputError:
+        return InputError("system", f"karst is four rolls; use one of its variants "
+                                    f"({', '.join(self.variants)})")
+
+    def table_sets(self) -> list[TableSet]:
+        return [TableSet("karst", name, description, f"exactdice karst table --table {name}",
+                         tuple(table_jobs((name,))))
+                for name, description in _TABLE_DESCRIPTIONS.items()]
+
+
+SYSTEM = KarstSystem()

@@ -1,0 +1,265 @@
+"""One shape for every rules system: the `RulesSystem` protocol and the registry.
+
+Each system package (``exactdice/<system>/``) exports one object, ``SYSTEM`` in its
+``system.py``, that says in one place what the layers above need: its name, its `Rules`
+type, its setup parameters (declared, not coded: name, type, range, default, help), the
+exact outcome distribution, a simulator returning columns, the outcome column and its
+canonical tables. The command line (``exactdice validate``, the table commands),
+``scripts/make_tables.py``, the simulator cross-check tests and the web page loop over
+`SYSTEMS` instead of naming the systems. Like `exactdice.markov.Model` it is a protocol:
+no base class, any object with these attributes fits.
+
+A *setup* is a plain mapping ``{parameter name: value}`` of the system's setup
+parameters (missing ones take their defaults); *rules* is an instance of the system's
+`Rules` type, built from the rules parameters by `RulesSystem.rules`.
+
+>>> sorted(SYSTEMS)
+['chronica', 'contingency', 'karbon', 'karst']
+>>> karst = get_system("karst")
+>>> death = karst.variants["death"]
+>>> setup = death.setup({"negative_health": 2})
+>>> death.exact(setup, death.rules({}))["death"], death.outcome_column(setup)
+(Fraction(3, 4), 'outcome')
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Protocol, runtime_checkable
+
+from exactdice.errors import InputError
+
+__all__ = ["Parameter", "TableSet", "RulesSystem", "RegistryEntry", "SYSTEMS", "get_system",
+           "register", "unregister", "system_names", "system_summary", "setup_values",
+           "rules_values", "split_values"]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One declared parameter of a system: enough to build a CLI option or a form field.
+
+    ``kind`` is ``int``, ``float``, ``str`` or ``bool`` (a flag); ``choices`` limits a
+    ``str``; ``minimum``/``maximum`` bound an ``int`` (None: unbounded); ``multiple``
+    takes a list (repeated flag); ``role`` says whether the value belongs to the setup or
+    to the rules. ``flag`` is the CLI spelling (default ``--name-with-dashes``); ``short``
+    an optional one-letter alias such as ``-a``; ``help`` one sentence.
+
+    >>> Parameter("negative_health", int, 0, "h = -health >= 0.", minimum=0).flag
+    '--negative-health'
+    >>> Parameter("modifier", int, 0, "Added to the d6.", maximum=5).check(9)
+    Traceback (most recent call last):
+    exactdice.errors.InputError: modifier: must be <= 5, got 9
+    """
+
+    name: str
+    kind: type
+    default: Any = None
+    help: str = ""
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] | None = None
+    multiple: bool = False
+    required: bool = False
+    role: str = "setup"
+    cli_flag: str | None = None
+    short: str | None = None
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The CLI flag: ``cli_flag`` when declared, else ``--`` and the name with dashes."""
+        return self.cli_flag or "--" + self.name.replace("_", "-")
+
+    def check(self, value):
+        """The value if it is allowed, else an `InputError` naming this parameter."""
+        values = value if self.multiple else (value,)
+        for item in values:
+            if item is None:
+                if self.required:
+                    raise InputError(self.name, "is required")
+                continue
+            if self.choices is not None and item not in self.choices:
+                raise InputError(self.name, f"must be one of {', '.join(self.choices)}, got {item!r}")
+            if self.minimum is not None and item < self.minimum:
+                raise InputError(self.name, f"must be >= {self.minimum}, got {item!r}")
+            if self.maximum is not None and item > self.maximum:
+                raise InputError(self.name, f"must be <= {self.maximum}, got {item!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class TableSet:
+    """One canonical group of table grids, written together as ``<system>/<name>.<format>``.
+
+    ``jobs`` are `exactdice.tables.TableJob`/`CellGrid` objects; ``command`` is the
+    ``exactdice`` command that makes the same file; ``tags`` let a caller pick sets (for
+    example Karbon's ``fixed`` and ``optimal`` policy pairs).
+    """
+
+    system: str
+    name: str
+    description: str
+    command: str
+    jobs: tuple = ()
+    tags: tuple[str, ...] = field(default=())
+
+
+@runtime_checkable
+class RulesSystem(Protocol):
+    """What the layers above need from a rules system (no base class required).
+
+    ``variants`` maps sub-system names to systems of their own (Karst: one per roll);
+    a system with variants has no parameters of its own and its other methods are not
+    called.
+    """
+
+    name: str
+    summary: str
+    rules_type: type
+    parameters: tuple[Parameter, ...]
+    variants: Mapping[str, "RulesSystem"]
+
+    def setup(self, values: Mapping[str, Any]) -> dict:
+        """The setup: every setup parameter's value (defaults filled in), checked."""
+
+    def rules(self, values: Mapping[str, Any]) -> Any:
+        """A `Rules` object from the rules parameters' values (missing: defaults)."""
+
+    def exact(self, setup: Mapping[str, Any], rules) -> dict[Hashable, Fraction]:
+        """Exact ``{outcome: probability}`` of `outcome_column`, summing to exactly 1."""
+
+    def simulate(self, setup: Mapping[str, Any], rules, n: int, seed: int) -> Mapping[str, Sequence]:
+        """``n`` simulated trials as columns (``{column name: values}``), seeded."""
+
+    def outcome_column(self, setup: Mapping[str, Any]) -> str:
+        """The simulated column whose values `exact` gives the law of."""
+
+    def table_sets(self) -> list[TableSet]:
+        """The system's canonical printable tables."""
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    """Where a system lives (``"module:attribute"``, or the object itself) and one line
+    about it, so listing the systems imports none of them."""
+
+    target: Any
+    summary: str
+
+
+#: system name -> its `RegistryEntry`; the object is imported on first use
+SYSTEMS: dict[str, RegistryEntry] = {
+    "karbon": RegistryEntry("exactdice.karbon.system:SYSTEM",
+                            "Karbon contests: win, loss, tie or unfinished."),
+    "contingency": RegistryEntry("exactdice.contingency.system:SYSTEM",
+                                 "Contingency skill checks: success, success-with-condition, "
+                                 "failure."),
+    "chronica": RegistryEntry("exactdice.chronica.system:SYSTEM",
+                              "Chronica contests: the winning side or tie."),
+    "karst": RegistryEntry("exactdice.karst.system:SYSTEM",
+                           "Karst rolls: action | attack | death | order (one subcommand each)."),
+}
+
+_LOADED: dict[str, RulesSystem] = {}
+
+
+def register(name: str, target, summary: str | None = None) -> None:
+    """Add a system: *target* is the `RulesSystem` object or ``"module:attribute"`` naming it.
+
+    >>> register("coin", "exactdice.systems:_EXAMPLE", "A coin."); "coin" in system_names()
+    True
+    >>> unregister("coin")
+    """
+    if summary is None:
+        summary = target.summary if not isinstance(target, str) else name
+    SYSTEMS[name] = RegistryEntry(target, summary)
+    _LOADED.pop(name, None)
+
+
+def unregister(name: str) -> None:
+    """Remove a system added with `register` (tests use it to clean up)."""
+    SYSTEMS.pop(name, None)
+    _LOADED.pop(name, None)
+
+
+def system_names() -> list[str]:
+    """The registered systems' names, in registry order (imports none of them)."""
+    return list(SYSTEMS)
+
+
+def system_summary(name: str) -> str:
+    """One line about a registered system (imports nothing)."""
+    return SYSTEMS[name].summary
+
+
+def get_system(name: str) -> RulesSystem:
+    """The registered system called *name* (its package is imported now).
+
+    >>> get_system("karbon").rules_type.__name__
+    'Rules'
+    >>> get_system("monopoly")
+    Traceback (most recent call last):
+    exactdice.errors.InputError: system: unknown system 'monopoly' (known: karbon, contingency, chronica, karst)
+    """
+    if name not in SYSTEMS:
+        raise InputError("system", f"unknown system {name!r} (known: {', '.join(SYSTEMS)})")
+    if name not in _LOADED:
+        target = SYSTEMS[name].target
+        if isinstance(target, str):
+            module_name, attribute = target.split(":")
+            target = getattr(importlib.import_module(module_name), attribute)
+        _LOADED[name] = target
+    return _LOADED[name]
+
+
+def split_values(system: RulesSystem, values: Mapping[str, Any]) -> tuple[dict, dict]:
+    """``(setup values, rules values)``: *values* split by each parameter's role.
+
+    >>> setup, rules = split_values(get_system("contingency"), {"dice": "3d6", "luck": "always"})
+    >>> setup, rules
+    ({'dice': '3d6'}, {'luck': 'always'})
+    """
+    roles = {parameter.name: parameter.role for parameter in system.parameters}
+    unknown = [name for name in values if name not in roles]
+    if unknown:
+        raise InputError(unknown[0], f"is not a parameter of {system.name} "
+                                     f"(its parameters: {', '.join(roles)})")
+    setup = {name: value for name, value in values.items() if roles[name] == "setup"}
+    rules = {name: value for name, value in values.items() if roles[name] == "rules"}
+    return setup, rules
+
+
+def setup_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
+    """Every setup parameter of *system* with its value from *values* or its default, checked.
+
+    >>> setup_values(get_system("karst").variants["action"], {})
+    {'modifier': 0}
+    """
+    setup = {}
+    for parameter in system.parameters:
+        if parameter.role != "setup":
+            continue
+        value = values.get(parameter.name, parameter.default)
+        if parameter.multiple and value is None:
+            value = ()
+        setup[parameter.name] = parameter.check(tuple(value) if parameter.multiple else value)
+    return setup
+
+
+def rules_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
+    """Every rules parameter of *system* with its value from *values* or its default, checked."""
+    return {parameter.name: parameter.check(values.get(parameter.name, parameter.default))
+            for parameter in system.parameters if parameter.role == "rules"}
+
+
+@dataclass(frozen=True)
+class _Example:
+    """A one-line registry entry for `register`'s doctest."""
+
+    name: str = "coin"
+
+
+_EXAMPLE = _Example()
