@@ -21,6 +21,26 @@ __all__ = ["emit_json", "exact_and_decimal", "json_option", "fraction_text", "de
            "write_csv_rows", "CommandGroup", "LazyGroup", "parameter_options", "command_flags",
            "error_with_flags", "OutputFile"]
 
+def ascii_int(text) -> int:
+    """``int()`` for command-line numbers: ASCII digits only (Python's ``int`` reads a
+    full-width "３" as 3; a user typing one almost surely meant something else).
+
+    >>> ascii_int("-12")
+    -12
+    >>> ascii_int("３")
+    Traceback (most recent call last):
+    ...
+    ValueError: only ASCII digits: '３'
+    """
+    if isinstance(text, str) and not text.isascii():
+        raise ValueError(f"only ASCII digits: {text!r}")
+    return int(text)
+
+
+# Every integer option of the CLI (type=int, IntRange, declared parameters) converts through
+# click's IntParamType: one place to make them all ASCII-only (click calls _number_class(value)).
+click.types.IntParamType._number_class = staticmethod(ascii_int)
+
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print machine-readable JSON (fractions as \"p/q\" strings).")
 

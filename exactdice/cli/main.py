@@ -87,6 +87,11 @@ def main(argv=None):
             code = cli.main(args=argv, prog_name="exactdice", standalone_mode=False)
     except click.exceptions.Exit as exit_:
         sys.exit(exit_.exit_code)
+    except click.UsageError as error:  # one line, like every other input error
+        hint = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
+        message = " ".join(error.format_message().split())
+        click.echo(f"exactdice: error: {message}{hint}", err=True)
+        sys.exit(error.exit_code)
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)

@@ -29,6 +29,8 @@ DEFAULT_RESERVE = {6: 5}
 #: -a 1 -c 1; 100,000 ran for hours)
 MAX_PERIL = 200
 MAX_FALLOUT = 200
+#: longest victory track: the states grow with it (W = 20 with -a 1 -c 1: 14 s on a busy machine)
+MAX_CONSEQUENCE = 20
 
 STATE_KEYS = ("player_dice", "narrator_dice", "pool", "reserve", "player_chips", "narrator_chips",
               "player_stack", "narrator_stack", "wins", "losses", "peril", "consequence")
@@ -106,6 +108,9 @@ class ContestSetup:
                 raise TooLargeError(name, f"{value:,} is more than the limit of {most} (every round rolls the "
                                           "peril dice and every 5 hits throw a Glitch: the work grows with the "
                                           "square of the count)")
+        if self.consequence > MAX_CONSEQUENCE:
+            raise TooLargeError("consequence", f"{self.consequence:,} is more than the limit of {MAX_CONSEQUENCE} "
+                                               "(the contest's states grow with the track's length)")
         for name, value in (("player_stack", self.player_stack), ("narrator_stack", self.narrator_stack)):
             if value >= STACK_SIZE:
                 raise InputError(name, f"a stack holds at most {STACK_SIZE - 1} chips (5 make a completion), got {value}")
