@@ -131,10 +131,17 @@ def test_the_issues_cases_are_one_line_errors(run, files, template, flag):
 
 def test_what_was_slow_now_runs_quickly(run):
     """Cases of the issue that are allowed: they finish well inside the budget."""
+    two_hundred = [word for i in range(200) for word in ("--modifier", str(i % 5))]
     for argv in (["contingency", "check", "--dice", "13d6", "--any-size"],
-                 ["karbon", "odds", "-a", "1", "-c", "1", "-p", "20", "--max-states", "100000"]):
+                 ["karbon", "odds", "-a", "1", "-c", "1", "-p", "20", "--max-states", "100000"],
+                 ["karst", "order", *two_hundred]):
         result = run(argv)
         assert result.exit_code == 0 and "Traceback" not in result.stderr, result.stderr
+
+
+def test_an_order_roll_past_the_combatant_limit_is_refused(run):
+    result = run(["karst", "order", *[word for _ in range(501) for word in ("--modifier", "0")]])
+    assert_one_line_error(result, "--modifier")
 
 
 # ----- 240 generated bad inputs -----------------------------------------------------------------
