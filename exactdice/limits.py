@@ -142,12 +142,12 @@ def _over_budget_message(size: int, budget: int, doing: str) -> str:
             "or make the problem smaller")
 
 
-def check_memory(doing: str | None = None, *, force: bool = False) -> None:
+def check_memory(doing: str | None = None, *, states: int | None = None, force: bool = False) -> None:
     """Raise `TooLargeError` if this process uses more memory than the budget.
 
     Cheap: the process size is read at most every `CHECK_INTERVAL_SECONDS` (unless
-    *force*). *doing* says what was going on, for the message ("while exploring, 2,000,000
-    states").
+    *force*). *doing* says what was going on, for the message ("while exploring"), and
+    *states* how far it got (the message is only built when the budget is passed).
 
     >>> check_memory("in a doctest", force=True)  # far below any budget
     """
@@ -159,7 +159,10 @@ def check_memory(doing: str | None = None, *, force: bool = False) -> None:
     size = resident_memory()
     budget = memory_budget()
     if size > budget:
-        raise TooLargeError(MEMORY_FLAG, _over_budget_message(size, budget, doing or "while working"))
+        doing = doing or "while working"
+        if states is not None:
+            doing += f" ({states:,} states)"
+        raise TooLargeError(MEMORY_FLAG, _over_budget_message(size, budget, doing))
 
 
 class memory_watchdog:

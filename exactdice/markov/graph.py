@@ -273,7 +273,7 @@ def _explore(model, max_states, progress) -> StateGraph:
         offsets.append(len(targets))
         current += 1
         if not current & 7:
-            check_memory(f"while exploring ({current:,} states)")
+            check_memory("while exploring", states=current)
         if bar is not None and current % 1000 == 0:
             bar.update(1000)
     if bar is not None:
