@@ -48,6 +48,7 @@ _MINIMUM_BUDGET = 64 * 2**20
 _budget: int | None = None
 _next_check = 0.0
 _process = None
+_budget_reported = False  # set when check_memory raised: the watchdog then stands down
 
 
 def parse_size(text: str, field: str = MEMORY_FLAG) -> int:
@@ -159,6 +160,8 @@ def check_memory(doing: str | None = None, *, states: int | None = None, force: 
     size = resident_memory()
     budget = memory_budget()
     if size > budget:
+        global _budget_reported
+        _budget_reported = True
         doing = doing or "while working"
         if states is not None:
             doing += f" ({states:,} states)"
@@ -173,8 +176,9 @@ class memory_watchdog:
     The backstop for work that has no `check_memory` call in its loops.
     """
 
-    def __init__(self, interval: float = 0.5):
+    def __init__(self, interval: float = 0.5, grace: float = 2.0):
         self.interval = interval
+        self.grace = grace
         self.exceeded: str | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -201,10 +205,15 @@ class memory_watchdog:
             if size > budget:
                 self.exceeded = _over_budget_message(
                     size, budget, f"(with its {children} worker processes)" if children else "")
-                _thread.interrupt_main()
+                # a loop with its own check_memory usually stops first, with a better message:
+                # give it a moment, and interrupt only work that has no check of its own
+                if not self._stop.wait(self.grace) and not _budget_reported:
+                    _thread.interrupt_main()
                 return
 
     def __enter__(self):
+        global _budget_reported
+        _budget_reported = False
         memory_budget()  # a bad $EXACTDICE_MAX_MEMORY is an error before any work
         self._thread = threading.Thread(target=self._watch, name="exactdice-memory-watchdog", daemon=True)
         self._thread.start()
@@ -212,8 +221,8 @@ class memory_watchdog:
 
     def __exit__(self, kind, error, traceback):
         self._stop.set()
-        if self.exceeded and kind is not None:  # whatever our interrupt became on its way out
-            raise TooLargeError(MEMORY_FLAG, self.exceeded) from None
+        if self.exceeded and kind is not None and not issubclass(kind, TooLargeError):
+            raise TooLargeError(MEMORY_FLAG, self.exceeded) from None  # what our interrupt became
         return False
 
 

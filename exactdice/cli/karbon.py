@@ -32,6 +32,7 @@ def setup_from_options(**values):
     """(setup, ruleset, player policy, narrator policy) from the shared options."""
     if values.get("state_file"):
         _refuse_setup_flags_with_state()
+    refuse_empty_policies(values.get("player_policy"), values.get("narrator_policy"))
     setup_part, rules_part = split_values(SYSTEM, values)
     ruleset = SYSTEM.rules(rules_part)
     contest, player, narrator = contest_from_values(setup_part)
@@ -52,6 +53,16 @@ def _refuse_setup_flags_with_state():
     if given:
         raise InputError("--state", f"a state file replaces the setup flags; drop {', '.join(given)} "
                                     "(or drop --state)")
+
+
+def refuse_empty_policies(player_policy, narrator_policy) -> None:
+    """An empty ``--player-policy ""`` is a slip, not a request for the default (the library
+    reads "" as the default; on the command line the default is to leave the flag out)."""
+    for flag, text, choices in (("--player-policy", player_policy, '"optimal"'),
+                                ("--narrator-policy", narrator_policy, '"optimal", "kind", "random"')):
+        if text is not None and not str(text).strip():
+            raise InputError(flag, f'is empty; give {choices}, "fixed" or key=value preferences '
+                                   "(or leave the flag out for the default)")
 
 
 def refuse_strategy_without_choices(player, narrator) -> None:
@@ -223,6 +234,7 @@ def karbon_table(ability, challenge, consequence, peril, fortune, fallout, pool,
                                       f"got {len(axes)}: {', '.join(axes) or 'none'}")
     parse_dice_list(pool, "pool"), parse_dice_list(reserve, "reserve")
     Rules().with_rules(rules)
+    refuse_empty_policies(player_policy, narrator_policy)
     parse_player_policy(player_policy), parse_narrator_policy(narrator_policy)
     fixed = {name: listed[0] for name, listed in values.items() if name not in axes}
     fixed.update(pool=pool, reserve=reserve)

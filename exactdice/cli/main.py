@@ -82,8 +82,9 @@ def cli(max_memory):
 
 def main(argv=None):
     """Run the CLI; an `InputError` anywhere becomes a one-line message and exit code 2."""
+    watchdog = memory_watchdog()
     try:
-        with memory_watchdog():
+        with watchdog:
             code = cli.main(args=argv, prog_name="exactdice", standalone_mode=False)
     except click.exceptions.Exit as exit_:
         sys.exit(exit_.exit_code)
@@ -95,7 +96,10 @@ def main(argv=None):
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        if watchdog.exceeded:  # the memory watchdog's interrupt, arriving late
+            click.echo(f"exactdice: error: --max-memory: {watchdog.exceeded}", err=True)
+            sys.exit(2)
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except InputError as error:

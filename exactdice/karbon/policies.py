@@ -154,13 +154,10 @@ def parse_player_policy(text: str | None) -> PlayerPolicy:
     'optimal'
     """
     field_name = "player_policy"
-    if text is not None and not text.strip():
-        raise InputError(field_name, 'is empty; give "optimal", '
-                                     '"fixed" or key=value preferences')
     text = (text or "").strip()
     if text in ("optimal",):
         return PlayerPolicy(kind=text)
-    if text in ("fixed", "default"):
+    if text in ("fixed", "default", ""):
         return PlayerPolicy()
     if text in ("random", "kind"):
         raise InputError(field_name, f"{text} is a narrator policy; the player takes optimal or fixed preferences")
@@ -174,13 +171,10 @@ def parse_narrator_policy(text: str | None) -> NarratorPolicy:
     'dice'
     """
     field_name = "narrator_policy"
-    if text is not None and not text.strip():
-        raise InputError(field_name, 'is empty; give "optimal", "kind", "random", '
-                                     '"fixed" or key=value preferences')
     text = (text or "").strip()
     if text in ("optimal", "kind"):
         return NarratorPolicy(kind=text)
-    if text in ("fixed", "default"):
+    if text in ("fixed", "default", ""):
         return NarratorPolicy()
     head, _, rest = text.partition(";")
     if head.strip() == "random":
