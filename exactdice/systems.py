@@ -114,6 +114,10 @@ class RulesSystem(Protocol):
     ``variants`` maps sub-system names to systems of their own (Karst: one per roll);
     a system with variants has no parameters of its own and its other methods are not
     called.
+
+    Optional: ``column_distributions(setup, rules)`` gives the exact law of further
+    simulated columns, ``{column: exactdice.validation.ColumnDistribution}`` (rounds,
+    omens, success dice...); ``exactdice validate`` then tests each of them too.
     """
 
     name: str

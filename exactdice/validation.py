@@ -30,14 +30,15 @@ from __future__ import annotations
 import csv
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field as dataclass_field
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
-from exactdice.core.exact import decimal_text, fraction_text, to_fraction
+from exactdice.core.display import percent_text
+from exactdice.core.exact import fraction_text, to_fraction
 from exactdice.errors import InputError
 
 __all__ = [
@@ -51,6 +52,8 @@ __all__ = [
     "goodness_of_fit",
     "read_sample_column",
     "parse_counts",
+    "ColumnDistribution",
+    "read_sample_columns",
 ]
 
 #: significance level: the samples "do not fit" when the p-value is below it
@@ -175,9 +178,9 @@ class FitReport:
 
         >>> report = goodness_of_fit({"a": Fraction(1, 4), "b": Fraction(3, 4)}, {"a": 1, "b": 3})
         >>> print(report.to_text())
-        outcome  observed  share   expected  exact p       z
-        a        1         0.2500  1.0       1/4 (0.2500)  +0.00
-        b        3         0.7500  3.0       3/4 (0.7500)  +0.00
+        outcome  observed  share   expected  exact p     z
+        a        1         0.2500  1.0       25 % (1/4)  +0.00
+        b        3         0.7500  3.0       75 % (3/4)  +0.00
         <BLANKLINE>
         exact binomial test, n = 4, P(observed counts) = 0.4219; p-value 1.00 (alpha 0.01)
         fits: no outcome deviates more than chance allows (p = 1.00)
@@ -188,9 +191,9 @@ class FitReport:
         for row in self.rows:
             exact = fraction_text(row.probability)
             if len(exact) > _LONGEST_FRACTION_SHOWN:
-                exact, long_fractions = f"~{decimal_text(row.probability, 8)}*", True
+                exact, long_fractions = f"{percent_text(row.probability)}*", True
             else:
-                exact = f"{exact} ({decimal_text(row.probability, 4)})"
+                exact = f"{percent_text(row.probability)} ({exact})"
             z_text = "-" if row.z is None else f"{row.z:+.2f}"
             if row.impossible:
                 z_text = "impossible"
@@ -210,7 +213,7 @@ class FitReport:
             described += f" (sparse outcomes pooled: {groups})"
         if long_fractions:
             lines.append(f"* exact fraction longer than {_LONGEST_FRACTION_SHOWN} characters: "
-                         f"shown rounded here, exact in --json")
+                         f"shown as a percentage here, exact in --json")
         lines.append("")
         p_text = "0" if self.test == IMPOSSIBLE_TEST else _p_text(self.p_value)
         lines.append(f"{described}; p-value {p_text} (alpha {self.alpha:g})")
@@ -234,6 +237,64 @@ def _quote(category) -> str:
 
 
 # ----- the statistics ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ColumnDistribution:
+    """The exact distribution of one CSV column: category (as the CSV writes it) -> probability.
+
+    A column over an unbounded count (rounds) lists its first values one by one and puts the
+    rest in one tail category ``"N+"``; `fold` maps the observed values N, N+1, ... into it.
+
+    >>> rounds = ColumnDistribution.with_tail({0: Fraction(1, 2), 1: Fraction(1, 4)})
+    >>> rounds.probabilities
+    {'0': Fraction(1, 2), '1': Fraction(1, 4), '2+': Fraction(1, 4)}
+    >>> dict(rounds.fold(Counter({"0": 5, "1": 2, "2": 1, "7": 1})))
+    {'0': 5, '1': 2, '2+': 2}
+    """
+
+    probabilities: dict
+    tail_from: int | None = None
+
+    @classmethod
+    def with_tail(cls, listed: Mapping, cut: Fraction = Fraction(1, 10**6)) -> "ColumnDistribution":
+        """``{value: p}`` for the listed integer values, one by one until less than ``cut``
+        of the mass is left; what is left (exactly) goes to ``"N+"``."""
+        probabilities, left = {}, Fraction(1)
+        for value, p in sorted(listed.items()):
+            if left < cut:
+                break
+            probabilities[str(value)] = to_fraction(p)
+            left -= to_fraction(p)
+        if left < 0:
+            raise ValueError("the listed probabilities sum to more than 1")
+        if left == 0:
+            return cls(probabilities)
+        tail = max(int(value) for value in probabilities) + 1
+        probabilities[f"{tail}+"] = left
+        return cls(probabilities, tail)
+
+    @classmethod
+    def from_distribution(cls, distribution, text=str) -> "ColumnDistribution":
+        """A `Distribution` (or ``{outcome: p}``) with each outcome written by ``text``."""
+        if hasattr(distribution, "probabilities") and callable(distribution.probabilities):
+            distribution = distribution.probabilities()
+        probabilities: dict = {}
+        for outcome, p in distribution.items():
+            key = text(outcome)
+            probabilities[key] = probabilities.get(key, Fraction(0)) + to_fraction(p)
+        return cls(probabilities)
+
+    def fold(self, observed: Mapping) -> Counter:
+        """The observed counts with every integer value from ``tail_from`` on counted in the tail."""
+        if self.tail_from is None:
+            return Counter(observed)
+        folded = Counter()
+        for value, count in observed.items():
+            text = str(value).strip()
+            number = int(text) if text.lstrip("-").isdigit() else None
+            folded[f"{self.tail_from}+" if number is not None and number >= self.tail_from else text] += count
+        return folded
 
 
 def _exact_probabilities(expected) -> dict:
@@ -443,12 +504,13 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
 # ----- reading samples -----------------------------------------------------------------------
 
 
-def read_sample_column(path, column: str, *, field: str = "samples") -> Counter:
+def read_sample_column(path, column: str, *, field: str = "samples",
+                       allow_empty: bool = False) -> Counter:
     """Count the values of one column of a CSV file with a header row.
 
     Errors name the file, the column and the line: a missing or empty file, no such column
     (the message lists the columns there are), a row with too few or too many fields, or an
-    empty value.
+    empty value (unless ``allow_empty``: then an empty value is counted as ``""``).
 
     >>> import tempfile, os
     >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
@@ -486,7 +548,7 @@ def read_sample_column(path, column: str, *, field: str = "samples") -> Counter:
                     raise InputError(field, f"{path} line {reader.line_num}: {len(row)} "
                                             f"fields, but the header has {len(header)}")
                 value = row[position].strip()
-                if not value:
+                if not value and not allow_empty:
                     raise InputError(field, f"{path} line {reader.line_num}: empty value in "
                                             f"column {column!r}")
                 counts[value] += 1
@@ -497,6 +559,20 @@ def read_sample_column(path, column: str, *, field: str = "samples") -> Counter:
     if not counts:
         raise InputError(field, f"{path} has a header but no sample rows")
     return counts
+
+
+def read_sample_columns(path, columns: Iterable[str], *, field: str = "samples") -> dict[str, Counter]:
+    """Count the values of several columns of a CSV file (those the file has; the others are
+    left out of the answer), an empty value counted as ``""``. Errors are those of
+    `read_sample_column`."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            header = [name.strip() for name in next(csv.reader(handle), [])]
+    except (OSError, UnicodeDecodeError, csv.Error):
+        header = []  # read_sample_column names the problem when the outcome column is read
+    present = [column for column in columns if column in header]
+    return {column: read_sample_column(path, column, field=field, allow_empty=True)
+            for column in present}
 
 
 def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:

@@ -11,8 +11,13 @@ and png differ at most in metadata.
 
 Usage::
 
-    python scripts/make_tables.py                       # all systems, all formats
+    python scripts/make_tables.py                       # every set that finishes, all formats
     python scripts/make_tables.py --systems karst,contingency --no-cache
+    python scripts/make_tables.py --systems karbon --karbon-policies optimal   # does not finish yet
+
+With no arguments it makes only the sets that finish: Karbon's tables with both sides
+optimal (millions of states a cell on the default pool) are made only when asked for with
+``--karbon-policies optimal`` (or ``fixed,optimal``).
 """
 
 from __future__ import annotations
@@ -34,10 +39,13 @@ from exactdice.tables.sweep import SweepStatistics
 REPOSITORY = Path(__file__).resolve().parent.parent
 #: Karbon's canonical policy pairs (each `TableSet` of Karbon is tagged with its pair's name)
 KARBON_POLICIES = tuple(TABLE_POLICIES)
+#: the policy pairs made when none are asked for: the ones whose tables finish
+DEFAULT_KARBON_POLICIES = ("fixed",)
 
 
-def canonical_sets(systems=None, karbon_policies=KARBON_POLICIES) -> list[TableSet]:
-    """The canonical table sets of the registered systems (all, or those named)."""
+def canonical_sets(systems=None, karbon_policies=DEFAULT_KARBON_POLICIES) -> list[TableSet]:
+    """The canonical table sets of the registered systems (all, or those named); of Karbon's,
+    those of ``karbon_policies`` (by default the fixed pair: optimal play does not finish)."""
     sets = []
     for name in systems or system_names():
         for table_set in get_system(name).table_sets():
@@ -70,9 +78,9 @@ def _readme(sets: list[TableSet], missing: list[TableSet]) -> str:
         "# Printable tables",
         "",
         "The canonical difficulty tables of every system, made by `scripts/make_tables.py`",
-        "(`python scripts/make_tables.py` regenerates all of them; `--systems karst` one",
-        "system; `--karbon-policies fixed` only Karbon's fixed-policy tables; `--no-cache`",
-        "ignores the results store). Every value is exact: the `.json`",
+        "(`python scripts/make_tables.py` regenerates every set that finishes; `--systems karst`",
+        "one system; `--karbon-policies optimal` Karbon's tables with both sides optimal, which",
+        "do not finish yet; `--no-cache` ignores the results store). Every value is exact: the `.json`",
         "and `.csv` files hold each cell as a fraction `p/q` with its decimal; `.md`, `.html`",
         "(for printing: one table a page), `.pdf` and `.png` (a heatmap) show percentages.",
         "A file holds the headline metric first and the other metrics after it.",
@@ -94,8 +102,9 @@ def _readme(sets: list[TableSet], missing: list[TableSet]) -> str:
     if missing:
         lines += ["## Not generated yet", "",
                   "These canonical sets are not in this folder yet; `python scripts/make_tables.py "
-                  "--systems SYSTEM` makes them, resuming from the results store (Karbon with both "
-                  "sides optimal does not finish yet: its state graph has millions of states):", ""]
+                  "--systems karbon --karbon-policies optimal` asks for them, resuming from the "
+                  "results store (Karbon with both sides optimal does not finish yet: its state "
+                  "graph has millions of states):", ""]
         lines += [f"- `{table_set.system}/{table_set.name}.*`: {table_set.description}."
                   for table_set in missing]
         lines.append("")
@@ -115,9 +124,10 @@ def main(argv=None) -> int:
     parser.add_argument("--store", default=None, help="results store file (SQLite)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--karbon-policies", default=",".join(KARBON_POLICIES),
-                        help="Karbon policy pairs to tabulate: fixed, optimal or both "
-                             "(default: both; optimal solves take far longer)")
+    parser.add_argument("--karbon-policies", default=",".join(DEFAULT_KARBON_POLICIES),
+                        help="Karbon policy pairs to tabulate: fixed, optimal or both (default: "
+                             "fixed; optimal on the default pool explores millions of states a "
+                             "cell and does not finish yet)")
     options = parser.parse_args(argv)
     if options.workers < 1:
         parser.error(f"--workers must be >= 1, got {options.workers}")
@@ -141,6 +151,10 @@ def _run(options) -> int:
         if name not in KARBON_POLICIES:
             raise InputError("--karbon-policies", f"unknown policy pair {name!r} "
                                                   f"({', '.join(KARBON_POLICIES)})")
+    if "optimal" in karbon_policies and "karbon" in systems:
+        print("make_tables: Karbon with both sides optimal explores millions of states a cell "
+              "on the default pool and does not finish yet (README, \"Limits\"); Ctrl-C stops, "
+              "the results store keeps what is done", file=sys.stderr)
     sets = canonical_sets(systems, karbon_policies)
     jobs = [job for table_set in sets for job in table_set.jobs]
 
@@ -170,7 +184,7 @@ def _run(options) -> int:
         written = [path for task in tasks for path in _write_set(task)]
 
     # the README lists every canonical set present in the folder, made now or before
-    canonical = canonical_sets()
+    canonical = canonical_sets(karbon_policies=KARBON_POLICIES)
     present = [table_set for table_set in canonical
                if any((out / table_set.system / f"{table_set.name}.{fmt}").exists() for fmt in FORMATS)]
     missing = [table_set for table_set in canonical if table_set not in present]

@@ -13,7 +13,7 @@ To keep states few, one pass per candidate winner ``c`` tracks die sizes only fo
 after the decision, losers' pools and the winner's pools merge (only counts matter).
 Dice of every size >= the current face are interchangeable, so a slot is one count.
 
-Policies the text leaves open (see `shared/spec/chronica.md`): a pool that discards one
+Policies the text leaves open (see `exactdice.chronica.reading`): a pool that discards one
 of several dice showing the tied value discards its smallest die (its larger ones are
 worth more as success dice); a physical-dice instant win's success die is the largest
 die of the first side showing the top value. Concession dice a winner gains from
@@ -36,7 +36,7 @@ from exactdice.core.distribution import Distribution
 from exactdice.core.exact import fraction_text
 from exactdice.errors import InputError, TooLargeError, check_invariant
 
-__all__ = ["ContestResult", "solve_contest", "roll_outcomes", "expected_distribution",
+__all__ = ["ContestResult", "solve_contest", "roll_outcomes", "expected_distribution", "column_distributions",
            "apply_target", "apply_physical", "physical_size", "sizes_text", "TIE", "OUTCOME_COLUMN", "MAX_STATES"]
 
 #: the winner index of a tie in outcome tuples
@@ -760,3 +760,28 @@ def expected_distribution(sides, rules: Rules | None = None, target: int | None 
     table = {str(s): p for s, p in enumerate(result.win)}
     table["tie"] = result.tie
     return table
+
+
+def column_distributions(sides, rules: Rules | None = None, target: int | None = None) -> dict:
+    """The exact law of the simulator's other columns: ``successes``, ``success_sizes``
+    and ``concessions_<i>`` (column -> `exactdice.validation.ColumnDistribution`).
+
+    >>> columns = column_distributions([((6,),), ((6,),)])
+    >>> columns["successes"].probabilities
+    {'0': Fraction(1, 6), '1': Fraction(5, 6)}
+    """
+    from exactdice.validation import ColumnDistribution
+
+    result = solve_contest(sides, rules, target)
+    successes, sizes = {}, {}
+    for (_, rolled), p in sorted(result.size_outcomes.items()):
+        successes[str(len(rolled))] = successes.get(str(len(rolled)), Fraction(0)) + p
+        sizes[sizes_text(rolled)] = sizes.get(sizes_text(rolled), Fraction(0)) + p
+    columns = {"successes": ColumnDistribution(dict(sorted(successes.items(), key=lambda kv: int(kv[0])))),
+               "success_sizes": ColumnDistribution(sizes)}
+    for side in range(len(result.rolled_sides)):
+        gains = {}
+        for (_, counts), p in result.concession_outcomes.items():
+            gains[str(counts[side])] = gains.get(str(counts[side]), Fraction(0)) + p
+        columns[f"concessions_{side}"] = ColumnDistribution(dict(sorted(gains.items(), key=lambda kv: int(kv[0]))))
+    return columns

@@ -2,7 +2,7 @@
 
 A *side* is a tuple of *pools*; a pool is a tuple of die sizes (``8`` is a d8). Sides
 are written ``"d8,d8,d6"`` or ``"2d8,d6"``, co-operating pools separated by ``/``
-(``"d8,d6/d10"``). Knobs follow `shared/spec/chronica.md` (default first).
+(``"d8,d6/d10"``). Knobs as in `exactdice.chronica.reading` (default first).
 
 >>> parse_side("2d8,d6/d10")
 ((8, 8, 6), (10,))

@@ -101,6 +101,13 @@ class ChronicaSystem:
     def outcome_column(self, setup: Mapping) -> str:
         return OUTCOME_COLUMN
 
+    def column_distributions(self, setup: Mapping, rules: Rules) -> dict:
+        """The exact laws of the success and concession columns."""
+        from exactdice.chronica.contest import column_distributions
+
+        sides, target = parse_contest(setup["sides"], setup.get("target"))
+        return column_distributions(sides, rules, target)
+
     def table_sets(self) -> list[TableSet]:
         rules = Rules()
         words = {2: "two", 3: "three"}

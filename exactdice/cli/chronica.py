@@ -13,8 +13,8 @@ from exactdice.chronica.contest import sizes_text, solve_contest
 from exactdice.chronica.ruleset import side_text
 from exactdice.chronica.simulate import columns, simulate_rows, summarise, write_csv
 from exactdice.chronica.system import PARAMETERS, SYSTEM, parse_contest
-from exactdice.cli.common import (CommandGroup, OutputFile, decimal_text, emit_json, exact_and_decimal,
-                                  fraction_text, json_option, parameter_options)
+from exactdice.cli.common import CommandGroup, OutputFile, display_options, emit_json, json_option, parameter_options
+from exactdice.core.display import percent_text
 from exactdice.systems import split_values
 
 __all__ = ["chronica"]
@@ -50,8 +50,9 @@ the winner with each loser once the success dice are set aside.
 JSON keys: win (one per side), tie, successes (winner -> count -> "p/q"),
 success_sizes (winner -> "d12,d8" -> "p/q"), concessions (side -> count -> "p/q").""")
 @parameter_options(PARAMETERS)
+@display_options
 @json_option
-def contest(as_json, **values):
+def contest(as_json, display, **values):
     parsed, target_size, rules = _setup(**values)
     result = solve_contest(parsed, rules, target_size)
     if as_json:
@@ -62,22 +63,23 @@ def contest(as_json, **values):
         click.echo(f"  side {index}: {side_text(side)}")
     click.echo("")
     for index, p in enumerate(result.win):
-        click.echo(f"P(side {index} wins) = {exact_and_decimal(p)}")
-    click.echo(f"P(tie)          = {exact_and_decimal(result.tie)}")
-    click.echo(f"E[success dice] = {exact_and_decimal(result.expected_successes())}")
+        click.echo(f"P(side {index} wins)   {display.probability(p)}")
+    click.echo(f"P(tie)            {display.probability(result.tie)}")
+    click.echo(f"expected success dice  {display.expectation(result.expected_successes())}")
     for winner, table in result.successes.items():
         click.echo(f"\nSide {winner} wins with n success dice:")
         for count, p in table.items():
-            click.echo(f"  {count:>3}  {fraction_text(p):>30}  {decimal_text(p, 6)}")
+            click.echo(f"  {count:>3}  {display.probability(p)}")
         click.echo(f"  most likely success dice sizes of side {winner}:")
         ranked = sorted(result.success_sizes[winner].items(), key=lambda item: -item[1])
-        for sizes, p in ranked[:8]:
-            click.echo(f"    {sizes_text(sizes):<20} {decimal_text(p, 6)}")
-        if len(ranked) > 8:
-            click.echo(f"    ... {len(ranked) - 8} more (all in --json)")
+        shown = ranked if display.exact else ranked[:8]
+        for sizes, p in shown:
+            click.echo(f"    {sizes_text(sizes):<20} {display.probability(p)}")
+        if len(ranked) > len(shown):
+            click.echo(f"    ... {len(ranked) - len(shown)} more (all with --exact or --json)")
     click.echo("\nConcession dice gained:")
     for side, table in result.concessions.items():
-        parts = ", ".join(f"{count}: {decimal_text(p, 4)}" for count, p in table.items())
+        parts = ", ".join(f"{count}: {percent_text(p, display.significant)}" for count, p in table.items())
         click.echo(f"  side {side}: {parts}")
 
 
@@ -112,13 +114,15 @@ def simulate(n, seed, out, as_json, **values):
         click.echo(f"Wrote {trials} trials to {out} (columns: {', '.join(columns(len(parsed)))})")
     for key, frequency in observed.items():
         label = "tie" if key == "tie" else f"side {key} wins"
-        click.echo(f"  {label:<12} {frequency:.4f}")
+        click.echo(f"  {label:<12} {frequency * 100:.3g} %")
 
 
 def _attach_table_command():
     """The printable table (every format, the results store) lives with the other systems' tables."""
     from exactdice.cli.table_commands import chronica_table
     chronica.add_command(chronica_table, "table")
+    from exactdice.cli.rules import rules_command
+    chronica.add_command(rules_command("chronica"))
 
 
 _attach_table_command()

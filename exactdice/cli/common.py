@@ -1,11 +1,13 @@
-"""Helpers shared by every subcommand: JSON output, exact/decimal columns, the groups that
-import commands on first use, click options made from a system's declared parameters, and
-the one place where a library error's parameter names become CLI flags."""
+"""Helpers shared by every subcommand: JSON output, how exact values are shown (`--exact`,
+`--digits`), the groups that import commands on first use, click options made from a
+system's declared parameters, and the one place where a library error's parameter names
+become CLI flags."""
 
 from __future__ import annotations
 
 import copy
 import csv
+import functools
 import importlib
 import json
 import re
@@ -13,13 +15,15 @@ import sys
 
 import click
 
-from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
+from exactdice.core.display import Display, with_decimals
+from exactdice.core.exact import fraction_text, lift_digit_limit
 
 lift_digit_limit()
 
-__all__ = ["emit_json", "exact_and_decimal", "json_option", "fraction_text", "decimal_text",
-           "write_csv_rows", "CommandGroup", "LazyGroup", "parameter_options", "command_flags",
-           "error_with_flags", "OutputFile"]
+__all__ = ["emit_json", "json_option", "display_options", "fraction_text", "write_csv_rows",
+           "CommandGroup", "LazyGroup", "parameter_options", "command_flags", "error_with_flags",
+           "OutputFile", "ascii_int"]
+
 
 def ascii_int(text) -> int:
     """``int()`` for command-line numbers: ASCII digits only (Python's ``int`` reads a
@@ -42,18 +46,31 @@ def ascii_int(text) -> int:
 click.types.IntParamType._number_class = staticmethod(ascii_int)
 
 json_option = click.option("--json", "as_json", is_flag=True,
-                           help="Print machine-readable JSON (fractions as \"p/q\" strings).")
+                           help="Print machine-readable JSON: exact values as \"p/q\" strings, and a "
+                                "\"decimal\" object repeating them as numbers (README, \"JSON\").")
+
+
+def display_options(function):
+    """Add ``--exact`` and ``--digits``; the command receives them as one `Display` named ``display``."""
+    @click.option("--exact", "show_exact", is_flag=True,
+                  help="Print every exact fraction in full beside its percentage or decimal.")
+    @click.option("--digits", type=int, default=None,
+                  help="Significant digits of percentages and decimals (default 3); with --exact, "
+                       "also cut long fractions to this many leading digits.")
+    @functools.wraps(function)
+    def wrapper(*args, show_exact, digits, **kwargs):
+        if digits is not None and digits < 1:
+            from exactdice.errors import InputError
+            raise InputError("digits", f"must be >= 1, got {digits}")
+        return function(*args, display=Display(exact=show_exact, digits=digits), **kwargs)
+    return wrapper
 
 
 def emit_json(payload) -> None:
-    """Print a JSON document to stdout (exact numbers are already strings)."""
-    json.dump(payload, sys.stdout, indent=2)
+    """Print a JSON document to stdout: exact values are ``"p/q"`` strings, and a top-level
+    ``decimal`` object repeats each of them as a number at the same path (`with_decimals`)."""
+    json.dump(with_decimals(payload), sys.stdout, indent=2)
     sys.stdout.write("\n")
-
-
-def exact_and_decimal(value, digits: int = 10) -> str:
-    """``"7/20 (0.35)"``: the exact value with its decimal next to it."""
-    return f"{fraction_text(value)} ({decimal_text(value, digits)})"
 
 
 def write_csv_rows(path, fieldnames, rows, field: str = "out") -> None:

@@ -6,11 +6,12 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, OutputFile, decimal_text, emit_json, exact_and_decimal,
-                                  json_option, parameter_options, write_csv_rows)
+from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, json_option,
+                                  parameter_options, write_csv_rows)
 from exactdice.contingency.check import OUTCOMES, choose_to_fail, solve_check, validate
 from exactdice.contingency.simulate import COLUMNS, simulate as simulate_columns, simulate_rows
 from exactdice.contingency.system import PARAMETERS, SYSTEM, build_check
+from exactdice.core.display import percent_text
 from exactdice.systems import split_values
 
 __all__ = ["contingency"]
@@ -28,14 +29,16 @@ def contingency():
     """Contingency skill checks: the middle of three dice, luck dice, omens.
 
     Sorting is by modified face, ties by die size (smaller first). Every
-    probability is exact (a fraction, with its decimal).
+    probability is exact: percentages first, the fraction beside them (all of it
+    with --exact); --json gives "p/q" strings with a decimal mirror.
     """
 
 
 @contingency.command()
 @parameter_options(PARAMETERS)
+@display_options
 @json_option
-def check(as_json, **setup):
+def check(as_json, display, **setup):
     """Exact odds of one skill check.
 
     \b
@@ -58,21 +61,24 @@ def check(as_json, **setup):
     click.echo(f"rules: {rules.describe()}")
     if skill.difficulty is not None:
         for name, p in solution.outcome_probabilities().items():
-            click.echo(f"  P({name}) = {exact_and_decimal(p, 6)}")
-    click.echo("\nP(success) by difficulty (and with a condition):")
-    for level, p in solution.p_at_least.items():
-        click.echo(f"  {level:>3}: {exact_and_decimal(p, 6):<28} "
-                   f"{exact_and_decimal(solution.p_at_least_with_condition[level], 6)}")
+            click.echo(f"  {'P(' + name + ')':<28}{display.probability(p)}")
+    click.echo("\nP(success) by difficulty, and P(success, with a condition allowed):")
+    rows = [[str(level), percent_text(p, display.significant), display.fraction_cell(p),
+             percent_text(solution.p_at_least_with_condition[level], display.significant),
+             display.fraction_cell(solution.p_at_least_with_condition[level])]
+            for level, p in solution.p_at_least.items()]
+    for line in display.table(["difficulty", "success", "exact", "with condition", "exact"], rows):
+        click.echo("  " + line)
     click.echo("\nfinal total:")
-    click.echo(_indent(str(solution.total)))
+    click.echo(_indent("\n".join(display.distribution(solution.total))))
     for label, distribution in (("player omens", solution.player_omens),
                                 ("moderator omens", solution.gm_omens)):
-        click.echo(f"\n{label} (expected {exact_and_decimal(distribution.mean(), 6)}):")
+        click.echo(f"\n{label} (expected {display.expectation(distribution.mean())}):")
         for value, p in distribution.probabilities().items():
-            click.echo(f"  {value:>3}: {exact_and_decimal(p, 6)}")
+            click.echo(f"  {value:>3}: {display.probability(p)}")
     click.echo("\nresult die:")
     for size, p in solution.result_die.probabilities().items():
-        click.echo(f"  d{size}: {exact_and_decimal(p, 6)}")
+        click.echo(f"  d{size}: {display.probability(p)}")
     click.echo(f"\nchoosing to fail instead gives the moderator "
                f"{choose_to_fail(skill.advantage, skill.disadvantage)} omen(s)")
 
@@ -115,7 +121,7 @@ def simulate(n, seed, out, **setup):
     if skill.difficulty is not None:
         for name in OUTCOMES:
             share = int((arrays["outcome"] == name).sum())
-            click.echo(f"  {name:<24} {share:>9}  {decimal_text(Fraction(share, n), 6)}")
+            click.echo(f"  {name:<24} {share:>9}  {percent_text(Fraction(share, n))}")
     click.echo(f"  mean total         {float(arrays['total'].mean()):.6f}")
     click.echo(f"  mean player omens  {float(arrays['player_omens'].mean()):.6f}")
     click.echo(f"  mean gm omens      {float(arrays['gm_omens'].mean()):.6f}")
@@ -124,6 +130,8 @@ def simulate(n, seed, out, **setup):
 def _attach_table_command():
     from exactdice.cli.table_commands import contingency_table
     contingency.add_command(contingency_table, "table")
+    from exactdice.cli.rules import rules_command
+    contingency.add_command(rules_command("contingency"))
 
 
 _attach_table_command()

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import functools
+import textwrap
 
 import click
 
-from exactdice.cli.common import LazyGroup, OutputFile, emit_json, fraction_text, json_option, parameter_options
+from exactdice.cli.common import (LazyGroup, OutputFile, display_options, emit_json, fraction_text, json_option,
+                                  parameter_options)
+from exactdice.core.display import Display
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError
 from exactdice.karbon.dice import dice_text, parse_dice_list
@@ -90,7 +93,8 @@ class _KarbonGroup(LazyGroup):
     this module for the shared options), so they are looked up when first used."""
 
     lazy_commands = {"simulate": "exactdice.cli.karbon_sim:simulate",
-                     "trace": "exactdice.cli.karbon_sim:trace"}
+                     "trace": "exactdice.cli.karbon_sim:trace",
+                     "rules": "exactdice.cli.rules:karbon_rules"}
 
 
 @click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -109,8 +113,7 @@ def karbon():
 @click.option("--float", "use_float", is_flag=True, help="Fast float preview (NOT exact; labelled as such).")
 @click.option("--max-states", type=int, default=DEFAULT_MAX_STATES, show_default=True,
               help="Stop exploring past this many states (the message says how many were reached).")
-@click.option("--digits", type=int, default=None,
-              help="Shorten long exact fractions in the text output to this many leading digits (never the JSON).")
+@display_options
 @click.option("--explain", is_flag=True,
               help="With an optimal player: print the first round's risk decisions in words, with the values behind them.")
 @click.option("--show-draws", is_flag=True,
@@ -119,7 +122,7 @@ def karbon():
               help="Write the chosen action at every decision state to this JSON file "
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @json_option
-def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explain, show_draws,
+def odds(setup, ruleset, player, narrator, use_float, max_states, display, explain, show_draws,
          strategy, as_json):
     """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
     Glitches, injuries and conditions.
@@ -132,15 +135,15 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
       exactdice karbon odds -a 1 -c 1 -w 1 --pool d6,d8,d10 --reserve none --fortune 1 \\
           --player-policy optimal --narrator-policy optimal --show-draws --explain
 
-    The spec makes optimal play the default; this tool defaults to the spec's fixed
-    preferences on purpose, because optimal play with the default pool explores
-    millions of states (README, "Limits"). Ask for it with --player-policy optimal.
+    Both sides play fixed preferences by default (the habits of a table that plays by
+    the book; `exactdice karbon rules` says them): optimal play with the default pool
+    explores millions of states (README, "Limits"). Ask for it with --player-policy optimal.
+    Text output: percentages first, the exact fractions' sizes beside them (--exact
+    prints them in full); --json gives everything.
     """
     strategy_path = strategy
     if max_states < 1:
         raise InputError("--max-states", f"must be >= 1, got {max_states}")
-    if digits is not None and digits < 1:
-        raise InputError("--digits", f"must be >= 1, got {digits}")
     if show_draws and player.kind != "optimal":
         raise InputError("--show-draws", "needs --player-policy optimal (a fixed player has one draw)")
     if show_draws and setup.player_dice is not None:
@@ -166,19 +169,60 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, digits, explai
     if as_json:
         emit_json(payload)
         return
-    for line in result.summary_lines(digits):
+    if use_float:
+        display = Display(digits=display.digits, float_preview=True)
+    for line in odds_lines(result, display, state_file=click.get_current_context().params.get("state_file")):
         click.echo(line)
     if show_draws:
-        click.echo("value of each player draw (expected score under the policies):")
+        click.echo("value of each player draw (what optimal play maximises: the expected score, win 1, "
+                   "tie 1/2, or P(win) with objective=win):")
         for text, value in sorted(result.draw_values.items(), key=lambda item: -item[1]):
-            click.echo(f"  {text:>12}  {float(value):.10f}")
+            click.echo(f"  {text:>12}  {display.expectation(value)}")
     if strategy_path:
         click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}")
     if explain:
         from exactdice.karbon.solve import explain_first_round
-        click.echo("first round, the player's choices (value = expected score under the policies):")
-        for line in explain_first_round(result):
-            click.echo("  " + line)
+        click.echo("first round, the player's risk choices:")
+        for line in explain_first_round(result, display.significant):
+            click.echo(textwrap.fill(line, 98, initial_indent="  ", subsequent_indent="    "))
+
+
+def odds_lines(result, display: Display, state_file=None) -> list[str]:
+    """The text output of `karbon odds`: percentages and decimals first, in lines under 100 characters."""
+    setup = result.setup
+    if setup is not None and state_file is not None:
+        heading = f"Karbon contest from the state in {state_file}"
+    elif setup is not None and setup.player_dice is not None:
+        heading = f"Karbon contest: player {dice_text(result.player_draw)} v narrator {dice_text(result.narrator_draw)}"
+    else:
+        heading = (f"Karbon contest: player draws {dice_text(result.player_draw)}, "
+                   f"narrator draws {dice_text(result.narrator_draw)}")
+    if setup is not None and state_file is None:
+        heading += f"; track {setup.consequence}, peril {setup.peril}"
+        extras = [f"Fortune {setup.fortune}" if setup.fortune else "", "Training" if setup.training else "",
+                  f"Fallout {setup.fallout}" if setup.fallout else ""]
+        heading += "".join(f", {extra}" for extra in extras if extra)
+    lines = [heading,
+             f"  P(win)   {display.probability(result.win)}",
+             f"  P(loss)  {display.probability(result.loss)}",
+             f"  P(tie)   {display.probability(result.tie)}"]
+    if result.never_ends:
+        lines.append(f"  P(never ends)  {display.probability(result.never_ends)}")
+    for label, value in (("rounds", result.expected_rounds), ("Breaks", result.expected_breaks),
+                         ("Glitches", result.expected_glitches), ("injuries", result.expected_injuries),
+                         ("conditions", result.expected_conditions)):
+        lines.append(f"  expected {label:<11} {display.expectation(value)}")
+    lines.append(f"{result.states:,} states, {result.transitions:,} transitions, solved in "
+                 f"{result.seconds:.2f} s" + ("" if result.exact else " (float preview, not exact)"))
+    for label, policy in (("player:   ", result.player_policy), ("narrator: ", result.narrator_policy)):
+        lines.extend(textwrap.wrap(policy.words(), 98, initial_indent=label, subsequent_indent=" " * 10))
+    changed = [f"{name}={value}" for name, value in result.ruleset.to_dict().items()
+               if value != type(result.ruleset)().to_dict()[name]]
+    lines.append("rules:    " + (", ".join(changed) if changed else "the default reading")
+                 + " (exactdice karbon rules)")
+    if not display.exact and result.exact:
+        lines.append("every fraction in full: --exact; everything for programs: --json")
+    return lines
 
 
 def _integer_list(text: str, flag: str) -> list[int]:

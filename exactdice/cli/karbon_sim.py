@@ -6,6 +6,8 @@ The lead attaches both to the ``karbon`` group with ``karbon.add_command(...)``.
 
 from __future__ import annotations
 
+import textwrap
+
 import click
 
 from exactdice.cli.common import OutputFile, emit_json, json_option
@@ -109,13 +111,16 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
         return
     if out is not None:
         return
-    click.echo(f"simulated {n} contests (seed {seed}; player {player.text()}; narrator {narrator.text()})")
+    click.echo(f"simulated {n:,} contests (seed {seed}); observed shares +- one standard error:")
     for name in OUTCOMES:
         entry = summary["outcomes"][name]
         error = (entry["share"] * (1 - entry["share"]) / n) ** 0.5
-        click.echo(f"  {name:<11} {entry['count']:>10}  {entry['share']:.6f} +- {error:.6f}")
+        click.echo(f"  {name:<11} {entry['count']:>10}  {entry['share'] * 100:6.2f} % +- {error * 100:.2f} %")
     for name, entry in summary["means"].items():
-        click.echo(f"  mean {name:<11} {entry['mean']:.6f} +- {entry['standard_error']:.6f}")
+        click.echo(f"  mean {name:<11} {entry['mean']:.4g} +- {entry['standard_error']:.2g}")
+    for label, policy in (("player:   ", player), ("narrator: ", narrator)):
+        for line in textwrap.wrap(policy.words(), 98, initial_indent=label, subsequent_indent=" " * 10):
+            click.echo(line)
 
 
 @click.command()

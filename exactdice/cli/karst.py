@@ -7,8 +7,9 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, OutputFile, decimal_text, emit_json, exact_and_decimal,
-                                  fraction_text, json_option, write_csv_rows)
+from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, fraction_text, json_option,
+                                  write_csv_rows)
+from exactdice.core.display import Display, percent_text
 from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
 from exactdice.karst.knockout import KnockoutSetup, damage_per_hit, knockout_then_death, solve_knockout
@@ -23,23 +24,31 @@ __all__ = ["karst"]
 def karst():
     """Karst rolls: d6 action rolls, d20 attacks, knock-outs, death rolls, order rolls.
 
-    Every probability is exact (a fraction, with its decimal). Distributions over
-    rounds are listed until less than 10^-12 of the mass remains; the exact
-    remainder is shown as "rest".
+    Every probability is exact: the text shows percentages first with the exact
+    fraction (all of it with --exact), --json gives every exact value as "p/q" with
+    its decimal. The text lists rounds until less than 0.1 % of the mass remains
+    (--exact: until less than 10^-12); the JSON lists them all.
     """
 
 
-def _echo_rounds(label, rounds):
+def _echo_rounds(label, rounds, display: Display):
+    """The distribution of rounds: every round while more than 0.1 % of the mass is left
+    (with --exact, as far as the model lists them), then the rest in one line."""
     click.echo(f"{label}:")
+    left = 1
     for number, p in rounds.probabilities.items():
-        click.echo(f"  {number:>4}: {exact_and_decimal(p, 12) if len(fraction_text(p)) < 60 else decimal_text(p, 12)}")
-    click.echo(f"  rest: {decimal_text(rounds.rest, 15)} (exact in --json)")
+        if not display.exact and left < Fraction(1, 1000):
+            break
+        click.echo(f"  {number:>4}: {display.probability(p)}")
+        left -= p
+    click.echo(f"  rest: {display.probability(left)}")
 
 
 @karst.command()
 @click.option("--modifier", type=int, default=0, show_default=True, help="Added to the d6.")
+@display_options
 @json_option
-def action(modifier, as_json):
+def action(modifier, display, as_json):
     """P(success) of an action roll: d6 + modifier >= 6; a natural 1 fails, a natural 6 succeeds.
 
     JSON keys: modifier, success.
@@ -48,7 +57,7 @@ def action(modifier, as_json):
     if as_json:
         emit_json({"modifier": modifier, "success": fraction_text(p)})
         return
-    click.echo(f"action roll d6{modifier:+d}: P(success) = {exact_and_decimal(p)}")
+    click.echo(f"action roll d6{modifier:+d}: P(success) {display.probability(p)}")
 
 
 @karst.command()
@@ -57,8 +66,9 @@ def action(modifier, as_json):
 @click.option("--opposed", "rule", type=click.Choice(OPPOSED_RULES), default="totals", show_default=True,
               help="totals: the higher total prevails; success-first: a success beats a failure, "
                    "then the higher total. Equal totals prevail for neither.")
+@display_options
 @json_option
-def opposed(modifier, versus, rule, as_json):
+def opposed(modifier, versus, rule, display, as_json):
     """Opposed action rolls: who prevails. JSON keys: first, second, neither, rules."""
     rules = Rules(opposed=rule)
     result = opposed_roll(modifier, versus, rules)
@@ -68,7 +78,7 @@ def opposed(modifier, versus, rule, as_json):
         return
     click.echo(f"opposed action rolls d6{modifier:+d} vs d6{versus:+d} ({rules.describe()}):")
     for name, p in result.items():
-        click.echo(f"  {name:<8} {exact_and_decimal(p)}")
+        click.echo(f"  {name:<8} {display.probability(p)}")
 
 
 def _refuse_death_options_without_then_death(then_death: bool, aid: int, death_modifier: int) -> None:
@@ -88,8 +98,9 @@ def _refuse_death_options_without_then_death(then_death: bool, aid: int, death_m
 @click.option("--then-death", is_flag=True, help="Chain the knock-out into the death roll.")
 @click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round (with --then-death).")
 @click.option("--death-modifier", type=int, default=0, show_default=True, help="Death-roll modifier (with --then-death).")
+@display_options
 @json_option
-def attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, as_json):
+def attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, display, as_json):
     """Attack rolls: P(hit), and with --health the knock-out chain.
 
     \b
@@ -118,19 +129,19 @@ def attack(modifier, defense, damage, health, unaware, then_death, aid, death_mo
     if as_json:
         emit_json(payload)
         return
-    click.echo(f"attack d20{modifier:+d} vs defense {defense}: P(hit) = {exact_and_decimal(hit)}")
+    click.echo(f"attack d20{modifier:+d} vs defense {defense}: P(hit) {display.probability(hit)}")
     if chain is None:
         return
     click.echo(chain.setup.describe())
-    click.echo(f"expected rounds to knock-out: {exact_and_decimal(chain.expected_rounds)}")
+    click.echo(f"expected rounds to knock-out: {display.expectation(chain.expected_rounds)}")
     click.echo("negative health left at knock-out:")
     for value, p in chain.negative_health.items():
-        click.echo(f"  {value:>3}: {exact_and_decimal(p)}")
-    _echo_rounds("rounds to knock-out (P(exactly r))", chain.rounds)
+        click.echo(f"  {value:>3}: {display.probability(p)}")
+    _echo_rounds("rounds to knock-out (P(exactly r))", chain.rounds, display)
     if death is not None:
         click.echo(f"then the death roll ({rules.describe()}, modifier {death_modifier:+d}):")
-        click.echo(f"  P(death)  = {exact_and_decimal(death['death'])}")
-        click.echo(f"  P(stable) = {exact_and_decimal(death['stable'])}")
+        click.echo(f"  P(death)   {display.probability(death['death'])}")
+        click.echo(f"  P(stable)  {display.probability(death['stable'])}")
 
 
 @karst.command()
@@ -138,8 +149,9 @@ def attack(modifier, defense, damage, health, unaware, then_death, aid, death_mo
 @click.option("--aid", type=int, default=0, show_default=True,
               help="Ally aid actions per round, each an extra death roll before the end-of-round roll.")
 @click.option("--modifier", type=int, default=0, show_default=True, help="Added to every death roll.")
+@display_options
 @json_option
-def death(negative_health, aid, modifier, as_json):
+def death(negative_health, aid, modifier, display, as_json):
     """Death rolls: P(death), P(stable), expected rounds and the distribution of rounds.
 
     \b
@@ -153,10 +165,10 @@ def death(negative_health, aid, modifier, as_json):
         emit_json(solution.to_json())
         return
     click.echo(f"death roll, negative health {negative_health}, modifier {modifier:+d}, aid {aid} per round")
-    click.echo(f"  P(death)        = {exact_and_decimal(solution.death)}")
-    click.echo(f"  P(stable)       = {exact_and_decimal(solution.stable)}")
-    click.echo(f"  expected rounds = {exact_and_decimal(solution.expected_rounds)}")
-    _echo_rounds("rounds (P(exactly r))", solution.rounds)
+    click.echo(f"  P(death)         {display.probability(solution.death)}")
+    click.echo(f"  P(stable)        {display.probability(solution.stable)}")
+    click.echo(f"  expected rounds  {display.expectation(solution.expected_rounds)}")
+    _echo_rounds("rounds (P(exactly r))", solution.rounds, display)
 
 
 @karst.command()
@@ -164,8 +176,9 @@ def death(negative_health, aid, modifier, as_json):
               help="One per combatant, in order (combatants are numbered from 1).")
 @click.option("--two-actions", type=int, multiple=True, help="Combatant I takes two actions (-3 when its score is >= 4).")
 @click.option("--surprised", type=int, multiple=True, help="Combatant I is surprised: it does not act in the opening round.")
+@display_options
 @json_option
-def order(modifiers, two_actions, surprised, as_json):
+def order(modifiers, two_actions, surprised, display, as_json):
     """Order rolls: each combatant's place (ties share the better place) and who acts first.
 
     \b
@@ -185,12 +198,13 @@ def order(modifiers, two_actions, surprised, as_json):
         if place is None:
             click.echo(f"combatant {number} ({modifier:+d}): surprised, does not act")
             continue
-        text = ", ".join(f"{k}: {exact_and_decimal(v, 4)}" for k, v in place.items())
+        text = ", ".join(f"{k}: {display.probability(v)}" for k, v in place.items())
         click.echo(f"combatant {number} ({modifier:+d}): place {text}")
     click.echo("P(row acts strictly before column):")
-    click.echo("     " + "".join(f"{j:>10}" for j in range(1, len(before) + 1)))
-    for i, row in enumerate(before, start=1):
-        click.echo(f"{i:>5}" + "".join(f"{'-' if v is None else decimal_text(v, 4):>10}" for v in row))
+    rows = [[str(i)] + ["-" if v is None else percent_text(v, display.significant) for v in row]
+            for i, row in enumerate(before, start=1)]
+    for line in display.table([""] + [str(j) for j in range(1, len(before) + 1)], rows):
+        click.echo(line)
 
 
 # ----- simulators -------------------------------------------------------------------------
@@ -216,7 +230,7 @@ def _run_simulation(kind, n, seed, out, rules=Rules(), columns_setup=None, **set
             continue
         counts = Counter(str(value) for value in values)
         if len(counts) <= 12:
-            shares = ", ".join(f"{k or '-'}: {decimal_text(Fraction(c, n), 4)}" for k, c in sorted(counts.items()))
+            shares = ", ".join(f"{k or '-'}: {percent_text(Fraction(c, n))}" for k, c in sorted(counts.items()))
             click.echo(f"  {name}: {shares}")
         else:
             click.echo(f"  {name}: mean {sum(float(v) for v in values) / n:.6f}")
@@ -288,6 +302,8 @@ def simulate_order(modifiers, two_actions, surprised, n, seed, out):
 def _attach_table_command():
     from exactdice.cli.table_commands import karst_table
     karst.add_command(karst_table, "table")
+    from exactdice.cli.rules import rules_command
+    karst.add_command(rules_command("karst"))
 
 
 _attach_table_command()

@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     "chronica": "exactdice.cli.chronica:chronica",
     "karst": "exactdice.cli.karst:karst",
     "validate": "exactdice.cli.validate:validate",
+    "serve": "exactdice.cli.serve:serve",
 }
 
 

@@ -14,10 +14,10 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, OutputFile, emit_json, exact_and_decimal, fraction_text,
+from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, fraction_text,
                                   json_option, parameter_options, write_csv_rows)
 from exactdice.cli.table_commands import produce_tables, table_output_options
-from exactdice.core.exact import decimal_text
+from exactdice.core.display import percent_text
 from exactdice.errors import InternalError
 from exactdice.systems import split_values
 
@@ -47,8 +47,9 @@ def _built(system, values):
 
 def _exact_command(system) -> click.Command:
     @parameter_options(system.parameters)
+    @display_options
     @json_option
-    def exact(as_json, **values):
+    def exact(as_json, display, **values):
         setup, rules = _built(system, values)
         law = system.exact(setup, rules)
         if sum(law.values(), Fraction(0)) != 1:
@@ -61,7 +62,7 @@ def _exact_command(system) -> click.Command:
             return
         click.echo(f"{system.name}: exact P({column})")
         for outcome, p in law.items():
-            click.echo(f"  {str(outcome):<12} {exact_and_decimal(p)}")
+            click.echo(f"  {str(outcome):<12} {display.probability(p)}")
 
     return click.command("exact", help=f"Exact outcome distribution. {system.summary}")(exact)
 
@@ -87,7 +88,7 @@ def _simulate_command(system) -> click.Command:
         counts = Counter(str(value) for value in columns[column])
         click.echo(f"simulated {n} trials of {system.name} (seed {seed}), column {column!r}:")
         for outcome, count in sorted(counts.items()):
-            click.echo(f"  {outcome:<12} {count:>9}  {decimal_text(Fraction(count, n), 6)}")
+            click.echo(f"  {outcome:<12} {count:>9}  {percent_text(Fraction(count, n))}")
 
     return click.command("simulate", help="Simulate trials with seeded dice, independently "
                                           "of the exact model.")(simulate)

@@ -10,13 +10,15 @@ is used, so ``exactdice validate --help`` stays fast.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import click
 
 from exactdice.cli.common import CommandGroup, emit_json, parameter_options
 from exactdice.errors import InputError
 from exactdice.systems import get_system, split_values, system_names, system_summary
 from exactdice.validation import (DEFAULT_ALPHA, TESTS, goodness_of_fit, parse_counts,
-                                  read_sample_column)
+                                  read_sample_column, read_sample_columns)
 
 __all__ = ["validate", "system_command"]
 
@@ -33,8 +35,9 @@ def _own_options(function):
         click.option("--counts", default=None,
                      help="Counts per outcome instead of a file, e.g. win=412,loss=371,tie=217."),
         click.option("--column", "column_name", default=None,
-                     help="CSV column holding the outcome (default: the system's outcome "
-                          "column for this setup)."),
+                     help="Test this CSV column alone (default: the system's outcome column "
+                          "for this setup, and with --samples every further column with an "
+                          "exact law, each at alpha / k for k columns)."),
         click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
                      help="Significance level: the samples do not fit when p < alpha."),
         click.option("--test", type=click.Choice(TESTS), default="auto", show_default=True,
@@ -43,7 +46,8 @@ def _own_options(function):
                           "pooled."),
         click.option("--json", "as_json", is_flag=True,
                      help="Print JSON: p_value, verdict, fits, test, n and outcomes "
-                          "{outcome: {observed, expected, p, z}}."),
+                          "{outcome: {observed, expected, p, z}} of the first column, and "
+                          "columns {column: the same} for every column tested."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -64,25 +68,58 @@ def system_command(system) -> click.Command:
             raise InputError("samples", "give exactly one of `samples` FILE.csv or "
                                         "`counts` OUTCOME=N,...")
         setup_part, rules_part = split_values(system, values)
-        if column_name is None:
-            column_name = system.outcome_column(system.setup(setup_part))
-        if samples is not None:
-            observed, field = read_sample_column(samples, column_name), "samples"
-        else:
-            observed, field = parse_counts(counts), "counts"
-        expected = system.exact(system.setup(setup_part), system.rules(rules_part))
-        fit = goodness_of_fit(expected, observed, alpha=alpha, test=test, field=field)
+        setup, rules = system.setup(setup_part), system.rules(rules_part)
+        headline = system.outcome_column(setup)
+        # further columns with an exact law (rounds, omens, success dice, ...), read from a file
+        laws = getattr(system, "column_distributions", None)
+        others = dict(laws(setup, rules)) if laws is not None and samples is not None else {}
+        others.pop(headline, None)
+        field = "samples" if samples is not None else "counts"
+        fits = {}
+        if column_name not in others:  # the outcome, from its own column or one named by --column
+            headline = column_name or headline
+            observed = read_sample_column(samples, headline) if samples is not None else parse_counts(counts)
+            fits[headline] = (system.exact(setup, rules), observed)
+        elif samples is None:
+            raise InputError("column_name", f"column {column_name!r} is read from `samples` FILE.csv")
+        if samples is not None and others:
+            wanted = [column_name] if column_name in others else [] if column_name else list(others)
+            read = read_sample_columns(samples, wanted)
+            if column_name in others and column_name not in read:
+                read_sample_column(samples, column_name)  # names the missing column
+            for name, observed in read.items():
+                law = others[name]
+                observed = law.fold(observed)
+                # a value the exact law never gives is an impossible outcome (a misfit), not a typo
+                expected = dict(law.probabilities)
+                expected.update({value: Fraction(0) for value in observed if value not in expected})
+                fits[name] = (expected, observed)
+        # each of k columns is tested at alpha / k (Bonferroni): all k together keep level alpha
+        level = alpha / len(fits)
+        reports = {name: goodness_of_fit(expected, observed, alpha=level, test=test, field=field)
+                   for name, (expected, observed) in fits.items()}
+        fitting = all(report.fits for report in reports.values())
+        first = next(iter(reports))
         if as_json:
-            payload = {"system": system.name, "column": column_name,
+            payload = {"system": system.name, "column": first,
                        "setup": {name: _plain(value) for name, value in values.items()}}
-            payload.update(fit.to_json())
+            payload.update(reports[first].to_json())
+            payload["fits"] = fitting
+            payload["columns"] = {name: report.to_json() for name, report in reports.items()}
             emit_json(payload)
         else:
-            source = f"{samples} (column {column_name!r})" if samples is not None else "--counts"
-            click.echo(f"{system.name}: {fit.n} samples from {source} against the exact "
-                       f"distribution")
-            click.echo(fit.to_text())
-        if not fit.fits:
+            source = samples if samples is not None else "--counts"
+            click.echo(f"{system.name}: {reports[first].n} samples from {source} against the exact "
+                       f"distribution" + (f" ({len(reports)} columns, each tested at alpha "
+                                          f"{alpha:g} / {len(reports)})" if len(reports) > 1 else ""))
+            for name, report in reports.items():
+                click.echo(f"\ncolumn {name!r}:")
+                click.echo(report.to_text())
+            if len(reports) > 1:
+                failed = [name for name, report in reports.items() if not report.fits]
+                click.echo("\n" + (f"does not fit: column(s) {', '.join(failed)}" if failed
+                                   else f"fits: all {len(reports)} columns"))
+        if not fitting:
             # SystemExit, not ctx.exit: click's non-standalone mode swallows ctx.exit codes
             raise SystemExit(1)
 

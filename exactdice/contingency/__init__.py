@@ -1,4 +1,4 @@
-"""Contingency skill checks (spec `contingency.md`): exact model, simulator, tables.
+"""Contingency skill checks (the reading in `exactdice.contingency.reading`): exact model, simulator, tables.
 
 >>> solve_check(skill_check("d6,d6,d6", difficulty=4)).outcome_probabilities()["success"]
 Fraction(1, 2)

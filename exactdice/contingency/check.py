@@ -26,7 +26,7 @@ from exactdice.errors import InputError, TooLargeError
 __all__ = [
     "OUTCOMES", "SkillCheck", "CheckSolution", "skill_check", "parse_pool", "validate", "solve_check",
     "player_omens_for_face", "gm_omens_for_face", "classify_total", "choose_to_fail",
-    "expected_distribution", "OUTCOME_COLUMN", "parse_modifiers",
+    "expected_distribution", "OUTCOME_COLUMN", "parse_modifiers", "column_distributions",
 ]
 
 #: most faces of one die in a check: the dynamic program's work grows with the square
@@ -461,3 +461,19 @@ def expected_distribution(check: SkillCheck, rules: Rules = Rules()) -> dict:
     if check.difficulty is None:
         raise InputError("difficulty", "the outcome column needs a difficulty")
     return solve_check(check, rules).outcome_probabilities()
+
+
+def column_distributions(check: SkillCheck, rules: Rules = Rules()) -> dict:
+    """The exact law of the simulator's other columns: ``total``, ``result_die``,
+    ``player_omens`` and ``gm_omens`` (column -> `exactdice.validation.ColumnDistribution`).
+
+    >>> column_distributions(skill_check([6, 6, 6]))["result_die"].probabilities
+    {'d6': Fraction(1, 1)}
+    """
+    from exactdice.validation import ColumnDistribution
+
+    solution = solve_check(check, rules)
+    return {"total": ColumnDistribution.from_distribution(solution.total),
+            "result_die": ColumnDistribution.from_distribution(solution.result_die, lambda size: f"d{size}"),
+            "player_omens": ColumnDistribution.from_distribution(solution.player_omens),
+            "gm_omens": ColumnDistribution.from_distribution(solution.gm_omens)}

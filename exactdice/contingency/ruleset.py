@@ -1,4 +1,4 @@
-"""The knobs of a Contingency skill check (spec `contingency.md`), defaults first.
+"""The knobs of a Contingency skill check (`exactdice.contingency.reading`), defaults first.
 
 >>> Rules().describe()
 'luck=never, fail_by_one=take, luck_modifier=off, gm_omen=exactly-1, any_size=off'

@@ -86,6 +86,12 @@ class ContingencySystem:
     def outcome_column(self, setup: Mapping) -> str:
         return OUTCOME_COLUMN
 
+    def column_distributions(self, setup: Mapping, rules: Rules) -> dict:
+        """The exact laws of the total, result die and omen columns."""
+        from exactdice.contingency.check import column_distributions
+
+        return column_distributions(build_check(setup), rules)
+
     def table_sets(self) -> list[TableSet]:
         rules = Rules()
         return [TableSet("contingency", f"difficulty_{kind}",

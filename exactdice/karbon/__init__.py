@@ -1,4 +1,4 @@
-"""Karbon contests (``../shared/spec/karbon.md``) solved exactly as a Markov state graph.
+"""Karbon contests (the reading in `exactdice.karbon.reading`) solved exactly as a Markov state graph.
 
 >>> from exactdice.karbon import ContestSetup, contest_odds
 >>> odds = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, pool={8: 2}, reserve={}))

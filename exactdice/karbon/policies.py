@@ -44,6 +44,21 @@ class PlayerPolicy:
             f"risk_take={_dice_pref(self.risk_take)}", f"break={'>'.join(self.break_order)}",
             f"glitch={'>'.join(self.glitch_order)}", f"sideswipe_take={self.sideswipe_take}"])
 
+    def words(self) -> str:
+        """The policy in plain words (the text output; `text` stays the compact form).
+
+        >>> PlayerPolicy().words()
+        'draws d6 (while Fortune lasts), then d8, d10; never risks; Break: security, else footing-discard, else footing-dice, else advantage; Glitch: hurt, else plans, else sideswipe; a sideswipe takes dice'
+        """
+        if self.kind == "optimal":
+            return "plays optimally (every choice maximises the objective)"
+        risk = ("never risks" if self.risk == "never"
+                else f"always risks, taking {_dice_words(self.risk_take)} with risk hits")
+        return "; ".join([
+            f"draws {_dice_words(self.draw, fortune=True)}", risk,
+            f"Break: {', else '.join(self.break_order)}", f"Glitch: {', else '.join(self.glitch_order)}",
+            f"a sideswipe takes {self.sideswipe_take}"])
+
 
 @dataclass(frozen=True)
 class NarratorPolicy:
@@ -64,6 +79,30 @@ class NarratorPolicy:
             f"draw={_dice_pref(self.draw)}", f"hurt={self.hurt}", f"plans={self.plans}",
             f"plans_take={_dice_pref(self.plans_take)}", f"give={_dice_pref(self.give)}"])
         return body if self.kind == "fixed" else f"random;{body}"
+
+    def words(self) -> str:
+        """The policy in plain words (the text output; `text` stays the compact form).
+
+        >>> NarratorPolicy().words()
+        'draws d8, then d10, d6; hurt: a condition; plans: one peril die; plans takes d6, then d8, d10; gives d10, then d8, d6 away'
+        """
+        if self.kind == "optimal":
+            return "plays optimally (every choice works against the player's objective)"
+        if self.kind == "kind":
+            return "plays for the player (every choice maximises the player's objective)"
+        hurt = "a coin flip" if self.kind == "random" else (
+            "a condition" if self.hurt == "condition" else "an injury (the player gains 2 chips)")
+        plans = "a coin flip" if self.kind == "random" else (
+            "one peril die" if self.plans == "peril" else "two dice from the pool")
+        return "; ".join([f"draws {_dice_words(self.draw)}", f"hurt: {hurt}", f"plans: {plans}",
+                          f"plans takes {_dice_words(self.plans_take)}",
+                          f"gives {_dice_words(self.give)} away"])
+
+
+def _dice_words(sizes, fortune: bool = False) -> str:
+    """``(6, 8, 10)`` -> ``"d6, then d8, d10"`` (the order of preference)."""
+    names = [f"d{size}" + (" (while Fortune lasts)" if fortune and size == 6 else "") for size in sizes]
+    return names[0] + (", then " + ", ".join(names[1:]) if len(names) > 1 else "")
 
 
 def _dice_pref(sizes) -> str:

@@ -13,7 +13,8 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from exactdice.core.exact import decimal_text, fraction_text
+from exactdice.core.display import percent_text, significant_text, with_decimals
+from exactdice.core.exact import fraction_text
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.draws import DrawSearchModel
 from exactdice.karbon.model import KarbonModel
@@ -58,7 +59,8 @@ class ContestOdds:
     draw_values: dict | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
-        """The ``--json`` document (exact numbers as ``"p/q"`` strings)."""
+        """The ``--json`` document: exact numbers as ``"p/q"`` strings, and a ``decimal``
+        object repeating each of them as a float (`exactdice.core.display.with_decimals`)."""
         def exact(value):
             if value is None:
                 return None
@@ -67,7 +69,6 @@ class ContestOdds:
         result = {
             "win": exact(self.win), "loss": exact(self.loss), "tie": exact(self.tie),
             "never_ends": exact(self.never_ends),
-            "decimal": {"win": float(self.win), "loss": float(self.loss), "tie": float(self.tie)},
             "expected_rounds": exact(self.expected_rounds),
             "expected_breaks": exact(self.expected_breaks),
             "expected_glitches": exact(self.expected_glitches),
@@ -82,41 +83,7 @@ class ContestOdds:
         }
         if self.setup is not None:
             result["setup"] = self.setup.to_dict()
-        return result
-
-    def summary_lines(self, digits: int | None = None) -> list[str]:
-        """Readable lines: exact fractions (shortened to ``digits`` if asked) with decimals."""
-        def show(value):
-            if value is None:
-                return "undefined (play may never end)"
-            if not self.exact:
-                return f"{float(value):.10f} (float preview, not exact)"
-            text = fraction_text(value)
-            if digits is not None and len(text) > 2 * digits + 10:
-                num, _, den = text.partition("/")
-                text = f"{num[:digits]}...({len(num)} digits)/{den[:digits]}...({len(den)} digits)"
-            return f"{text}  ({decimal_text(value, 10)})"
-
-        lines = [
-            f"draws: player {dice_text(self.player_draw)}, narrator {dice_text(self.narrator_draw)}",
-            f"P(win)  = {show(self.win)}",
-            f"P(loss) = {show(self.loss)}",
-            f"P(tie)  = {show(self.tie)}",
-        ]
-        if self.never_ends:
-            lines.append(f"P(never ends) = {show(self.never_ends)}")
-        lines += [
-            f"expected rounds     = {show(self.expected_rounds)}",
-            f"expected Breaks     = {show(self.expected_breaks)}",
-            f"expected Glitches   = {show(self.expected_glitches)}",
-            f"expected injuries   = {show(self.expected_injuries)}",
-            f"expected conditions = {show(self.expected_conditions)}",
-            f"states: {self.states:,}, transitions: {self.transitions:,}, solved in {self.seconds:.2f} s"
-            + ("" if self.exact else " (float preview)"),
-            f"policies: player {self.player_policy.text()}; narrator {self.narrator_policy.text()}",
-            "ruleset: " + ", ".join(f"{k}={v}" for k, v in self.ruleset.to_dict().items()),
-        ]
-        return lines
+        return with_decimals(result)
 
 
 def payoffs(ruleset: Rules) -> tuple[dict, Fraction]:
@@ -193,19 +160,21 @@ def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,
     return solve_start(setup.start(player, narrator), ruleset, player, narrator, **options)
 
 
-def explain_first_round(result: ContestOdds) -> list[str]:
-    """The optimal player's first-round risk decisions in words, with the values behind them.
+def explain_first_round(result: ContestOdds, digits: int = 3) -> list[str]:
+    """The optimal player's first-round risk decisions in plain words, with what each
+    alternative would give (P(win) and the expected score the player maximises).
 
     Needs a result solved with ``all_states=True`` under an ``optimal`` player.
     """
     model, solution = result.model, result.solution
     inner = getattr(model, "inner", model)
     sizes = inner.sizes
+    objective = "P(win)" if result.ruleset.objective == "win" else "expected score (win 1, tie 1/2)"
     lines = []
     if isinstance(model, DrawSearchModel) and result.draw_values:
         ranked = sorted(result.draw_values.items(), key=lambda item: -item[1])
-        lines.append("draw: " + ", ".join(f"{text} {float(value):.4f}" for text, value in ranked)
-                     + f" -> takes {dice_text(result.player_draw)}")
+        lines.append(f"Draw: takes {dice_text(result.player_draw)}; {objective} of each draw: "
+                     + ", ".join(f"{text} {significant_text(value, digits)}" for text, value in ranked) + ".")
     setup = result.setup
     start = setup.start(result.player_policy, result.narrator_policy,
                         result.player_draw if setup.player_dice is None else None,
@@ -216,31 +185,35 @@ def explain_first_round(result: ContestOdds) -> list[str]:
         return lines
     table, roll_den = inner._roll_table(position.player_hand, position.narrator_hand)
     who = {"p": "the player wins the roll", "n": "the narrator wins the roll", "t": "a tie"}
+    doing = {"yes": "risking", "no": "not risking"}
     for weight, winner, gain_p, gain_n, player_hand, narrator_hand in sorted(
             table, key=lambda entry: -entry[0]):
         situation = ("risk", inner.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
         if situation not in solution.strategy:
             continue
         _, options = inner._decision(situation)
-        values = {}
+        values, win = {}, {}
         for name, nxt, reward in options:
             target = inner._action(name, nxt, reward)[1]
             values[name] = solution.state_value(target)
+            win[name] = solution.state_absorption(target).get("win", 0)
         chosen = solution.strategy[situation]
         other = "no" if chosen == "yes" else "yes"
-        hits = (f"{gain_p} hit(s) to {gain_n}" if winner == "t" else
-                f"{gain_p if winner == 'p' else gain_n} hit(s)")
+        hits = (f"{gain_p} hit(s) each" if winner == "t" else
+                f"with {gain_p if winner == 'p' else gain_n} hit(s)")
         if player_hand != position.player_hand:
             moved = [a - b for a, b in zip(player_hand, position.player_hand)]
             towards = "player" if sum(moved) > 0 else "narrator"
-            opening = f"Opening: {sizes.text(tuple(abs(m) for m in moved))} to the {towards}"
+            opening = f"an Opening gives {sizes.text(tuple(abs(m) for m in moved))} to the {towards}"
         else:
             opening = "no Opening"
-        direction = "rises" if values[chosen] > values[other] else "stays"
+        reason = "gives" if values[chosen] > values[other] else "gives as much,"
         lines.append(
-            f"p={float(Fraction(weight, roll_den)):.4f}: {who[winner]} ({hits}), {opening}; "
-            f"risk: {chosen}, because the value {direction} from {float(values[other]):.4f} "
-            f"to {float(values[chosen]):.4f}")
+            f"{percent_text(Fraction(weight, roll_den), digits)} of first rolls: {who[winner]} ({hits}), "
+            f"{opening}. Risk: {chosen}. {doing[chosen].capitalize()} {reason} P(win) "
+            f"{percent_text(win[chosen], digits)} (score {significant_text(values[chosen], digits)}); "
+            f"{doing[other]} would give {percent_text(win[other], digits)} "
+            f"(score {significant_text(values[other], digits)}).")
     return lines
 
 

@@ -131,6 +131,12 @@ class KarbonSystem:
     def outcome_column(self, setup: Mapping) -> str:
         return OUTCOME_COLUMN
 
+    def column_distributions(self, setup: Mapping, rules: Rules) -> dict:
+        """The exact laws of the count columns (fixed policies only; see `count_laws`)."""
+        from exactdice.karbon.count_laws import column_distributions
+
+        return column_distributions(*_with_rules(contest_from_values(setup), rules))
+
     def table_sets(self) -> list[TableSet]:
         from exactdice.karbon.tables import contest_grid
 

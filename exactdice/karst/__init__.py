@@ -1,4 +1,4 @@
-"""Karst rolls (spec `karst.md`): action, opposed, attack, knock-out, death and order rolls.
+"""Karst rolls (the reading in `exactdice.karst.reading`): action, opposed, attack, knock-out, death and order rolls.
 
 >>> action_success(2)
 Fraction(1, 2)

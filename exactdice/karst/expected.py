@@ -9,14 +9,17 @@ keyed by the text the simulator writes in that column.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+from exactdice.core.distribution import d
 from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
-from exactdice.karst.knockout import KnockoutSetup, knockout_then_death, solve_knockout
+from exactdice.karst.knockout import KnockoutSetup, damage_per_hit, knockout_then_death, solve_knockout
 from exactdice.karst.rolls import action_success, attack_hit, order_places
 from exactdice.karst.ruleset import Rules
 from exactdice.karst.simulate import SIMULATIONS
 
-__all__ = ["outcome_column", "expected_distribution"]
+__all__ = ["outcome_column", "expected_distribution", "column_distributions"]
 
 
 def outcome_column(kind: str, *, health=None, then_death: bool = False, combatant: int = 1, **_) -> str:
@@ -67,4 +70,60 @@ def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup) -> dict
             raise InputError("combatant", f"combatant {combatant} is surprised: it does not act in the "
                                             "opening round, so it has no place to validate")
         return {str(place): p for place, p in chosen.items()}
+    raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
+
+
+def column_distributions(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
+    """Every further simulator column with an exact law: column -> `ColumnDistribution`.
+
+    Rounds (death rolls and knock-outs) are listed round by round with the remaining mass in
+    one tail category; dice faces and totals are uniform dice shifted by the modifier.
+
+    >>> columns = column_distributions("death", negative_health=2)
+    >>> sorted(columns), columns["rounds"].probabilities["0"]
+    (['rounds'], Fraction(2, 3))
+    """
+    from exactdice.validation import ColumnDistribution
+
+    def shifted(sides, modifier):
+        return ColumnDistribution.from_distribution(d(sides), lambda face: str(face + modifier))
+
+    if kind == "action":
+        modifier = setup.get("modifier", 0)
+        return {"natural": shifted(6, 0), "total": shifted(6, modifier)}
+    if kind == "death":
+        solution = solve_death(setup["negative_health"], setup.get("modifier", 0), rules)
+        return {"rounds": ColumnDistribution.with_tail(solution.rounds.probabilities)}
+    if kind == "attack":
+        if setup.get("health") is None:
+            modifier = setup.get("modifier", 0)
+            hit = attack_hit(modifier, setup["defense"])
+            damage = {"0": 1 - hit}
+            for value, p in damage_per_hit(setup.get("damage", "d6"), setup.get("unaware", False)
+                                           ).probabilities().items():
+                damage[str(value)] = damage.get(str(value), Fraction(0)) + hit * p
+            return {"natural": shifted(20, 0), "total": shifted(20, modifier),
+                    "damage": ColumnDistribution(damage)}
+        chain = solve_knockout(KnockoutSetup(setup["modifier"], setup["defense"], setup.get("damage", "d6"),
+                                             setup["health"], setup.get("unaware", False)))
+        columns = {"rounds": ColumnDistribution.with_tail(chain.rounds.probabilities),
+                   "negative_health": ColumnDistribution.from_distribution(chain.negative_health)}
+        if setup.get("then_death"):
+            death = knockout_then_death(chain, setup.get("death_modifier", 0), rules)
+            columns["outcome"] = ColumnDistribution.from_distribution(death)
+        return columns
+    if kind == "order":
+        modifiers = setup["modifiers"]
+        two_actions, surprised = setup.get("two_actions", ()), setup.get("surprised", ())
+        places = order_places(modifiers, two_actions, surprised)
+        columns = {}
+        for number, (modifier, place) in enumerate(zip(modifiers, places), start=1):
+            if place is None:  # surprised: the simulator leaves both columns empty
+                columns[f"score_{number}"] = columns[f"place_{number}"] = ColumnDistribution({"": Fraction(1)})
+                continue
+            score = (lambda face, m=modifier: face + m - 3 if face + m >= 4 else face + m) \
+                if number in two_actions else (lambda face, m=modifier: face + m)
+            columns[f"score_{number}"] = ColumnDistribution.from_distribution(d(6), lambda face: str(score(face)))
+            columns[f"place_{number}"] = ColumnDistribution.from_distribution(place)
+        return columns
     raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")

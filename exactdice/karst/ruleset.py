@@ -1,4 +1,4 @@
-"""The knobs of Karst rolls (spec `karst.md`), defaults first.
+"""The knobs of Karst rolls (`exactdice.karst.reading`), defaults first.
 
 >>> Rules().describe()
 'opposed=totals, aid=0'

@@ -84,6 +84,12 @@ class KarstRoll:
     def outcome_column(self, setup: Mapping) -> str:
         return outcome_column(self.name, **setup)
 
+    def column_distributions(self, setup: Mapping, rules: Rules) -> dict:
+        """The exact laws of the roll's other columns (rounds, faces, totals, places...)."""
+        from exactdice.karst.expected import column_distributions
+
+        return column_distributions(self.name, rules=rules, **setup)
+
     def table_sets(self) -> list[TableSet]:
         return []
 

@@ -155,7 +155,8 @@ def _progress_bar(progress, total_hint):
         return None
     from tqdm import tqdm
 
-    return tqdm(total=None, unit="states", desc="exploring", leave=False)
+    # the bar counts what the limit counts (states found), with the limit as its total
+    return tqdm(total=total_hint, unit="states", desc="exploring", leave=False)
 
 
 @contextmanager
@@ -275,7 +276,8 @@ def _explore(model, max_states, progress) -> StateGraph:
         if not current & 7:
             check_memory("while exploring", states=current)
         if bar is not None and current % 1000 == 0:
-            bar.update(1000)
+            bar.update(len(states) - bar.n)
     if bar is not None:
+        bar.update(len(states) - bar.n)
         bar.close()
     return graph

@@ -19,7 +19,8 @@ the others (P(tie), P(loss), expected rounds, ...) as further tables or pages.
   alone tells them apart (so greyscale prints still read), bold text from 50 %, and the
   exact value of each cell in its ``data-exact`` attribute and tooltip.
 * ``pdf``: the same tables typeset with fpdf2, one table a page, numbers as text.
-* ``png``: matplotlib heatmaps with each cell annotated.
+* ``png``: matplotlib heatmaps on a continuous colour scale, each cell annotated and each
+  panel titled with its own metric (`exactdice.tables.plots`).
 
 >>> from fractions import Fraction
 >>> grid = TableGrid(title="demo", row_label="A", column_label="C", rows=["1"],
@@ -453,54 +454,9 @@ def _render_pdf(grids: list[TableGrid]) -> bytes:
 # ----- PNG --------------------------------------------------------------------------------
 
 def _render_png(grids: list[TableGrid]) -> bytes:
-    import matplotlib
+    from exactdice.tables.plots import heatmap_png
 
-    matplotlib.use("Agg", force=False)
-    from matplotlib.colors import BoundaryNorm, ListedColormap
-    from matplotlib.figure import Figure
-
-    panels = [(grid, metric) for grid in grids for metric in _metric_names(grid)]
-    columns = min(len(panels), max(len(grid.metrics) for grid in grids), 2)
-    rows = -(-len(panels) // columns)
-    sizes = [(len(grid.columns), len(grid.rows)) for grid, _ in panels]
-    panel_width = max(4.0, 0.75 * max(w for w, _ in sizes) + 2.5)
-    panel_height = max(3.0, 0.32 * max(h for _, h in sizes) + 1.8)
-    figure = Figure(figsize=(panel_width * columns, panel_height * rows), dpi=100,
-                    layout="constrained")
-    band_map = ListedColormap(list(_BAND_COLOURS))
-    band_norm = BoundaryNorm([0.0] + [float(x) for x in BAND_LIMITS] + [1.0000001], band_map.N)
-    for index, (grid, metric) in enumerate(panels):
-        axes = figure.add_subplot(rows, columns, index + 1)
-        matrix = grid.metrics[metric]
-        is_probability = grid.is_probability(metric)
-        numbers = [[float("nan") if v is None else float(v) for v in row] for row in matrix]
-        if is_probability:
-            image = axes.imshow(numbers, cmap=band_map, norm=band_norm, aspect="auto")
-        else:
-            image = axes.imshow(numbers, cmap="Greys", aspect="auto", alpha=0.6)
-        figure.colorbar(image, ax=axes, shrink=0.8,
-                        format=(lambda x, _: f"{x:.0%}") if is_probability else None)
-        long_labels = max(len(label) for label in grid.columns) > 4
-        axes.set_xticks(range(len(grid.columns)), labels=grid.columns, fontsize=8,
-                        rotation=35 if long_labels else 0, ha="right" if long_labels else "center",
-                        rotation_mode="anchor")
-        axes.set_yticks(range(len(grid.rows)), labels=grid.rows, fontsize=8)
-        axes.set_xlabel(grid.column_label)
-        axes.set_ylabel(grid.row_label)
-        axes.set_title(f"{grid.title}\n{metric}", fontsize=9)
-        font_size = 7 if len(grid.columns) <= 12 else 5.5
-        for r, row in enumerate(matrix):
-            for c, value in enumerate(row):
-                colour = "black"
-                if is_probability and value is not None:
-                    colour = _BAND_TEXT[band_index(value)]
-                axes.text(c, r, cell_text(grid, metric, value), ha="center", va="center",
-                          fontsize=font_size, color=colour,
-                          fontweight="bold" if is_probability and value is not None
-                          and value >= Fraction(1, 2) else "normal")
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
+    return heatmap_png(grids)
 
 
 _RENDERERS = {"md": _render_md, "csv": _render_csv, "json": _render_json, "html": _render_html,

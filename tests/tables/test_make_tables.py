@@ -52,3 +52,36 @@ def test_unknown_system_or_format_is_a_clear_error(tmp_path):
     assert result.returncode == 2 and "make_tables: error: --systems: no canonical tables for 'monopoly'" in result.stderr
     result = _make(tmp_path, "--systems", "karst", "--formats", "docx")
     assert result.returncode == 2 and "--formats: unknown format 'docx'" in result.stderr
+
+
+def _script_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_tables_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_arguments_makes_only_sets_that_finish(monkeypatch):
+    """With no arguments no Karbon set with optimal play is asked for (those never finish on
+    the default pool); they are made only with --karbon-policies optimal."""
+    module = _script_module()
+    asked = {}
+
+    def fake_run(options):
+        asked["systems"] = options.systems
+        asked["policies"] = options.karbon_policies
+        return 0
+
+    monkeypatch.setattr(module, "_run", fake_run)
+    assert module.main([]) == 0
+    assert asked["policies"] == "fixed"
+    assert set(asked["systems"].split(",")) == {"karbon", "contingency", "chronica", "karst"}
+    default_sets = module.canonical_sets()
+    assert default_sets and not any("optimal" in table_set.command for table_set in default_sets)
+    assert all(table_set.name.endswith("_fixed") for table_set in default_sets
+               if table_set.system == "karbon")
+    optimal = module.canonical_sets(["karbon"], ["optimal"])
+    assert len(optimal) == 6 and all("--player-policy optimal" in s.command for s in optimal)

@@ -144,7 +144,7 @@ def test_exit_0_when_the_samples_fit(with_coin, tmp_path, capsys):
     code, out, err = run_cli(["validate", "coin", "--samples", path], capsys)
     assert code == 0, err
     assert "fits: no outcome deviates more than chance allows" in out
-    assert "heads" in out and "1/2 (0.5000)" in out
+    assert "heads" in out and "50 % (1/2)" in out
 
 
 def test_exit_1_and_the_outcome_at_fault_when_they_do_not(with_coin, capsys):

@@ -1,0 +1,39 @@
+"""``exactdice <system> rules``: the reading of a system's rules and every knob, in words.
+
+>>> from click.testing import CliRunner
+>>> "sudden_death" in CliRunner().invoke(rules_command("karbon"), []).output
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import textwrap
+
+import click
+
+__all__ = ["rules_command", "rules_text"]
+
+
+def rules_text(system: str) -> str:
+    """The reading of ``system`` (``exactdice/<system>/reading.py``) with its knobs."""
+    reading = importlib.import_module(f"exactdice.{system}.reading")
+    lines = [reading.READING.rstrip(), "",
+             textwrap.fill(f"Knobs, the default first ({reading.SETUP}):", 92, subsequent_indent="  ")]
+    for name, (decides, values) in reading.KNOBS.items():
+        lines.append(textwrap.fill(f"{name}: {decides}", 92, initial_indent="  ", subsequent_indent="    "))
+        for value, meaning in values.items():
+            lines.append(textwrap.fill(f"{value}: {meaning}", 92, initial_indent="      ",
+                                       subsequent_indent="        "))
+    return "\n".join(lines)
+
+
+def rules_command(system: str) -> click.Command:
+    """The ``rules`` subcommand of one system."""
+    @click.command("rules", help=f"Print how exactdice reads the {system} rules, and every knob.")
+    def rules():
+        click.echo(rules_text(system))
+    return rules
+
+
+karbon_rules = rules_command("karbon")

@@ -1,0 +1,468 @@
+"""The ``exactdice serve`` web app (Starlette): pages, a JSON API, background solves.
+
+Every answer comes from the same library functions as the CLI (`exactdice.web.tasks`);
+this module only checks fields (`exactdice.web.forms`), looks results up in the SQLite
+results store, starts and stops jobs (`exactdice.web.jobs`) and turns exact numbers into
+JSON: a probability is ``{"exact": "p/q", "percent": "12.34"}`` (the percentage rounded
+from the exact fraction, never computed in floats).
+
+>>> from starlette.testclient import TestClient
+>>> with TestClient(create_app(store_path=None)) as client:
+...     client.post("/api/dist", json={"expression": "d2"}).json()["outcomes"][0]["p"]["exact"]
+'1/2'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
+from exactdice.errors import InputError
+from exactdice.web.forms import karbon_grid as karbon_grid_arguments
+from exactdice.web.forms import (DIST_FIELDS, GRID_FIELDS, KARBON_FIELD_NAMES, KARBON_FIELDS, FormError,
+                                 field_descriptions, form_field, karbon_contest, karbon_key)
+from exactdice.tables.store import ResultKey
+from exactdice.web.jobs import JobManager
+from exactdice.web.systems import SYSTEM_PAGES
+
+__all__ = ["create_app", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
+
+HERE = Path(__file__).parent
+MAX_UPLOAD_BYTES = 20_000_000
+MAX_WAIT_SECONDS = 10.0
+#: page path -> (template file, title)
+PAGES = {"/karbon": ("karbon.html", "Karbon contest"), "/validate": ("validate.html", "Validate"),
+         "/dist": ("dist.html", "Distribution"), "/systems": ("systems.html", "Other systems"),
+         "/tables": ("tables.html", "Tables")}
+
+lift_digit_limit()
+
+
+def exact_json(value, digits: int = 2):
+    """An exact number as ``{"exact": "p/q", "percent": ..., "decimal": ...}`` (None stays None).
+
+    >>> exact_json(Fraction(1, 3))
+    {'exact': '1/3', 'percent': '33.33', 'decimal': '0.3333333333'}
+    """
+    if value is None:
+        return None
+    value = Fraction(value)
+    return {"exact": fraction_text(value), "percent": decimal_text(100 * value, digits),
+            "decimal": decimal_text(value, 10)}
+
+
+def _present_odds(result: dict) -> dict:
+    """A stored contest result as the page's JSON (exact fractions with their percentages)."""
+    shown = {name: value for name, value in result.items()
+             if not isinstance(value, Fraction) and value is not None}
+    for name, value in result.items():
+        if isinstance(value, Fraction) or (name.startswith("expected_") and value is None):
+            shown[name] = exact_json(value)
+    return shown
+
+
+def _present_validation(result: dict) -> dict:
+    """A fit report with each outcome's exact probability (keyed as in the CSV column)."""
+    return {"report": result["report"], "exact": {name: exact_json(p) for name, p in result["law"]}}
+
+
+def _present_outcomes(result: dict) -> dict:
+    return {"outcomes": [{"outcome": name, "p": exact_json(p)} for name, p in result["outcomes"]]}
+
+
+def _present_grid(result: dict) -> dict:
+    """A grid made on the page, in the shape of a canonical table (see `_present_table_file`)."""
+    from exactdice.karbon.tables import METRICS
+
+    probability = {metric: metric.startswith("P(") for metric in METRICS}
+    return {"row_label": result["row_axis"], "column_label": result["column_axis"],
+            "rows": [str(value) for value in result["rows"]],
+            "columns": [str(value) for value in result["columns"]],
+            "metrics": [{"name": name, "probability": probability.get(name, False),
+                         "cells": [[None if value is None else _table_cell(Fraction(value), probability.get(name, False))
+                                    for value in row] for row in cells]}
+                        for name, cells in result["metrics"]]}
+
+
+_PRESENT = {"karbon_grid": _present_grid, "karbon_odds": _present_odds, "validate_karbon": _present_validation,
+            "validate_system": _present_validation,
+            "system_exact": _present_outcomes}
+
+
+def _errors(errors: dict, status: int = 422) -> JSONResponse:
+    return JSONResponse({"status": "error", "errors": errors}, status_code=status)
+
+
+async def _json_body(request: Request) -> dict:
+    # JSON only: a browser sends that cross-site only after asking (CORS), which this
+    # server never allows, so another site cannot start work here
+    if not request.headers.get("content-type", "").startswith("application/json"):
+        raise FormError({"form": "send the fields as JSON (Content-Type: application/json)"})
+    body = await request.body()
+    if len(body) > MAX_UPLOAD_BYTES:
+        raise FormError({"form": f"the request is {len(body):,} bytes; at most {MAX_UPLOAD_BYTES:,}"})
+    try:
+        data = json.loads(body or b"{}")
+    except ValueError:
+        raise FormError({"form": "the request body is not JSON"}) from None
+    if not isinstance(data, dict):
+        raise FormError({"form": "the request body must be a JSON object of field values"})
+    return data
+
+
+def default_tables_dir() -> Path | None:
+    """The canonical tables (``tables/`` beside the package in a source checkout), or None."""
+    candidate = HERE.parents[1] / "tables"
+    return candidate if candidate.is_dir() else None
+
+
+def _table_files(folder: Path | None) -> dict[str, Path]:
+    """Table id (``system/name``) -> its JSON file, for every canonical table."""
+    if folder is None:
+        return {}
+    return {path.relative_to(folder).with_suffix("").as_posix(): path
+            for path in sorted(folder.glob("*/*.json"))}
+
+
+def _present_table_file(path: Path) -> dict:
+    """A canonical tables file as the page's JSON: each cell exact, with its percentage
+    (probabilities) or its decimal (other metrics), rounded from the exact value."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    tables = []
+    for table in data["tables"]:
+        metrics = []
+        for metric in table["metrics"]:
+            cells = [[None if text is None else _table_cell(Fraction(text), metric.get("probability", False))
+                      for text in row] for row in metric["exact"]]
+            metrics.append({"name": metric["name"], "probability": metric.get("probability", False),
+                            "cells": cells})
+        tables.append({"title": table["title"], "row_label": table["row_label"], "rows": table["rows"],
+                       "column_label": table["column_label"], "columns": table["columns"],
+                       "legend": table.get("legend", {}), "metrics": metrics})
+    return {"tables": tables}
+
+
+def _table_cell(value: Fraction, probability: bool) -> dict:
+    if probability:
+        return exact_json(value, 1)
+    return {"exact": fraction_text(value), "value": decimal_text(value, 2)}
+
+
+#: Host headers the app answers by default (this machine; "testserver" is the test client's)
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1", "testserver")
+
+
+def create_app(store_path=None, workers: int = 2, tables_dir="default",
+               worker_memory: int | None = None, allowed_hosts=LOCAL_HOSTS) -> Starlette:
+    """The web app. ``store_path``: the SQLite results store (None: no cache);
+    ``tables_dir``: the canonical tables to browse (default: the checkout's ``tables/``);
+    ``worker_memory``: bytes of address space each worker process may use (None: no cap);
+    ``allowed_hosts``: the Host headers it answers (another name is refused, so a web
+    site that points its own name at 127.0.0.1 cannot reach it)."""
+    manager = JobManager(workers=workers, memory_limit=worker_memory)
+    tables = _table_files(default_tables_dir() if tables_dir == "default" else
+                          (Path(tables_dir) if tables_dir else None))
+
+    def store_get(key):
+        if store_path is None:
+            return None
+        from exactdice.tables.store import ResultStore
+
+        with ResultStore(store_path) as store:
+            return store.get(key)
+
+    def store_put(key, value):
+        if store_path is not None:
+            from exactdice.tables.store import ResultStore
+
+            with ResultStore(store_path) as store:
+                store.put(key, value)
+
+    def page(template: str, title: str) -> HTMLResponse:
+        nav = "".join(f'<a href="{path}">{name}</a>' for path, (_, name) in PAGES.items())
+        text = (HERE / "templates" / template).read_text(encoding="utf-8")
+        layout = (HERE / "templates" / "layout.html").read_text(encoding="utf-8")
+        return HTMLResponse(layout.replace("{{title}}", title).replace("{{nav}}", nav)
+                            .replace("{{body}}", text))
+
+    def page_route(path, template, title):
+        async def endpoint(request):
+            return page(template, title)
+        return Route(path, endpoint, methods=["GET"], name=path.strip("/"))
+
+    async def index(request):
+        return RedirectResponse("/karbon")
+
+    async def fields(request):
+        system = request.path_params["system"]
+        known = {"karbon": KARBON_FIELDS, "dist": DIST_FIELDS, "karbon-grid": GRID_FIELDS,
+                 **{name: page.fields for name, page in SYSTEM_PAGES.items()}}
+        if system not in known:
+            return _errors({"system": f"unknown system {system!r}; known: {', '.join(known)}"}, 404)
+        return JSONResponse({"fields": field_descriptions(known[system])})
+
+    async def systems(request):
+        return JSONResponse({"systems": [{"name": page.name, "title": page.title,
+                                          "column": page.outcome_column()}
+                                         for page in SYSTEM_PAGES.values()]})
+
+    async def system_exact(request):
+        began = time.perf_counter()
+        page = SYSTEM_PAGES.get(request.path_params["system"])
+        if page is None:
+            return _errors({"system": f"unknown system {request.path_params['system']!r}; known: "
+                                      f"{', '.join(SYSTEM_PAGES)}"}, 404)
+        try:
+            call = page.prepare(await _json_body(request))
+        except FormError as error:
+            return _errors(error.errors)
+        key = _system_key(page, call)
+        cached = await run_in_threadpool(store_get, key)
+        if cached is not None:
+            return JSONResponse({"status": "done", "cached": True, "result": _present_outcomes(cached),
+                                 "seconds": round(time.perf_counter() - began, 4)})
+        job = manager.submit("system_exact", {"system": call.system, "values": call.values},
+                             on_done=lambda result: store_put(key, result))
+        return job_response(job, 202)
+
+    def job_response(job, status_code=200):
+        snapshot = job.snapshot()
+        if snapshot["result"] is not None:
+            snapshot["result"] = _PRESENT[job.task](snapshot["result"])
+        if snapshot["errors"]:
+            known = KARBON_FIELD_NAMES + ("samples", "column", "alpha", "row_values", "column_values") + tuple(
+                field.name for page in SYSTEM_PAGES.values() for field in page.fields)
+            snapshot["errors"] = {form_field(name, known)
+                                  if name != "form" else "form": text
+                                  for name, text in snapshot["errors"].items()}
+        return JSONResponse(snapshot, status_code=status_code)
+
+    async def karbon_odds(request):
+        began = time.perf_counter()
+        try:
+            setup, ruleset, player, narrator, max_states = karbon_contest(await _json_body(request))
+        except FormError as error:
+            return _errors(error.errors)
+        key = karbon_key(setup, ruleset, player, narrator)
+        try:
+            cached = await run_in_threadpool(store_get, key)
+        except InputError as error:
+            return _errors({"form": str(error)}, 500)
+        if cached is not None:
+            return JSONResponse({"status": "done", "cached": True, "result": _present_odds(cached),
+                                 "seconds": round(time.perf_counter() - began, 4)})
+        job = manager.submit("karbon_odds", {"setup": setup, "ruleset": ruleset, "player": player,
+                                             "narrator": narrator, "max_states": max_states},
+                             on_done=lambda result: store_put(key, result))
+        return job_response(job, 202)
+
+    def job_status(request):  # a plain function: Starlette runs it in a thread, so it may wait
+        job = manager.get(request.path_params["job"])
+        if job is None:
+            return _errors({"job": f"no job {request.path_params['job']!r} (finished jobs are "
+                                   "forgotten after a while; ask again)"}, 404)
+        wait = request.query_params.get("wait", "0")
+        try:
+            seconds = float(wait)
+            if not 0 <= seconds <= MAX_WAIT_SECONDS:
+                raise ValueError
+        except ValueError:
+            return _errors({"wait": f"must be a number of seconds from 0 to {MAX_WAIT_SECONDS:g}, "
+                                    f"got {wait!r}"})
+        if seconds:
+            job.wait(seconds)
+        return job_response(job)
+
+    def cancel(request):  # a plain function: the kill and join run in a thread, not the event loop
+        job = manager.get(request.path_params["job"])
+        if job is None:
+            return _errors({"job": f"no job {request.path_params['job']!r}"}, 404)
+        job.cancel()
+        return job_response(job)
+
+    async def validate(request):
+        from exactdice.validation import read_sample_column
+
+        from exactdice.web.tasks import fit_report, karbon_law
+
+        system = request.path_params["system"]
+        page = SYSTEM_PAGES.get(system)
+        if system != "karbon" and page is None:
+            return _errors({"system": f"unknown system {system!r}; known: karbon, {', '.join(SYSTEM_PAGES)}"}, 404)
+        try:
+            data = await _json_body(request)
+            text = data.pop("samples", None)
+            column = data.pop("column", None)   # blank: the system's outcome column for this setup
+            alpha_text = data.pop("alpha", None) or "0.01"
+            errors = {}
+            if not isinstance(text, str) or not text.strip():
+                errors["samples"] = "choose a CSV file of simulated outcomes (with a header row)"
+            if column is not None and not isinstance(column, str):
+                errors["column"] = f"must be a column name, got {column!r}"
+            try:
+                alpha = float(alpha_text)
+                if not 0 < alpha < 1:
+                    raise ValueError
+            except (TypeError, ValueError):
+                errors["alpha"] = f"must be a number strictly between 0 and 1, got {alpha_text!r}"
+            try:
+                prepared = karbon_contest(data) if page is None else page.prepare(data)
+            except FormError as error:
+                errors.update(error.errors)
+            if errors:
+                raise FormError(errors)
+            if not column:
+                column = "outcome" if page is None else page.outcome_column(prepared.values)
+            counts = _read_counts(text, column, read_sample_column)
+            if page is None:
+                setup, ruleset, player, narrator, max_states = prepared
+                key = karbon_key(setup, ruleset, player, narrator)
+                task, arguments = "validate_karbon", {"setup": setup, "ruleset": ruleset, "player": player,
+                                                      "narrator": narrator, "max_states": max_states}
+            else:
+                key = _system_key(page, prepared)
+                task, arguments = "validate_system", {"system": system, "values": prepared.values}
+            cached = await run_in_threadpool(store_get, key)
+            if cached is not None:
+                law = karbon_law(cached) if page is None else dict(cached["outcomes"])
+                return JSONResponse({"status": "done", "cached": True,
+                                     "result": _present_validation(fit_report(law, counts, alpha))})
+        except FormError as error:
+            return _errors(error.errors)
+        except InputError as error:
+            return _errors({form_field(error.field, ("samples", "column", "alpha")): error.message})
+        job = manager.submit(task, dict(arguments, counts=counts, alpha=alpha),
+                             on_done=lambda result: store_put(key, result["exact"]))
+        return job_response(job, 202)
+
+    async def dist(request):
+        from exactdice.core.notation import parse_dice
+
+        try:
+            data = await _json_body(request)
+            unknown = [name for name in data if name != "expression"]
+            if unknown:
+                raise FormError({name: "unknown field" for name in unknown})
+            expression = data.get("expression")
+            if not isinstance(expression, str) or not expression.strip():
+                raise FormError({"expression": "give a dice expression such as 3d6+2 or 4d6kh3"})
+            if len(expression) > 500:
+                raise FormError({"expression": f"is {len(expression)} characters long; at most 500"})
+            distribution = parse_dice(expression, field="expression")
+        except FormError as error:
+            return _errors(error.errors)
+        except InputError as error:
+            return _errors({"expression": error.message})
+        probabilities = distribution.probabilities()
+        integer = all(isinstance(outcome, int) for outcome in probabilities)
+        at_least = distribution.survival() if integer else {}
+        at_most = distribution.cdf() if integer else {}
+        outcomes = [{"outcome": str(outcome), "p": exact_json(p),
+                     "at_least": exact_json(at_least.get(outcome)),
+                     "at_most": exact_json(at_most.get(outcome))}
+                    for outcome, p in probabilities.items()]
+        if sum(probabilities.values(), Fraction(0)) != 1:
+            return _errors({"expression": "the probabilities do not sum to exactly 1"}, 500)
+        return JSONResponse({"expression": expression, "outcomes": outcomes,
+                             "mean": exact_json(distribution.mean()) if integer else None,
+                             "mean_value": fraction_text(distribution.mean()) if integer else None})
+
+    async def karbon_grid(request):
+        began = time.perf_counter()
+        try:
+            grid = karbon_grid_arguments(await _json_body(request))
+        except FormError as error:
+            return _errors(error.errors)
+        key = ResultKey("karbon", {}, {"result": "web_grid", **grid}, {})
+        cached = await run_in_threadpool(store_get, key)
+        if cached is not None:
+            return JSONResponse({"status": "done", "cached": True, "result": _present_grid(cached),
+                                 "seconds": round(time.perf_counter() - began, 4)})
+        job = manager.submit("karbon_grid", grid, on_done=lambda result: store_put(key, result))
+        return job_response(job, 202)
+
+    async def table_list(request):
+        return JSONResponse({"tables": list(tables)})
+
+    async def table_file(request):
+        name = request.path_params["name"]
+        if name not in tables:  # only the listed files: no path from the request reaches the disk
+            return _errors({"table": f"no canonical table {name!r}; GET /api/tables lists them"}, 404)
+        return JSONResponse(_present_table_file(tables[name]))
+
+    async def not_found(request, exc):
+        if request.url.path.startswith("/api/"):
+            return _errors({"path": f"no endpoint {request.url.path}"}, 404)
+        return HTMLResponse("<p>No such page. <a href='/karbon'>Karbon calculator</a></p>", 404)
+
+    async def method_not_allowed(request, exc):
+        return _errors({"method": f"{request.method} is not allowed here"}, 405)
+
+    async def store_or_input_error(request, exc):
+        # e.g. a results store that became unreadable: a message, never a traceback
+        return _errors({"form": str(exc)}, 500)
+
+    async def internal_error(request, exc):
+        return _errors({"form": f"internal error ({type(exc).__name__}: {exc}); please report it"}, 500)
+
+    routes = [Route("/", index), *(page_route(path, *info) for path, info in PAGES.items()),
+              Route("/api/fields/{system}", fields),
+              Route("/api/karbon/odds", karbon_odds, methods=["POST"]),
+              Route("/api/validate/{system}", validate, methods=["POST"]),
+              Route("/api/dist", dist, methods=["POST"]),
+              Route("/api/systems", systems, methods=["GET"]),
+              Route("/api/tables", table_list, methods=["GET"]),
+              Route("/api/karbon/grid", karbon_grid, methods=["POST"]),
+              Route("/api/tables/{name:path}", table_file, methods=["GET"]),
+              Route("/api/exact/{system}", system_exact, methods=["POST"]),
+              Route("/api/jobs/{job}", job_status, methods=["GET"]),
+              Route("/api/jobs/{job}/cancel", cancel, methods=["POST"]),
+              Mount("/static", StaticFiles(directory=HERE / "static"), name="static")]
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            manager.shutdown()
+
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: method_not_allowed,
+                                        InputError: store_or_input_error, 500: internal_error},
+                    lifespan=lifespan,
+                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
+    app.state.jobs = manager
+    app.state.store_path = store_path
+    return app
+
+
+def _system_key(page, call) -> ResultKey:
+    """The results-store key of another system's exact outcomes on the page."""
+    return ResultKey(page.name, {}, {"result": "web_exact", **call.values}, {})
+
+
+def _read_counts(text: str, column: str, read_sample_column) -> dict:
+    """Outcome counts of one CSV column, read by the CLI's own reader (via a temporary file)."""
+    handle, path = tempfile.mkstemp(suffix=".csv", prefix="exactdice-upload-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+        try:
+            return dict(read_sample_column(path, column, field="samples"))
+        except InputError as error:
+            raise InputError("samples", error.message.replace(path, "the uploaded file")) from None
+    finally:
+        os.unlink(path)

@@ -1,0 +1,353 @@
+"""The web page's forms: each field declared once (name, kind, bounds, default, help), and
+the same Python objects the CLI builds made from what the page sent.
+
+The server never trusts the page: every field is checked here, and a bad one becomes a
+`FormError` mapping the field's name to a one-line message (HTTP 422). Checks the library
+makes itself (a ruleset knob, a policy's syntax, a setup that cannot be) raise its
+`InputError`, whose field is turned into the form's field name by `form_field`.
+
+>>> setup, ruleset, player, narrator, limit = karbon_contest({"ability": "3", "challenge": "2"})
+>>> setup.ability, setup.consequence, ruleset.objective, player.kind, limit
+(3, 2, 'score', 'fixed', 3000000)
+>>> karbon_contest({"ability": "-1", "challenge": "x"})
+Traceback (most recent call last):
+...
+exactdice.web.forms.FormError: ability: must be a whole number >= 0, got -1; challenge: must be a whole number, got 'x'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from exactdice.errors import InputError
+
+__all__ = ["Field", "FormError", "KARBON_FIELDS", "karbon_contest", "karbon_key", "form_field",
+           "field_descriptions", "DIST_FIELDS", "read_fields", "GRID_FIELDS", "karbon_grid",
+           "integer_values", "MAX_GRID_CELLS"]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One form control: ``kind`` is ``int``, ``float``, ``bool``, ``text`` or ``choice``
+    (a number whose default is None may be left blank)."""
+
+    name: str
+    kind: str
+    default: object = None
+    low: int | None = None
+    high: int | None = None
+    choices: tuple = ()
+    label: str = ""
+    help: str = ""
+
+    def describe(self) -> dict:
+        """The field as JSON for the page (which builds its controls from it).
+
+        >>> Field("peril", "int", 0, low=0, label="Peril").describe()["low"]
+        0
+        """
+        return {"name": self.name, "kind": self.kind, "default": self.default, "low": self.low,
+                "high": self.high, "choices": list(self.choices), "label": self.label or self.name,
+                "help": self.help}
+
+
+class FormError(InputError):
+    """Bad fields of a form: ``errors`` maps each field name to its message."""
+
+    def __init__(self, errors: dict[str, str]):
+        self.errors = dict(errors)
+        super().__init__(None, "; ".join(f"{name}: {text}" for name, text in self.errors.items()))
+
+    def __reduce__(self):
+        return (type(self), (self.errors,))
+
+
+def form_field(library_field: str | None, known: tuple[str, ...]) -> str:
+    """The form's field name for a library error's field (``--max-states`` -> ``max_states``).
+
+    >>> form_field("--player-dice", ("player_dice",))
+    'player_dice'
+    >>> form_field("player_stack", ("ability",))
+    'form'
+    """
+    name = (library_field or "").lstrip("-").replace("-", "_")
+    return name if name in known else "form"
+
+
+#: the fields of a mid-contest position (the `--state` file's numbers besides peril and consequence)
+MID_CONTEST_FIELDS = ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses")
+
+#: the most a web request may set --max-states to (the CLI has no ceiling; the server's
+#: worker processes share the machine, so the page asks for the CLI past it)
+WEB_MAX_STATES_CEILING = 20_000_000
+
+
+def _karbon_fields() -> tuple[Field, ...]:
+    from exactdice.karbon import RULE_CHOICES
+    from exactdice.karbon.dice import dice_text
+    from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE
+    from exactdice.karbon.solve import DEFAULT_MAX_STATES
+
+    fields = [
+        Field("ability", "int", 3, low=0, high=15, label="Ability (A)", help="Dice the player draws."),
+        Field("challenge", "int", 2, low=1, high=15, label="Challenge (C)", help="Dice the narrator draws."),
+        Field("consequence", "int", 2, low=1, high=10, label="Consequence (W)", help="Length of the victory track."),
+        Field("peril", "int", 0, low=0, high=10, label="Peril (P)", help="Starting peril dice."),
+        Field("fortune", "int", 0, low=0, high=15, label="Fortune (F)", help="Each d6 the player draws costs one."),
+        Field("training", "bool", False, label="Training", help="The player gains 1 chip per d8 drawn."),
+        Field("fallout", "int", 0, low=0, high=10, label="Fallout (K)", help="Glitches thrown before the first round."),
+        Field("player_dice", "text", "", label="Player hand", help="Explicit hand, e.g. d8,d8,d10 (no draw; leave Ability and Challenge as they are)."),
+        Field("narrator_dice", "text", "", label="Narrator hand", help="Explicit narrator hand (with the player hand)."),
+        Field("draw_chips", "bool", False, label="Pay draw chips", help="With explicit hands: pay the draw's chips as if drawn."),
+        Field("player_chips", "int", 0, low=0, high=100, label="Player chips",
+              help="Mid-contest position (with explicit hands): chips in the player's hand."),
+        Field("narrator_chips", "int", 0, low=0, high=100, label="Narrator chips",
+              help="Mid-contest position: chips in the narrator's hand."),
+        Field("player_stack", "int", 0, low=0, high=4, label="Player stack", help="Mid-contest position: the player's stack (0-4)."),
+        Field("narrator_stack", "int", 0, low=0, high=4, label="Narrator stack", help="Mid-contest position: the narrator's stack (0-4)."),
+        Field("wins", "int", 0, low=0, high=9, label="Track X (wins)", help="Mid-contest position: places won on the track."),
+        Field("losses", "int", 0, low=0, high=9, label="Track O (losses)", help="Mid-contest position: places lost on the track."),
+        Field("pool", "text", dice_text(DEFAULT_POOL), label="Pool", help="The main pool (dice list, or none)."),
+        Field("reserve", "text", dice_text(DEFAULT_RESERVE), label="Reserve", help="The reserve (dice list, or none)."),
+        Field("player_policy", "text", "fixed", label="Player policy",
+              help='"optimal", or fixed preferences like "risk=always;break=advantage>security".'),
+        Field("narrator_policy", "text", "fixed", label="Narrator policy",
+              help='"optimal", "kind", "random", or fixed preferences like "hurt=injury;plans=dice".'),
+    ]
+    # one wording: the help of every field the registry declares is the registry's
+    from dataclasses import replace
+
+    from exactdice.systems import get_system
+
+    declared = {parameter.name: parameter for parameter in get_system("karbon").parameters}
+    fields = [replace(field, help=declared[field.name].help) if field.name in declared else field
+              for field in fields]
+    fields += [Field(f"rule_{name}", "choice", values[0], choices=values, label=name.replace("_", " "),
+                     help=f"Ruleset knob {name} (spec default: {values[0]}).")
+               for name, values in RULE_CHOICES.items()]
+    fields.append(Field("max_states", "int", DEFAULT_MAX_STATES, low=1, high=WEB_MAX_STATES_CEILING,
+                        label="Max states", help="Stop exploring past this many states."))
+    return tuple(fields)
+
+
+KARBON_FIELDS = _karbon_fields()
+KARBON_FIELD_NAMES = tuple(field.name for field in KARBON_FIELDS)
+
+DIST_FIELDS = (Field("expression", "text", "3d6", label="Expression",
+                     help="Dice notation: 3d6+2, 4d6kh3, 2d20kl1, d6+d8+d10, (2d6+1)-d4."),)
+
+
+#: the most cells a grid made on the page may have (each is one exact solve)
+MAX_GRID_CELLS = 100
+
+
+def _grid_fields() -> tuple[Field, ...]:
+    from exactdice.karbon.tables import AXES
+
+    axes = (Field("row_axis", "choice", "ability", choices=AXES, label="Rows",
+                  help="The setup parameter along the rows."),
+            Field("row_values", "text", "1-5", label="Row values", help="A range like 1-5 or a list like 1,3,5."),
+            Field("column_axis", "choice", "challenge", choices=AXES, label="Columns",
+                  help="The setup parameter along the columns."),
+            Field("column_values", "text", "1-5", label="Column values", help="A range or a list."))
+    kept = [field for field in KARBON_FIELDS
+            if field.name not in ("player_dice", "narrator_dice", "draw_chips", "training", "max_states")
+            + MID_CONTEST_FIELDS]
+    return axes + tuple(kept)
+
+
+def integer_values(text: str, field: Field) -> list[int]:
+    """``3``, ``1-5`` or ``1,2,4`` -> whole numbers within the field's bounds.
+
+    >>> integer_values("1-3,5", Field("peril", "int", 0, low=0, high=10))
+    [1, 2, 3, 5]
+    """
+    values = []
+    for part in str(text).split(","):
+        low, dash, high = part.strip().partition("-")
+        try:
+            if dash:
+                start, stop = int(low), int(high)
+                if stop < start:
+                    raise ValueError
+                values.extend(range(start, stop + 1))
+            else:
+                values.append(int(part))
+        except ValueError:
+            raise InputError(field.name, f'"{text}" is not a number, a range like 1-5, or a list like 1,2,4') from None
+    for value in values:
+        if (field.low is not None and value < field.low) or (field.high is not None and value > field.high):
+            raise InputError(field.name, f"{value} is outside {field.low}..{field.high}")
+    if len(set(values)) != len(values):
+        raise InputError(field.name, f'"{text}" names a value twice')
+    return values
+
+
+def karbon_grid(data: dict) -> dict:
+    """The checked arguments of a Karbon grid (`exactdice.karbon.tables.contest_cell` per cell).
+
+    >>> grid = karbon_grid({"row_values": "1-2", "column_values": "1"})
+    >>> grid["rows"], grid["columns"], grid["fixed"]["consequence"]
+    ([1, 2], [1], 2)
+    """
+    from exactdice.karbon import RULE_CHOICES
+
+    values = read_fields(GRID_FIELDS, data)
+    by_name = {field.name: field for field in KARBON_FIELDS}
+    errors = {}
+    if values["row_axis"] == values["column_axis"]:
+        errors["column_axis"] = f"must differ from the rows' parameter ({values['row_axis']})"
+    axes = {}
+    for side in ("row", "column"):
+        try:
+            axes[side] = integer_values(values[f"{side}_values"], Field(
+                f"{side}_values", "int", low=by_name[values[f"{side}_axis"]].low,
+                high=by_name[values[f"{side}_axis"]].high))
+        except InputError as error:
+            errors[error.field] = error.message
+    if not errors and len(axes["row"]) * len(axes["column"]) > MAX_GRID_CELLS:
+        errors["row_values"] = (f"{len(axes['row'])} x {len(axes['column'])} = "
+                                f"{len(axes['row']) * len(axes['column'])} cells; the page makes at most "
+                                f"{MAX_GRID_CELLS} (use `exactdice karbon table` for more)")
+    if errors:
+        raise FormError(errors)
+    # every other field checked as the calculator checks it, at the grid's first cell
+    first = {field.name: values[field.name] for field in KARBON_FIELDS if field.name in values}
+    first.update({values["row_axis"]: axes["row"][0], values["column_axis"]: axes["column"][0]})
+    karbon_contest(first)
+    fixed = {name: values[name] for name in ("ability", "challenge", "consequence", "peril", "fortune",
+                                             "fallout", "pool", "reserve")}
+    return {"row_axis": values["row_axis"], "rows": axes["row"], "column_axis": values["column_axis"],
+            "columns": axes["column"], "fixed": fixed, "player": values["player_policy"],
+            "narrator": values["narrator_policy"],
+            "rules": tuple(f"{name}={values['rule_' + name]}" for name in RULE_CHOICES)}
+
+
+def field_descriptions(fields) -> list[dict]:
+    """The fields as JSON for the page."""
+    return [field.describe() for field in fields]
+
+
+def read_fields(fields, data: dict) -> dict:
+    """Each declared field's value from ``data`` (defaults for missing ones), checked by kind."""
+    if not isinstance(data, dict):
+        raise FormError({"form": "the request body must be a JSON object of field values"})
+    known = {field.name for field in fields}
+    errors = {name: "unknown field" for name in data if name not in known}
+    values = {}
+    for field in fields:
+        raw = data.get(field.name, field.default)
+        if raw is None or (isinstance(raw, str) and not raw.strip() and field.kind in ("int", "float")):
+            raw = field.default
+        if raw is None and field.kind in ("int", "float"):  # an optional number left blank
+            values[field.name] = None
+        elif field.kind == "float":
+            try:
+                if isinstance(raw, bool):
+                    raise ValueError
+                values[field.name] = float(str(raw).strip())
+            except ValueError:
+                errors[field.name] = f"must be a number, got {raw!r}"
+        elif field.kind == "int":
+            if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+                errors[field.name] = f"must be a whole number, got {raw!r}"
+                continue
+            try:
+                value = int(str(raw).strip())
+            except ValueError:
+                errors[field.name] = f"must be a whole number, got {raw!r}"
+                continue
+            if field.low is not None and value < field.low:
+                errors[field.name] = f"must be a whole number >= {field.low}, got {value}"
+            elif field.high is not None and value > field.high:
+                errors[field.name] = f"must be at most {field.high:,} on this page, got {value:,}"
+            else:
+                values[field.name] = value
+        elif field.kind == "bool":
+            if raw in (True, False, "true", "false", "on", "off", "1", "0", 1, 0):
+                values[field.name] = raw in (True, "true", "on", "1", 1)
+            else:
+                errors[field.name] = f"must be true or false, got {raw!r}"
+        elif field.kind == "choice":
+            if raw in field.choices:
+                values[field.name] = raw
+            else:
+                errors[field.name] = f"must be one of {' | '.join(field.choices)}, got {raw!r}"
+        else:
+            if not isinstance(raw, str):
+                errors[field.name] = f"must be text, got {raw!r}"
+            elif len(raw) > 500:
+                errors[field.name] = f"is {len(raw)} characters long; at most 500"
+            else:
+                values[field.name] = raw.strip()
+    if errors:
+        raise FormError(errors)
+    return values
+
+
+def karbon_contest(data: dict):
+    """(setup, ruleset, player policy, narrator policy, max states) from the Karbon form.
+
+    Built with the same library calls as ``exactdice karbon odds`` (the CLI's
+    `setup_from_options` does the same steps); every field is checked first.
+    """
+    from exactdice.karbon import (RULE_CHOICES, ContestSetup, Rules, parse_narrator_policy,
+                                  parse_player_policy)
+    from exactdice.karbon.dice import parse_dice_list
+
+    values = read_fields(KARBON_FIELDS, data)
+    errors = {}
+
+    def attempt(name, build):
+        try:
+            return build()
+        except InputError as error:
+            errors[name] = error.message
+            return None
+
+    ruleset = attempt("rule_objective", lambda: Rules().with_rules(
+        [f"{name}={values['rule_' + name]}" for name in RULE_CHOICES]))
+    player = attempt("player_policy", lambda: parse_player_policy(values["player_policy"]))
+    narrator = attempt("narrator_policy", lambda: parse_narrator_policy(values["narrator_policy"]))
+    dice = {}
+    for name in ("pool", "reserve", "player_dice", "narrator_dice"):
+        if name in ("player_dice", "narrator_dice") and not values[name]:
+            dice[name] = None
+            continue
+        dice[name] = attempt(name, lambda name=name: parse_dice_list(values[name], name))
+    if errors:
+        raise FormError(errors)
+    explicit = dice["player_dice"] is not None or dice["narrator_dice"] is not None
+    position = {name: values[name] for name in MID_CONTEST_FIELDS}
+    if any(position.values()) and not explicit:
+        first = next(name for name, value in position.items() if value)
+        raise FormError({first: "a mid-contest position needs explicit hands (Player hand and "
+                                "Narrator hand), as in a --state file"})
+    try:
+        setup = ContestSetup(
+            ability=None if explicit else values["ability"],
+            challenge=None if explicit else values["challenge"],
+            consequence=values["consequence"], peril=values["peril"], fortune=values["fortune"],
+            training=values["training"], fallout=values["fallout"],
+            player_dice=dice["player_dice"], narrator_dice=dice["narrator_dice"],
+            draw_chips=values["draw_chips"], pool=dice["pool"], reserve=dice["reserve"], **position)
+    except InputError as error:
+        raise FormError({form_field(error.field, KARBON_FIELD_NAMES): error.message}) from None
+    return setup, ruleset, player, narrator, values["max_states"]
+
+
+def karbon_key(setup, ruleset, player, narrator):
+    """The results-store key of a contest's odds on the page (not of a table cell).
+
+    >>> from exactdice.karbon import ContestSetup, Rules, PlayerPolicy, NarratorPolicy
+    >>> karbon_key(ContestSetup(ability=1, challenge=1), Rules(), PlayerPolicy(),
+    ...            NarratorPolicy()).system
+    'karbon'
+    """
+    from exactdice.tables.store import ResultKey
+
+    return ResultKey("karbon", ruleset.to_dict(), {"result": "contest_odds", **setup.to_dict()},
+                     {"player": player.text(), "narrator": narrator.text()})
+
+
+GRID_FIELDS = _grid_fields()

@@ -1,0 +1,119 @@
+// Shared by every page: forms built from the server's field list, requests, job polling,
+// errors shown next to their fields. No build step: plain browser JavaScript.
+"use strict";
+
+const exactdice = (() => {
+  async function fieldsOf(system) {
+    const response = await fetch(`/api/fields/${system}`);
+    return (await response.json()).fields;
+  }
+
+  // Build one control per field into `container` (a field's name is its id's suffix).
+  function buildFields(container, fields, filter) {
+    for (const field of fields) {
+      if (filter && !filter(field)) continue;
+      const box = document.createElement("div");
+      box.className = "field";
+      box.id = `field-${field.name}`;
+      const label = document.createElement("label");
+      label.htmlFor = `f-${field.name}`;
+      label.textContent = field.label;
+      label.title = field.help;
+      let input;
+      if (field.kind === "choice") {
+        input = document.createElement("select");
+        for (const choice of field.choices) {
+          const option = document.createElement("option");
+          option.value = option.textContent = choice;
+          input.appendChild(option);
+        }
+        input.value = field.default;
+      } else {
+        input = document.createElement("input");
+        if (field.kind === "int" || field.kind === "float") {
+          input.type = field.kind === "int" ? "number" : "text";
+          input.value = field.default === null ? "" : field.default;
+        } else if (field.kind === "bool") {
+          input.type = "checkbox";
+          input.checked = !!field.default;
+        } else {
+          input.type = "text";
+          input.value = field.default === null ? "" : field.default;
+        }
+      }
+      input.id = `f-${field.name}`;
+      input.name = field.name;
+      input.title = field.help;
+      const error = document.createElement("span");
+      error.className = "error";
+      error.id = `err-${field.name}`;
+      box.append(label, input, error);
+      container.appendChild(box);
+    }
+  }
+
+  function formValues(form) {
+    const values = {};
+    for (const input of form.querySelectorAll("input[name], select[name]")) {
+      if (input.type === "file") continue;
+      values[input.name] = input.type === "checkbox" ? input.checked : input.value;
+    }
+    return values;
+  }
+
+  function clearErrors(root) {
+    for (const span of root.querySelectorAll(".error")) span.textContent = "";
+    for (const box of root.querySelectorAll(".field.invalid")) box.classList.remove("invalid");
+  }
+
+  // Show each message next to its field; one with no field goes to the form's own line.
+  function showErrors(root, errors) {
+    for (const [name, message] of Object.entries(errors || {})) {
+      const span = root.querySelector(`#err-${name}`) || root.querySelector("#err-form");
+      span.textContent = (span.textContent ? span.textContent + " " : "") + message;
+      const box = root.querySelector(`#field-${name}`);
+      if (box) {
+        box.classList.add("invalid");
+        const details = box.closest("details");
+        if (details) details.open = true;
+      }
+    }
+  }
+
+  async function postJSON(url, body) {
+    const response = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
+                                       body: JSON.stringify(body)});
+    let data;
+    try { data = await response.json(); } catch (e) { data = {status: "error", errors: {form: `server answered ${response.status}`}}; }
+    return {code: response.status, data};
+  }
+
+  // Follow a job until it finishes; onProgress(text, jobId) as it runs. Returns the final JSON.
+  async function follow(data, onProgress) {
+    while (data.status === "queued" || data.status === "running") {
+      if (onProgress) onProgress(data.progress, data.job);
+      const response = await fetch(`/api/jobs/${data.job}?wait=1`);
+      data = await response.json();
+      if (response.status === 404) return {status: "error", errors: data.errors};
+    }
+    return data;
+  }
+
+  async function cancel(jobId) {
+    return postJSON(`/api/jobs/${jobId}/cancel`, {});
+  }
+
+  function copyText(text, button) {
+    const done = () => { if (button) { const old = button.textContent; button.textContent = "copied"; setTimeout(() => button.textContent = old, 1200); } };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, done);
+    } else {
+      const area = document.createElement("textarea");
+      area.value = text; document.body.appendChild(area); area.select();
+      try { document.execCommand("copy"); } catch (e) { /* nothing to do */ }
+      area.remove(); done();
+    }
+  }
+
+  return {fieldsOf, buildFields, formValues, clearErrors, showErrors, postJSON, follow, cancel, copyText};
+})();

@@ -1,0 +1,144 @@
+// The Karbon contest calculator: the form, the answer with bars, exact fractions, what-if strip.
+"use strict";
+
+(async () => {
+  const form = document.getElementById("karbon-form");
+  const MAIN = ["ability", "challenge", "consequence", "peril", "fortune", "fallout", "training"];
+  const fields = await exactdice.fieldsOf("karbon");
+  exactdice.buildFields(document.getElementById("main-fields"), fields, f => MAIN.includes(f.name));
+  exactdice.buildFields(document.getElementById("more-fields"), fields, f => !MAIN.includes(f.name));
+  const status = document.getElementById("status");
+  const cancelButton = document.getElementById("cancel");
+  const OUTCOMES = [["win", "P(win)"], ["loss", "P(loss)"], ["tie", "P(tie)"], ["never_ends", "P(never ends)"]];
+  const EXPECTED = ["rounds", "breaks", "glitches", "injuries", "conditions"];
+  const WHATIF = [["challenge", -1], ["challenge", 1], ["peril", -1], ["peril", 1], ["consequence", -1], ["consequence", 1]];
+  let generation = 0;        // a new submit makes older loops stop
+  let currentJob = null;
+  let exactText = "";
+
+  function showAnswer(result, seconds, cached) {
+    document.getElementById("answer").classList.remove("hidden");
+    document.getElementById("draws").textContent =
+      `Draws: player ${result.draws.player}, narrator ${result.draws.narrator}`;
+    const odds = document.getElementById("odds");
+    odds.innerHTML = "";
+    const lines = [];
+    for (const [name, label] of OUTCOMES) {
+      const value = result[name];
+      if (name === "never_ends" && value.exact === "0") continue;
+      const row = document.createElement("div");
+      row.className = "odds-row";
+      row.innerHTML = `<span>${label}</span><span class="pct" id="pct-${name}">${value.percent}%</span>` +
+        `<div class="bar"><span class="${name}" style="width:${Math.min(100, parseFloat(value.percent))}%"></span></div>`;
+      odds.appendChild(row);
+      lines.push(`${label} = ${value.exact}`);
+    }
+    const body = document.querySelector("#expectations tbody");
+    body.innerHTML = "";
+    for (const name of EXPECTED) {
+      const value = result[`expected_${name}`];
+      const row = document.createElement("tr");
+      const shown = value ? Number(value.decimal).toFixed(4) : "undefined (may never end)";
+      row.innerHTML = `<td>${name}</td><td id="exp-${name}">${shown}</td>` +
+        `<td><button type="button" class="exact-one" title="${value ? value.exact : "undefined"}">copy exact</button></td>`;
+      row.querySelector("button").onclick = event => exactdice.copyText(value ? value.exact : "undefined", event.target);
+      body.appendChild(row);
+      lines.push(`expected ${name} = ${value ? value.exact : "undefined"}`);
+    }
+    exactText = lines.join("\n");
+    const box = document.getElementById("exact-box");
+    box.textContent = "";
+    for (const line of lines) { const div = document.createElement("div"); div.className = "exact"; div.textContent = line; box.appendChild(div); }
+    document.getElementById("solve-info").textContent =
+      `${result.states.toLocaleString()} states, ${result.transitions.toLocaleString()} transitions; ` +
+      (cached ? `from the results store in ${Math.round(1000 * seconds)} ms` : `solved in ${result.solve_ms} ms`) +
+      `; policies: player ${result.policies.player}; narrator ${result.policies.narrator}`;
+    const adviceBox = document.getElementById("advice-box");
+    const advice = document.getElementById("advice");
+    advice.innerHTML = "";
+    adviceBox.classList.toggle("hidden", !result.advice || !result.advice.length);
+    for (const line of result.advice || []) { const li = document.createElement("li"); li.textContent = line; advice.appendChild(li); }
+  }
+
+  async function ask(values, onProgress) {
+    const {code, data} = await exactdice.postJSON("/api/karbon/odds", values);
+    if (code === 422) return data;
+    return exactdice.follow(data, onProgress);
+  }
+
+  async function whatIf(values, base, mine) {
+    const strip = document.getElementById("whatif");
+    strip.innerHTML = "";
+    const cells = WHATIF.map(([name, step]) => {
+      const cell = document.createElement("div");
+      cell.className = "cell";
+      cell.id = `whatif-${name}-${step > 0 ? "up" : "down"}`;
+      const label = name.charAt(0).toUpperCase() + name.slice(1);
+      cell.innerHTML = `<div class="label">${label} ${step > 0 ? "+1" : "\u22121"} (${Number(values[name]) + step})</div><div class="value">\u2026</div>`;
+      strip.appendChild(cell);
+      return cell;
+    });
+    const explicit = (values.player_dice || "").trim() !== "";
+    for (let i = 0; i < WHATIF.length; i++) {
+      if (mine !== generation) return;
+      const [name, step] = WHATIF[i];
+      if (explicit && name === "challenge") {   // explicit hands: no draw, so no Challenge
+        cells[i].querySelector(".value").textContent = "n/a (explicit hands)";
+        continue;
+      }
+      const changed = Object.assign({}, values, {[name]: String(Number(values[name]) + step)});
+      const data = await ask(changed, (text, job) => { currentJob = job; });
+      const value = cells[i].querySelector(".value");
+      if (data.status === "done") {
+        const diff = parseFloat(data.result.win.percent) - parseFloat(base.win.percent);
+        value.innerHTML = `P(win) ${data.result.win.percent}% <span class="${diff >= 0 ? "up" : "down"}">(${diff >= 0 ? "+" : ""}${diff.toFixed(2)})</span>`;
+        value.title = data.result.win.exact;
+      } else if (data.status === "cancelled") {
+        value.textContent = "cancelled";
+      } else {
+        value.textContent = "\u2014";
+        value.title = Object.values(data.errors || {}).join(" ");
+      }
+    }
+    currentJob = null;
+  }
+
+  form.addEventListener("submit", async event => {
+    event.preventDefault();
+    const mine = ++generation;
+    if (currentJob) { exactdice.cancel(currentJob); currentJob = null; }
+    exactdice.clearErrors(form);
+    const values = exactdice.formValues(form);
+    status.textContent = "computing\u2026";
+    cancelButton.classList.remove("hidden");
+    const data = await ask(values, (text, job) => { currentJob = job; status.textContent = text; });
+    if (mine !== generation) return;
+    currentJob = null;
+    cancelButton.classList.add("hidden");
+    if (data.status === "done") {
+      status.textContent = data.cached ? "answered from the results store" : "";
+      showAnswer(data.result, data.seconds, data.cached);
+      whatIf(values, data.result, mine);
+    } else if (data.status === "cancelled") {
+      status.textContent = "cancelled";
+    } else {
+      status.textContent = "";
+      exactdice.showErrors(form, data.errors);
+    }
+  });
+
+  cancelButton.addEventListener("click", async () => {
+    generation++;
+    if (currentJob) await exactdice.cancel(currentJob);
+    currentJob = null;
+    cancelButton.classList.add("hidden");
+    status.textContent = "cancelled";
+  });
+
+  document.getElementById("show-exact").addEventListener("click", () => {
+    document.getElementById("exact-box").classList.toggle("hidden");
+    document.getElementById("copy-exact").classList.toggle("hidden");
+  });
+  document.getElementById("copy-exact").addEventListener("click", event => exactdice.copyText(exactText, event.target));
+  form.dataset.ready = "yes";
+})();

@@ -1,0 +1,67 @@
+// Contingency, Chronica and Karst: each computation's form (from the server's field list)
+// and its exact outcome distribution as a chart and a table.
+"use strict";
+
+(async () => {
+  const form = document.getElementById("system-form");
+  const choice = document.getElementById("f-system-choice");
+  const status = document.getElementById("status");
+  const cancelButton = document.getElementById("cancel");
+  const systems = (await (await fetch("/api/systems")).json()).systems;
+  for (const system of systems) {
+    const option = document.createElement("option");
+    option.value = system.name; option.textContent = system.title;
+    choice.appendChild(option);
+  }
+  const wanted = new URLSearchParams(location.search).get("system");
+  if (wanted) choice.value = wanted;
+  let chart = null, currentJob = null;
+
+  async function showFields() {
+    const container = document.getElementById("system-fields");
+    container.innerHTML = "";
+    exactdice.buildFields(container, await exactdice.fieldsOf(choice.value));
+    document.getElementById("answer").classList.add("hidden");
+    exactdice.clearErrors(form);
+  }
+
+  function show(result) {
+    const system = systems.find(s => s.name === choice.value);
+    document.getElementById("answer").classList.remove("hidden");
+    document.getElementById("summary").textContent = `${system.title} P(${system.column})`;
+    const body = document.querySelector("#outcomes tbody");
+    body.innerHTML = "";
+    for (const row of result.outcomes) {
+      const tr = document.createElement("tr");
+      tr.id = `outcome-${row.outcome}`;
+      tr.innerHTML = `<td>${row.outcome}</td><td class="pct">${row.p.percent}%</td><td class="exactcell">${row.p.exact}</td>` +
+        `<td><button type="button">copy</button></td>`;
+      tr.querySelector("button").onclick = event => exactdice.copyText(row.p.exact, event.target);
+      body.appendChild(tr);
+    }
+    if (chart) chart.destroy();
+    chart = new Chart(document.getElementById("chart"), {type: "bar",
+      data: {labels: result.outcomes.map(r => r.outcome),
+             datasets: [{label: "P %", data: result.outcomes.map(r => parseFloat(r.p.percent)), backgroundColor: "#2d6fb7"}]},
+      options: {animation: false, indexAxis: "y", scales: {x: {beginAtZero: true, max: 100}},
+                plugins: {tooltip: {callbacks: {afterLabel: ctx => `exact ${result.outcomes[ctx.dataIndex].p.exact}`}}}}});
+  }
+
+  form.addEventListener("submit", async event => {
+    event.preventDefault();
+    exactdice.clearErrors(form);
+    status.textContent = "computing\u2026";
+    cancelButton.classList.remove("hidden");
+    let {code, data} = await exactdice.postJSON(`/api/exact/${choice.value}`, exactdice.formValues(form));
+    if (code !== 422) data = await exactdice.follow(data, (text, job) => { currentJob = job; status.textContent = text; });
+    currentJob = null;
+    cancelButton.classList.add("hidden");
+    status.textContent = data.status === "cancelled" ? "cancelled" : (data.cached ? "answered from the results store" : "");
+    if (data.status === "done") show(data.result);
+    else if (data.status !== "cancelled") exactdice.showErrors(form, data.errors);
+  });
+  cancelButton.addEventListener("click", async () => { if (currentJob) await exactdice.cancel(currentJob); });
+  choice.addEventListener("change", async () => { form.dataset.ready = "no"; await showFields(); form.dataset.ready = "yes"; });
+  await showFields();
+  form.dataset.ready = "yes";
+})();

@@ -1,0 +1,78 @@
+// The Validate page: a CSV of simulated outcomes against the exact Karbon distribution.
+"use strict";
+
+(async () => {
+  const form = document.getElementById("validate-form");
+  const MAIN = ["ability", "challenge", "consequence", "peril", "fortune", "fallout", "training"];
+  const choice = document.getElementById("f-system-choice");
+  const systems = [{name: "karbon", title: "Karbon contest", column: "outcome"},
+                   ...(await (await fetch("/api/systems")).json()).systems];
+  for (const system of systems) {
+    const option = document.createElement("option");
+    option.value = system.name; option.textContent = system.title;
+    choice.appendChild(option);
+  }
+  async function showFields() {
+    const main = document.getElementById("main-fields"), more = document.getElementById("more-fields");
+    main.innerHTML = ""; more.innerHTML = "";
+    const fields = await exactdice.fieldsOf(choice.value);
+    const karbon = choice.value === "karbon";
+    exactdice.buildFields(main, fields, f => !karbon || MAIN.includes(f.name));
+    exactdice.buildFields(more, fields, f => karbon && !MAIN.includes(f.name));
+    more.closest("details").classList.toggle("hidden", !karbon);
+    const column = document.getElementById("f-column");
+    column.value = "";   // blank: the system's outcome column for the setup given
+    column.placeholder = systems.find(s => s.name === choice.value).column;
+    document.getElementById("answer").classList.add("hidden");
+  }
+  choice.addEventListener("change", async () => { form.dataset.ready = "no"; await showFields(); form.dataset.ready = "yes"; });
+  await showFields();
+  const status = document.getElementById("status");
+  const cancelButton = document.getElementById("cancel");
+  let currentJob = null;
+
+  function show(result) {
+    const report = result.report;
+    document.getElementById("answer").classList.remove("hidden");
+    const verdict = document.getElementById("verdict");
+    verdict.textContent = report.verdict;
+    verdict.className = `verdict ${report.fits ? "fits" : "misfit"}`;
+    document.getElementById("p-value").textContent = report.p_value.toPrecision(4);
+    document.getElementById("test").textContent = report.test;
+    document.getElementById("n").textContent = report.n.toLocaleString();
+    document.getElementById("alpha-used").textContent = report.alpha;
+    const body = document.querySelector("#rows tbody");
+    body.innerHTML = "";
+    for (const [name, row] of Object.entries(report.outcomes)) {
+      const tr = document.createElement("tr");
+      tr.id = `row-${name}`;
+      tr.innerHTML = `<td>${name}</td><td>${row.observed}</td><td>${(100 * row.share).toFixed(2)}%</td>` +
+        `<td title="${row.p}">${result.exact[name].percent}%</td>` +
+        `<td>${row.expected.toFixed(1)}</td><td class="z">${row.z === null ? "\u2014" : (row.z >= 0 ? "+" : "") + row.z.toFixed(2)}</td>`;
+      body.appendChild(tr);
+    }
+  }
+
+  form.addEventListener("submit", async event => {
+    event.preventDefault();
+    exactdice.clearErrors(form);
+    const values = exactdice.formValues(form);
+    const file = document.getElementById("f-samples").files[0];
+    values.samples = file ? await file.text() : "";
+    values.column = document.getElementById("f-column").value;
+    values.alpha = document.getElementById("f-alpha").value;
+    status.textContent = "computing\u2026";
+    cancelButton.classList.remove("hidden");
+    let {code, data} = await exactdice.postJSON(`/api/validate/${choice.value}`, values);
+    if (code !== 422) data = await exactdice.follow(data, (text, job) => { currentJob = job; status.textContent = text; });
+    currentJob = null;
+    cancelButton.classList.add("hidden");
+    status.textContent = data.status === "cancelled" ? "cancelled" : "";
+    if (data.status === "done") show(data.result);
+    else if (data.status !== "cancelled") exactdice.showErrors(form, data.errors);
+  });
+  cancelButton.addEventListener("click", async () => {
+    if (currentJob) await exactdice.cancel(currentJob);
+  });
+  form.dataset.ready = "yes";
+})();

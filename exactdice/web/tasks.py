@@ -1,0 +1,188 @@
+"""The work the web server hands to its worker processes, and the exact results it keeps.
+
+Each task is a plain function of picklable arguments returning JSON-ready data with exact
+numbers as `Fraction` (the results store keeps them exact); it calls the same library
+functions as the CLI. `run_task` is what a worker process runs: it sends the progress
+lines of the solver's tqdm bars and then the answer (or the `InputError`) down a pipe.
+
+>>> from exactdice.karbon import ContestSetup
+>>> result = karbon_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
+...                                   pool={}, reserve={}))
+>>> result["states"], result["win"] + result["loss"] + result["tie"] + result["never_ends"]
+(100, Fraction(1, 1))
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+
+from exactdice.errors import InputError
+
+__all__ = ["karbon_odds", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS"]
+
+#: the expectations of a contest, in the order the page shows them
+EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
+
+
+def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None) -> dict:
+    """A contest's exact odds and expectations (`contest_odds`), checked to sum to exactly 1;
+    under an optimal player also the first-round advice in words."""
+    from exactdice.karbon.dice import dice_text
+    from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds, explain_first_round
+
+    optimal = player is not None and player.kind == "optimal"
+    progress = isinstance(sys.stderr, _ProgressPipe)   # only in a worker process
+    began = time.perf_counter()
+    odds = contest_odds(setup, ruleset, player, narrator, max_states=max_states or DEFAULT_MAX_STATES,
+                        progress=progress, all_states=optimal,
+                        draw_values=optimal and setup.player_dice is None)
+    total = odds.win + odds.loss + odds.tie + odds.never_ends
+    if total != 1:
+        raise ArithmeticError(f"the outcome probabilities sum to {total}, not exactly 1")
+    result = {"win": odds.win, "loss": odds.loss, "tie": odds.tie, "never_ends": odds.never_ends,
+              "states": odds.states, "transitions": odds.transitions,
+              "solve_ms": round(1000 * (time.perf_counter() - began)),
+              "draws": {"player": dice_text(odds.player_draw), "narrator": dice_text(odds.narrator_draw)},
+              "ruleset": odds.ruleset.to_dict(),
+              "policies": {"player": odds.player_policy.text(), "narrator": odds.narrator_policy.text()},
+              "advice": explain_first_round(odds) if optimal else []}
+    for name in EXPECTATIONS:
+        result[f"expected_{name}"] = getattr(odds, f"expected_{name}")
+    return result
+
+
+def karbon_law(exact: dict) -> dict:
+    """The exact P(outcome) of the simulator's outcome column, from a `karbon_odds` result."""
+    return {"win": exact["win"], "loss": exact["loss"], "tie": exact["tie"], "unfinished": exact["never_ends"]}
+
+
+def fit_report(law: dict, counts: dict, alpha: float) -> dict:
+    """`goodness_of_fit` of the counts against the exact law, with the law (a list of pairs)."""
+    from exactdice.validation import goodness_of_fit
+
+    report = goodness_of_fit(law, counts, alpha=alpha, field="samples")
+    return {"report": report.to_json(), "law": [[name, p] for name, p in law.items()]}
+
+
+def validate_karbon(counts: dict, setup, ruleset, player, narrator, max_states=None,
+                    alpha: float = 0.01) -> dict:
+    """Test sampled outcome counts against a contest's exact P(outcome) (`goodness_of_fit`);
+    ``exact`` is the contest's `karbon_odds` result (the server keeps it)."""
+    exact = karbon_odds(setup, ruleset, player, narrator, max_states)
+    return dict(fit_report(karbon_law(exact), counts, alpha), exact=exact)
+
+
+def validate_system(counts: dict, system: str, values: dict, alpha: float = 0.01) -> dict:
+    """Test sampled outcome counts against another system's exact outcome distribution."""
+    exact = system_exact(system, values)
+    return dict(fit_report(dict(exact["outcomes"]), counts, alpha), exact=exact)
+
+
+def system_exact(system: str, values: dict) -> dict:
+    """Another system's exact outcome distribution (`exactdice.web.systems.exact_outcomes`)."""
+    from exactdice.web.systems import exact_outcomes
+
+    # a list of [outcome, p]: the store sorts mapping keys, and the order is the system's
+    return {"outcomes": [[name, p] for name, p in exact_outcomes(system, values).items()]}
+
+
+def karbon_grid(row_axis, rows, column_axis, columns, fixed, player, narrator, rules) -> dict:
+    """A grid of contests, one `contest_cell` (the function `karbon table` uses) per cell,
+    with a progress line per cell; {metric: rows of exact values}."""
+    from exactdice.karbon.tables import METRICS, contest_cell
+
+    cells = {metric: [[None] * len(columns) for _ in rows] for metric in METRICS}
+    total = len(rows) * len(columns)
+    done = 0
+    for r, row in enumerate(rows):
+        for c, column in enumerate(columns):
+            _progress(f"cell {done + 1} of {total}: {row_axis} {row}, {column_axis} {column}")
+            arguments = dict(fixed, **{row_axis: row, column_axis: column})
+            result = contest_cell(**arguments, player=player, narrator=narrator, rules=tuple(rules))
+            if result["P(win)"] + result["P(tie)"] + result["P(loss)"] > 1:
+                raise ArithmeticError("a cell's outcome probabilities sum past 1")
+            for metric in METRICS:
+                cells[metric][r][c] = result[metric]
+            done += 1
+    return {"row_axis": row_axis, "rows": list(rows), "column_axis": column_axis, "columns": list(columns),
+            "metrics": [[metric, cells[metric]] for metric in METRICS]}
+
+
+def _progress(text: str) -> None:
+    """Send a progress line to the server (in a worker; elsewhere nothing)."""
+    if isinstance(sys.stderr, _ProgressPipe):
+        sys.stderr.send(text)
+
+
+TASKS = {"karbon_grid": karbon_grid, "validate_system": validate_system, "karbon_odds": karbon_odds, "validate_karbon": validate_karbon, "system_exact": system_exact}
+
+
+class _ProgressPipe(io.TextIOBase):
+    """A stand-in for stderr in a worker: sends tqdm's latest status line, at most 5 a second."""
+
+    def __init__(self, connection):
+        self._connection = connection
+        self._last = 0.0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        lines = [part.strip() for part in text.replace("\r", "\n").split("\n") if part.strip()]
+        now = time.monotonic()
+        if lines and now - self._last >= 0.2:
+            self._last = now
+            try:
+                self._connection.send(("progress", lines[-1]))
+            except (BrokenPipeError, OSError):
+                pass
+        return len(text)
+
+    def isatty(self):
+        return False
+
+    def send(self, text: str) -> None:
+        """Send one line now (not throttled)."""
+        try:
+            self._connection.send(("progress", text))
+        except (BrokenPipeError, OSError):
+            pass
+
+
+def run_task(connection, name: str, arguments: dict, memory_limit: int | None = None) -> None:
+    """Run ``TASKS[name](**arguments)`` in this (worker) process and send the outcome.
+
+    Sends ``("progress", text)`` messages, then ``("done", result)`` or
+    ``("input_error", errors)`` or ``("failed", text)``. ``memory_limit`` (bytes) caps this
+    process's address space, so one huge solve stops with a message instead of starving
+    the machine.
+    """
+    sys.stderr = _ProgressPipe(connection)
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())  # not a process-shared semaphore: Cancel kills this process
+    if memory_limit:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    try:
+        result = TASKS[name](**arguments)
+    except MemoryError:
+        limit = f"{memory_limit / 2 ** 30:.1f} GiB" if memory_limit else "the machine's memory"
+        connection.send(("input_error", {"max_states": f"the solve ran out of memory (a worker may use "
+                                                       f"{limit}; raise it with exactdice serve "
+                                                       "--worker-memory GIB, or lower max_states)"}))
+        return
+    except InputError as error:
+        errors = getattr(error, "errors", None)
+        connection.send(("input_error", errors or {error.field or "form": error.message}))
+    except Exception as error:  # reported on the page as a message, not a traceback
+        connection.send(("failed", f"{type(error).__name__}: {error}"))
+    else:
+        connection.send(("done", result))
+    finally:
+        connection.close()

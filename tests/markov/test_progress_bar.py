@@ -1,0 +1,30 @@
+"""The exploring bar counts the states the limit counts, with the limit as its total."""
+
+import tqdm
+
+from exactdice.markov import explore
+from exactdice.markov.synthetic import GamblersRuin
+
+
+class RecordingBar:
+    made = []
+
+    def __init__(self, total=None, **options):
+        self.total, self.n, self.closed = total, 0, False
+        RecordingBar.made.append(self)
+
+    def update(self, count):
+        self.n += count
+
+    def close(self):
+        self.closed = True
+
+
+def test_the_bar_total_is_the_limit_and_its_count_the_states_found(monkeypatch):
+    monkeypatch.setattr(tqdm, "tqdm", RecordingBar)
+    RecordingBar.made.clear()
+    graph = explore(GamblersRuin(goal=3000, start=1500, up=1, down=1), max_states=5000, progress=True)
+    (bar,) = RecordingBar.made
+    assert bar.total == 5000
+    assert bar.n == graph.num_states == 3001
+    assert bar.closed

@@ -1,0 +1,278 @@
+"""The real pages in a real headless Chromium (Debian's, through its chromedriver).
+
+Fill the Karbon form, submit, read the percentages off the page and compare them with
+the Python API's exact values; cancel a long solve; upload a CSV to the validator; an
+invalid field shows its message. Each page is photographed (see the README: set
+``EXACTDICE_SCREENSHOT_DIR=tables/web`` to refresh the committed pictures).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from exactdice.core.notation import parse_dice
+from exactdice.karbon import ContestSetup, contest_odds
+from exactdice.web.app import exact_json
+
+from .contests import LONG_CONTEST, MAIN_CONTEST, TINY_CONTEST, sample_csv
+
+WAIT_SECONDS = 120
+
+
+def wait_for(condition, timeout=WAIT_SECONDS, what="the page"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def open_page(browser, live_server, path):
+    from selenium.webdriver.common.by import By
+
+    browser.get(live_server.url + path)
+    form = browser.find_element(By.TAG_NAME, "form")
+    wait_for(lambda: form.get_attribute("data-ready") == "yes", 30, "the form to be built")
+    return form
+
+
+def fill(browser, values: dict):
+    from selenium.webdriver.common.by import By
+
+    for name, value in values.items():
+        element = browser.find_element(By.ID, f"f-{name}")
+        if not element.is_displayed():
+            browser.find_element(By.CSS_SELECTOR, "details summary").click()
+        element.clear()
+        element.send_keys(str(value))
+
+
+def text_of(browser, element_id):
+    from selenium.webdriver.common.by import By
+
+    return browser.find_element(By.ID, element_id).text
+
+
+def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, live_server, "/karbon")
+    fill(browser, MAIN_CONTEST)
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: browser.find_elements(By.ID, "pct-win"), what="the answer")
+    expected = contest_odds(ContestSetup(ability=3, challenge=2, consequence=2, peril=1))
+    for name in ("win", "loss", "tie"):
+        shown = text_of(browser, f"pct-{name}")
+        assert shown == exact_json(getattr(expected, name))["percent"] + "%"
+    # the exact fractions one click away
+    browser.find_element(By.ID, "show-exact").click()
+    exact_lines = [line.text for line in browser.find_elements(By.CSS_SELECTOR, "#exact-box .exact")]
+    assert f"P(win) = {expected.win.numerator}/{expected.win.denominator}" in exact_lines
+    assert browser.find_element(By.ID, "copy-exact").is_displayed()
+    rounds = float(text_of(browser, "exp-rounds"))
+    assert abs(rounds - float(expected.expected_rounds)) < 5e-5
+    # the what-if strip fills in: Challenge +1 against the Python API
+    cell = "whatif-challenge-up"
+    wait_for(lambda: "%" in text_of(browser, cell), what="the what-if strip")
+    harder = contest_odds(ContestSetup(ability=3, challenge=3, consequence=2, peril=1))
+    assert f"P(win) {exact_json(harder.win)['percent']}%" in text_of(browser, cell)
+    wait_for(lambda: all("\u2026" not in element.text for element in
+                         browser.find_elements(By.CSS_SELECTOR, "#whatif .value")),
+             what="every what-if cell")
+    browser.find_element(By.ID, "show-exact").click()   # folded again for the picture
+    browser.save_screenshot(str(screenshots / "karbon.png"))
+
+
+def test_an_invalid_field_shows_its_message(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, live_server, "/karbon")
+    fill(browser, {"ability": -2, "consequence": 2})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: text_of(browser, "err-ability"), 30, "the field's message")
+    assert text_of(browser, "err-ability") == "must be a whole number >= 0, got -2"
+    assert "invalid" in browser.find_element(By.ID, "field-ability").get_attribute("class")
+    assert not browser.find_elements(By.ID, "pct-win") or not browser.find_element(By.ID, "answer").is_displayed()
+    fill(browser, {"ability": 3, "pool": "3d6,zz"})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: text_of(browser, "err-pool"), 30, "the pool's message")
+    assert text_of(browser, "err-pool") == '"zz" is not a die; write dice like d8,d8,d10 or 2d8,d10 or none'
+    assert text_of(browser, "err-ability") == ""
+    browser.save_screenshot(str(screenshots / "karbon-invalid-field.png"))
+
+
+def test_cancel_really_stops_a_long_solve_and_another_tab_is_not_blocked(browser, live_server):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, live_server, "/karbon")
+    fill(browser, LONG_CONTEST)
+    browser.find_element(By.ID, "compute").click()
+    jobs = live_server.app.state.jobs
+    job = wait_for(lambda: next((j for j in jobs.running() if j.status == "running"), None), 30,
+                   "the long solve to start")
+    wait_for(lambda: "exploring" in text_of(browser, "status") or "solv" in text_of(browser, "status"),
+             30, "progress on the page")
+    # another tab answers a quick contest while the long solve runs
+    long_tab = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    open_page(browser, live_server, "/karbon")
+    fill(browser, dict(TINY_CONTEST, consequence=2))
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: browser.find_elements(By.ID, "pct-win"), 60, "the quick answer in the second tab")
+    assert job.status == "running"
+    browser.close()
+    browser.switch_to.window(long_tab)
+    browser.find_element(By.ID, "cancel").click()
+    wait_for(lambda: text_of(browser, "status") == "cancelled", 30, "the page to say cancelled")
+    wait_for(lambda: job.status == "cancelled", 10, "the job to be cancelled")
+    assert not job._process.is_alive() and job._process.exitcode < 0
+    assert not browser.find_element(By.ID, "cancel").is_displayed()
+
+
+def test_validator_takes_an_uploaded_csv(browser, live_server, screenshots, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    from exactdice.validation import goodness_of_fit
+
+    odds = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
+                                     pool={}, reserve={}))
+    counts = {"win": 690, "loss": 310}   # z = +2.0 for win: fits at alpha 0.01
+    path = tmp_path / "samples.csv"
+    path.write_text(sample_csv(counts))
+    open_page(browser, live_server, "/validate")
+    browser.find_element(By.ID, "f-samples").send_keys(str(path))
+    browser.find_element(By.CSS_SELECTOR, "details summary").click()
+    fill(browser, {name: value for name, value in TINY_CONTEST.items()})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: text_of(browser, "verdict"), what="the verdict")
+    report = goodness_of_fit({"win": odds.win, "loss": odds.loss, "tie": odds.tie,
+                              "unfinished": odds.never_ends}, counts)
+    assert text_of(browser, "verdict") == report.verdict
+    assert float(text_of(browser, "p-value")) == pytest.approx(report.p_value, rel=1e-3)
+    shown_z = float(browser.find_element(By.CSS_SELECTOR, "#row-win .z").text)
+    assert shown_z == pytest.approx(round(report.rows[0].z, 2), abs=0.005)
+    browser.save_screenshot(str(screenshots / "validate.png"))
+    assert "fits" in text_of(browser, "verdict")
+    # a CSV without the column: the message sits next to the file field
+    bad = tmp_path / "bad.csv"
+    bad.write_text("result\nwin\n")
+    browser.find_element(By.ID, "f-samples").send_keys(str(bad))
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: text_of(browser, "err-samples"), 30, "the file's message")
+    assert "has no column 'outcome' (its columns: result)" in text_of(browser, "err-samples")
+
+
+def test_dist_page_charts_at_least(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, live_server, "/dist")
+    fill(browser, {"expression": "4d6kh3"})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr"), 30, "the table")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr")
+    distribution = parse_dice("4d6kh3")
+    first = rows[0].find_elements(By.TAG_NAME, "td")
+    low = min(distribution.probabilities())
+    assert first[0].text == str(low)
+    assert first[4].text == exact_json(distribution.probabilities()[low])["exact"]
+    drawn = browser.execute_script(
+        "const c = Chart.getChart('chart'); return [c.data.datasets[0].label, c.data.datasets[0].data.length];")
+    assert drawn == ["P(at least) %", len(distribution.probabilities())]
+    browser.save_screenshot(str(screenshots / "dist.png"))
+    fill(browser, {"expression": "3q6"})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: text_of(browser, "err-expression"), 30, "the expression's message")
+
+
+def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from exactdice.contingency.check import expected_distribution, skill_check
+
+    form = open_page(browser, live_server, "/systems")
+    fill(browser, {"difficulty": 7})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: browser.find_elements(By.ID, "outcome-success"), 60, "the outcomes")
+    law = expected_distribution(skill_check("d6,d8,d10", difficulty=7))
+    for name, p in law.items():
+        cells = browser.find_element(By.ID, f"outcome-{name}").find_elements(By.TAG_NAME, "td")
+        assert cells[1].text == exact_json(p)["percent"] + "%" and cells[2].text == exact_json(p)["exact"]
+    browser.save_screenshot(str(screenshots / "systems-contingency.png"))
+    Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("karst-attack")
+    wait_for(lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-damage"),
+             30, "the Karst form")
+    fill(browser, {"defense": 12, "health": 5, "damage": "2q"})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: text_of(browser, "err-damage"), 30, "the damage field's message")
+    assert "2q" in text_of(browser, "err-damage")
+
+
+def test_tables_page_shows_a_heatmap_with_exact_hover_values(browser, live_server, screenshots):
+    import json
+
+    from selenium.webdriver.common.by import By
+
+    from exactdice.web.app import default_tables_dir
+
+    name = "karbon/ability_challenge_w2_p1_fixed"
+    open_page(browser, live_server, f"/tables?table={name}")
+    stored = json.loads((default_tables_dir() / f"{name}.json").read_text())["tables"][0]
+    cell = wait_for(lambda: browser.find_elements(By.ID, "cell-2-1"), 30, "the heatmap")[0]
+    exact_text = stored["metrics"][0]["exact"][2][1]
+    assert cell.get_attribute("title").endswith(exact_text)
+    from fractions import Fraction
+    assert cell.text == exact_json(Fraction(exact_text), 1)["percent"] + "%"
+    browser.save_screenshot(str(screenshots / "tables.png"))
+
+
+def test_a_new_grid_is_made_with_progress(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+
+    from exactdice.karbon.tables import contest_cell
+
+    open_page(browser, live_server, "/tables")
+    grid_form = browser.find_element(By.ID, "grid-form")
+    wait_for(lambda: grid_form.get_attribute("data-ready") == "yes", 30, "the grid form")
+    for name, value in {"row_values": "1-3", "column_values": "1-3"}.items():
+        element = browser.find_element(By.ID, f"f-{name}")
+        element.clear()
+        element.send_keys(value)
+    browser.find_element(By.CSS_SELECTOR, "#grid-form details summary").click()
+    consequence = browser.find_element(By.CSS_SELECTOR, "#grid-form #f-consequence")
+    consequence.clear()
+    consequence.send_keys("1")
+    browser.find_element(By.ID, "grid-compute").click()
+    cell = wait_for(lambda: browser.find_elements(By.ID, "grid-cell-2-1"), what="the new grid")[0]
+    expected = contest_cell(ability=3, challenge=2, consequence=1, peril=0)["P(win)"]
+    assert cell.text == exact_json(expected, 1)["percent"] + "%"
+    assert cell.get_attribute("title").endswith(f"{expected.numerator}/{expected.denominator}")
+    browser.find_element(By.CSS_SELECTOR, "#grid-form details summary").click()
+    browser.execute_script("document.getElementById('grid-form').scrollIntoView()")
+    browser.save_screenshot(str(screenshots / "tables-new-grid.png"))
+
+
+def test_optimal_player_advice_is_shown_in_words(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+
+    from exactdice.karbon import PlayerPolicy
+
+    open_page(browser, live_server, "/karbon")
+    setup = {"ability": 1, "challenge": 1, "consequence": 1, "fortune": 1, "pool": "d6,d8,d10",
+             "reserve": "none", "player_policy": "optimal"}
+    fill(browser, setup)
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#advice li"), what="the advice")
+    lines = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#advice li")]
+    expected = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, fortune=1,
+                                         pool={6: 1, 8: 1, 10: 1}, reserve={}),
+                            player=PlayerPolicy(kind="optimal"), all_states=True, draw_values=True)
+    from exactdice.karbon.solve import explain_first_round
+
+    assert lines == explain_first_round(expected)
+    assert text_of(browser, "pct-win") == exact_json(expected.win)["percent"] + "%"
+    browser.save_screenshot(str(screenshots / "karbon-optimal.png"))
