@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from exactdice.cli.common import display_options, emit_json, json_option
+from exactdice.cli.common import OutputFile, display_options, emit_json, json_option
 from exactdice.core.distribution import MAX_FACES
 from exactdice.core.notation import (MAX_NOTATION_DEPTH, MAX_NOTATION_DICE, MAX_NOTATION_RESULT_CHARACTERS,
                                      MAX_NOTATION_SPAN, parse_dice)
@@ -29,7 +29,7 @@ estimated before any work: 100d1000 is about 7e7). An expression starting with "
 before it: exactdice dist -- "-d6+3".""")
 @click.argument("expression")
 @display_options
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+@click.option("--plot", "plot_path", type=OutputFile(),
               help="Also draw the distribution and its at-least/at-most curves to this PNG file.")
 @json_option
 def dist(expression: str, display, plot_path, as_json: bool):

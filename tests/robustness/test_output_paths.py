@@ -20,6 +20,7 @@ WRITERS = [
     (["karst", "simulate", "action", "--n", "10", "--out"], "--out", []),
     (["karbon", "simulate", "-a", "1", "-c", "1", "-w", "1", "--n", "10", "--out"], "--out", []),
     (["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--strategy"], "--strategy", []),
+    (["dist", "3d6", "--plot"], "--plot", []),
 ]
 
 
