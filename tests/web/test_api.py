@@ -119,7 +119,7 @@ def test_optimal_player_gives_advice_in_words(client):
             "fortune": 1, "player_policy": "optimal"}
     code, data = answer(client, "/api/karbon/odds", body)
     assert data["status"] == "done", data
-    assert data["result"]["advice"] and data["result"]["advice"][0].startswith("draw:")
+    assert data["result"]["advice"] and data["result"]["advice"][0].startswith("Draw:")
 
 
 @pytest.mark.parametrize("body, field, words", [
