@@ -11,7 +11,7 @@ from exactdice.cli.common import (LazyGroup, OutputFile, display_options, emit_j
                                   parameter_options)
 from exactdice.core.display import Display
 from exactdice.cli.table_commands import produce_tables, table_output_options
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import RULE_CHOICES, Rules
@@ -94,7 +94,9 @@ class _KarbonGroup(LazyGroup):
 
     lazy_commands = {"simulate": "exactdice.cli.karbon_sim:simulate",
                      "trace": "exactdice.cli.karbon_sim:trace",
-                     "rules": "exactdice.cli.rules:karbon_rules"}
+                     "rules": "exactdice.cli.rules:karbon_rules",
+                     "design": "exactdice.cli.karbon_design:design",
+                     "sensitivity": "exactdice.cli.karbon_design:sensitivity"}
 
 
 @click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -121,9 +123,17 @@ def karbon():
 @click.option("--strategy", "strategy", type=OutputFile(),
               help="Write the chosen action at every decision state to this JSON file "
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
+@click.option("--bounds", "use_bounds", is_flag=True,
+              help="With an optimal player: certified lower and upper bounds on the value instead of the "
+                   "exact game (also used when the exact game passes --max-states).")
+@click.option("--precision", type=float, default=1e-3, show_default=True,
+              help="With bounds: stop once upper - lower <= this.")
+@click.option("--max-seconds", type=float, default=None,
+              help="With bounds: stop the search after this many seconds and report the bounds reached "
+                   "(the exact check of the strategy follows, within --max-states).")
 @json_option
 def odds(setup, ruleset, player, narrator, use_float, max_states, display, explain, show_draws,
-         strategy, as_json):
+         strategy, use_bounds, precision, max_seconds, as_json):
     """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
     Glitches, injuries and conditions.
 
@@ -134,10 +144,14 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
       exactdice karbon odds -a 2 -c 2 --player-policy "break=advantage>security" --rule sudden_death=on --json
       exactdice karbon odds -a 1 -c 1 -w 1 --pool d6,d8,d10 --reserve none --fortune 1 \\
           --player-policy optimal --narrator-policy optimal --show-draws --explain
+      exactdice karbon odds -a 1 -c 1 -w 1 --player-policy optimal --bounds --precision 0.01
 
     Both sides play fixed preferences by default (the habits of a table that plays by
     the book; `exactdice karbon rules` says them): optimal play with the default pool
-    explores millions of states (README, "Limits"). Ask for it with --player-policy optimal.
+    explores millions of states (README, "Limits"). Ask for it with --player-policy optimal;
+    past --max-states (or with --bounds) it is answered with certified bounds: a lower
+    bound the returned strategy guarantees, an upper bound no play beats (Ctrl-C stops
+    early and prints the bounds reached).
     Text output: percentages first, the exact fractions' sizes beside them (--exact
     prints them in full); --json gives everything.
     """
@@ -152,10 +166,26 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
         refuse_strategy_without_choices(player, narrator)
     if explain and player.kind != "optimal":
         raise InputError("--explain", "needs --player-policy optimal (a fixed player makes no choices)")
-    result = contest_odds(setup, ruleset, player, narrator,
-                          arithmetic="float" if use_float else "exact", max_states=max_states,
-                          draw_values=show_draws or (explain and setup.player_dice is None),
-                          all_states=explain)
+    if not precision > 0:
+        raise InputError("--precision", f"must be > 0, got {precision}")
+    if max_seconds is not None and not max_seconds > 0:
+        raise InputError("--max-seconds", f"must be > 0, got {max_seconds}")
+    if use_bounds:
+        _check_bounds_options(player, narrator, explain)
+        return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
+                             show_draws, strategy_path, as_json)
+    try:
+        result = contest_odds(setup, ruleset, player, narrator,
+                              arithmetic="float" if use_float else "exact", max_states=max_states,
+                              draw_values=show_draws or (explain and setup.player_dice is None),
+                              all_states=explain)
+    except TooLargeError as error:
+        if player.kind != "optimal" or narrator.kind == "kind":
+            raise
+        _check_bounds_options(player, narrator, explain)
+        click.echo(f"the exact game is too large ({error.message}); certified bounds instead", err=True)
+        return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
+                             show_draws, strategy_path, as_json)
     payload = result.to_json()
     if strategy_path:
         from exactdice.karbon.strategy import write_strategy
@@ -223,6 +253,72 @@ def odds_lines(result, display: Display, state_file=None) -> list[str]:
     if not display.exact and result.exact:
         lines.append("every fraction in full: --exact; everything for programs: --json")
     return lines
+
+
+def _check_bounds_options(player, narrator, explain):
+    if player.kind != "optimal":
+        raise InputError("--bounds", "needs --player-policy optimal (a fixed player's odds are exact)")
+    if narrator.kind == "kind":
+        raise InputError("--bounds", "needs --narrator-policy fixed, random or optimal (not kind)")
+    if explain:
+        raise InputError("--explain", "is not available with bounds yet (use --show-draws, or a smaller "
+                                      "pool for the exact game)")
+
+
+class _GapBar:
+    """A tqdm bar on stderr (when it is a terminal) showing the gap shrinking."""
+
+    def __init__(self):
+        import sys
+
+        self.bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=None, unit="states", desc="bounds", leave=False)
+
+    def __call__(self, lower, upper, explored, seconds):
+        if self.bar is not None:
+            self.bar.n = explored
+            self.bar.set_postfix_str(f"gap {upper - lower:.5f} [{lower:.5f}, {upper:.5f}]")
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds, show_draws,
+                  strategy_path, as_json):
+    from exactdice.karbon.bounds import bounded_odds
+
+    bar = _GapBar()
+    try:
+        result = bounded_odds(setup, ruleset, player, narrator, precision=precision, max_seconds=max_seconds,
+                              max_states=max_states, certify_states=max_states, progress=bar)
+    finally:
+        bar.close()
+    payload = result.to_json()
+    if strategy_path:
+        from exactdice.karbon.strategy import write_strategy
+        payload["strategy_decisions"] = write_strategy(
+            strategy_path, result.model.sizes, result.strategy, result.sides, payload["ruleset"],
+            payload["policies"])
+    if as_json:
+        emit_json(payload)
+        return
+    for line in result.summary_lines():
+        click.echo(textwrap.fill(line, 98, subsequent_indent="  "))
+    if show_draws and result.draw_bounds:
+        left, certified = result.best_draws()
+        click.echo("bounds on the value of each player draw:")
+        for text, (low, high) in sorted(result.draw_bounds.items(), key=lambda item: -item[1][0]):
+            click.echo(f"  {text:>12}  [{low:.6f}, {high:.6f}]")
+        click.echo(f"best draw certified: {left[0]}" if certified else
+                   f"draws still in contention: {', '.join(left)}")
+    if strategy_path:
+        click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}"
+                   + ("" if result.lower_method == "exact" else " (explored states only; the fixed "
+                                                               "preferences elsewhere)"))
 
 
 def _integer_list(text: str, flag: str) -> list[int]:

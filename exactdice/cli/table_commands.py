@@ -29,6 +29,7 @@ from exactdice.errors import InputError
 from exactdice.tables.export import FORMATS, TEXT_FORMATS, format_from_path, render_table, write_table
 from exactdice.tables.jobs import CellGrid, TableJob, solve_tables
 from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE, open_store
+from exactdice.tables.sweep import executor_for
 
 __all__ = ["table_output_options", "produce_tables", "contingency_table", "chronica_table",
            "karst_table", "DEFAULT_WORKERS"]
@@ -45,8 +46,14 @@ csv has one row per cell (columns table, metric, row_axis, row, column_axis, col
 exact, decimal); json holds every metric as exact "p/q" strings and decimals."""
 
 
+scheduler_option = click.option(
+    "--scheduler", default=None, metavar="ADDRESS",
+    help="Solve the cells on the Dask cluster whose scheduler is at ADDRESS (e.g. "
+         "tcp://10.0.0.5:8786; needs pip install 'exactdice[cluster]'); default: local processes.")
+
+
 def table_output_options(function):
-    """Add --format, -o/--output, --no-cache, --store and --workers to a table command.
+    """Add --format, -o/--output, --no-cache, --store, --workers and --scheduler to a table command.
 
     The command receives them as ``output_options`` (a dict), to pass to `produce_tables`.
     """
@@ -61,17 +68,18 @@ def table_output_options(function):
                        "else ~/.cache/exactdice/results.sqlite].")
     @click.option("--workers", type=click.IntRange(min=1), default=DEFAULT_WORKERS,
                   show_default=True, help="Processes solving tables in parallel.")
+    @scheduler_option
     @wraps(function)
-    def wrapper(*args, fmt, output, no_cache, store_path, workers, **kwargs):
+    def wrapper(*args, fmt, output, no_cache, store_path, workers, scheduler, **kwargs):
         output_options = {"fmt": fmt, "output": output, "no_cache": no_cache,
-                          "store_path": store_path, "workers": workers}
+                          "store_path": store_path, "workers": workers, "scheduler": scheduler}
         return function(*args, output_options=output_options, **kwargs)
 
     return wrapper
 
 
 def produce_tables(jobs: list[TableJob | CellGrid], *, fmt=None, output=None, no_cache=False,
-                   store_path=None, workers=DEFAULT_WORKERS, progress=None) -> list:
+                   store_path=None, workers=DEFAULT_WORKERS, scheduler=None, progress=None) -> list:
     """Solve the jobs (through the store unless *no_cache*) and write them as asked.
 
     Returns the grids. *progress* None means: a progress bar when stderr is a terminal.
@@ -83,7 +91,9 @@ def produce_tables(jobs: list[TableJob | CellGrid], *, fmt=None, output=None, no
         progress = sys.stderr.isatty()
     store = open_store(store_path, no_cache=no_cache)
     try:
-        grids = solve_tables(jobs, store=store, workers=workers, progress=progress)
+        with executor_for(scheduler) as executor:
+            grids = solve_tables(jobs, store=store, workers=workers, progress=progress,
+                                 executor=executor)
     finally:
         if store is not None:
             store.close()

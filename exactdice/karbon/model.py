@@ -62,6 +62,44 @@ def _sub(a: tuple, b: tuple) -> tuple:
     return tuple(x - y for x, y in zip(a, b))
 
 
+@lru_cache(maxsize=65536)
+def _named_compositions(sizes: DiceSizes, available: tuple, count: int) -> tuple:
+    """``(name, taken)`` for every composition (`compositions`), remembered: the same pool
+    and count recur in many situations."""
+    return tuple((sizes.text(taken), taken) for taken in compositions(available, count))
+
+
+def _hits_and_count(roll) -> dict:
+    """A hand roll's outcomes ``(hits, *turncoats per type)`` summed by (hits, turncoats)."""
+    groups: dict = {}
+    for outcome, weight in roll.items():
+        key = (outcome[0], sum(outcome[1:]))
+        groups[key] = groups.get(key, 0) + weight
+    return groups
+
+
+def _hits_with_fewer_turncoats(groups: dict) -> list:
+    """``[{hits: weight}, ...]``: at index ``c``, the outcomes with fewer than ``c``
+    turncoats; the last entry holds them all (for any larger count)."""
+    counts = sorted({count for _, count in groups})
+    result, running = [], {}
+    for count in range(counts[-1] + 2 if counts else 1):
+        result.append(dict(running))
+        for (hits, group_count), weight in groups.items():
+            if group_count == count:
+                running[hits] = running.get(hits, 0) + weight
+    return result
+
+
+def _contest(hits_p: int, hits_n: int) -> tuple:
+    """(winner, chips the player gains, chips the narrator gains) of a roll's hits."""
+    if hits_p > hits_n:
+        return "p", hits_p, 0
+    if hits_n > hits_p:
+        return "n", 0, hits_n
+    return "t", hits_p, hits_n
+
+
 def _take_by_preference(available: tuple, count: int, order: tuple) -> tuple:
     """Take ``count`` dice from ``available`` following a preference order of indices."""
     taken = [0] * len(available)
@@ -266,27 +304,34 @@ class KarbonModel:
         sizes = self.sizes.sizes
         player_roll = hand_roll(player_hand, sizes)
         narrator_roll = hand_roll(narrator_hand, sizes)
+        # The side with more turncoats offers them (an Opening), so the hands after the
+        # roll follow that side's turncoats alone; the other side matters only through
+        # its hits, summed over its outcomes with fewer turncoats. That makes the table
+        # cost |outcomes| x |hit counts| per side, not |outcomes|^2.
+        player_groups, narrator_groups = _hits_and_count(player_roll), _hits_and_count(narrator_roll)
         merged: dict = {}
-        for p_outcome, p_weight in player_roll.items():
-            hits_p, turn_p = p_outcome[0], p_outcome[1:]
-            count_p = sum(turn_p)
-            for n_outcome, n_weight in narrator_roll.items():
-                hits_n, turn_n = n_outcome[0], n_outcome[1:]
-                count_n = sum(turn_n)
-                if hits_p > hits_n:
-                    winner, gain_p, gain_n = "p", hits_p, 0
-                elif hits_n > hits_p:
-                    winner, gain_p, gain_n = "n", 0, hits_n
+        for offering_roll, other_groups, player_offers in ((player_roll, narrator_groups, True),
+                                                           (narrator_roll, player_groups, False)):
+            fewer = _hits_with_fewer_turncoats(other_groups)
+            for outcome, weight in offering_roll.items():
+                hits, turn = outcome[0], outcome[1:]
+                count = sum(turn)
+                other_hits = fewer[min(count, len(fewer) - 1)]
+                if not other_hits:
+                    continue
+                if player_offers:
+                    hands = (_sub(player_hand, turn), _add(narrator_hand, turn))
                 else:
-                    winner, gain_p, gain_n = "t", hits_p, hits_n
-                if count_p > count_n:    # the player offers an Opening
-                    new_p, new_n = _sub(player_hand, turn_p), _add(narrator_hand, turn_p)
-                elif count_n > count_p:  # the narrator offers one
-                    new_p, new_n = _add(player_hand, turn_n), _sub(narrator_hand, turn_n)
-                else:
-                    new_p, new_n = player_hand, narrator_hand
-                key2 = (winner, gain_p, gain_n, new_p, new_n)
-                merged[key2] = merged.get(key2, 0) + p_weight * n_weight
+                    hands = (_add(player_hand, turn), _sub(narrator_hand, turn))
+                for hits_other, other_weight in other_hits.items():
+                    key = (_contest(hits, hits_other) if player_offers else _contest(hits_other, hits)) + hands
+                    merged[key] = merged.get(key, 0) + weight * other_weight
+        unchanged = (player_hand, narrator_hand)
+        for (hits_p, count_p), p_weight in player_groups.items():  # no Opening
+            for (hits_n, count_n), n_weight in narrator_groups.items():
+                if count_p == count_n:
+                    key = _contest(hits_p, hits_n) + unchanged
+                    merged[key] = merged.get(key, 0) + p_weight * n_weight
         table = tuple((w,) + k for k, w in merged.items())
         result = (table, player_roll.denominator * narrator_roll.denominator)
         self._roll_cache[key] = result
@@ -443,11 +488,11 @@ class KarbonModel:
 
     def _take_options(self, situation):
         _, position, winner, count = situation
-        return [(self._dice_name(taken),
+        return [(name,
                  ("peril", position._replace(pool=_sub(position.pool, taken),
                                              player_hand=_add(position.player_hand, taken)), winner),
                  _NO_REWARD)
-                for taken in compositions(position.pool, count)], "player"
+                for name, taken in _named_compositions(self.sizes, position.pool, count)], "player"
 
     def _break_options(self, situation):
         _, position, queue = situation

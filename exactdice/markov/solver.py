@@ -24,9 +24,11 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from exactdice.core.exact import to_fraction
 from exactdice.errors import InputError
 from exactdice.limits import check_memory
 from exactdice.markov.arithmetic import ExactArithmetic, FloatArithmetic
+from exactdice.markov.forward import forward_pass
 from exactdice.markov.graph import (
     CHANCE,
     DECISION,
@@ -117,10 +119,32 @@ def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states
         raise InputError("payoff", f"unknown outcomes {sorted(unknown)}; the model lists {outcomes}")
     payoffs = [numbers.number(payoff.get(name, 0)) for name in outcomes]
     endless = numbers.number(nonterminating_payoff if nonterminating_payoff is not None else 0)
+    if not all_states and DECISION not in graph.kind:
+        with paused_gc():
+            return _forward_only(graph, payoffs, endless, started, numbers.exact)
     solver = _Solver(graph, numbers, payoffs, endless)
     with paused_gc():
         solver.run(progress)
         return solver.solution(all_states, time.perf_counter() - started)
+
+
+def _forward_only(graph, payoffs, endless, started, exact) -> Solution:
+    """The initial state's answers of a graph without decisions, from one forward pass."""
+    components = graph.strongly_connected_components()
+    result = forward_pass(graph, components=components, exact=exact)
+    public = to_fraction if exact else float
+    value = public(endless) * result.never_ends
+    for pay, name in zip(payoffs, graph.outcomes):
+        value += public(pay) * result.absorption[name]
+    cyclic = sum(1 for component in components
+                 if len(component) > 1 or component[0] in graph.successors(component[0]))
+    return Solution(
+        absorption=result.absorption, never_ends=result.never_ends, value=value,
+        expected_steps=result.expected_steps, expected_rewards=result.expected_rewards, strategy={},
+        states=graph.num_states, transitions=graph.num_transitions, components=len(components),
+        cyclic_components=cyclic, largest_component=max(map(len, components)),
+        seconds=time.perf_counter() - started, exact=exact, outcomes=graph.outcomes,
+    )
 
 
 class _Solver:
@@ -505,7 +529,12 @@ class _Solver:
 
         initial = graph.initial
         absorption, never, value = report(initial)
-        if never:
+        if numbers.exact:
+            visits = forward_pass(graph, self.chosen_edge, self.alive, self.components)
+            if visits.absorption != absorption or visits.never_ends != never:
+                raise ArithmeticError("the forward pass and the backward pass disagree on the outcome odds")
+            steps, rewards = visits.expected_steps, visits.expected_rewards
+        elif never:
             steps, rewards = None, {name: None for name in graph.reward_names}
         else:
             steps, rewards = self.expectations()

@@ -175,11 +175,13 @@ def run_task(task) -> Any:
 
 def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | None,
                      workers: int = 2, progress: bool = True, description: str = "tables",
-                     statistics: SweepStatistics | None = None) -> list[list[TableGrid]]:
+                     statistics: SweepStatistics | None = None,
+                     executor=None) -> list[list[TableGrid]]:
     """The grids of each job (a list per job, in job order), in one sweep over every core.
 
     A `TableJob` is one task (its function builds whole grids); a `CellGrid` is one task a
-    cell. Everything goes through the store (``store=None``: no cache).
+    cell. Everything goes through the store (``store=None``: no cache). ``executor``: see
+    `exactdice.tables.sweep.sweep` (None: a local pool of *workers* processes).
 
     >>> jobs = [TableJob("demo", "r", "exactdice.tables.jobs:demo_table", {"size": 2})]
     >>> [[grid.rows for grid in grids] for grids in solve_table_jobs(jobs, store=None, workers=1,
@@ -198,7 +200,7 @@ def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | No
         else:
             raise TypeError(f"expected TableJob or CellGrid, got {type(job).__name__}")
     results = sweep(cells, run_task, store=store, workers=workers, progress=progress,
-                    description=description, statistics=statistics)
+                    description=description, statistics=statistics, executor=executor)
     grids = []
     for job, (start, count) in zip(jobs, spans):
         if isinstance(job, CellGrid):
@@ -210,7 +212,7 @@ def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | No
 
 def solve_tables(jobs: list[TableJob | CellGrid], *, store: ResultStore | None, workers: int = 2,
                  progress: bool = True, description: str = "tables",
-                 statistics: SweepStatistics | None = None) -> list[TableGrid]:
+                 statistics: SweepStatistics | None = None, executor=None) -> list[TableGrid]:
     """Every grid of every job, in job order (a job may give several grids).
 
     >>> jobs = [TableJob("demo", "r", "exactdice.tables.jobs:demo_table", {"size": n})
@@ -219,7 +221,7 @@ def solve_tables(jobs: list[TableJob | CellGrid], *, store: ResultStore | None, 
     [1, 3]
     """
     per_job = solve_table_jobs(jobs, store=store, workers=workers, progress=progress,
-                               description=description, statistics=statistics)
+                               description=description, statistics=statistics, executor=executor)
     return [grid for grids in per_job for grid in grids]
 
 

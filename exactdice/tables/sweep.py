@@ -1,13 +1,28 @@
-"""Solve many table cells on every core, resuming from (and filling) the results store.
+"""Solve many cells on a `concurrent.futures`-style executor, resuming from (and filling) the store.
 
 A *cell* is a `SweepCell`: the `ResultKey` that identifies its result in the store, and
 the picklable *task* handed to the solve function (by default the key itself). The solve
 function must be a top-level function (worker processes import it by name) and return a
 result the store can hold: dicts, lists, ints, strings and Fractions.
 
-Results already in the store are not solved again; each new result is written to the
-store by the parent process as soon as it arrives, one transaction each, so a sweep that
-is interrupted resumes where it stopped and a re-run is instant.
+One code path runs every sweep: cells are submitted to an executor and their results
+collected as they finish. The executor is
+
+- a local process pool (`local_process_pool`, the default, ``workers`` processes), or
+- a Dask cluster's executor (``distributed.Client(address).get_executor()``, see
+  `cluster_executor` and the CLI's ``--scheduler ADDRESS``), or
+- this process itself when ``workers=1`` (no pickling: handy for tests and tiny sweeps).
+
+Only this process opens the store: each result is written by it as soon as it arrives,
+one transaction each, with Ctrl-C and SIGTERM held off during the write, so a sweep that
+is interrupted keeps every finished cell and a re-run resumes where it stopped.
+
+Interrupts: Ctrl-C and SIGTERM both raise `KeyboardInterrupt` in this process (the CLI
+exits with 130); the sweep then cancels what is queued and kills its local workers, so
+nothing is left running. Local workers also watch their parent: if it dies (SIGKILL) they
+exit within a second (``PR_SET_PDEATHSIG`` on Linux, and a watchdog thread everywhere).
+Workers ignore Ctrl-C themselves and draw no progress bars: the sweep draws one bar, for
+the cells.
 
 >>> cells = [SweepCell(ResultKey("demo", {}, {"n": n})) for n in (2, 3)]
 >>> sweep(cells, _reciprocal_of_key, store=None, workers=1, progress=False)
@@ -16,10 +31,14 @@ is interrupted resumes where it stopped and a re-run is instant.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -27,7 +46,13 @@ from typing import Any
 from exactdice.errors import InputError
 from exactdice.tables.store import ResultKey, ResultStore
 
-__all__ = ["SweepCell", "sweep", "SweepStatistics"]
+__all__ = ["SweepCell", "sweep", "SweepStatistics", "local_process_pool", "cluster_executor",
+           "executor_for"]
+
+#: how often a worker's watchdog checks that its parent is alive (seconds)
+_WATCHDOG_SECONDS = 0.5
+#: how long stopping waits for a terminated local worker before killing it (seconds)
+_TERMINATE_GRACE_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -71,20 +96,201 @@ class _WorkerInputError:
         return self.kind(self.field, self.message)
 
 
+class _NotATerminal:
+    """A stand-in for a worker's stderr that says it is not a terminal, so the solvers'
+    automatic progress bars stay off in workers (the sweep draws the only bar)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def _solve_one(solve_fn: Callable, argument):
+    # runs where the cell is solved (a local worker, a Dask worker, or this process with
+    # workers=1): the solvers' own bars stay off while it runs, the sweep draws the only one
+    stderr = sys.stderr
+    if not isinstance(stderr, _NotATerminal):
+        sys.stderr = _NotATerminal(stderr)
     try:
         return solve_fn(argument)
     except InputError as error:
         return _WorkerInputError(type(error), error.field, error.message)
+    finally:
+        sys.stderr = stderr
 
+
+# ----- local workers ------------------------------------------------------------------
+
+def _die_with_parent(parent: int) -> None:
+    """Make this worker exit when its parent process dies (even by SIGKILL)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            PR_SET_PDEATHSIG = 1
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+    def watch():
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(_WATCHDOG_SECONDS)
+
+    threading.Thread(target=watch, name="exactdice-parent-watchdog", daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the watch began
+        os._exit(1)
+
+
+def _start_local_worker(parent: int) -> None:
+    # a worker ignores Ctrl-C (the terminal sends it to the whole process group: the
+    # parent stops the sweep and ends the workers) and takes SIGTERM's default action
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sys.stderr = _NotATerminal(sys.stderr)
+    _die_with_parent(parent)
+
+
+def local_process_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool whose workers ignore Ctrl-C, draw no bars and die with this process.
+
+    >>> pool = local_process_pool(1)
+    >>> pool.submit(abs, -3).result()
+    3
+    >>> _stop_local_pool(pool)
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    return ProcessPoolExecutor(max_workers=workers, initializer=_start_local_worker,
+                               initargs=(os.getpid(),))
+
+
+def _stop_local_pool(pool: ProcessPoolExecutor) -> None:
+    """End a local pool now: queued cells are dropped, running workers are terminated."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    deadline = time.monotonic() + _TERMINATE_GRACE_SECONDS
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join(1.0)
+
+
+class _InlineExecutor:
+    """Runs each submitted call at once in this process (``workers=1``)."""
+
+    def submit(self, fn, *args, **kwargs) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as error:  # noqa: BLE001 - handed to the caller through the future
+            future.set_exception(error)
+        return future
+
+
+# ----- Dask -----------------------------------------------------------------------------
+
+def cluster_executor(address: str, *, field: str = "scheduler", timeout: float = 10.0):
+    """(client, executor) for the Dask scheduler at *address* (``tcp://host:8786``).
+
+    Needs the ``cluster`` extra (``pip install 'exactdice[cluster]'``); a missing Dask or
+    an unreachable scheduler (after *timeout* seconds) is an `InputError` naming *field*.
+    Close the client when done.
+    """
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InputError(field, "needs Dask: pip install 'exactdice[cluster]' "
+                                "(dask and distributed)") from None
+    try:
+        client = Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError, ValueError) as error:
+        raise InputError(field, f"cannot reach the Dask scheduler at {address!r} ({error}); "
+                                "start one (dask scheduler) or drop --scheduler") from None
+    return client, client.get_executor()
+
+
+@contextlib.contextmanager
+def executor_for(scheduler: str | None = None) -> Iterator[Any]:
+    """The executor a sweep should use: None (a local pool) or a Dask cluster's executor.
+
+    >>> with executor_for(None) as executor:
+    ...     executor is None
+    True
+    """
+    if not scheduler:
+        yield None
+        return
+    client, executor = cluster_executor(scheduler)
+    try:
+        yield executor
+    finally:
+        client.close()
+
+
+# ----- interrupts ------------------------------------------------------------------------
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """While the sweep runs, SIGTERM stops it exactly as Ctrl-C does."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM off while a result is written; one that came meanwhile
+    is raised right after, so a row is never left half written by an interrupt."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+
+    def remember(signum, frame):
+        arrived.append(signum)
+
+    previous = {signum: signal.signal(signum, remember) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if arrived:
+        raise KeyboardInterrupt(f"signal {arrived[0]}")
+
+
+# ----- the sweep -------------------------------------------------------------------------
 
 def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
-          store: ResultStore | None, workers: int = 2, progress: bool = True,
+          store: ResultStore | None, workers: int = 2, executor=None, progress: bool = True,
           description: str = "solving", statistics: SweepStatistics | None = None) -> list:
-    """Solve every cell (in parallel across *workers* processes) and return results in order.
+    """Solve every cell and return the results in order.
 
-    ``store=None`` means no cache (``--no-cache``). ``workers=1`` solves in this process.
-    A progress bar goes to stderr when *progress* is true.
+    ``executor`` is any `concurrent.futures`-style executor (a Dask cluster's, for one);
+    None means a local pool of *workers* processes (``workers=1``: this process).
+    ``store=None`` means no cache (``--no-cache``). A progress bar for the cells goes to
+    stderr when *progress* is true.
 
     >>> cells = [ResultKey("demo", {}, {"n": n}) for n in (4, 5)]
     >>> sweep(cells, _reciprocal_of_key, store=None, workers=1, progress=False)
@@ -124,37 +330,57 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
     def record(index: int, result) -> None:
         results[index] = result
         if store is not None:
-            store.put(cells[index].key, result)
+            with _interrupts_held():
+                store.put(cells[index].key, result)
         bar.update(1)
 
-    try:
+    own_pool = None
+    if executor is None:
         if workers == 1 or len(missing) <= 1:
-            for index in missing:
-                record(index, solve_fn(cells[index].argument))
+            executor = _InlineExecutor()
         else:
-            # one task a cell: a long solve is stored the moment it is done, and the two
-            # workers never wait for each other's batches
-            executor = ProcessPoolExecutor(max_workers=workers)
-            try:
-                pending = {executor.submit(_solve_one, solve_fn, cells[index].argument): index
-                           for index in missing}
-                while pending:
-                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    error = None
-                    # keep every finished result before reporting an error
-                    for future in sorted(finished, key=pending.get):
-                        index = pending.pop(future)
-                        result = future.result()
-                        if isinstance(result, _WorkerInputError):
-                            error = error or result.rebuild()
-                        else:
-                            record(index, result)
-                    if error is not None:
-                        raise error
-            finally:
-                # on an error or Ctrl-C, drop the queued chunks instead of solving them
-                executor.shutdown(wait=True, cancel_futures=True)
+            executor = own_pool = local_process_pool(min(workers, len(missing)))
+    # this process solves one cell at a time; any other executor gets every cell at once
+    in_flight_limit = 1 if isinstance(executor, _InlineExecutor) else len(missing)
+
+    pending: dict[Future, int] = {}
+    finished_cleanly = False
+    try:
+        with _sigterm_as_interrupt():
+            queue = iter(missing)
+            exhausted = False
+            while True:
+                while not exhausted and len(pending) < in_flight_limit:
+                    index = next(queue, None)
+                    if index is None:
+                        exhausted = True
+                        break
+                    pending[executor.submit(_solve_one, solve_fn, cells[index].argument)] = index
+                if not pending:
+                    break
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                error = None
+                # keep every finished result before reporting an error
+                for future in sorted(finished, key=pending.get):
+                    index = pending.pop(future)
+                    result = future.result()
+                    if isinstance(result, _WorkerInputError):
+                        error = error or result.rebuild()
+                    else:
+                        record(index, result)
+                if error is not None:
+                    raise error
+        finished_cleanly = True
     finally:
+        if finished_cleanly:
+            if own_pool is not None:
+                own_pool.shutdown(wait=True)
+        else:
+            # an error, Ctrl-C or SIGTERM: drop what is queued, end our own workers now
+            for future in pending:
+                future.cancel()
+            if own_pool is not None:
+                _stop_local_pool(own_pool)
         bar.close()
 
     for first, others in duplicates.items():

@@ -30,3 +30,50 @@ def test_benchmark_optimal_player_d8_v_d8(benchmark, narrator_kind):
                                 rounds=3, iterations=1)
     benchmark.extra_info["states"] = result.states
     assert result.win + result.loss + result.tie + result.never_ends == 1
+
+
+# -- issue 14's goal rows (one round each: the large ones take minutes) ----------------------
+
+GOAL_ROWS = {
+    "A5 v C5, W3 P1": (dict(ability=5, challenge=5, consequence=3, peril=1), "fixed"),
+    "A5 v C5, W5 P2": (dict(ability=5, challenge=5, consequence=5, peril=2), "fixed"),
+    "A3 v C2, W2 P0, F2, Training, risk=always": (
+        dict(ability=3, challenge=2, consequence=2, peril=0, fortune=2, training=True), "risk=always"),
+    "A3 v C3, W3 P1, risk=always": (dict(ability=3, challenge=3, consequence=3, peril=1), "risk=always"),
+}
+
+
+@pytest.mark.parametrize("row", list(GOAL_ROWS))
+def test_benchmark_goal_row(benchmark, row):
+    from exactdice.karbon import parse_player_policy
+
+    setup_kwargs, player = GOAL_ROWS[row]
+    setup = ContestSetup(**setup_kwargs)
+    result = benchmark.pedantic(_solve, args=(setup, parse_player_policy(player), NarratorPolicy()),
+                                rounds=1, iterations=1)
+    benchmark.extra_info.update(states=result.states, transitions=result.transitions,
+                                digits=len(str(result.win.denominator)))
+    assert result.win + result.loss + result.tie + result.never_ends == 1
+
+
+def _explore_fixed(setup_kwargs):
+    from exactdice.karbon.model import KarbonModel
+    from exactdice.karbon.ruleset import Rules
+    from exactdice.markov import explore
+
+    setup = ContestSetup(**setup_kwargs)
+    player, narrator = PlayerPolicy(), NarratorPolicy()
+    start = setup.start(player, narrator)
+    return explore(KarbonModel(start.sizes, start.situation(), Rules(), player, narrator), progress=False)
+
+
+@pytest.mark.parametrize("path", ["forward pass alone", "backward + forward"])
+def test_benchmark_solve_paths_a4_c3(benchmark, path):
+    """The fixed chain A4 v C3, W3 P1 solved both ways on one explored graph (the
+    backward pass is what per-state values and optimal play still use)."""
+    from exactdice.markov import solve
+
+    graph = _explore_fixed(dict(ability=4, challenge=3, consequence=3, peril=1))
+    solution = benchmark.pedantic(solve, args=(graph,), kwargs=dict(all_states=path != "forward pass alone"),
+                                  rounds=3, iterations=1)
+    assert sum(solution.absorption.values()) + solution.never_ends == 1

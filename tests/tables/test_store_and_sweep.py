@@ -232,3 +232,24 @@ def test_an_input_error_in_a_worker_arrives_whole_and_keeps_finished_cells(tmp_p
 def test_a_store_path_that_is_a_folder_gives_a_clear_message(tmp_path):
     with pytest.raises(InputError, match="store_path: .* is a directory, not a file"):
         ResultStore(tmp_path)
+
+
+def _stderr_is_a_terminal(key):
+    import sys as system
+
+    return system.stderr.isatty()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_cells_are_solved_where_stderr_is_no_terminal_so_only_the_sweep_draws_a_bar(workers, monkeypatch):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    keys = [ResultKey("demo", {}, {"n": n}) for n in range(3)]
+    assert sweep(keys, _stderr_is_a_terminal, store=None, workers=workers, progress=False) == [False] * 3
+    assert sys.stderr is terminal  # this process's stderr is given back

@@ -1,0 +1,229 @@
+"""Inverse design: the setups of a grid whose exact value is closest to a target.
+
+A designer asks "which Challenge gives a 3-dice player about a 60 % chance?". The grid is
+every combination of the varied setup parameters (`DesignProblem.axes`); each point has
+an exact value (one exact solve, the expensive part) and, when the system can give one, a
+cheap *screen*: an interval that holds the exact value with a stated confidence (for
+Karbon, a seeded simulation with a Hoeffding bound). The search
+
+1. screens every point (cheap; cached in the store),
+2. solves points exactly, the most promising first (the smallest possible distance to
+   the target, then the closest estimate), a batch at a time on the executor,
+3. stops when every unsolved point's interval lies farther from the target than the
+   answer already found: the N-th closest exact value (``best``), or, with a
+   ``tolerance``, the tolerance (every setup within it is listed) or the closest value
+   found when nothing lies within it.
+
+No monotonicity is assumed anywhere: a point is skipped only because its own interval
+proves it cannot be in the answer (Karbon's P(win) is not monotone in Challenge for small
+Abilities). Every value reported is exact. The intervals hold together with probability
+at least ``1 - risk`` (a union bound over the grid); ``exhaustive=True`` solves every point
+instead, and a problem without screens is always solved exhaustively.
+
+Systems supply a `DesignProblem`; `exactdice.karbon.design` has Karbon's.
+
+>>> problem = DesignProblem(axes={"n": [1, 2, 3, 4]}, cell=_demo_cell, screen=_demo_screen,
+...                         interval=_demo_interval, metric=lambda result: result["P(x)"],
+...                         solve_fn=_demo_solve)
+>>> found = design_search(problem, target=Fraction(1, 3), best=1, store=None, workers=1,
+...                       progress=False)
+>>> [(c.point, c.value) for c in found.candidates], found.solved
+([({'n': 3}, Fraction(1, 3))], 1)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from exactdice.errors import InputError
+from exactdice.tables.store import ResultKey
+from exactdice.tables.sweep import SweepCell, sweep
+
+__all__ = ["DesignProblem", "DesignCandidate", "DesignResult", "design_search", "hoeffding_half_width",
+           "DEFAULT_RISK"]
+
+#: default chance that some screen's interval misses its exact value (union bound over the grid)
+DEFAULT_RISK = Fraction(1, 10**6)
+
+
+@dataclass(frozen=True)
+class DesignProblem:
+    """A grid of setups and how to solve (and screen) one point.
+
+    - ``axes``: parameter name -> the values it takes (the grid is their product).
+    - ``cell(point)``: the `SweepCell` of the exact solve of one point (``point`` is a dict).
+    - ``metric(result)``: the exact value (a Fraction) the target is about, from that result.
+    - ``screen(point)``: the `SweepCell` of a cheap look at one point (None: the system
+      has no screen, every point is solved); ``interval(screen result, risk)`` turns its
+      result into ``{"low", "high", "estimate"}`` (Fractions) holding the exact value
+      except with probability ``risk``.
+    - ``solve_fn``: the top-level function the sweep calls on the cells' tasks.
+    """
+
+    axes: dict[str, list]
+    cell: Callable[[dict], SweepCell]
+    metric: Callable[[Any], Fraction]
+    solve_fn: Callable
+    screen: Callable[[dict], SweepCell] | None = None
+    interval: Callable[[Any, Fraction], dict] | None = None
+
+    def points(self) -> list[dict]:
+        """Every point of the grid, in the axes' order."""
+        names = list(self.axes)
+        return [dict(zip(names, values)) for values in itertools.product(*self.axes.values())]
+
+
+@dataclass(frozen=True)
+class DesignCandidate:
+    """One solved setup: its point, exact value and exact distance to the target."""
+
+    point: dict
+    value: Fraction
+    distance: Fraction
+    result: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass
+class DesignResult:
+    """The answer (best first) and what it cost."""
+
+    candidates: list[DesignCandidate]
+    target: Fraction
+    tolerance: Fraction | None
+    grid_size: int
+    solved: int
+    screened: int
+    exhaustive: bool
+    risk: Fraction | None
+    within_tolerance: bool = True
+    solved_points: list[dict] = field(default_factory=list, repr=False)
+
+
+def hoeffding_half_width(samples: int, risk: Fraction) -> Fraction:
+    """A Fraction at least Hoeffding's half-width for a mean of *samples* values in [0, 1]:
+    ``P(|mean - expectation| >= h) <= risk``. Rounded up, never down.
+
+    >>> float(hoeffding_half_width(100_000, Fraction(1, 10**9))) > 0.0102
+    True
+    """
+    if samples < 1 or not 0 < risk < 1:
+        raise ValueError("need samples >= 1 and 0 < risk < 1")
+    width = math.sqrt(math.log(2 / float(risk)) / (2 * samples))
+    # a margin far above the float error of sqrt and log
+    return Fraction(math.ceil(width * 10**9) + 1, 10**9)
+
+
+def _distance_bound(interval: dict, target: Fraction) -> Fraction:
+    low, high = interval["low"], interval["high"]
+    if low <= target <= high:
+        return Fraction(0)
+    return low - target if target < low else target - high
+
+
+def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fraction | None = None,
+                  best: int = 5, store=None, workers: int = 2, executor=None,
+                  progress: bool = False, exhaustive: bool = False,
+                  risk: Fraction = DEFAULT_RISK) -> DesignResult:
+    """The points whose exact value is closest to *target*, best first (see the module text).
+
+    With *tolerance*: every point within it (or, if none is, the closest one); without:
+    the *best* closest (ties at the last place included).
+    """
+    if best < 1:
+        raise InputError("best", f"must be >= 1, got {best}")
+    if tolerance is not None and tolerance < 0:
+        raise InputError("tolerance", f"must be >= 0, got {tolerance}")
+    if not 0 < risk < 1:
+        raise InputError("risk", f"must be between 0 and 1, got {risk}")
+    target = Fraction(target)
+    points = problem.points()
+    if not points:
+        raise InputError("axes", "the grid is empty")
+    keys = [_point_key(point) for point in points]
+    sweep_options = dict(store=store, workers=workers, executor=executor, progress=progress)
+
+    screening = problem.screen is not None and not exhaustive
+    intervals = None
+    if screening:
+        per_point_risk = Fraction(risk) / len(points)
+        screens = sweep([problem.screen(point) for point in points], problem.solve_fn,
+                        description="screening", **sweep_options)
+        intervals = [problem.interval(result, per_point_risk) for result in screens]
+
+    solved: dict[tuple, DesignCandidate] = {}
+
+    def solve_points(indices: list[int]) -> None:
+        cells = [problem.cell(points[index]) for index in indices]
+        results = sweep(cells, problem.solve_fn, description="solving", **sweep_options)
+        for index, result in zip(indices, results):
+            value = Fraction(problem.metric(result))
+            solved[keys[index]] = DesignCandidate(points[index], value, abs(value - target), result)
+
+    if not screening:
+        solve_points(list(range(len(points))))
+    else:
+        lower = [_distance_bound(interval, target) for interval in intervals]
+        estimate = [abs(interval["estimate"] - target) for interval in intervals]
+        order = sorted(range(len(points)), key=lambda i: (lower[i], estimate[i], i))
+        batch = max(1, workers if executor is None else 2 * workers)
+        while True:
+            threshold = _threshold(solved.values(), tolerance, best)
+            needed = [i for i in order if keys[i] not in solved
+                      and (threshold is None or lower[i] <= threshold)]
+            if not needed:
+                break
+            solve_points(needed[:batch])
+
+    answer = _answer(list(solved.values()), tolerance, best)
+    within = tolerance is None or any(c.distance <= tolerance for c in answer)
+    solved_points = [points[i] for i in range(len(points)) if keys[i] in solved]
+    return DesignResult(candidates=answer, target=target, tolerance=tolerance, grid_size=len(points),
+                        solved=len(solved), screened=len(points) if screening else 0,
+                        exhaustive=not screening, risk=risk if screening else None,
+                        within_tolerance=within, solved_points=solved_points)
+
+
+def _threshold(candidates, tolerance, best) -> Fraction | None:
+    """The largest distance an unsolved point may have and still change the answer."""
+    distances = sorted(candidate.distance for candidate in candidates)
+    if tolerance is not None:
+        if distances and distances[0] <= tolerance:
+            return tolerance
+        return distances[0] if distances else None
+    return distances[best - 1] if len(distances) >= best else None
+
+
+def _answer(candidates: list[DesignCandidate], tolerance, best) -> list[DesignCandidate]:
+    ranked = sorted(candidates, key=lambda c: (c.distance, _point_key(c.point)))
+    threshold = _threshold(ranked, tolerance, best)
+    if threshold is None:
+        return ranked
+    return [c for c in ranked if c.distance <= threshold]
+
+
+def _point_key(point: dict) -> tuple:
+    return tuple(sorted(point.items()))
+
+
+# ----- the module example's problem -----------------------------------------------------
+
+def _demo_cell(point: dict) -> SweepCell:
+    return SweepCell(ResultKey("demo", {}, point), ("exact", point["n"]))
+
+
+def _demo_screen(point: dict) -> SweepCell:
+    return SweepCell(ResultKey("demo-screen", {}, point), ("screen", point["n"]))
+
+
+def _demo_interval(result, risk: Fraction) -> dict:
+    return {"low": result - Fraction(1, 100), "high": result + Fraction(1, 100), "estimate": result}
+
+
+def _demo_solve(task):
+    kind, n = task
+    return {"P(x)": Fraction(1, n)} if kind == "exact" else Fraction(1, n)

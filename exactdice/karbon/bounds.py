@@ -1,0 +1,288 @@
+"""Optimal play past exact reach: certified bounds on a contest's value (spec section 8).
+
+`bounded_odds` runs `exactdice.markov.bounded` on the same model `contest_odds` would
+solve exactly, then certifies the lower bound: the player's strategy (greedy on the
+lower bounds where explored, the fixed preferences elsewhere) is solved exactly against
+the narrator -- a plain chain against a fixed narrator, a one-sided game where an
+optimal narrator minimises -- so the lower bound is that strategy's exact value and
+P(win), P(loss), P(tie) come with it. The upper bound is the bounded iteration's, in
+floats widened outward (`exactdice.markov.bounded`).
+
+Initial bounds (`fixed_play_lower_bounds`): a state also reached when the player follows
+the fixed preferences starts with that play's exact value as its lower bound (sound:
+the optimal player can always play the fixed way). No cheap relaxed game was found
+that gives an upper bound below 1 soundly (a kind narrator or a narrator playing fixed
+preferences is no cheaper to solve against an optimal player than the game itself), so
+upper bounds start at the greatest payoff, 1.
+
+>>> from exactdice.karbon import ContestSetup, PlayerPolicy
+>>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={4: 1},
+...                      consequence=1, peril=1)
+>>> found = bounded_odds(setup, player=PlayerPolicy(kind="optimal"), precision=1e-4)
+>>> found.lower <= found.upper and found.gap <= 1e-4, found.lower_method
+(True, 'exact')
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from exactdice.errors import InputError, TooLargeError
+from exactdice.karbon.dice import dice_text
+from exactdice.karbon.draws import DrawSearchModel
+from exactdice.karbon.model import KarbonModel
+from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
+from exactdice.karbon.ruleset import Rules
+from exactdice.karbon.setup import ContestSetup
+from exactdice.karbon.solve import contest_odds, payoffs
+from exactdice.markov.bounded import BoundedSolver, evaluate_strategy
+
+__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "DEFAULT_CERTIFY_STATES"]
+
+DEFAULT_CERTIFY_STATES = 3_000_000
+
+
+def float_below(value: Fraction) -> float:
+    """The greatest float <= ``value``.
+
+    >>> float_below(Fraction(1, 3)) <= Fraction(1, 3) < Fraction(float_below(Fraction(1, 3))) + 1e-16
+    True
+    """
+    near = float(value)
+    return near if Fraction(near) <= value else math.nextafter(near, -math.inf)
+
+
+@dataclass
+class BoundedOdds:
+    """Certified bounds on the value (expected score, or P(win) under ``objective=win``).
+
+    ``lower`` is guaranteed by ``strategy`` against every narrator reply: the exact value
+    of that strategy (a Fraction) when ``lower_method`` is "exact", else the bounded
+    iteration's float lower bound ("float, outward rounding"). ``upper`` is a float no
+    play of the player beats. ``win``/``loss``/``tie`` are the strategy's exact odds
+    against the narrator's best reply (None when not certified exactly).
+    """
+
+    lower: Fraction | float
+    upper: float
+    precision: float
+    lower_method: str
+    upper_method: str
+    iteration_lower: float
+    explored: int
+    touched: int
+    trajectories: int
+    end_components: int
+    seconds: float
+    bounded_seconds: float
+    certify_seconds: float
+    stopped: str
+    fixed_value: Fraction | None
+    win: Fraction | None = None
+    loss: Fraction | None = None
+    tie: Fraction | None = None
+    never_ends: Fraction | None = None
+    strategy_states: int | None = None
+    draw_bounds: dict | None = None
+    strategy: dict = field(default_factory=dict, repr=False)
+    sides: dict = field(default_factory=dict, repr=False)
+    history: list = field(default_factory=list, repr=False)
+    model: object = field(default=None, repr=False)
+    ruleset: Rules | None = None
+    player_policy: PlayerPolicy | None = None
+    narrator_policy: NarratorPolicy | None = None
+
+    @property
+    def gap(self) -> float:
+        return float(Fraction(self.upper) - Fraction(self.lower))
+
+    def best_draws(self) -> tuple[list, bool]:
+        """(draws still in contention, certified?): a draw is out once another draw's lower
+        bound beats its upper bound; certified when one draw is left."""
+        if not self.draw_bounds:
+            return [], False
+        best_lower = max(low for low, _ in self.draw_bounds.values())
+        left = [text for text, (_, high) in self.draw_bounds.items() if high >= best_lower]
+        return left, len(left) == 1
+
+    def to_json(self) -> dict:
+        def number(value):
+            if value is None:
+                return None
+            return f"{value.numerator}/{value.denominator}" if isinstance(value, Fraction) else float(value)
+
+        left, certified = self.best_draws()
+        return {
+            "lower": number(self.lower), "upper": float(self.upper), "gap": self.gap,
+            "decimal": {"lower": float(self.lower), "upper": float(self.upper)},
+            "precision": self.precision, "reached": self.gap <= self.precision, "stopped": self.stopped,
+            "lower_method": self.lower_method, "upper_method": self.upper_method,
+            "strategy_odds": {"win": number(self.win), "loss": number(self.loss), "tie": number(self.tie),
+                              "never_ends": number(self.never_ends)},
+            "fixed_preferences_value": number(self.fixed_value),
+            "states_explored": self.explored, "states_touched": self.touched,
+            "strategy_states": self.strategy_states, "trajectories": self.trajectories,
+            "end_components": self.end_components, "seconds": round(self.seconds, 3),
+            "draw_bounds": {text: [low, high] for text, (low, high) in (self.draw_bounds or {}).items()},
+            "draws_in_contention": left, "best_draw_certified": certified,
+            "policies": {"player": self.player_policy.text(), "narrator": self.narrator_policy.text()},
+            "ruleset": self.ruleset.to_dict(),
+        }
+
+    def summary_lines(self) -> list[str]:
+        lower = float(self.lower)
+        exact_note = (f" = {self.lower.numerator}/{self.lower.denominator}"
+                      if self.lower_method == "exact" and len(str(self.lower.denominator)) <= 30 else "")
+        lines = [
+            f"value (expected score) is in [{lower:.6f}, {self.upper:.6f}], gap {self.gap:.6f}"
+            + (" <= " if self.gap <= self.precision else " > ") + f"precision {self.precision:g}"
+            + ("" if self.gap <= self.precision else f" (stopped: {self.stopped})"),
+            f"lower bound: the returned strategy's value against the narrator's best reply, "
+            f"{'exact' if self.lower_method == 'exact' else self.lower_method}{exact_note}",
+            f"upper bound: {self.upper_method}",
+        ]
+        if self.win is not None:
+            lines.append(f"strategy's odds: P(win) {float(self.win):.6f}, P(loss) {float(self.loss):.6f}, "
+                         f"P(tie) {float(self.tie):.6f}" +
+                         (f", P(never ends) {float(self.never_ends):.6f}" if self.never_ends else ""))
+        if self.fixed_value is not None:
+            lines.append(f"fixed preferences' value (the starting lower bound): {float(self.fixed_value):.6f}")
+        lines.append(f"states explored: {self.explored:,} (touched {self.touched:,}), trajectories "
+                     f"{self.trajectories:,}, end components {self.end_components}; "
+                     f"{self.seconds:.1f} s (bounds {self.bounded_seconds:.1f} s, certificate "
+                     f"{self.certify_seconds:.1f} s" + (f" over {self.strategy_states:,} states)"
+                                                         if self.strategy_states else ")"))
+        lines.append(f"policies: player {self.player_policy.text()}; narrator {self.narrator_policy.text()}")
+        return lines
+
+
+def game_model(setup: ContestSetup, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy):
+    """The model `contest_odds` would explore for these policies."""
+    searching = player.kind == "optimal" or narrator.kind in ("optimal", "kind")
+    if setup.player_dice is None and searching:
+        return DrawSearchModel(setup, ruleset, player, narrator)
+    start = setup.start(player, narrator)
+    return KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
+
+
+def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int):
+    """(value of the fixed preferences at the start, state -> lower bound function) from
+    one exact solve of the fixed player against ``narrator``; (None, None) if that solve
+    passes ``max_states``. A state the fixed play reaches gets its exact value there
+    (rounded down to a float); every other state None."""
+    try:
+        fixed = contest_odds(setup, ruleset, PlayerPolicy(), narrator, max_states=max_states,
+                             all_states=True)
+    except TooLargeError:
+        return None, None
+    per_state = fixed.solution._per_state
+    cache: dict = {}
+
+    def lower_bound(state):
+        try:
+            value = per_state(state)[1]
+        except KeyError:
+            return None
+        bound = cache.get(value)
+        if bound is None:
+            bound = cache[value] = float_below(value)
+        return (bound, math.inf)
+
+    return fixed.value, lower_bound
+
+
+def _default_action(model):
+    """The fixed preferences' choice off the explored states (index into the actions)."""
+    inner = getattr(model, "inner", model)
+    fixed_draw = None
+    if isinstance(model, DrawSearchModel):
+        try:
+            fixed_draw = dice_text(model.setup.start(PlayerPolicy(), model.narrator).player_draw)
+        except InputError:
+            fixed_draw = None
+
+    def choose(state, decision):
+        names = [name for name, _, _ in decision.actions]
+        if state == ("draw",):
+            return names.index(fixed_draw) if fixed_draw in names else 0
+        try:
+            _, options = inner._decision(state)
+            chosen = inner._fixed_choice(state, options)
+        except (AssertionError, KeyError, StopIteration):
+            return 0
+        return names.index(chosen[0]) if chosen is not None and chosen[0] in names else 0
+
+    return choose
+
+
+def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
+                 narrator: NarratorPolicy | None = None, *, precision: float = 1e-3,
+                 max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
+                 progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
+                 fixed_start: bool = True) -> BoundedOdds:
+    """Certified bounds on the contest's value with gap <= ``precision`` (or what
+    ``max_seconds`` / ``max_states`` / Ctrl-C allow; ``stopped`` says which).
+
+    ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks.
+    ``certify`` solves the returned strategy exactly (up to ``certify_states`` states);
+    ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values.
+    """
+    ruleset = ruleset or Rules()
+    player = player or PlayerPolicy(kind="optimal")
+    narrator = narrator or NarratorPolicy()
+    if not (isinstance(precision, (int, float)) and precision > 0):
+        raise InputError("precision", f"must be a number > 0, got {precision!r}")
+    if player.kind != "optimal":
+        raise InputError("player", "bounds are for an optimal player (a fixed player's odds are exact)")
+    if narrator.kind == "kind":
+        raise InputError("narrator", "bounds need a narrator that plays fixed, random or optimal, not kind")
+    began = time.perf_counter()
+    payoff, endless = payoffs(ruleset)
+    model = game_model(setup, ruleset, player, narrator)
+    fixed_value, initial = (fixed_play_lower_bounds(setup, ruleset, narrator, max_states=max_states)
+                            if fixed_start else (None, None))
+    if initial is not None:  # the start too: the fixed draw is one of the optimal player's options
+        root, from_fixed, root_bound = model.initial_state(), initial, (float_below(fixed_value), math.inf)
+
+        def initial(state):
+            return root_bound if state == root else from_fixed(state)
+    solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
+    budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
+    found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
+    bounded_done = time.perf_counter()
+    result = BoundedOdds(
+        lower=found.lower, upper=found.upper, precision=precision, lower_method="float, outward rounding",
+        upper_method="bounded value iteration (KKW end components), floats widened outward",
+        iteration_lower=found.lower, explored=found.expanded, touched=found.touched,
+        trajectories=found.trajectories, end_components=found.end_components, seconds=0.0,
+        bounded_seconds=found.seconds, certify_seconds=0.0, stopped=found.stopped, fixed_value=fixed_value,
+        strategy=found.strategy, history=found.history, model=model, ruleset=ruleset,
+        player_policy=player, narrator_policy=narrator)
+    if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
+        result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model._by_text}
+    if certify:
+        try:
+            value, solution = evaluate_strategy(model, found.strategy, default_action=_default_action(model),
+                                                payoff=payoff, nonterminating_payoff=endless,
+                                                max_states=certify_states)
+        except TooLargeError:
+            result.lower_method = (f"float, outward rounding (the strategy's game passed {certify_states:,} "
+                                   "states; raise certify_states to solve it exactly)")
+        except KeyboardInterrupt:
+            result.lower_method = "float, outward rounding (the exact check was interrupted)"
+        else:
+            result.lower, result.lower_method = value, "exact"
+            absorption = solution.absorption
+            result.win, result.loss, result.tie = (absorption.get("win", 0), absorption.get("loss", 0),
+                                                   absorption.get("tie", 0))
+            result.never_ends = solution.never_ends
+            result.strategy_states = solution.states
+            result.strategy = dict(solution.played)
+            result.strategy.update(solution.strategy)  # the narrator's best reply (optimal narrator)
+    result.sides = {situation: model.who_decides(situation) for situation in result.strategy}
+    result.certify_seconds = time.perf_counter() - bounded_done
+    result.seconds = time.perf_counter() - began
+    return result

@@ -1,0 +1,245 @@
+"""What moves the odds: a Karbon setup against each one-step change, solved exactly.
+
+The changes (`sensitivity_variants`): every setup parameter one step down and up
+(Ability, Challenge, Consequence W, Peril P, Fortune F, Fallout K) and Training flipped;
+every knob of the rules set to each other value; every preference of a fixed player or
+narrator changed one at a time (each other value; for an order, each other option moved
+to the front). A change the setup cannot take (Challenge 0, a pool too small for the
+draw) is listed as skipped with the reason.
+
+Each variant is one exact contest (`exactdice.karbon.tables.contest_cell`), solved through
+the sweep (local pool or Dask, cached in the store). The effect of a change is the exact
+difference of P(win), P(loss), P(tie) and expected rounds from the base setup; rows are
+sorted by the largest move of any of the three probabilities, largest first.
+
+>>> base = base_arguments(ability=1, challenge=1, consequence=1, pool="d8,d8,d8", reserve="none")
+>>> report = karbon_sensitivity(base, store=None, workers=1)
+>>> [row.name for row in report.rows if row.name.startswith("rule objective")]
+['rule objective=win']
+>>> [row.deltas["P(win)"] for row in report.rows if row.name == "rule objective=win"]
+[Fraction(0, 1)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from exactdice.errors import InputError
+from exactdice.karbon.dice import dice_text, parse_dice_list
+from exactdice.karbon.policies import (BREAK_OPTIONS, GLITCH_OPTIONS, parse_narrator_policy,
+                                       parse_player_policy)
+from exactdice.karbon.ruleset import RULE_CHOICES, Rules
+from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup
+from exactdice.tables.jobs import ruleset_data
+from exactdice.tables.store import ResultKey
+from exactdice.tables.sweep import SweepCell, sweep
+
+__all__ = ["Variant", "SensitivityRow", "SensitivityReport", "base_arguments", "sensitivity_variants",
+           "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart"]
+
+METRICS = ("P(win)", "P(loss)", "P(tie)", "expected rounds")
+#: setup parameter -> (label, least value)
+_STEPPED = {"ability": ("Ability", 0), "challenge": ("Challenge", 1), "consequence": ("Consequence W", 1),
+            "peril": ("Peril P", 0), "fortune": ("Fortune F", 0), "fallout": ("Fallout K", 0)}
+_PLAYER_PREFERENCES = {"draw": "dice", "risk": ("never", "always"), "risk_take": "dice",
+                       "break": BREAK_OPTIONS, "glitch": GLITCH_OPTIONS, "sideswipe_take": ("dice", "chips")}
+_NARRATOR_PREFERENCES = {"draw": "dice", "hurt": ("condition", "injury"), "plans": ("peril", "dice"),
+                         "plans_take": "dice", "give": "dice"}
+_ORDERED = {"break", "glitch"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One change of the base setup: its group, its name and the contest it gives."""
+
+    group: str  # "setup", "rule", "player" or "narrator"
+    name: str
+    arguments: dict
+
+
+@dataclass(frozen=True)
+class SensitivityRow:
+    """A variant's exact values and their differences from the base setup."""
+
+    group: str
+    name: str
+    values: dict
+    deltas: dict
+
+    @property
+    def effect(self) -> Fraction:
+        """The largest move of P(win), P(loss) or P(tie)."""
+        return max(abs(self.deltas[metric]) for metric in METRICS[:3])
+
+
+@dataclass
+class SensitivityReport:
+    """The base values, the rows (largest effect first) and the changes that were skipped."""
+
+    base: dict
+    base_values: dict
+    rows: list[SensitivityRow]
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def base_arguments(ability: int, challenge: int, consequence: int = 2, peril: int = 0, fortune: int = 0,
+                   fallout: int = 0, training: bool = False, pool: str = dice_text(DEFAULT_POOL),
+                   reserve: str = dice_text(DEFAULT_RESERVE), player: str = "fixed",
+                   narrator: str = "fixed", rules: tuple = ()) -> dict:
+    """The base setup as `contest_cell` arguments, policies and rules written out in full.
+
+    >>> base_arguments(1, 2)["rules"][:1]
+    ('peril_chips=stack',)
+    """
+    ruleset = Rules().with_rules(rules)
+    return {"ability": ability, "challenge": challenge, "consequence": consequence, "peril": peril,
+            "fortune": fortune, "fallout": fallout, "training": training,
+            "pool": dice_text(parse_dice_list(pool, "pool")),
+            "reserve": dice_text(parse_dice_list(reserve, "reserve")),
+            "player": parse_player_policy(player).text(), "narrator": parse_narrator_policy(narrator).text(),
+            "rules": tuple(f"{name}={value}" for name, value in ruleset.to_dict().items())}
+
+
+def _check(arguments: dict) -> None:
+    """Raise InputError if the arguments are not a contest that can start."""
+    setup = ContestSetup(ability=arguments["ability"], challenge=arguments["challenge"],
+                         consequence=arguments["consequence"], peril=arguments["peril"],
+                         fortune=arguments["fortune"], fallout=arguments["fallout"],
+                         training=arguments["training"], pool=parse_dice_list(arguments["pool"], "pool"),
+                         reserve=parse_dice_list(arguments["reserve"], "reserve"))
+    player, narrator = parse_player_policy(arguments["player"]), parse_narrator_policy(arguments["narrator"])
+    Rules().with_rules(arguments["rules"])
+    if player.kind == "fixed" and narrator.kind != "optimal" and narrator.kind != "kind":
+        setup.start(player, narrator)
+
+
+def _alternatives(current: str, kind) -> list[str]:
+    """Other values of one preference: each other value, or each other option moved to the front."""
+    if kind == "dice" or isinstance(kind, tuple) and current.count(">"):
+        options = current.split(">")
+        return [">".join([option] + [other for other in options if other != option])
+                for option in options[1:]]
+    return [value for value in kind if value != current]
+
+
+def _with_preference(policy_text: str, key: str, value: str) -> str:
+    prefix = ""
+    if policy_text.startswith("random;"):
+        prefix, policy_text = "random;", policy_text[len("random;"):]
+    pairs = [part.partition("=") for part in policy_text.split(";")]
+    return prefix + ";".join(f"{name}={value if name == key else old}" for name, _, old in pairs)
+
+
+def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str]]]:
+    """(variants, skipped changes with the reason) of a base setup (`base_arguments`)."""
+    candidates: list[Variant] = []
+    for name, (label, _) in _STEPPED.items():
+        for step in (-1, 1):
+            candidates.append(Variant("setup", f"{label} {base[name] + step} ({step:+d})",
+                                      {**base, name: base[name] + step}))
+    candidates.append(Variant("setup", f"Training {'off' if base['training'] else 'on'}",
+                              {**base, "training": not base["training"]}))
+    current = dict(rule.split("=", 1) for rule in base["rules"])
+    for knob, values in RULE_CHOICES.items():
+        for value in values:
+            if value != current[knob]:
+                rules = tuple(f"{k}={value if k == knob else v}" for k, v in current.items())
+                candidates.append(Variant("rule", f"rule {knob}={value}", {**base, "rules": rules}))
+    for side, preferences in (("player", _PLAYER_PREFERENCES), ("narrator", _NARRATOR_PREFERENCES)):
+        text = base[side]
+        if text in ("optimal", "kind"):
+            continue
+        body = text[len("random;"):] if text.startswith("random;") else text
+        now = dict(part.split("=", 1) for part in body.split(";"))
+        for key, kind in preferences.items():
+            for value in _alternatives(now[key], kind):
+                # an order is named by the option moved to the front
+                label = f"{side} {key}: {value.split('>')[0]} first" if ">" in value else f"{side} {key}={value}"
+                candidates.append(Variant(side, label, {**base, side: _with_preference(text, key, value)}))
+    variants, skipped = [], []
+    for variant in candidates:
+        try:
+            _check(variant.arguments)
+        except InputError as error:
+            skipped.append((variant.name, str(error)))
+        else:
+            variants.append(variant)
+    return variants, skipped
+
+
+def _cell(arguments: dict) -> SweepCell:
+    ruleset = Rules().with_rules(arguments["rules"])
+    setup = {k: v for k, v in arguments.items() if k not in ("player", "narrator", "rules")}
+    key = ResultKey("karbon", ruleset_data(ruleset), {"design": "contest", "setup": setup},
+                    {"player": arguments["player"], "narrator": arguments["narrator"]})
+    return SweepCell(key, dict(arguments))
+
+
+def solve_variant(arguments: dict) -> dict:
+    """One exact contest (a worker's task): `contest_cell` of the arguments."""
+    from exactdice.karbon.tables import contest_cell
+
+    return contest_cell(**arguments)
+
+
+def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=None,
+                       progress: bool = False) -> SensitivityReport:
+    """Solve the base setup and every variant; rows sorted by effect, largest first."""
+    _check(base)
+    variants, skipped = sensitivity_variants(base)
+    cells = [_cell(base)] + [_cell(variant.arguments) for variant in variants]
+    results = sweep(cells, solve_variant, store=store, workers=workers, executor=executor,
+                    progress=progress, description="sensitivity")
+    base_values = {metric: results[0][metric] for metric in METRICS}
+    rows = []
+    for variant, values in zip(variants, results[1:]):
+        deltas = {}
+        for metric in METRICS:
+            if values[metric] is None or base_values[metric] is None:
+                deltas[metric] = None
+            else:
+                deltas[metric] = values[metric] - base_values[metric]
+        rows.append(SensitivityRow(variant.group, variant.name, {m: values[m] for m in METRICS}, deltas))
+    rows.sort(key=lambda row: (-row.effect, row.name))
+    return SensitivityReport(base=base, base_values=base_values, rows=rows, skipped=skipped)
+
+
+def tornado_chart(report: SensitivityReport, plot_path, *, metric: str = "P(win)", top: int = 25) -> None:
+    """Write a PNG tornado chart: the change of *metric* (percentage points) for the
+    *top* variants that move it most, largest at the top; changes of exactly zero are
+    left out and counted in the footnote."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    moving = [row for row in report.rows if row.deltas[metric] is not None and row.deltas[metric] != 0]
+    unchanged = sum(1 for row in report.rows if row.deltas[metric] == 0)
+    rows = sorted(moving, key=lambda row: (-abs(row.deltas[metric]), row.name))[:top]
+    colours = {"setup": "#1f77b4", "rule": "#d62728", "player": "#2ca02c", "narrator": "#9467bd"}
+    height = 1.2 + 0.32 * max(1, len(rows))
+    figure, axis = plt.subplots(figsize=(9, height))
+    labels = [row.name for row in rows][::-1]
+    scale = 1 if metric == "expected rounds" else 100
+    values = [scale * float(row.deltas[metric]) for row in rows][::-1]
+    axis.barh(range(len(rows)), values, color=[colours[row.group] for row in rows][::-1])
+    axis.set_yticks(range(len(rows)), labels, fontsize=8)
+    axis.axvline(0, color="black", linewidth=0.8)
+    base_value = report.base_values[metric]
+    unit = "" if metric == "expected rounds" else " percentage points"
+    shown = f"{float(base_value):.3f}" if metric == "expected rounds" else f"{100 * float(base_value):.2f} %"
+    axis.set_xlabel(f"change of {metric},{unit} (base: {shown}); {unchanged} change(s) move it by exactly 0")
+    base = report.base
+    axis.set_title(f"Karbon sensitivity of {metric}: A{base['ability']} C{base['challenge']} "
+                   f"W{base['consequence']} P{base['peril']} F{base['fortune']} K{base['fallout']}"
+                   f"{' Training' if base['training'] else ''}", fontsize=10)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for colour in colours.values()]
+    axis.legend(handles, list(colours), fontsize=8, loc="lower right")
+    figure.tight_layout()
+    try:
+        figure.savefig(plot_path, dpi=110)
+    except OSError as error:
+        raise InputError("plot_path", f"cannot write {plot_path}: {error.strerror or error}") from None
+    finally:
+        plt.close(figure)

@@ -1,0 +1,589 @@
+"""Bounded value iteration with learning for turn-based stochastic games.
+
+For a model too large to explore whole, `bounded_solve` keeps a lower and an upper
+bound on the value of every state it has expanded and samples trajectories from the
+initial state toward the largest gap (BRTDP: McMahan, Likhachev, Gordon, ICML 2005),
+backing the bounds up along each trajectory; unexpanded states sit at their initial
+bounds (default: the least and greatest payoff). End components, where play can stay
+forever, get the treatment of Kelmendi, Kretinsky, Weininger (CAV 2018, "Value
+iteration for simple stochastic games: stopping criterion and learning algorithm")
+so both bounds converge: see `BoundedSolver.settle_end_components`. It knows nothing
+of any game.
+
+Soundness. The Bellman operator is monotone and the value is one of its fixpoints,
+so a backup of sound bounds gives sound bounds; each chance backup is computed in
+floats and then widened outward by an error bound of the float sum (see
+`_chance_slack`), so the float bounds stay on the right side of the exact ones.
+
+>>> from exactdice.markov.synthetic import GamblersRuin
+>>> found = bounded_solve(GamblersRuin(goal=3, start=1, up=1, down=1), precision=1e-9)
+>>> found.lower <= 1 / 3 <= found.upper, found.gap <= 1e-9, found.stopped
+(True, True, 'precision')
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from exactdice.errors import InputError
+from exactdice.markov.model import Chance, Decision, Terminal
+
+__all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "evaluate_strategy"]
+
+_FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
+_UNIT_ROUNDOFF = 2.0 ** -53
+_MAX_TRAJECTORY = 100_000
+
+
+def _chance_slack(branches: int, magnitude: float) -> float:
+    """How far a float ``sum(p_i * v_i)`` over ``branches`` terms can be from the exact
+    sum when ``|v_i| <= magnitude`` and ``sum p_i = 1``: each ``p_i = w_i / total`` is
+    rounded once (relative u), each product once, a left-to-right sum of n terms adds at
+    most (n - 1) u of the sum, and the final widening one more rounding. Doubling the
+    count of roundings, (2n + 8) u * magnitude covers every term (Higham, "Accuracy and
+    Stability of Numerical Algorithms", 2nd ed., section 4.2).
+
+    >>> _chance_slack(2, 1.0) < 1e-14
+    True
+    """
+    return (2 * branches + 8) * _UNIT_ROUNDOFF * magnitude
+
+
+@dataclass
+class BoundedResult:
+    """Bounds on the value at the initial state and how they were reached.
+
+    ``lower``/``upper`` are floats made sound by outward rounding; ``strategy`` maps each
+    expanded state where the "max" side chooses to its action name (greedy on the lower
+    bounds). ``stopped`` is "precision", "time", "states" or "interrupted"; ``history``
+    lists ``(seconds, lower, upper, expanded)`` as the gap shrank.
+    """
+
+    lower: float
+    upper: float
+    expanded: int
+    touched: int
+    trajectories: int
+    end_component_passes: int
+    end_components: int
+    seconds: float
+    stopped: str
+    strategy: dict = field(repr=False, default_factory=dict)
+    history: list = field(repr=False, default_factory=list)
+    solver: object = field(repr=False, default=None)
+
+    @property
+    def gap(self) -> float:
+        return self.upper - self.lower
+
+
+class BoundedSolver:
+    """The explored part of a game with per-state float bounds.
+
+    ``payoff`` maps outcome -> payoff (default 1 for the first outcome, 0 otherwise),
+    ``nonterminating_payoff`` is what play that never ends pays (default 0), and
+    ``initial_bounds(state)`` gives (lower, upper) for a state not yet expanded (default
+    the least and greatest payoff). ``seed`` fixes the trajectory sampling.
+
+    >>> from exactdice.markov.synthetic import GamblersRuin
+    >>> solver = BoundedSolver(GamblersRuin(goal=3, start=1, up=1, down=1))
+    >>> solver.run(precision=1e-6).stopped
+    'precision'
+    """
+
+    def __init__(self, model, *, payoff=None, nonterminating_payoff=0, initial_bounds=None,
+                 seed: int = 0):
+        self.model = model
+        outcomes = tuple(model.outcomes)
+        if payoff is None:
+            payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
+        unknown = set(payoff) - set(outcomes)
+        if unknown:
+            raise InputError("payoff", f"unknown outcomes {sorted(unknown)}; the model lists {outcomes}")
+        self.payoff = {name: float(Fraction(payoff.get(name, 0))) for name in outcomes}
+        for name in outcomes:
+            if float(Fraction(payoff.get(name, 0))) != Fraction(payoff.get(name, 0)):
+                raise InputError("payoff", f"payoff of {name!r} must be exact in binary floating point")
+        self.endless = float(Fraction(nonterminating_payoff or 0))
+        if self.endless != Fraction(nonterminating_payoff or 0):
+            raise InputError("nonterminating_payoff", "must be exact in binary floating point")
+        values = list(self.payoff.values()) + [self.endless]
+        self.least, self.greatest = min(values), max(values)
+        self.magnitude = max(abs(self.least), abs(self.greatest))
+        self.initial_bounds = initial_bounds
+        self.random = random.Random(seed)
+        self.index: dict = {}
+        self.states: list = []
+        self.kind = bytearray()
+        self.targets: list = []     # per state: tuple of successor ids (actions' targets for decisions)
+        self.probs: list = []       # per chance state: tuple of float probabilities
+        self.names: list = []       # per decision state: tuple of action names
+        self.slack: list = []
+        self.lo: list = []
+        self.hi: list = []
+        self.expanded = 0
+        self.trajectories = 0
+        self.end_component_passes = 0
+        self.end_components = 0
+        self.initial = self._intern(model.initial_state())
+        self._cycle_seen = False
+
+    # ----- states ----------------------------------------------------------------------
+
+    def _intern(self, state) -> int:
+        node = self.index.get(state)
+        if node is None:
+            node = len(self.states)
+            self.index[state] = node
+            self.states.append(state)
+            self.kind.append(_FRONTIER)
+            self.targets.append(None)
+            self.probs.append(None)
+            self.names.append(None)
+            self.slack.append(0.0)
+            low, high = self.least, self.greatest
+            if self.initial_bounds is not None:
+                given = self.initial_bounds(state)
+                if given is not None:
+                    low, high = max(low, given[0]), min(high, given[1])
+            self.lo.append(low)
+            self.hi.append(high)
+        return node
+
+    def _expand(self, node: int) -> None:
+        expanded = self.model.expand(self.states[node])
+        self.expanded += 1
+        if isinstance(expanded, Terminal):
+            value = self.payoff[expanded.outcome]
+            self.kind[node] = _TERMINAL
+            self.lo[node] = self.hi[node] = value
+            self.targets[node] = ()
+            return
+        if isinstance(expanded, Chance):
+            merged: dict = {}
+            for weight, successor, _ in expanded.branches:
+                if weight <= 0 or not isinstance(weight, int):
+                    raise InputError("weight", f"branch weights must be positive ints, got {weight!r}")
+                target = self._intern(successor)
+                merged[target] = merged.get(target, 0) + weight
+            total = sum(merged.values())
+            self.kind[node] = _CHANCE
+            self.targets[node] = tuple(merged)
+            self.probs[node] = tuple(weight / total for weight in merged.values())
+            self.slack[node] = _chance_slack(len(merged), self.magnitude)
+            return
+        if isinstance(expanded, Decision):
+            if expanded.side not in ("max", "min"):
+                raise InputError("side", f"decision side must be 'max' or 'min', got {expanded.side!r}")
+            self.kind[node] = _MAX if expanded.side == "max" else _MIN
+            self.targets[node] = tuple(self._intern(successor) for _, successor, _ in expanded.actions)
+            self.names[node] = tuple(name for name, _, _ in expanded.actions)
+            return
+        raise InputError("expand", f"expand() must return Terminal, Chance or Decision, got {type(expanded).__name__}")
+
+    def _backup(self, node: int) -> None:
+        kind, targets, lo, hi = self.kind[node], self.targets[node], self.lo, self.hi
+        if kind == _CHANCE:
+            probs = self.probs[node]
+            low = high = 0.0
+            for p, t in zip(probs, targets):
+                low += p * lo[t]
+                high += p * hi[t]
+            slack = self.slack[node]
+            low -= slack
+            high += slack
+        elif kind == _MAX:
+            low = max([lo[t] for t in targets])
+            high = max([hi[t] for t in targets])
+        elif kind == _MIN:
+            low = min([lo[t] for t in targets])
+            high = min([hi[t] for t in targets])
+        else:
+            return
+        if low > lo[node]:
+            lo[node] = low
+        if high < hi[node]:
+            hi[node] = high
+
+    # ----- trajectories ----------------------------------------------------------------
+
+    def _trajectory(self, stop_gap: float) -> None:
+        lo, hi, kind, targets = self.lo, self.hi, self.kind, self.targets
+        node = self.initial
+        path = []
+        on_path = set()
+        while len(path) < _MAX_TRAJECTORY:
+            if kind[node] == _FRONTIER:
+                self._expand(node)
+            path.append(node)
+            on_path.add(node)
+            k = kind[node]
+            if k == _TERMINAL or hi[node] - lo[node] <= stop_gap:
+                break
+            options = targets[node]
+            if k == _MAX or k == _MIN:
+                nxt = self._choose(options, k == _MAX)
+            else:
+                weights = [p * (hi[t] - lo[t]) for p, t in zip(self.probs[node], options)]
+                total = sum(weights)
+                if total <= 0:
+                    break
+                pick = self.random.random() * total
+                nxt = options[-1]
+                for t, w in zip(options, weights):
+                    pick -= w
+                    if pick < 0:
+                        nxt = t
+                        break
+            if nxt in on_path:
+                self._cycle_seen = True
+                break
+            node = nxt
+        for node in reversed(path):
+            self._backup(node)
+        self.trajectories += 1
+
+    def _choose(self, options, maximise: bool) -> int:
+        """The action a trajectory follows: among the actions best for the upper bounds
+        ("max") or the lower bounds ("min"), one drawn with weight proportional to its gap
+        (KKW sample among the best actions; a fixed tie-break can circle an end component
+        forever and never look at an equally good exit)."""
+        lo, hi = self.lo, self.hi
+        if maximise:
+            best = max([hi[t] for t in options])
+            tied = [t for t in options if hi[t] == best]
+        else:
+            best = min([lo[t] for t in options])
+            tied = [t for t in options if lo[t] == best]
+        if len(tied) == 1:
+            return tied[0]
+        gaps = [hi[t] - lo[t] for t in tied]
+        total = sum(gaps)
+        if total <= 0:
+            return tied[0]
+        pick = self.random.random() * total
+        for t, gap in zip(tied, gaps):
+            pick -= gap
+            if pick < 0:
+                return t
+        return tied[-1]
+
+    # ----- end components --------------------------------------------------------------
+
+    def _end_components(self, for_upper: bool) -> list[list[int]]:
+        """Maximal end components of the expanded states' game with the "min" side
+        restricted to its actions optimal for the lower bounds (``for_upper``), or the
+        "max" side to its actions optimal for the upper bounds (otherwise)."""
+        lo, hi, kind, targets = self.lo, self.hi, self.kind, self.targets
+        allowed: dict[int, list] = {}
+        for node in range(len(self.states)):
+            k = kind[node]
+            if k == _CHANCE:
+                allowed[node] = [targets[node]]
+            elif k == _MAX or k == _MIN:
+                options = targets[node]
+                if k == _MIN and for_upper:
+                    best = min(lo[t] for t in options)
+                    allowed[node] = [(t,) for t in options if lo[t] == best]
+                elif k == _MAX and not for_upper:
+                    best = max(hi[t] for t in options)
+                    allowed[node] = [(t,) for t in options if hi[t] == best]
+                else:
+                    allowed[node] = [(t,) for t in options]
+        while True:
+            component_of = _strongly_connected(allowed)
+            changed = False
+            for node in list(allowed):
+                mine = component_of[node]
+                kept = [action for action in allowed[node]
+                        if all(component_of.get(t) == mine for t in action)]
+                if not kept:
+                    del allowed[node]
+                    changed = True
+                elif len(kept) != len(allowed[node]):
+                    allowed[node] = kept
+                    changed = True
+            if not changed:
+                break
+        groups: dict[int, list] = {}
+        for node in allowed:
+            groups.setdefault(component_of[node], []).append(node)
+        return list(groups.values())
+
+    def settle_end_components(self) -> int:
+        """Pull the upper bounds of end components down and push the lower bounds up.
+
+        Upper: in an end component T where every "min" state keeps an action inside T,
+        the "min" side can keep play inside T until "max" leaves it, so no state of T is
+        worth more than max(best exit of a "max" state, the payoff of endless play) --
+        sound for ANY such T; taking T among the "min" side's lower-optimal actions (KKW)
+        makes the bounds converge. Lower: the mirror image with the sides swapped.
+        Returns the number of end components found.
+        """
+        lo, hi, kind, targets = self.lo, self.hi, self.kind, self.targets
+        found = 0
+        for for_upper in (True, False):
+            for members in self._end_components(for_upper):
+                inside = set(members)
+                found += 1
+                if for_upper:
+                    exits = [hi[t] for node in members if kind[node] == _MAX
+                             for t in targets[node] if t not in inside]
+                    cap = max(exits + [self.endless])
+                    for node in members:
+                        if cap < hi[node]:
+                            hi[node] = cap
+                else:
+                    exits = [lo[t] for node in members if kind[node] == _MIN
+                             for t in targets[node] if t not in inside]
+                    floor = min(exits + [self.endless])
+                    for node in members:
+                        if floor > lo[node]:
+                            lo[node] = floor
+        self.end_component_passes += 1
+        self.end_components = found
+        return found
+
+    # ----- the run ---------------------------------------------------------------------
+
+    def run(self, precision: float, *, max_seconds: float | None = None, max_states: int | None = None,
+            progress=None, progress_every: float = 0.5) -> BoundedResult:
+        """Sample trajectories until the gap at the initial state is <= ``precision``, or
+        ``max_seconds`` pass, or ``max_states`` states are expanded, or KeyboardInterrupt;
+        returns the bounds reached. ``progress(lower, upper, expanded, seconds)`` is called
+        about every ``progress_every`` seconds."""
+        if not precision > 0:
+            raise InputError("precision", f"must be > 0, got {precision}")
+        started = time.perf_counter()
+        history = []
+        root = self.initial
+        lo, hi = self.lo, self.hi
+        stop_gap = precision / 100
+        next_report = started
+        since_settle = 0
+        stopped = "precision"
+        try:
+            while hi[root] - lo[root] > precision:
+                now = time.perf_counter()
+                if max_seconds is not None and now - started >= max_seconds:
+                    stopped = "time"
+                    break
+                if max_states is not None and self.expanded >= max_states:
+                    stopped = "states"
+                    break
+                if now >= next_report:
+                    history.append((now - started, lo[root], hi[root], self.expanded))
+                    if progress is not None:
+                        progress(lo[root], hi[root], self.expanded, now - started)
+                    next_report = now + progress_every
+                self._trajectory(stop_gap)
+                since_settle += 1
+                # a pass costs time in proportion to the states touched: spacing the passes
+                # by trajectories in that proportion keeps them a bounded share of the run
+                # (and, unlike a clock, keeps a seeded run reproducible)
+                if self._cycle_seen and since_settle >= max(16, len(self.states) // 20):
+                    self.settle_end_components()
+                    self._cycle_seen = False
+                    since_settle = 0
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+        seconds = time.perf_counter() - started
+        history.append((seconds, lo[root], hi[root], self.expanded))
+        if progress is not None:
+            progress(lo[root], hi[root], self.expanded, seconds)
+        return BoundedResult(lower=lo[root], upper=hi[root], expanded=self.expanded,
+                             touched=len(self.states), trajectories=self.trajectories,
+                             end_component_passes=self.end_component_passes,
+                             end_components=self.end_components, seconds=seconds, stopped=stopped,
+                             strategy=self.strategy(), history=history, solver=self)
+
+    def strategy(self) -> dict:
+        """Expanded "max" state -> action name, among the actions best for the lower bounds.
+
+        Greedy alone can circle forever among equally valued states (an end component
+        whose exit is worth the same), so ties go to an action that moves toward the end:
+        walking backward from terminal and unexpanded states, a state joins once one of
+        its successors has (a "max" state through one of its best actions, which it then
+        takes); a "max" state that never joins takes its first best action.
+        """
+        lo, kind, targets, names = self.lo, self.kind, self.targets, self.names
+        count = len(self.states)
+        best_actions = {}
+        for node in range(count):
+            if kind[node] == _MAX:
+                options = targets[node]
+                best = max([lo[t] for t in options])
+                best_actions[node] = [i for i, t in enumerate(options) if lo[t] == best]
+        predecessors: list = [[] for _ in range(count)]
+        for node in range(count):
+            k = kind[node]
+            if k == _CHANCE or k == _MIN:
+                for t in targets[node]:
+                    predecessors[t].append((node, -1))
+            elif k == _MAX:
+                for i in best_actions[node]:
+                    predecessors[targets[node][i]].append((node, i))
+        joined = bytearray(count)
+        chosen_index = {}
+        queue = [node for node in range(count) if kind[node] in (_TERMINAL, _FRONTIER)]
+        for node in queue:
+            joined[node] = 1
+        while queue:
+            reached = queue.pop()
+            for node, action in predecessors[reached]:
+                if joined[node]:
+                    continue
+                joined[node] = 1
+                if action >= 0:
+                    chosen_index[node] = action
+                queue.append(node)
+        return {self.states[node]: names[node][chosen_index.get(node, actions[0])]
+                for node, actions in best_actions.items()}
+
+    def bounds_of(self, state):
+        """(lower, upper) of a state (its initial bounds if never touched)."""
+        node = self.index.get(state)
+        if node is None:
+            low, high = self.least, self.greatest
+            if self.initial_bounds is not None and (given := self.initial_bounds(state)) is not None:
+                low, high = max(low, given[0]), min(high, given[1])
+            return low, high
+        return self.lo[node], self.hi[node]
+
+
+def _strongly_connected(adjacency: dict) -> dict:
+    """node -> component number over ``adjacency`` (node -> list of target tuples; targets
+    outside the dict are ignored), by an iterative Tarjan."""
+    order: dict = {}
+    low: dict = {}
+    on_stack: set = set()
+    stack: list = []
+    component_of: dict = {}
+    counter = 0
+    components = 0
+    for root in adjacency:
+        if root in order:
+            continue
+        order[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter([t for action in adjacency[root] for t in action if t in adjacency]))]
+        while work:
+            node, children = work[-1]
+            descended = False
+            for child in children:
+                if child not in order:
+                    order[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter([t for action in adjacency[child] for t in action
+                                              if t in adjacency])))
+                    descended = True
+                    break
+                if child in on_stack and order[child] < low[node]:
+                    low[node] = order[child]
+            if descended:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                if low[node] < low[parent]:
+                    low[parent] = low[node]
+            if low[node] == order[node]:
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component_of[member] = components
+                    if member == node:
+                        break
+                components += 1
+    return component_of
+
+
+def bounded_solve(model, precision: float, *, payoff=None, nonterminating_payoff=0, initial_bounds=None,
+                  seed: int = 0, max_seconds: float | None = None, max_states: int | None = None,
+                  progress=None) -> BoundedResult:
+    """Bounds on the value of ``model`` with gap <= ``precision`` (or what a limit allows).
+
+    >>> from exactdice.markov.synthetic import TugOfWar
+    >>> found = bounded_solve(TugOfWar(reach=3), precision=1e-6)
+    >>> round(found.lower, 4), found.gap <= 1e-6
+    (0.5, True)
+    """
+    solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
+                           initial_bounds=initial_bounds, seed=seed)
+    return solver.run(precision, max_seconds=max_seconds, max_states=max_states, progress=progress)
+
+
+class StrategyModel:
+    """``model`` with the "max" side's decisions fixed: ``strategy[state]`` names the action
+    where given, else ``default_action(state, decision)`` returns its index (default the
+    first action). The "min" side still chooses, so solving this model exactly gives the
+    value the strategy guarantees against the best reply.
+
+    >>> from exactdice.markov.model import Decision, Terminal
+    >>> class Pick:
+    ...     outcomes, reward_names = ("win", "loss"), ()
+    ...     def initial_state(self): return "start"
+    ...     def expand(self, state):
+    ...         if state == "start":
+    ...             return Decision("max", (("lose", "loss", None), ("win", "win", None)))
+    ...         return Terminal(state)
+    >>> StrategyModel(Pick(), {"start": "win"}).expand("start").branches[0][1]
+    'win'
+    """
+
+    def __init__(self, model, strategy: dict, default_action=None):
+        self.model = model
+        self.strategy = strategy
+        self.default_action = default_action
+        self.outcomes = model.outcomes
+        self.reward_names = getattr(model, "reward_names", ())
+        self.defaulted = 0
+        self.chosen: dict = {}  # every "max" state expanded -> the action taken there
+
+    def initial_state(self):
+        return self.model.initial_state()
+
+    def expand(self, state):
+        node = self.model.expand(state)
+        if not isinstance(node, Decision) or node.side != "max":
+            return node
+        name = self.strategy.get(state)
+        if name is not None:
+            action = next((action for action in node.actions if action[0] == name), None)
+            if action is None:
+                raise InputError("strategy", f"action {name!r} is not available at {state!r}")
+        else:
+            self.defaulted += 1
+            index = self.default_action(state, node) if self.default_action is not None else 0
+            action = node.actions[index]
+        self.chosen[state] = action[0]
+        return Chance(((1, action[1], action[2]),))
+
+
+def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None, nonterminating_payoff=0,
+                      max_states: int = 2_000_000):
+    """The exact value (a Fraction) the "max" strategy guarantees against the best reply of
+    the "min" side, with the `Solution` (``played``: every "max" state reached -> its action;
+    ``defaulted``: how many took the default); raises `TooLargeError` past ``max_states``.
+
+    >>> from exactdice.markov.synthetic import GamblersRuin
+    >>> evaluate_strategy(GamblersRuin(goal=3, start=1, up=1, down=1), {})[0]
+    Fraction(1, 3)
+    """
+    from exactdice.markov.graph import explore
+    from exactdice.markov.solver import solve
+
+    fixed = StrategyModel(model, strategy, default_action)
+    graph = explore(fixed, max_states=max_states, progress=False)
+    solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
+    solution.played = fixed.chosen
+    solution.defaulted = fixed.defaulted
+    return solution.value, solution

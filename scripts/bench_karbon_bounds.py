@@ -1,0 +1,98 @@
+"""Certified bounds on optimal play (`exactdice.karbon.bounds`): the gap against time.
+
+Run: python scripts/bench_karbon_bounds.py [--seconds S] [--precision EPS] [--case NAME ...]
+         [--narrator fixed|optimal ...]
+
+Each case and narrator runs in a fresh process (peak memory is that process's maxrss).
+Printed per run: the gap at a few times, then the final certified lower bound (the
+returned strategy's exact value where its game fits), the upper bound, states explored
+(expanded) and touched, states per second, end components, the time of the exact check,
+wall and CPU seconds, and the peak memory. The machine's load average is printed first (other work shares it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+CASES = {
+    "A1vC1-W1P0": dict(ability=1, challenge=1, consequence=1, peril=0),
+    "A2vC2-W2P1": dict(ability=2, challenge=2, consequence=2, peril=1),
+    "A3vC3-W3P1": dict(ability=3, challenge=3, consequence=3, peril=1),
+}
+
+_CHILD = r"""
+import json, resource, sys, time
+from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy
+from exactdice.karbon.bounds import bounded_odds
+setup_args, narrator, seconds, precision, certify_states = json.loads(sys.argv[1])
+marks = []
+def progress(lower, upper, explored, elapsed):
+    if not marks or int(elapsed / 10) != int(marks[-1][0] / 10):
+        print("MARK", json.dumps((round(elapsed, 1), lower, upper, explored)), flush=True)
+    marks.append((round(elapsed, 1), lower, upper, explored))
+result = bounded_odds(ContestSetup(**setup_args), Rules(), PlayerPolicy(kind="optimal"),
+                      NarratorPolicy(kind=narrator), precision=precision, max_seconds=seconds,
+                      progress=progress, max_states=10_000_000, certify_states=certify_states)
+print(json.dumps({
+    "marks": marks, "lower": float(result.lower), "upper": result.upper, "gap": result.gap,
+    "lower_method": result.lower_method.split(" (")[0] + ("" if result.lower_method == "exact" else
+                                                           ", the strategy's game passed the check's budget"), "explored": result.explored, "touched": result.touched,
+    "bounded_seconds": result.bounded_seconds, "certify_seconds": result.certify_seconds,
+    "seconds": result.seconds, "stopped": result.stopped, "end_components": result.end_components,
+    "fixed_value": float(result.fixed_value) if result.fixed_value is not None else None,
+    "strategy_states": result.strategy_states,
+    "cpu_seconds": resource.getrusage(resource.RUSAGE_SELF).ru_utime
+                   + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
+    "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--precision", type=float, default=1e-3)
+    parser.add_argument("--case", action="append", choices=sorted(CASES))
+    parser.add_argument("--narrator", action="append", choices=["fixed", "optimal"])
+    parser.add_argument("--certify-states", type=int, default=1_000_000,
+                        help="state budget of the exact check of the strategy (past it: the float lower bound)")
+    args = parser.parse_args()
+    print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
+    for name in args.case or ["A1vC1-W1P0", "A3vC3-W3P1"]:
+        for narrator in args.narrator or ["fixed", "optimal"]:
+            payload = json.dumps([CASES[name], narrator, args.seconds, args.precision, args.certify_states])
+            print(f"{name}, optimal player v {narrator} narrator (default pool), precision {args.precision}, "
+                  f"limit {args.seconds:g} s:", flush=True)
+            child = subprocess.Popen([sys.executable, "-c", _CHILD, payload], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+            last = None
+            for line in child.stdout:
+                if line.startswith("MARK "):
+                    elapsed, lower, upper, explored = json.loads(line[5:])
+                    print(f"  {elapsed:7.1f} s  gap {upper - lower:.5f}  [{lower:.5f}, {upper:.5f}]  "
+                          f"explored {explored:,}", flush=True)
+                else:
+                    last = line
+            if child.wait() != 0 or last is None:
+                print(f"  failed\n{child.stderr.read()[-2000:]}", flush=True)
+                continue
+            run = json.loads(last)
+            marks = run["marks"]
+            elapsed, lower, upper, explored = marks[-1]
+            print(f"  {elapsed:7.1f} s  gap {upper - lower:.5f}  [{lower:.5f}, {upper:.5f}]  explored {explored:,}")
+            rate = run["explored"] / max(run["bounded_seconds"], 1e-9)
+            print(f"  final: [{run['lower']:.6f} ({run['lower_method']}), {run['upper']:.6f}], gap {run['gap']:.5f}, "
+                  f"stopped: {run['stopped']}; fixed preferences {run['fixed_value']}; explored {run['explored']:,} "
+                  f"(touched {run['touched']:,}), {rate:,.0f} states/s; end components {run['end_components']}; "
+                  f"bounds {run['bounded_seconds']:.1f} s, exact check {run['certify_seconds']:.1f} s over "
+                  f"{run['strategy_states']} states; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU "
+                  f"(the share of a core this run got shows the load); peak {run['peak_mib']:,.0f} MiB",
+                  flush=True)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

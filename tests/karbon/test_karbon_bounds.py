@@ -1,0 +1,144 @@
+"""Certified bounds on optimal play against the exact optimal solve on small pools."""
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from exactdice.cli.main import cli
+from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy, contest_odds
+from exactdice.karbon.bounds import bounded_odds
+
+OPTIMAL = PlayerPolicy(kind="optimal")
+EPS = 1e-4
+
+CASES = {
+    "d6 v d10, pool d4, reserve d4, W1 P1":
+        (dict(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1),
+         "score"),
+    "d6 v d8, pool d4, reserve d4, W1 P1":
+        (dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1),
+         "score"),
+    "d8 v d8, pool d4, W2, objective win":
+        (dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={}, consequence=2), "win"),
+    "A1 v C1 drawn from d6,d8,d10, Fortune 1, W1":
+        (dict(ability=1, challenge=1, pool={6: 1, 8: 1, 10: 1}, reserve={}, consequence=1, fortune=1), "score"),
+}
+
+
+@pytest.fixture(scope="module")
+def exact_values():
+    values = {}
+    for name, (setup, objective) in CASES.items():
+        for narrator in ("fixed", "optimal"):
+            values[name, narrator] = contest_odds(ContestSetup(**setup), Rules(objective=objective),
+                                                  OPTIMAL, NarratorPolicy(kind=narrator))
+    return values
+
+
+@pytest.mark.parametrize("narrator", ["fixed", "optimal"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bounds_contain_the_exact_optimal_value_and_close(exact_values, name, narrator):
+    setup, objective = CASES[name]
+    exact = exact_values[name, narrator]
+    found = bounded_odds(ContestSetup(**setup), Rules(objective=objective), OPTIMAL,
+                         NarratorPolicy(kind=narrator), precision=EPS, max_seconds=300)
+    assert found.stopped == "precision"
+    assert found.lower_method == "exact"
+    assert isinstance(found.lower, Fraction)
+    assert found.lower <= exact.value <= Fraction(found.upper)
+    assert found.gap <= EPS
+    # the certificate is the strategy's own exact game: its odds are a distribution
+    assert found.win + found.loss + found.tie + found.never_ends == 1
+    expected = found.win + (found.tie / 2 if objective == "score" else 0)
+    assert found.lower == expected
+    # and the fixed preferences, the starting lower bound, are no better than optimal play
+    assert found.fixed_value <= exact.value
+
+
+def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
+    name = "d6 v d10, pool d4, reserve d4, W1 P1"
+    setup, _ = CASES[name]
+    exact = exact_values[name, "optimal"].value
+    by_states = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
+                             precision=1e-12, max_states=300)
+    assert by_states.stopped == "states"
+    assert by_states.lower <= exact <= Fraction(by_states.upper)
+    # the start begins at the fixed preferences' value, so even a short run is no worse
+    from exactdice.karbon.bounds import float_below
+    assert by_states.iteration_lower >= float_below(by_states.fixed_value)
+    assert by_states.lower >= by_states.fixed_value
+
+    calls = []
+
+    def progress(lower, upper, explored, seconds):
+        calls.append(upper - lower)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    interrupted = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
+                               precision=1e-12, progress=progress)
+    assert interrupted.stopped == "interrupted"
+    assert interrupted.lower <= exact <= Fraction(interrupted.upper)
+
+
+def test_best_draw_is_certified_once_its_lower_bound_beats_the_others(exact_values):
+    name = "A1 v C1 drawn from d6,d8,d10, Fortune 1, W1"
+    setup, _ = CASES[name]
+    exact = contest_odds(ContestSetup(**setup), Rules(), OPTIMAL, NarratorPolicy(kind="optimal"),
+                         draw_values=True)
+    found = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
+                         precision=1e-6)
+    for text, (low, high) in found.draw_bounds.items():
+        assert Fraction(low) <= exact.draw_values[text] <= Fraction(high)
+    left, certified = found.best_draws()
+    best = max(exact.draw_values, key=exact.draw_values.get)
+    assert best in left
+    if certified:
+        assert left == [best]
+
+
+SMALL_FLAGS = ["--player-dice", "d6", "--narrator-dice", "d10", "--pool", "d4", "--reserve", "d4", "-w", "1",
+               "-p", "1", "--player-policy", "optimal"]
+
+
+def test_cli_bounds_json_and_strategy_file(tmp_path, exact_values):
+    path = tmp_path / "strategy.json"
+    outcome = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--narrator-policy", "optimal", "--bounds",
+                                       "--precision", "0.001", "--strategy", str(path), "--json"])
+    assert outcome.exit_code == 0, outcome.output
+    payload = json.loads(outcome.output)
+    exact = exact_values["d6 v d10, pool d4, reserve d4, W1 P1", "optimal"].value
+    assert Fraction(payload["lower"]) <= exact <= Fraction(payload["upper"])
+    assert payload["gap"] <= 0.001 and payload["reached"] and payload["lower_method"] == "exact"
+    document = json.loads(path.read_text())
+    assert payload["strategy_decisions"] == len(document["decisions"]) > 0
+    assert "player" in {entry["side"] for entry in document["decisions"]}
+
+
+def test_cli_falls_back_to_bounds_past_max_states():
+    outcome = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--max-states", "200",
+                                       "--precision", "0.01"])
+    assert outcome.exit_code == 0, outcome.output
+    assert "certified bounds instead" in outcome.output
+    assert "value (expected score) is in [" in outcome.output
+
+
+@pytest.mark.parametrize("flags, field", [
+    (["--player-policy", "fixed", "--bounds"], "--bounds"),
+    (["--player-policy", "optimal", "--narrator-policy", "kind", "--bounds"], "--bounds"),
+    (["--player-policy", "optimal", "--bounds", "--precision", "0"], "--precision"),
+    (["--player-policy", "optimal", "--bounds", "--max-seconds", "-1"], "--max-seconds"),
+    (["--player-policy", "optimal", "--bounds", "--explain"], "--explain"),
+])
+def test_cli_bounds_input_errors(flags, field, capsys):
+    from exactdice.cli.main import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["karbon", "odds", "--player-dice", "d6", "--narrator-dice", "d10", "--pool", "d4",
+              "--reserve", "none", "-w", "1", *flags])
+    captured = capsys.readouterr()
+    assert exit_.value.code == 2
+    assert field in captured.err and "Traceback" not in captured.err
+    assert len(captured.err.strip().splitlines()) == 1

@@ -1,0 +1,99 @@
+"""Sensitivity: a change that cannot matter moves nothing (exactly), one that must matter
+moves the odds, every delta is the exact difference of two independent solves, and the
+CLI prints, writes JSON and draws the tornado chart."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from exactdice.cli.main import cli
+from exactdice.karbon.sensitivity import (METRICS, base_arguments, karbon_sensitivity,
+                                          sensitivity_variants)
+from exactdice.karbon.tables import contest_cell
+
+# a small contest: one die each from three d8, first to one mark
+SMALL = dict(ability=1, challenge=1, consequence=1, peril=0, pool="d8,d8,d8", reserve="none")
+
+
+@pytest.fixture(scope="module")
+def report():
+    return karbon_sensitivity(base_arguments(**SMALL), store=None, workers=2)
+
+
+def _row(report, name):
+    (row,) = [row for row in report.rows if row.name == name]
+    return row
+
+
+def test_a_knob_that_cannot_matter_moves_nothing_exactly(report):
+    # the objective only steers optimal play; both sides here play fixed preferences
+    row = _row(report, "rule objective=win")
+    assert all(row.deltas[metric] == 0 for metric in METRICS)
+    # with no peril dice and no reserve, peril chips and the sideswipe picker change nothing
+    for name in ("rule peril_chips=hand",):
+        assert _row(report, name).effect == 0
+
+
+def test_a_change_that_must_matter_moves_the_odds(report):
+    # one more narrator die (C 1 -> 2) takes a d8 from a three-d8 pool: the player wins less
+    harder = _row(report, "Challenge 2 (+1)")
+    assert harder.deltas["P(win)"] < 0
+    # a longer track changes the expected length of the contest
+    longer = _row(report, "Consequence W 2 (+1)")
+    assert longer.deltas["expected rounds"] > 0
+
+
+def test_deltas_are_exact_differences_of_independent_solves(report):
+    base = contest_cell(**SMALL)
+    assert report.base_values == {metric: base[metric] for metric in METRICS}
+    harder = contest_cell(**{**SMALL, "challenge": 2})
+    row = _row(report, "Challenge 2 (+1)")
+    assert row.deltas == {metric: harder[metric] - base[metric] for metric in METRICS}
+    # sorted by effect, largest first
+    effects = [row.effect for row in report.rows]
+    assert effects == sorted(effects, reverse=True)
+
+
+def test_impossible_changes_are_skipped_with_a_reason(report):
+    skipped = dict(report.skipped)
+    assert "Challenge 0 (-1)" in skipped and skipped["Challenge 0 (-1)"].startswith("challenge:")
+    assert "Ability 0 (-1)" not in skipped  # Ability 0 is a legal (hopeless) contest
+    # C3 + A1 needs four dice from a three-die pool
+    assert "Challenge 3 (+1)" not in {row.name for row in report.rows}
+
+
+def test_every_preference_and_knob_is_varied_once():
+    variants, skipped = sensitivity_variants(base_arguments(ability=2, challenge=2))
+    names = [variant.name for variant in variants] + [name for name, _ in skipped]
+    assert len(names) == len(set(names))
+    assert "player risk=always" in names and "narrator hurt=injury" in names
+    assert "player break: advantage first" in names and "narrator give: d8 first" in names
+    assert sum(name.startswith("rule ") for name in names) == 7
+    optimal, _ = sensitivity_variants(base_arguments(ability=2, challenge=2, player="optimal"))
+    assert not any(variant.group == "player" for variant in optimal)
+
+
+def test_cli_text_json_and_chart(tmp_path):
+    runner = CliRunner()
+    arguments = ["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--pool", "d8,d8,d8",
+                 "--reserve", "none", "--store", str(tmp_path / "s.sqlite"), "--workers", "1"]
+    text = runner.invoke(cli, arguments + ["--top", "5", "--plot", str(tmp_path / "t.png")])
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    assert lines[0].startswith("base: A1 C1 W1 P0") and "P(win)" in lines[0]
+    assert len([line for line in lines if line.startswith(("Ability", "Challenge", "Consequence", "Peril",
+                                                           "Fortune", "Fallout", "Training", "rule",
+                                                           "player", "narrator"))]) == 5
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    data = json.loads(runner.invoke(cli, arguments + ["--json"]).output)
+    base = contest_cell(**SMALL)
+    assert Fraction(data["base_values"]["P(win)"]) == base["P(win)"]
+    assert data["decimal"]["base_values"]["P(win)"] == float(base["P(win)"])
+    objective = [change for change in data["changes"] if change["change"] == "rule objective=win"][0]
+    assert objective["deltas"]["P(win)"] == "0"
+    bad = runner.invoke(cli, arguments + ["--plot", str(tmp_path / "t.pdf")])
+    assert bad.exit_code == 2 or "PNG" in str(bad.exception)

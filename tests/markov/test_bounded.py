@@ -1,0 +1,188 @@
+"""Bounded value iteration against the exact solver on random small games."""
+
+import itertools
+import random
+from fractions import Fraction
+
+import pytest
+
+from exactdice.markov import solve
+from exactdice.markov.bounded import BoundedSolver, bounded_solve, evaluate_strategy
+from exactdice.markov.model import Chance, Decision, Terminal
+
+from .reference import dense_evaluate, reachable_nodes
+
+
+class RandomGame:
+    """A random turn-based stochastic game on ``size`` states: chance nodes (2-4 branches,
+    random weights), "max" and "min" decisions (2-3 actions), successors anywhere (so
+    cycles and end components are common) or one of three outcomes."""
+
+    outcomes = ("win", "loss", "tie")
+    reward_names = ()
+
+    def __init__(self, size: int, seed: int, decision_share: float = 0.5, end_share: float = 0.15):
+        rng = random.Random(seed)
+        self.nodes = {}
+        for state in range(size):
+            def successor():
+                if rng.random() < end_share:
+                    return ("end", rng.choice(self.outcomes))
+                return rng.randrange(size)
+
+            roll = rng.random()
+            if roll < decision_share:
+                side = "max" if rng.random() < 0.5 else "min"
+                count = rng.randint(2, 3)
+                self.nodes[state] = Decision(side, tuple((f"a{i}", successor(), None) for i in range(count)))
+            else:
+                count = rng.randint(2, 4)
+                self.nodes[state] = Chance(tuple((rng.randint(1, 9), successor(), None) for _ in range(count)))
+
+    def initial_state(self):
+        return 0
+
+    def decision_combinations(self) -> int:
+        """How many pairs of positional strategies the reachable part has."""
+        count = 1
+        for node in reachable_nodes(self).values():
+            if isinstance(node, Decision):
+                count *= len(node.actions)
+        return count
+
+    def expand(self, state):
+        if isinstance(state, tuple):
+            return Terminal(state[1])
+        return self.nodes[state]
+
+
+PAYOFF = {"win": 1, "loss": 0, "tie": Fraction(1, 2)}
+
+
+def _check(game, exact, endless, seed):
+    found = bounded_solve(game, precision=1e-6, payoff=PAYOFF, nonterminating_payoff=endless,
+                          seed=seed, max_seconds=120)
+    assert found.stopped == "precision", (found, float(exact))
+    assert Fraction(found.lower) <= exact <= Fraction(found.upper)
+    assert found.gap <= 1e-6
+    # the strategy greedy on the lower bounds guarantees close to the value
+    guaranteed, _ = evaluate_strategy(game, found.strategy, payoff=PAYOFF, nonterminating_payoff=endless)
+    assert guaranteed <= exact
+    assert exact - guaranteed <= Fraction(1, 10**5)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_bounds_contain_the_exact_solvers_value_and_close(seed):
+    game = RandomGame(size=random.Random(seed).randint(3, 40), seed=seed)
+    _check(game, solve(game, payoff=PAYOFF).value, 0, seed)
+
+
+def brute_force_value(game, endless):
+    """max over the "max" side's positional strategies of min over the "min" side's, each
+    pair evaluated by sympy's dense solve (independent of `exactdice.markov.solver`)."""
+    nodes = reachable_nodes(game)
+    sides = {side: [s for s, n in nodes.items() if isinstance(n, Decision) and n.side == side]
+             for side in ("max", "min")}
+    choices = {side: list(itertools.product(*[range(len(nodes[s].actions)) for s in states]))
+               for side, states in sides.items()}
+    return max(min(dense_evaluate(game, nodes, {**dict(zip(sides["max"], mine)),
+                                                **dict(zip(sides["min"], theirs))}, PAYOFF, endless)["value"]
+                   for theirs in choices["min"])
+               for mine in choices["max"])
+
+
+SMALL_GAMES = [seed for seed in range(400) if RandomGame(size=random.Random(seed).randint(3, 9), seed=seed)
+               .decision_combinations() <= 200][:24]
+
+
+@pytest.mark.parametrize("endless", [Fraction(1, 2), 1])
+@pytest.mark.parametrize("seed", SMALL_GAMES)
+def test_bounds_contain_the_brute_force_value_when_endless_play_pays(seed, endless):
+    game = RandomGame(size=random.Random(seed).randint(3, 9), seed=seed)
+    exact = brute_force_value(game, endless)
+    _check(game, Fraction(int(exact.p), int(exact.q)), endless, seed)
+
+
+@pytest.mark.xfail(strict=True, reason="exactdice.markov.solver undervalues two-sided games whose endless "
+                                       "play pays more than 0 (found by these tests; not in this change)")
+def test_exact_solver_agrees_with_a_strategy_that_guarantees_more():
+    game = RandomGame(size=random.Random(15).randint(3, 40), seed=15)
+    found = bounded_solve(game, precision=1e-6, payoff=PAYOFF, nonterminating_payoff=1, seed=15)
+    guaranteed, _ = evaluate_strategy(game, found.strategy, payoff=PAYOFF, nonterminating_payoff=1)
+    assert guaranteed == Fraction(11, 13)  # the solver's best reply to the strategy (checked by brute force)
+    assert solve(game, payoff=PAYOFF, nonterminating_payoff=1).value >= guaranteed
+
+
+def _loop_game(side: str):
+    """One decision state that can stay forever or leave to a terminal worth ``tie``."""
+
+    class Loop:
+        outcomes = ("win", "loss", "tie")
+        reward_names = ()
+
+        def initial_state(self):
+            return "s"
+
+        def expand(self, state):
+            if state == "s":
+                return Decision(side, (("leave", ("end", "tie"), None), ("stay", "t", None)))
+            if state == "t":
+                return Chance(((1, "s", None),))
+            return Terminal(state[1])
+
+    return Loop()
+
+
+@pytest.mark.parametrize("side, endless, value", [
+    ("max", 1, 1), ("max", 0, Fraction(1, 4)), ("min", 0, 0), ("min", 1, Fraction(1, 4))])
+def test_end_components_let_both_bounds_converge(side, endless, value):
+    # without the end-component step the upper bound of ("max", endless 0) stays at 1
+    payoff = {"win": 1, "loss": 0, "tie": Fraction(1, 4)}
+    found = bounded_solve(_loop_game(side), precision=1e-9, payoff=payoff, nonterminating_payoff=endless,
+                          max_seconds=10)
+    assert found.stopped == "precision"
+    assert Fraction(found.lower) <= value <= Fraction(found.upper)
+    assert found.end_component_passes >= 1
+
+
+def test_limits_return_the_bounds_so_far():
+    game = RandomGame(size=300, seed=7, end_share=0.02)
+    solver = BoundedSolver(game, payoff=PAYOFF)
+    found = solver.run(precision=1e-12, max_states=5)
+    assert found.stopped == "states" and found.expanded >= 5
+    assert 0 <= found.lower <= found.upper <= 1
+    exact = solve(game, payoff=PAYOFF).value
+    assert Fraction(found.lower) <= exact <= Fraction(found.upper)
+
+
+def test_keyboard_interrupt_returns_the_bounds_so_far():
+    game = RandomGame(size=300, seed=3, end_share=0.02)
+    calls = []
+
+    def progress(lower, upper, expanded, seconds):
+        calls.append((lower, upper))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    found = bounded_solve(game, precision=1e-15, payoff=PAYOFF, progress=progress, max_seconds=30)
+    assert found.stopped == "interrupted"
+    assert found.lower <= found.upper
+    gaps = [upper - lower for lower, upper in calls]
+    assert gaps == sorted(gaps, reverse=True)  # the gap only shrinks
+
+
+def test_same_seed_same_run():
+    game = RandomGame(size=60, seed=11)
+    first = bounded_solve(game, precision=1e-8, payoff=PAYOFF, seed=5)
+    second = bounded_solve(game, precision=1e-8, payoff=PAYOFF, seed=5)
+    assert (first.lower, first.upper, first.trajectories) == (second.lower, second.upper, second.trajectories)
+
+
+def test_initial_bounds_are_used_and_checked():
+    game = RandomGame(size=30, seed=2)
+    exact = solve(game, payoff=PAYOFF).value
+    found = bounded_solve(game, precision=1e-7, payoff=PAYOFF,
+                          initial_bounds=lambda state: (0.0, 1.0) if state != 0 else (float(exact) - 0.25, 1.0))
+    assert Fraction(found.lower) <= exact <= Fraction(found.upper)
+    with pytest.raises(ValueError, match="precision"):
+        bounded_solve(game, precision=0)

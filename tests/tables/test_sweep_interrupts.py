@@ -1,0 +1,102 @@
+"""A sweep stopped by Ctrl-C, SIGTERM or SIGKILL of its main process: it ends at once, leaves no
+worker behind, keeps its finished cells in an intact store, and a re-run gives the same table.
+
+Each test starts ``exactdice karbon table`` over four Karbon cells of under a second each
+in a subprocess, waits until at least one cell is in the store, sends the signal, and
+checks the process tree with psutil.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+# four cells (A2, C 2-3, W2, P 0-1) of about 0.2-0.8 s each on a busy 2-core machine
+_TABLE = ["karbon", "table", "-a", "2", "-c", "2-3", "-w", "2", "-p", "0-1", "--workers", "2",
+          "--format", "json"]
+_EXIT_SECONDS = 2.0
+
+
+def _command(store, output):
+    return [sys.executable, "-m", "exactdice.cli.main", *_TABLE, "--store", str(store),
+            "-o", str(output)]
+
+
+def _stored_rows(store) -> int:
+    if not os.path.exists(store):
+        return 0
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1) as connection:
+            return connection.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _live(processes):
+    alive = []
+    for process in processes:
+        try:
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(process.pid)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+@pytest.fixture(scope="module")
+def reference_output(tmp_path_factory):
+    """The table of an uninterrupted sweep."""
+    folder = tmp_path_factory.mktemp("reference")
+    subprocess.run(_command(folder / "s.sqlite", folder / "t.json"), check=True, timeout=300,
+                   capture_output=True)
+    return (folder / "t.json").read_bytes()
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_an_interrupted_sweep_ends_cleanly_and_resumes(tmp_path, reference_output, signal_name):
+    store, output = tmp_path / "s.sqlite", tmp_path / "t.json"
+    process = subprocess.Popen(_command(store, output), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while _stored_rows(store) < 1 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert process.poll() is None, "the sweep finished before it could be interrupted"
+        workers = psutil.Process(process.pid).children(recursive=True)
+        assert workers, "the sweep runs its cells in worker processes"
+        sent = time.monotonic()
+        process.send_signal(getattr(signal, signal_name))
+        code = process.wait(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+    if signal_name == "SIGKILL":
+        assert code == -signal.SIGKILL
+    else:
+        assert code == 130
+        assert took < _EXIT_SECONDS, f"{signal_name}: exit after {took:.2f} s"
+    # no worker survives its parent (a SIGKILLed parent's workers notice and exit)
+    deadline = time.monotonic() + _EXIT_SECONDS
+    while _live(workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _live(workers) == []
+    # the store is intact and keeps the finished cells
+    with sqlite3.connect(store) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    kept = _stored_rows(store)
+    assert 1 <= kept < 4
+    assert not output.exists()
+    # the re-run solves only the rest and writes the same table as an uninterrupted run
+    rerun = subprocess.run(_command(store, output), capture_output=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert _stored_rows(store) == 4
+    assert output.read_bytes() == reference_output
