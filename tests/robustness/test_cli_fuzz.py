@@ -247,7 +247,7 @@ def test_a_long_solve_stops_at_the_memory_budget():
 
 def test_the_budget_comes_from_the_environment_too():
     completed = subprocess.run(
-        [sys.executable, "-m", "exactdice.cli.main", "karbon", "odds", "-a", "1", "-c", "1", "-w", "1",
-         "--player-policy", "optimal"],
+        [sys.executable, "-m", "exactdice.cli.main", "karbon", "odds", "-a", "3", "-c", "3", "-w", "3",
+         "-p", "1", "--player-policy", "risk=always"],
         capture_output=True, text=True, timeout=120, env={**os.environ, "EXACTDICE_MAX_MEMORY": "64M"})
     assert completed.returncode == 2 and "--max-memory: the process reached" in completed.stderr
