@@ -62,6 +62,8 @@ DEFAULT_ALPHA = 0.01
 EXACT_LIMIT = 200_000
 #: cells expected fewer times than this are pooled before a chi-square test
 MIN_EXPECTED_COUNT = 5.0
+#: most samples one test takes: numpy's 64-bit integers hold the counts exactly below 2**63
+MAX_TOTAL_COUNT = 10**15
 # the exact tests count a count vector as "no more likely than the observed one" up to
 # this relative difference, so floating-point noise cannot drop ties (scipy does the same)
 _RELATIVE_TIE_TOLERANCE = 1e-7
@@ -332,6 +334,10 @@ def _observed_counts(probabilities: Mapping, observed: Mapping, field: str) -> d
             raise InputError(field, f"the count of {str(category)!r} must be a whole number "
                                     f">= 0, got {count!r}")
         counts[key] += int(count)
+    total = sum(counts.values())
+    if total > MAX_TOTAL_COUNT:
+        raise InputError(field, f"the counts add up to {total:,}, more than the limit of {MAX_TOTAL_COUNT:,} "
+                                "(the tests' statistics are computed in 64-bit floats and integers)")
     return counts
 
 
@@ -593,7 +599,7 @@ def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:
         if not equals or not category:
             raise InputError(field, f"{item!r} is not OUTCOME=COUNT "
                                     f"(expected e.g. win=412,loss=371,tie=217)")
-        if not number.isdigit():
+        if not (number.isascii() and number.isdigit()):
             raise InputError(field, f"the count of {category!r} must be a whole number "
                                     f">= 0, got {number!r}")
         if category in counts:

@@ -25,6 +25,7 @@ import numpy as np
 
 from exactdice.chronica.ruleset import PHYSICAL_DICE, Rules
 from exactdice.errors import InputError
+from exactdice.output_files import open_output
 
 __all__ = ["simulate", "simulate_rows", "write_csv", "summarise", "columns"]
 
@@ -224,13 +225,10 @@ def _row(winner: int, success_sizes, concessions, pushes: int) -> dict:
 
 def write_csv(rows: list[dict], path: str, side_count: int) -> None:
     """Write simulated rows as CSV with a header row."""
-    try:
-        with open(path, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=columns(side_count))
-            writer.writeheader()
-            writer.writerows(rows)
-    except OSError as error:
-        raise InputError("out", f"cannot write {path}: {error.strerror or error}") from None
+    with open_output(path, "out") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns(side_count))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def summarise(rows: list[dict], side_count: int) -> dict:

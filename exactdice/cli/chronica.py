@@ -13,7 +13,7 @@ from exactdice.chronica.contest import sizes_text, solve_contest
 from exactdice.chronica.ruleset import side_text
 from exactdice.chronica.simulate import columns, simulate_rows, summarise, write_csv
 from exactdice.chronica.system import PARAMETERS, SYSTEM, parse_contest
-from exactdice.cli.common import CommandGroup, display_options, emit_json, json_option, parameter_options
+from exactdice.cli.common import CommandGroup, OutputFile, display_options, emit_json, json_option, parameter_options
 from exactdice.core.display import percent_text
 from exactdice.systems import split_values
 
@@ -96,7 +96,7 @@ Without --out, prints the observed winner frequencies.""")
 @parameter_options(PARAMETERS)
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of trials.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the PCG64 generator.")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--out", type=OutputFile(), default=None,
               help="Write every trial to this CSV file.")
 @json_option
 def simulate(n, seed, out, as_json, **values):

@@ -21,7 +21,29 @@ from exactdice.core.exact import fraction_text, lift_digit_limit
 lift_digit_limit()
 
 __all__ = ["emit_json", "json_option", "display_options", "fraction_text", "write_csv_rows",
-           "CommandGroup", "LazyGroup", "parameter_options", "command_flags", "error_with_flags"]
+           "CommandGroup", "LazyGroup", "parameter_options", "command_flags", "error_with_flags",
+           "OutputFile", "ascii_int"]
+
+
+def ascii_int(text) -> int:
+    """``int()`` for command-line numbers: ASCII digits only (Python's ``int`` reads a
+    full-width "３" as 3; a user typing one almost surely meant something else).
+
+    >>> ascii_int("-12")
+    -12
+    >>> ascii_int("３")
+    Traceback (most recent call last):
+    ...
+    ValueError: only ASCII digits: '３'
+    """
+    if isinstance(text, str) and not text.isascii():
+        raise ValueError(f"only ASCII digits: {text!r}")
+    return int(text)
+
+
+# Every integer option of the CLI (type=int, IntRange, declared parameters) converts through
+# click's IntParamType: one place to make them all ASCII-only (click calls _number_class(value)).
+click.types.IntParamType._number_class = staticmethod(ascii_int)
 
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print machine-readable JSON: exact values as \"p/q\" strings, and a "
@@ -52,16 +74,35 @@ def emit_json(payload) -> None:
 
 
 def write_csv_rows(path, fieldnames, rows, field: str = "out") -> None:
-    """Write dict rows as CSV with a header; a path that cannot be written is an InputError."""
-    from exactdice.errors import InputError
+    """Write dict rows as CSV with a header by `exactdice.output_files.open_output` (a path
+    that is no regular file or cannot be written is an InputError naming *field*)."""
+    from exactdice.output_files import open_output
 
-    try:
-        with open(path, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=fieldnames)
-            writer.writeheader()
-            writer.writerows(rows)
-    except OSError as error:
-        raise InputError(field, f"cannot write {path}: {error.strerror or error}") from None
+    with open_output(path, field) as handle:
+        writer = csv.DictWriter(handle, fieldnames=fieldnames)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+class OutputFile(click.ParamType):
+    """A click type for a file the command will write: checked when the flags are parsed
+    (before any work) by `exactdice.output_files.check_output_path`, so a device, FIFO or
+    folder is refused up front with an error naming the flag. ``-`` (stdout) passes when
+    *allow_dash*."""
+
+    name = "file"
+
+    def __init__(self, allow_dash: bool = False):
+        self.allow_dash = allow_dash
+
+    def convert(self, value, param, ctx):
+        from exactdice.output_files import check_output_path
+
+        if self.allow_dash and value == "-":
+            return value
+        flag = max(param.opts, key=len) if param is not None else "file"
+        check_output_path(value, flag)
+        return value
 
 
 #: key of ``ctx.meta`` (shared by every context of one run) holding the command being run

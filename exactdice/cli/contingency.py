@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, display_options, emit_json, json_option,
+from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, json_option,
                                   parameter_options, write_csv_rows)
 from exactdice.contingency.check import OUTCOMES, choose_to_fail, solve_check, validate
 from exactdice.contingency.simulate import COLUMNS, simulate as simulate_columns, simulate_rows
@@ -91,7 +91,7 @@ def _indent(text: str) -> str:
 @parameter_options(PARAMETERS)
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of checks to roll.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64 generator.")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--out", type=OutputFile(), default=None,
               help="Write one CSV row per check here (without it, print a summary).")
 def simulate(n, seed, out, **setup):
     """Roll skill checks with real (pseudo-random) dice, independently of the exact model.

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
-from exactdice.cli.common import display_options, emit_json, json_option
+from exactdice.cli.common import OutputFile, display_options, emit_json, json_option
 from exactdice.core.distribution import MAX_FACES
-from exactdice.core.notation import MAX_NOTATION_DEPTH, MAX_NOTATION_DICE, MAX_NOTATION_SPAN, parse_dice
+from exactdice.core.notation import (MAX_NOTATION_DEPTH, MAX_NOTATION_DICE, MAX_NOTATION_RESULT_CHARACTERS,
+                                     MAX_NOTATION_SPAN, parse_dice)
 
 
 @click.command(help=f"""Exact distribution of a dice expression.
@@ -22,11 +23,13 @@ Prints each outcome's probability as a percentage with the "at least" / "at most
 columns and the exact fraction (in full with --exact); --plot draws the
 distribution with its at-least/at-most curves. Limits: at most {MAX_NOTATION_DICE} dice in one expression,
 {MAX_FACES:,} faces a die, {MAX_NOTATION_SPAN:,} distinct totals (dice x faces) and
-{MAX_NOTATION_DEPTH} nested parentheses. An expression starting with "-" needs "--"
+{MAX_NOTATION_DEPTH} nested parentheses; a result table of at most about
+{MAX_NOTATION_RESULT_CHARACTERS:.0e} characters (totals x digits of the exact weights,
+estimated before any work: 100d1000 is about 7e7). An expression starting with "-" needs "--"
 before it: exactdice dist -- "-d6+3".""")
 @click.argument("expression")
 @display_options
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+@click.option("--plot", "plot_path", type=OutputFile(),
               help="Also draw the distribution and its at-least/at-most curves to this PNG file.")
 @json_option
 def dist(expression: str, display, plot_path, as_json: bool):

@@ -7,7 +7,8 @@ import textwrap
 
 import click
 
-from exactdice.cli.common import LazyGroup, display_options, emit_json, fraction_text, json_option, parameter_options
+from exactdice.cli.common import (LazyGroup, OutputFile, display_options, emit_json, fraction_text, json_option,
+                                  parameter_options)
 from exactdice.core.display import Display
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError, TooLargeError
@@ -32,10 +33,47 @@ def karbon_setup_options(function):
 
 def setup_from_options(**values):
     """(setup, ruleset, player policy, narrator policy) from the shared options."""
+    if values.get("state_file"):
+        _refuse_setup_flags_with_state()
+    refuse_empty_policies(values.get("player_policy"), values.get("narrator_policy"))
     setup_part, rules_part = split_values(SYSTEM, values)
     ruleset = SYSTEM.rules(rules_part)
     contest, player, narrator = contest_from_values(setup_part)
     return contest, ruleset, player, narrator
+
+
+_SETUP_FLAGS = ("ability", "challenge", "consequence", "peril", "fortune", "training", "fallout",
+                "player_dice", "narrator_dice", "draw_chips", "pool", "reserve")
+
+
+def _refuse_setup_flags_with_state():
+    """A --state file replaces the setup flags: giving both is an error, not a silent choice."""
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return
+    given = [f"--{name.replace('_', '-')}" for name in _SETUP_FLAGS
+             if context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
+    if given:
+        raise InputError("--state", f"a state file replaces the setup flags; drop {', '.join(given)} "
+                                    "(or drop --state)")
+
+
+def refuse_empty_policies(player_policy, narrator_policy) -> None:
+    """An empty ``--player-policy ""`` is a slip, not a request for the default (the library
+    reads "" as the default; on the command line the default is to leave the flag out)."""
+    for flag, text, choices in (("--player-policy", player_policy, '"optimal"'),
+                                ("--narrator-policy", narrator_policy, '"optimal", "kind", "random"')):
+        if text is not None and not str(text).strip():
+            raise InputError(flag, f'is empty; give {choices}, "fixed" or key=value preferences '
+                                   "(or leave the flag out for the default)")
+
+
+def refuse_strategy_without_choices(player, narrator) -> None:
+    """``--strategy`` is about the choices of optimal/kind sides; with fixed (or random)
+    policies on both sides there are none, so the flag is an error, not an empty file."""
+    if player.kind != "optimal" and narrator.kind not in ("optimal", "kind"):
+        raise InputError("--strategy", "needs a side that chooses: --player-policy optimal or "
+                                       "--narrator-policy optimal|kind (fixed policies make no decisions)")
 
 
 def with_setup(function):
@@ -82,7 +120,7 @@ def karbon():
               help="With an optimal player: print the first round's risk decisions in words, with the values behind them.")
 @click.option("--show-draws", is_flag=True,
               help="With an optimal player: list the value of every draw it could make.")
-@click.option("--strategy", "strategy", type=click.Path(dir_okay=False),
+@click.option("--strategy", "strategy", type=OutputFile(),
               help="Write the chosen action at every decision state to this JSON file "
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @click.option("--bounds", "use_bounds", is_flag=True,
@@ -124,6 +162,8 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
         raise InputError("--show-draws", "needs --player-policy optimal (a fixed player has one draw)")
     if show_draws and setup.player_dice is not None:
         raise InputError("--show-draws", "needs a draw (--ability/--challenge), not explicit hands or --state")
+    if strategy_path:
+        refuse_strategy_without_choices(player, narrator)
     if explain and player.kind != "optimal":
         raise InputError("--explain", "needs --player-policy optimal (a fixed player makes no choices)")
     if not precision > 0:
@@ -334,6 +374,7 @@ def karbon_table(ability, challenge, consequence, peril, fortune, fallout, pool,
                                       f"got {len(axes)}: {', '.join(axes) or 'none'}")
     parse_dice_list(pool, "pool"), parse_dice_list(reserve, "reserve")
     Rules().with_rules(rules)
+    refuse_empty_policies(player_policy, narrator_policy)
     parse_player_policy(player_policy), parse_narrator_policy(narrator_policy)
     fixed = {name: listed[0] for name, listed in values.items() if name not in axes}
     fixed.update(pool=pool, reserve=reserve)

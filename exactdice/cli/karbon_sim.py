@@ -10,8 +10,8 @@ import textwrap
 
 import click
 
-from exactdice.cli.common import emit_json, json_option
-from exactdice.cli.karbon import with_setup
+from exactdice.cli.common import OutputFile, emit_json, json_option
+from exactdice.cli.karbon import refuse_strategy_without_choices, with_setup
 from exactdice.karbon.simulate import OUTCOMES, summarize, write_samples_csv
 from exactdice.karbon.simulate import simulate as simulate_contests
 from exactdice.karbon.trace import trace_contest
@@ -48,6 +48,7 @@ def solved_strategy(setup, ruleset, player, narrator) -> dict:
 def _strategy_for(setup, ruleset, player, narrator, strategy_file):
     """The strategy to replay: the file, or a fresh solve when a side plays optimal/kind."""
     if strategy_file is not None:
+        refuse_strategy_without_choices(player, narrator)
         return strategy_file
     if player.kind == "optimal" or narrator.kind in ("optimal", "kind"):
         click.echo("solving the contest exactly for the optimal/kind strategy (this can take long) ...",
@@ -60,7 +61,7 @@ def _strategy_for(setup, ruleset, player, narrator, strategy_file):
 @with_setup
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of contests to play.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the random generator (PCG64).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=OutputFile(), default=None,
               help="Write one CSV row per contest to this file (else print a summary).")
 @click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None,
               help=_STRATEGY_HELP)

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, display_options, emit_json, fraction_text, json_option,
+from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, fraction_text, json_option,
                                   write_csv_rows)
 from exactdice.core.display import Display, percent_text
 from exactdice.errors import InputError
@@ -81,6 +81,13 @@ def opposed(modifier, versus, rule, display, as_json):
         click.echo(f"  {name:<8} {display.probability(p)}")
 
 
+def _refuse_death_options_without_then_death(then_death: bool, aid: int, death_modifier: int) -> None:
+    """--aid and --death-modifier shape the death roll, which only --then-death makes."""
+    for flag, value in (("--aid", aid), ("--death-modifier", death_modifier)):
+        if value and not then_death:
+            raise InputError(flag, "applies to the death roll: add --then-death (and --health)")
+
+
 @karst.command()
 @click.option("--modifier", type=int, default=0, show_default=True, help="Attack modifier added to the d20.")
 @click.option("--defense", type=int, required=True, help="The target's defense.")
@@ -103,6 +110,7 @@ def attack(modifier, defense, damage, health, unaware, then_death, aid, death_mo
     knockout (a list of rounds, negative_health, p), negative_health; with
     --then-death: death, stable.
     """
+    _refuse_death_options_without_then_death(then_death, aid, death_modifier)
     rules = Rules(aid=aid)
     if then_death and health is None:
         raise InputError("--then-death", "needs --health")
@@ -202,7 +210,7 @@ def order(modifiers, two_actions, surprised, display, as_json):
 # ----- simulators -------------------------------------------------------------------------
 
 def _simulation_options(function):
-    function = click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+    function = click.option("--out", type=OutputFile(), default=None,
                             help="Write one CSV row per trial here (without it, print a summary).")(function)
     function = click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64.")(function)
     function = click.option("--n", "n", type=int, default=100_000, show_default=True, help="Trials.")(function)
@@ -262,6 +270,7 @@ def simulate_action(modifier, n, seed, out):
 @_simulation_options
 def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, n, seed, out):
     """Attack rolls or knock-out chains (with --health). Columns: see `karst simulate --help`."""
+    _refuse_death_options_without_then_death(then_death, aid, death_modifier)
     _run_simulation("attack", n, seed, out, Rules(aid=aid), {"health": health},
                     modifier=modifier, defense=defense, damage=damage, health=health, unaware=unaware,
                     then_death=then_death, death_modifier=death_modifier)

@@ -13,6 +13,7 @@ import click
 from exactdice.cli.common import LazyGroup, command_flags, error_with_flags, running_command
 from exactdice.core.exact import lift_digit_limit
 from exactdice.errors import InputError
+from exactdice.limits import MEMORY_ENVIRONMENT_VARIABLE, memory_watchdog, parse_size, set_memory_budget
 
 lift_digit_limit()
 
@@ -65,24 +66,41 @@ class RootGroup(LazyGroup):
 
 @click.group(cls=RootGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="exactdice")
-def cli():
+@click.option("--max-memory", metavar="SIZE", default=None,
+              help=f"Memory budget of a run, like 8G or 512M [default: ${MEMORY_ENVIRONMENT_VARIABLE}, "
+                   "else half of the machine's memory]; past it, work stops with a message.")
+def cli(max_memory):
     """Exact odds for tabletop dice mechanics.
 
     Every probability is an exact fraction (shown with its decimal). Bad input
-    exits with code 2 and a one-line message naming the flag at fault.
+    exits with code 2 and a one-line message naming the flag at fault. Long
+    solves stop at a memory budget (--max-memory, before the subcommand:
+    exactdice --max-memory 16G karbon odds ...).
     """
+    if max_memory is not None:
+        set_memory_budget(parse_size(max_memory, "--max-memory"))
 
 
 def main(argv=None):
     """Run the CLI; an `InputError` anywhere becomes a one-line message and exit code 2."""
+    watchdog = memory_watchdog()
     try:
-        code = cli.main(args=argv, prog_name="exactdice", standalone_mode=False)
+        with watchdog:
+            code = cli.main(args=argv, prog_name="exactdice", standalone_mode=False)
     except click.exceptions.Exit as exit_:
         sys.exit(exit_.exit_code)
+    except click.UsageError as error:  # one line, like every other input error
+        hint = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
+        message = " ".join(error.format_message().split())
+        click.echo(f"exactdice: error: {message}{hint}", err=True)
+        sys.exit(error.exit_code)
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        if watchdog.exceeded:  # the memory watchdog's interrupt, arriving late
+            click.echo(f"exactdice: error: --max-memory: {watchdog.exceeded}", err=True)
+            sys.exit(2)
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except InputError as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from exactdice.cli.common import OutputFile
 from exactdice.errors import InputError
 
 __all__ = ["serve"]
@@ -13,7 +14,7 @@ __all__ = ["serve"]
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (the default is this machine only).")
 @click.option("--port", type=int, default=8000, show_default=True, help="Port to listen on (1-65535).")
-@click.option("--store", "store", type=click.Path(dir_okay=False), default=None,
+@click.option("--store", "store", type=OutputFile(), default=None,
               help="The SQLite results store (default: $EXACTDICE_STORE or ~/.cache/exactdice/results.sqlite).")
 @click.option("--no-cache", is_flag=True, help="Keep no results between requests.")
 @click.option("--workers", type=int, default=2, show_default=True,

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, display_options, emit_json, fraction_text,
+from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, fraction_text,
                                   json_option, parameter_options, write_csv_rows)
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.core.display import percent_text
@@ -72,7 +72,7 @@ def _simulate_command(system) -> click.Command:
     @click.option("--n", "n", type=int, default=100_000, show_default=True,
                   help="Number of trials.")
     @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the generator.")
-    @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+    @click.option("--out", type=OutputFile(), default=None,
                   help="Write one CSV row per trial here (without it, print the outcome shares).")
     def simulate(n, seed, out, **values):
         setup, rules = _built(system, values)

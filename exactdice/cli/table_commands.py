@@ -22,6 +22,7 @@ import click
 
 from exactdice.chronica.ruleset import TIE_RULES
 from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES
+from exactdice.cli.common import OutputFile
 from exactdice.contingency.tables import ROLL_KINDS
 from exactdice.karst.tables import TABLES as KARST_TABLES
 from exactdice.errors import InputError
@@ -58,11 +59,11 @@ def table_output_options(function):
     """
     @click.option("--format", "fmt", type=click.Choice(FORMATS, case_sensitive=False), default=None,
                   help="Output format (default: from the -o suffix, else md).")
-    @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+    @click.option("-o", "--output", type=OutputFile(allow_dash=True), default=None,
                   help="Write to this file (default: stdout for md/csv/json/html).")
     @click.option("--no-cache", is_flag=True,
                   help="Solve everything afresh; neither read nor write the results store.")
-    @click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+    @click.option("--store", "store_path", type=OutputFile(), default=None,
                   help=f"Results store (SQLite) to use [default: ${STORE_ENVIRONMENT_VARIABLE}, "
                        "else ~/.cache/exactdice/results.sqlite].")
     @click.option("--workers", type=click.IntRange(min=1), default=DEFAULT_WORKERS,

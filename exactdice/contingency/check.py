@@ -32,6 +32,13 @@ __all__ = [
 #: most faces of one die in a check: the dynamic program's work grows with the square
 MAX_CHECK_FACES = 300
 
+#: largest face modifier (either sign): totals stay within a few thousand difficulty levels
+MAX_FACE_MODIFIER = 1000
+#: difficulties run from 1 (Automatic); above the highest total a check cannot succeed
+MAX_DIFFICULTY = 10_000
+#: largest `check_work` estimate solved (about 30 s on one core of the project's machines)
+MAX_CHECK_WORK = 10**9
+
 #: the three outcomes of a check against a difficulty, best first
 OUTCOMES = ("success", "success-with-condition", "failure")
 #: the simulator's CSV column that `expected_distribution` describes
@@ -127,6 +134,7 @@ def skill_check(dice, *, modifier: int = 0, modifiers=None, advantage: int = 0,
     (1, 0, -1)
     """
     sizes = parse_pool(dice) if isinstance(dice, str) else tuple(int(size) for size in dice)
+    modifier_flag = "modifier" if modifiers is None else "modifiers"
     if modifiers is None:
         modifiers = (modifier,) * len(sizes)
     else:
@@ -139,6 +147,14 @@ def skill_check(dice, *, modifier: int = 0, modifiers=None, advantage: int = 0,
     for flag, units in (("advantage", advantage), ("disadvantage", disadvantage)):
         if units < 0:
             raise InputError(flag, f"units must be >= 0, got {units}")
+    for value in modifiers:
+        if abs(value) > MAX_FACE_MODIFIER:
+            raise InputError(modifier_flag,
+                             f"a face modifier must be between -{MAX_FACE_MODIFIER} and {MAX_FACE_MODIFIER}, "
+                             f"got {value}")
+    if difficulty is not None and not 1 <= difficulty <= MAX_DIFFICULTY:
+        raise InputError("difficulty", f"must be between 1 (Automatic) and {MAX_DIFFICULTY:,}, got {difficulty} "
+                                         "(a difficulty above the highest total simply cannot succeed)")
     return SkillCheck(sizes, tuple(modifiers), advantage, disadvantage, difficulty)
 
 
@@ -165,6 +181,29 @@ def validate(check: SkillCheck, rules: Rules) -> None:
                          f"{len(check.modifiers)} modifiers")
     if rules.luck == "if-failing" and check.difficulty is None:
         raise InputError("luck", "if-failing needs `difficulty`")
+    work = check_work(check)
+    if work > MAX_CHECK_WORK:
+        raise TooLargeError("dice", f"this pool would take about {work:.1e} steps (limit {MAX_CHECK_WORK:.0e}, "
+                                      "about 30 s); use fewer dice or fewer kinds of dice (the limit is "
+                                      "exactdice.contingency.check.MAX_CHECK_WORK)")
+
+
+def check_work(check: SkillCheck) -> int:
+    """An up-front estimate of a solve's steps: faces walked x (count + 1)**2 over each group of
+    interchangeable dice x the spread of player omens x the dice (big-integer weights grow with
+    them). Calibrated on d6..d12 pools: 51d12 ~ 2.5e8 (7 s), 101d12 ~ 3.8e9 (> 60 s).
+
+    >>> check_work(skill_check("d6,d8,d10")) < 10**6
+    True
+    """
+    faces = {face + modifier for size, modifier in zip(check.dice, check.modifiers)
+             for face in range(1, size + 1)}
+    splits = 1
+    for group in _die_groups(check):
+        splits *= (len(group) + 1) ** 2
+    count = len(check.dice)
+    omen_spread = 3 * count + 1 if max(faces) >= 8 else 1
+    return len(faces) * splits * omen_spread * count
 
 
 def player_omens_for_face(face: int) -> int:
@@ -214,26 +253,53 @@ def choose_to_fail(advantage: int = 0, disadvantage: int = 0) -> int:
     return 3 if net > 0 else 1 if net < 0 else 2
 
 
+def _die_groups(check: SkillCheck) -> list[list[int]]:
+    """Indices of the pool's dice in groups the walk may treat as one (die, count) group.
+
+    Dice of one size with one modifier are interchangeable, so they form one group (13d6 is
+    one group of 13, not 13 groups: the walk's work grows with the product of the group
+    sizes + 1). A size whose dice carry different modifiers keeps one group per die, so the
+    tie order (size, then position in the pool) is exactly that of die-by-die sorting.
+    """
+    modifiers_of_size: dict[int, set] = {}
+    for size, modifier in zip(check.dice, check.modifiers):
+        modifiers_of_size.setdefault(size, set()).add(modifier)
+    groups: dict = {}
+    for index, (size, modifier) in enumerate(zip(check.dice, check.modifiers)):
+        key = (size, modifier) if len(modifiers_of_size[size]) == 1 else (size, modifier, index)
+        groups.setdefault(key, []).append(index)
+    return list(groups.values())
+
+
 def _result_before_luck(check: SkillCheck, rules: Rules) -> Distribution:
-    """Joint distribution of (result die index, its face, player omens, gm omens) before luck."""
-    groups = [(d(size) + modifier, 1) for size, modifier in zip(check.dice, check.modifiers)]
-    tie_order = {index: (size, index) for index, size in enumerate(check.dice)}
+    """Joint distribution of (result die index, its face, player omens, gm omens) before luck.
+
+    The result die index is the first index of its group of interchangeable dice.
+    """
+    members = _die_groups(check)
+    groups = [(d(check.dice[group[0]]) + check.modifiers[group[0]], len(group)) for group in members]
+    representative = [group[0] for group in members]
+    # ties between groups: smaller die first, then the first die's position in the pool
+    tie_order = sorted(range(len(members)), key=lambda g: (check.dice[representative[g]], representative[g]))
     target = check.result_position
     omen_cache: dict = {}
 
     def step(state, face, counts):
-        seen, result_index, result_face, player, gm = state
-        showing = [index for index, count in enumerate(counts) if count]
-        if not showing:
+        shown = sum(counts)
+        if not shown:
             return state
+        seen, result_index, result_face, player, gm = state
         omens = omen_cache.get(face)
         if omens is None:
             omens = omen_cache[face] = (player_omens_for_face(face), gm_omens_for_face(face, rules))
-        if result_index is None and seen + len(showing) > target:
-            showing.sort(key=tie_order.__getitem__)
-            result_index, result_face = showing[target - seen], face
-        return (seen + len(showing), result_index, result_face,
-                player + omens[0] * len(showing), gm + omens[1] * len(showing))
+        if result_index is None and seen + shown > target:
+            offset = target - seen
+            for group in tie_order:
+                if offset < counts[group]:
+                    result_index, result_face = representative[group], face
+                    break
+                offset -= counts[group]
+        return (seen + shown, result_index, result_face, player + omens[0] * shown, gm + omens[1] * shown)
 
     return evaluate_sorted(groups, step, (0, None, None, 0, 0),
                            lambda state: state[1:], descending=False)

@@ -28,7 +28,7 @@ NO_DICE = ("none", "-", "")
 #: most dice one list may hold unless the caller sets its own limit
 MAX_LISTED_DICE = 1000
 
-_DIE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
+_DIE = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$", re.ASCII)
 
 
 class NotADieError(InputError):

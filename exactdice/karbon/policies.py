@@ -113,7 +113,7 @@ def _parse_dice_preference(value: str, field_name: str, key: str) -> tuple[int, 
     sizes = []
     for item in value.split(">"):
         item = item.strip().lower()
-        if not item.startswith("d") or not item[1:].isdigit() or int(item[1:]) < 1:
+        if not item.startswith("d") or not (item[1:].isascii() and item[1:].isdigit()) or int(item[1:]) < 1:
             raise InputError(field_name, f'{key}: "{item}" is not a die type; write e.g. {key}=d6>d8>d10')
         sides = int(item[1:])
         if sides in sizes:
@@ -135,10 +135,13 @@ def _parse_option_order(value: str, field_name: str, key: str, allowed: tuple[st
 
 
 def _parse_pairs(text: str, field_name: str):
+    if not text.strip():
+        return
     for part in text.split(";"):
         part = part.strip()
         if not part:
-            continue
+            raise InputError(field_name, f'"{text}" has an empty part between ";"; write key=value pairs '
+                                         'like "risk=always;break=advantage"')
         key, sep, value = part.partition("=")
         if not sep:
             raise InputError(field_name, f'"{part}" is not key=value')
@@ -168,6 +171,8 @@ def _parse_fixed(policy, text: str, field_name: str, keys: dict):
         if key not in keys:
             raise InputError(field_name, f'unknown policy key "{key}"; keys: {", ".join(keys)}')
         attribute, kind = keys[key]
+        if attribute in changes:
+            raise InputError(field_name, f'the key "{key}" is given twice; give each key once')
         if kind == "dice":
             changes[attribute] = _parse_dice_preference(value, field_name, key)
         elif key in ("break", "glitch"):

@@ -67,6 +67,9 @@ class Rules:
                 raise InputError("rules", f'"{text}" is not NAME=VALUE; knobs: {", ".join(RULE_CHOICES)}')
             if name not in RULE_CHOICES:
                 raise InputError("rules", f'unknown knob "{name}"; knobs: {", ".join(RULE_CHOICES)}')
+            if name in changes and changes[name] != value:
+                raise InputError("rules", f"{name} is set twice ({name}={changes[name]} and {name}={value}); "
+                                          "give each knob once")
             changes[name] = value
         return replace(self, **changes)
 

@@ -8,12 +8,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
+from exactdice.input_files import read_json_file
 from exactdice.karbon.dice import DiceCounts, DiceSizes, compositions, dice_text, parse_dice_list
 from exactdice.karbon.position import STACK_SIZE, Position
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
@@ -23,6 +23,14 @@ __all__ = ["ContestSetup", "ContestStart", "DEFAULT_POOL", "DEFAULT_RESERVE", "r
 
 DEFAULT_POOL = {6: 7, 8: 5, 10: 3}
 DEFAULT_RESERVE = {6: 5}
+
+#: most starting peril dice, and most Fallout Glitches: each round rolls P d8 (P + 1 outcomes,
+#: up to P / 5 Glitches each), so the work of one round grows with P**2 (P = 500: 12 s for
+#: -a 1 -c 1; 100,000 ran for hours)
+MAX_PERIL = 200
+MAX_FALLOUT = 200
+#: longest victory track: the states grow with it (W = 20 with -a 1 -c 1: 14 s on a busy machine)
+MAX_CONSEQUENCE = 20
 
 STATE_KEYS = ("player_dice", "narrator_dice", "pool", "reserve", "player_chips", "narrator_chips",
               "player_stack", "narrator_stack", "wins", "losses", "peril", "consequence")
@@ -92,6 +100,14 @@ class ContestSetup:
         for name, value, least in checks:
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise InputError(name, f"must be a whole number >= {least}, got {value!r}")
+        for name, value, most in (("peril", self.peril, MAX_PERIL), ("fallout", self.fallout, MAX_FALLOUT)):
+            if value > most:
+                raise TooLargeError(name, f"{value:,} is more than the limit of {most} (every round rolls the "
+                                          "peril dice and every 5 hits throw a Glitch: the work grows with the "
+                                          "square of the count)")
+        if self.consequence > MAX_CONSEQUENCE:
+            raise TooLargeError("consequence", f"{self.consequence:,} is more than the limit of {MAX_CONSEQUENCE} "
+                                               "(the contest's states grow with the track's length)")
         for name, value in (("player_stack", self.player_stack), ("narrator_stack", self.narrator_stack)):
             if value >= STACK_SIZE:
                 raise InputError(name, f"a stack holds at most {STACK_SIZE - 1} chips (5 make a completion), got {value}")
@@ -235,14 +251,7 @@ def read_state_file(path: str | Path) -> ContestSetup:
     Unknown keys and impossible values are `InputError`s naming the key.
     """
     field_name = "state"
-    try:
-        data = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise InputError(field_name, f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(field_name, f"cannot read {path}: {error}") from None
-    except json.JSONDecodeError as error:
-        raise InputError(field_name, f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    data = read_json_file(path, "state_file")  # the parameter (the CLI shows --state)
     if not isinstance(data, dict):
         raise InputError(field_name, f"{path} must hold one JSON object with keys {', '.join(STATE_KEYS)}")
     unknown = sorted(set(data) - set(STATE_KEYS))

@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from exactdice.errors import InputError
+from exactdice.output_files import open_output
 from exactdice.karbon.dice import DiceSizes, dice_text, die_classes, parse_dice_list
 from exactdice.karbon.policies import BREAK_OPTIONS, NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
@@ -906,13 +907,10 @@ def write_samples_csv(result: Mapping[str, np.ndarray], path: str | Path) -> Non
     >>> open(path).read().splitlines()
     ['trial,outcome,rounds,breaks,glitches,injuries,conditions', '0,win,3,1,0,0,0']
     """
-    try:
-        with open(path, "w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(COLUMNS)
-            writer.writerows(zip(*(result[name].tolist() for name in COLUMNS)))
-    except OSError as error:
-        raise InputError("out", f"cannot write {path}: {error.strerror or error}") from None
+    with open_output(path, "out") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(COLUMNS)
+        writer.writerows(zip(*(result[name].tolist() for name in COLUMNS)))
 
 
 def summarize(result: Mapping[str, np.ndarray]) -> dict:

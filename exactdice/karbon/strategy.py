@@ -62,9 +62,10 @@ True
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from exactdice.errors import InputError
+from exactdice.input_files import read_json_file
+from exactdice.output_files import write_output
 from exactdice.karbon.dice import DiceSizes
 from exactdice.karbon.position import Position
 
@@ -140,28 +141,31 @@ def write_strategy(path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset:
     decisions.sort(key=lambda entry: decision_key(entry["point"], entry["state"], entry["context"]))
     document = {"format": FORMAT, "ruleset": ruleset, "policies": policies,
                 "dice_sizes": list(sizes.sizes), "decisions": decisions}
-    try:
-        Path(path).write_text(json.dumps(document, indent=1))
-    except OSError as error:
-        raise InputError("strategy", f"cannot write {path}: {error}") from None
+    write_output(path, json.dumps(document, indent=1), "strategy")
     return len(decisions)
 
 
 def load_strategy(path) -> dict:
     """Read a strategy file into {decision_key: action} (plus the file's header under None)."""
-    try:
-        document = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise InputError("strategy", f"no such file: {path}") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InputError("strategy", f"cannot read {path} as a strategy file: {error}") from None
+    document = read_json_file(path, "strategy")
     written = document.get("format") if isinstance(document, dict) else None
     if isinstance(written, str) and written.startswith(FORMAT.rsplit("/", 1)[0] + "/") and written != FORMAT:
         raise InputError("strategy", f"{path} is in the older format {written}; this exactdice reads {FORMAT}: "
                                        "write it again with `karbon odds ... --strategy FILE`")
     if written != FORMAT:
         raise InputError("strategy", f"{path} is not an exactdice strategy file (format {FORMAT})")
-    table = {decision_key(d["point"], d["state"], d["context"]): d["action"]
-             for d in document["decisions"]}
+    decisions = document.get("decisions")
+    if not isinstance(decisions, list):
+        raise InputError("strategy", f"{path}: \"decisions\" must be a list of decisions, "
+                                       f"got {type(decisions).__name__}")
+    table = {}
+    for number, entry in enumerate(decisions):
+        if not (isinstance(entry, dict) and isinstance(entry.get("point"), str)
+                and isinstance(entry.get("state"), dict) and isinstance(entry.get("context"), dict)
+                and isinstance(entry.get("action"), str)):
+            raise InputError("strategy", f"{path}: decision {number} must be an object with "
+                                           "\"point\" (text), \"state\" (object), \"context\" (object) "
+                                           "and \"action\" (text)")
+        table[decision_key(entry["point"], entry["state"], entry["context"])] = entry["action"]
     table[None] = {k: v for k, v in document.items() if k != "decisions"}
     return table

@@ -14,6 +14,7 @@ Fraction(361, 400)
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -100,14 +101,35 @@ def _validate(setup: KnockoutSetup) -> None:
 MAX_KNOCKOUT_WORK = 400_000
 
 
+#: exact work of a chain, in digit-steps (see `_check_work`); about 30 s on a busy 2-core machine
+MAX_DAMAGE_WORK = 600_000_000
+
+
 def _check_work(setup: KnockoutSetup, hit: Fraction, damage) -> None:
-    """Refuse chains whose exact iteration would run for minutes (health x expected rounds)."""
+    """Refuse chains whose exact iteration would run for minutes: health x expected rounds,
+    and health x damage totals x the totals a hit can overshoot by (the exact chains over
+    every health), estimated before any of it runs."""
     expected_rounds = setup.health / (float(hit) * float(damage.mean()))
     work = setup.health * expected_rounds
     if work > MAX_KNOCKOUT_WORK:
         raise TooLargeError("health", f"health {setup.health} at a {float(hit):.0%} hit chance needs about "
                                         f"{expected_rounds:,.0f} rounds; health x rounds = {work:,.0f} is past "
                                         f"the limit of {MAX_KNOCKOUT_WORK:,} (lower `health` or raise the hit chance)")
+    totals = len(damage)
+    # the chains over every health: health x totals x overshoots steps on fractions whose size
+    # grows with the health (calibrated: d6 / 3d6 / 2d10 at health 1000: 3.6e7 / 2.6e8 / 3.6e8
+    # units, 1 / 12 / 20 s under load)
+    chains = setup.health ** 2 * totals * min(totals, setup.health)
+    # the listed rounds (until P(more) < 1e-12) x totals, on weights growing by one step's digits a round
+    listed = expected_rounds + 28 / -math.log(1 - float(hit)) if hit < 1 else expected_rounds + 1
+    digits = math.log10(20 * damage.denominator)
+    rounds_work = listed * totals * listed * digits
+    damage_work = chains + rounds_work
+    if damage_work > MAX_DAMAGE_WORK:
+        raise TooLargeError("damage", f"{setup.damage} has {totals:,} damage totals; against health "
+                                        f"{setup.health} the exact chains would take about {damage_work:.1e} "
+                                        f"steps, past the limit of {MAX_DAMAGE_WORK:.0e} (lower `health` or use "
+                                        "fewer damage dice; exactdice.karst.knockout.MAX_DAMAGE_WORK)")
 
 
 def _hit_weights(setup: KnockoutSetup) -> tuple[int, int]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from exactdice.core.distribution import Distribution, d
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
 from exactdice.karst.ruleset import Rules
 
 __all__ = ["action_roll", "action_success", "opposed", "attack_roll", "attack_hit",
@@ -122,10 +122,15 @@ def order_places(modifiers, two_actions=(), surprised=()) -> list[dict | None]:
     {1: Fraction(7, 12), 2: Fraction(5, 12)}
     """
     scores = order_scores(modifiers, two_actions, surprised)
+    _check_order_work(scores)
     places = []
+    solved: dict = {}  # combatants with the same score distribution have the same places
     for index, own in enumerate(scores):
         if own is None:
             places.append(None)
+            continue
+        if own in solved:
+            places.append(dict(solved[own]))
             continue
         others = [other for other_index, other in enumerate(scores)
                   if other_index != index and other is not None]
@@ -137,8 +142,29 @@ def order_places(modifiers, two_actions=(), surprised=()) -> list[dict | None]:
                 place = place + Distribution({0: other.denominator - above, 1: above})
             for rank, rank_weight in place.items():
                 weights[rank] = weights.get(rank, 0) + weight * rank_weight
-        places.append(Distribution(weights).probabilities())
+        solved[own] = Distribution(weights).probabilities()
+        places.append(dict(solved[own]))
     return places
+
+
+#: most combatants in one order roll (the answer alone has a line per combatant and place)
+MAX_COMBATANTS = 500
+#: most steps of the places' computation (distinct scores x combatants**2 x faces)
+MAX_ORDER_WORK = 50_000_000
+
+
+def _check_order_work(scores) -> None:
+    """Refuse an order roll past `MAX_COMBATANTS`, or whose places would take past
+    `MAX_ORDER_WORK` steps (each distinct score: 6 faces x one growing sum per other)."""
+    count = len(scores)
+    if count > MAX_COMBATANTS:
+        raise TooLargeError("modifiers", f"{count:,} combatants is more than the limit of {MAX_COMBATANTS}")
+    distinct = len({score for score in scores if score is not None})
+    work = distinct * 6 * count * count // 2
+    if work > MAX_ORDER_WORK:
+        raise TooLargeError("modifiers", f"{count:,} combatants with {distinct} different order scores would take "
+                                         f"about {work:,} steps (limit {MAX_ORDER_WORK:,}); give fewer combatants "
+                                         "or fewer different modifiers")
 
 
 def order_before(modifiers, two_actions=(), surprised=()) -> list[list[Fraction | None]]:
@@ -150,6 +176,8 @@ def order_before(modifiers, two_actions=(), surprised=()) -> list[list[Fraction 
     Fraction(7, 12)
     """
     scores = order_scores(modifiers, two_actions, surprised)
+    _check_order_work(scores)
+    greater: dict = {}  # (score, score) -> P(first > second), computed once per distinct pair
     matrix = []
     for i, mine in enumerate(scores):
         row = []
@@ -161,6 +189,9 @@ def order_before(modifiers, two_actions=(), surprised=()) -> list[list[Fraction 
             elif theirs is None:
                 row.append(Fraction(1))
             else:
-                row.append(mine.p_greater(theirs))
+                pair = (mine, theirs)
+                if pair not in greater:
+                    greater[pair] = mine.p_greater(theirs)
+                row.append(greater[pair])
         matrix.append(row)
     return matrix

@@ -30,7 +30,7 @@ __all__ = ["SIMULATIONS", "COLUMNS", "simulate", "simulate_rows", "roll_damage"]
 
 SIMULATIONS = ("action", "attack", "death", "order")
 MAX_TRIALS = 10_000_000
-_TERM = re.compile(r"([+-]?)\s*(?:(\d*)[dD](\d+)|(\d+))\s*")
+_TERM = re.compile(r"([+-]?)\s*(?:(\d*)[dD](\d+)|(\d+))\s*", re.ASCII)
 
 
 def COLUMNS(kind: str, *, health=None, combatants: int = 0) -> tuple[str, ...]:  # noqa: N802

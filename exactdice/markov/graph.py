@@ -18,6 +18,7 @@ from array import array
 from contextlib import contextmanager
 
 from exactdice.errors import InternalError, TooLargeError
+from exactdice.limits import check_memory
 from exactdice.markov.model import Chance, Decision, Terminal
 
 __all__ = ["StateGraph", "explore", "paused_gc", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
@@ -272,6 +273,8 @@ def _explore(model, max_states, progress) -> StateGraph:
             raise InternalError(f"expand() must return Terminal, Chance or Decision, got {type(node).__name__}")
         offsets.append(len(targets))
         current += 1
+        if not current & 7:
+            check_memory("while exploring", states=current)
         if bar is not None and current % 1000 == 0:
             bar.update(len(states) - bar.n)
     if bar is not None:

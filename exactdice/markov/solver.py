@@ -26,6 +26,7 @@ from fractions import Fraction
 
 from exactdice.core.exact import to_fraction
 from exactdice.errors import InputError
+from exactdice.limits import check_memory
 from exactdice.markov.arithmetic import ExactArithmetic, FloatArithmetic
 from exactdice.markov.forward import forward_pass
 from exactdice.markov.graph import (
@@ -191,6 +192,7 @@ class _Solver:
             bar = tqdm(total=graph.num_states, unit="states", desc="solving", leave=False)
         offsets, targets, kind = graph.offsets, graph.targets, graph.kind
         for component in components:
+            check_memory("while solving")
             self.largest = max(self.largest, len(component))
             if len(component) == 1:
                 node = component[0]
@@ -389,6 +391,7 @@ class _Solver:
             return bool(region)
 
         for _ in range(_MAX_IMPROVEMENT_ROUNDS):
+            check_memory("while improving the strategy")
             while True:
                 values = self.evaluate_values(component, members, policy)
                 if inner in sides_present and (improve(inner, values) or trap(inner, values)):

@@ -36,14 +36,13 @@ import datetime
 import html
 import io
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
 from exactdice.core.exact import decimal_text, fraction_text
 from exactdice.errors import InputError
+from exactdice.output_files import check_output_path, write_output
 from exactdice.tables.grid import TableGrid
 
 __all__ = [
@@ -479,7 +478,8 @@ def render_table(grids: TableGrid | Iterable[TableGrid], fmt: str) -> str | byte
 
 
 def write_table(grid_or_grids: TableGrid | Sequence[TableGrid], fmt: str | None, path) -> Path:
-    """Render and write to *path* atomically (a temporary file renamed into place).
+    """Render and write to *path* atomically by `exactdice.output_files.write_output` (only a
+    regular file, through a symlink; a device, FIFO or folder is refused).
 
     *fmt* None means: from the file's suffix. Returns the path written.
 
@@ -491,23 +491,7 @@ def write_table(grid_or_grids: TableGrid | Sequence[TableGrid], fmt: str | None,
     """
     path = Path(path)
     fmt = format_from_path(path, fmt)
+    check_output_path(path, "output")  # refuse a device, FIFO or folder before rendering
     content = render_table(grid_or_grids, fmt)
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    if path.parent and not path.parent.exists():
-        raise InputError("output", f"folder {str(path.parent)!r} does not exist")
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    except OSError as error:
-        raise InputError("output", f"cannot write to {str(path)!r}: {error.strerror}") from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException as error:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise InputError("output", f"cannot write {str(path)!r}: {error.strerror}") from None
-        raise
+    write_output(path, content, "output")
     return path

@@ -20,6 +20,7 @@ import re
 from fractions import Fraction
 
 from exactdice.errors import InputError
+from exactdice.output_files import check_output_path, write_output
 
 __all__ = ["heatmap_png", "panel_title", "plot_distribution", "distribution_png",
            "PROBABILITY_COLOURS", "VALUE_COLOURS"]
@@ -156,12 +157,9 @@ def distribution_png(distribution, title: str) -> bytes:
 
 
 def plot_distribution(distribution, title: str, path, field: str = "plot") -> None:
-    """Write `distribution_png` to ``path``; a path that cannot be written is an InputError."""
+    """Write `distribution_png` to ``path`` by `exactdice.output_files.write_output` (only a
+    regular file; a path that cannot be written is an InputError)."""
     if not str(path).lower().endswith(".png"):
         raise InputError(field, f"writes PNG files; give a path ending in .png, got {path}")
-    image = distribution_png(distribution, title)
-    try:
-        with open(path, "wb") as handle:
-            handle.write(image)
-    except OSError as error:
-        raise InputError(field, f"cannot write {path}: {error.strerror or error}") from None
+    check_output_path(path, field)  # a device, FIFO or folder is refused before drawing
+    write_output(path, distribution_png(distribution, title), field)

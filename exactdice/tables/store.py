@@ -35,6 +35,7 @@ from typing import Any
 
 from exactdice.core.exact import fraction_text
 from exactdice.errors import InputError
+from exactdice.output_files import check_output_path
 
 __all__ = ["ResultKey", "ResultStore", "default_store_path", "canonical_json", "encode_result",
            "decode_result", "open_store", "STORE_ENVIRONMENT_VARIABLE", "SCHEMA_VERSION"]
@@ -168,6 +169,7 @@ class ResultStore:
         except OSError as error:
             raise InputError(_FIELD, f"cannot create the folder of the results store "
                                      f"{str(self.path)!r}: {error.strerror or error}") from None
+        check_output_path(self.path, _FIELD)  # a regular file (or a new one), never a device or FIFO
         try:
             self._connection = sqlite3.connect(str(self.path), timeout=timeout,
                                                isolation_level=None)

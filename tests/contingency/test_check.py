@@ -223,3 +223,48 @@ def test_other_bad_input():
         skill_check("d6,d6,d6", advantage=-1)
     with pytest.raises(InputError, match="luck"):
         Rules(luck="maybe")
+
+
+# ----- interchangeable dice are walked as one group (issue 16) -------------------------------
+
+@pytest.mark.parametrize("dice, modifiers", [
+    ((4, 4, 4, 2, 2, 4, 3), (1, 1, 1, 0, 0, 1, 2)),   # groups of 4, 2 and 1
+    ((3, 3, 3, 3, 3), (0, 1, 0, 1, 0)),               # one size, two modifiers: die by die
+    ((2, 4, 2, 4, 2), (0, 0, 0, -1, 0)),              # d2s grouped, d4s die by die
+])
+def test_grouped_dice_match_brute_force(dice, modifiers):
+    for rules in (Rules(any_size=True, luck="always", luck_modifier=True),
+                  Rules(any_size=True, luck="if-failing")):
+        for advantage, disadvantage in ((0, 0), (1, 0), (0, 1)):
+            check = skill_check(dice, modifiers=modifiers, advantage=advantage,
+                                disadvantage=disadvantage, difficulty=4)
+            joint, sizes = brute_force(check, rules, check.difficulty)
+            solution = solve_check(check, rules)
+            assert solution.joint.probabilities() == joint
+            assert solution.result_die.probabilities() == sizes
+
+
+def test_work_estimate_refuses_huge_pools_up_front_and_allows_many_equal_dice():
+    from exactdice.contingency.check import MAX_CHECK_WORK, check_work
+    from exactdice.errors import TooLargeError
+
+    rules = Rules(any_size=True)
+    big = skill_check("999d6")
+    assert check_work(big) > MAX_CHECK_WORK
+    with pytest.raises(TooLargeError, match=r"^dice: this pool would take about 6\.0e\+09 steps"):
+        solve_check(big, rules)
+    # 13d6 is one group of 13 interchangeable dice: exact and quick (was > 100 s die by die)
+    solution = solve_check(skill_check("13d6", difficulty=4), rules)
+    assert solution.outcome_probabilities()["success"] == Fraction(1, 2)  # symmetric middle die
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"modifier": 10**9}, "modifier: a face modifier must be between -1000 and 1000"),
+    ({"modifiers": [0, 0, -1001]}, "modifiers: a face modifier must be between"),
+    ({"difficulty": -5}, "difficulty: must be between 1 .Automatic. and 10,000, got -5"),
+    ({"difficulty": 0}, "difficulty: must be between 1"),
+    ({"difficulty": 10**6}, "difficulty: must be between 1 .Automatic. and 10,000, got 1000000"),
+])
+def test_modifier_and_difficulty_bounds(options, message):
+    with pytest.raises(InputError, match=message):
+        skill_check([6, 6, 6], **options)

@@ -1,0 +1,128 @@
+"""One safe way to write a file the user named (``-o``, ``--out``, ``--strategy``, ``--store``).
+
+Rules, the same for every command:
+
+* Only regular files are written. A path that names a directory, a device (``/dev/null``,
+  ``/dev/full``), a FIFO or a socket is refused with an `InputError` naming the flag; it is
+  never replaced.
+* A symlink is followed: the file it points to is written (and the link stays a link). A
+  link whose target is not a regular file is refused like that target.
+* The data goes to a temporary file in the target's folder, which is renamed over the
+  target when complete, so a failed or interrupted write leaves the old file whole and a
+  reader never sees half a file. An existing file keeps its permission bits.
+
+>>> import os, tempfile
+>>> folder = tempfile.mkdtemp()
+>>> write_output(os.path.join(folder, "a.txt"), "hello\\n", "--out").read_text()
+'hello\\n'
+>>> write_output(folder, "x", "--out")
+Traceback (most recent call last):
+...
+exactdice.errors.InputError: --out: ... is a directory, not a file; give a file name
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from exactdice.errors import InputError
+
+__all__ = ["check_output_path", "open_output", "write_output"]
+
+_KINDS = ((stat.S_ISDIR, "a directory, not a file; give a file name"),
+          (stat.S_ISCHR, "a character device, not a regular file; exactdice writes only regular files"),
+          (stat.S_ISBLK, "a block device, not a regular file; exactdice writes only regular files"),
+          (stat.S_ISFIFO, "a FIFO (named pipe), not a regular file; exactdice writes only regular files"),
+          (stat.S_ISSOCK, "a socket, not a regular file; exactdice writes only regular files"))
+
+
+def check_output_path(path, field: str) -> Path:
+    """The regular file to write for the user's *path* (a symlink resolved to its target).
+
+    Raises `InputError` naming *field* when the path (or a link's target) is not a regular
+    file that may be created or replaced, or its folder does not exist.
+
+    >>> check_output_path("/dev/null", "-o")
+    Traceback (most recent call last):
+    ...
+    exactdice.errors.InputError: -o: '/dev/null' is a character device, not a regular file; exactdice writes only regular files
+    """
+    given = os.fspath(path)
+    if not given:
+        raise InputError(field, "empty file name")
+    target = Path(os.path.realpath(Path(given).expanduser()))
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise InputError(field, f"cannot use {given!r}: {error.strerror or error}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        shown = f"{given!r} (a link to {str(target)!r})" if os.path.islink(given) else repr(given)
+        for test, words in _KINDS:
+            if test(mode):
+                raise InputError(field, f"{shown} is {words}")
+        raise InputError(field, f"{shown} is not a regular file")
+    if not target.parent.is_dir():
+        raise InputError(field, f"folder {str(target.parent)!r} of {given!r} does not exist")
+    return target
+
+
+@contextmanager
+def open_output(path, field: str, *, binary: bool = False, newline: str | None = ""):
+    """Open a temporary file next to *path* for writing; on success it replaces *path*.
+
+    On an exception the temporary file is removed and *path* is untouched. ``OSError``
+    while writing becomes an `InputError` naming *field*.
+
+    >>> import os, tempfile
+    >>> target = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> with open_output(target, "--out") as handle:
+    ...     _ = handle.write("a,b\\n")
+    >>> open(target).read()
+    'a,b\\n'
+    """
+    target = check_output_path(path, field)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
+                                             dir=target.parent)
+    except OSError as error:
+        raise InputError(field, f"cannot write in {str(target.parent)!r}: {error.strerror or error}") from None
+    try:
+        if binary:
+            stream = os.fdopen(handle, "wb")
+        else:
+            stream = os.fdopen(handle, "w", encoding="utf-8", newline=newline)
+        with stream:
+            yield stream
+        os.chmod(temporary, _mode_for(target))
+        os.replace(temporary, target)
+    except BaseException as error:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        if isinstance(error, OSError):
+            raise InputError(field, f"cannot write {os.fspath(path)!r}: {error.strerror or error}") from None
+        raise
+
+
+def write_output(path, data: str | bytes, field: str) -> Path:
+    """Write *data* (text as UTF-8, or bytes) to *path* by `open_output`; returns the file written."""
+    with open_output(path, field, binary=isinstance(data, bytes), newline="") as stream:
+        stream.write(data)
+    return check_output_path(path, field)
+
+
+def _mode_for(target: Path) -> int:
+    """Permission bits: those of the file replaced, else what ``open()`` would give (umask)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask

@@ -1,0 +1,75 @@
+"""The memory budget and the size parser of `exactdice.limits`."""
+
+from __future__ import annotations
+
+import pytest
+
+from exactdice import limits
+from exactdice.errors import InputError, TooLargeError
+from exactdice.limits import check_memory, parse_size, set_memory_budget
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    """A budget below this process's size: half of what it uses now."""
+    monkeypatch.delenv(limits.MEMORY_ENVIRONMENT_VARIABLE, raising=False)
+    set_memory_budget(limits.resident_memory() // 2, export=False)
+    yield
+    set_memory_budget(None, export=False)
+
+
+def test_sizes_read_binary_units_and_refuse_nonsense():
+    assert parse_size("8G") == 8 * 2**30
+    assert parse_size("512m") == 512 * 2**20
+    assert parse_size("1.5GiB") == 3 * 2**29
+    assert parse_size(str(2**30)) == 2**30
+    for text in ("lots", "", "-1G", "8Q", "１G"):
+        with pytest.raises(InputError, match="--max-memory: .* is not a size"):
+            parse_size(text)
+    with pytest.raises(InputError, match="too small; give at least 64.0 MiB"):
+        parse_size("1M")
+
+
+def test_the_default_is_half_the_machine(monkeypatch):
+    monkeypatch.delenv(limits.MEMORY_ENVIRONMENT_VARIABLE, raising=False)
+    set_memory_budget(None, export=False)
+    import psutil
+
+    assert limits.memory_budget() <= psutil.virtual_memory().total // 2 + 1
+    assert limits.memory_budget() >= 64 * 2**20
+
+
+def test_the_environment_variable_sets_the_budget(monkeypatch):
+    monkeypatch.setenv(limits.MEMORY_ENVIRONMENT_VARIABLE, "3G")
+    set_memory_budget(None, export=False)
+    try:
+        assert limits.memory_budget() == 3 * 2**30
+    finally:
+        monkeypatch.delenv(limits.MEMORY_ENVIRONMENT_VARIABLE)
+        set_memory_budget(None, export=False)
+
+
+def test_check_memory_names_the_size_and_how_to_raise_it(small_budget):
+    with pytest.raises(TooLargeError) as error:
+        check_memory("while testing", force=True)
+    message = str(error.value)
+    assert message.startswith("--max-memory: the process reached ")
+    assert "while testing, past the memory budget of " in message
+    assert "--max-memory SIZE" in message and "EXACTDICE_MAX_MEMORY" in message
+
+
+def test_the_explorer_stops_at_the_budget_with_the_states_reached(small_budget):
+    from exactdice.markov import explore
+    from exactdice.markov.synthetic import GamblersRuin
+
+    limits._next_check = 0.0
+    with pytest.raises(TooLargeError, match=r"while exploring \([0-9,]+ states\), past the memory budget"):
+        explore(GamblersRuin(goal=1000, start=500, up=1, down=1))
+
+
+def test_within_the_budget_nothing_happens():
+    set_memory_budget(2**40, export=False)
+    try:
+        check_memory("while testing", force=True)
+    finally:
+        set_memory_budget(None, export=False)
