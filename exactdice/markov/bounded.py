@@ -394,7 +394,10 @@ class BoundedSolver:
         seconds = time.perf_counter() - started
         history.append((seconds, lo[root], hi[root], self.expanded))
         if progress is not None:
-            progress(lo[root], hi[root], self.expanded, seconds)
+            try:
+                progress(lo[root], hi[root], self.expanded, seconds)
+            except KeyboardInterrupt:  # a Ctrl-C during the last report still returns the bounds
+                stopped = "interrupted"
         return BoundedResult(lower=lo[root], upper=hi[root], expanded=self.expanded,
                              touched=len(self.states), trajectories=self.trajectories,
                              end_component_passes=self.end_component_passes,

@@ -74,8 +74,7 @@ def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
 
     def progress(lower, upper, explored, seconds):
         calls.append(upper - lower)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
+        raise KeyboardInterrupt  # at the first report, periodic or final
 
     interrupted = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
                                precision=1e-12, progress=progress)
