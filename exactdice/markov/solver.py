@@ -4,8 +4,9 @@ Strongly connected components are solved sinks first. An acyclic state is a dire
 substitution of its successors; a cycle without decisions is one exact linear solve;
 a component with decisions runs Hoffman–Karp strategy iteration (the minimiser's
 best response inside, the maximiser's improvement outside), with a trap step so a
-player who prefers endless play can find it, and a final pass that keeps the FIRST
-action among exactly equal values. This backward pass carries only the outcome
+player who prefers endless play can find it (for the outer player: a set it can hold
+with equally good actions while the inner player leaves only at a cost to itself),
+and a final pass that keeps the FIRST action among exactly equal values. This backward pass carries only the outcome
 probabilities; expected steps and rewards follow from one forward pass of expected
 visit counts under the chosen strategy (`_Solver.expectations`), which costs one exact
 number per edge instead of one per quantity.
