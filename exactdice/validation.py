@@ -424,8 +424,6 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
     >>> report.verdict.split(" (")[0]
     "does not fit: 'win' is 6.0 standard errors above the exact value"
     """
-    from scipy import stats  # imported here: scipy is slow to import for --help
-
     if not 0 < alpha < 1:
         raise InputError("alpha", f"must be strictly between 0 and 1, got {alpha}")
     if test not in TESTS:
@@ -453,35 +451,45 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
     possible = [row for row in rows if row.probability > 0]
     if len(possible) == 1:
         return report(1.0, None, "", None, "none (only one outcome is possible)")
-    cell_counts = [row.observed for row in possible]
-    cell_probabilities = [float(row.probability) for row in possible]
-
     chosen = test
     if test == "auto":
-        if len(possible) == 2 or _count_vectors(n, len(possible)) <= EXACT_LIMIT:
-            chosen = "exact"
-        else:
-            chosen = "chi-square"
+        exact_possible = len(possible) == 2 or _count_vectors(n, len(possible)) <= EXACT_LIMIT
+        chosen = "exact" if exact_possible else "chi-square"
     if chosen == "exact":
-        if len(possible) == 2:
-            result = stats.binomtest(cell_counts[0], n, cell_probabilities[0])
-            return report(result.pvalue, float(stats.binom.pmf(cell_counts[0], n,
-                                                               cell_probabilities[0])),
-                          "P(observed counts)", None, "exact binomial")
-        if _count_vectors(n, len(possible)) > EXACT_LIMIT:
-            raise InputError("test", f"the exact test would enumerate "
-                             f"{_count_vectors(n, len(possible)):,} count vectors, past the "
-                             f"limit of {EXACT_LIMIT:,}; use chi-square or g-test")
-        p_value, observed_probability = _exact_multinomial_p(cell_counts, cell_probabilities)
-        return report(p_value, observed_probability, "P(observed counts)", None,
-                      "exact multinomial")
+        return report(*_exact_test(possible, n))
+    return report(*_pooled_test(possible, n, chosen))
 
-    expected_counts = [n * p for p in cell_probabilities]
+
+def _exact_test(possible: list[OutcomeRow], n: int) -> tuple:
+    """(p-value, P(observed counts), its name, None, test name) of the exact test."""
+    from scipy import stats  # imported here: scipy is slow to import for --help
+
+    cell_counts = [row.observed for row in possible]
+    cell_probabilities = [float(row.probability) for row in possible]
+    if len(possible) == 2:
+        result = stats.binomtest(cell_counts[0], n, cell_probabilities[0])
+        observed_probability = float(stats.binom.pmf(cell_counts[0], n, cell_probabilities[0]))
+        return result.pvalue, observed_probability, "P(observed counts)", None, "exact binomial"
+    if _count_vectors(n, len(possible)) > EXACT_LIMIT:
+        raise InputError("test", f"the exact test would enumerate "
+                         f"{_count_vectors(n, len(possible)):,} count vectors, past the "
+                         f"limit of {EXACT_LIMIT:,}; use chi-square or g-test")
+    p_value, observed_probability = _exact_multinomial_p(cell_counts, cell_probabilities)
+    return p_value, observed_probability, "P(observed counts)", None, "exact multinomial"
+
+
+def _pooled_test(possible: list[OutcomeRow], n: int, chosen: str) -> tuple:
+    """(p-value, statistic, its name, dof, test name, pooled groups) of Pearson's chi-square
+    (``chosen == "chi-square"``) or the G-test, sparse outcomes pooled first."""
+    from scipy import stats  # imported here: scipy is slow to import for --help
+
+    cell_counts = [row.observed for row in possible]
+    expected_counts = [n * float(row.probability) for row in possible]
     groups = _pool_sparse([row.category for row in possible], expected_counts)
     pooled = [tuple(possible[i].category for i in group) for group in groups if len(group) > 1]
     if len(groups) < 2:
-        return report(1.0, None, "", None,
-                      "none (too few samples to test: all outcomes pooled into one)", pooled)
+        return (1.0, None, "", None, "none (too few samples to test: all outcomes pooled into one)",
+                pooled)
     group_observed = np.array([sum(cell_counts[i] for i in group) for group in groups], float)
     # exact group probabilities, so pooled expected counts add up to n exactly
     group_probability = [sum((possible[i].probability for i in group), Fraction(0))
@@ -492,7 +500,7 @@ def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float 
     statistic, p_value = stats.power_divergence(group_observed, group_expected, lambda_=lambda_)
     name = "chi-square" if chosen == "chi-square" else "G"
     test_name = "Pearson chi-square" if chosen == "chi-square" else "G-test"
-    return report(p_value, float(statistic), name, len(groups) - 1, test_name, pooled)
+    return p_value, float(statistic), name, len(groups) - 1, test_name, pooled
 
 
 # ----- reading samples -----------------------------------------------------------------------

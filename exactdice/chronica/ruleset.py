@@ -12,9 +12,10 @@ are written ``"d8,d8,d6"`` or ``"2d8,d6"``, co-operating pools separated by ``/`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from exactdice.core.dice_list import dice_text as core_dice_text
+from exactdice.core.dice_list import parse_dice_list as core_dice_list
 from exactdice.core.distribution import MAX_FACES
 from exactdice.errors import InputError, TooLargeError
 
@@ -33,7 +34,6 @@ MAX_PUSHES = 100
 #: most dice one contest may hold over all sides (push dice included)
 MAX_CONTEST_DICE = 36
 
-_ITEM = re.compile(r"^(\d*)[dD](\d+)$")
 
 
 @dataclass(frozen=True)
@@ -108,10 +108,13 @@ def parse_die(text: str, field: str = "target") -> int:
     >>> parse_die("d10")
     10
     """
-    match = _ITEM.match(text.strip())
-    if not match or match.group(1) not in ("", "1"):
+    try:
+        sizes = core_dice_list(text, field)
+    except InputError:
+        sizes = ()
+    if len(sizes) != 1:
         raise InputError(field, f'expected one die like "d8", got {text!r}')
-    return _check_size(int(match.group(2)), field)
+    return sizes[0]
 
 
 def parse_dice_list(text: str, field: str = "sides") -> tuple[int, ...]:
@@ -120,19 +123,7 @@ def parse_dice_list(text: str, field: str = "sides") -> tuple[int, ...]:
     >>> parse_dice_list("2d8,d6,d12")
     (12, 8, 8, 6)
     """
-    sizes: list[int] = []
-    for item in text.split(","):
-        item = item.strip()
-        match = _ITEM.match(item)
-        if not match:
-            raise InputError(field, f'bad die {item!r} in {text!r} (write dice like "d8,d8,d6" or "2d8,d6")')
-        count = int(match.group(1)) if match.group(1) else 1
-        if count < 1:
-            raise InputError(field, f"a die count must be >= 1, got {item!r}")
-        if count > MAX_CONTEST_DICE:
-            raise TooLargeError(field, f"{count} dice is more than the limit of {MAX_CONTEST_DICE} in a contest")
-        sizes += [_check_size(int(match.group(2)), field)] * count
-    return tuple(sorted(sizes, reverse=True))
+    return tuple(sorted(core_dice_list(text, field, max_dice=MAX_CONTEST_DICE), reverse=True))
 
 
 def parse_side(text: str, field: str = "sides") -> tuple[tuple[int, ...], ...]:
@@ -152,11 +143,7 @@ def dice_text(sizes) -> str:
     >>> dice_text((6, 8, 6))
     'd8,2d6'
     """
-    parts = []
-    for size in sorted(set(sizes), reverse=True):
-        count = list(sizes).count(size)
-        parts.append(f"{count if count > 1 else ''}d{size}")
-    return ",".join(parts)
+    return core_dice_text(sizes, largest_first=True, empty="")
 
 
 def side_text(side) -> str:

@@ -206,16 +206,20 @@ def simulate_rows(sides, rules: Rules | None = None, target: int | None = None,
         for index, t in enumerate(pending):
             sizes_out[t] = s[index]
         pending = pending[w == -1]
-    rows = []
-    for t in range(n):
-        row = {"winner": "tie" if winner[t] < 0 else str(int(winner[t])),
-               "successes": len(sizes_out[t]) if winner[t] >= 0 else 0,
-               "success_sizes": ",".join(f"d{x}" for x in sizes_out[t]) if winner[t] >= 0 else ""}
-        for i in range(side_count):
-            row[f"concessions_{i}"] = int(concessions[t, i])
-        row["pushes"] = int(pushes[t])
-        rows.append(row)
-    return rows
+    return [_row(int(winner[t]), sizes_out[t], concessions[t], int(pushes[t]))
+            for t in range(n)]
+
+
+def _row(winner: int, success_sizes, concessions, pushes: int) -> dict:
+    """One trial's row (`columns`); ``winner`` is -1 on a tie."""
+    won = winner >= 0
+    row = {"winner": str(winner) if won else "tie",
+           "successes": len(success_sizes) if won else 0,
+           "success_sizes": ",".join(f"d{x}" for x in success_sizes) if won else ""}
+    for i, gained in enumerate(concessions):
+        row[f"concessions_{i}"] = int(gained)
+    row["pushes"] = pushes
+    return row
 
 
 def write_csv(rows: list[dict], path: str, side_count: int) -> None:

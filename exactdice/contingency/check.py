@@ -13,11 +13,11 @@ Fraction(1, 2)
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from exactdice.contingency.ruleset import Rules
+from exactdice.core.dice_list import NotADieError, parse_dice_list
 from exactdice.core.distribution import Distribution, d
 from exactdice.core.exact import fraction_text
 from exactdice.core.pool import MAX_POOL_DICE, evaluate_sorted
@@ -37,7 +37,6 @@ OUTCOMES = ("success", "success-with-condition", "failure")
 #: the simulator's CSV column that `expected_distribution` describes
 OUTCOME_COLUMN = "outcome"
 
-_DIE_PATTERN = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -91,7 +90,7 @@ class SkillCheck:
 
 
 def parse_pool(text: str, field: str = "dice") -> tuple[int, ...]:
-    """Read a pool like ``"d6,d8,d10"`` (``"3d6"`` means three d6) into die sizes.
+    """Read a pool like ``"d6,d8,d10"`` (``"3d6"`` means three d6) into die sizes, in order.
 
     >>> parse_pool("d4, 2d8")
     (4, 8, 8)
@@ -100,16 +99,10 @@ def parse_pool(text: str, field: str = "dice") -> tuple[int, ...]:
     ...
     exactdice.errors.InputError: dice: unknown die 'x7' (write dice like d6,d8,d10)
     """
-    sizes: list[int] = []
-    for part in text.split(","):
-        match = _DIE_PATTERN.match(part)
-        if not match:
-            raise InputError(field, f"unknown die {part.strip()!r} (write dice like d6,d8,d10)")
-        count = int(match.group(1)) if match.group(1) else 1
-        if count > MAX_POOL_DICE:
-            raise TooLargeError(field, f"{count} dice is more than the limit of {MAX_POOL_DICE}")
-        sizes.extend([int(match.group(2))] * count)
-    return tuple(sizes)
+    try:
+        return parse_dice_list(text, field, max_dice=MAX_POOL_DICE)
+    except NotADieError as error:  # worded for a three-die pool
+        raise InputError(field, f"unknown die {error.item!r} (write dice like d6,d8,d10)") from None
 
 
 def parse_modifiers(text: str | None, field: str = "modifiers") -> list[int] | None:

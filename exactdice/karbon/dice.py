@@ -11,19 +11,17 @@ A multiset of dice is a tuple of counts aligned with a contest's sorted die size
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from functools import lru_cache
 
-from exactdice.core.distribution import MAX_FACES, Distribution
-from exactdice.errors import InputError
+from exactdice.core.dice_list import dice_text as core_dice_text
+from exactdice.core.dice_list import parse_dice_list as core_dice_list
+from exactdice.core.distribution import Distribution
 
 __all__ = ["die_classes", "compositions", "DiceCounts", "parse_dice_list", "dice_text", "hit_rank_key", "DiceSizes",
            "hand_roll"]
-
-_ITEM = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*$")
-
 
 def die_classes(sides: int) -> tuple[int, int, int]:
     """Faces of a dN that are (hits, misses, turncoats): 1-3 hit, 4-5 miss, 6+ turncoat.
@@ -47,47 +45,25 @@ def hit_rank_key(sides: int) -> tuple[Fraction, Fraction, int]:
 
 
 def parse_dice_list(text: str, field: str) -> dict[int, int]:
-    """Read ``d8,d8,d10`` / ``2d8,d10`` / ``none`` into {sides: count}.
+    """Read ``d8,d8,d10`` / ``2d8,d10`` / ``none`` into {sides: count} (`exactdice.core.dice_list`).
 
     >>> parse_dice_list("none", "pool")
     {}
     >>> parse_dice_list("7d6,5d8,3d10", "pool")
     {6: 7, 8: 5, 10: 3}
     """
-    if text is None:
-        raise InputError(field, "missing dice list")
-    cleaned = text.strip().lower()
-    if cleaned in ("", "none", "-"):
-        return {}
-    counts: dict[int, int] = {}
-    for item in cleaned.split(","):
-        match = _ITEM.match(item)
-        if not match:
-            raise InputError(field, f'"{item.strip()}" is not a die; write dice like d8,d8,d10 or 2d8,d10 or none')
-        count = int(match.group(1)) if match.group(1) else 1
-        sides = int(match.group(2))
-        if sides < 1 or sides > MAX_FACES:
-            raise InputError(field, f"d{sides}: a die needs 1 to {MAX_FACES:,} sides")
-        if count > 1000:
-            raise InputError(field, f"{count}d{sides}: at most 1000 dice of one kind")
-        if count:
-            counts[sides] = counts.get(sides, 0) + count
-    return dict(sorted(counts.items()))
+    return dict(sorted(Counter(core_dice_list(text, field, empty_allowed=True)).items()))
 
 
 def dice_text(counts: Mapping[int, int] | Iterable[int]) -> str:
-    """Write dice as ``2d8,d10`` (``none`` when empty).
+    """Write dice as ``2d8,d10``, smallest first (``none`` when empty).
 
     >>> dice_text({8: 2, 10: 1}), dice_text({})
     ('2d8,d10', 'none')
     """
-    if not isinstance(counts, Mapping):
-        tally: dict[int, int] = {}
-        for sides in counts:
-            tally[sides] = tally.get(sides, 0) + 1
-        counts = tally
-    parts = [f"{count if count > 1 else ''}d{sides}" for sides, count in sorted(counts.items()) if count]
-    return ",".join(parts) if parts else "none"
+    if isinstance(counts, Mapping):
+        counts = [sides for sides, count in counts.items() for _ in range(count)]
+    return core_dice_text(counts)
 
 
 class DiceSizes:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from exactdice.errors import InternalError
 from exactdice.karbon.dice import DiceSizes, compositions, hand_roll
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.position import STACK_SIZE, Position, placement_folded
@@ -43,11 +44,20 @@ def _unpack_rewards(packed: int):
     return tuple((packed >> (_REWARD_BITS * i)) & mask for i in range(len(REWARD_NAMES)))
 
 
-_OPTION_BUILDERS = {
-    "risk": "_risk_options", "take": "_take_options", "break": "_break_options",
-    "swap": "_swap_options", "give": "_give_options", "glitch": "_glitch_options",
-    "hurt": "_hurt_options", "plans": "_plans_options", "planstake": "_planstake_options",
-    "sideswipe": "_sideswipe_options", "swipedice": "_swipedice_options",
+# every decision point of a round: the method listing its options (name, next situation,
+# rewards) and the method naming what a fixed policy picks there (None: a fair coin)
+_DECISION_POINTS = {
+    "risk": ("_risk_options", "_fixed_risk"),
+    "take": ("_take_options", "_fixed_take"),
+    "break": ("_break_options", "_fixed_break"),
+    "swap": ("_swap_options", "_fixed_swap"),
+    "give": ("_give_options", "_fixed_give"),
+    "glitch": ("_glitch_options", "_fixed_glitch"),
+    "hurt": ("_hurt_options", "_fixed_hurt"),
+    "plans": ("_plans_options", "_fixed_plans"),
+    "planstake": ("_planstake_options", "_fixed_planstake"),
+    "sideswipe": ("_sideswipe_options", "_fixed_sideswipe"),
+    "swipedice": ("_swipedice_options", "_fixed_swipedice"),
 }
 
 RISK_DICE = 3           # d8 rolled when the player risks
@@ -155,7 +165,10 @@ class KarbonModel:
         # the option builders by decision point, as plain functions: bound methods here
         # would make a reference cycle that keeps a solved model's caches alive until
         # the cycle collector runs
-        self._phases = {point: getattr(KarbonModel, name) for point, name in _OPTION_BUILDERS.items()}
+        self._phases = {point: getattr(KarbonModel, options)
+                        for point, (options, _) in _DECISION_POINTS.items()}
+        self._fixed = {point: getattr(KarbonModel, fixed)
+                       for point, (_, fixed) in _DECISION_POINTS.items()}
 
     # ----- the Model interface ----------------------------------------------------------
 
@@ -434,46 +447,53 @@ class KarbonModel:
 
     def _fixed_choice(self, situation, options):
         """The option a fixed policy picks (None: a fair coin among the options)."""
-        phase = situation[0]
-        names = [name for name, _, _ in options]
-        player, narrator = self.player, self.narrator
-        if phase == "risk":
-            wanted = "yes" if player.risk == "always" else "no"
-        elif phase == "take":
-            _, position, _, count = situation
-            wanted = self._dice_name(_take_by_preference(position.pool, count, self.risk_take_order))
-        elif phase == "break":
-            wanted = next(o for o in player.break_order if o in names)
-        elif phase == "swap":
-            wanted = self._greedy_swap(situation[1])[0]
-        elif phase == "give":
-            wanted = self._dice_name(_take_by_preference(situation[1].narrator_hand, 2, self.give_order))
-        elif phase == "glitch":
-            wanted = next(o for o in player.glitch_order if o in names)
-        elif phase == "hurt":
-            if narrator.kind == "random":
-                return None
-            wanted = narrator.hurt
-        elif phase == "plans":
-            if narrator.kind == "random":
-                return None
-            wanted = narrator.plans
-        elif phase == "planstake":
-            position = situation[1]
-            wanted = self._dice_name(_take_by_preference(position.pool, min(2, sum(position.pool)),
-                                                    self.plans_take_order))
-        elif phase == "sideswipe":
-            wanted = player.sideswipe_take
-        elif phase == "swipedice":
-            hand = situation[1].narrator_hand
-            order = self.best_first if self.ruleset.sideswipe_picker == "player" else self.give_order
-            wanted = self._dice_name(_take_by_preference(hand, min(2, sum(hand)), order))
-        else:  # pragma: no cover - every phase is listed above
-            raise AssertionError(phase)
+        wanted = self._fixed[situation[0]](self, situation, [name for name, _, _ in options])
+        if wanted is None:
+            return None
         for option in options:
             if option[0] == wanted:
                 return option
-        raise AssertionError(f"fixed policy chose {wanted!r}, not among {names}")
+        raise InternalError(f"fixed policy chose {wanted!r}, not among "
+                            f"{[name for name, _, _ in options]}")
+
+    # what a fixed policy picks at each decision point, by name (None: a fair coin)
+
+    def _fixed_risk(self, situation, names):
+        return "yes" if self.player.risk == "always" else "no"
+
+    def _fixed_take(self, situation, names):
+        _, position, _, count = situation
+        return self._dice_name(_take_by_preference(position.pool, count, self.risk_take_order))
+
+    def _fixed_break(self, situation, names):
+        return next(o for o in self.player.break_order if o in names)
+
+    def _fixed_swap(self, situation, names):
+        return self._greedy_swap(situation[1])[0]
+
+    def _fixed_give(self, situation, names):
+        return self._dice_name(_take_by_preference(situation[1].narrator_hand, 2, self.give_order))
+
+    def _fixed_glitch(self, situation, names):
+        return next(o for o in self.player.glitch_order if o in names)
+
+    def _fixed_hurt(self, situation, names):
+        return None if self.narrator.kind == "random" else self.narrator.hurt
+
+    def _fixed_plans(self, situation, names):
+        return None if self.narrator.kind == "random" else self.narrator.plans
+
+    def _fixed_planstake(self, situation, names):
+        pool = situation[1].pool
+        return self._dice_name(_take_by_preference(pool, min(2, sum(pool)), self.plans_take_order))
+
+    def _fixed_sideswipe(self, situation, names):
+        return self.player.sideswipe_take
+
+    def _fixed_swipedice(self, situation, names):
+        hand = situation[1].narrator_hand
+        order = self.best_first if self.ruleset.sideswipe_picker == "player" else self.give_order
+        return self._dice_name(_take_by_preference(hand, min(2, sum(hand)), order))
 
     def _dice_name(self, counts: tuple) -> str:
         return self.sizes.text(counts)

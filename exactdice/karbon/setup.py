@@ -79,10 +79,7 @@ class ContestSetup:
     losses: int = 0
 
     def __post_init__(self):
-        for name in ("player_dice", "narrator_dice", "pool", "reserve"):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, DiceCounts):
-                object.__setattr__(self, name, DiceCounts(value))
+        self._freeze_dice()
         checks = [("consequence", self.consequence, 1), ("peril", self.peril, 0),
                   ("fortune", self.fortune, 0), ("fallout", self.fallout, 0),
                   ("player_chips", self.player_chips, 0), ("narrator_chips", self.narrator_chips, 0),
@@ -112,6 +109,12 @@ class ContestSetup:
                 raise InputError("ability", "give `ability` and `challenge` (or explicit `player_dice` and `narrator_dice`)")
         if self.draw_chips and not explicit:
             raise InputError("draw_chips", "only applies to explicit hands")
+
+    def _freeze_dice(self) -> None:
+        for name in ("player_dice", "narrator_dice", "pool", "reserve"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, DiceCounts):
+                object.__setattr__(self, name, DiceCounts(value))
 
     # ----- the draw ---------------------------------------------------------------------
 

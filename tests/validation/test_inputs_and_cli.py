@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from fractions import Fraction
 
@@ -14,7 +15,7 @@ from exactdice import systems
 from exactdice.cli import main as cli_main
 from exactdice.errors import InputError
 from exactdice.systems import Parameter, rules_values, setup_values
-from exactdice.validation import parse_counts, read_sample_column
+from exactdice.validation import goodness_of_fit, parse_counts, read_sample_column
 
 
 def run_cli(argv, capsys):
@@ -122,7 +123,9 @@ class Coin:
         return distribution
 
     def simulate(self, setup, rules, n, seed):
-        raise NotImplementedError("the validate command never simulates")
+        law = self.exact(setup, rules)
+        rng = random.Random(seed)
+        return {"side": rng.choices(list(law), weights=[float(p) for p in law.values()], k=n)}
 
     def outcome_column(self, setup):
         return "side"
@@ -137,6 +140,13 @@ def with_coin(monkeypatch):
     monkeypatch.delitem(systems._LOADED, "coin", raising=False)
     yield
     systems._LOADED.pop("coin", None)
+
+
+def test_the_coin_simulator_fits_its_exact_law():
+    coin = Coin()
+    setup, rules = coin.setup({"sides": 3}), coin.rules({})
+    counts = Counter(coin.simulate(setup, rules, 3000, seed=4)["side"])
+    assert goodness_of_fit(coin.exact(setup, rules), counts).fits
 
 
 def test_exit_0_when_the_samples_fit(with_coin, tmp_path, capsys):
