@@ -74,7 +74,9 @@ def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
 
     def progress(lower, upper, explored, seconds):
         calls.append(upper - lower)
-        if len(calls) == 2:
+        # the first report comes from inside the iteration; a later one may be the closing
+        # report after it converged (under 0.5 s on an idle machine), which is outside it
+        if len(calls) == 1:
             raise KeyboardInterrupt
 
     interrupted = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
