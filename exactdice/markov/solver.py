@@ -4,8 +4,9 @@ Strongly connected components are solved sinks first. An acyclic state is a dire
 substitution of its successors; a cycle without decisions is one exact linear solve;
 a component with decisions runs Hoffman–Karp strategy iteration (the minimiser's
 best response inside, the maximiser's improvement outside), with a trap step so a
-player who prefers endless play can find it, and a final pass that keeps the FIRST
-action among exactly equal values. This backward pass carries only the outcome
+player who prefers endless play can find it (for the outer player: a set it can hold
+with equally good actions while the inner player leaves only at a cost to itself),
+and a final pass that keeps the FIRST action among exactly equal values. This backward pass carries only the outcome
 probabilities; expected steps and rewards follow from one forward pass of expected
 visit counts under the chosen strategy (`_Solver.expectations`), which costs one exact
 number per edge instead of one per quantity.
@@ -367,9 +368,20 @@ class _Solver:
                     changed = True
             return changed
 
+        def ties(values, node, edge):
+            value = action_value(values, edge)
+            return not numbers.better(MAX, value, values[node]) and not numbers.better(-MAX, value, values[node])
+
         def trap(side, values):
-            """Let ``side`` keep play inside a closed set forever when endless play
-            beats its current values there; True if the policy changed."""
+            """Let ``side`` keep play inside a set forever when endless play beats its
+            current values there; True if the policy changed.
+
+            The inner player (the outer one fixed) may take any action that stays. The
+            outer player takes only actions of equal value that stay, and the set must
+            hold against every EQUALLY GOOD action of the inner player (the inner best
+            response may leave only by a strictly worse action for itself): the values
+            then never drop and rise strictly on the set. Without this the iteration
+            stopped short where the opponent could leave, but only at a cost."""
             region = {node for node in component if numbers.better(side, self.endless, values[node])}
             shrinking = True
             while shrinking and region:
@@ -377,18 +389,27 @@ class _Solver:
                 for node in list(region):
                     edges = range(offsets[node], offsets[node + 1])
                     if kind[node] == DECISION and data[node] == side:
-                        keeps = any(targets[edge] in region for edge in edges)
+                        keeps = any(targets[edge] in region and (side == inner or ties(values, node, edge))
+                                    for edge in edges)
                     elif kind[node] == DECISION and side == inner:
                         keeps = targets[policy[node]] in region  # the outer player is fixed
+                    elif kind[node] == DECISION:  # the inner player's best responses must stay
+                        keeps = all(targets[edge] in region for edge in edges if ties(values, node, edge))
                     else:
                         keeps = all(targets[edge] in region for edge in edges)
                     if not keeps:
                         region.discard(node)
                         shrinking = True
+            changed = False
             for node in region:
                 if kind[node] == DECISION and data[node] == side:
-                    policy[node] = next(e for e in range(offsets[node], offsets[node + 1]) if targets[e] in region)
-            return bool(region)
+                    current = policy[node]
+                    if targets[current] in region and (side == inner or ties(values, node, current)):
+                        continue
+                    policy[node] = next(e for e in range(offsets[node], offsets[node + 1])
+                                        if targets[e] in region and (side == inner or ties(values, node, e)))
+                    changed = True
+            return changed
 
         for _ in range(_MAX_IMPROVEMENT_ROUNDS):
             check_memory("while improving the strategy")
