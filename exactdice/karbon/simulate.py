@@ -1,19 +1,22 @@
 """An independent Monte Carlo simulator of Karbon contests (spec sections 3-7).
 
-It shares only the ruleset, the policy objects, the setup's draw and the dice helpers
-(`die_classes`, `DiceSizes`) with the exact model, never its transition code: every die
-is rolled one by one with ``numpy.random.Generator(PCG64(seed))`` and the contests are
-played step by step from the spec, all contests of a batch advancing one round at a
-time (numpy arrays over contests, finished ones dropped after each round).
+It shares only the ruleset, the policy objects, the setup (its draw and first position)
+and the dice helpers (`die_classes`, `DiceSizes`) with the exact model, never its
+transition code nor its structure: every die is rolled one by one with
+``numpy.random.Generator(PCG64(seed))`` and the contests are played step by step from the
+spec, all contests of a batch advancing one round at a time (numpy arrays over contests,
+finished ones dropped after each round).
 
-Optimal and kind play is *replayed* from a strategy table (`StrategyReplay`: a file of
-``karbon odds --strategy``, read with `exactdice.karbon.strategy.load_strategy`): at each
-decision of such a side the simulator describes its own position in the file's keys,
-looks the action up (`exactdice.karbon.strategy.decision_key`) and plays it. Decisions
-with a single legal option are forced and never looked up, as in the exact model. A
-replay also drops, at each round's start, the chips in hand that can no longer make a
-difference, since the file's states are written with them dropped
-(`ContestEngine._drop_excess_chips`).
+The engine (`ContestEngine`) holds the rules only. It tells observers what happens
+(`ContestEngine.EVENTS`): `exactdice.karbon.trace` narrates one contest from them.
+
+Optimal and kind play is *replayed* from a strategy table (`StrategyReplay`, in
+`exactdice.karbon.replay`: a file of ``karbon odds --strategy``, read with
+`exactdice.karbon.strategy.load_strategy`): at each decision of such a side the simulator
+describes its position as the file writes it, looks the action up and plays it after
+checking it is legal. The play keeps every chip: the file's cut of the chips in hand is
+applied to the description only (`exactdice.karbon.replay.WrittenView`), so a wrong cut in
+the exact model shows as a disagreement with the simulated odds, not as a shared mistake.
 
 One row per contest (`COLUMNS`):
 
@@ -34,20 +37,21 @@ One row per contest (`COLUMNS`):
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from exactdice.errors import InputError
 from exactdice.output_files import open_output
-from exactdice.karbon.dice import DiceSizes, dice_text, die_classes, parse_dice_list
-from exactdice.karbon.policies import BREAK_OPTIONS, NarratorPolicy, PlayerPolicy
+from exactdice.karbon.dice import DiceSizes, die_classes, parse_dice_list
+from exactdice.karbon.policies import BREAK_OPTIONS, GLITCH_OPTIONS, NarratorPolicy, PlayerPolicy
+from exactdice.karbon.replay import (COUNTERS, QUEUE_CODES, DicePick, NamedChoice, StrategyReplay,
+                                     SwapChoice, context_words)
 from exactdice.karbon.ruleset import Rules
-from exactdice.karbon.position import Position, placement_folded
-from exactdice.karbon.strategy import decision_key, describe_position, load_strategy
+from exactdice.karbon.strategy import describe_position, load_strategy
 
 __all__ = ["simulate", "write_samples_csv", "summarize",
            "contest_start", "StrategyReplay", "COLUMNS", "OUTCOMES", "OUTCOME_COLUMN", "MAX_ROUNDS",
@@ -63,31 +67,64 @@ BATCH = 200_000          # contests advanced together (bounds memory)
 STACK = 5                # chips that make a completion
 RISK_DICE = 3            # d8 rolled when the player puts it all on the line
 EXTRA_DIE = 8            # risk and peril dice are d8
+EXTRA_HIT_TOP = die_classes(EXTRA_DIE)[0]   # their hits: faces 1 to this
 
 _UNFINISHED, _WIN, _LOSS, _TIE = 0, 1, 2, 3
 _OUTCOME_NAMES = np.array(["unfinished", "win", "loss", "tie"])
-_WINNER_WORDS = ("player", "narrator", "tie")   # roll_winner codes 0, 1, 2
 
 
 class ContestEngine:
     """A batch of ``n`` contests from the same start, played round by round.
 
     State is a set of numpy arrays over contests (dice are count matrices aligned with
-    the contest's `DiceSizes`). ``notes``, when a list, receives a plain-words account
-    of contest 0 (used by `exactdice.karbon.trace`). ``replay`` plays the decisions of
-    optimal/kind sides from a strategy (`StrategyReplay`).
+    the contest's `DiceSizes`). ``replay`` plays the decisions of optimal/kind sides from
+    a strategy (`StrategyReplay`). ``observers`` hear every event (`EVENTS`) through
+    ``observer.notice(event, engine, rows, values)``: ``rows`` are the batch rows the
+    event concerns (ascending; ``engine.trial[rows]`` are their contest numbers) and
+    ``values`` holds arrays aligned with ``rows`` (and plain words or flags).
     """
 
+    #: every event an observer can hear, with its values (arrays aligned with ``rows``)
+    EVENTS = {
+        "fallout": "count: Glitches thrown before the first round",
+        "round": "number: the round about to be played",
+        "roll": "side; rolled: (sides, faces matrix, dice rolled) per die size; hits; turncoats",
+        "roll_won": "player_hits, narrator_hits: chips go to the winner (both on a tie)",
+        "opening": "player_turncoats, narrator_turncoats: the dice set aside",
+        "extra_dice": "purpose (risk, peril); faces; counts: the extra d8 shown",
+        "risk": "risking; hits; taken: dice taken from the pool; strategic",
+        "peril": "dice, hits: the peril roll (on the narrator's stack or in its hand)",
+        "peril_glitches": "count: completions of the narrator's stack before placement",
+        "placed": "side; chips, stack: before; left, new_stack, completions: after",
+        "mark": "kind: break (an X) or glitch (an O)",
+        "sudden_death": "the track was full with a tie: one more place, chips and stacks emptied",
+        "contest_over": "outcome: the result code (win, loss, tie)",
+        "security": "a peril die is removed",
+        "footing_discard": "chips: the narrator's chips, discarded",
+        "footing_dice": "given: the dice the narrator gives the player",
+        "advantage": "before, after: the player's hand; swaps: the strategy's swap texts or None",
+        "hurt": "injury: an injury (else a condition)",
+        "plans": "dice: the narrator takes dice (else adds a peril die); taken",
+        "sideswipe_chips": "chips: the narrator's chips given to the player",
+        "sideswipe_dice": "given: the dice the narrator gives the player",
+        "round_over": "the round's end (state as it stands)",
+        "unfinished": "max_rounds: the contests still going are stopped",
+    }
+
     def __init__(self, start, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy,
-                 n: int, rng: np.random.Generator, notes: list[str] | None = None,
-                 replay: StrategyReplay | None = None):
+                 n: int, rng: np.random.Generator, observers=(), replay: StrategyReplay | None = None):
         self.ruleset, self.player, self.narrator = ruleset, player, narrator
-        self.rng, self.notes = rng, notes
+        self.rng = rng
         self.replay = replay
+        self.observers = tuple(observers)
         self.player_replays = replay is not None and replay.player_strategic
         self.narrator_replays = replay is not None and replay.narrator_strategic
         picker_replays = self.player_replays if ruleset.sideswipe_picker == "player" else self.narrator_replays
         self.picker_replays = picker_replays
+        self.view = None
+        if replay is not None:
+            self.view = replay.written_view(n)
+            self.observers += (self.view,)
         self.sizes: DiceSizes = start.sizes
         sizes = self.sizes.sizes
         self.k = len(sizes)
@@ -102,8 +139,13 @@ class ContestEngine:
         self.risk_take = list(self.sizes.order_from_preference(player.risk_take))
         self.plans_take = list(self.sizes.order_from_preference(narrator.plans_take))
         self.give = list(self.sizes.order_from_preference(narrator.give))
-        position = start.position
+        self._set_state(start.position, n)
+        self.fallout = start.fallout
+        self.results = {name: np.zeros(n, dtype=np.int64) for name in COLUMNS if name != "outcome"}
+        self.results["outcome"] = np.zeros(n, dtype=np.int8)
 
+    def _set_state(self, position, n: int) -> None:
+        """Every contest of the batch at ``position``, before its first round."""
         def vector(value):
             return np.full(n, value, dtype=np.int64)
 
@@ -121,27 +163,33 @@ class ContestEngine:
         self.injuries, self.conditions = vector(0), vector(0)
         self.outcome = np.zeros(n, dtype=np.int8)
         self.void = np.zeros(n, dtype=bool)   # a sudden-death restart voided the rest of this Test
-        self.fallout = start.fallout
-        self.results = {name: np.zeros(n, dtype=np.int64) for name in COLUMNS if name != "outcome"}
-        self.results["outcome"] = np.zeros(n, dtype=np.int8)
 
     _STATE = ("trial", "player_hand", "narrator_hand", "pool", "reserve", "player_chips",
               "narrator_chips", "player_stack", "narrator_stack", "wins", "losses", "peril", "track",
               "rounds", "breaks", "glitches", "injuries", "conditions", "outcome", "void")
+
+    def _tell(self, event: str, rows: np.ndarray | None = None, **values) -> None:
+        """Tell the observers an event (``rows`` None: every contest still going)."""
+        if not self.observers:
+            return
+        if rows is None:
+            rows = np.arange(len(self.trial))
+        for observer in self.observers:
+            observer.notice(event, self, rows, values)
 
     # ----- the whole contest ------------------------------------------------------------
 
     def run(self, max_rounds: int = MAX_ROUNDS) -> dict:
         """Play every contest to its end (or `max_rounds`); return the result columns."""
         if self.fallout:
-            self._say(f"Fallout: {self.fallout} Glitch(es) are thrown before the first round.")
+            self._tell("fallout", count=self.fallout)
             self._resolve_rewards(np.full(len(self.trial), self.fallout), "glitch")
             self._retire()
         while len(self.trial) and self.rounds[0] < max_rounds:
             self.play_round()
             self._retire()
         if len(self.trial):
-            self._say(f"After {max_rounds} rounds the contest has not ended: unfinished.")
+            self._tell("unfinished", max_rounds=max_rounds)
             self._retire(everything=True)
         return self.results
 
@@ -162,108 +210,73 @@ class ContestEngine:
 
     def play_round(self) -> None:
         """Roll, winner, opening, risk, peril, set-aside dice moving, then the Test."""
-        n = len(self.trial)
         self.rounds += 1
-        self._say(f"Round {self.rounds[0]}:")
-        if self.replay is not None:
-            self._drop_excess_chips()
+        self._tell("round", number=self.rounds)
         player_hits, player_turncoats = self._roll_hand(self.player_hand, "player")
         narrator_hits, narrator_turncoats = self._roll_hand(self.narrator_hand, "narrator")
         player_won, narrator_won = player_hits > narrator_hits, narrator_hits > player_hits
-        tie = ~player_won & ~narrator_won
         self.player_chips += np.where(narrator_won, 0, player_hits)
         self.narrator_chips += np.where(player_won, 0, narrator_hits)
-        if self.notes is not None:
-            if player_won[0]:
-                self._say(f"  The player wins the roll ({player_hits[0]} to {narrator_hits[0]} hits) "
-                          f"and gains {player_hits[0]} chip(s).")
-            elif narrator_won[0]:
-                self._say(f"  The narrator wins the roll ({narrator_hits[0]} to {player_hits[0]} hits) "
-                          f"and gains {narrator_hits[0]} chip(s).")
-            else:
-                self._say(f"  A tie ({player_hits[0]} hits each): each side gains its own hits.")
+        self._tell("roll_won", player_hits=player_hits, narrator_hits=narrator_hits)
         # 4.3 Opening: turncoat dice are set aside until the round is over
         self.player_hand -= player_turncoats
         self.narrator_hand -= narrator_turncoats
         player_count, narrator_count = player_turncoats.sum(axis=1), narrator_turncoats.sum(axis=1)
         player_opens, narrator_opens = player_count > narrator_count, narrator_count > player_count
-        if self.notes is not None:
-            if player_opens[0]:
-                self._say(f"  Opening: the player has more turncoats ({player_count[0]} to {narrator_count[0]}); "
-                          f"its set-aside {self.sizes.text(tuple(player_turncoats[0]))} will go to the narrator.")
-            elif narrator_opens[0]:
-                self._say(f"  Opening: the narrator has more turncoats ({narrator_count[0]} to {player_count[0]}); "
-                          f"its set-aside {self.sizes.text(tuple(narrator_turncoats[0]))} will go to the player.")
-            else:
-                self._say(f"  No Opening ({player_count[0]} turncoats each); set-aside dice go back.")
-        # 4.4 Risk
-        if self.player_replays:
-            self._replayed_risk(player_won, narrator_won, player_turncoats, narrator_turncoats,
-                                player_opens, narrator_opens)
-        elif self.player.risk == "always":
-            risk_hits = self._roll_extra(np.full(n, RISK_DICE), "risk")
-            taken = _take_in_order(self.pool, risk_hits, self.risk_take)
-            self.pool -= taken
-            self.player_hand += taken
-            self.narrator_chips += RISK_DICE - risk_hits
-            self._say(f"  Risk: the player puts it all on the line: {risk_hits[0]} hit(s) take "
-                      f"{self.sizes.text(tuple(taken[0]))} from the pool; the narrator gains "
-                      f"{RISK_DICE - risk_hits[0]} chip(s).")
-        else:
-            self._say("  Risk: the player does not risk.")
-        # 4.5 Peril
-        if self.peril.any():
-            peril_hits = self._roll_extra(self.peril, "peril")
-            if self.ruleset.peril_chips == "stack":
-                self.narrator_stack += peril_hits
-            else:
-                self.narrator_chips += peril_hits
-            if self.notes is not None and self.peril[0]:
-                where = "on the narrator's stack" if self.ruleset.peril_chips == "stack" else "into the narrator's hand"
-                self._say(f"  Peril: {self.peril[0]} d8, {peril_hits[0]} hit(s) put {peril_hits[0]} chip(s) {where}.")
-        # 4.6 the set-aside dice move
-        self.player_hand += np.where(narrator_opens[:, None], narrator_turncoats, 0) + \
+        self._tell("opening", player_turncoats=player_turncoats, narrator_turncoats=narrator_turncoats)
+        # where the set-aside dice go (4.6): the side that did not open gets the opener's
+        to_player = np.where(narrator_opens[:, None], narrator_turncoats, 0) + \
             np.where(player_opens[:, None], 0, player_turncoats)
-        self.narrator_hand += np.where(player_opens[:, None], player_turncoats, 0) + \
+        to_narrator = np.where(player_opens[:, None], player_turncoats, 0) + \
             np.where(narrator_opens[:, None], 0, narrator_turncoats)
-        self._test(player_won | tie, narrator_won | tie)
-        self._say(f"  {self._status_text()}")
-
-    def _replayed_risk(self, player_won, narrator_won, player_turncoats, narrator_turncoats,
-                       player_opens, narrator_opens) -> None:
-        """4.4 played from the strategy: risk or not, then which dice the hits take."""
-        rows = np.arange(len(self.trial))
-        # the decision sees the hands as they stand once the Opening's dice have moved
-        hands = (self.player_hand + np.where(narrator_opens[:, None], narrator_turncoats, 0)
-                 + np.where(player_opens[:, None], 0, player_turncoats),
-                 self.narrator_hand + np.where(player_opens[:, None], player_turncoats, 0)
-                 + np.where(narrator_opens[:, None], 0, narrator_turncoats))
         winner = np.where(player_won, 0, np.where(narrator_won, 1, 2))
-        risking = self._decide("risk", rows, winner[:, None], _winner_context, _risk_options, hands) == "yes"
-        risk_hits = self._roll_extra(np.where(risking, RISK_DICE, 0), "risk")
-        self.narrator_chips += np.where(risking, RISK_DICE - risk_hits, 0)
-        take = np.where(risking, np.minimum(risk_hits, self.pool.sum(axis=1)), 0)
-        takers = np.nonzero(take)[0]
-        taken = self._dice_matrix(self._decide("take", takers, np.column_stack([winner, take])[takers],
-                                               _take_context, _take_options, hands))
-        self.pool[takers] -= taken
-        self.player_hand[takers] += taken
-        if self.notes is not None:
-            if risking[0]:
-                first_taken = tuple(taken[0]) if len(takers) and takers[0] == 0 else self.sizes.empty
-                self._say(f"  Risk (strategy): the player puts it all on the line: {risk_hits[0]} hit(s) take "
-                          f"{self.sizes.text(first_taken)} from the pool; the narrator gains "
-                          f"{RISK_DICE - risk_hits[0]} chip(s).")
-            else:
-                self._say("  Risk (strategy): the player does not risk.")
+        self._risk(winner, (self.player_hand + to_player, self.narrator_hand + to_narrator))
+        self._peril()
+        self.player_hand += to_player
+        self.narrator_hand += to_narrator
+        self._test(winner != 1, winner != 0)
+        self._tell("round_over")
+
+    def _risk(self, winner: np.ndarray, hands) -> None:
+        """4.4: the player rolls 3 d8 or not; hits take dice from the pool, misses are the
+        narrator's chips. A replayed decision sees ``hands`` (the Opening's dice moved)."""
+        n = len(self.trial)
+        if self.player_replays:
+            risking = self._decide("risk", np.arange(n), winner[:, None],
+                                   lambda i: NamedChoice(("no", "yes")), hands) == "yes"
+        else:
+            risking = np.full(n, self.player.risk == "always")
+        hits = self._roll_extra(np.where(risking, RISK_DICE, 0), "risk")
+        self.narrator_chips += np.where(risking, RISK_DICE - hits, 0)
+        take = np.where(risking, np.minimum(hits, self.pool.sum(axis=1)), 0)
+        if self.player_replays:
+            takers = np.nonzero(take)[0]
+            taken = np.zeros_like(self.pool)
+            pools = self.pool[takers]
+            taken[takers] = self._dice_matrix(self._decide(
+                "take", takers, np.column_stack([winner, take])[takers],
+                lambda i: DicePick(self.sizes, pools[i], take[takers[i]]), hands))
+        else:
+            taken = _take_in_order(self.pool, take, self.risk_take)
+        self.pool -= taken
+        self.player_hand += taken
+        self._tell("risk", risking=risking, hits=hits, taken=taken, strategic=self.player_replays)
+
+    def _peril(self) -> None:
+        """4.5: the peril dice's hits are the narrator's chips, on its stack or in its hand."""
+        hits = self._roll_extra(self.peril, "peril")
+        if self.ruleset.peril_chips == "stack":
+            self.narrator_stack += hits
+        else:
+            self.narrator_chips += hits
+        self._tell("peril", dice=self.peril, hits=hits)
 
     def _test(self, player_places: np.ndarray, narrator_places: np.ndarray) -> None:
         """4.7: Peril Glitches, placement, then the rewards in tie order."""
         self.void[:] = False
         peril_glitches = self.narrator_stack // STACK
         self.narrator_stack %= STACK
-        if self.notes is not None and peril_glitches[0]:
-            self._say(f"  Test: the narrator's stack completes {peril_glitches[0]} time(s) from Peril.")
+        self._tell("peril_glitches", count=peril_glitches)
         # the roll's winner code (0 player, 1 narrator, 2 tie) for the queue's "place:<winner>"
         winner = np.where(narrator_places, np.where(player_places, 2, 1), 0)
         self._resolve_rewards(peril_glitches, "glitch", "place", winner)
@@ -277,26 +290,28 @@ class ContestEngine:
             self._resolve_rewards(glitches, "glitch", "B", breaks)
             self._resolve_rewards(breaks, "break")
 
-    def _place(self, places: np.ndarray, side: str) -> np.ndarray:
-        """Move chips from hand onto the stack; return the completions earned."""
-        chips = getattr(self, f"{side}_chips")
-        stack = getattr(self, f"{side}_stack")
-        height = stack + np.where(places, chips, 0)
+    def placement(self, chips: np.ndarray, stack: np.ndarray):
+        """(completions, chips left in hand, stack) when a side puts ``chips`` on ``stack``:
+        all of them, or, with one reward a Test, the chips past the first completion go
+        back to hand."""
+        height = stack + chips
         if self.ruleset.rewards_per_test == "1":
-            completions = (height >= STACK).astype(np.int64)
-            left_in_hand = np.where(completions > 0, height - STACK, 0)
-            new_stack = np.where(completions > 0, 0, height)
-        else:
-            completions = height // STACK
-            left_in_hand = np.zeros_like(height)
-            new_stack = height % STACK
-        if self.notes is not None and places[0]:
-            placed = chips[0] - left_in_hand[0]
-            self._say(f"  Test: the {side} places {placed} chip(s) on its stack (height {stack[0] + placed})"
-                      + (f": {completions[0]} completion(s)." if completions[0] else "."))
-        setattr(self, f"{side}_chips", np.where(places, left_in_hand, chips))
-        setattr(self, f"{side}_stack", np.where(places, new_stack, stack))
-        return np.where(places, completions, 0)
+            done = height >= STACK
+            return done.astype(np.int64), np.where(done, height - STACK, 0), np.where(done, 0, height)
+        return height // STACK, np.zeros_like(height), height % STACK
+
+    def _place(self, places: np.ndarray, side: str) -> np.ndarray:
+        """Move the placing sides' chips onto their stacks; return the completions earned."""
+        rows = np.nonzero(places)[0]
+        chips, stack = getattr(self, f"{side}_chips"), getattr(self, f"{side}_stack")
+        before_chips, before_stack = chips[rows], stack[rows]
+        completions, left, new_stack = self.placement(before_chips, before_stack)
+        self._tell("placed", rows, side=side, chips=before_chips, stack=before_stack, left=left,
+                   new_stack=new_stack, completions=completions)
+        chips[rows], stack[rows] = left, new_stack
+        earned = np.zeros(len(places), dtype=np.int64)
+        earned[rows] = completions
+        return earned
 
     # ----- rewards (spec 5 and 6) -------------------------------------------------------
 
@@ -309,33 +324,27 @@ class ContestEngine:
         step (``tail_kind`` ``"place"``).
         """
         pending = pending.copy()
-        head = _QUEUE_CODES["B" if kind == "break" else "G"]
-        tail_code = _QUEUE_CODES[tail_kind]
+        head = QUEUE_CODES["B" if kind == "break" else "G"]
+        choose = self._break_option if kind == "break" else self._glitch_option
         while True:
             rows = np.nonzero((pending > 0) & (self.outcome == _UNFINISHED) & ~self.void)[0]
             if not len(rows):
                 return
             pending[rows] -= 1
-            if kind == "break":
-                self.wins[rows] += 1
-                self.breaks[rows] += 1
-                self._say("  Break: the player marks an X.", rows)
-                rows = self._check_track(rows)
-            else:
-                self.losses[rows] += 1
-                self.glitches[rows] += 1
-                self._say("  Glitch: the narrator marks an O.", rows)
-                rows = self._check_track(rows)
-            # the rest of the Test after this reward, as columns (see `_queue_context`)
-            queue = np.zeros((len(self.trial), 4), dtype=np.int64)
-            if self.replay is not None and len(rows):
-                queue[rows, 0], queue[rows, 1], queue[rows, 2] = head, pending[rows], tail_code
-                if tail is not None:
-                    queue[rows, 3] = tail[rows]
-            if kind == "break":
-                self._break_option(rows, queue)
-            else:
-                self._glitch_option(rows, queue)
+            rows = self._mark(rows, kind)
+            if len(rows):
+                choose(rows, _TestQueue(head, pending, QUEUE_CODES[tail_kind], tail))
+
+    def _mark(self, rows: np.ndarray, kind: str) -> np.ndarray:
+        """An X (a Break) or an O (a Glitch) on the track; return the rows that go on."""
+        if kind == "break":
+            self.wins[rows] += 1
+            self.breaks[rows] += 1
+        else:
+            self.losses[rows] += 1
+            self.glitches[rows] += 1
+        self._tell("mark", rows, kind=kind)
+        return self._check_track(rows)
 
     def _check_track(self, rows: np.ndarray) -> np.ndarray:
         """End the contests whose track is full; return the rows that go on."""
@@ -351,198 +360,190 @@ class ContestEngine:
             for name in ("player_chips", "narrator_chips", "player_stack", "narrator_stack"):
                 getattr(self, name)[again] = 0
             self.void[again] = True
-            self._say("  The track is full with a tie: sudden death, the track gets one more place; "
-                      "chips in hand and stacks are emptied.", again)
+            self._tell("sudden_death", again)
             result[result == _TIE] = _UNFINISHED
         self.outcome[ended] = result
-        if self.notes is not None and len(ended) and ended[0] == 0 and result[0] != _UNFINISHED:
-            self._say(f"  The track is full ({self._track_text()}): the contest ends in a "
-                      f"{_OUTCOME_NAMES[result[0]]}.")
+        over = result != _UNFINISHED
+        self._tell("contest_over", ended[over], outcome=result[over])
         return rows[~full]
 
-    def _break_option(self, rows: np.ndarray, queue: np.ndarray) -> None:
-        if not len(rows):
-            return
+    def _break_option(self, rows: np.ndarray, queue: _TestQueue) -> None:
+        """5: the player's Break option (security, footing, advantage), by preference or strategy."""
+        applicable = {
+            "security": self.peril[rows] > 0,
+            "footing-discard": self.narrator_chips[rows] > 0,
+            "footing-dice": self.narrator_hand[rows].sum(axis=1) > 0,
+            # an optimal player may swap any hand die for a reserve die of another size;
+            # a fixed one only swaps when it improves the hand
+            "advantage": (_other_size_held(self.player_hand[rows], self.reserve[rows]) if self.player_replays
+                          else self._improving_swap(self.player_hand[rows], self.reserve[rows])[0]),
+        }
         if self.player_replays:
-            choice = self._decide("break", rows, queue[rows], _queue_context, _break_options)
+            choice = self._decide("break", rows, queue.columns(rows), _named_choice(applicable, "none"))
             groups = [(option, choice == option) for option in BREAK_OPTIONS]
         else:
-            applicable = {
-                "security": self.peril[rows] > 0,
-                "footing-discard": self.narrator_chips[rows] > 0,
-                "footing-dice": self.narrator_hand[rows].sum(axis=1) > 0,
-                "advantage": self._improving_swap(self.player_hand[rows], self.reserve[rows])[0],
-            }
             groups = _first_applicable(self.player.break_order, applicable)
         for option, chosen in groups:
             picked = rows[chosen]
-            if not len(picked):
-                continue
-            if option == "security":
-                self.peril[picked] -= 1
-                self._say("  Option security: one peril die is removed.", picked)
-            elif option == "footing-discard":
-                self._say(f"  Option footing: the narrator discards its {self.narrator_chips[0]} chip(s).", picked)
-                self.narrator_chips[picked] = 0
-            elif option == "footing-dice":
-                given = self._narrator_gives(picked, queue, "give", self.narrator_replays, self.give)
-                self.narrator_hand[picked] -= given
-                self.player_hand[picked] += given
-                self._say(f"  Option footing: the narrator gives the player {self.sizes.text(tuple(given[0]))}.",
-                          picked)
-            elif self.player_replays:
-                before = self.player_hand[picked[0]].copy()
-                swaps = self._decide("swap", picked, queue[picked], _queue_context, _swap_options)
-                out, into = (self._dice_matrix(np.array([swap.split("->")[side] for swap in swaps]))
-                             for side in (0, 1))
-                self.player_hand[picked] += into - out
-                self.reserve[picked] += out - into
-                self._say(f"  Option advantage (strategy): the player swaps {swaps[0].replace('->', ' for ')} "
-                          f"({self.sizes.text(tuple(before))} becomes "
-                          f"{self.sizes.text(tuple(self.player_hand[picked[0]]))}).", picked)
-            else:
-                hand, reserve = self.player_hand[picked], self.reserve[picked]
-                before = hand[0].copy()
-                for _ in range(2):
-                    swap, out_index, in_index = self._improving_swap(hand, reserve)
-                    rows_swapping = np.nonzero(swap)[0]
-                    hand[rows_swapping, out_index[swap]] -= 1
-                    reserve[rows_swapping, out_index[swap]] += 1
-                    hand[rows_swapping, in_index[swap]] += 1
-                    reserve[rows_swapping, in_index[swap]] -= 1
-                self.player_hand[picked], self.reserve[picked] = hand, reserve
-                self._say(f"  Option advantage: the player swaps its {self.sizes.text(tuple(before))} for "
-                          f"{self.sizes.text(tuple(hand[0]))} with the reserve.", picked)
+            if len(picked):
+                self._BREAK_ACTIONS[option](self, picked, queue)
 
-    def _narrator_gives(self, rows: np.ndarray, queue: np.ndarray, point: str, replayed: bool,
+    def _security(self, rows: np.ndarray, queue: _TestQueue) -> None:
+        self.peril[rows] -= 1
+        self._tell("security", rows)
+
+    def _footing_discard(self, rows: np.ndarray, queue: _TestQueue) -> None:
+        self._tell("footing_discard", rows, chips=self.narrator_chips[rows])
+        self.narrator_chips[rows] = 0
+
+    def _footing_dice(self, rows: np.ndarray, queue: _TestQueue) -> None:
+        given = self._narrator_gives(rows, queue, "give", self.narrator_replays, self.give)
+        self.narrator_hand[rows] -= given
+        self.player_hand[rows] += given
+        self._tell("footing_dice", rows, given=given)
+
+    def _advantage(self, rows: np.ndarray, queue: _TestQueue) -> None:
+        """One or two hand dice for reserve dice: the strategy's swap, or the worst hand die
+        for the best reserve die while that improves the hand (twice at most)."""
+        hand, reserve = self.player_hand[rows], self.reserve[rows]
+        before, swaps = hand.copy(), None
+        if self.player_replays:
+            hands, reserves = hand.copy(), reserve.copy()
+            swaps = self._decide("swap", rows, queue.columns(rows), lambda i: SwapChoice(self.sizes, hands[i], reserves[i]))
+            out, into = (self._dice_matrix(np.array([swap.split("->")[side] for swap in swaps]))
+                         for side in (0, 1))
+            hand += into - out
+            reserve += out - into
+        else:
+            for _ in range(2):
+                swap, out_index, in_index = self._improving_swap(hand, reserve)
+                rows_swapping = np.nonzero(swap)[0]
+                hand[rows_swapping, out_index[swap]] -= 1
+                reserve[rows_swapping, out_index[swap]] += 1
+                hand[rows_swapping, in_index[swap]] += 1
+                reserve[rows_swapping, in_index[swap]] -= 1
+        self.player_hand[rows], self.reserve[rows] = hand, reserve
+        self._tell("advantage", rows, before=before, after=hand, swaps=swaps)
+
+    _BREAK_ACTIONS = {"security": _security, "footing-discard": _footing_discard,
+                      "footing-dice": _footing_dice, "advantage": _advantage}
+
+    def _narrator_gives(self, rows: np.ndarray, queue: _TestQueue, point: str, replayed: bool,
                         order) -> np.ndarray:
         """Two dice (or all, if fewer) of the narrator's hand per row: from the strategy or in ``order``."""
         if replayed:
-            return self._dice_matrix(self._decide(point, rows, queue[rows], _queue_context, _give_options))
+            hands = self.narrator_hand[rows]
+            return self._dice_matrix(self._decide(point, rows, queue.columns(rows),
+                                                  lambda i: DicePick(self.sizes, hands[i], min(2, hands[i].sum()))))
         return _take_in_order(self.narrator_hand[rows], np.full(len(rows), 2), order)
 
-    def _glitch_option(self, rows: np.ndarray, queue: np.ndarray) -> None:
-        if not len(rows):
-            return
+    def _glitch_option(self, rows: np.ndarray, queue: _TestQueue) -> None:
+        """6: the player's Glitch option (hurt, plans, sideswipe), by preference or strategy."""
+        always = np.ones(len(rows), dtype=bool)
+        applicable = {"hurt": always, "plans": always, "sideswipe": self.wins[rows] >= 1}
         if self.player_replays:
-            choice = self._decide("glitch", rows, queue[rows], _queue_context, _glitch_options)
-            groups = [(option, choice == option) for option in ("hurt", "plans", "sideswipe")]
+            choice = self._decide("glitch", rows, queue.columns(rows), _named_choice(applicable))
+            groups = [(option, choice == option) for option in GLITCH_OPTIONS]
         else:
-            always = np.ones(len(rows), dtype=bool)
-            applicable = {"hurt": always, "plans": always, "sideswipe": self.wins[rows] >= 1}
             groups = _first_applicable(self.player.glitch_order, applicable)
         for option, chosen in groups:
             picked = rows[chosen]
-            if not len(picked):
-                continue
-            if option == "hurt":
-                if self.narrator_replays:
-                    injury = self._decide("hurt", picked, queue[picked], _queue_context, _hurt_options) == "injury"
-                else:
-                    injury = self._narrator_coin(picked, self.narrator.hurt == "injury")
-                hurt = picked[injury]
-                self.injuries[hurt] += 1
-                self.player_chips[hurt] += 2
-                if self.ruleset.injury_peril == "on":
-                    self.peril[hurt] += 1
-                self.conditions[picked[~injury]] += 1
-                if self.notes is not None and picked[0] == 0:
-                    self._say("  Option hurt: the narrator gives the Agent an injury and the player 2 chips"
-                              + (" (and one peril die)." if self.ruleset.injury_peril == "on" else ".")
-                              if injury[0] else "  Option hurt: the narrator gives the Agent a condition.")
-            elif option == "plans":
-                if self.narrator_replays:
-                    dice = self._decide("plans", picked, queue[picked], _queue_context, _plans_options) == "dice"
-                else:
-                    dice = self._narrator_coin(picked, self.narrator.plans == "dice")
-                taker, adder = picked[dice], picked[~dice]
-                if self.narrator_replays:
-                    taker = taker[self.pool[taker].sum(axis=1) > 0]   # an empty pool gives nothing to take
-                    taken = self._dice_matrix(self._decide("planstake", taker, queue[taker], _queue_context,
-                                                           _planstake_options))
-                else:
-                    taken = _take_in_order(self.pool[taker], np.full(len(taker), 2), self.plans_take)
-                self.pool[taker] -= taken
-                self.narrator_hand[taker] += taken
-                self.peril[adder] += 1
-                if self.notes is not None and picked[0] == 0:
-                    first_taken = tuple(taken[0]) if len(taker) and taker[0] == 0 else self.sizes.empty
-                    self._say(f"  Option plans: the narrator takes {self.sizes.text(first_taken)} from the pool."
-                              if dice[0] else "  Option plans: the narrator adds one peril die.")
-            else:
-                self.wins[picked] -= 1
-                if self.player_replays:
-                    takes_chips = self._decide("sideswipe", picked, queue[picked], _queue_context,
-                                               _sideswipe_options) == "chips"
-                else:
-                    takes_chips = np.full(len(picked), self.player.sideswipe_take == "chips")
-                chipped, diced = picked[takes_chips], picked[~takes_chips]
-                if len(chipped):
-                    self._say(f"  Option sideswipe: one X is removed; the narrator gives the player its "
-                              f"{self.narrator_chips[0]} chip(s).", chipped)
-                    self.player_chips[chipped] += self.narrator_chips[chipped]
-                    self.narrator_chips[chipped] = 0
-                if len(diced):
-                    if self.picker_replays:
-                        diced = diced[self.narrator_hand[diced].sum(axis=1) > 0]  # nothing to give: no choice
-                    order = self.best_first if self.ruleset.sideswipe_picker == "player" else self.give
-                    given = self._narrator_gives(diced, queue, "swipedice", self.picker_replays, order)
-                    self.narrator_hand[diced] -= given
-                    self.player_hand[diced] += given
-                    self._say(f"  Option sideswipe: one X is removed; the narrator gives the player "
-                              f"{self.sizes.text(tuple(given[0]))}.", diced)
+            if len(picked):
+                self._GLITCH_ACTIONS[option](self, picked, queue)
+
+    def _hurt(self, rows: np.ndarray, queue: _TestQueue) -> None:
+        """The narrator gives the Agent an injury (the player gains 2 chips) or a condition."""
+        injury = self._narrator_picks("hurt", rows, queue, ("injury", "condition"), self.narrator.hurt)
+        hurt = rows[injury]
+        self.injuries[hurt] += 1
+        self.player_chips[hurt] += 2
+        if self.ruleset.injury_peril == "on":
+            self.peril[hurt] += 1
+        self.conditions[rows[~injury]] += 1
+        self._tell("hurt", rows, injury=injury)
+
+    def _plans(self, rows: np.ndarray, queue: _TestQueue) -> None:
+        """The narrator takes two dice from the pool (fewer if it holds fewer) or adds a peril die."""
+        dice = self._narrator_picks("plans", rows, queue, ("dice", "peril"), self.narrator.plans)
+        taker = rows[dice]
+        if self.narrator_replays:
+            pools = self.pool[taker]
+            taken = self._dice_matrix(self._decide("planstake", taker, queue.columns(taker),
+                                                   lambda i: DicePick(self.sizes, pools[i], min(2, pools[i].sum()))))
+        else:
+            taken = _take_in_order(self.pool[taker], np.full(len(taker), 2), self.plans_take)
+        self.pool[taker] -= taken
+        self.narrator_hand[taker] += taken
+        self.peril[rows[~dice]] += 1
+        taken_by_row = np.zeros((len(rows), self.k), dtype=np.int64)
+        taken_by_row[dice] = taken
+        self._tell("plans", rows, dice=dice, taken=taken_by_row)
+
+    def _sideswipe(self, rows: np.ndarray, queue: _TestQueue) -> None:
+        """One X removed; the player takes the narrator's chips, or two of its dice."""
+        self.wins[rows] -= 1
+        if self.player_replays:
+            takes_chips = self._decide("sideswipe", rows, queue.columns(rows),
+                                       lambda i: NamedChoice(("chips", "dice"))) == "chips"
+        else:
+            takes_chips = np.full(len(rows), self.player.sideswipe_take == "chips")
+        chipped, diced = rows[takes_chips], rows[~takes_chips]
+        if len(chipped):
+            self._tell("sideswipe_chips", chipped, chips=self.narrator_chips[chipped])
+            self.player_chips[chipped] += self.narrator_chips[chipped]
+            self.narrator_chips[chipped] = 0
+        if len(diced):
+            order = self.best_first if self.ruleset.sideswipe_picker == "player" else self.give
+            given = self._narrator_gives(diced, queue, "swipedice", self.picker_replays, order)
+            self.narrator_hand[diced] -= given
+            self.player_hand[diced] += given
+            self._tell("sideswipe_dice", diced, given=given)
+
+    _GLITCH_ACTIONS = {"hurt": _hurt, "plans": _plans, "sideswipe": _sideswipe}
+
+    def _narrator_picks(self, point: str, rows: np.ndarray, queue: _TestQueue, options: tuple,
+                        preference: str) -> np.ndarray:
+        """The narrator's two-way choice per row (True: ``options[0]``): from the strategy,
+        a fair coin (random narrator) or its fixed preference."""
+        if self.narrator_replays:
+            return self._decide(point, rows, queue.columns(rows), lambda i: NamedChoice(options)) == options[0]
+        if self.narrator.kind == "random":
+            return self.rng.random(len(rows)) < 0.5
+        return np.full(len(rows), preference == options[0])
 
     # ----- replayed decisions (a strategy table) ------------------------------------------
 
-    def _drop_excess_chips(self) -> None:
-        """Cut chips in hand, at a round's start, to what can still make a difference, as
-        the exact model does (`KarbonModel._capped`; the strategy format documents it).
-
-        Only when replaying a strategy: its decision states hold the cut chips, and the
-        chips a hand places decide its stack afterwards, so the replay must carry the same
-        chips to find later decisions. Past the cut, chips change no event and no outcome
-        (with track W, X wins and O losses, at most ``b = W - X - O`` Breaks remain: the
-        player keeps ``5 b - stack``, the narrator ``max(5 (W - O) - stack, 5 b if a
-        sideswipe can still happen, 1)``), so the outcomes' law is unchanged.
-        """
-        breaks = self.track - self.wins - self.losses
-        sideswipe_possible = self.track - self.losses >= 2
-        player_cap = np.maximum(0, STACK * breaks - self.player_stack)
-        narrator_cap = np.maximum.reduce([STACK * (self.track - self.losses) - self.narrator_stack,
-                                          np.where(sideswipe_possible, STACK * breaks, 0), np.ones_like(breaks)])
-        self.player_chips = np.minimum(self.player_chips, player_cap)
-        self.narrator_chips = np.minimum(self.narrator_chips, narrator_cap)
-
-    def _decide(self, point: str, rows: np.ndarray, context: np.ndarray,
-                describe_context: Callable, options: Callable, hands=None) -> np.ndarray:
+    def _decide(self, point: str, rows: np.ndarray, context: np.ndarray, choice_at: Callable,
+                hands=None) -> np.ndarray:
         """The strategy's action at ``point`` for each row (an array of action names).
 
-        Rows in the same state and context share one look-up: the state columns (the
-        ``--state`` keys; ``hands`` replaces the hands when the decision sees them moved)
-        and ``context`` (int columns that ``describe_context`` turns into the file's
-        context) are made unique first.
+        Each row is described as the strategy file writes it (`WrittenView`: chips cut,
+        stacks folded before placement; ``hands`` replaces the hands when the decision sees
+        them moved); ``context`` holds int columns (`replay.context_words`). Rows in the
+        same state and context share one look-up; ``choice_at(i)`` is what the rules allow
+        at ``rows[i]``.
         """
         if not len(rows):
             return np.array([], dtype=object)
         player_hand, narrator_hand = hands if hands is not None else (self.player_hand, self.narrator_hand)
-        columns = np.hstack([player_hand[rows], narrator_hand[rows], self.pool[rows], self.reserve[rows],
-                             np.column_stack([getattr(self, name)[rows] for name in _COUNTERS]),
-                             context.reshape(len(rows), -1)])
-        unique, inverse = np.unique(columns, axis=0, return_inverse=True)
+        context = context.reshape(len(rows), -1)
+        if point not in ("risk", "take"):
+            context = self.view.queue(self, rows, context)
+        written = np.hstack([player_hand[rows], narrator_hand[rows], self.pool[rows], self.reserve[rows],
+                             self.view.counters(self, rows), context])
+        # the simulator's own counters decide what is legal, so they are part of the group
+        columns = np.hstack([written, np.column_stack([getattr(self, name)[rows] for name in COUNTERS])])
+        unique, first, inverse = np.unique(columns, axis=0, return_index=True, return_inverse=True)
         seen, replay = self.replay.seen, self.replay
         actions = []
-        for packed in unique:
+        for packed, index in zip(unique, first):
             key = (point, packed.tobytes())
             action = seen.get(key)
             if action is None:
-                state = Position(*(tuple(int(c) for c in packed[i * self.k:(i + 1) * self.k]) for i in range(4)),
-                              *(int(value) for value in packed[4 * self.k:4 * self.k + len(_COUNTERS)]))
-                extra = [int(value) for value in packed[4 * self.k + len(_COUNTERS):]]
-                placing = _placing_winner(point, extra)
-                described = state if placing is None else placement_folded(
-                    state, placing, self.ruleset.peril_chips == "stack")  # as the strategy format says
-                action = replay.decide(point, describe_position(self.sizes, described), describe_context(extra),
-                                       options(state, extra, self.sizes))
+                extra = [int(value) for value in context[index]]
+                position = self.view.position(self.k, written[index], point, extra)
+                action = replay.decide(point, describe_position(self.sizes, position),
+                                       context_words(point, extra), choice_at(index))
                 seen[key] = action
             actions.append(action)
         return np.array(actions, dtype=object)[inverse.reshape(-1)]
@@ -555,12 +556,6 @@ class ContestEngine:
         counts = np.array([self.sizes.counts(parse_dice_list(text, "strategy")) for text in unique],
                           dtype=np.int64)
         return counts[inverse.reshape(-1)]
-
-    def _narrator_coin(self, rows: np.ndarray, fixed_choice: bool) -> np.ndarray:
-        """The narrator's two-way choice per row: its fixed preference, or a fair coin (random)."""
-        if self.narrator.kind == "random":
-            return self.rng.random(len(rows)) < 0.5
-        return np.full(len(rows), fixed_choice)
 
     def _improving_swap(self, hand: np.ndarray, reserve: np.ndarray):
         """(improves, hand index out, reserve index in): the worst hand die for the best reserve die."""
@@ -579,7 +574,7 @@ class ContestEngine:
         n = len(hand)
         hits = np.zeros(n, dtype=np.int64)
         turncoats = np.zeros_like(hand)
-        shown = []
+        rolled_sizes = []
         for index, sides in enumerate(self.sizes.sizes):
             counts = hand[:, index]
             most = int(counts.max()) if n else 0
@@ -589,11 +584,8 @@ class ContestEngine:
             rolled = np.arange(most) < counts[:, None]
             hits += ((faces <= self.hit_top[index]) & rolled).sum(axis=1)
             turncoats[:, index] = ((faces > self.miss_top[index]) & rolled).sum(axis=1)
-            if self.notes is not None:
-                shown += [f"d{sides}:{face}" for face in faces[0, :counts[0]]]
-        if self.notes is not None:
-            rolled_text = " ".join(shown) if shown else "nothing (no dice)"
-            self._say(f"  The {side} rolls {rolled_text}: {hits[0]} hit(s), {turncoats[0].sum()} turncoat(s).")
+            rolled_sizes.append((sides, faces, counts))
+        self._tell("roll", side=side, rolled=rolled_sizes, hits=hits, turncoats=turncoats)
         return hits, turncoats
 
     def _roll_extra(self, counts: np.ndarray, purpose: str) -> np.ndarray:
@@ -602,141 +594,42 @@ class ContestEngine:
         if most == 0:
             return np.zeros(len(counts), dtype=np.int64)
         faces = self.rng.integers(1, EXTRA_DIE + 1, size=(len(counts), most))
-        hit_top = die_classes(EXTRA_DIE)[0]
-        if self.notes is not None and counts[0]:
-            self._say(f"  The {purpose} dice show {' '.join(str(f) for f in faces[0, :counts[0]])}.")
-        return ((faces <= hit_top) & (np.arange(most) < counts[:, None])).sum(axis=1)
-
-    # ----- words (the trace) ------------------------------------------------------------
-
-    def _say(self, text: str, rows: np.ndarray | None = None) -> None:
-        if self.notes is not None and (rows is None or (len(rows) and rows[0] == 0)):
-            self.notes.append(text)
-
-    def _track_text(self) -> str:
-        x, o, w = int(self.wins[0]), int(self.losses[0]), int(self.track[0])
-        return " ".join(["X"] * x + ["O"] * o + ["."] * (w - x - o))
-
-    def _status_text(self) -> str:
-        return (f"Track [{self._track_text()}]; player {self.sizes.text(tuple(self.player_hand[0]))}, "
-                f"{self.player_chips[0]} chip(s) in hand, stack {self.player_stack[0]}; narrator "
-                f"{self.sizes.text(tuple(self.narrator_hand[0]))}, {self.narrator_chips[0]} chip(s), "
-                f"stack {self.narrator_stack[0]}; pool {self.sizes.text(tuple(self.pool[0]))}; "
-                f"peril {self.peril[0]}.")
+        self._tell("extra_dice", purpose=purpose, faces=faces, counts=counts)
+        return ((faces <= EXTRA_HIT_TOP) & (np.arange(most) < counts[:, None])).sum(axis=1)
 
 
-# ----- what a replayed decision sees: the position, its context and the legal options --------
+class _TestQueue(NamedTuple):
+    """What is left of a Test after the reward being resolved, for the decisions' ``queue``:
+    ``pending`` rewards of the ``head`` kind, then ``tail`` (per contest a count of B/G
+    rewards, or the roll winner's code of the placement step), codes of `QUEUE_CODES`."""
 
-_COUNTERS = ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses",
-             "peril", "track")
-_QUEUE_CODES = {None: 0, "B": 1, "G": 2, "place": 3}
+    head: int
+    pending: np.ndarray
+    tail_code: int
+    tail: np.ndarray | None
 
-
-def _multisets(available: tuple, count: int) -> list[tuple]:
-    """Every multiset of ``count`` dice out of ``available`` (count tuples).
-
-    >>> _multisets((2, 1), 2)
-    [(1, 1), (2, 0)]
-    """
-    if not available:
-        return [()] if count == 0 else []
-    found = []
-    for first in range(min(available[0], count) + 1):
-        found += [(first,) + rest for rest in _multisets(available[1:], count - first)]
-    return found
+    def columns(self, rows: np.ndarray) -> np.ndarray:
+        """The queue of ``rows`` as int columns (see `exactdice.karbon.replay.context_words`)."""
+        tail = self.tail[rows] if self.tail is not None else np.zeros(len(rows), dtype=np.int64)
+        return np.column_stack([np.full(len(rows), self.head), self.pending[rows],
+                                np.full(len(rows), self.tail_code), tail])
 
 
-def _placing_winner(point: str, extra) -> str | None:
-    """Whose chips go on the stack at this round's placement ("p", "n", "t") when the
-    decision comes before it (risk, take, or a Glitch from Peril), else None."""
-    if point in ("risk", "take"):
-        return "pnt"[extra[0]]
-    if len(extra) == 4 and extra[2] == _QUEUE_CODES["place"]:
-        return "pnt"[extra[3]]
-    return None
+def _other_size_held(hand: np.ndarray, reserve: np.ndarray) -> np.ndarray:
+    """Per row: the hand holds a die of some size and the reserve one of another size."""
+    held, kept = hand > 0, reserve > 0
+    sizes_held, sizes_kept = held.sum(axis=1), kept.sum(axis=1)
+    shared = (held & kept).sum(axis=1)
+    # some (hand size, reserve size) pair differs unless both hold just the one same size
+    return (sizes_held > 0) & (sizes_kept > 0) & ~((sizes_held == 1) & (sizes_kept == 1) & (shared == 1))
 
 
-def _winner_context(extra) -> dict:
-    return {"roll_winner": _WINNER_WORDS[extra[0]]}
-
-
-def _take_context(extra) -> dict:
-    return {"roll_winner": _WINNER_WORDS[extra[0]], "take": extra[1]}
-
-
-def _queue_context(extra) -> dict:
-    """Queue columns (head code, rewards of the head's kind left, tail code, tail value) -> words.
-
-    >>> _queue_context([2, 1, 3, 2])
-    {'queue': ['G', 'place:tie']}
-    """
-    head, left, tail_code, tail = extra
-    words = ["B" if head == _QUEUE_CODES["B"] else "G"] * left
-    if tail_code == _QUEUE_CODES["place"]:
-        words.append(f"place:{_WINNER_WORDS[tail]}")
-    elif tail_code:
-        words += ["B" if tail_code == _QUEUE_CODES["B"] else "G"] * tail
-    return {"queue": words}
-
-
-def _risk_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    return ["no", "yes"]
-
-
-def _take_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    return [sizes.text(taken) for taken in _multisets(state.pool, extra[1])]
-
-
-def _break_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    """The Break options open to a deciding player (advantage: some hand die differs from a reserve die)."""
-    options = []
-    if state.peril > 0:
-        options.append("security")
-    if state.narrator_chips > 0:
-        options.append("footing-discard")
-    if sum(state.narrator_hand) > 0:
-        options.append("footing-dice")
-    hand_types = [i for i, count in enumerate(state.player_hand) if count]
-    reserve_types = [i for i, count in enumerate(state.reserve) if count]
-    if any(h != r for h in hand_types for r in reserve_types):
-        options.append("advantage")
-    return options or ["none"]
-
-
-def _swap_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    """Every swap of one or two hand dice for as many reserve dice of other types, as ``"out->in"``."""
-    names = []
-    for size in (1, 2):
-        for out in _multisets(state.player_hand, size):
-            for into in _multisets(state.reserve, size):
-                if not any(o and i for o, i in zip(out, into)):
-                    names.append(f"{sizes.text(out)}->{sizes.text(into)}")
-    return names
-
-
-def _give_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    hand = state.narrator_hand
-    return [sizes.text(given) for given in _multisets(hand, min(2, sum(hand)))]
-
-
-def _glitch_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    return ["hurt", "plans"] + (["sideswipe"] if state.wins >= 1 else [])
-
-
-def _hurt_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    return ["injury", "condition"]
-
-
-def _plans_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    return ["dice", "peril"]
-
-
-def _planstake_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    return [sizes.text(taken) for taken in _multisets(state.pool, min(2, sum(state.pool)))]
-
-
-def _sideswipe_options(state: Position, extra, sizes: DiceSizes) -> list[str]:
-    return ["chips", "dice"]
+def _named_choice(applicable: Mapping[str, np.ndarray], otherwise: str | None = None) -> Callable:
+    """``choice_at`` for `ContestEngine._decide`: the options applicable at a row."""
+    def choice_at(index: int) -> NamedChoice:
+        names = [name for name, mask in applicable.items() if mask[index]]
+        return NamedChoice(names or [otherwise])
+    return choice_at
 
 
 def _take_in_order(source: np.ndarray, counts: np.ndarray, order) -> np.ndarray:
@@ -757,81 +650,6 @@ def _first_applicable(order, applicable: Mapping[str, np.ndarray]):
         chosen = unassigned & applicable[option]
         unassigned &= ~chosen
         yield option, chosen
-
-
-class StrategyReplay:
-    """The actions of a strategy table for the sides that play ``optimal`` / ``kind``.
-
-    ``table`` is what `exactdice.karbon.strategy.load_strategy` returns ({decision key:
-    action}, the file's header under ``None``); the header must match the simulation's
-    ruleset, policies and die sizes. A decision the table lacks, or an action that is
-    not legal where it is played, is an `InputError` naming the decision.
-
-    >>> from exactdice.karbon.setup import ContestSetup
-    >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, consequence=1, pool={}, reserve={})
-    >>> header = {"ruleset": Rules().to_dict(), "dice_sizes": [6, 8],
-    ...           "policies": {"player": "optimal", "narrator": NarratorPolicy().text()}}
-    >>> replay = StrategyReplay({None: header}, setup, Rules(), PlayerPolicy(kind="optimal"),
-    ...                         NarratorPolicy())
-    >>> replay.player_strategic, replay.narrator_strategic
-    (True, False)
-    >>> replay.decide("risk", {"wins": 0}, {"roll_winner": "tie"}, ["no", "yes"])
-    Traceback (most recent call last):
-    ...
-    exactdice.errors.InputError: strategy: the strategy has no decision for point 'risk' at state {"wins": 0} with context {"roll_winner": "tie"}: it was written for another setup, ruleset or policies
-    """
-
-    def __init__(self, table: Mapping, setup, ruleset: Rules, player: PlayerPolicy,
-                 narrator: NarratorPolicy):
-        self.table = table
-        self.player, self.narrator = player, narrator
-        self.player_strategic = player.kind == "optimal"
-        self.narrator_strategic = narrator.kind in ("optimal", "kind")
-        self.seen: dict = {}   # (point, packed state and context) -> action, filled by the engine
-        header = table.get(None)
-        if not isinstance(header, Mapping):
-            raise InputError("strategy", "the strategy table has no header (ruleset, policies, dice_sizes)")
-        expected = {"ruleset": ruleset.to_dict(),
-                    "policies": {"player": player.text(), "narrator": narrator.text()},
-                    "dice_sizes": list(setup.sizes().sizes)}
-        for name, value in expected.items():
-            written = header.get(name)
-            if written != value:
-                raise InputError("strategy", f"the strategy was written for {name} {json.dumps(written)} but "
-                                               f"this simulation has {json.dumps(value)}; write a strategy for "
-                                               "these settings with `karbon odds ... --strategy FILE`")
-
-    def decide(self, point: str, state: dict, context: dict, options: list[str]) -> str:
-        """The action at one decision: the only option when it is forced, else the table's."""
-        if len(options) == 1:
-            return options[0]
-        action = self.table.get(decision_key(point, state, context))
-        if action is None:
-            raise InputError("strategy", f"the strategy has no decision for point '{point}' at state "
-                                           f"{json.dumps(state)} with context {json.dumps(context)}: it was "
-                                           "written for another setup, ruleset or policies")
-        if action not in options:
-            raise InputError("strategy", f"the strategy plays '{action}' at point '{point}' (state "
-                                           f"{json.dumps(state)}, context {json.dumps(context)}), where the "
-                                           f"legal actions are {', '.join(options)}")
-        return action
-
-    def start(self, setup):
-        """The contest's start with the draws the strategy makes (fixed sides draw by preference)."""
-        player_draw = narrator_draw = None
-        if setup.player_dice is None and (self.player_strategic or self.narrator_strategic):
-            if self.player_strategic:
-                by_text = {dice_text(draw): draw for draw in setup.player_draws()}
-                if by_text:
-                    player_draw = by_text[self.decide("draw", {}, {}, list(by_text))]
-            if self.narrator_strategic:
-                if player_draw is None:
-                    player_draw = setup.start(self.player, self.narrator).player_draw
-                by_text = {dice_text(answer): answer for answer in setup.narrator_draws(player_draw)}
-                if by_text:
-                    narrator_draw = by_text[self.decide("narrator_draw", {}, {"player_draw": dice_text(player_draw)},
-                                                        list(by_text))]
-        return setup.start(self.player, self.narrator, player_draw, narrator_draw)
 
 
 def contest_start(setup, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy,

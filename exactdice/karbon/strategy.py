@@ -63,14 +63,16 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from exactdice.errors import InputError
 from exactdice.input_files import read_json_file
 from exactdice.output_files import write_output
 from exactdice.karbon.dice import DiceSizes
-from exactdice.karbon.position import Position
+from exactdice.karbon.position import STACK_SIZE, Position
 
 __all__ = ["FORMAT", "describe_position", "describe_decision", "decision_key", "write_strategy",
-           "load_strategy"]
+           "load_strategy", "written_chip_limits"]
 
 FORMAT = "exactdice-karbon-strategy/2"  # /2: stacks held in hand before placement
 _WINNER_WORD = {"p": "player", "n": "narrator", "t": "tie"}
@@ -119,6 +121,23 @@ def describe_decision(sizes: DiceSizes, situation) -> tuple[str, dict, dict]:
     else:
         context = {"queue": _queue_words(situation[2])}
     return point, state, context
+
+
+def written_chip_limits(track, wins, losses, player_stack, narrator_stack):
+    """(player, narrator): the most chips in hand a state is written with at a round's start.
+
+    The cut of the format above, for a replayer that maps its own positions to the file's
+    keys (the simulator plays every chip and cuts only its description). Takes numbers or
+    numpy arrays (one entry per position).
+
+    >>> [int(limit) for limit in written_chip_limits(2, 0, 0, 1, 0)]
+    [9, 10]
+    """
+    breaks = track - wins - losses
+    player = np.maximum(0, STACK_SIZE * breaks - player_stack)
+    narrator = np.maximum(np.maximum(STACK_SIZE * (track - losses) - narrator_stack,
+                                     np.where(track - losses >= 2, STACK_SIZE * breaks, 0)), 1)
+    return player, narrator
 
 
 def decision_key(point: str, state: dict, context: dict) -> str:
