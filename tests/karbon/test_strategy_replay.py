@@ -2,12 +2,14 @@
 
 Each replay's outcome counts are compared with the exact odds of the same solve by a G test
 at alpha = 1e-3 / len(CASES) (Bonferroni over the batch), so the batch's false-alarm rate is
-at most 1e-3. The same test must reject a strategy whose every action is flipped.
+at most 1e-3. The same test must reject a strategy whose every action is flipped, and a
+model whose cut of the chips in hand is one chip too low (the simulator plays every chip).
 """
 
 import contextlib
 import csv
 import io
+import itertools
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -18,8 +20,12 @@ from scipy import stats
 
 from exactdice.cli.main import main
 from exactdice.errors import InputError
-from exactdice.karbon import ContestSetup, Rules, parse_player_policy
-from exactdice.karbon.simulate import OUTCOMES, simulate
+from exactdice.karbon import ContestSetup, Rules, parse_narrator_policy, parse_player_policy
+from exactdice.karbon.dice import DiceSizes
+from exactdice.karbon.model import KarbonModel
+from exactdice.karbon.replay import DicePick, NamedChoice, SwapChoice
+from exactdice.karbon.setup import read_state_file
+from exactdice.karbon.simulate import OUTCOMES, ContestEngine, contest_start, simulate
 
 DATA = Path(__file__).parent / "data"
 TINY = ["--player-dice", "d6", "--narrator-dice", "d8", "--pool", "d4", "--reserve", "d4", "-w", "1", "-p", "1"]
@@ -38,10 +44,18 @@ CASES = [
                                                          "none", "--reserve", "none", "-w", "2", "-p", "0",
                                                          "--rule", "rewards_per_test=1"],
      ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"risk", "break"}),
-    # more chips than can matter (12 > 5 W): the model cuts them, so the replay must drop
-    # them too or its stacks differ from the file's after placement
+    # more chips than can matter (12 > 5 W): the model cuts them; the replay plays them all
+    # and describes its position with them cut (stacks and the Test's queue after placement too)
     ("optimal vs optimal: chips past the cut", ["--state", str(DATA / "chips_past_the_cut.json")],
      ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"break"}),
+    ("optimal vs optimal: chips past the cut, one reward a Test",
+     ["--state", str(DATA / "chips_past_the_cut.json"), "--rule", "rewards_per_test=1"],
+     ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"break"}),
+    # both sides past the cut, the narrator's stack started: Glitch options after placement
+    ("optimal vs optimal: both past the cut, narrator first",
+     ["--state", str(DATA / "both_past_the_cut.json"), "--rule", "rewards_per_test=1", "--rule",
+      "tie_order=narrator_first"],
+     ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"risk", "break", "glitch", "hurt"}),
 ]
 ALPHA = 1e-3 / len(CASES)
 N = 40_000
@@ -188,3 +202,134 @@ def test_trace_replays_the_strategy(written):
                              ["--strategy", str(written[name][0]), "--seed", "2"])
     assert code == 0, err
     assert "Risk (strategy): the player" in out and out.splitlines()[-1].startswith("Result: the player")
+
+
+# ----- the cut of the chips in hand: only the description is cut, never the play ------------------
+
+CUT_CASE = CASES[4]   # chips past the cut: 12 chips in hand, 10 can still matter
+
+
+def _cut_one_chip_too_many(original):
+    """A wrong `KarbonModel._capped`: the player keeps one chip fewer than the right cut."""
+    def wrong(position):
+        most = original(position._replace(player_chips=10**6)).player_chips
+        capped = original(position)
+        if position.player_chips >= most:
+            return capped._replace(player_chips=most - 1)
+        return capped
+    return staticmethod(wrong)
+
+
+@pytest.fixture
+def wrongly_cut(monkeypatch, tmp_path):
+    """The cut case solved by a model whose cut is one chip too low: (strategy path, its law)."""
+    monkeypatch.setattr(KarbonModel, "_capped", _cut_one_chip_too_many(KarbonModel._capped))
+    path = tmp_path / "wrong-cut.json"
+    code, out, err = _invoke(["odds"] + CUT_CASE[1] + CUT_CASE[2] + ["--strategy", str(path), "--json"])
+    assert code == 0, err
+    odds = json.loads(out)
+    return path, [Fraction(odds[name]) for name in ("win", "loss", "tie", "never_ends")]
+
+
+def test_a_model_with_a_wrong_cut_is_caught_by_the_replay(written, wrongly_cut, tmp_path):
+    path, wrong_law = wrongly_cut
+    assert wrong_law != written[CUT_CASE[0]][1]   # the wrong cut changes the exact odds
+    # the file's keys hold the wrong cut; the replay describes its chips with the format's
+    code, _, err = _invoke(["simulate"] + CUT_CASE[1] + CUT_CASE[2] + ["--strategy", str(path), "--n", "2000"])
+    assert code == 2 and "the strategy has no decision" in err and '"player_chips": 10' in err
+
+
+def test_a_wrong_cut_everywhere_is_caught_by_the_odds(written, wrongly_cut, tmp_path, monkeypatch):
+    """The cut's argument itself wrong: the file's description follows it too, so every
+    look-up succeeds, but the simulator plays every chip and the G test rejects the exact
+    odds (a simulator that cut its chips the same way would agree with them)."""
+    import exactdice.karbon.replay as replay
+
+    path, wrong_law = wrongly_cut
+    right = replay.written_chip_limits
+    monkeypatch.setattr(replay, "written_chip_limits",
+                        lambda *counters: (right(*counters)[0] - 1, right(*counters)[1]))
+    observed = _replayed_counts(CUT_CASE[1], CUT_CASE[2], path, tmp_path)
+    assert _g_test_pvalue(observed, wrong_law) < 1e-6, (observed, [float(p) for p in wrong_law])
+    assert _g_test_pvalue(observed, written[CUT_CASE[0]][1]) > ALPHA   # the rules' odds fit
+
+
+class _Recorder:
+    """An engine observer keeping every event as (event, contest number, values of that contest)."""
+
+    def __init__(self):
+        self.events = []
+
+    def notice(self, event, engine, rows, values):
+        for position, trial in enumerate(engine.trial[rows]):
+            self.events.append((event, int(trial), {name: value[position] if isinstance(value, np.ndarray)
+                                                    and value.ndim else value for name, value in values.items()}))
+
+
+def test_the_replay_places_every_chip(written):
+    """In the first round every placing player puts down its 12 chips plus the roll's gain
+    (the file describes them cut to 10, the play keeps them)."""
+    name, setup_args, _, _ = CUT_CASE
+    setup = read_state_file(DATA / "chips_past_the_cut.json")
+    player, narrator = parse_player_policy("optimal"), parse_narrator_policy("optimal")
+    start, replay = contest_start(setup, Rules(), player, narrator, str(written[name][0]))
+    recorder = _Recorder()
+    ContestEngine(start, Rules(), player, narrator, 500, np.random.Generator(np.random.PCG64(4)),
+                  observers=[recorder], replay=replay).run()
+    gains, placed = {}, []
+    for event, trial, values in recorder.events:
+        if event == "round" and values["number"] > 1:
+            break
+        if event == "roll_won":
+            player_hits, narrator_hits = values["player_hits"], values["narrator_hits"]
+            gains[trial] = player_hits if player_hits >= narrator_hits else 0
+        if event == "placed" and values["side"] == "player":
+            placed.append(values["chips"] == 12 + gains[trial])
+    assert len(placed) > 100 and all(placed)
+
+
+# ----- what the replay allows: checked against every option listed by brute force -------------------
+
+def _picks(available, count):
+    """Every multiset of ``count`` dice out of ``available`` (count tuples), by brute force."""
+    return {taken for taken in itertools.product(*(range(held + 1) for held in available)) if sum(taken) == count}
+
+
+def _swaps(hand, reserve):
+    return {(out, into) for size in (1, 2) for out in _picks(hand, size) for into in _picks(reserve, size)
+            if not any(o and i for o, i in zip(out, into))}
+
+
+SMALL_DICE = list(itertools.product(range(3), repeat=3))   # up to two dice of each of 3 sizes
+
+
+def test_dice_picks_are_forced_exactly_when_one_pick_exists():
+    sizes = DiceSizes([6, 8, 10])
+    for available in SMALL_DICE:
+        for count in range(sum(available) + 1):
+            picks = _picks(available, count)
+            choice = DicePick(sizes, available, count)
+            assert (choice.forced() is not None) == (len(picks) == 1), (available, count)
+            if len(picks) == 1:
+                assert choice.forced() == sizes.text(next(iter(picks)))
+            for taken in _picks(tuple(2 for _ in available), count):
+                assert choice.allows(sizes.text(taken)) == (taken in picks)
+            assert not choice.allows("d12") and not choice.allows("2x")
+
+
+def test_swaps_are_forced_exactly_when_one_swap_exists():
+    sizes = DiceSizes([6, 8, 10])
+    for hand in SMALL_DICE:
+        for reserve in SMALL_DICE:
+            swaps = _swaps(hand, reserve)
+            choice = SwapChoice(sizes, hand, reserve)
+            assert (choice.forced() is not None) == (len(swaps) == 1), (hand, reserve)
+            for out, into in _swaps((2, 2, 2), (2, 2, 2)):
+                text = f"{sizes.text(out)}->{sizes.text(into)}"
+                assert choice.allows(text) == ((out, into) in swaps), (hand, reserve, text)
+    assert not SwapChoice(sizes, (1, 0, 0), (0, 1, 0)).allows("d6")
+
+
+def test_named_choices():
+    assert NamedChoice(["no", "yes"]).forced() is None and NamedChoice(["none"]).forced() == "none"
+    assert str(NamedChoice(["hurt", "plans"])) == "hurt, plans" and not NamedChoice(["hurt"]).allows("plans")
