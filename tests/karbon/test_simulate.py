@@ -5,7 +5,9 @@ the batch) (Bonferroni), so the whole batch has a false-alarm rate of at most 1e
 are checked within 4.5 standard errors (two-sided alpha about 7e-6 each).
 """
 
+from collections import Counter
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,10 +15,12 @@ from scipy import stats
 
 from exactdice.errors import InputError
 from exactdice.karbon import ContestSetup, Rules, contest_odds, parse_narrator_policy, parse_player_policy
-from exactdice.karbon.simulate import (COLUMNS, OUTCOMES, simulate,
+from exactdice.karbon.simulate import (COLUMNS, OUTCOMES, ContestEngine, contest_start, simulate,
                                        summarize, write_samples_csv)
 from exactdice.karbon.solve import expected_distribution
-from exactdice.karbon.trace import trace_contest
+from exactdice.karbon.trace import Narrator, trace_contest
+
+TRACES = Path(__file__).parent / "data" / "traces"
 
 MICRO = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={})
 MICRO_WIN = Fraction(5990740867607044698482871905123999658267434893078700,
@@ -182,6 +186,94 @@ def test_trace_shows_breaks_and_options():
                          player_chips=4)
     text = "\n".join(trace_contest(setup, seed=1))
     assert "Break: the player marks an X." in text and "Option security: one peril die is removed." in text
+
+
+# ----- the engine's events: observers ------------------------------------------------------------
+
+
+class _Recorder:
+    """An observer keeping every event as (event, contest number, that contest's values)."""
+
+    def __init__(self):
+        self.events = []
+
+    def notice(self, event, engine, rows, values):
+        for position, trial in enumerate(engine.trial[rows]):
+            self.events.append((event, int(trial), {name: value[position] if isinstance(value, np.ndarray)
+                                                    and value.ndim else value for name, value in values.items()}))
+
+
+OBSERVED = (ContestSetup(ability=1, challenge=1, consequence=4, peril=1, pool=SMALL_POOL, reserve={6: 1},
+                         fallout=1),
+            Rules(injury_peril="on", sudden_death="on"), parse_player_policy("glitch=sideswipe>hurt;risk=always"),
+            parse_narrator_policy("random"))
+
+
+def _engine(n, seed, observers=()):
+    setup, ruleset, player, narrator = OBSERVED
+    start, _ = contest_start(setup, ruleset, player, narrator)
+    return ContestEngine(start, ruleset, player, narrator, n, np.random.Generator(np.random.PCG64(seed)),
+                         observers=observers)
+
+
+def test_observers_hear_every_contest_and_the_events_add_up_to_the_results():
+    recorder = _Recorder()
+    result = _engine(3_000, 9, [recorder]).run()
+    assert {event for event, _, _ in recorder.events} <= set(ContestEngine.EVENTS)
+    marks = Counter((trial, values["kind"]) for event, trial, values in recorder.events if event == "mark")
+    rounds = Counter(trial for event, trial, _ in recorder.events if event == "round")
+    injuries = Counter(trial for event, trial, values in recorder.events if event == "hurt" and values["injury"])
+    over = {trial: values["outcome"] for event, trial, values in recorder.events if event == "contest_over"}
+    for trial in range(3_000):
+        assert marks[trial, "break"] == result["breaks"][trial] and marks[trial, "glitch"] == result["glitches"][trial]
+        assert rounds[trial] == result["rounds"][trial] and injuries[trial] == result["injuries"][trial]
+        assert over[trial] == result["outcome"][trial]
+    seen = Counter(event for event, _, _ in recorder.events)
+    assert all(seen[event] for event in ("fallout", "sudden_death", "sideswipe_dice", "hurt", "risk", "placed"))
+
+
+def test_observers_do_not_change_the_play():
+    plain = _engine(2_000, 4).run()
+    heard = _engine(2_000, 4, [_Recorder(), Narrator()]).run()
+    assert all(np.array_equal(plain[column], heard[column]) for column in plain)
+
+
+def test_the_narrator_words_every_event_and_only_contest_0():
+    assert all(callable(getattr(Narrator, event, None)) for event in ContestEngine.EVENTS)
+    narrator = Narrator()
+    result = _engine(50, 3, [narrator]).run()
+    lines = narrator.lines
+    assert lines[0] == "Fallout: 1 Glitch(es) are thrown before the first round."
+    assert sum(line.startswith("Round ") for line in lines) == result["rounds"][0]
+    assert sum(line.endswith("marks an X.") for line in lines) == result["breaks"][0]
+    assert sum(line.endswith("marks an O.") for line in lines) == result["glitches"][0]
+    assert sum(line.startswith("  Track [") for line in lines) == result["rounds"][0]
+
+
+# the stories told before the narration became an observer (same seeds, same words)
+GOLDEN_TRACES = {
+    "sd_17": ["-a", "2", "-c", "2", "-w", "2", "--rule", "sudden_death=on", "--narrator-policy", "random",
+              "--seed", "17"],
+    "swipe_23": ["-a", "1", "-c", "2", "-w", "3", "--pool", "2d8,3d10", "--reserve", "2d6", "--player-policy",
+                 "glitch=sideswipe;sideswipe_take=chips;break=footing-discard", "--seed", "23"],
+    "plans_1": ["--player-dice", "d8", "--narrator-dice", "d10", "-w", "3", "--pool", "2d6,d8", "--reserve", "none",
+                "--rule", "sideswipe_picker=narrator", "--player-policy", "glitch=plans>sideswipe;break=footing-dice",
+                "--narrator-policy", "plans=dice;give=d8>d10", "--seed", "1"],
+    "inj_1": ["-a", "1", "-c", "1", "-w", "3", "--pool", "2d8,2d10", "--reserve", "d6", "--fallout", "1", "--rule",
+              "injury_peril=on", "--player-policy", "glitch=sideswipe>hurt", "--narrator-policy",
+              "hurt=injury;plans=dice", "--seed", "1"],
+    "risk_3": ["-a", "3", "-c", "3", "-w", "3", "-p", "1", "--fallout", "1", "--player-policy", "risk=always",
+               "--seed", "3"],
+    "adv_5": ["-a", "2", "-c", "1", "-w", "3", "--pool", "2d8,3d10", "--reserve", "2d6", "--player-policy",
+              "break=advantage", "--narrator-policy", "random", "--seed", "5"],
+}
+
+
+@pytest.mark.parametrize("name", GOLDEN_TRACES)
+def test_trace_tells_the_same_story_as_before(name, capsys):
+    code, out, err = _run_cli(["trace"] + GOLDEN_TRACES[name], capsys)
+    assert code == 0, err
+    assert out == (TRACES / f"{name}.txt").read_text()
 
 
 # ----- the CLI ----------------------------------------------------------------------------------
