@@ -92,7 +92,7 @@ class ContestEngine:
         "roll_won": "player_hits, narrator_hits: chips go to the winner (both on a tie)",
         "opening": "player_turncoats, narrator_turncoats: the dice set aside",
         "extra_dice": "purpose (risk, peril); faces; counts: the extra d8 shown",
-        "risk": "risking; hits; taken: dice taken from the pool; strategic",
+        "risk": "risking; hits; taken: dice taken from the pool (both None when nobody risks); strategic",
         "peril": "dice, hits: the peril roll (on the narrator's stack or in its hand)",
         "peril_glitches": "count: completions of the narrator's stack before placement",
         "placed": "side; chips, stack: before; left, new_stack, completions: after",
@@ -230,22 +230,27 @@ class ContestEngine:
         to_narrator = np.where(player_opens[:, None], player_turncoats, 0) + \
             np.where(narrator_opens[:, None], 0, narrator_turncoats)
         winner = np.where(player_won, 0, np.where(narrator_won, 1, 2))
-        self._risk(winner, (self.player_hand + to_player, self.narrator_hand + to_narrator))
+        self._risk(winner, to_player, to_narrator)
         self._peril()
         self.player_hand += to_player
         self.narrator_hand += to_narrator
         self._test(winner != 1, winner != 0)
         self._tell("round_over")
 
-    def _risk(self, winner: np.ndarray, hands) -> None:
+    def _risk(self, winner: np.ndarray, to_player: np.ndarray, to_narrator: np.ndarray) -> None:
         """4.4: the player rolls 3 d8 or not; hits take dice from the pool, misses are the
-        narrator's chips. A replayed decision sees ``hands`` (the Opening's dice moved)."""
+        narrator's chips. A replayed decision sees the hands with the Opening's dice moved."""
         n = len(self.trial)
+        hands = None
         if self.player_replays:
+            hands = (self.player_hand + to_player, self.narrator_hand + to_narrator)
             risking = self._decide("risk", np.arange(n), winner[:, None],
                                    lambda i: NamedChoice(("no", "yes")), hands) == "yes"
         else:
             risking = np.full(n, self.player.risk == "always")
+        if not risking.any():
+            self._tell("risk", risking=risking, hits=None, taken=None, strategic=self.player_replays)
+            return
         hits = self._roll_extra(np.where(risking, RISK_DICE, 0), "risk")
         self.narrator_chips += np.where(risking, RISK_DICE - hits, 0)
         take = np.where(risking, np.minimum(hits, self.pool.sum(axis=1)), 0)

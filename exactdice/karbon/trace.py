@@ -22,7 +22,7 @@ from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.simulate import MAX_ROUNDS, RISK_DICE, ContestEngine, contest_start
 
-__all__ = ["trace_contest", "Narrator"]
+__all__ = ["trace_contest", "Narrator", "EventRecorder"]
 
 _RESULT_WORDS = {"win": "wins the contest", "loss": "loses the contest", "tie": "ties the contest",
                  "unfinished": "has not finished the contest"}
@@ -42,7 +42,7 @@ class Narrator:
 
     def notice(self, event: str, engine, rows: np.ndarray, values: dict) -> None:
         if len(rows) and rows[0] == 0 and engine.trial[0] == 0:
-            words = getattr(self, event)(engine, {name: _first(value) for name, value in values.items()})
+            words = getattr(self, event)(engine, {name: _entry(value, 0) for name, value in values.items()})
             if words is not None:
                 self.lines.append(words)
 
@@ -171,10 +171,32 @@ class Narrator:
         return f"  Option sideswipe: one X is removed; the narrator gives the player {_dice(engine, values['given'])}."
 
 
-def _first(value):
-    """The watched contest's entry of an event value: arrays are aligned with the event's
-    rows (contest 0 is the first); words, flags and a roll's list of faces stay as they are."""
-    return value[0] if isinstance(value, np.ndarray) and value.ndim else value
+class EventRecorder:
+    """An observer of a `ContestEngine` that keeps every event of every contest:
+    ``events`` lists (event, contest number, that contest's values).
+
+    >>> from exactdice.karbon.setup import ContestSetup
+    >>> from exactdice.karbon.simulate import contest_start
+    >>> start, _ = contest_start(ContestSetup(ability=1, challenge=1, consequence=1), Rules(), PlayerPolicy(),
+    ...                          NarratorPolicy())
+    >>> recorder = EventRecorder()
+    >>> _ = ContestEngine(start, Rules(), PlayerPolicy(), NarratorPolicy(), 3, np.random.default_rng(1),
+    ...                   observers=[recorder]).run()
+    >>> recorder.events[0]
+    ('round', 0, {'number': np.int64(1)})
+    """
+
+    def __init__(self):
+        self.events: list[tuple[str, int, dict]] = []
+
+    def notice(self, event: str, engine, rows: np.ndarray, values: dict) -> None:
+        for position, trial in enumerate(engine.trial[rows]):
+            self.events.append((event, int(trial), {name: _entry(value, position) for name, value in values.items()}))
+
+
+def _entry(value, position: int):
+    """One contest's entry of an event value (see `ContestEngine`: arrays are aligned with the rows)."""
+    return value[position] if isinstance(value, np.ndarray) and value.ndim else value
 
 
 def _dice(engine, counts) -> str:

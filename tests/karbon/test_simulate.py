@@ -18,7 +18,7 @@ from exactdice.karbon import ContestSetup, Rules, contest_odds, parse_narrator_p
 from exactdice.karbon.simulate import (COLUMNS, OUTCOMES, ContestEngine, contest_start, simulate,
                                        summarize, write_samples_csv)
 from exactdice.karbon.solve import expected_distribution
-from exactdice.karbon.trace import Narrator, trace_contest
+from exactdice.karbon.trace import EventRecorder, Narrator, trace_contest
 
 TRACES = Path(__file__).parent / "data" / "traces"
 
@@ -191,18 +191,6 @@ def test_trace_shows_breaks_and_options():
 # ----- the engine's events: observers ------------------------------------------------------------
 
 
-class _Recorder:
-    """An observer keeping every event as (event, contest number, that contest's values)."""
-
-    def __init__(self):
-        self.events = []
-
-    def notice(self, event, engine, rows, values):
-        for position, trial in enumerate(engine.trial[rows]):
-            self.events.append((event, int(trial), {name: value[position] if isinstance(value, np.ndarray)
-                                                    and value.ndim else value for name, value in values.items()}))
-
-
 OBSERVED = (ContestSetup(ability=1, challenge=1, consequence=4, peril=1, pool=SMALL_POOL, reserve={6: 1},
                          fallout=1),
             Rules(injury_peril="on", sudden_death="on"), parse_player_policy("glitch=sideswipe>hurt;risk=always"),
@@ -217,7 +205,7 @@ def _engine(n, seed, observers=()):
 
 
 def test_observers_hear_every_contest_and_the_events_add_up_to_the_results():
-    recorder = _Recorder()
+    recorder = EventRecorder()
     result = _engine(3_000, 9, [recorder]).run()
     assert {event for event, _, _ in recorder.events} <= set(ContestEngine.EVENTS)
     marks = Counter((trial, values["kind"]) for event, trial, values in recorder.events if event == "mark")
@@ -234,7 +222,7 @@ def test_observers_hear_every_contest_and_the_events_add_up_to_the_results():
 
 def test_observers_do_not_change_the_play():
     plain = _engine(2_000, 4).run()
-    heard = _engine(2_000, 4, [_Recorder(), Narrator()]).run()
+    heard = _engine(2_000, 4, [EventRecorder(), Narrator()]).run()
     assert all(np.array_equal(plain[column], heard[column]) for column in plain)
 
 

@@ -26,6 +26,7 @@ from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.replay import DicePick, NamedChoice, SwapChoice
 from exactdice.karbon.setup import read_state_file
 from exactdice.karbon.simulate import OUTCOMES, ContestEngine, contest_start, simulate
+from exactdice.karbon.trace import EventRecorder
 
 DATA = Path(__file__).parent / "data"
 TINY = ["--player-dice", "d6", "--narrator-dice", "d8", "--pool", "d4", "--reserve", "d4", "-w", "1", "-p", "1"]
@@ -254,18 +255,6 @@ def test_a_wrong_cut_everywhere_is_caught_by_the_odds(written, wrongly_cut, tmp_
     assert _g_test_pvalue(observed, written[CUT_CASE[0]][1]) > ALPHA   # the rules' odds fit
 
 
-class _Recorder:
-    """An engine observer keeping every event as (event, contest number, values of that contest)."""
-
-    def __init__(self):
-        self.events = []
-
-    def notice(self, event, engine, rows, values):
-        for position, trial in enumerate(engine.trial[rows]):
-            self.events.append((event, int(trial), {name: value[position] if isinstance(value, np.ndarray)
-                                                    and value.ndim else value for name, value in values.items()}))
-
-
 def test_the_replay_places_every_chip(written):
     """In the first round every placing player puts down its 12 chips plus the roll's gain
     (the file describes them cut to 10, the play keeps them)."""
@@ -273,7 +262,7 @@ def test_the_replay_places_every_chip(written):
     setup = read_state_file(DATA / "chips_past_the_cut.json")
     player, narrator = parse_player_policy("optimal"), parse_narrator_policy("optimal")
     start, replay = contest_start(setup, Rules(), player, narrator, str(written[name][0]))
-    recorder = _Recorder()
+    recorder = EventRecorder()
     ContestEngine(start, Rules(), player, narrator, 500, np.random.Generator(np.random.PCG64(4)),
                   observers=[recorder], replay=replay).run()
     gains, placed = {}, []
