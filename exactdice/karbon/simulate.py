@@ -119,8 +119,7 @@ class ContestEngine:
         self.observers = tuple(observers)
         self.player_replays = replay is not None and replay.player_strategic
         self.narrator_replays = replay is not None and replay.narrator_strategic
-        picker_replays = self.player_replays if ruleset.sideswipe_picker == "player" else self.narrator_replays
-        self.picker_replays = picker_replays
+        self.picker_replays = self.player_replays if ruleset.sideswipe_picker == "player" else self.narrator_replays
         self.view = None
         if replay is not None:
             self.view = replay.written_view(n)

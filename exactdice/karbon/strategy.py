@@ -52,7 +52,8 @@ in hand and ``*_stack`` 0, as only the sum of the two matters until placement
 (`exactdice.karbon.position.placement_folded`); the narrator's stack stays apart when a
 peril roll can still add to it (``peril_chips`` = ``stack`` and peril > 0), and nothing
 is folded when both hands are empty and there is no peril. A replayer describes its
-positions the same way.
+positions the same way (`written_chip_limits` gives the cut) while playing every chip it
+holds (`exactdice.karbon.replay.WrittenView`).
 
 >>> key = decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
 >>> key == decision_key("risk", {"wins": 0}, {"roll_winner": "tie"})
