@@ -45,7 +45,7 @@ from exactdice.tables.store import ResultKey
 from exactdice.tables.sweep import SweepCell, sweep
 
 __all__ = ["DesignProblem", "DesignCandidate", "DesignResult", "design_search", "hoeffding_half_width",
-           "DEFAULT_RISK"]
+           "exact_grid_problem", "DEFAULT_RISK"]
 
 #: default chance that some screen's interval misses its exact value (union bound over the grid)
 DEFAULT_RISK = Fraction(1, 10**6)
@@ -76,6 +76,25 @@ class DesignProblem:
         """Every point of the grid, in the axes' order."""
         names = list(self.axes)
         return [dict(zip(names, values)) for values in itertools.product(*self.axes.values())]
+
+
+def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules, rules_data: dict,
+                       solve_fn: Callable, metric: Callable[[Any], Fraction]) -> DesignProblem:
+    """A problem without a screen (every point is solved exactly) for systems whose cells
+    are cheap: a point's task is ``(arguments, rules)``, its arguments *fixed* updated
+    by the point, and its store key names *system*, *rules_data* and the arguments.
+
+    >>> problem = exact_grid_problem({"n": [2, 3]}, {"m": 1}, system="demo", rules=None, rules_data={},
+    ...                              solve_fn=_demo_grid_solve, metric=lambda result: result)
+    >>> design_search(problem, target=Fraction(1, 2), best=1, workers=1).candidates[0].point
+    {'n': 2}
+    """
+    def cell(point: dict) -> SweepCell:
+        arguments = {**fixed, **point}
+        return SweepCell(ResultKey(system, rules_data, {"design": "exact", **arguments}), (arguments, rules))
+
+    return DesignProblem(axes={name: list(values) for name, values in axes.items()}, cell=cell,
+                         metric=metric, solve_fn=solve_fn)
 
 
 @dataclass(frozen=True)
@@ -227,3 +246,8 @@ def _demo_interval(result, risk: Fraction) -> dict:
 def _demo_solve(task):
     kind, n = task
     return {"P(x)": Fraction(1, n)} if kind == "exact" else Fraction(1, n)
+
+
+def _demo_grid_solve(task):
+    arguments, _rules = task
+    return Fraction(arguments["m"], arguments["n"])
