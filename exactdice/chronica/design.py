@@ -24,7 +24,8 @@ from exactdice.errors import InputError
 
 __all__ = ["METRICS", "PARAMETERS", "chronica_design_problem", "solve_design_task", "design_search"]
 
-METRICS = {"win": "P(the player wins)", "tie": "P(tie)", "loss": "P(the opposition wins)"}
+#: target name -> what it is (win and loss are the player's)
+METRICS = {"win": "P(win)", "tie": "P(tie)", "loss": "P(loss)"}
 PARAMETERS = ("dice", "size", "against_dice", "against_size")
 
 

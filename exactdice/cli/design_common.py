@@ -19,6 +19,8 @@ __all__ = ["parse_number", "parse_target", "parse_vary", "integer_values", "desi
 _SHORT_FRACTION = 40
 #: a comma that starts the next NAME=VALUES of --vary
 _NEXT_AXIS = re.compile(r",\s*(?=[A-Za-z_-]+\s*=)")
+#: one --vary number or range of numbers: 3, -2, 1-8, -5-5, -5--1
+_RANGE = re.compile(r"\s*(-?[0-9]+)\s*(?:-\s*(-?[0-9]+)\s*)?")
 
 
 def parse_number(text: str, flag: str, example: str = "0.6, 60% or 3/5") -> Fraction:
@@ -58,19 +60,16 @@ def parse_target(text: str, metrics, unbounded=()) -> tuple[str, Fraction]:
 def integer_values(text: str, name: str) -> list[int]:
     """``1-3``, ``1,3,5`` or ``1-3,7`` -> the integers listed (at most 1001 a range).
 
-    >>> integer_values("1-3,7", "challenge")
-    [1, 2, 3, 7]
+    >>> integer_values("1-3,7", "challenge"), integer_values("-2--1", "modifier")
+    ([1, 2, 3, 7], [-2, -1])
     """
     values = []
     for part in (piece.strip() for piece in text.split(",")):
-        low, dash, high = part.partition("-") if not part.startswith("-") else ("", "", "")
-        try:
-            if not dash:
-                values.append(int(part))
-                continue
-            start, stop = int(low), int(high)
-        except ValueError:
-            raise InputError("--vary", f'{name}: "{part}" is not a number or a range like 1-8') from None
+        match = _RANGE.fullmatch(part)
+        if match is None:
+            raise InputError("--vary", f'{name}: "{part}" is not a number or a range like 1-8')
+        start = int(match.group(1))
+        stop = start if match.group(2) is None else int(match.group(2))
         if stop < start:
             raise InputError("--vary", f'{name}: the range "{part}" runs backwards; write {stop}-{start}')
         if stop - start > 1000:
@@ -196,7 +195,7 @@ def report_design(found, *, metric: str, meaning: str, axes: dict, fixed: dict, 
     names = list(axes)
     widths = {name: max(11, *(len(str(c.point[name])) for c in found.candidates)) for name in names}
     header = "  ".join(f"{name:>{widths[name]}}" for name in names)
-    click.echo(f"rank  {header}  {meaning if as_number else meaning[:8]:>10}  {'distance':>10}  exact")
+    click.echo(f"rank  {header}  {'value':>10}  {'distance':>10}  exact")
     for rank, candidate in enumerate(found.candidates, start=1):
         cells = "  ".join(f"{str(candidate.point[name]):>{widths[name]}}" for name in names)
         click.echo(f"{rank:>4}  {cells}  {_shown(candidate.value, as_number):>10}"

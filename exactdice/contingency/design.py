@@ -1,14 +1,14 @@
 """Contingency inverse design: which difficulty (or pool) gives a target chance of success.
 
 `contingency_design_problem` builds the `exactdice.design.DesignProblem` of a grid of skill
-checks: the varied parameters are the difficulty, the pool (``"d6,d8,d10"``), advantage,
+checks: the varied parameters are the difficulty, the pool ``dice`` (``"d6,d8,d10"``), advantage,
 disadvantage and the face modifier; each point is one exact `solve_check`. A check costs
 about a millisecond, so every point is solved (no simulator screen is worth its cost).
 
 Targets: ``success``, ``success-or-condition`` (a success or a success with a condition)
 and ``failure``.
 
->>> problem = contingency_design_problem({"difficulty": list(range(1, 11))}, {"pool": "d6,d8,d10"})
+>>> problem = contingency_design_problem({"difficulty": list(range(1, 11))}, {"dice": "d6,d8,d10"})
 >>> found = design_search(problem, target=Fraction(1, 2), best=1, workers=1)
 >>> found.candidates[0].point, found.candidates[0].value
 ({'difficulty': 6}, Fraction(29, 60))
@@ -31,7 +31,7 @@ __all__ = ["METRICS", "VARIABLE_PARAMETERS", "DEFAULTS", "contingency_design_pro
 METRICS = {"success": "P(success)", "success-or-condition": "P(success or success-with-condition)",
            "failure": "P(failure)"}
 #: setup parameters a design may vary, and their values when neither varied nor given
-DEFAULTS = {"difficulty": None, "pool": "d6,d8,d10", "advantage": 0, "disadvantage": 0, "modifier": 0}
+DEFAULTS = {"difficulty": None, "dice": "d6,d8,d10", "advantage": 0, "disadvantage": 0, "modifier": 0}
 VARIABLE_PARAMETERS = tuple(DEFAULTS)
 
 
@@ -45,7 +45,7 @@ def standard_pool_texts() -> list[str]:
 
 
 def _check(arguments: dict):
-    return skill_check(arguments["pool"], modifier=arguments["modifier"], advantage=arguments["advantage"],
+    return skill_check(arguments["dice"], modifier=arguments["modifier"], advantage=arguments["advantage"],
                        disadvantage=arguments["disadvantage"], difficulty=arguments["difficulty"])
 
 
@@ -75,7 +75,7 @@ def contingency_design_problem(axes: dict[str, list], fixed: dict, *, metric: st
 def solve_design_task(task) -> dict:
     """P(success), P(success or success-with-condition) and P(failure) of one check.
 
-    >>> solve_design_task(({**DEFAULTS, "pool": "d4,d4,d4", "difficulty": 4}, Rules()))["failure"]
+    >>> solve_design_task(({**DEFAULTS, "dice": "d4,d4,d4", "difficulty": 4}, Rules()))["failure"]
     Fraction(1, 2)
     """
     arguments, rules = task

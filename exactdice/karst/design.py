@@ -24,11 +24,12 @@ from exactdice.errors import InputError
 from exactdice.karst.rolls import action_success, attack_hit
 from exactdice.karst.ruleset import Rules
 
-__all__ = ["METRICS", "PARAMETERS", "karst_design_problem", "solve_design_task", "design_search"]
+__all__ = ["METRICS", "ROLL_PARAMETERS", "PARAMETERS", "karst_design_problem", "solve_design_task", "design_search"]
 
-#: target name -> (what it is, the parameters of its roll)
-METRICS = {"hit": ("P(hit) of an attack roll", ("modifier", "defense")),
-           "success": ("P(success) of an action roll", ("modifier",))}
+#: target name -> what it is
+METRICS = {"hit": "P(hit)", "success": "P(success)"}
+#: target name -> the parameters of its roll (an attack roll, an action roll)
+ROLL_PARAMETERS = {"hit": ("modifier", "defense"), "success": ("modifier",)}
 #: every parameter a design may vary or fix
 PARAMETERS = ("modifier", "defense")
 #: the largest |modifier| or defense a design takes (the rolls are flat beyond +-20)
@@ -39,7 +40,7 @@ def karst_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "h
     """The design grid over *axes* (parameter -> values) for the roll of *metric*."""
     if metric not in METRICS:
         raise InputError("metric", f"unknown target {metric!r}; choose from {', '.join(METRICS)}")
-    parameters = METRICS[metric][1]
+    parameters = ROLL_PARAMETERS[metric]
     for name in list(axes) + list(fixed):
         if name not in parameters:
             raise InputError("axes", f"a {metric} target takes {' and '.join(parameters)}, not {name!r}")
