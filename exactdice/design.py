@@ -153,27 +153,14 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
     With *tolerance*: every point within it (or, if none is, the closest one); without:
     the *best* closest (ties at the last place included).
     """
-    if best < 1:
-        raise InputError("best", f"must be >= 1, got {best}")
-    if tolerance is not None and tolerance < 0:
-        raise InputError("tolerance", f"must be >= 0, got {tolerance}")
-    if not 0 < risk < 1:
-        raise InputError("risk", f"must be between 0 and 1, got {risk}")
+    _check_search(best, tolerance, risk)
     target = Fraction(target)
     points = problem.points()
     if not points:
         raise InputError("axes", "the grid is empty")
     keys = [_point_key(point) for point in points]
     sweep_options = dict(store=store, workers=workers, executor=executor, progress=progress)
-
     screening = problem.screen is not None and not exhaustive
-    intervals = None
-    if screening:
-        per_point_risk = Fraction(risk) / len(points)
-        screens = sweep([problem.screen(point) for point in points], problem.solve_fn,
-                        description="screening", **sweep_options)
-        intervals = [problem.interval(result, per_point_risk) for result in screens]
-
     solved: dict[tuple, DesignCandidate] = {}
 
     def solve_points(indices: list[int]) -> None:
@@ -186,9 +173,7 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
     if not screening:
         solve_points(list(range(len(points))))
     else:
-        lower = [_distance_bound(interval, target) for interval in intervals]
-        estimate = [abs(interval["estimate"] - target) for interval in intervals]
-        order = sorted(range(len(points)), key=lambda i: (lower[i], estimate[i], i))
+        lower, order = _screen(problem, points, target, risk, sweep_options)
         batch = max(1, workers if executor is None else 2 * workers)
         while True:
             threshold = _threshold(solved.values(), tolerance, best)
@@ -199,12 +184,33 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
             solve_points(needed[:batch])
 
     answer = _answer(list(solved.values()), tolerance, best)
-    within = tolerance is None or any(c.distance <= tolerance for c in answer)
-    solved_points = [points[i] for i in range(len(points)) if keys[i] in solved]
     return DesignResult(candidates=answer, target=target, tolerance=tolerance, grid_size=len(points),
                         solved=len(solved), screened=len(points) if screening else 0,
                         exhaustive=not screening, risk=risk if screening else None,
-                        within_tolerance=within, solved_points=solved_points)
+                        within_tolerance=tolerance is None or any(c.distance <= tolerance for c in answer),
+                        solved_points=[points[i] for i in range(len(points)) if keys[i] in solved])
+
+
+def _check_search(best: int, tolerance: Fraction | None, risk: Fraction) -> None:
+    if best < 1:
+        raise InputError("best", f"must be >= 1, got {best}")
+    if tolerance is not None and tolerance < 0:
+        raise InputError("tolerance", f"must be >= 0, got {tolerance}")
+    if not 0 < risk < 1:
+        raise InputError("risk", f"must be between 0 and 1, got {risk}")
+
+
+def _screen(problem: DesignProblem, points: list[dict], target: Fraction, risk: Fraction,
+            sweep_options: dict) -> tuple[list[Fraction], list[int]]:
+    """Screen every point: (the least distance each can have, the order to solve them in:
+    the most promising first, by that distance and then by the estimate's)."""
+    per_point_risk = Fraction(risk) / len(points)
+    screens = sweep([problem.screen(point) for point in points], problem.solve_fn,
+                    description="screening", **sweep_options)
+    intervals = [problem.interval(result, per_point_risk) for result in screens]
+    lower = [_distance_bound(interval, target) for interval in intervals]
+    estimate = [abs(interval["estimate"] - target) for interval in intervals]
+    return lower, sorted(range(len(points)), key=lambda i: (lower[i], estimate[i], i))
 
 
 def _threshold(candidates, tolerance, best) -> Fraction | None:
