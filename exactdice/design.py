@@ -45,7 +45,7 @@ from exactdice.tables.store import ResultKey
 from exactdice.tables.sweep import SweepCell, sweep
 
 __all__ = ["DesignProblem", "DesignCandidate", "DesignResult", "design_search", "hoeffding_half_width",
-           "exact_grid_problem", "DEFAULT_RISK"]
+           "exact_grid_problem", "check_axes", "DEFAULT_RISK"]
 
 #: default chance that some screen's interval misses its exact value (union bound over the grid)
 DEFAULT_RISK = Fraction(1, 10**6)
@@ -76,6 +76,22 @@ class DesignProblem:
         """Every point of the grid, in the axes' order."""
         names = list(self.axes)
         return [dict(zip(names, values)) for values in itertools.product(*self.axes.values())]
+
+
+def check_axes(axes: dict, fixed: dict, allowed) -> None:
+    """Raise `InputError` (field ``axes``) if a parameter is not in *allowed* or is both
+    varied (in *axes*) and fixed.
+
+    >>> check_axes({"n": [1]}, {"n": 2}, ("n",))
+    Traceback (most recent call last):
+    ...
+    exactdice.errors.InputError: axes: n is both varied and fixed
+    """
+    for name in list(axes) + list(fixed):
+        if name not in allowed:
+            raise InputError("axes", f"cannot set {name!r}; choose from {', '.join(allowed)}")
+        if name in axes and name in fixed:
+            raise InputError("axes", f"{name} is both varied and fixed")
 
 
 def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules, rules_data: dict,

@@ -19,7 +19,7 @@ from fractions import Fraction  # noqa: F401 (the examples use it)
 
 from exactdice.chronica.contest import solve_contest
 from exactdice.chronica.ruleset import MAX_CONTEST_DICE, Rules, _check_size
-from exactdice.design import DesignProblem, design_search, exact_grid_problem
+from exactdice.design import DesignProblem, check_axes, design_search, exact_grid_problem
 from exactdice.errors import InputError
 
 __all__ = ["METRICS", "PARAMETERS", "chronica_design_problem", "solve_design_task", "design_search"]
@@ -34,11 +34,7 @@ def chronica_design_problem(axes: dict[str, list], fixed: dict, *, metric: str =
     """The design grid over *axes* (parameter -> values), the rest from *fixed*."""
     if metric not in METRICS:
         raise InputError("metric", f"unknown target {metric!r}; choose from {', '.join(METRICS)}")
-    for name in list(axes) + list(fixed):
-        if name not in PARAMETERS:
-            raise InputError("axes", f"cannot set {name!r}; choose from {', '.join(PARAMETERS)}")
-        if name in axes and name in fixed:
-            raise InputError("axes", f"{name} is both varied and fixed")
+    check_axes(axes, fixed, PARAMETERS)
     for name in PARAMETERS:
         if name not in axes and fixed.get(name) is None:
             raise InputError(name, f"give {name.replace('_', '-')} or vary it")

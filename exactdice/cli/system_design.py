@@ -15,6 +15,7 @@ import click
 from exactdice.cli import design_common
 from exactdice.cli.common import parameter_options
 from exactdice.errors import InputError
+from exactdice.systems import get_system
 
 __all__ = ["contingency_design", "karst_design", "chronica_design"]
 
@@ -58,12 +59,6 @@ def _pool_values(text: str, name: str) -> list[str]:
 _CONTINGENCY_SETUP = ("dice", "difficulty", "advantage", "disadvantage", "modifier", "modifiers")
 
 
-def _contingency_parameters():
-    from exactdice.contingency.system import PARAMETERS
-
-    return PARAMETERS
-
-
 @click.command("design")
 @design_common.design_query_options(
     ("success", "success-or-condition", "failure"),
@@ -75,7 +70,7 @@ def _contingency_parameters():
 @click.option("--disadvantage", type=click.IntRange(min=0), default=None,
               help="Fixed units of disadvantage [default: 0].")
 @click.option("--modifier", type=int, default=None, help="Fixed face modifier of every die [default: 0].")
-@parameter_options(_contingency_parameters(), skip=_CONTINGENCY_SETUP)
+@parameter_options(get_system("contingency").parameters, skip=_CONTINGENCY_SETUP)
 def contingency_design(target_text, vary_text, tolerance, best, full_fractions, as_json, dice, difficulty,
                        advantage, disadvantage, modifier, **rule_values):
     """The checks whose exact P(success) (or success-or-condition, failure) is closest to a
@@ -156,12 +151,6 @@ def _size_values(text: str, name: str) -> list[int]:
     return design_common.integer_values(text.replace("d", "").replace("D", ""), name)
 
 
-def _chronica_parameters():
-    from exactdice.chronica.system import PARAMETERS
-
-    return PARAMETERS
-
-
 @click.command("design")
 @design_common.design_query_options(
     ("win", "tie", "loss"),
@@ -171,7 +160,7 @@ def _chronica_parameters():
 @click.option("--size", default=None, help="Fixed size of the player's dice, like d8 (or vary it).")
 @click.option("--against-dice", type=int, default=None, help="Fixed number of opposition dice (or vary it).")
 @click.option("--against-size", default=None, help="Fixed size of the opposition's dice, like d8 (or vary it).")
-@parameter_options(_chronica_parameters(), skip=("sides", "target"))
+@parameter_options(get_system("chronica").parameters, skip=("sides", "target"))
 def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_json, dice, size,
                     against_dice, against_size, **rule_values):
     """The contests whose exact P(win) (or tie, loss) of the player is closest to a target,

@@ -11,7 +11,7 @@ and ``failure``.
 >>> problem = contingency_design_problem({"difficulty": list(range(1, 11))}, {"dice": "d6,d8,d10"})
 >>> found = design_search(problem, target=Fraction(1, 2), best=1, workers=1)
 >>> found.candidates[0].point, found.candidates[0].value
-({'difficulty': 6}, Fraction(29, 60))
+({'difficulty': 5}, Fraction(7, 15))
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from fractions import Fraction  # noqa: F401 (the examples use it)
 from exactdice.contingency.check import skill_check, solve_check, validate
 from exactdice.contingency.ruleset import Rules
 from exactdice.contingency.tables import standard_pools
-from exactdice.design import DesignProblem, design_search, exact_grid_problem
+from exactdice.design import DesignProblem, check_axes, design_search, exact_grid_problem
 from exactdice.errors import InputError
 
 __all__ = ["METRICS", "VARIABLE_PARAMETERS", "DEFAULTS", "contingency_design_problem", "solve_design_task",
@@ -55,11 +55,7 @@ def contingency_design_problem(axes: dict[str, list], fixed: dict, *, metric: st
     (and `DEFAULTS`); every point is checked as a skill check before anything is solved."""
     if metric not in METRICS:
         raise InputError("metric", f"unknown target {metric!r}; choose from {', '.join(METRICS)}")
-    for name in list(axes) + list(fixed):
-        if name not in DEFAULTS:
-            raise InputError("axes", f"cannot set {name!r}; choose from {', '.join(VARIABLE_PARAMETERS)}")
-        if name in axes and name in fixed:
-            raise InputError("axes", f"{name} is both varied and fixed")
+    check_axes(axes, fixed, VARIABLE_PARAMETERS)
     if "difficulty" not in axes and fixed.get("difficulty") is None:
         raise InputError("difficulty", "give a difficulty or vary it (difficulty=1-11)")
     base = {**DEFAULTS, **fixed}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from exactdice.design import DesignProblem, design_search, exact_grid_problem
+from exactdice.design import DesignProblem, check_axes, design_search, exact_grid_problem
 from exactdice.errors import InputError
 from exactdice.karst.rolls import action_success, attack_hit
 from exactdice.karst.ruleset import Rules
@@ -41,11 +41,7 @@ def karst_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "h
     if metric not in METRICS:
         raise InputError("metric", f"unknown target {metric!r}; choose from {', '.join(METRICS)}")
     parameters = ROLL_PARAMETERS[metric]
-    for name in list(axes) + list(fixed):
-        if name not in parameters:
-            raise InputError("axes", f"a {metric} target takes {' and '.join(parameters)}, not {name!r}")
-        if name in axes and name in fixed:
-            raise InputError("axes", f"{name} is both varied and fixed")
+    check_axes(axes, fixed, parameters)
     for name in parameters:
         if name not in axes and fixed.get(name) is None:
             raise InputError(name, f"give a {name} or vary it ({name}=8-20)")

@@ -8,15 +8,18 @@ has a timeout, so a sweep that ignored the signal fails the test instead of hang
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import psutil
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "tables"))
+from test_sweep_interrupts import _live, _stored_rows  # noqa: E402 (the sweep tests' process checks)
 
 _EXIT_SECONDS = 2.0
 # about 40 contests of 0.2-3 s (sensitivity) and 5 of 1-20 s (design): far from done
@@ -26,27 +29,6 @@ COMMANDS = {
     "design": ["karbon", "design", "--target", "win=0.5", "-a", "3", "-w", "2", "-p", "1",
                "--vary", "challenge=1-5", "--exhaustive"],
 }
-
-
-def _stored_rows(store) -> int:
-    if not os.path.exists(store):
-        return 0
-    try:
-        with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1) as connection:
-            return connection.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-
-
-def _live(processes) -> list[int]:
-    alive = []
-    for process in processes:
-        try:
-            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
-                alive.append(process.pid)
-        except psutil.NoSuchProcess:
-            pass
-    return alive
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
