@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from fractions import Fraction
@@ -13,8 +12,8 @@ import click
 from exactdice.cli.common import emit_json, fraction_text, json_option
 from exactdice.errors import InputError
 
-__all__ = ["parse_number", "parse_target", "parse_vary", "integer_values", "design_query_options",
-           "report_design", "exact_json"]
+__all__ = ["parse_number", "parse_target", "parse_vary", "integer_values", "parse_tolerance",
+           "design_query_options", "with_options", "report_design", "exact_json"]
 
 _SHORT_FRACTION = 40
 #: a comma that starts the next NAME=VALUES of --vary
@@ -107,27 +106,31 @@ def parse_vary(text: str, parsers: dict[str, Callable[[str, str], list]], exampl
     return axes
 
 
-def design_query_options(metrics: dict, vary_help: str, example_target: str):
+def with_options(function, options):
+    """*function* with the click *options* applied, the first one listed first in ``--help``."""
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def design_query_options(metrics, vary_help: str, example_target: str):
     """The options every design command shares: --target, --vary, --tolerance, --best,
     --exact, --json. The command receives ``target_text``, ``vary_text``, ``tolerance``,
     ``best``, ``full_fractions`` and ``as_json``."""
-    def decorate(function):
-        @click.option("--target", "target_text", required=True, metavar="METRIC=VALUE",
-                      help=f"What to aim at: {', '.join(metrics)} (a probability: 0.6, 60% or 3/5), "
-                           f"e.g. {example_target}.")
-        @click.option("--vary", "vary_text", required=True, metavar="NAME=VALUES,...", help=vary_help)
-        @click.option("--tolerance", default=None, metavar="VALUE",
-                      help="List every setup within this distance of the target (0.05 or 5%); "
-                           "without it, the --best closest.")
-        @click.option("--best", type=click.IntRange(min=1), default=5, show_default=True,
-                      help="How many of the closest setups to list (without --tolerance).")
-        @click.option("--exact", "full_fractions", is_flag=True, help="Print exact values in full, however long.")
-        @json_option
-        @functools.wraps(function)
-        def wrapper(*args, **kwargs):
-            return function(*args, **kwargs)
-        return wrapper
-    return decorate
+    options = (
+        click.option("--target", "target_text", required=True, metavar="METRIC=VALUE",
+                     help=f"What to aim at: {', '.join(metrics)} (a probability: 0.6, 60% or 3/5), "
+                          f"e.g. {example_target}."),
+        click.option("--vary", "vary_text", required=True, metavar="NAME=VALUES,...", help=vary_help),
+        click.option("--tolerance", default=None, metavar="VALUE",
+                     help="List every setup within this distance of the target (0.05 or 5%); "
+                          "without it, the --best closest."),
+        click.option("--best", type=click.IntRange(min=1), default=5, show_default=True,
+                     help="How many of the closest setups to list (without --tolerance)."),
+        click.option("--exact", "full_fractions", is_flag=True, help="Print exact values in full, however long."),
+        json_option,
+    )
+    return lambda function: with_options(function, options)
 
 
 def parse_tolerance(text: str | None) -> Fraction | None:

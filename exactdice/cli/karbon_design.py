@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 import sys
 from fractions import Fraction
 
@@ -45,34 +44,34 @@ def parse_vary(text: str) -> dict[str, list[int]]:
     return design_common.parse_vary(text, parsers, _VARY_EXAMPLE)
 
 
+_CONTEST_OPTIONS = (
+    click.option("--training", is_flag=True, help="The player gains 1 chip per d8 drawn."),
+    click.option("--pool", default=dice_text(DEFAULT_POOL), show_default=True, help="The main pool."),
+    click.option("--reserve", default=dice_text(DEFAULT_RESERVE), show_default=True, help="The reserve."),
+    click.option("--player-policy", default="fixed", show_default=True, help="As for `karbon odds`."),
+    click.option("--narrator-policy", default="fixed", show_default=True, help="As for `karbon odds`."),
+    click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
+                 help="A ruleset knob (repeatable), as for `karbon odds`."),
+)
+_SWEEP_OPTIONS = (
+    click.option("--no-cache", is_flag=True, help="Neither read nor write the results store."),
+    click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+                 help=f"Results store [default: ${STORE_ENVIRONMENT_VARIABLE}, else "
+                      "~/.cache/exactdice/results.sqlite]."),
+    click.option("--workers", type=click.IntRange(min=1), default=DEFAULT_WORKERS, show_default=True,
+                 help="Processes solving contests in parallel."),
+    scheduler_option,
+)
+
+
 def _contest_options(function):
     """The contest options `design` and `sensitivity` share (as for `karbon odds`)."""
-    @click.option("--training", is_flag=True, help="The player gains 1 chip per d8 drawn.")
-    @click.option("--pool", default=dice_text(DEFAULT_POOL), show_default=True, help="The main pool.")
-    @click.option("--reserve", default=dice_text(DEFAULT_RESERVE), show_default=True, help="The reserve.")
-    @click.option("--player-policy", default="fixed", show_default=True, help="As for `karbon odds`.")
-    @click.option("--narrator-policy", default="fixed", show_default=True, help="As for `karbon odds`.")
-    @click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
-                  help="A ruleset knob (repeatable), as for `karbon odds`.")
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        return function(*args, **kwargs)
-    return wrapper
+    return design_common.with_options(function, _CONTEST_OPTIONS)
 
 
 def _sweep_options(function):
     """--no-cache, --store, --workers and --scheduler: where the contests are solved."""
-    @click.option("--no-cache", is_flag=True, help="Neither read nor write the results store.")
-    @click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
-                  help=f"Results store [default: ${STORE_ENVIRONMENT_VARIABLE}, else "
-                       "~/.cache/exactdice/results.sqlite].")
-    @click.option("--workers", type=click.IntRange(min=1), default=DEFAULT_WORKERS, show_default=True,
-                  help="Processes solving contests in parallel.")
-    @scheduler_option
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        return function(*args, **kwargs)
-    return wrapper
+    return design_common.with_options(function, _SWEEP_OPTIONS)
 
 
 def _run_on_executor(run, *, store_path, no_cache, scheduler):
