@@ -22,11 +22,15 @@ __all__ = ["contingency_design", "karst_design", "chronica_design"]
 _EXHAUSTIVE = "every setup solved exactly (each costs milliseconds: no screen needed)"
 
 
-def _search(problem, target, tolerance_text, best):
+def _search_and_report(problem, *, metric: str, meaning: str, target, axes: dict, fixed: dict,
+                       tolerance, best: int, as_json: bool, full_fractions: bool) -> None:
+    """Solve every point of *problem* here and print the closest (text or --json)."""
     from exactdice.design import design_search
 
-    return design_search(problem, target=target, tolerance=design_common.parse_tolerance(tolerance_text),
-                         best=best, store=None, workers=1, progress=sys.stderr.isatty())
+    found = design_search(problem, target=target, tolerance=design_common.parse_tolerance(tolerance),
+                          best=best, store=None, workers=1, progress=sys.stderr.isatty())
+    design_common.report_design(found, metric=metric, meaning=meaning, axes=axes, fixed=fixed,
+                                as_json=as_json, full_fractions=full_fractions, method=_EXHAUSTIVE)
 
 
 def _fixed(axes: dict, given: dict) -> dict:
@@ -96,11 +100,9 @@ def contingency_design(target_text, vary_text, tolerance, best, full_fractions, 
     fixed = _fixed(axes, {"dice": dice, "difficulty": difficulty, "advantage": advantage,
                           "disadvantage": disadvantage, "modifier": modifier})
     rules = SYSTEM.rules(rule_values)
-    problem = contingency_design_problem(axes, fixed, metric=metric, rules=rules)
-    found = _search(problem, target, tolerance, best)
-    design_common.report_design(found, metric=metric, meaning=METRICS[metric], axes=axes,
-                                fixed={**fixed, "rules": rules.to_dict()}, as_json=as_json,
-                                full_fractions=full_fractions, method=_EXHAUSTIVE)
+    _search_and_report(contingency_design_problem(axes, fixed, metric=metric, rules=rules), metric=metric,
+                       meaning=METRICS[metric], target=target, axes=axes, fixed={**fixed, "rules": rules.to_dict()},
+                       tolerance=tolerance, best=best, as_json=as_json, full_fractions=full_fractions)
 
 
 contingency_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
@@ -134,11 +136,9 @@ def karst_design(target_text, vary_text, tolerance, best, full_fractions, as_jso
     parsers = {"modifier": design_common.integer_values, "defense": design_common.integer_values}
     axes = design_common.parse_vary(vary_text, parsers, "defense=8-20")
     fixed = _fixed(axes, {"modifier": modifier, "defense": defense})
-    problem = karst_design_problem(axes, fixed, metric=metric)
-    found = _search(problem, target, tolerance, best)
-    design_common.report_design(found, metric=metric, meaning=METRICS[metric], axes=axes,
-                                fixed=fixed, as_json=as_json, full_fractions=full_fractions,
-                                method=_EXHAUSTIVE)
+    _search_and_report(karst_design_problem(axes, fixed, metric=metric), metric=metric, meaning=METRICS[metric],
+                       target=target, axes=axes, fixed=fixed, tolerance=tolerance, best=best, as_json=as_json,
+                       full_fractions=full_fractions)
 
 
 karst_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
@@ -185,11 +185,9 @@ def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_
              for name, text in (("size", size), ("against_size", against_size))}
     fixed = _fixed(axes, {"dice": dice, "against_dice": against_dice, **sizes})
     rules = SYSTEM.rules(rule_values)
-    problem = chronica_design_problem(axes, fixed, metric=metric, rules=rules)
-    found = _search(problem, target, tolerance, best)
-    design_common.report_design(found, metric=metric, meaning=METRICS[metric], axes=axes,
-                                fixed={**fixed, "rules": rules.describe()}, as_json=as_json,
-                                full_fractions=full_fractions, method=_EXHAUSTIVE)
+    _search_and_report(chronica_design_problem(axes, fixed, metric=metric, rules=rules), metric=metric,
+                       meaning=METRICS[metric], target=target, axes=axes, fixed={**fixed, "rules": rules.describe()},
+                       tolerance=tolerance, best=best, as_json=as_json, full_fractions=full_fractions)
 
 
 chronica_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
