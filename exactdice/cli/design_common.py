@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from fractions import Fraction
@@ -10,12 +11,14 @@ from fractions import Fraction
 import click
 
 from exactdice.cli.common import emit_json, fraction_text, json_option
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
 
 __all__ = ["parse_number", "parse_target", "parse_vary", "integer_values", "parse_tolerance",
            "design_query_options", "with_options", "report_design", "exact_json"]
 
 _SHORT_FRACTION = 40
+#: the default of --max-setups: the most setups one design grid may hold
+DEFAULT_MAX_SETUPS = 10_000
 #: a comma that starts the next NAME=VALUES of --vary
 _NEXT_AXIS = re.compile(r",\s*(?=[A-Za-z_-]+\s*=)")
 #: one --vary number or range of numbers: 3, -2, 1-8, -5-5, -5--1
@@ -77,11 +80,13 @@ def integer_values(text: str, name: str) -> list[int]:
     return values
 
 
-def parse_vary(text: str, parsers: dict[str, Callable[[str, str], list]], example: str) -> dict[str, list]:
+def parse_vary(text: str, parsers: dict[str, Callable[[str, str], list]], example: str,
+               max_setups: int = DEFAULT_MAX_SETUPS) -> dict[str, list]:
     """``challenge=1-8,peril=0-3`` -> ``{"challenge": [1..8], "peril": [0..3]}``.
 
     *parsers* maps each parameter that may vary to the function reading its values
-    (`integer_values` for numbers); a comma followed by ``NAME=`` starts the next one.
+    (`integer_values` for numbers); a comma followed by ``NAME=`` starts the next one. A
+    grid of more than *max_setups* points is refused (`TooLargeError` naming --max-setups).
 
     >>> parse_vary("challenge=1,3,peril=0", {"challenge": integer_values, "peril": integer_values}, "")
     {'challenge': [1, 3], 'peril': [0]}
@@ -103,6 +108,10 @@ def parse_vary(text: str, parsers: dict[str, Callable[[str, str], list]], exampl
             raise InputError("--vary", f"{name} lists a value twice")
     if not axes:
         raise InputError("--vary", f"give at least one NAME=VALUES, e.g. {example}")
+    size = math.prod(len(values) for values in axes.values())
+    if size > max_setups:
+        raise TooLargeError("--max-setups", f"--vary gives a grid of {size:,} setups, more than the limit of "
+                                            f"{max_setups:,}; narrow --vary or raise --max-setups")
     return axes
 
 
@@ -115,8 +124,8 @@ def with_options(function, options):
 
 def design_query_options(metrics, vary_help: str, example_target: str):
     """The options every design command shares: --target, --vary, --tolerance, --best,
-    --exact, --json. The command receives ``target_text``, ``vary_text``, ``tolerance``,
-    ``best``, ``full_fractions`` and ``as_json``."""
+    --exact, --json, --max-setups. The command receives ``target_text``, ``vary_text``,
+    ``tolerance``, ``best``, ``full_fractions``, ``as_json`` and ``max_setups``."""
     options = (
         click.option("--target", "target_text", required=True, metavar="METRIC=VALUE",
                      help=f"What to aim at: {', '.join(metrics)} (a probability: 0.6, 60% or 3/5), "
@@ -129,6 +138,8 @@ def design_query_options(metrics, vary_help: str, example_target: str):
                      help="How many of the closest setups to list (without --tolerance)."),
         click.option("--exact", "full_fractions", is_flag=True, help="Print exact values in full, however long."),
         json_option,
+        click.option("--max-setups", type=click.IntRange(min=1), default=DEFAULT_MAX_SETUPS, show_default=True,
+                     help="The most setups the --vary grid may hold (a larger grid stops with its size)."),
     )
     return lambda function: with_options(function, options)
 

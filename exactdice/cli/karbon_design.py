@@ -32,7 +32,7 @@ def parse_target(text: str) -> tuple[str, Fraction]:
     return design_common.parse_target(text, METRICS, unbounded=("rounds",))
 
 
-def parse_vary(text: str) -> dict[str, list[int]]:
+def parse_vary(text: str, max_setups: int = design_common.DEFAULT_MAX_SETUPS) -> dict[str, list[int]]:
     """``challenge=1-8,peril=0-3`` -> ``{"challenge": [1..8], "peril": [0..3]}``.
 
     >>> parse_vary("challenge=1-3,peril=0")
@@ -41,7 +41,7 @@ def parse_vary(text: str) -> dict[str, list[int]]:
     from exactdice.karbon.design import VARIABLE_PARAMETERS
 
     parsers = {name: design_common.integer_values for name in VARIABLE_PARAMETERS}
-    return design_common.parse_vary(text, parsers, _VARY_EXAMPLE)
+    return design_common.parse_vary(text, parsers, _VARY_EXAMPLE, max_setups)
 
 
 _CONTEST_OPTIONS = (
@@ -125,7 +125,7 @@ def _parse_risk(text: str) -> Fraction:
               help="Chance allowed that some screen misses its exact value (all screens together).")
 @click.option("--exhaustive", is_flag=True, help="Solve every setup exactly (no screening).")
 @_sweep_options
-def design(target_text, vary_text, tolerance, best, full_fractions, as_json, ability, challenge, consequence,
+def design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, ability, challenge, consequence,
            peril, fortune, fallout, training, pool, reserve, player_policy, narrator_policy, rules, samples,
            risk_text, exhaustive, no_cache, store_path, workers, scheduler):
     """The setups whose exact P(win) (or loss, tie, score, expected rounds) is closest to a
@@ -150,7 +150,7 @@ def design(target_text, vary_text, tolerance, best, full_fractions, as_json, abi
     from exactdice.karbon.design import DEFAULT_SAMPLES, METRICS, karbon_design_problem
 
     metric, target = parse_target(target_text)
-    axes = parse_vary(vary_text)
+    axes = parse_vary(vary_text, max_setups)
     fixed = _design_fixed(axes, {"ability": ability, "challenge": challenge, "consequence": consequence,
                                  "peril": peril, "fortune": fortune, "fallout": fallout})
     fixed.update(training=training, pool=pool, reserve=reserve)

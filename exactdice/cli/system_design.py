@@ -75,7 +75,7 @@ _CONTINGENCY_SETUP = ("dice", "difficulty", "advantage", "disadvantage", "modifi
               help="Fixed units of disadvantage [default: 0].")
 @click.option("--modifier", type=int, default=None, help="Fixed face modifier of every die [default: 0].")
 @parameter_options(get_system("contingency").parameters, skip=_CONTINGENCY_SETUP)
-def contingency_design(target_text, vary_text, tolerance, best, full_fractions, as_json, dice, difficulty,
+def contingency_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, dice, difficulty,
                        advantage, disadvantage, modifier, **rule_values):
     """The checks whose exact P(success) (or success-or-condition, failure) is closest to a
     target, best first: which difficulty gives a pool about a 60 % chance, or which pool
@@ -96,7 +96,7 @@ def contingency_design(target_text, vary_text, tolerance, best, full_fractions, 
     parsers = {"difficulty": design_common.integer_values, "dice": _pool_values,
                "advantage": design_common.integer_values, "disadvantage": design_common.integer_values,
                "modifier": design_common.integer_values}
-    axes = design_common.parse_vary(vary_text, parsers, "difficulty=1-11")
+    axes = design_common.parse_vary(vary_text, parsers, "difficulty=1-11", max_setups)
     fixed = _fixed(axes, {"dice": dice, "difficulty": difficulty, "advantage": advantage,
                           "disadvantage": disadvantage, "modifier": modifier})
     rules = SYSTEM.rules(rule_values)
@@ -118,7 +118,7 @@ contingency_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
     "hit=0.6")
 @click.option("--modifier", type=int, default=None, help="Fixed modifier (or vary it).")
 @click.option("--defense", type=int, default=None, help="Fixed defense of an attack's target (or vary it).")
-def karst_design(target_text, vary_text, tolerance, best, full_fractions, as_json, modifier, defense):
+def karst_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, modifier, defense):
     """The rolls whose exact P(hit) or P(success) is closest to a target, best first: which
     defense gives an attacker a 60 % chance to hit, or which modifier an action needs.
 
@@ -134,7 +134,7 @@ def karst_design(target_text, vary_text, tolerance, best, full_fractions, as_jso
 
     metric, target = design_common.parse_target(target_text, METRICS)
     parsers = {"modifier": design_common.integer_values, "defense": design_common.integer_values}
-    axes = design_common.parse_vary(vary_text, parsers, "defense=8-20")
+    axes = design_common.parse_vary(vary_text, parsers, "defense=8-20", max_setups)
     fixed = _fixed(axes, {"modifier": modifier, "defense": defense})
     _search_and_report(karst_design_problem(axes, fixed, metric=metric), metric=metric, meaning=METRICS[metric],
                        target=target, axes=axes, fixed=fixed, tolerance=tolerance, best=best, as_json=as_json,
@@ -161,7 +161,7 @@ def _size_values(text: str, name: str) -> list[int]:
 @click.option("--against-dice", type=int, default=None, help="Fixed number of opposition dice (or vary it).")
 @click.option("--against-size", default=None, help="Fixed size of the opposition's dice, like d8 (or vary it).")
 @parameter_options(get_system("chronica").parameters, skip=("sides", "target"))
-def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_json, dice, size,
+def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, dice, size,
                     against_dice, against_size, **rule_values):
     """The contests whose exact P(win) (or tie, loss) of the player is closest to a target,
     best first: which pool gives a player about an even chance against 3d8.
@@ -180,7 +180,7 @@ def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_
     metric, target = design_common.parse_target(target_text, METRICS)
     parsers = {"dice": design_common.integer_values, "size": _size_values,
                "against_dice": design_common.integer_values, "against_size": _size_values}
-    axes = design_common.parse_vary(vary_text, parsers, "dice=1-4,size=d6,d8")
+    axes = design_common.parse_vary(vary_text, parsers, "dice=1-4,size=d6,d8", max_setups)
     sizes = {name: None if text is None else parse_die(text if text.lower().startswith("d") else f"d{text}", name)
              for name, text in (("size", size), ("against_size", against_size))}
     fixed = _fixed(axes, {"dice": dice, "against_dice": against_dice, **sizes})

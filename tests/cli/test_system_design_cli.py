@@ -70,6 +70,9 @@ def test_chronica_design_json_is_exact(capsys):
     (["chronica", "design", "--target", "win=0.5", "--vary", "dice=0-2", "--size", "d6", "--against-dice", "1",
       "--against-size", "d6"], "--dice"),
     (["chronica", "design", "--target", "win=0.5", "--vary", "colour=1"], "--vary"),
+    (["karst", "design", "--target", "hit=0.5", "--vary", "modifier=0-200,defense=0-100"], "--max-setups"),
+    (["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=1-20", "--max-setups", "19"],
+     "--max-setups"),
 ])
 def test_bad_input_is_one_line_naming_the_flag(arguments, flag, capsys):
     code, _, err = run(arguments, capsys)
