@@ -103,3 +103,14 @@ def test_the_json_has_fractions():
     document = sensitivity_json(rules_sensitivity_table(rules_sensitivity()))
     aid = [e for e in document["effects"] if e["reading"] == "aid=1" and e["metric"] == "P(death)"][0]
     assert "/" in aid["from"] and Fraction(aid["from"]) == Fraction(1, 2)
+
+
+def test_committed_karbon_largest_move_is_two_single_contests():
+    from exactdice.karbon.tables import contest_cell
+
+    path = REPOSITORY / "tables" / "karbon" / "sensitivity.json"
+    effects = json.loads(path.read_text())["effects"]
+    [effect] = [e for e in effects if e["reading"] == "sudden_death=on" and e["metric"] == "P(win)"]
+    w, p, a, c = (int(part[1:]) for part in effect["cell"].split())
+    assert Fraction(effect["from"]) == contest_cell(a, c, w, p)["P(win)"]
+    assert Fraction(effect["to"]) == contest_cell(a, c, w, p, rules=("sudden_death=on",))["P(win)"]
