@@ -131,8 +131,8 @@ def main(argv=None) -> int:
                              "fixed; optimal on the default pool explores millions of states a "
                              "cell and does not finish yet)")
     parser.add_argument("--sensitivity", action="store_true",
-                        help="make the rules sensitivity tables (tables/<system>/sensitivity.md and "
-                             ".json: each reading of the rules against the default) instead of the "
+                        help="make the rules sensitivity tables (tables/<system>/sensitivity/rules.md "
+                             "and .json: each reading of the rules against the default) instead of the "
                              "difficulty tables")
     options = parser.parse_args(argv)
     if options.workers < 1:
@@ -216,27 +216,27 @@ _SENSITIVITY_HEADING = "## Rules sensitivity tables"
 
 def _sensitivity_readme(out: Path) -> str:
     """The README section listing the sensitivity tables present in *out*."""
-    from exactdice.tables.sensitivity import FORMAT
+    from exactdice.tables.sensitivity import FOLDER, FORMAT, STEM
 
-    present = [system for system in SENSITIVITY_MODULES if (out / system / "sensitivity.json").exists()]
+    present = [system for system in SENSITIVITY_MODULES if (out / system / FOLDER / f"{STEM}.json").exists()]
     if not present:
         return ""
     lines = ["", _SENSITIVITY_HEADING, "",
              "What each reading of a system's rules changes: every other value of every knob against",
              "the default reading, over the system's canonical grid. For each reading and probability:",
              "how many cells move by more than 1 percentage point, and the largest move (which cell,",
-             "from what to what). `sensitivity.md` shows percentages; `sensitivity.json`",
+             f"from what to what). `{FOLDER}/{STEM}.md` shows percentages; `{FOLDER}/{STEM}.json`",
              f"(`{FORMAT}`) holds every value as an exact fraction `p/q`. Made by",
              "`python scripts/make_tables.py --sensitivity [--systems NAME]` (through the results",
              "store; Karbon's cells are the contests of `exactdice karbon sensitivity`).", ""]
     for system in present:
-        document = json.loads((out / system / "sensitivity.json").read_text(encoding="utf-8"))
-        lines.append(f"- `{system}/sensitivity.*`: {document['grid']}.")
+        document = json.loads((out / system / FOLDER / f"{STEM}.json").read_text(encoding="utf-8"))
+        lines.append(f"- `{system}/{FOLDER}/{STEM}.*`: {document['grid']}.")
     return "\n".join(lines) + "\n"
 
 
 def _run_sensitivity(options) -> int:
-    """Make ``tables/<system>/sensitivity.md`` and ``.json`` for the systems asked for."""
+    """Make ``tables/<system>/sensitivity/rules.md`` and ``.json`` for the systems asked for."""
     import importlib
 
     from exactdice.tables.sensitivity import rules_sensitivity_table, write_sensitivity

@@ -26,7 +26,7 @@ from exactdice.core.exact import fraction_text
 
 __all__ = ["RulesSensitivity", "ReadingEffect", "SensitivityTable", "compare_readings", "grid_cells",
            "rules_sensitivity_table", "sensitivity_markdown", "sensitivity_json", "write_sensitivity",
-           "THRESHOLD", "FORMAT"]
+           "THRESHOLD", "FORMAT", "FOLDER", "STEM"]
 
 #: a cell "moves" when a probability changes by more than this (1 percentage point)
 THRESHOLD = Fraction(1, 100)
@@ -173,11 +173,17 @@ def sensitivity_json(table: SensitivityTable) -> dict:
                         for e in table.effects]}
 
 
+#: where a system's table goes, under its tables folder: a folder of its own, so that
+#: ``tables/<system>/*.json`` stays the grids (the web page lists those)
+FOLDER, STEM = "sensitivity", "rules"
+
+
 def write_sensitivity(table: SensitivityTable, folder) -> list[str]:
-    """Write ``sensitivity.md`` and ``sensitivity.json`` into *folder*; their paths."""
-    folder = Path(folder)
+    """Write ``sensitivity/rules.md`` and ``sensitivity/rules.json`` under a system's
+    tables *folder*; their paths."""
+    folder = Path(folder) / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    markdown, document = folder / "sensitivity.md", folder / "sensitivity.json"
+    markdown, document = folder / f"{STEM}.md", folder / f"{STEM}.json"
     markdown.write_text(sensitivity_markdown(table), encoding="utf-8")
     document.write_text(json.dumps(sensitivity_json(table), indent=1, sort_keys=True) + "\n",
                         encoding="utf-8")

@@ -72,15 +72,15 @@ def test_committed_tables_are_regenerated_identically(tmp_path, system):
                            str(tmp_path), "--no-cache", "--no-progress"],
                           capture_output=True, text=True, timeout=600)
     assert made.returncode == 0, made.stderr
-    for name in ("sensitivity.md", "sensitivity.json"):
+    for name in ("sensitivity/rules.md", "sensitivity/rules.json"):
         assert (tmp_path / system / name).read_bytes() == (REPOSITORY / "tables" / system / name).read_bytes()
     readme = (tmp_path / "README.md").read_text()
-    assert "## Rules sensitivity tables" in readme and f"`{system}/sensitivity.*`" in readme
+    assert "## Rules sensitivity tables" in readme and f"`{system}/sensitivity/rules.*`" in readme
 
 
 def test_committed_json_is_exact_and_consistent():
     for system in ("karbon", "contingency", "chronica", "karst"):
-        path = REPOSITORY / "tables" / system / "sensitivity.json"
+        path = REPOSITORY / "tables" / system / "sensitivity" / "rules.json"
         if not path.exists():
             continue
         document = json.loads(path.read_text())
@@ -108,7 +108,7 @@ def test_the_json_has_fractions():
 def test_committed_karbon_largest_move_is_two_single_contests():
     from exactdice.karbon.tables import contest_cell
 
-    path = REPOSITORY / "tables" / "karbon" / "sensitivity.json"
+    path = REPOSITORY / "tables" / "karbon" / "sensitivity" / "rules.json"
     effects = json.loads(path.read_text())["effects"]
     [effect] = [e for e in effects if e["reading"] == "sudden_death=on" and e["metric"] == "P(win)"]
     w, p, a, c = (int(part[1:]) for part in effect["cell"].split())
