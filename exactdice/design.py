@@ -45,7 +45,7 @@ from exactdice.tables.store import ResultKey
 from exactdice.tables.sweep import SweepCell, sweep
 
 __all__ = ["DesignProblem", "DesignCandidate", "DesignResult", "design_search", "hoeffding_half_width",
-           "DEFAULT_RISK"]
+           "exact_grid_problem", "check_axes", "DEFAULT_RISK"]
 
 #: default chance that some screen's interval misses its exact value (union bound over the grid)
 DEFAULT_RISK = Fraction(1, 10**6)
@@ -76,6 +76,41 @@ class DesignProblem:
         """Every point of the grid, in the axes' order."""
         names = list(self.axes)
         return [dict(zip(names, values)) for values in itertools.product(*self.axes.values())]
+
+
+def check_axes(axes: dict, fixed: dict, allowed) -> None:
+    """Raise `InputError` (field ``axes``) if a parameter is not in *allowed* or is both
+    varied (in *axes*) and fixed.
+
+    >>> check_axes({"n": [1]}, {"n": 2}, ("n",))
+    Traceback (most recent call last):
+    ...
+    exactdice.errors.InputError: axes: n is both varied and fixed
+    """
+    for name in list(axes) + list(fixed):
+        if name not in allowed:
+            raise InputError("axes", f"cannot set {name!r}; choose from {', '.join(allowed)}")
+        if name in axes and name in fixed:
+            raise InputError("axes", f"{name} is both varied and fixed")
+
+
+def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules, rules_data: dict,
+                       solve_fn: Callable, metric: Callable[[Any], Fraction]) -> DesignProblem:
+    """A problem without a screen (every point is solved exactly) for systems whose cells
+    are cheap: a point's task is ``(arguments, rules)``, its arguments *fixed* updated
+    by the point, and its store key names *system*, *rules_data* and the arguments.
+
+    >>> problem = exact_grid_problem({"n": [2, 3]}, {"m": 1}, system="demo", rules=None, rules_data={},
+    ...                              solve_fn=_demo_grid_solve, metric=lambda result: result)
+    >>> design_search(problem, target=Fraction(1, 2), best=1, workers=1).candidates[0].point
+    {'n': 2}
+    """
+    def cell(point: dict) -> SweepCell:
+        arguments = {**fixed, **point}
+        return SweepCell(ResultKey(system, rules_data, {"design": "exact", **arguments}), (arguments, rules))
+
+    return DesignProblem(axes={name: list(values) for name, values in axes.items()}, cell=cell,
+                         metric=metric, solve_fn=solve_fn)
 
 
 @dataclass(frozen=True)
@@ -134,27 +169,14 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
     With *tolerance*: every point within it (or, if none is, the closest one); without:
     the *best* closest (ties at the last place included).
     """
-    if best < 1:
-        raise InputError("best", f"must be >= 1, got {best}")
-    if tolerance is not None and tolerance < 0:
-        raise InputError("tolerance", f"must be >= 0, got {tolerance}")
-    if not 0 < risk < 1:
-        raise InputError("risk", f"must be between 0 and 1, got {risk}")
+    _check_search(best, tolerance, risk)
     target = Fraction(target)
     points = problem.points()
     if not points:
         raise InputError("axes", "the grid is empty")
     keys = [_point_key(point) for point in points]
     sweep_options = dict(store=store, workers=workers, executor=executor, progress=progress)
-
     screening = problem.screen is not None and not exhaustive
-    intervals = None
-    if screening:
-        per_point_risk = Fraction(risk) / len(points)
-        screens = sweep([problem.screen(point) for point in points], problem.solve_fn,
-                        description="screening", **sweep_options)
-        intervals = [problem.interval(result, per_point_risk) for result in screens]
-
     solved: dict[tuple, DesignCandidate] = {}
 
     def solve_points(indices: list[int]) -> None:
@@ -167,9 +189,7 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
     if not screening:
         solve_points(list(range(len(points))))
     else:
-        lower = [_distance_bound(interval, target) for interval in intervals]
-        estimate = [abs(interval["estimate"] - target) for interval in intervals]
-        order = sorted(range(len(points)), key=lambda i: (lower[i], estimate[i], i))
+        lower, order = _screen(problem, points, target, risk, sweep_options)
         batch = max(1, workers if executor is None else 2 * workers)
         while True:
             threshold = _threshold(solved.values(), tolerance, best)
@@ -180,12 +200,33 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
             solve_points(needed[:batch])
 
     answer = _answer(list(solved.values()), tolerance, best)
-    within = tolerance is None or any(c.distance <= tolerance for c in answer)
-    solved_points = [points[i] for i in range(len(points)) if keys[i] in solved]
     return DesignResult(candidates=answer, target=target, tolerance=tolerance, grid_size=len(points),
                         solved=len(solved), screened=len(points) if screening else 0,
                         exhaustive=not screening, risk=risk if screening else None,
-                        within_tolerance=within, solved_points=solved_points)
+                        within_tolerance=tolerance is None or any(c.distance <= tolerance for c in answer),
+                        solved_points=[points[i] for i in range(len(points)) if keys[i] in solved])
+
+
+def _check_search(best: int, tolerance: Fraction | None, risk: Fraction) -> None:
+    if best < 1:
+        raise InputError("best", f"must be >= 1, got {best}")
+    if tolerance is not None and tolerance < 0:
+        raise InputError("tolerance", f"must be >= 0, got {tolerance}")
+    if not 0 < risk < 1:
+        raise InputError("risk", f"must be between 0 and 1, got {risk}")
+
+
+def _screen(problem: DesignProblem, points: list[dict], target: Fraction, risk: Fraction,
+            sweep_options: dict) -> tuple[list[Fraction], list[int]]:
+    """Screen every point: (the least distance each can have, the order to solve them in:
+    the most promising first, by that distance and then by the estimate's)."""
+    per_point_risk = Fraction(risk) / len(points)
+    screens = sweep([problem.screen(point) for point in points], problem.solve_fn,
+                    description="screening", **sweep_options)
+    intervals = [problem.interval(result, per_point_risk) for result in screens]
+    lower = [_distance_bound(interval, target) for interval in intervals]
+    estimate = [abs(interval["estimate"] - target) for interval in intervals]
+    return lower, sorted(range(len(points)), key=lambda i: (lower[i], estimate[i], i))
 
 
 def _threshold(candidates, tolerance, best) -> Fraction | None:
@@ -227,3 +268,8 @@ def _demo_interval(result, risk: Fraction) -> dict:
 def _demo_solve(task):
     kind, n = task
     return {"P(x)": Fraction(1, n)} if kind == "exact" else Fraction(1, n)
+
+
+def _demo_grid_solve(task):
+    arguments, _rules = task
+    return Fraction(arguments["m"], arguments["n"])

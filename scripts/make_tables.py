@@ -14,6 +14,7 @@ Usage::
     python scripts/make_tables.py                       # every set that finishes, all formats
     python scripts/make_tables.py --systems karst,contingency --no-cache
     python scripts/make_tables.py --systems karbon --karbon-policies optimal   # does not finish yet
+    python scripts/make_tables.py --sensitivity --systems contingency   # rules sensitivity tables only
 
 With no arguments it makes only the sets that finish: Karbon's tables with both sides
 optimal (millions of states a cell on the default pool) are made only when asked for with
@@ -23,6 +24,7 @@ optimal (millions of states a cell on the default pool) are made only when asked
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -128,10 +130,16 @@ def main(argv=None) -> int:
                         help="Karbon policy pairs to tabulate: fixed, optimal or both (default: "
                              "fixed; optimal on the default pool explores millions of states a "
                              "cell and does not finish yet)")
+    parser.add_argument("--sensitivity", action="store_true",
+                        help="make the rules sensitivity tables (tables/<system>/sensitivity/rules.md "
+                             "and .json: each reading of the rules against the default) instead of the "
+                             "difficulty tables")
     options = parser.parse_args(argv)
     if options.workers < 1:
         parser.error(f"--workers must be >= 1, got {options.workers}")
     try:
+        if options.sensitivity:
+            return _run_sensitivity(options)
         return _run(options)
     except InputError as error:
         print(f"make_tables: error: {error}", file=sys.stderr)
@@ -188,11 +196,73 @@ def _run(options) -> int:
     present = [table_set for table_set in canonical
                if any((out / table_set.system / f"{table_set.name}.{fmt}").exists() for fmt in FORMATS)]
     missing = [table_set for table_set in canonical if table_set not in present]
-    (out / "README.md").write_text(_readme(present, missing), encoding="utf-8")
+    (out / "README.md").write_text(_readme(present, missing) + _sensitivity_readme(out), encoding="utf-8")
     finished = time.perf_counter()
     print(f"{len(jobs)} table jobs: {statistics.cached} from the store, {statistics.solved} solved "
           f"in {solved_at - started:.1f} s; wrote {len(written)} files in "
           f"{finished - solved_at:.1f} s; total {finished - started:.1f} s")
+    return 0
+
+
+# ----- rules sensitivity tables -------------------------------------------------------------
+
+#: system -> the module whose ``rules_sensitivity()`` describes its canonical comparison
+SENSITIVITY_MODULES = {"karbon": "exactdice.karbon.sensitivity",
+                       "contingency": "exactdice.contingency.sensitivity",
+                       "chronica": "exactdice.chronica.sensitivity",
+                       "karst": "exactdice.karst.sensitivity"}
+_SENSITIVITY_HEADING = "## Rules sensitivity tables"
+
+
+def _sensitivity_readme(out: Path) -> str:
+    """The README section listing the sensitivity tables present in *out*."""
+    from exactdice.tables.sensitivity import FOLDER, FORMAT, STEM
+
+    present = [system for system in SENSITIVITY_MODULES if (out / system / FOLDER / f"{STEM}.json").exists()]
+    if not present:
+        return ""
+    lines = ["", _SENSITIVITY_HEADING, "",
+             "What each reading of a system's rules changes: every other value of every knob against",
+             "the default reading, over the system's canonical grid. For each reading and probability:",
+             "how many cells move by more than 1 percentage point, and the largest move (which cell,",
+             f"from what to what). `{FOLDER}/{STEM}.md` shows percentages; `{FOLDER}/{STEM}.json`",
+             f"(`{FORMAT}`) holds every value as an exact fraction `p/q`. Made by",
+             "`python scripts/make_tables.py --sensitivity [--systems NAME]` (through the results",
+             "store; Karbon's cells are the contests of `exactdice karbon sensitivity`).", ""]
+    for system in present:
+        document = json.loads((out / system / FOLDER / f"{STEM}.json").read_text(encoding="utf-8"))
+        lines.append(f"- `{system}/{FOLDER}/{STEM}.*`: {document['grid']}.")
+    return "\n".join(lines) + "\n"
+
+
+def _run_sensitivity(options) -> int:
+    """Make ``tables/<system>/sensitivity/rules.md`` and ``.json`` for the systems asked for."""
+    import importlib
+
+    from exactdice.tables.sensitivity import rules_sensitivity_table, write_sensitivity
+
+    systems = [name.strip() for name in options.systems.split(",") if name.strip()]
+    for system in systems:
+        if system not in SENSITIVITY_MODULES:
+            raise InputError("--systems", f"no sensitivity table for {system!r} "
+                                          f"(available: {', '.join(SENSITIVITY_MODULES)})")
+    out = Path(options.out)
+    store = open_store(options.store, no_cache=options.no_cache)
+    try:
+        for system in systems:
+            spec = importlib.import_module(SENSITIVITY_MODULES[system]).rules_sensitivity()
+            table = rules_sensitivity_table(spec, store=store, workers=options.workers,
+                                            progress=not options.no_progress)
+            written = write_sensitivity(table, out / system)
+            print(f"{system}: {len(spec.readings) - 1} readings against the default in "
+                  f"{table.seconds:.1f} s; wrote {', '.join(written)}")
+    finally:
+        if store is not None:
+            store.close()
+    readme = out / "README.md"
+    text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    text = text.split("\n" + _SENSITIVITY_HEADING)[0].rstrip("\n") + "\n"
+    readme.write_text(text + _sensitivity_readme(out), encoding="utf-8")
     return 0
 
 

@@ -123,6 +123,8 @@ def _attach_table_command():
     chronica.add_command(chronica_table, "table")
     from exactdice.cli.rules import rules_command
     chronica.add_command(rules_command("chronica"))
+    from exactdice.cli.system_design import chronica_design
+    chronica.add_command(chronica_design, "design")
 
 
 _attach_table_command()

@@ -132,6 +132,8 @@ def _attach_table_command():
     contingency.add_command(contingency_table, "table")
     from exactdice.cli.rules import rules_command
     contingency.add_command(rules_command("contingency"))
+    from exactdice.cli.system_design import contingency_design
+    contingency.add_command(contingency_design, "design")
 
 
 _attach_table_command()

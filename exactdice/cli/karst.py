@@ -304,6 +304,8 @@ def _attach_table_command():
     karst.add_command(karst_table, "table")
     from exactdice.cli.rules import rules_command
     karst.add_command(rules_command("karst"))
+    from exactdice.cli.system_design import karst_design
+    karst.add_command(karst_design, "design")
 
 
 _attach_table_command()

@@ -36,7 +36,8 @@ from exactdice.tables.store import ResultKey
 from exactdice.tables.sweep import SweepCell, sweep
 
 __all__ = ["Variant", "SensitivityRow", "SensitivityReport", "base_arguments", "sensitivity_variants",
-           "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart"]
+           "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart", "rules_sensitivity",
+           "SENSITIVITY_GRID"]
 
 METRICS = ("P(win)", "P(loss)", "P(tie)", "expected rounds")
 #: setup parameter -> (label, least value)
@@ -243,3 +244,45 @@ def tornado_chart(report: SensitivityReport, plot_path, *, metric: str = "P(win)
         raise InputError("plot_path", f"cannot write {plot_path}: {error.strerror or error}") from None
     finally:
         plt.close(figure)
+
+
+# ----- the canonical rules sensitivity table ------------------------------------------------
+
+#: the grid of the canonical sensitivity table: a sub-grid of the committed tables
+#: (Ability and Challenge 1-3 at every W and P of `exactdice.karbon.tables.canonical_grids`;
+#: A5 v C5 at W3 P1 alone takes minutes a knob value)
+SENSITIVITY_GRID = {"consequence": (1, 2, 3), "peril": (0, 1), "ability": (1, 2, 3), "challenge": (1, 2, 3)}
+
+
+def rules_sensitivity(grid: dict = SENSITIVITY_GRID):
+    """Karbon's `RulesSensitivity`: every other value of every knob of `RULE_CHOICES`
+    against the default, fixed default policies, over *grid* (W, P, A, C)."""
+    from exactdice.tables.sensitivity import RulesSensitivity
+
+    readings = [("default", Rules())]
+    for knob, values in RULE_CHOICES.items():
+        readings += [(f"{knob}={value}", Rules().with_rules([f"{knob}={value}"])) for value in values[1:]]
+    points = [(w, p, a, c) for w in grid["consequence"] for p in grid["peril"]
+              for a in grid["ability"] for c in grid["challenge"]]
+
+    def solve(rules_list, **sweep_options) -> list[dict]:
+        cells = [_cell(base_arguments(a, c, w, p, rules=tuple(f"{k}={v}" for k, v in rules.to_dict().items())))
+                 for rules in rules_list for w, p, a, c in points]
+        results = sweep(cells, solve_variant, description="karbon sensitivity", **sweep_options)
+        labels = [f"W{w} P{p} A{a} C{c}" for w, p, a, c in points]
+        return [{label: {m: result[m] for m in METRICS[:3]}
+                 for label, result in zip(labels, results[i * len(points):(i + 1) * len(points)])}
+                for i in range(len(rules_list))]
+
+    described = (f"Ability {_span(grid['ability'])} x Challenge {_span(grid['challenge'])} at "
+                 f"Consequence W {_span(grid['consequence'])} and Peril P {_span(grid['peril'])} "
+                 f"({len(points)} contests), both sides' fixed default policies, default pool and reserve")
+    notes = ("A sub-grid of the committed tables (Ability x Challenge 1-5, W 1-3, P 0-1): the "
+             "cells with Ability or Challenge 4-5 cost up to minutes each and knob value.",
+             "`objective` only steers optimal play, so under fixed policies it moves nothing (exactly 0).")
+    return RulesSensitivity("Karbon", described, readings, METRICS[:3], solve, notes)
+
+
+def _span(values) -> str:
+    values = list(values)
+    return f"{values[0]}-{values[-1]}" if len(values) > 1 else str(values[0])

@@ -303,18 +303,7 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     results: list = [None] * len(cells)
-
-    # identical keys are solved once
-    first_index_of: dict[tuple, int] = {}
-    duplicates: dict[int, list[int]] = {}
-    for index, cell in enumerate(cells):
-        parts = cell.key.parts()
-        if parts in first_index_of:
-            duplicates.setdefault(first_index_of[parts], []).append(index)
-        else:
-            first_index_of[parts] = index
-    unique = sorted(first_index_of.values())
-
+    unique, duplicates = _unique_cells(cells)
     missing = []
     for index in unique:
         stored = store.get(cells[index].key) if store is not None else None
@@ -340,47 +329,15 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
             executor = _InlineExecutor()
         else:
             executor = own_pool = local_process_pool(min(workers, len(missing)))
-    # this process solves one cell at a time; any other executor gets every cell at once
-    in_flight_limit = 1 if isinstance(executor, _InlineExecutor) else len(missing)
-
     pending: dict[Future, int] = {}
     finished_cleanly = False
     try:
         with _sigterm_as_interrupt():
-            queue = iter(missing)
-            exhausted = False
-            while True:
-                while not exhausted and len(pending) < in_flight_limit:
-                    index = next(queue, None)
-                    if index is None:
-                        exhausted = True
-                        break
-                    pending[executor.submit(_solve_one, solve_fn, cells[index].argument)] = index
-                if not pending:
-                    break
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                error = None
-                # keep every finished result before reporting an error
-                for future in sorted(finished, key=pending.get):
-                    index = pending.pop(future)
-                    result = future.result()
-                    if isinstance(result, _WorkerInputError):
-                        error = error or result.rebuild()
-                    else:
-                        record(index, result)
-                if error is not None:
-                    raise error
+            _run_cells(executor, solve_fn, [(index, cells[index].argument) for index in missing],
+                       pending, record)
         finished_cleanly = True
     finally:
-        if finished_cleanly:
-            if own_pool is not None:
-                own_pool.shutdown(wait=True)
-        else:
-            # an error, Ctrl-C or SIGTERM: drop what is queued, end our own workers now
-            for future in pending:
-                future.cancel()
-            if own_pool is not None:
-                _stop_local_pool(own_pool)
+        _stop(own_pool, pending, finished_cleanly)
         bar.close()
 
     for first, others in duplicates.items():
@@ -391,6 +348,64 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
         statistics.solved += len(missing)
         statistics.seconds += time.perf_counter() - started
     return results
+
+
+def _unique_cells(cells: Sequence[SweepCell]) -> tuple[list[int], dict[int, list[int]]]:
+    """(the index of each key's first cell, first index -> the later cells with its key):
+    identical keys are solved once."""
+    first_index_of: dict[tuple, int] = {}
+    duplicates: dict[int, list[int]] = {}
+    for index, cell in enumerate(cells):
+        parts = cell.key.parts()
+        if parts in first_index_of:
+            duplicates.setdefault(first_index_of[parts], []).append(index)
+        else:
+            first_index_of[parts] = index
+    return sorted(first_index_of.values()), duplicates
+
+
+def _run_cells(executor, solve_fn: Callable, tasks: list[tuple[int, Any]], pending: dict,
+               record: Callable[[int, Any], None]) -> None:
+    """Submit the (index, argument) tasks and record each result as it arrives; *pending*
+    holds the futures not yet done (the caller cancels them if this stops early)."""
+    # this process solves one cell at a time; any other executor gets every cell at once
+    in_flight_limit = 1 if isinstance(executor, _InlineExecutor) else len(tasks)
+    queue = iter(tasks)
+    exhausted = False
+    while True:
+        while not exhausted and len(pending) < in_flight_limit:
+            task = next(queue, None)
+            if task is None:
+                exhausted = True
+                break
+            pending[executor.submit(_solve_one, solve_fn, task[1])] = task[0]
+        if not pending:
+            return
+        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+        error = None
+        # keep every finished result before reporting an error
+        for future in sorted(finished, key=pending.get):
+            index = pending.pop(future)
+            result = future.result()
+            if isinstance(result, _WorkerInputError):
+                error = error or result.rebuild()
+            else:
+                record(index, result)
+        if error is not None:
+            raise error
+
+
+def _stop(own_pool, pending: dict, finished_cleanly: bool) -> None:
+    """After the cells: wait for our own pool, or (an error, Ctrl-C or SIGTERM) drop what is
+    queued and end our own workers now."""
+    if finished_cleanly:
+        if own_pool is not None:
+            own_pool.shutdown(wait=True)
+        return
+    for future in pending:
+        future.cancel()
+    if own_pool is not None:
+        _stop_local_pool(own_pool)
 
 
 def _reciprocal_of_key(key: ResultKey) -> Fraction:

@@ -1,0 +1,193 @@
+"""``exactdice contingency design``, ``karst design`` and ``chronica design``: which setups
+give a target chance (a thin layer over each system's ``design`` module).
+
+These systems' cells cost micro- to milliseconds, so every setup of the grid is solved
+exactly in this process: no screen, no store, no worker processes (their start-up would
+cost more than the cells).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from exactdice.cli import design_common
+from exactdice.cli.common import parameter_options
+from exactdice.errors import InputError
+from exactdice.systems import get_system
+
+__all__ = ["contingency_design", "karst_design", "chronica_design"]
+
+_EXHAUSTIVE = "every setup solved exactly (each costs milliseconds: no screen needed)"
+
+
+def _search_and_report(problem, *, metric: str, meaning: str, target, axes: dict, fixed: dict,
+                       tolerance, best: int, as_json: bool, full_fractions: bool) -> None:
+    """Solve every point of *problem* here and print the closest (text or --json)."""
+    from exactdice.design import design_search
+
+    found = design_search(problem, target=target, tolerance=design_common.parse_tolerance(tolerance),
+                          best=best, store=None, workers=1, progress=sys.stderr.isatty())
+    design_common.report_design(found, metric=metric, meaning=meaning, axes=axes, fixed=fixed,
+                                as_json=as_json, full_fractions=full_fractions, method=_EXHAUSTIVE)
+
+
+def _fixed(axes: dict, given: dict) -> dict:
+    """The parameters given as flags; one both given and varied is an error naming its flag."""
+    for name, value in given.items():
+        if name in axes and value is not None:
+            flag = "--" + name.replace("_", "-")
+            raise InputError(flag, f"{name} is varied by --vary; drop {flag} or take it out of --vary")
+    return {name: value for name, value in given.items() if value is not None}
+
+
+# ----- Contingency -----------------------------------------------------------------------
+
+def _pool_values(text: str, name: str) -> list[str]:
+    """``standard`` (the tables' 35 pools of d4..d12) or pools separated by ``/``."""
+    from exactdice.contingency.check import parse_pool
+    from exactdice.contingency.design import standard_pool_texts
+
+    if text.strip().lower() == "standard":
+        return standard_pool_texts()
+    pools = []
+    for part in text.split("/"):
+        try:
+            pools.append(",".join(f"d{size}" for size in parse_pool(part.strip(), name)))
+        except InputError as error:
+            raise InputError("--vary", f"{name}: {error.message}") from None
+    return pools
+
+
+_CONTINGENCY_SETUP = ("dice", "difficulty", "advantage", "disadvantage", "modifier", "modifiers")
+
+
+@click.command("design")
+@design_common.design_query_options(
+    ("success", "success-or-condition", "failure"),
+    "The grid: difficulty=1-11, dice=standard (the 35 pools of d4..d12) or dice=d6,d8,d10/d8,d8,d8, "
+    "advantage=0-2, disadvantage=0-2, modifier=-2-2.", "success=0.6")
+@click.option("--dice", default=None, help="Fixed pool [default: d6,d8,d10] (or vary it).")
+@click.option("--difficulty", type=int, default=None, help="Fixed difficulty (or vary it).")
+@click.option("--advantage", type=click.IntRange(min=0), default=None, help="Fixed units of advantage [default: 0].")
+@click.option("--disadvantage", type=click.IntRange(min=0), default=None,
+              help="Fixed units of disadvantage [default: 0].")
+@click.option("--modifier", type=int, default=None, help="Fixed face modifier of every die [default: 0].")
+@parameter_options(get_system("contingency").parameters, skip=_CONTINGENCY_SETUP)
+def contingency_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, dice, difficulty,
+                       advantage, disadvantage, modifier, **rule_values):
+    """The checks whose exact P(success) (or success-or-condition, failure) is closest to a
+    target, best first: which difficulty gives a pool about a 60 % chance, or which pool
+    for a difficulty.
+
+    \b
+    Examples:
+      exactdice contingency design --target success=0.6 --dice d6,d8,d10 --vary difficulty=1-11
+      exactdice contingency design --target success=50% --difficulty 6 --vary dice=standard --best 3
+      exactdice contingency design --target success-or-condition=0.75 --vary difficulty=2-10,advantage=0-1
+
+    Every setup of the grid is solved exactly (a check costs about a millisecond).
+    """
+    from exactdice.contingency.design import METRICS, contingency_design_problem
+    from exactdice.contingency.system import SYSTEM
+
+    metric, target = design_common.parse_target(target_text, METRICS)
+    parsers = {"difficulty": design_common.integer_values, "dice": _pool_values,
+               "advantage": design_common.integer_values, "disadvantage": design_common.integer_values,
+               "modifier": design_common.integer_values}
+    axes = design_common.parse_vary(vary_text, parsers, "difficulty=1-11", max_setups)
+    fixed = _fixed(axes, {"dice": dice, "difficulty": difficulty, "advantage": advantage,
+                          "disadvantage": disadvantage, "modifier": modifier})
+    rules = SYSTEM.rules(rule_values)
+    _search_and_report(contingency_design_problem(axes, fixed, metric=metric, rules=rules), metric=metric,
+                       meaning=METRICS[metric], target=target, axes=axes, fixed={**fixed, "rules": rules.to_dict()},
+                       tolerance=tolerance, best=best, as_json=as_json, full_fractions=full_fractions)
+
+
+contingency_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
+
+
+# ----- Karst -------------------------------------------------------------------------------
+
+@click.command("design")
+@design_common.design_query_options(
+    ("hit", "success"),
+    "The grid: defense=8-20 and/or modifier=-2-10 for hit (an attack roll, d20 + modifier "
+    "against the defense); modifier=-5-5 for success (an action roll, d6 + modifier against 6).",
+    "hit=0.6")
+@click.option("--modifier", type=int, default=None, help="Fixed modifier (or vary it).")
+@click.option("--defense", type=int, default=None, help="Fixed defense of an attack's target (or vary it).")
+def karst_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, modifier, defense):
+    """The rolls whose exact P(hit) or P(success) is closest to a target, best first: which
+    defense gives an attacker a 60 % chance to hit, or which modifier an action needs.
+
+    \b
+    Examples:
+      exactdice karst design --target hit=0.6 --modifier 3 --vary defense=8-20
+      exactdice karst design --target hit=50% --defense 15 --vary modifier=-2-10
+      exactdice karst design --target success=0.5 --vary modifier=-5-5
+
+    Every roll of the grid is solved exactly (microseconds each).
+    """
+    from exactdice.karst.design import METRICS, karst_design_problem
+
+    metric, target = design_common.parse_target(target_text, METRICS)
+    parsers = {"modifier": design_common.integer_values, "defense": design_common.integer_values}
+    axes = design_common.parse_vary(vary_text, parsers, "defense=8-20", max_setups)
+    fixed = _fixed(axes, {"modifier": modifier, "defense": defense})
+    _search_and_report(karst_design_problem(axes, fixed, metric=metric), metric=metric, meaning=METRICS[metric],
+                       target=target, axes=axes, fixed=fixed, tolerance=tolerance, best=best, as_json=as_json,
+                       full_fractions=full_fractions)
+
+
+karst_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
+
+
+# ----- Chronica ----------------------------------------------------------------------------
+
+def _size_values(text: str, name: str) -> list[int]:
+    """Die sizes: ``4,6,8``, ``d4,d6,d8`` or a range ``4-12`` (every size in it)."""
+    return design_common.integer_values(text.replace("d", "").replace("D", ""), name)
+
+
+@click.command("design")
+@design_common.design_query_options(
+    ("win", "tie", "loss"),
+    "The grid: the player's dice=1-4 and size=d4,d6,d8,d10,d12 (a pool of `dice` dice of that "
+    "size), and/or the opposition's against-dice and against-size.", "win=0.5")
+@click.option("--dice", type=int, default=None, help="Fixed number of player dice (or vary it).")
+@click.option("--size", default=None, help="Fixed size of the player's dice, like d8 (or vary it).")
+@click.option("--against-dice", type=int, default=None, help="Fixed number of opposition dice (or vary it).")
+@click.option("--against-size", default=None, help="Fixed size of the opposition's dice, like d8 (or vary it).")
+@parameter_options(get_system("chronica").parameters, skip=("sides", "target"))
+def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, dice, size,
+                    against_dice, against_size, **rule_values):
+    """The contests whose exact P(win) (or tie, loss) of the player is closest to a target,
+    best first: which pool gives a player about an even chance against 3d8.
+
+    \b
+    Examples:
+      exactdice chronica design --target win=0.5 --vary dice=1-4,size=d4,d6,d8,d10,d12 --against-dice 3 --against-size d8
+      exactdice chronica design --target win=0.6 --dice 2 --size d10 --vary against-dice=1-4,against-size=d6,d8,d10
+
+    Every contest of the grid is solved exactly (milliseconds to a second each).
+    """
+    from exactdice.chronica.design import METRICS, chronica_design_problem
+    from exactdice.chronica.ruleset import parse_die
+    from exactdice.chronica.system import SYSTEM
+
+    metric, target = design_common.parse_target(target_text, METRICS)
+    parsers = {"dice": design_common.integer_values, "size": _size_values,
+               "against_dice": design_common.integer_values, "against_size": _size_values}
+    axes = design_common.parse_vary(vary_text, parsers, "dice=1-4,size=d6,d8", max_setups)
+    sizes = {name: None if text is None else parse_die(text if text.lower().startswith("d") else f"d{text}", name)
+             for name, text in (("size", size), ("against_size", against_size))}
+    fixed = _fixed(axes, {"dice": dice, "against_dice": against_dice, **sizes})
+    rules = SYSTEM.rules(rule_values)
+    _search_and_report(chronica_design_problem(axes, fixed, metric=metric, rules=rules), metric=metric,
+                       meaning=METRICS[metric], target=target, axes=axes, fixed={**fixed, "rules": rules.describe()},
+                       tolerance=tolerance, best=best, as_json=as_json, full_fractions=full_fractions)
+
+
+chronica_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
