@@ -222,13 +222,14 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
                  narrator: NarratorPolicy | None = None, *, precision: float = 1e-3,
                  max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
                  progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
-                 fixed_start: bool = True) -> BoundedOdds:
+                 fixed_start: bool = True, fixed_states: int | None = None) -> BoundedOdds:
     """Certified bounds on the contest's value with gap <= ``precision`` (or what
     ``max_seconds`` / ``max_states`` / Ctrl-C allow; ``stopped`` says which).
 
     ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks.
     ``certify`` solves the returned strategy exactly (up to ``certify_states`` states);
-    ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values.
+    ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
+    (skipped when their game passes ``fixed_states``, default ``max_states``).
     """
     ruleset = ruleset or Rules()
     player = player or PlayerPolicy(kind="optimal")
@@ -242,7 +243,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     began = time.perf_counter()
     payoff, endless = payoffs(ruleset)
     model = game_model(setup, ruleset, player, narrator)
-    fixed_value, initial = (fixed_play_lower_bounds(setup, ruleset, narrator, max_states=max_states)
+    fixed_value, initial = (fixed_play_lower_bounds(setup, ruleset, narrator,
+                                                    max_states=fixed_states or max_states)
                             if fixed_start else (None, None))
     if initial is not None:  # the start too: the fixed draw is one of the optimal player's options
         root, from_fixed, root_bound = model.initial_state(), initial, (float_below(fixed_value), math.inf)
