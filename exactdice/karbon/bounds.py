@@ -222,12 +222,14 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
                  narrator: NarratorPolicy | None = None, *, precision: float = 1e-3,
                  max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
                  progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
-                 fixed_start: bool = True, fixed_states: int | None = None) -> BoundedOdds:
+                 fixed_start: bool = True, fixed_states: int | None = None,
+                 certify_seconds: float | None = None) -> BoundedOdds:
     """Certified bounds on the contest's value with gap <= ``precision`` (or what
     ``max_seconds`` / ``max_states`` / Ctrl-C allow; ``stopped`` says which).
 
     ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks.
-    ``certify`` solves the returned strategy exactly (up to ``certify_states`` states);
+    ``certify`` solves the returned strategy exactly (up to ``certify_states`` states and
+    ``certify_seconds`` of exploring);
     ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
     (skipped when their game passes ``fixed_states``, default ``max_states``).
     """
@@ -269,10 +271,12 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
         try:
             value, solution = evaluate_strategy(model, found.strategy, default_action=_default_action(model),
                                                 payoff=payoff, nonterminating_payoff=endless,
-                                                max_states=certify_states)
-        except TooLargeError:
-            result.lower_method = (f"float, outward rounding (the strategy's game passed {certify_states:,} "
-                                   "states; raise certify_states to solve it exactly)")
+                                                max_states=certify_states, max_seconds=certify_seconds)
+        except TooLargeError as error:
+            passed = (f"{certify_seconds:g} s" if error.field == "max_seconds"
+                      else f"{certify_states:,} states")
+            result.lower_method = (f"float, outward rounding (the strategy's game passed {passed}; "
+                                   "raise certify_states / certify_seconds to solve it exactly)")
         except KeyboardInterrupt:
             result.lower_method = "float, outward rounding (the exact check was interrupted)"
         else:

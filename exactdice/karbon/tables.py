@@ -61,10 +61,12 @@ def bounded_cell(ability: int, challenge: int, consequence: int, peril: int, for
                  fallout: int = 0, training: bool = False, pool: str = dice_text(DEFAULT_POOL),
                  reserve: str = dice_text(DEFAULT_RESERVE), player: str = "optimal",
                  narrator: str = "optimal", rules: tuple = (), seconds: float | str = 30.0,
-                 precision: float | str = 0.005, fixed_states: int = 100_000,
+                 precision: float | str = 0.005, fixed_states: int = 50_000,
                  certify_states: int = 200_000) -> dict:
     """One cell of optimal play as certified bounds (`exactdice.karbon.bounds.bounded_odds`)
-    within ``seconds`` (plus the exact check of the strategy, up to ``certify_states``):
+    within about 1.5 x ``seconds``: the fixed preferences' exact solve (the starting lower
+    bounds, up to ``fixed_states``) and the search share ``seconds``, then the exact check of
+    the strategy gets up to ``seconds / 2`` (and ``certify_states``):
     {value metric: `Bounds`, the strategy's exact P(win), P(tie), P(loss) (None where not
     certified exactly), and how the cell was made}.
     """
@@ -76,7 +78,8 @@ def bounded_cell(ability: int, challenge: int, consequence: int, peril: int, for
     found = bounded_odds(setup, Rules().with_rules(rules), parse_player_policy(player),
                          parse_narrator_policy(narrator), precision=float(precision),
                          max_seconds=float(seconds),
-                         fixed_states=fixed_states, certify_states=certify_states)
+                         fixed_states=fixed_states, certify_states=certify_states,
+                         certify_seconds=float(seconds) / 2)
     # a float bound is a sound bound as the exact rational it stands for
     cell = {value_metric(rules): Bounds(Fraction(found.lower), Fraction(found.upper)),
             "lower exact": found.lower_method == "exact", "stopped": found.stopped,

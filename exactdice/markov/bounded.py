@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
 from exactdice.markov.model import Chance, Decision, Terminal
 
 __all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "evaluate_strategy"]
@@ -528,8 +528,9 @@ class StrategyModel:
     'win'
     """
 
-    def __init__(self, model, strategy: dict, default_action=None):
+    def __init__(self, model, strategy: dict, default_action=None, deadline: float | None = None):
         self.model = model
+        self.deadline = deadline  # time.perf_counter() past which expanding raises TooLargeError
         self.strategy = strategy
         self.default_action = default_action
         self.outcomes = model.outcomes
@@ -541,6 +542,9 @@ class StrategyModel:
         return self.model.initial_state()
 
     def expand(self, state):
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise TooLargeError("max_seconds", "the strategy's exact check ran out of time; "
+                                               "give it more seconds")
         node = self.model.expand(state)
         if not isinstance(node, Decision) or node.side != "max":
             return node
@@ -558,10 +562,11 @@ class StrategyModel:
 
 
 def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None, nonterminating_payoff=0,
-                      max_states: int = 2_000_000):
+                      max_states: int = 2_000_000, max_seconds: float | None = None):
     """The exact value (a Fraction) the "max" strategy guarantees against the best reply of
     the "min" side, with the `Solution` (``played``: every "max" state reached -> its action;
-    ``defaulted``: how many took the default); raises `TooLargeError` past ``max_states``.
+    ``defaulted``: how many took the default); raises `TooLargeError` past ``max_states``
+    (or when exploring passes ``max_seconds``).
 
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> evaluate_strategy(GamblersRuin(goal=3, start=1, up=1, down=1), {})[0]
@@ -570,7 +575,8 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     from exactdice.markov.graph import explore
     from exactdice.markov.solver import solve
 
-    fixed = StrategyModel(model, strategy, default_action)
+    deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+    fixed = StrategyModel(model, strategy, default_action, deadline)
     graph = explore(fixed, max_states=max_states, progress=False)
     solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
     solution.played = fixed.chosen

@@ -500,7 +500,8 @@ def _render_pdf(grids: list[TableGrid]) -> bytes:
             label_width = min(70.0, 5 + 1.15 * max(pdf.get_string_width(text(label)) for label in
                                             list(grid.rows) + [_corner(grid)]))
             # a hair under the page width: fpdf2 refuses a table wider than the page by rounding
-            column_width = min(24.0, (usable_width - label_width - 0.01) / len(grid.columns))
+            widest = 34.0 if grid.has_bounds(metric) else 24.0  # "lower-upper" needs more room
+            column_width = min(widest, (usable_width - label_width - 0.01) / len(grid.columns))
             widths = (label_width,) + (column_width,) * len(grid.columns)
             is_probability = grid.is_probability(metric)
             with pdf.table(col_widths=widths, width=sum(widths), align="LEFT",
