@@ -37,8 +37,10 @@ from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup
-from exactdice.karbon.solve import contest_odds, payoffs
-from exactdice.markov.bounded import BoundedSolver, evaluate_strategy
+from exactdice.karbon.solve import payoffs
+from exactdice.markov.bounded import BoundedSolver, TimeLimitedModel, evaluate_strategy
+from exactdice.markov.graph import explore
+from exactdice.markov.solver import solve
 
 __all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "DEFAULT_CERTIFY_STATES"]
 
@@ -168,17 +170,21 @@ def game_model(setup: ContestSetup, ruleset: Rules, player: PlayerPolicy, narrat
     return KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
 
 
-def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int):
+def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_seconds: float | None = None):
     """(value of the fixed preferences at the start, state -> lower bound function) from
-    one exact solve of the fixed player against ``narrator``; (None, None) if that solve
-    passes ``max_states``. A state the fixed play reaches gets its exact value there
-    (rounded down to a float); every other state None."""
+    one exact solve of the fixed player against ``narrator`` (the model `contest_odds`
+    solves); (None, None) if exploring it passes ``max_states`` or ``max_seconds``. A state
+    the fixed play reaches gets its exact value there (rounded down to a float); every
+    other state None."""
+    model = game_model(setup, ruleset, PlayerPolicy(), narrator)
+    payoff, endless = payoffs(ruleset)
     try:
-        fixed = contest_odds(setup, ruleset, PlayerPolicy(), narrator, max_states=max_states,
-                             all_states=True)
+        graph = explore(model if max_seconds is None else TimeLimitedModel(model, max_seconds),
+                        max_states=max_states, progress=False)
     except TooLargeError:
         return None, None
-    per_state = fixed.solution._per_state
+    solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, progress=False, all_states=True)
+    per_state = solution._per_state
     cache: dict = {}
 
     def lower_bound(state):
@@ -191,7 +197,7 @@ def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int):
             bound = cache[value] = float_below(value)
         return (bound, math.inf)
 
-    return fixed.value, lower_bound
+    return solution.value, lower_bound
 
 
 def _default_action(model):
@@ -223,7 +229,7 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
                  max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
                  progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
                  fixed_start: bool = True, fixed_states: int | None = None,
-                 certify_seconds: float | None = None) -> BoundedOdds:
+                 certify_seconds: float | None = None, fixed_seconds: float | None = None) -> BoundedOdds:
     """Certified bounds on the contest's value with gap <= ``precision`` (or what
     ``max_seconds`` / ``max_states`` / Ctrl-C allow; ``stopped`` says which).
 
@@ -231,7 +237,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     ``certify`` solves the returned strategy exactly (up to ``certify_states`` states and
     ``certify_seconds`` of exploring);
     ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
-    (skipped when their game passes ``fixed_states``, default ``max_states``).
+    (skipped when exploring their game passes ``fixed_states``, default ``max_states``, or
+    ``fixed_seconds``).
     """
     ruleset = ruleset or Rules()
     player = player or PlayerPolicy(kind="optimal")
@@ -246,7 +253,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     payoff, endless = payoffs(ruleset)
     model = game_model(setup, ruleset, player, narrator)
     fixed_value, initial = (fixed_play_lower_bounds(setup, ruleset, narrator,
-                                                    max_states=fixed_states or max_states)
+                                                    max_states=fixed_states or max_states,
+                                                    max_seconds=fixed_seconds)
                             if fixed_start else (None, None))
     if initial is not None:  # the start too: the fixed draw is one of the optimal player's options
         root, from_fixed, root_bound = model.initial_state(), initial, (float_below(fixed_value), math.inf)

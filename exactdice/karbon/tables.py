@@ -65,7 +65,8 @@ def bounded_cell(ability: int, challenge: int, consequence: int, peril: int, for
                  certify_states: int = 200_000) -> dict:
     """One cell of optimal play as certified bounds (`exactdice.karbon.bounds.bounded_odds`)
     within about 1.5 x ``seconds``: the fixed preferences' exact solve (the starting lower
-    bounds, up to ``fixed_states``) and the search share ``seconds``, then the exact check of
+    bounds, up to ``fixed_states`` and a third of ``seconds``) and the search share
+    ``seconds``, then the exact check of
     the strategy gets up to ``seconds / 2`` (and ``certify_states``):
     {value metric: `Bounds`, the strategy's exact P(win), P(tie), P(loss) (None where not
     certified exactly), and how the cell was made}.
@@ -79,7 +80,7 @@ def bounded_cell(ability: int, challenge: int, consequence: int, peril: int, for
                          parse_narrator_policy(narrator), precision=float(precision),
                          max_seconds=float(seconds),
                          fixed_states=fixed_states, certify_states=certify_states,
-                         certify_seconds=float(seconds) / 2)
+                         fixed_seconds=float(seconds) / 3, certify_seconds=float(seconds) / 2)
     # a float bound is a sound bound as the exact rational it stands for
     cell = {value_metric(rules): Bounds(Fraction(found.lower), Fraction(found.upper)),
             "lower exact": found.lower_method == "exact", "stopped": found.stopped,

@@ -32,7 +32,8 @@ from fractions import Fraction
 from exactdice.errors import InputError, TooLargeError
 from exactdice.markov.model import Chance, Decision, Terminal
 
-__all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "evaluate_strategy"]
+__all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "TimeLimitedModel",
+           "evaluate_strategy"]
 
 _FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
 _UNIT_ROUNDOFF = 2.0 ** -53
@@ -528,9 +529,8 @@ class StrategyModel:
     'win'
     """
 
-    def __init__(self, model, strategy: dict, default_action=None, deadline: float | None = None):
+    def __init__(self, model, strategy: dict, default_action=None):
         self.model = model
-        self.deadline = deadline  # time.perf_counter() past which expanding raises TooLargeError
         self.strategy = strategy
         self.default_action = default_action
         self.outcomes = model.outcomes
@@ -542,9 +542,6 @@ class StrategyModel:
         return self.model.initial_state()
 
     def expand(self, state):
-        if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise TooLargeError("max_seconds", "the strategy's exact check ran out of time; "
-                                               "give it more seconds")
         node = self.model.expand(state)
         if not isinstance(node, Decision) or node.side != "max":
             return node
@@ -561,6 +558,32 @@ class StrategyModel:
         return Chance(((1, action[1], action[2]),))
 
 
+class TimeLimitedModel:
+    """``model`` whose ``expand`` raises `TooLargeError` (field "max_seconds") once
+    ``seconds`` have passed since it was made: a time limit for an exact exploration.
+
+    >>> from exactdice.markov.synthetic import GamblersRuin
+    >>> TimeLimitedModel(GamblersRuin(goal=3, start=1, up=1, down=1), 0).expand(1)
+    Traceback (most recent call last):
+    exactdice.errors.TooLargeError: max_seconds: exploring passed 0 s; give it more time
+    """
+
+    def __init__(self, model, seconds: float):
+        self.model = model
+        self.seconds = seconds
+        self.deadline = time.perf_counter() + seconds
+        self.outcomes = model.outcomes
+        self.reward_names = getattr(model, "reward_names", ())
+
+    def initial_state(self):
+        return self.model.initial_state()
+
+    def expand(self, state):
+        if time.perf_counter() > self.deadline:
+            raise TooLargeError("max_seconds", f"exploring passed {self.seconds:g} s; give it more time")
+        return self.model.expand(state)
+
+
 def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None, nonterminating_payoff=0,
                       max_states: int = 2_000_000, max_seconds: float | None = None):
     """The exact value (a Fraction) the "max" strategy guarantees against the best reply of
@@ -575,9 +598,9 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     from exactdice.markov.graph import explore
     from exactdice.markov.solver import solve
 
-    deadline = None if max_seconds is None else time.perf_counter() + max_seconds
-    fixed = StrategyModel(model, strategy, default_action, deadline)
-    graph = explore(fixed, max_states=max_states, progress=False)
+    fixed = StrategyModel(model, strategy, default_action)
+    limited = fixed if max_seconds is None else TimeLimitedModel(fixed, max_seconds)
+    graph = explore(limited, max_states=max_states, progress=False)
     solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
     solution.played = fixed.chosen
     solution.defaulted = fixed.defaulted
