@@ -222,27 +222,49 @@ def main(argv=None) -> int:
         return 2
 
 
+def _names(text: str, field: str, noun: str, allowed) -> list[str]:
+    """A comma-separated list of names, each one of ``allowed``."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    for name in names:
+        if name not in allowed:
+            raise InputError(field, f"unknown {noun} {name!r} ({', '.join(allowed)})")
+    return names
+
+
+def _announce_bounds(sets: list[TableSet], options) -> None:
+    cells = sum(len(grid.rows) * len(grid.columns) for s in sets if "optimal" in s.tags for grid in s.jobs)
+    if cells:
+        # a cell takes its budget, then up to half of it again for the exact check of its strategy
+        minutes = cells * options.cell_seconds * 1.6 / options.workers / 60
+        print(f"make_tables: Karbon with both sides optimal is made as certified bounds: {cells} cells "
+              f"of {options.cell_seconds:g} s each plus the exact check of each strategy, up to about "
+              f"{minutes:.0f} minutes on {options.workers} workers; Ctrl-C stops, the results store "
+              "keeps what is done", file=sys.stderr)
+
+
+def _write_sets(sets: list[TableSet], per_job, out: Path, formats, workers: int) -> list[str]:
+    tasks, position = [], 0
+    for table_set in sets:
+        grids = [grid for grids in per_job[position:position + len(table_set.jobs)] for grid in grids]
+        position += len(table_set.jobs)
+        folder = out / table_set.system
+        folder.mkdir(parents=True, exist_ok=True)
+        tasks.append((grids, str(folder), table_set.name, formats))
+    if workers > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(max_workers=workers) as executor:
+            return [path for paths in executor.map(_write_set, tasks) for path in paths]
+    return [path for task in tasks for path in _write_set(task)]
+
+
 def _run(options) -> int:
     started = time.perf_counter()
     systems = [name.strip() for name in options.systems.split(",") if name.strip()]
-    formats = [name.strip() for name in options.formats.split(",") if name.strip()]
-    for fmt in formats:
-        if fmt not in FORMATS:
-            raise InputError("--formats", f"unknown format {fmt!r} ({', '.join(FORMATS)})")
+    formats = _names(options.formats, "--formats", "format", FORMATS)
     _check_systems(systems)
-    karbon_policies = [name.strip() for name in options.karbon_policies.split(",") if name.strip()]
-    for name in karbon_policies:
-        if name not in KARBON_POLICIES:
-            raise InputError("--karbon-policies", f"unknown policy pair {name!r} "
-                                                  f"({', '.join(KARBON_POLICIES)})")
+    karbon_policies = _names(options.karbon_policies, "--karbon-policies", "policy pair", KARBON_POLICIES)
     sets = canonical_sets(systems, karbon_policies, cell_seconds=options.cell_seconds,
                           precision=options.precision)
-    if "optimal" in karbon_policies and "karbon" in systems:
-        cells = sum(len(grid.rows) * len(grid.columns) for s in sets if "optimal" in s.tags for grid in s.jobs)
-        print(f"make_tables: Karbon with both sides optimal is made as certified bounds: {cells} cells "
-              f"of {options.cell_seconds:g} s each (plus the exact check of each strategy), about "
-              f"{cells * options.cell_seconds / options.workers / 60:.0f} minutes on {options.workers} "
-              "workers; Ctrl-C stops, the results store keeps what is done", file=sys.stderr)
+    _announce_bounds(sets, options)
     jobs = [job for table_set in sets for job in table_set.jobs]
 
     statistics = SweepStatistics()
@@ -255,20 +277,8 @@ def _run(options) -> int:
         if store is not None:
             store.close()
     solved_at = time.perf_counter()
-
     out = Path(options.out)
-    tasks, position = [], 0
-    for table_set in sets:
-        grids = [grid for grids in per_job[position:position + len(table_set.jobs)] for grid in grids]
-        position += len(table_set.jobs)
-        folder = out / table_set.system
-        folder.mkdir(parents=True, exist_ok=True)
-        tasks.append((grids, str(folder), table_set.name, formats))
-    if options.workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=options.workers) as executor:
-            written = [path for paths in executor.map(_write_set, tasks) for path in paths]
-    else:
-        written = [path for task in tasks for path in _write_set(task)]
+    written = _write_sets(sets, per_job, out, formats, options.workers)
 
     # the README lists every canonical set present in the folder, made now or before
     canonical = canonical_sets(karbon_policies=KARBON_POLICIES, cell_seconds=options.cell_seconds,

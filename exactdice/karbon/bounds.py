@@ -93,6 +93,7 @@ class BoundedOdds:
     sides: dict = field(default_factory=dict, repr=False)
     history: list = field(default_factory=list, repr=False)
     model: object = field(default=None, repr=False)
+    solver: object = field(default=None, repr=False)  # the BoundedSolver: every explored state's bounds
     ruleset: Rules | None = None
     player_policy: PlayerPolicy | None = None
     narrator_policy: NarratorPolicy | None = None
@@ -224,6 +225,58 @@ def _default_action(model):
     return choose
 
 
+def _check_request(precision, player: PlayerPolicy, narrator: NarratorPolicy) -> None:
+    if not (isinstance(precision, (int, float)) and precision > 0):
+        raise InputError("precision", f"must be a number > 0, got {precision!r}")
+    if player.kind != "optimal":
+        raise InputError("player", "bounds are for an optimal player (a fixed player's odds are exact)")
+    if narrator.kind == "kind":
+        raise InputError("narrator", "bounds need a narrator that plays fixed, random or optimal, not kind")
+
+
+def _fixed_start(model, setup, ruleset, narrator, *, max_states: int, max_seconds: float | None):
+    """(fixed preferences' value, initial bounds function or None): `fixed_play_lower_bounds`,
+    and the start too (the fixed draw is one of the optimal player's options)."""
+    fixed_value, from_fixed = fixed_play_lower_bounds(setup, ruleset, narrator, max_states=max_states,
+                                                      max_seconds=max_seconds)
+    if from_fixed is None:
+        return None, None
+    root, root_bound = model.initial_state(), (float_below(fixed_value), math.inf)
+
+    def initial(state):
+        return root_bound if state == root else from_fixed(state)
+
+    return fixed_value, initial
+
+
+def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: int,
+             certify_seconds: float | None) -> None:
+    """Solve the strategy exactly against the narrator's best reply; where that fits, its
+    value becomes the lower bound (and its odds and the narrator's reply are kept)."""
+    model = result.model
+    payoff, endless = payoffs_pair
+    try:
+        value, solution = evaluate_strategy(model, strategy, default_action=_default_action(model),
+                                            payoff=payoff, nonterminating_payoff=endless,
+                                            max_states=certify_states, max_seconds=certify_seconds)
+    except TooLargeError as error:
+        passed = f"{certify_seconds:g} s" if error.field == "max_seconds" else f"{certify_states:,} states"
+        result.lower_method = (f"float, outward rounding (the strategy's game passed {passed}; "
+                               "raise certify_states / certify_seconds to solve it exactly)")
+        return
+    except KeyboardInterrupt:
+        result.lower_method = "float, outward rounding (the exact check was interrupted)"
+        return
+    result.lower, result.lower_method = value, "exact"
+    absorption = solution.absorption
+    result.win, result.loss, result.tie = (absorption.get("win", 0), absorption.get("loss", 0),
+                                           absorption.get("tie", 0))
+    result.never_ends = solution.never_ends
+    result.strategy_states = solution.states
+    result.strategy = dict(solution.played)
+    result.strategy.update(solution.strategy)  # the narrator's best reply (optimal narrator)
+
+
 def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
                  narrator: NarratorPolicy | None = None, *, precision: float = 1e-3,
                  max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
@@ -243,24 +296,14 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     ruleset = ruleset or Rules()
     player = player or PlayerPolicy(kind="optimal")
     narrator = narrator or NarratorPolicy()
-    if not (isinstance(precision, (int, float)) and precision > 0):
-        raise InputError("precision", f"must be a number > 0, got {precision!r}")
-    if player.kind != "optimal":
-        raise InputError("player", "bounds are for an optimal player (a fixed player's odds are exact)")
-    if narrator.kind == "kind":
-        raise InputError("narrator", "bounds need a narrator that plays fixed, random or optimal, not kind")
+    _check_request(precision, player, narrator)
     began = time.perf_counter()
     payoff, endless = payoffs(ruleset)
     model = game_model(setup, ruleset, player, narrator)
-    fixed_value, initial = (fixed_play_lower_bounds(setup, ruleset, narrator,
-                                                    max_states=fixed_states or max_states,
-                                                    max_seconds=fixed_seconds)
-                            if fixed_start else (None, None))
-    if initial is not None:  # the start too: the fixed draw is one of the optimal player's options
-        root, from_fixed, root_bound = model.initial_state(), initial, (float_below(fixed_value), math.inf)
-
-        def initial(state):
-            return root_bound if state == root else from_fixed(state)
+    fixed_value, initial = None, None
+    if fixed_start:
+        fixed_value, initial = _fixed_start(model, setup, ruleset, narrator, max_states=fixed_states or max_states,
+                                            max_seconds=fixed_seconds)
     solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
     budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
     found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
@@ -272,30 +315,11 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
         trajectories=found.trajectories, end_components=found.end_components, seconds=0.0,
         bounded_seconds=found.seconds, certify_seconds=0.0, stopped=found.stopped, fixed_value=fixed_value,
         strategy=found.strategy, history=found.history, model=model, ruleset=ruleset,
-        player_policy=player, narrator_policy=narrator)
+        player_policy=player, narrator_policy=narrator, solver=solver)
     if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
         result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model._by_text}
     if certify:
-        try:
-            value, solution = evaluate_strategy(model, found.strategy, default_action=_default_action(model),
-                                                payoff=payoff, nonterminating_payoff=endless,
-                                                max_states=certify_states, max_seconds=certify_seconds)
-        except TooLargeError as error:
-            passed = (f"{certify_seconds:g} s" if error.field == "max_seconds"
-                      else f"{certify_states:,} states")
-            result.lower_method = (f"float, outward rounding (the strategy's game passed {passed}; "
-                                   "raise certify_states / certify_seconds to solve it exactly)")
-        except KeyboardInterrupt:
-            result.lower_method = "float, outward rounding (the exact check was interrupted)"
-        else:
-            result.lower, result.lower_method = value, "exact"
-            absorption = solution.absorption
-            result.win, result.loss, result.tie = (absorption.get("win", 0), absorption.get("loss", 0),
-                                                   absorption.get("tie", 0))
-            result.never_ends = solution.never_ends
-            result.strategy_states = solution.states
-            result.strategy = dict(solution.played)
-            result.strategy.update(solution.strategy)  # the narrator's best reply (optimal narrator)
+        _certify(result, found.strategy, (payoff, endless), certify_states, certify_seconds)
     result.sides = {situation: model.who_decides(situation) for situation in result.strategy}
     result.certify_seconds = time.perf_counter() - bounded_done
     result.seconds = time.perf_counter() - began
