@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from exactdice.core.display import percent_text
 from exactdice.errors import InputError, TooLargeError
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.draws import DrawSearchModel
@@ -39,10 +40,12 @@ from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup
 from exactdice.karbon.solve import payoffs
 from exactdice.markov.bounded import BoundedSolver, TimeLimitedModel, evaluate_strategy
+from exactdice.markov.model import Chance
 from exactdice.markov.graph import explore
 from exactdice.markov.solver import solve
 
-__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "DEFAULT_CERTIFY_STATES"]
+__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round",
+           "DEFAULT_CERTIFY_STATES"]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
 
@@ -324,3 +327,88 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     result.certify_seconds = time.perf_counter() - bounded_done
     result.seconds = time.perf_counter() - began
     return result
+
+
+def _first_round_position(result: BoundedOdds):
+    """(the round start the strategy plays into, draw lines): through the draws as the
+    strategy takes them (the narrator's reply: its certified best reply, else the one the
+    lower bounds favour)."""
+    model, solver, strategy = result.model, result.solver, result.strategy
+    state, lines = model.initial_state(), []
+    if state == ("draw",):
+        state = ("ndraw", strategy.get(state) or max(result.draw_bounds, key=lambda t: result.draw_bounds[t][0]))
+        left, certified = result.best_draws()
+        lines.append(f"Draw: the strategy takes {state[1]}; bounds on the value of each draw: "
+                     + ", ".join(f"{text} [{low:.4f}, {high:.4f}]" for text, (low, high) in
+                                 sorted(result.draw_bounds.items(), key=lambda item: -item[1][0]))
+                     + (f". Certified best: {left[0]}." if certified else
+                        f". Still in contention: {', '.join(left)}."))
+    if type(state) is tuple and state[0] == "ndraw":
+        reply = solver.decision_bounds(state)
+        if reply is None:  # one narrator draw (a chance step), or the search never got here
+            expanded = model.expand(state)
+            state = (expanded.branches[0][1] if isinstance(expanded, Chance)
+                     else expanded.actions[0][1])
+        else:
+            name = strategy.get(state) or min(reply[1], key=lambda action: action[1])[0]
+            state = next(target for text, target, _ in model.expand(state).actions if text == name)
+    return state, lines
+
+
+def _roll_words(sizes, position, entry) -> str:
+    _, winner, gain_p, gain_n, player_hand, _ = entry
+    who = {"p": f"the player wins the roll with {gain_p} hit(s)",
+           "n": f"the narrator wins the roll with {gain_n} hit(s)", "t": f"a tie, {gain_p} hit(s) each"}[winner]
+    if player_hand == position.player_hand:
+        return who + ", no Opening"
+    moved = [after - before for after, before in zip(player_hand, position.player_hand)]
+    return (who + f", an Opening gives {sizes.text(tuple(abs(m) for m in moved))} to the "
+            + ("player" if sum(moved) > 0 else "narrator"))
+
+
+def explain_bounded_first_round(result: BoundedOdds, digits: int = 3) -> list[str]:
+    """The strategy's draw and first-round risk choices explained from the bounds: which
+    choice it takes, the bounds on each choice's value, and whether the choice is certified
+    best (its lower bound at least the other's upper bound).
+
+    >>> from exactdice.karbon import ContestSetup, PlayerPolicy
+    >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={4: 1},
+    ...                      consequence=1, peril=1)
+    >>> found = bounded_odds(setup, player=PlayerPolicy(kind="optimal"), precision=1e-4)
+    >>> explain_bounded_first_round(found)[0].startswith("First round: ")
+    True
+    """
+    position, lines = _first_round_position(result)
+    inner = getattr(result.model, "inner", result.model)
+    if type(position) is tuple:  # Fallout Glitches first: the first roll is further on
+        return lines + ["(Fallout Glitches come before the first round; the explanation starts after them.)"]
+    position = inner.round_start(position)
+    table, roll_den = inner._roll_table(position.player_hand, position.narrator_hand)
+    lines.append("First round: the player's risk choice after each roll, with bounds on the value "
+                 "(what optimal play maximises) of risking and of not risking.")
+    for entry in sorted(table, key=lambda entry: -entry[0]):
+        weight, winner, gain_p, gain_n, player_hand, narrator_hand = entry
+        situation = ("risk", inner.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand),
+                     winner)
+        share = f"{percent_text(Fraction(weight, roll_den), digits)} of first rolls: {_roll_words(inner.sizes, position, entry)}."
+        lines.append(share + " " + _risk_words(result, situation))
+    return lines
+
+
+def _risk_words(result: BoundedOdds, situation) -> str:
+    decision = result.solver.decision_bounds(situation)
+    if decision is None:
+        if situation in result.solver.index:
+            return "No risk choice here."
+        return ("The search did not reach this roll; the strategy plays the fixed preferences there "
+                "(no risk).")
+    bounds = {name: (low, high) for name, low, high in decision[1]}
+    if set(bounds) != {"yes", "no"}:
+        return "No risk choice here."
+    chosen = result.strategy.get(situation, "no")
+    other = "no" if chosen == "yes" else "yes"
+    certified = bounds[chosen][0] >= bounds[other][1]
+    words = {"yes": "risking", "no": "not risking"}
+    return (f"Risk: {chosen} ({'certified best' if certified else 'not certified: the other choice may still be as good'}). "
+            f"{words[chosen].capitalize()}: [{bounds[chosen][0]:.4f}, {bounds[chosen][1]:.4f}]; "
+            f"{words[other]}: [{bounds[other][0]:.4f}, {bounds[other][1]:.4f}].")

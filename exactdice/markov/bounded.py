@@ -457,6 +457,21 @@ class BoundedSolver:
                 queue.append(node)
         return chosen_index
 
+    def decision_bounds(self, state):
+        """(side, [(action name, lower, upper), ...]) at an expanded decision state, None at
+        any other state (a chance or terminal state, or one not expanded yet).
+
+        >>> from exactdice.markov.synthetic import TugOfWar
+        >>> solver = BoundedSolver(TugOfWar(reach=2))
+        >>> solver.decision_bounds(solver.model.initial_state()) is None  # not expanded yet
+        True
+        """
+        node = self.index.get(state)
+        if node is None or self.kind[node] not in (_MAX, _MIN):
+            return None
+        side = "max" if self.kind[node] == _MAX else "min"
+        return side, [(name, self.lo[t], self.hi[t]) for name, t in zip(self.names[node], self.targets[node])]
+
     def bounds_of(self, state):
         """(lower, upper) of a state (its initial bounds if never touched)."""
         node = self.index.get(state)
