@@ -173,7 +173,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     if use_bounds:
         _check_bounds_options(player, narrator)
         return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
-                             show_draws, strategy_path, as_json, explain and display)
+                             show_draws, strategy_path, as_json, explain, display)
     try:
         result = contest_odds(setup, ruleset, player, narrator,
                               arithmetic="float" if use_float else "exact", max_states=max_states,
@@ -185,7 +185,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
         _check_bounds_options(player, narrator)
         click.echo(f"the exact game is too large ({error.message}); certified bounds instead", err=True)
         return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
-                             show_draws, strategy_path, as_json, explain and display)
+                             show_draws, strategy_path, as_json, explain, display)
     payload = result.to_json()
     if strategy_path:
         from exactdice.karbon.strategy import write_strategy
@@ -285,7 +285,7 @@ class _GapBar:
 
 
 def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds, show_draws,
-                  strategy_path, as_json, explain_display=None):
+                  strategy_path, as_json, explain=False, display=None):
     from exactdice.karbon.bounds import bounded_odds
 
     bar = _GapBar()
@@ -316,8 +316,8 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
         click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}"
                    + ("" if result.lower_method == "exact" else " (explored states only; the fixed "
                                                                "preferences elsewhere)"))
-    if explain_display:
-        _echo_bounded_explanation(result, explain_display)
+    if explain:
+        _echo_bounded_explanation(result, display)
 
 
 def _echo_bounded_explanation(result, display: Display) -> None:
