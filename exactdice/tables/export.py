@@ -54,7 +54,7 @@ from exactdice.tables.grid import Bounds, TableGrid, cell_to_data
 __all__ = [
     "FORMATS", "TEXT_FORMATS", "CSV_COLUMNS", "DECIMAL_DIGITS", "render_table", "write_table",
     "format_from_path", "cell_text", "band_index", "BAND_LIMITS", "EXACT_TEXT_LIMIT",
-    "CSV_BOUNDS_COLUMNS", "BOUNDS_NOTE", "shading_value",
+    "CSV_BOUNDS_COLUMNS", "BOUNDS_NOTE", "shading_value", "bounds_text",
 ]
 
 #: every output format, and the ones that are text (the others are bytes)
@@ -121,6 +121,18 @@ def _directed_text(value: Fraction, digits: int, up: bool) -> str:
     return decimal_text(Fraction(whole, 10**digits), digits)
 
 
+def bounds_text(value: Bounds, percent: bool) -> str:
+    """Bounds as "lower-upper", rounded outward: percentages with one decimal (no sign) or
+    numbers with two.
+
+    >>> bounds_text(Bounds(Fraction(1, 3), Fraction(2, 3)), percent=True)
+    '33.3-66.7'
+    """
+    if percent:
+        return _directed_text(value.lower * 100, 1, up=False) + "-" + _directed_text(value.upper * 100, 1, up=True)
+    return _directed_text(value.lower, 2, up=False) + "-" + _directed_text(value.upper, 2, up=True)
+
+
 def cell_text(grid: TableGrid, metric: str, value: Fraction | Bounds | None) -> str:
     """What a person reads in a cell: a percentage for probabilities, else a decimal.
 
@@ -138,10 +150,8 @@ def cell_text(grid: TableGrid, metric: str, value: Fraction | Bounds | None) -> 
     if value is None:
         return "-"
     if isinstance(value, Bounds):
-        if grid.is_probability(metric):
-            return (_directed_text(value.lower * 100, 1, up=False) + "-"
-                    + _directed_text(value.upper * 100, 1, up=True) + "%")
-        return _directed_text(value.lower, 2, up=False) + "-" + _directed_text(value.upper, 2, up=True)
+        percent = grid.is_probability(metric)
+        return bounds_text(value, percent) + ("%" if percent else "")
     if grid.is_probability(metric):
         if 0 < value < Fraction(1, 2000):
             return "<0.1%"

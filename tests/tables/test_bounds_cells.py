@@ -148,3 +148,17 @@ def test_committed_exact_tables_render_byte_identically(name):
     committed = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
     rendered.pop("exactdice_version"), committed.pop("exactdice_version")
     assert rendered == committed
+
+
+def test_web_page_shows_bounds_cells_from_a_tables_file(tmp_path):
+    """The web page's table view reads interval cells: "lower-upper" where the page reads a
+    percentage (it shades by the number the text starts with: the lower bound)."""
+    from exactdice.tables.export import write_table
+    from exactdice.web.app import _present_table_file
+
+    path = write_table([_grid()], "json", tmp_path / "set.json")
+    shown = _present_table_file(path)["tables"][0]["metrics"]
+    cell = shown[0]["cells"][0][0]
+    assert cell["percent"] == "28.6-38.7" and float(cell["percent"].split("-")[0]) == 28.6
+    assert (Fraction(cell["lower"]), Fraction(cell["upper"])) == (LOW, HIGH)
+    assert shown[0]["cells"][1][0]["exact"] == "1/2" and shown[0]["cells"][1][1] is None
