@@ -184,3 +184,17 @@ def test_cli_explain_with_bounds_says_each_choice_and_the_others_bounds():
     assert "of first rolls:" in outcome.output and "Risk: " in outcome.output
     assert "certified best" in outcome.output or "not certified" in outcome.output
     assert "not risking: [" in outcome.output.replace("Not risking: [", "not risking: [")
+
+
+def test_time_limits_on_the_fixed_start_and_the_exact_check_keep_the_bounds_sound(exact_values):
+    """With no time for the fixed preferences' solve and none for the exact check, the run
+    starts from [0, 1] and returns the search's own float bounds, labelled so: still sound."""
+    name = "d6 v d10, pool d4, reserve d4, W1 P1"
+    setup, objective = CASES[name]
+    exact = exact_values[name, "optimal"].value
+    found = bounded_odds(ContestSetup(**setup), Rules(objective=objective), OPTIMAL, NarratorPolicy(kind="optimal"),
+                         precision=1e-3, max_seconds=300, fixed_seconds=0, certify_seconds=0)
+    assert found.fixed_value is None
+    assert found.lower_method.startswith("float, outward rounding (the strategy's game passed 0 s")
+    assert found.win is None and isinstance(found.lower, float)
+    assert Fraction(found.lower) <= exact <= Fraction(found.upper) and found.gap <= 1e-3
