@@ -171,9 +171,9 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     if max_seconds is not None and not max_seconds > 0:
         raise InputError("--max-seconds", f"must be > 0, got {max_seconds}")
     if use_bounds:
-        _check_bounds_options(player, narrator, explain)
+        _check_bounds_options(player, narrator)
         return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
-                             show_draws, strategy_path, as_json)
+                             show_draws, strategy_path, as_json, explain, display)
     try:
         result = contest_odds(setup, ruleset, player, narrator,
                               arithmetic="float" if use_float else "exact", max_states=max_states,
@@ -182,10 +182,10 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     except TooLargeError as error:
         if player.kind != "optimal" or narrator.kind == "kind":
             raise
-        _check_bounds_options(player, narrator, explain)
+        _check_bounds_options(player, narrator)
         click.echo(f"the exact game is too large ({error.message}); certified bounds instead", err=True)
         return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
-                             show_draws, strategy_path, as_json)
+                             show_draws, strategy_path, as_json, explain, display)
     payload = result.to_json()
     if strategy_path:
         from exactdice.karbon.strategy import write_strategy
@@ -255,14 +255,11 @@ def odds_lines(result, display: Display, state_file=None) -> list[str]:
     return lines
 
 
-def _check_bounds_options(player, narrator, explain):
+def _check_bounds_options(player, narrator):
     if player.kind != "optimal":
         raise InputError("--bounds", "needs --player-policy optimal (a fixed player's odds are exact)")
     if narrator.kind == "kind":
         raise InputError("--bounds", "needs --narrator-policy fixed, random or optimal (not kind)")
-    if explain:
-        raise InputError("--explain", "is not available with bounds yet (use --show-draws, or a smaller "
-                                      "pool for the exact game)")
 
 
 class _GapBar:
@@ -288,7 +285,7 @@ class _GapBar:
 
 
 def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds, show_draws,
-                  strategy_path, as_json):
+                  strategy_path, as_json, explain=False, display=None):
     from exactdice.karbon.bounds import bounded_odds
 
     bar = _GapBar()
@@ -319,6 +316,17 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
         click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}"
                    + ("" if result.lower_method == "exact" else " (explored states only; the fixed "
                                                                "preferences elsewhere)"))
+    if explain:
+        _echo_bounded_explanation(result, display)
+
+
+def _echo_bounded_explanation(result, display: Display) -> None:
+    """``--explain`` with bounds: the strategy's draw and first-round risk choices, each with
+    the bounds on both choices (`exactdice.karbon.bounds.explain_bounded_first_round`)."""
+    from exactdice.karbon.bounds import explain_bounded_first_round
+
+    for line in explain_bounded_first_round(result, display.significant):
+        click.echo(textwrap.fill(line, 98, initial_indent="  ", subsequent_indent="    "))
 
 
 def _integer_list(text: str, flag: str) -> list[int]:

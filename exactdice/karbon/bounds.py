@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from exactdice.core.display import percent_text
 from exactdice.errors import InputError, TooLargeError
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.draws import DrawSearchModel
@@ -37,10 +38,14 @@ from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup
-from exactdice.karbon.solve import contest_odds, payoffs
-from exactdice.markov.bounded import BoundedSolver, evaluate_strategy
+from exactdice.karbon.solve import payoffs
+from exactdice.markov.bounded import BoundedSolver, TimeLimitedModel, evaluate_strategy
+from exactdice.markov.model import Chance
+from exactdice.markov.graph import explore
+from exactdice.markov.solver import solve
 
-__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "DEFAULT_CERTIFY_STATES"]
+__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round",
+           "DEFAULT_CERTIFY_STATES"]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
 
@@ -91,6 +96,7 @@ class BoundedOdds:
     sides: dict = field(default_factory=dict, repr=False)
     history: list = field(default_factory=list, repr=False)
     model: object = field(default=None, repr=False)
+    solver: object = field(default=None, repr=False)  # the BoundedSolver: every explored state's bounds
     ruleset: Rules | None = None
     player_policy: PlayerPolicy | None = None
     narrator_policy: NarratorPolicy | None = None
@@ -168,17 +174,21 @@ def game_model(setup: ContestSetup, ruleset: Rules, player: PlayerPolicy, narrat
     return KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
 
 
-def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int):
+def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_seconds: float | None = None):
     """(value of the fixed preferences at the start, state -> lower bound function) from
-    one exact solve of the fixed player against ``narrator``; (None, None) if that solve
-    passes ``max_states``. A state the fixed play reaches gets its exact value there
-    (rounded down to a float); every other state None."""
+    one exact solve of the fixed player against ``narrator`` (the model `contest_odds`
+    solves); (None, None) if exploring it passes ``max_states`` or ``max_seconds``. A state
+    the fixed play reaches gets its exact value there (rounded down to a float); every
+    other state None."""
+    model = game_model(setup, ruleset, PlayerPolicy(), narrator)
+    payoff, endless = payoffs(ruleset)
     try:
-        fixed = contest_odds(setup, ruleset, PlayerPolicy(), narrator, max_states=max_states,
-                             all_states=True)
+        graph = explore(model if max_seconds is None else TimeLimitedModel(model, max_seconds),
+                        max_states=max_states, progress=False)
     except TooLargeError:
         return None, None
-    per_state = fixed.solution._per_state
+    solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, progress=False, all_states=True)
+    per_state = solution._per_state
     cache: dict = {}
 
     def lower_bound(state):
@@ -191,7 +201,7 @@ def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int):
             bound = cache[value] = float_below(value)
         return (bound, math.inf)
 
-    return fixed.value, lower_bound
+    return solution.value, lower_bound
 
 
 def _default_action(model):
@@ -218,37 +228,85 @@ def _default_action(model):
     return choose
 
 
-def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
-                 narrator: NarratorPolicy | None = None, *, precision: float = 1e-3,
-                 max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
-                 progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
-                 fixed_start: bool = True) -> BoundedOdds:
-    """Certified bounds on the contest's value with gap <= ``precision`` (or what
-    ``max_seconds`` / ``max_states`` / Ctrl-C allow; ``stopped`` says which).
-
-    ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks.
-    ``certify`` solves the returned strategy exactly (up to ``certify_states`` states);
-    ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values.
-    """
-    ruleset = ruleset or Rules()
-    player = player or PlayerPolicy(kind="optimal")
-    narrator = narrator or NarratorPolicy()
+def _check_request(precision, player: PlayerPolicy, narrator: NarratorPolicy) -> None:
     if not (isinstance(precision, (int, float)) and precision > 0):
         raise InputError("precision", f"must be a number > 0, got {precision!r}")
     if player.kind != "optimal":
         raise InputError("player", "bounds are for an optimal player (a fixed player's odds are exact)")
     if narrator.kind == "kind":
         raise InputError("narrator", "bounds need a narrator that plays fixed, random or optimal, not kind")
+
+
+def _fixed_start(model, setup, ruleset, narrator, *, max_states: int, max_seconds: float | None):
+    """(fixed preferences' value, initial bounds function or None): `fixed_play_lower_bounds`,
+    and the start too (the fixed draw is one of the optimal player's options)."""
+    fixed_value, from_fixed = fixed_play_lower_bounds(setup, ruleset, narrator, max_states=max_states,
+                                                      max_seconds=max_seconds)
+    if from_fixed is None:
+        return None, None
+    root, root_bound = model.initial_state(), (float_below(fixed_value), math.inf)
+
+    def initial(state):
+        return root_bound if state == root else from_fixed(state)
+
+    return fixed_value, initial
+
+
+def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: int,
+             certify_seconds: float | None) -> None:
+    """Solve the strategy exactly against the narrator's best reply; where that fits, its
+    value becomes the lower bound (and its odds and the narrator's reply are kept)."""
+    model = result.model
+    payoff, endless = payoffs_pair
+    try:
+        value, solution = evaluate_strategy(model, strategy, default_action=_default_action(model),
+                                            payoff=payoff, nonterminating_payoff=endless,
+                                            max_states=certify_states, max_seconds=certify_seconds)
+    except TooLargeError as error:
+        passed = f"{certify_seconds:g} s" if error.field == "max_seconds" else f"{certify_states:,} states"
+        result.lower_method = (f"float, outward rounding (the strategy's game passed {passed}; "
+                               "raise certify_states / certify_seconds to solve it exactly)")
+        return
+    except KeyboardInterrupt:
+        result.lower_method = "float, outward rounding (the exact check was interrupted)"
+        return
+    result.lower, result.lower_method = value, "exact"
+    absorption = solution.absorption
+    result.win, result.loss, result.tie = (absorption.get("win", 0), absorption.get("loss", 0),
+                                           absorption.get("tie", 0))
+    result.never_ends = solution.never_ends
+    result.strategy_states = solution.states
+    result.strategy = dict(solution.played)
+    result.strategy.update(solution.strategy)  # the narrator's best reply (optimal narrator)
+
+
+def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
+                 narrator: NarratorPolicy | None = None, *, precision: float = 1e-3,
+                 max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
+                 progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
+                 fixed_start: bool = True, fixed_states: int | None = None,
+                 certify_seconds: float | None = None, fixed_seconds: float | None = None) -> BoundedOdds:
+    """Certified bounds on the contest's value with gap <= ``precision`` (or what
+    ``max_seconds`` / ``max_states`` / Ctrl-C allow; ``stopped`` says which).
+
+    ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks.
+    ``certify`` solves the returned strategy exactly (up to ``certify_states`` states and
+    ``certify_seconds`` of exploring);
+    ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
+    (skipped when exploring their game passes ``fixed_states``, default ``max_states``, or
+    ``fixed_seconds``).
+    """
+    ruleset = ruleset or Rules()
+    player = player or PlayerPolicy(kind="optimal")
+    narrator = narrator or NarratorPolicy()
+    _check_request(precision, player, narrator)
     began = time.perf_counter()
     payoff, endless = payoffs(ruleset)
     model = game_model(setup, ruleset, player, narrator)
-    fixed_value, initial = (fixed_play_lower_bounds(setup, ruleset, narrator, max_states=max_states)
-                            if fixed_start else (None, None))
-    if initial is not None:  # the start too: the fixed draw is one of the optimal player's options
-        root, from_fixed, root_bound = model.initial_state(), initial, (float_below(fixed_value), math.inf)
-
-        def initial(state):
-            return root_bound if state == root else from_fixed(state)
+    fixed_value, initial = None, None
+    if fixed_start:
+        fixed_value, initial = _fixed_start(model, setup, ruleset, narrator, max_states=fixed_states or max_states,
+                                            max_seconds=fixed_seconds)
     solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
     budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
     found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
@@ -260,29 +318,97 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
         trajectories=found.trajectories, end_components=found.end_components, seconds=0.0,
         bounded_seconds=found.seconds, certify_seconds=0.0, stopped=found.stopped, fixed_value=fixed_value,
         strategy=found.strategy, history=found.history, model=model, ruleset=ruleset,
-        player_policy=player, narrator_policy=narrator)
+        player_policy=player, narrator_policy=narrator, solver=solver)
     if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
         result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model._by_text}
     if certify:
-        try:
-            value, solution = evaluate_strategy(model, found.strategy, default_action=_default_action(model),
-                                                payoff=payoff, nonterminating_payoff=endless,
-                                                max_states=certify_states)
-        except TooLargeError:
-            result.lower_method = (f"float, outward rounding (the strategy's game passed {certify_states:,} "
-                                   "states; raise certify_states to solve it exactly)")
-        except KeyboardInterrupt:
-            result.lower_method = "float, outward rounding (the exact check was interrupted)"
-        else:
-            result.lower, result.lower_method = value, "exact"
-            absorption = solution.absorption
-            result.win, result.loss, result.tie = (absorption.get("win", 0), absorption.get("loss", 0),
-                                                   absorption.get("tie", 0))
-            result.never_ends = solution.never_ends
-            result.strategy_states = solution.states
-            result.strategy = dict(solution.played)
-            result.strategy.update(solution.strategy)  # the narrator's best reply (optimal narrator)
+        _certify(result, found.strategy, (payoff, endless), certify_states, certify_seconds)
     result.sides = {situation: model.who_decides(situation) for situation in result.strategy}
     result.certify_seconds = time.perf_counter() - bounded_done
     result.seconds = time.perf_counter() - began
     return result
+
+
+def _first_round_position(result: BoundedOdds):
+    """(the round start the strategy plays into, draw lines): through the draws as the
+    strategy takes them (the narrator's reply: its certified best reply, else the one the
+    lower bounds favour)."""
+    model, solver, strategy = result.model, result.solver, result.strategy
+    state, lines = model.initial_state(), []
+    if state == ("draw",):
+        state = ("ndraw", strategy.get(state) or max(result.draw_bounds, key=lambda t: result.draw_bounds[t][0]))
+        left, certified = result.best_draws()
+        lines.append(f"Draw: the strategy takes {state[1]}; bounds on the value of each draw: "
+                     + ", ".join(f"{text} [{low:.4f}, {high:.4f}]" for text, (low, high) in
+                                 sorted(result.draw_bounds.items(), key=lambda item: -item[1][0]))
+                     + (f". Certified best: {left[0]}." if certified else
+                        f". Still in contention: {', '.join(left)}."))
+    if type(state) is tuple and state[0] == "ndraw":
+        reply = solver.decision_bounds(state)
+        if reply is None:  # one narrator draw (a chance step), or the search never got here
+            expanded = model.expand(state)
+            state = (expanded.branches[0][1] if isinstance(expanded, Chance)
+                     else expanded.actions[0][1])
+        else:
+            name = strategy.get(state) or min(reply[1], key=lambda action: action[1])[0]
+            state = next(target for text, target, _ in model.expand(state).actions if text == name)
+    return state, lines
+
+
+def _roll_words(sizes, position, entry) -> str:
+    _, winner, gain_p, gain_n, player_hand, _ = entry
+    who = {"p": f"the player wins the roll with {gain_p} hit(s)",
+           "n": f"the narrator wins the roll with {gain_n} hit(s)", "t": f"a tie, {gain_p} hit(s) each"}[winner]
+    if player_hand == position.player_hand:
+        return who + ", no Opening"
+    moved = [after - before for after, before in zip(player_hand, position.player_hand)]
+    return (who + f", an Opening gives {sizes.text(tuple(abs(m) for m in moved))} to the "
+            + ("player" if sum(moved) > 0 else "narrator"))
+
+
+def explain_bounded_first_round(result: BoundedOdds, digits: int = 3) -> list[str]:
+    """The strategy's draw and first-round risk choices explained from the bounds: which
+    choice it takes, the bounds on each choice's value, and whether the choice is certified
+    best (its lower bound at least the other's upper bound).
+
+    >>> from exactdice.karbon import ContestSetup, PlayerPolicy
+    >>> setup = ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={4: 1},
+    ...                      consequence=1, peril=1)
+    >>> found = bounded_odds(setup, player=PlayerPolicy(kind="optimal"), precision=1e-4)
+    >>> explain_bounded_first_round(found)[0].startswith("First round: ")
+    True
+    """
+    position, lines = _first_round_position(result)
+    inner = getattr(result.model, "inner", result.model)
+    if type(position) is tuple:  # Fallout Glitches first: the first roll is further on
+        return lines + ["(Fallout Glitches come before the first round; the explanation starts after them.)"]
+    position = inner.round_start(position)
+    table, roll_den = inner._roll_table(position.player_hand, position.narrator_hand)
+    lines.append("First round: the player's risk choice after each roll, with bounds on the value "
+                 "(what optimal play maximises) of risking and of not risking.")
+    for entry in sorted(table, key=lambda entry: -entry[0]):
+        weight, winner, gain_p, gain_n, player_hand, narrator_hand = entry
+        situation = ("risk", inner.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand),
+                     winner)
+        share = f"{percent_text(Fraction(weight, roll_den), digits)} of first rolls: {_roll_words(inner.sizes, position, entry)}."
+        lines.append(share + " " + _risk_words(result, situation))
+    return lines
+
+
+def _risk_words(result: BoundedOdds, situation) -> str:
+    decision = result.solver.decision_bounds(situation)
+    if decision is None:
+        if situation in result.solver.index:
+            return "No risk choice here."
+        return ("The search did not reach this roll; the strategy plays the fixed preferences there "
+                "(no risk).")
+    bounds = {name: (low, high) for name, low, high in decision[1]}
+    if set(bounds) != {"yes", "no"}:
+        return "No risk choice here."
+    chosen = result.strategy.get(situation, "no")
+    other = "no" if chosen == "yes" else "yes"
+    certified = bounds[chosen][0] >= bounds[other][1]
+    words = {"yes": "risking", "no": "not risking"}
+    return (f"Risk: {chosen} ({'certified best' if certified else 'not certified: the other choice may still be as good'}). "
+            f"{words[chosen].capitalize()}: [{bounds[chosen][0]:.4f}, {bounds[chosen][1]:.4f}]; "
+            f"{words[other]}: [{bounds[other][0]:.4f}, {bounds[other][1]:.4f}].")

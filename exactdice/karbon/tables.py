@@ -10,18 +10,24 @@ Fraction(1, 1)
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup
 from exactdice.karbon.solve import contest_odds
+from exactdice.tables.grid import Bounds
 from exactdice.tables.jobs import CellGrid
 
-__all__ = ["AXES", "METRICS", "contest_cell", "contest_grid", "canonical_grids"]
+__all__ = ["AXES", "METRICS", "BOUNDED_METRICS", "contest_cell", "contest_grid", "canonical_grids",
+           "bounded_cell", "bounded_grid", "value_metric"]
 
 #: setup parameters a table may use as its row or column axis
 AXES = ("ability", "challenge", "consequence", "peril", "fortune", "fallout")
 METRICS = ("P(win)", "P(tie)", "P(loss)", "expected rounds")
+#: a bounded cell's metrics after its headline `value_metric`: the certified strategy's exact odds
+BOUNDED_METRICS = ("strategy's P(win)", "strategy's P(tie)", "strategy's P(loss)")
 _AXIS_TITLE = {"ability": "Ability", "challenge": "Challenge", "consequence": "Consequence W",
                "peril": "Peril P", "fortune": "Fortune F", "fallout": "Fallout K"}
 
@@ -38,6 +44,76 @@ def contest_cell(ability: int, challenge: int, consequence: int, peril: int, for
                           parse_narrator_policy(narrator))
     return {"P(win)": result.win, "P(tie)": result.tie, "P(loss)": result.loss,
             "expected rounds": result.expected_rounds}
+
+
+def value_metric(rules: tuple = ()) -> str:
+    """The headline of a bounded table: the value optimal play maximises (spec section 7).
+
+    >>> value_metric(), value_metric(("objective=win",))
+    ('value = P(win) + P(tie)/2', 'value = P(win)')
+    """
+    if Rules().with_rules(rules).objective == "win":
+        return "value = P(win)"
+    return "value = P(win) + P(tie)/2"
+
+
+def bounded_cell(ability: int, challenge: int, consequence: int, peril: int, fortune: int = 0,
+                 fallout: int = 0, training: bool = False, pool: str = dice_text(DEFAULT_POOL),
+                 reserve: str = dice_text(DEFAULT_RESERVE), player: str = "optimal",
+                 narrator: str = "optimal", rules: tuple = (), seconds: float | str = 30.0,
+                 precision: float | str = 0.005, fixed_states: int = 50_000,
+                 certify_states: int = 200_000) -> dict:
+    """One cell of optimal play as certified bounds (`exactdice.karbon.bounds.bounded_odds`)
+    within about 1.5 x ``seconds``: the fixed preferences' exact solve (the starting lower
+    bounds, up to ``fixed_states`` and a third of ``seconds``) and the search share
+    ``seconds``, then the exact check of
+    the strategy gets up to ``seconds / 2`` (and ``certify_states``):
+    {value metric: `Bounds`, the strategy's exact P(win), P(tie), P(loss) (None where not
+    certified exactly), and how the cell was made}.
+    """
+    from exactdice.karbon.bounds import bounded_odds
+
+    setup = ContestSetup(ability=ability, challenge=challenge, consequence=consequence, peril=peril,
+                         fortune=fortune, fallout=fallout, training=training,
+                         pool=parse_dice_list(pool, "pool"), reserve=parse_dice_list(reserve, "reserve"))
+    found = bounded_odds(setup, Rules().with_rules(rules), parse_player_policy(player),
+                         parse_narrator_policy(narrator), precision=float(precision),
+                         max_seconds=float(seconds),
+                         fixed_states=fixed_states, certify_states=certify_states,
+                         fixed_seconds=float(seconds) / 3, certify_seconds=float(seconds) / 2)
+    # a float bound is a sound bound as the exact rational it stands for
+    cell = {value_metric(rules): Bounds(Fraction(found.lower), Fraction(found.upper)),
+            "lower exact": found.lower_method == "exact", "stopped": found.stopped,
+            "states explored": found.explored, "milliseconds": round(found.seconds * 1000),
+            "fixed start": found.fixed_value is not None}
+    for metric, value in zip(BOUNDED_METRICS, (found.win, found.tie, found.loss)):
+        cell[metric] = value
+    return cell
+
+
+def bounded_grid(row_axis: str, rows, column_axis: str, columns, fixed: dict, *, seconds: float,
+                 precision: float, player: str = "optimal", narrator: str = "optimal",
+                 rules: tuple = ()) -> CellGrid:
+    """`contest_grid` for optimal play past exact reach: each cell certified bounds on the
+    value (`bounded_cell`, ``seconds`` a cell, stopping at gap ``precision``)."""
+    exact = contest_grid(row_axis, rows, column_axis, columns, fixed, player=player, narrator=narrator,
+                         rules=rules)
+    headline = value_metric(rules)
+    # as text: the arguments are part of the store key, which holds no floats
+    arguments = dict(exact.arguments, seconds=f"{seconds:g}", precision=f"{precision:g}")
+    legend = dict(exact.legend)
+    legend["bounds"] = (f"certified bounds on the value of optimal play, {seconds:g} s a cell "
+                        "(wall clock, shared machine); the strategy's odds are exact where it was "
+                        "solved exactly against the narrator's best reply, else '-'")
+    legend["precision asked"] = f"{precision:g}"
+    return CellGrid(
+        system="karbon", table=exact.table + "-bounds", function="exactdice.karbon.tables:bounded_cell",
+        row_argument=row_axis, column_argument=column_axis, rows=exact.rows, columns=exact.columns,
+        metrics=(headline,) + BOUNDED_METRICS,
+        title=exact.title.replace("Karbon P(win)", "Karbon optimal play, certified bounds"),
+        row_label=exact.row_label, column_label=exact.column_label, arguments=arguments,
+        ruleset=exact.ruleset, policies=exact.policies, legend=legend,
+        probability_metrics=(headline,) + BOUNDED_METRICS)
 
 
 def contest_grid(row_axis: str, rows, column_axis: str, columns, fixed: dict,

@@ -29,10 +29,11 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
 from exactdice.markov.model import Chance, Decision, Terminal
 
-__all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "evaluate_strategy"]
+__all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "TimeLimitedModel",
+           "evaluate_strategy"]
 
 _FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
 _UNIT_ROUNDOFF = 2.0 ** -53
@@ -278,22 +279,8 @@ class BoundedSolver:
         """Maximal end components of the expanded states' game with the "min" side
         restricted to its actions optimal for the lower bounds (``for_upper``), or the
         "max" side to its actions optimal for the upper bounds (otherwise)."""
-        lo, hi, kind, targets = self.lo, self.hi, self.kind, self.targets
-        allowed: dict[int, list] = {}
-        for node in range(len(self.states)):
-            k = kind[node]
-            if k == _CHANCE:
-                allowed[node] = [targets[node]]
-            elif k == _MAX or k == _MIN:
-                options = targets[node]
-                if k == _MIN and for_upper:
-                    best = min(lo[t] for t in options)
-                    allowed[node] = [(t,) for t in options if lo[t] == best]
-                elif k == _MAX and not for_upper:
-                    best = max(hi[t] for t in options)
-                    allowed[node] = [(t,) for t in options if hi[t] == best]
-                else:
-                    allowed[node] = [(t,) for t in options]
+        allowed = {node: actions for node in range(len(self.states))
+                   if (actions := self._allowed_actions(node, for_upper)) is not None}
         while True:
             component_of = _strongly_connected(allowed)
             changed = False
@@ -301,18 +288,36 @@ class BoundedSolver:
                 mine = component_of[node]
                 kept = [action for action in allowed[node]
                         if all(component_of.get(t) == mine for t in action)]
-                if not kept:
-                    del allowed[node]
+                if len(kept) != len(allowed[node]):
                     changed = True
-                elif len(kept) != len(allowed[node]):
-                    allowed[node] = kept
-                    changed = True
+                    if kept:
+                        allowed[node] = kept
+                    else:
+                        del allowed[node]
             if not changed:
                 break
         groups: dict[int, list] = {}
         for node in allowed:
             groups.setdefault(component_of[node], []).append(node)
         return list(groups.values())
+
+    def _allowed_actions(self, node: int, for_upper: bool) -> list[tuple] | None:
+        """The actions (tuples of targets: a chance state's one action holds all its
+        branches) an end component may use at ``node``; None for terminal and unexpanded
+        states. The side being restricted keeps only its actions best for its bounds."""
+        k = self.kind[node]
+        targets = self.targets[node]
+        if k == _CHANCE:
+            return [targets]
+        if k == _MIN and for_upper:
+            best = min(self.lo[t] for t in targets)
+            return [(t,) for t in targets if self.lo[t] == best]
+        if k == _MAX and not for_upper:
+            best = max(self.hi[t] for t in targets)
+            return [(t,) for t in targets if self.hi[t] == best]
+        if k == _MAX or k == _MIN:
+            return [(t,) for t in targets]
+        return None
 
     def settle_end_components(self) -> int:
         """Pull the upper bounds of end components down and push the lower bounds up.
@@ -414,20 +419,27 @@ class BoundedSolver:
         takes); a "max" state that never joins takes its first best action.
         """
         lo, kind, targets, names = self.lo, self.kind, self.targets, self.names
-        count = len(self.states)
         best_actions = {}
-        for node in range(count):
+        for node in range(len(self.states)):
             if kind[node] == _MAX:
                 options = targets[node]
                 best = max([lo[t] for t in options])
                 best_actions[node] = [i for i, t in enumerate(options) if lo[t] == best]
+        chosen_index = self._toward_the_end(best_actions)
+        return {self.states[node]: names[node][chosen_index.get(node, actions[0])]
+                for node, actions in best_actions.items()}
+
+    def _toward_the_end(self, best_actions: dict) -> dict:
+        """"max" state -> index of the best action through which it first joins the states
+        that lead to a terminal or unexpanded state (backward breadth from those)."""
+        kind, targets = self.kind, self.targets
+        count = len(self.states)
         predecessors: list = [[] for _ in range(count)]
         for node in range(count):
-            k = kind[node]
-            if k == _CHANCE or k == _MIN:
+            if kind[node] == _CHANCE or kind[node] == _MIN:
                 for t in targets[node]:
                     predecessors[t].append((node, -1))
-            elif k == _MAX:
+            elif kind[node] == _MAX:
                 for i in best_actions[node]:
                     predecessors[targets[node][i]].append((node, i))
         joined = bytearray(count)
@@ -436,16 +448,29 @@ class BoundedSolver:
         for node in queue:
             joined[node] = 1
         while queue:
-            reached = queue.pop()
-            for node, action in predecessors[reached]:
+            for node, action in predecessors[queue.pop()]:
                 if joined[node]:
                     continue
                 joined[node] = 1
                 if action >= 0:
                     chosen_index[node] = action
                 queue.append(node)
-        return {self.states[node]: names[node][chosen_index.get(node, actions[0])]
-                for node, actions in best_actions.items()}
+        return chosen_index
+
+    def decision_bounds(self, state):
+        """(side, [(action name, lower, upper), ...]) at an expanded decision state, None at
+        any other state (a chance or terminal state, or one not expanded yet).
+
+        >>> from exactdice.markov.synthetic import TugOfWar
+        >>> solver = BoundedSolver(TugOfWar(reach=2))
+        >>> solver.decision_bounds(solver.model.initial_state()) is None  # not expanded yet
+        True
+        """
+        node = self.index.get(state)
+        if node is None or self.kind[node] not in (_MAX, _MIN):
+            return None
+        side = "max" if self.kind[node] == _MAX else "min"
+        return side, [(name, self.lo[t], self.hi[t]) for name, t in zip(self.names[node], self.targets[node])]
 
     def bounds_of(self, state):
         """(lower, upper) of a state (its initial bounds if never touched)."""
@@ -460,53 +485,30 @@ class BoundedSolver:
 
 def _strongly_connected(adjacency: dict) -> dict:
     """node -> component number over ``adjacency`` (node -> list of target tuples; targets
-    outside the dict are ignored), by an iterative Tarjan."""
-    order: dict = {}
-    low: dict = {}
-    on_stack: set = set()
-    stack: list = []
-    component_of: dict = {}
-    counter = 0
-    components = 0
-    for root in adjacency:
-        if root in order:
-            continue
-        order[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        work = [(root, iter([t for action in adjacency[root] for t in action if t in adjacency]))]
-        while work:
-            node, children = work[-1]
-            descended = False
-            for child in children:
-                if child not in order:
-                    order[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter([t for action in adjacency[child] for t in action
-                                              if t in adjacency])))
-                    descended = True
-                    break
-                if child in on_stack and order[child] < low[node]:
-                    low[node] = order[child]
-            if descended:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                if low[node] < low[parent]:
-                    low[parent] = low[node]
-            if low[node] == order[node]:
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component_of[member] = components
-                    if member == node:
-                        break
-                components += 1
-    return component_of
+    outside the dict are ignored), by scipy's strongly connected components.
+
+    >>> parts = _strongly_connected({1: [(2,)], 2: [(1, 7)], 3: [(1,)]})
+    >>> parts[1] == parts[2] != parts[3]
+    True
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    nodes = list(adjacency)
+    position = {node: i for i, node in enumerate(nodes)}
+    rows, columns = [], []
+    for node, actions in adjacency.items():
+        here = position[node]
+        for action in actions:
+            for target in action:
+                there = position.get(target)
+                if there is not None:
+                    rows.append(here)
+                    columns.append(there)
+    size = len(nodes)
+    matrix = csr_matrix(([1] * len(rows), (rows, columns)), shape=(size, size), dtype="int8")
+    _, labels = connected_components(matrix, directed=True, connection="strong")
+    return {node: int(label) for node, label in zip(nodes, labels)}
 
 
 def bounded_solve(model, precision: float, *, payoff=None, nonterminating_payoff=0, initial_bounds=None,
@@ -571,11 +573,38 @@ class StrategyModel:
         return Chance(((1, action[1], action[2]),))
 
 
+class TimeLimitedModel:
+    """``model`` whose ``expand`` raises `TooLargeError` (field "max_seconds") once
+    ``seconds`` have passed since it was made: a time limit for an exact exploration.
+
+    >>> from exactdice.markov.synthetic import GamblersRuin
+    >>> TimeLimitedModel(GamblersRuin(goal=3, start=1, up=1, down=1), 0).expand(1)
+    Traceback (most recent call last):
+    exactdice.errors.TooLargeError: max_seconds: exploring passed 0 s; give it more time
+    """
+
+    def __init__(self, model, seconds: float):
+        self.model = model
+        self.seconds = seconds
+        self.deadline = time.perf_counter() + seconds
+        self.outcomes = model.outcomes
+        self.reward_names = getattr(model, "reward_names", ())
+
+    def initial_state(self):
+        return self.model.initial_state()
+
+    def expand(self, state):
+        if time.perf_counter() > self.deadline:
+            raise TooLargeError("max_seconds", f"exploring passed {self.seconds:g} s; give it more time")
+        return self.model.expand(state)
+
+
 def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None, nonterminating_payoff=0,
-                      max_states: int = 2_000_000):
+                      max_states: int = 2_000_000, max_seconds: float | None = None):
     """The exact value (a Fraction) the "max" strategy guarantees against the best reply of
     the "min" side, with the `Solution` (``played``: every "max" state reached -> its action;
-    ``defaulted``: how many took the default); raises `TooLargeError` past ``max_states``.
+    ``defaulted``: how many took the default); raises `TooLargeError` past ``max_states``
+    (or when exploring passes ``max_seconds``).
 
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> evaluate_strategy(GamblersRuin(goal=3, start=1, up=1, down=1), {})[0]
@@ -585,7 +614,8 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     from exactdice.markov.solver import solve
 
     fixed = StrategyModel(model, strategy, default_action)
-    graph = explore(fixed, max_states=max_states, progress=False)
+    limited = fixed if max_seconds is None else TimeLimitedModel(fixed, max_seconds)
+    graph = explore(limited, max_states=max_states, progress=False)
     solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
     solution.played = fixed.chosen
     solution.defaulted = fixed.defaulted

@@ -22,6 +22,12 @@ the others (P(tie), P(loss), expected rounds, ...) as further tables or pages.
 * ``png``: matplotlib heatmaps on a continuous colour scale, each cell annotated and each
   panel titled with its own metric (`exactdice.tables.plots`).
 
+A cell known only within certified bounds (`exactdice.tables.grid.Bounds`, optimal play
+past exact reach) reads "lower-upper" (rounded outward: down, up), is shaded by its
+lower bound (what the returned strategy guarantees), carries both exact ends in the
+JSON (``{"lower": "p/q", "upper": "r/s"}``) and in four more CSV columns
+(`CSV_BOUNDS_COLUMNS`, present only when a table has such cells); every format says so.
+
 >>> from fractions import Fraction
 >>> grid = TableGrid(title="demo", row_label="A", column_label="C", rows=["1"],
 ...                  columns=["1", "2"], metrics={"P(win)": [[Fraction(1, 2), None]]})
@@ -43,17 +49,24 @@ from pathlib import Path
 from exactdice.core.exact import decimal_text, fraction_text
 from exactdice.errors import InputError
 from exactdice.output_files import check_output_path, write_output
-from exactdice.tables.grid import TableGrid
+from exactdice.tables.grid import Bounds, TableGrid, cell_to_data
 
 __all__ = [
     "FORMATS", "TEXT_FORMATS", "CSV_COLUMNS", "DECIMAL_DIGITS", "render_table", "write_table",
     "format_from_path", "cell_text", "band_index", "BAND_LIMITS", "EXACT_TEXT_LIMIT",
+    "CSV_BOUNDS_COLUMNS", "BOUNDS_NOTE", "shading_value", "bounds_text",
 ]
 
 #: every output format, and the ones that are text (the others are bytes)
 FORMATS = ("md", "csv", "json", "html", "pdf", "png")
 TEXT_FORMATS = ("md", "csv", "json", "html")
 CSV_COLUMNS = ("table", "metric", "row_axis", "row", "column_axis", "column", "exact", "decimal")
+#: added when a cell holds bounds: each cell's exact lower and upper ends (equal for an exact cell)
+CSV_BOUNDS_COLUMNS = ("lower", "upper", "lower_decimal", "upper_decimal")
+#: what every format says about interval cells
+BOUNDS_NOTE = ("A cell \"a-b\" holds certified bounds on optimal play (the game is too large to solve "
+               "exactly): no play does better than b, and the returned strategy guarantees a; the "
+               "ends are rounded outward and the cell is shaded by its lower bound a.")
 DECIMAL_DIGITS = 10
 #: exact fractions longer than this are left to the JSON/CSV (md tables, html tooltips)
 EXACT_TEXT_LIMIT = 60
@@ -100,19 +113,45 @@ def format_from_path(path, fmt: str | None = None, field: str = "fmt") -> str:
     return suffix
 
 
-def cell_text(grid: TableGrid, metric: str, value: Fraction | None) -> str:
+def _directed_text(value: Fraction, digits: int, up: bool) -> str:
+    """``value`` to ``digits`` decimals rounded down (or up with ``up``): a bound shown
+    rounded outward stays a bound."""
+    scaled = value * 10**digits
+    whole = -((-scaled.numerator) // scaled.denominator) if up else scaled.numerator // scaled.denominator
+    return decimal_text(Fraction(whole, 10**digits), digits)
+
+
+def bounds_text(value: Bounds, percent: bool) -> str:
+    """Bounds as "lower-upper", rounded outward: percentages with one decimal (no sign) or
+    numbers with two.
+
+    >>> bounds_text(Bounds(Fraction(1, 3), Fraction(2, 3)), percent=True)
+    '33.3-66.7'
+    """
+    if percent:
+        return _directed_text(value.lower * 100, 1, up=False) + "-" + _directed_text(value.upper * 100, 1, up=True)
+    return _directed_text(value.lower, 2, up=False) + "-" + _directed_text(value.upper, 2, up=True)
+
+
+def cell_text(grid: TableGrid, metric: str, value: Fraction | Bounds | None) -> str:
     """What a person reads in a cell: a percentage for probabilities, else a decimal.
 
-    A probability that is neither 0 nor 1 never reads as "0.0%" or "100.0%".
+    A probability that is neither 0 nor 1 never reads as "0.0%" or "100.0%"; bounds read
+    "lower-upper", rounded outward.
 
     >>> grid = TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 3)]]})
     >>> cell_text(grid, "P(win)", Fraction(1, 3)), cell_text(grid, "E[rounds]", Fraction(7, 2))
     ('33.3%', '3.50')
     >>> cell_text(grid, "P(win)", Fraction(1, 10**5)), cell_text(grid, "P(win)", 1 - Fraction(1, 10**5))
     ('<0.1%', '>99.9%')
+    >>> cell_text(grid, "P(win)", Bounds(Fraction(1, 3), Fraction(2, 3)))
+    '33.3-66.7%'
     """
     if value is None:
         return "-"
+    if isinstance(value, Bounds):
+        percent = grid.is_probability(metric)
+        return bounds_text(value, percent) + ("%" if percent else "")
     if grid.is_probability(metric):
         if 0 < value < Fraction(1, 2000):
             return "<0.1%"
@@ -122,12 +161,24 @@ def cell_text(grid: TableGrid, metric: str, value: Fraction | None) -> str:
     return decimal_text(value, 2)
 
 
-def band_index(value: Fraction | None) -> int | None:
-    """The colour band (0 lightest .. 5 darkest) of a probability, None for no value.
+def shading_value(value: Fraction | Bounds | None) -> Fraction | None:
+    """The number a cell is shaded by: its value, or for bounds the lower bound (what the
+    returned strategy guarantees).
 
-    >>> band_index(Fraction(0)), band_index(Fraction(1, 2)), band_index(Fraction(1))
-    (0, 3, 5)
+    >>> shading_value(Bounds(Fraction(1, 4), 1)), shading_value(None)
+    (Fraction(1, 4), None)
     """
+    return value.lower if isinstance(value, Bounds) else value
+
+
+def band_index(value: Fraction | Bounds | None) -> int | None:
+    """The colour band (0 lightest .. 5 darkest) of a probability (of the lower bound of
+    bounds), None for no value.
+
+    >>> band_index(Fraction(0)), band_index(Fraction(1, 2)), band_index(Bounds(Fraction(1, 2), 1))
+    (0, 3, 3)
+    """
+    value = shading_value(value)
     if value is None:
         return None
     for index, limit in enumerate(BAND_LIMITS):
@@ -154,12 +205,24 @@ def _metric_names(grid: TableGrid) -> list[str]:
     return list(grid.metrics)
 
 
-def _exact(value: Fraction | None) -> str | None:
+def _exact(value: Fraction | Bounds | None) -> str | None:
+    if isinstance(value, Bounds):
+        return f"[{fraction_text(value.lower)}, {fraction_text(value.upper)}]"
     return None if value is None else fraction_text(value)
 
 
 def _decimal(value: Fraction | None) -> str | None:
     return None if value is None else decimal_text(value, DECIMAL_DIGITS)
+
+
+def _decimal_data(value: Fraction | Bounds | None):
+    if isinstance(value, Bounds):
+        return {"lower": _decimal(value.lower), "upper": _decimal(value.upper)}
+    return _decimal(value)
+
+
+def _any_bounds(grids: list[TableGrid]) -> bool:
+    return any(grid.has_bounds() for grid in grids)
 
 
 # ----- Markdown ---------------------------------------------------------------------------
@@ -196,6 +259,8 @@ def _render_md(grids: list[TableGrid]) -> str:
             lines += [f"{metric}:", ""]
             lines += _md_grid(grid, exact)
             lines.append("")
+        if grid.has_bounds():
+            lines += [BOUNDS_NOTE, ""]
         if grid.legend:
             lines += ["### Legend", ""]
             lines += [f"- **{_md_escape(key)}**: {_md_escape(value)}" for key, value in grid.legend.items()]
@@ -208,15 +273,27 @@ def _render_md(grids: list[TableGrid]) -> str:
 def _render_csv(grids: list[TableGrid]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    with_bounds = _any_bounds(grids)
+    writer.writerow(CSV_COLUMNS + (CSV_BOUNDS_COLUMNS if with_bounds else ()))
     for grid in grids:
         for metric in _metric_names(grid):
             for row_label, row in zip(grid.rows, grid.metrics[metric]):
                 for column_label, value in zip(grid.columns, row):
-                    writer.writerow([grid.title, metric, grid.row_label, row_label,
-                                     grid.column_label, column_label,
-                                     _exact(value) or "", _decimal(value) or ""])
+                    exact = None if isinstance(value, Bounds) else value
+                    cells = [grid.title, metric, grid.row_label, row_label, grid.column_label,
+                             column_label, _exact(exact) or "", _decimal(exact) or ""]
+                    if with_bounds:
+                        cells += _csv_bounds(value)
+                    writer.writerow(cells)
     return buffer.getvalue()
+
+
+def _csv_bounds(value: Fraction | Bounds | None) -> list[str]:
+    """The `CSV_BOUNDS_COLUMNS` of a cell: an exact value is its own lower and upper bound."""
+    if value is None:
+        return ["", "", "", ""]
+    low, high = (value.lower, value.upper) if isinstance(value, Bounds) else (value, value)
+    return [fraction_text(low), fraction_text(high), _decimal(low), _decimal(high)]
 
 
 # ----- JSON -------------------------------------------------------------------------------
@@ -232,24 +309,32 @@ def grids_to_json(grids) -> dict:
 
     tables = []
     for grid in _as_grids(grids):
-        tables.append({
+        table = {
             "title": grid.title,
             "row_label": grid.row_label,
             "column_label": grid.column_label,
             "rows": list(grid.rows),
             "columns": list(grid.columns),
             "legend": dict(grid.legend),
-            "metrics": [{
-                "name": metric,
-                "probability": grid.is_probability(metric),
-                "exact": [[_exact(v) for v in row] for row in grid.metrics[metric]],
-                "decimal": [[_decimal(v) for v in row] for row in grid.metrics[metric]],
-            } for metric in _metric_names(grid)],
-        })
+            "metrics": [_json_metric(grid, metric) for metric in _metric_names(grid)],
+        }
+        if grid.has_bounds():
+            table["bounds_note"] = BOUNDS_NOTE
+        tables.append(table)
     return {"format": JSON_FORMAT_NAME, "exactdice_version": __version__, "tables": tables}
 
 
 __all__.append("grids_to_json")
+
+
+def _json_metric(grid: TableGrid, metric: str) -> dict:
+    matrix = grid.metrics[metric]
+    entry = {"name": metric, "probability": grid.is_probability(metric),
+             "exact": [[cell_to_data(v) for v in row] for row in matrix],
+             "decimal": [[_decimal_data(v) for v in row] for row in matrix]}
+    if grid.has_bounds(metric):
+        entry["bounds"] = True
+    return entry
 
 
 def _render_json(grids: list[TableGrid]) -> str:
@@ -308,12 +393,12 @@ def _html_table(grid: TableGrid, metric: str) -> str:
             if value is None:
                 parts.append('<td class="na">-</td>')
                 continue
-            classes = []
+            classes = ["bounds"] if isinstance(value, Bounds) else []
             if is_probability:
                 classes.append(f"band{band_index(value)}")
-                if value >= Fraction(1, 2):
+                if shading_value(value) >= Fraction(1, 2):
                     classes.append("strong")
-            exact = html.escape(fraction_text(value))
+            exact = html.escape(_exact(value))
             class_attr = f' class="{" ".join(classes)}"' if classes else ""
             tooltip = f' title="{exact}"' if len(exact) <= EXACT_TEXT_LIMIT else ""
             parts.append(f'<td{class_attr} data-exact="{exact}"{tooltip}>'
@@ -345,6 +430,8 @@ def _render_html(grids: list[TableGrid]) -> str:
             parts.append(_html_table(grid, metric))
             if grid.is_probability(metric):
                 parts.append(_html_key())
+            if grid.has_bounds(metric):
+                parts.append(f'<p class="key">{html.escape(BOUNDS_NOTE)}</p>')
             parts.append(_html_legend(grid))
             parts.append('<p class="key">Exact fractions: in each cell\'s data-exact attribute '
                          "(short ones also on hover), and in the JSON/CSV export of the same "
@@ -367,6 +454,17 @@ def _unicode_font_path() -> str | None:
 
 def _hex_rgb(colour: str) -> tuple[int, int, int]:
     return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def _pdf_style(value, is_probability: bool):
+    """A cell's colour band and weight (None: plain)."""
+    from fpdf.fonts import FontFace
+
+    if not is_probability or value is None:
+        return None
+    band = band_index(value)
+    return FontFace(emphasis="BOLD" if shading_value(value) >= Fraction(1, 2) else None,
+                    color=_hex_rgb(_BAND_TEXT[band]), fill_color=_hex_rgb(_BAND_COLOURS[band]))
 
 
 def _render_pdf(grids: list[TableGrid]) -> bytes:
@@ -412,7 +510,8 @@ def _render_pdf(grids: list[TableGrid]) -> bytes:
             label_width = min(70.0, 5 + 1.15 * max(pdf.get_string_width(text(label)) for label in
                                             list(grid.rows) + [_corner(grid)]))
             # a hair under the page width: fpdf2 refuses a table wider than the page by rounding
-            column_width = min(24.0, (usable_width - label_width - 0.01) / len(grid.columns))
+            widest = 34.0 if grid.has_bounds(metric) else 24.0  # "lower-upper" needs more room
+            column_width = min(widest, (usable_width - label_width - 0.01) / len(grid.columns))
             widths = (label_width,) + (column_width,) * len(grid.columns)
             is_probability = grid.is_probability(metric)
             with pdf.table(col_widths=widths, width=sum(widths), align="LEFT",
@@ -427,13 +526,7 @@ def _render_pdf(grids: list[TableGrid]) -> bytes:
                     row = table.row()
                     row.cell(text(label), align="LEFT")
                     for value in values:
-                        style = None
-                        if is_probability and value is not None:
-                            band = band_index(value)
-                            style = FontFace(emphasis="BOLD" if value >= Fraction(1, 2) else None,
-                                             color=_hex_rgb(_BAND_TEXT[band]),
-                                             fill_color=_hex_rgb(_BAND_COLOURS[band]))
-                        row.cell(cell_text(grid, metric, value), style=style)
+                        row.cell(cell_text(grid, metric, value), style=_pdf_style(value, is_probability))
             pdf.ln(3)
             pdf.set_font(family, "", 8)
             if is_probability:
@@ -442,6 +535,8 @@ def _render_pdf(grids: list[TableGrid]) -> bytes:
                         _band_label(i) for i in range(len(_BAND_COLOURS)))
                     + "; 50% and above in bold. Exact fractions: JSON/CSV export."),
                     new_x="LMARGIN", new_y="NEXT")
+            if grid.has_bounds(metric):
+                pdf.multi_cell(0, 4, text(BOUNDS_NOTE), new_x="LMARGIN", new_y="NEXT")
             for key, value in grid.legend.items():
                 pdf.set_font(family, "B", 8)
                 pdf.write(4, text(f"{key}: "))

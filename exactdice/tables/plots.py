@@ -68,47 +68,63 @@ def heatmap_png(grids) -> bytes:
 
     Probabilities share one continuous scale from 0 % to 100 % (so equal colours mean
     equal odds across panels); other metrics use a second colour map over their own range.
+    A cell of certified bounds reads "lower-upper" and is coloured by its lower bound
+    (the panel's title says so).
     """
-    from matplotlib import colormaps
-    from matplotlib.colors import Normalize
-
-    from exactdice.tables.export import cell_text
-
     panels = [(grid, metric) for grid in grids for metric in grid.metrics]
     columns = min(len(panels), max(len(grid.metrics) for grid in grids), 2)
     rows = -(-len(panels) // columns)
     panel_width = max(4.0, 0.75 * max(len(grid.columns) for grid, _ in panels) + 2.5)
+    if any(grid.has_bounds(metric) for grid, metric in panels):
+        panel_width *= 1.6  # "lower-upper" is twice as wide as one value
     panel_height = max(3.0, 0.32 * max(len(grid.rows) for grid, _ in panels) + 1.9)
     figure = _figure(panel_width * columns, panel_height * rows)
     for index, (grid, metric) in enumerate(panels):
-        axes = figure.add_subplot(rows, columns, index + 1)
-        matrix = grid.metrics[metric]
-        is_probability = grid.is_probability(metric)
-        numbers = [[float("nan") if v is None else float(v) for v in row] for row in matrix]
-        if is_probability:
-            colours, norm = colormaps[PROBABILITY_COLOURS], Normalize(0.0, 1.0)
-        else:
-            present = [x for row in numbers for x in row if x == x]
-            low, high = (min(present), max(present)) if present else (0.0, 1.0)
-            colours, norm = colormaps[VALUE_COLOURS], Normalize(low, high if high > low else low + 1)
-        image = axes.imshow(numbers, cmap=colours, norm=norm, aspect="auto")
-        figure.colorbar(image, ax=axes, shrink=0.8,
-                        format=(lambda x, _: f"{x:.0%}") if is_probability else None)
-        long_labels = max(len(label) for label in grid.columns) > 4
-        axes.set_xticks(range(len(grid.columns)), labels=grid.columns, fontsize=8,
-                        rotation=35 if long_labels else 0, ha="right" if long_labels else "center",
-                        rotation_mode="anchor")
-        axes.set_yticks(range(len(grid.rows)), labels=grid.rows, fontsize=8)
-        axes.set_xlabel(grid.column_label)
-        axes.set_ylabel(grid.row_label)
-        axes.set_title(_wrapped(panel_title(grid, metric), int(panel_width * 11)), fontsize=9)
-        font_size = 7 if len(grid.columns) <= 12 else 5.5
-        for r, row in enumerate(matrix):
-            for c, value in enumerate(row):
-                colour = "black" if value is None else _text_colour(colours(norm(float(value))))
-                axes.text(c, r, cell_text(grid, metric, value), ha="center", va="center",
-                          fontsize=font_size, color=colour)
+        _heatmap_panel(figure.add_subplot(rows, columns, index + 1), figure, grid, metric, panel_width)
     return _png_bytes(figure)
+
+
+def _colour_scale(numbers, is_probability: bool):
+    """(colour map, norm): probabilities on 0-100 %, other values on their own range."""
+    from matplotlib import colormaps
+    from matplotlib.colors import Normalize
+
+    if is_probability:
+        return colormaps[PROBABILITY_COLOURS], Normalize(0.0, 1.0)
+    present = [x for row in numbers for x in row if x == x]
+    low, high = (min(present), max(present)) if present else (0.0, 1.0)
+    return colormaps[VALUE_COLOURS], Normalize(low, high if high > low else low + 1)
+
+
+def _heatmap_panel(axes, figure, grid, metric: str, panel_width: float) -> None:
+    from exactdice.tables.export import cell_text, shading_value
+
+    matrix = grid.metrics[metric]
+    is_probability = grid.is_probability(metric)
+    shades = [[shading_value(value) for value in row] for row in matrix]
+    numbers = [[float("nan") if v is None else float(v) for v in row] for row in shades]
+    colours, norm = _colour_scale(numbers, is_probability)
+    image = axes.imshow(numbers, cmap=colours, norm=norm, aspect="auto")
+    figure.colorbar(image, ax=axes, shrink=0.8,
+                    format=(lambda x, _: f"{x:.0%}") if is_probability else None)
+    long_labels = max(len(label) for label in grid.columns) > 4
+    axes.set_xticks(range(len(grid.columns)), labels=grid.columns, fontsize=8,
+                    rotation=35 if long_labels else 0, ha="right" if long_labels else "center",
+                    rotation_mode="anchor")
+    axes.set_yticks(range(len(grid.rows)), labels=grid.rows, fontsize=8)
+    axes.set_xlabel(grid.column_label)
+    axes.set_ylabel(grid.row_label)
+    title = panel_title(grid, metric)
+    if grid.has_bounds(metric):
+        title += "\ncells: certified bounds lower-upper; colour: the lower bound"
+    axes.set_title(_wrapped(title, int(panel_width * 11)), fontsize=9)
+    font_size = 7 if len(grid.columns) <= 12 else 5.5
+    for r, row in enumerate(matrix):
+        for c, value in enumerate(row):
+            shade = shades[r][c]
+            colour = "black" if shade is None else _text_colour(colours(norm(float(shade))))
+            axes.text(c, r, cell_text(grid, metric, value), ha="center", va="center",
+                      fontsize=font_size, color=colour)
 
 
 def _png_bytes(figure) -> bytes:

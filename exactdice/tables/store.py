@@ -3,7 +3,9 @@
 A result is keyed by ``(system, ruleset, setup, policies, exactdice version)``; the
 last four are canonical JSON (sorted keys, no spaces), so equal inputs give equal keys.
 Values are JSON with exact numbers tagged (`encode_result` / `decode_result`): a
-`Fraction` is stored as ``{"fraction": "p/q"}``, never as a float.
+`Fraction` is stored as ``{"fraction": "p/q"}``, never as a float, and a table cell
+known only within certified bounds (`exactdice.tables.grid.Bounds`) as
+``{"bounds": ["p/q", "r/s"]}``.
 
 Each write is one SQLite transaction (journal mode WAL), so a run killed at any moment
 leaves every row either whole or absent. A file that is not an SQLite database, or a
@@ -35,6 +37,7 @@ from typing import Any
 
 from exactdice.core.exact import fraction_text
 from exactdice.errors import InputError
+from exactdice.tables.grid import Bounds
 from exactdice.output_files import check_output_path
 
 __all__ = ["ResultKey", "ResultStore", "default_store_path", "canonical_json", "encode_result",
@@ -71,11 +74,13 @@ def canonical_json(value: Any) -> str:
 def encode_result(value: Any) -> Any:
     """Turn a result (dicts, lists, tuples, ints, strings, Fractions, None) into plain JSON data.
 
-    >>> encode_result({"p": Fraction(3, 4), "n": [1, None]})
-    {'p': {'fraction': '3/4'}, 'n': [1, None]}
+    >>> encode_result({"p": Fraction(3, 4), "n": [1, None], "b": Bounds(0, Fraction(1, 2))})
+    {'p': {'fraction': '3/4'}, 'n': [1, None], 'b': {'bounds': ['0', '1/2']}}
     """
     if isinstance(value, Fraction):
         return {"fraction": fraction_text(value)}
+    if isinstance(value, Bounds):
+        return {"bounds": [fraction_text(value.lower), fraction_text(value.upper)]}
     if isinstance(value, float):
         raise TypeError(f"refusing to store a float ({value!r}): results are exact")
     if isinstance(value, dict):
@@ -97,12 +102,14 @@ def encode_result(value: Any) -> Any:
 def decode_result(value: Any) -> Any:
     """The inverse of `encode_result` (tuples come back as lists).
 
-    >>> decode_result({"p": {"fraction": "3/4"}})
-    {'p': Fraction(3, 4)}
+    >>> decode_result({"p": {"fraction": "3/4"}, "b": {"bounds": ["0", "1/2"]}})
+    {'p': Fraction(3, 4), 'b': Bounds(lower=Fraction(0, 1), upper=Fraction(1, 2))}
     """
     if isinstance(value, dict):
         if set(value) == {"fraction"} and isinstance(value["fraction"], str):
             return Fraction(value["fraction"])
+        if set(value) == {"bounds"} and isinstance(value["bounds"], list) and len(value["bounds"]) == 2:
+            return Bounds(Fraction(value["bounds"][0]), Fraction(value["bounds"][1]))
         return {key: decode_result(item) for key, item in value.items()}
     if isinstance(value, list):
         return [decode_result(item) for item in value]

@@ -147,14 +147,31 @@ def _present_table_file(path: Path) -> dict:
     for table in data["tables"]:
         metrics = []
         for metric in table["metrics"]:
-            cells = [[None if text is None else _table_cell(Fraction(text), metric.get("probability", False))
-                      for text in row] for row in metric["exact"]]
+            cells = [[_stored_table_cell(text, metric.get("probability", False)) for text in row]
+                     for row in metric["exact"]]
             metrics.append({"name": metric["name"], "probability": metric.get("probability", False),
                             "cells": cells})
         tables.append({"title": table["title"], "row_label": table["row_label"], "rows": table["rows"],
                        "column_label": table["column_label"], "columns": table["columns"],
                        "legend": table.get("legend", {}), "metrics": metrics})
     return {"tables": tables}
+
+
+def _stored_table_cell(stored, probability: bool) -> dict | None:
+    """A cell of a tables file: ``"p/q"``, None, or certified bounds ``{"lower", "upper"}``
+    (shown "lower-upper"; the page shades a cell by the number its text starts with, here
+    the lower bound, as the exporters do)."""
+    if stored is None:
+        return None
+    if isinstance(stored, dict):
+        from exactdice.tables.export import bounds_text
+        from exactdice.tables.grid import cell_from_data
+
+        bounds = cell_from_data(stored)
+        shown = bounds_text(bounds, percent=probability)
+        return {"exact": f"[{stored['lower']}, {stored['upper']}]", "lower": stored["lower"],
+                "upper": stored["upper"], ("percent" if probability else "value"): shown}
+    return _table_cell(Fraction(stored), probability)
 
 
 def _table_cell(value: Fraction, probability: bool) -> dict:

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from exactdice.cli.main import cli
 from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy, contest_odds
-from exactdice.karbon.bounds import bounded_odds
+from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round
 
 OPTIMAL = PlayerPolicy(kind="optimal")
 EPS = 1e-4
@@ -129,7 +129,6 @@ def test_cli_falls_back_to_bounds_past_max_states():
     (["--player-policy", "optimal", "--narrator-policy", "kind", "--bounds"], "--bounds"),
     (["--player-policy", "optimal", "--bounds", "--precision", "0"], "--precision"),
     (["--player-policy", "optimal", "--bounds", "--max-seconds", "-1"], "--max-seconds"),
-    (["--player-policy", "optimal", "--bounds", "--explain"], "--explain"),
 ])
 def test_cli_bounds_input_errors(flags, field, capsys):
     from exactdice.cli.main import main
@@ -141,3 +140,61 @@ def test_cli_bounds_input_errors(flags, field, capsys):
     assert exit_.value.code == 2
     assert field in captured.err and "Traceback" not in captured.err
     assert len(captured.err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("narrator", ["fixed", "optimal"])
+@pytest.mark.parametrize("name", ["d6 v d8, pool d4, reserve d4, W1 P1", "A1 v C1 drawn from d6,d8,d10, Fortune 1, W1"])
+def test_explain_from_bounds_agrees_with_the_exact_solve(name, narrator):
+    """Every first-round risk choice explained from the bounds: its two choices' bounds contain
+    their exact values, and a choice called certified best is at least as good as the other
+    in the exact solve."""
+    setup, objective = CASES[name]
+    setup, ruleset = ContestSetup(**setup), Rules(objective=objective)
+    exact = contest_odds(setup, ruleset, OPTIMAL, NarratorPolicy(kind=narrator), all_states=True)
+    found = bounded_odds(setup, ruleset, OPTIMAL, NarratorPolicy(kind=narrator), precision=1e-3, max_seconds=300)
+    lines = explain_bounded_first_round(found)
+    risk_lines = [line for line in lines if "Risk: " in line]
+    assert risk_lines and any(line.startswith("First round: ") for line in lines)
+    inner = getattr(exact.model, "inner", exact.model)
+    checked = 0
+    for situation in [state for state in found.solver.index if type(state) is tuple and state[0] == "risk"]:
+        decision = found.solver.decision_bounds(situation)
+        if decision is None or situation not in exact.solution.strategy:
+            continue
+        _, options = inner._decision(situation)
+        exact_values = {option: exact.solution.state_value(inner._action(option, nxt, reward)[1])
+                        for option, nxt, reward in options}
+        for option, low, high in decision[1]:
+            assert Fraction(low) <= exact_values[option] <= Fraction(high)
+        chosen = found.strategy.get(situation)
+        other = {"yes": "no", "no": "yes"}.get(chosen)
+        bounds = {option: (low, high) for option, low, high in decision[1]}
+        if other is not None and bounds[chosen][0] >= bounds[other][1]:
+            assert exact_values[chosen] >= exact_values[other]
+        checked += 1
+    assert checked > 0
+    assert sum("certified best" in line for line in risk_lines) >= 1
+
+
+def test_cli_explain_with_bounds_says_each_choice_and_the_others_bounds():
+    outcome = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--narrator-policy", "optimal", "--bounds",
+                                       "--precision", "0.001", "--explain"])
+    assert outcome.exit_code == 0, outcome.output
+    assert "First round: the player's risk choice after each roll" in outcome.output
+    assert "of first rolls:" in outcome.output and "Risk: " in outcome.output
+    assert "certified best" in outcome.output or "not certified" in outcome.output
+    assert "not risking: [" in outcome.output.replace("Not risking: [", "not risking: [")
+
+
+def test_time_limits_on_the_fixed_start_and_the_exact_check_keep_the_bounds_sound(exact_values):
+    """With no time for the fixed preferences' solve and none for the exact check, the run
+    starts from [0, 1] and returns the search's own float bounds, labelled so: still sound."""
+    name = "d6 v d10, pool d4, reserve d4, W1 P1"
+    setup, objective = CASES[name]
+    exact = exact_values[name, "optimal"].value
+    found = bounded_odds(ContestSetup(**setup), Rules(objective=objective), OPTIMAL, NarratorPolicy(kind="optimal"),
+                         precision=1e-3, max_seconds=300, fixed_seconds=0, certify_seconds=0)
+    assert found.fixed_value is None
+    assert found.lower_method.startswith("float, outward rounding (the strategy's game passed 0 s")
+    assert found.win is None and isinstance(found.lower, float)
+    assert Fraction(found.lower) <= exact <= Fraction(found.upper) and found.gap <= 1e-3

@@ -83,5 +83,43 @@ def test_no_arguments_makes_only_sets_that_finish(monkeypatch):
     assert default_sets and not any("optimal" in table_set.command for table_set in default_sets)
     assert all(table_set.name.endswith("_fixed") for table_set in default_sets
                if table_set.system == "karbon")
-    optimal = module.canonical_sets(["karbon"], ["optimal"])
-    assert len(optimal) == 6 and all("--player-policy optimal" in s.command for s in optimal)
+    optimal = module.canonical_sets(["karbon"], ["optimal"], cell_seconds=12, precision=0.01)
+    assert len(optimal) == 6 and all("--karbon-policies optimal --cell-seconds 12 --precision 0.01" in s.command
+                                     for s in optimal)
+    for table_set in optimal:  # every cell is bounded, with the budget and precision in its store key
+        (grid,) = table_set.jobs
+        assert grid.function == "exactdice.karbon.tables:bounded_cell"
+        assert grid.arguments["seconds"] == "12" and grid.arguments["precision"] == "0.01"
+        assert f"_w{grid.arguments['consequence']}_p{grid.arguments['peril']}_optimal" in table_set.name
+        assert grid.arguments["player"] == grid.arguments["narrator"] == "optimal"
+
+
+def test_bounded_cell_contains_the_exact_optimal_value(tmp_path):
+    """On a small pool where optimal play solves exactly, a bounded table's cells contain the
+    exact value, their lower end is the returned strategy's exact value, and the grid survives
+    the store and the README summary."""
+    from exactdice.karbon.tables import bounded_grid, contest_cell
+    from exactdice.tables.export import write_table
+    from exactdice.tables.grid import Bounds
+    from exactdice.tables.jobs import solve_tables
+    from exactdice.tables.store import ResultStore
+
+    fixed = {"consequence": 1, "peril": 1, "pool": "d4,d4,d6,d6", "reserve": "d4"}
+    grid = bounded_grid("ability", [1, 2], "challenge", [1], fixed, seconds=20, precision=0.001)
+    store = ResultStore(tmp_path / "store.sqlite")
+    (made,) = solve_tables([grid], store=store, workers=1, progress=False)
+    (again,) = solve_tables([grid], store=store, workers=1, progress=False)  # from the store
+    store.close()
+    assert again == made
+    headline = "value = P(win) + P(tie)/2"
+    for row, ability in enumerate((1, 2)):
+        exact = contest_cell(ability, 1, 1, 1, pool=fixed["pool"], reserve="d4", player="optimal",
+                             narrator="optimal")
+        value = exact["P(win)"] + exact["P(tie)"] / 2
+        cell = made.cell(headline, row, 0)
+        assert isinstance(cell, Bounds) and cell.lower <= value <= cell.upper
+        assert cell.lower == made.cell("strategy's P(win)", row, 0) + made.cell("strategy's P(tie)", row, 0) / 2
+    write_table([made], "json", tmp_path / "set.json")
+    summary = _script_module().bounds_reached(tmp_path / "set.json")
+    assert summary.startswith(f"{sum(made.cell(headline, r, 0).gap <= Fraction(1, 1000) for r in (0, 1))} of 2 cells "
+                              "within gap 0.001") and summary.endswith("exact value in 2 cells")
