@@ -237,6 +237,15 @@ class _Slots:
         return None if indices == list(range(len(code.sizes))) else indices
 
 
+def _inactive_factors(sizes) -> dict:
+    """Face v -> product of the sizes below v: the weight of the dice not yet in play at v.
+
+    >>> _inactive_factors([6, 4, 2])
+    {1: 1, 2: 1, 3: 2, 4: 2, 5: 8, 6: 8}
+    """
+    return {v: prod(s for s in sizes if s < v) for v in range(1, max(sizes) + 1)}
+
+
 class _CandidatePass:
     """The DP for one candidate winner ``c``: weights of its outcomes, of ties and of the rest.
 
@@ -254,20 +263,19 @@ class _CandidatePass:
         self.four_ties = four_ties
         self.instant = instant_first_side
         self.round_cap = 4 if four_ties else (1 if instant_first_side else 0)
-        all_sizes = [s for side in sides for pool in side for s in pool]
+        dice = [[s for pool in side for s in pool] for side in sides]  # per side, pools merged
+        all_sizes = [s for side_dice in dice for s in side_dice]
         self.top = max(all_sizes)
-        self.inactive_factor = {v: prod(s for s in all_sizes if s < v) for v in range(1, self.top + 1)}
+        self.inactive_factor = _inactive_factors(all_sizes)
         self.total = prod(all_sizes)
         self.losers = [s for s in range(self.count) if s != candidate]
-        self.loser_dice = sorted(s for j in self.losers for pool in sides[j] for s in pool)
-        win_dice = [s for pool in sides[candidate] for s in pool]
-        self.code = _SuccessCode(win_dice)
+        self.loser_dice = sorted(s for j in self.losers for s in dice[j])
+        self.code = _SuccessCode(dice[candidate])
         self.slots = _Slots(sides, candidate)
         self.win_pool_slots = self.slots.winner_pools(candidate, len(sides[candidate]), self.code)
         self.win_size_of_slot = self.slots.size_index(candidate, self.code)
         # after the decision: the winner in one slot, then one slot per loser side
-        self.decided_schedule = [_schedule(win_dice)] + [
-            _schedule([s for pool in sides[j] for s in pool]) for j in self.losers]
+        self.decided_schedule = [_schedule(dice[j]) for j in [candidate] + self.losers]
         self.final_sizes: dict = defaultdict(int)
         self.final_gains: dict = defaultdict(int)
         self.pending: dict = defaultdict(int)  # Conceding steps to apply at this face
@@ -643,6 +651,33 @@ def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = 
     >>> sizes.probability((-1, ())), concessions.probability((0, (0, 1)))
     (Fraction(1, 4), Fraction(3, 8))
     """
+    sides = _checked_sides(sides)
+    sizes_weights: dict = defaultdict(int)
+    gains_weights: dict = defaultdict(int)
+    tie_weight = None
+    for candidate in range(len(sides)):
+        found_sizes, found_gains = _CandidatePass(sides, candidate, four_ties, instant_first_side,
+                                                  concessions).run()
+        this_tie = found_sizes.pop(_TIED, 0)
+        if concessions:
+            check_invariant(found_gains.pop(_TIED, 0) == this_tie,
+                            "the concession pass must count the same ties")
+        check_invariant(tie_weight is None or tie_weight == this_tie, "every pass must agree on ties")
+        tie_weight = this_tie
+        _add_candidate_outcomes(found_sizes, sizes_weights)
+        _add_candidate_outcomes(found_gains, gains_weights)
+    if tie_weight:
+        sizes_weights[(TIE, ())] += tie_weight
+        gains_weights[(TIE, (0,) * len(sides))] += tie_weight
+    total = prod(s for side in sides for pool in side for s in pool)
+    result = (Distribution(sizes_weights), Distribution(gains_weights) if concessions else None)
+    check_invariant(all(d.denominator == total for d in result if d),
+                    "the outcomes must cover every roll exactly once")
+    return result
+
+
+def _checked_sides(sides) -> list:
+    """The sides as tuples without empty pools, or a clear error when the contest is not solvable."""
     sides = [tuple(tuple(pool) for pool in side if pool) for side in sides]
     if len(sides) < 2:
         raise InputError("sides", f"a contest needs at least two sides, got {len(sides)}")
@@ -656,30 +691,14 @@ def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = 
     if states > MAX_STATES:
         raise TooLargeError("sides", f"this contest needs up to {states:,} dice-left states per face, "
                                       f"more than the limit of {MAX_STATES:,} (use fewer or more alike dice)")
-    sizes_weights: dict = defaultdict(int)
-    gains_weights: dict = defaultdict(int)
-    tie_weight = None
-    for candidate in range(len(sides)):
-        found_sizes, found_gains = _CandidatePass(sides, candidate, four_ties, instant_first_side,
-                                                  concessions).run()
-        this_tie = found_sizes.pop(_TIED, 0)
-        if concessions:
-            check_invariant(found_gains.pop(_TIED, 0) == this_tie,
-                            "the concession pass must count the same ties")
-        check_invariant(tie_weight is None or tie_weight == this_tie, "every pass must agree on ties")
-        tie_weight = this_tie
-        for found, target in ((found_sizes, sizes_weights), (found_gains, gains_weights)):
-            found.pop(_OTHER, None)
-            for outcome, weight in found.items():
-                target[outcome] += weight
-    if tie_weight:
-        sizes_weights[(TIE, ())] += tie_weight
-        gains_weights[(TIE, (0,) * len(sides))] += tie_weight
-    total = prod(s for side in sides for pool in side for s in pool)
-    result = (Distribution(sizes_weights), Distribution(gains_weights) if concessions else None)
-    check_invariant(all(d.denominator == total for d in result if d),
-                    "the outcomes must cover every roll exactly once")
-    return result
+    return sides
+
+
+def _add_candidate_outcomes(found: dict, target: dict) -> None:
+    """Add one candidate pass's outcomes (its own wins: other sides' wins are under `_OTHER`)."""
+    found.pop(_OTHER, None)
+    for outcome, weight in found.items():
+        target[outcome] += weight
 
 
 # ----- the whole contest, with pushes -----------------------------------------------------
@@ -770,47 +789,55 @@ def solve_contest(sides, rules: Rules | None = None, target: int | None = None,
         raise InputError("sides", f"a contest needs at least two sides, got {len(sides)}")
     if target is not None and (not isinstance(target, int) or target < 1):
         raise InputError("target", f"the target must be a die dN with N >= 1, got {target!r}")
-    base = apply_target(sides, target)
-    levels = rules.max_pushes if rules.push else 0
-    mixed = (defaultdict(Fraction), defaultdict(Fraction))
     ties = ((TIE, ()), (TIE, (0,) * len(sides)))
-    carry = Fraction(1)
+    tables, tied, rolled_first = _mix_pushes(apply_target(sides, target), rules, concessions, ties)
+    for table, tie in zip(tables, ties):
+        if tied:
+            table[tie] += tied
+        check_invariant(sum(table.values()) == 1, "a contest's outcomes must sum to exactly 1")
+    size_outcomes = dict(sorted(tables[0].items()))
+    concession_outcomes = dict(sorted(tables[1].items())) if concessions else {}
+    return _summarise(tuple(sides), rolled_first, rules, target, size_outcomes, concession_outcomes)
+
+
+def _mix_pushes(base, rules: Rules, concessions: bool, ties):
+    """Each roll's outcomes but ties, weighted by P(every earlier roll tied).
+
+    Returns the outcome tables (sizes, and concessions when asked), P(the last roll tied
+    too) and the sides of the first roll as rolled.
+    """
+    tables = (defaultdict(Fraction), defaultdict(Fraction)) if concessions else (defaultdict(Fraction),)
+    carry = Fraction(1)  # P(every roll so far tied)
     rolled_first = None
     previous = None
-    for level in range(levels + 1):
-        extra = rules.push_dice * level
-        current = [_with_push_dice(side, extra) for side in base]
-        substituted = False
-        if rules.physical:
-            current[0], substituted = apply_physical(current[0])
+    for current, substituted in _rolled_contests(base, rules):
         if rolled_first is None:
             rolled_first = tuple(current)
-        if previous is not None and previous[0] == current:
-            distributions = previous[1]
-        else:
-            distributions = roll_outcomes(current, four_ties=rules.four_ties,
-                                          instant_first_side=rules.physical and substituted,
-                                          concessions=concessions)
-        previous = (current, distributions)
-        p_tie = distributions[0].probability(ties[0])
-        for table, distribution, tie in zip(mixed, distributions, ties):
-            if distribution is None:
-                continue
+        if previous is None or previous[0] != current:
+            previous = (current, roll_outcomes(current, four_ties=rules.four_ties,
+                                               instant_first_side=rules.physical and substituted,
+                                               concessions=concessions))
+        distributions = previous[1]
+        for table, distribution, tie in zip(tables, distributions, ties):
             for outcome, p in distribution.probabilities().items():
                 if outcome != tie:
                     table[outcome] += carry * p
-        carry *= p_tie
-        if not p_tie:
+        carry *= distributions[0].probability(ties[0])
+        if not carry:
             break
-    if not concessions:
-        mixed = (mixed[0], {})
-    if carry:
-        for table, tie in zip(mixed, ties):
-            if concessions or table is mixed[0]:
-                table[tie] += carry
-    for table in mixed if concessions else mixed[:1]:
-        check_invariant(sum(table.values()) == 1, "a contest's outcomes must sum to exactly 1")
-    return _summarise(tuple(sides), rolled_first, rules, target, *(dict(sorted(t.items())) for t in mixed))
+    return tables, carry, rolled_first
+
+
+def _rolled_contests(base, rules: Rules):
+    """The sides as rolled at each push level (push dice added, physical dice substituted),
+    with whether the first side holds a substituted die."""
+    levels = rules.max_pushes if rules.push else 0
+    for level in range(levels + 1):
+        current = [_with_push_dice(side, rules.push_dice * level) for side in base]
+        substituted = False
+        if rules.physical:
+            current[0], substituted = apply_physical(current[0])
+        yield current, substituted
 
 
 def _summarise(sides, rolled, rules, target, size_outcomes, concession_outcomes) -> ContestResult:
