@@ -4,9 +4,15 @@ Walking the faces from the highest down, the dice not yet placed are uniform bel
 current face, so "k of the m dice of a slot show v" weighs C(m, k) (the integer-weight
 scheme of `exactdice.core.evaluate_sorted`, over the fixed total prod N). Nothing
 ever enumerates rolls. Before a winner exists, every higher die was discarded in ties,
-so the state is only "how many discard rounds" plus the dice not yet placed; at the face
-where one side outlasts the others it becomes the winner, and from there the state is
-the success dice found so far, then the pairwise concession counts.
+so the state is only `Undecided` (how many discard rounds) plus the dice not yet placed;
+at the face where one side outlasts the others it becomes the winner: `Winning` while its
+dice are success dice, then `Conceding`, one `PairStatus` and count per (winner, loser)
+pair (spec steps 3, 5 and 6 in that order).
+
+It does not run on `exactdice.core.evaluate_sorted` itself: that walk keeps a count per
+die group in every state and sums dice out only once the whole state is settled, while
+this one merges counts per pool (a side's life depends on its pools, not its sizes),
+sums out a settled loser's dice mid-walk and settles success sizes in closed form.
 
 To keep states few, one pass per candidate winner ``c`` tracks die sizes only for side
 ``c`` (success sizes are bought with them) and merges the other sides' dice per pool;
