@@ -84,11 +84,10 @@ class _Table:
 
     @classmethod
     def of(cls, sides) -> _Table:
-        layout = [(s, p, size) for s, side in enumerate(sides) for p, pool in enumerate(side) for size in pool]
-        pool_ids = sorted({(s, p) for s, p, _ in layout})
-        pools = tuple((s, np.array([j for j, (s2, p2, _) in enumerate(layout) if (s2, p2) == (s, p)]))
-                      for s, p in pool_ids)
-        return cls(np.array([size for _, _, size in layout]), np.array([s for s, _, _ in layout]),
+        columns = [(s, p, size) for s, side in enumerate(sides) for p, pool in enumerate(side) for size in pool]
+        pools = tuple((s, np.array([j for j, column in enumerate(columns) if column[:2] == (s, p)]))
+                      for s, p in sorted({column[:2] for column in columns}))
+        return cls(np.array([size for _, _, size in columns]), np.array([s for s, _, _ in columns]),
                    pools, len(sides))
 
 
