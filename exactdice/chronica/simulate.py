@@ -170,35 +170,41 @@ class _Trials:
 
     def score(self) -> None:
         """Steps 5 and 6 for every decided trial: the success dice, then the concession dice."""
-        for t in np.flatnonzero(self.winner >= 0):
-            winner = self.winner[t]
-            in_play = np.flatnonzero(self.alive[t])
-            mine = [j for j in in_play if self.table.side_of[j] == winner]
-            theirs = [j for j in in_play if self.table.side_of[j] != winner]
+        side_of = self.table.side_of.tolist()
+        sizes = self.table.sizes.tolist()
+        for t in np.flatnonzero(self.winner >= 0).tolist():
+            winner, faces = int(self.winner[t]), self.faces[t].tolist()
+            in_play = [j for j, alive in enumerate(self.alive[t].tolist()) if alive]
+            mine = [j for j in in_play if side_of[j] == winner]
+            theirs = [j for j in in_play if side_of[j] != winner]
             if not self.success_sizes[t]:  # an instant win has set its success die aside already
-                mine = self.set_aside_success_dice(t, mine, theirs)
-            self.count_concessions(t, winner, mine, theirs)
+                won = _success_dice(faces, mine, theirs)
+                self.success_sizes[t] = sorted((sizes[j] for j in won), reverse=True)
+                mine = [j for j in mine if j not in won]
+            for side, gained in _concession_dice(faces, winner, mine, theirs, side_of, self.table.side_count):
+                self.concessions[t, side] += gained
 
-    def set_aside_success_dice(self, t, mine, theirs) -> list:
-        """Step 5: the winner's dice above every loser's die; returns the winner's other dice."""
-        bar = max((self.faces[t, j] for j in theirs), default=0)
-        won = [j for j in mine if self.faces[t, j] > bar]
-        self.success_sizes[t] = sorted((int(self.table.sizes[j]) for j in won), reverse=True)
-        return [j for j in mine if j not in won]
 
-    def count_concessions(self, t, winner, mine, theirs) -> None:
-        """Step 6: against each loser, the side with the higher die gains its dice above the other's highest."""
-        my_faces = [self.faces[t, j] for j in mine]
-        my_high = max(my_faces, default=0)
-        for s in range(self.table.side_count):
-            if s == winner:
-                continue
-            their_faces = [self.faces[t, j] for j in theirs if self.table.side_of[j] == s]
-            their_high = max(their_faces, default=0)
-            if my_high > their_high:
-                self.concessions[t, winner] += sum(f > their_high for f in my_faces)
-            elif their_high > my_high:
-                self.concessions[t, s] += sum(f > my_high for f in their_faces)
+def _success_dice(faces, mine, theirs) -> list:
+    """Step 5: the winner's dice (columns) showing more than every loser's die in play."""
+    bar = max((faces[j] for j in theirs), default=0)
+    return [j for j in mine if faces[j] > bar]
+
+
+def _concession_dice(faces, winner, mine, theirs, side_of, side_count):
+    """Step 6: against each loser, the side with the higher die gains its dice above the
+    other's highest; yields (side, dice gained)."""
+    my_faces = [faces[j] for j in mine]
+    my_high = max(my_faces, default=0)
+    for s in range(side_count):
+        if s == winner:
+            continue
+        their_faces = [faces[j] for j in theirs if side_of[j] == s]
+        their_high = max(their_faces, default=0)
+        if my_high > their_high:
+            yield winner, sum(f > their_high for f in my_faces)
+        elif their_high > my_high:
+            yield s, sum(f > my_high for f in their_faces)
 
 
 def _one_roll(rng, sides, n, four_ties, instant):
