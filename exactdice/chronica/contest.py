@@ -113,6 +113,9 @@ def apply_physical(side):
 
 # ----- one roll of a contest --------------------------------------------------------------
 
+# The walk's states are named tuples (hashed as fast as tuples); their lengths differ (1, 0
+# and 2 fields), so two kinds never compare equal as layer keys.
+
 
 class Undecided(NamedTuple):
     """No winner yet: every higher die was discarded in ``rounds`` rounds of ties (capped at
