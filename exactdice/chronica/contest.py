@@ -4,9 +4,15 @@ Walking the faces from the highest down, the dice not yet placed are uniform bel
 current face, so "k of the m dice of a slot show v" weighs C(m, k) (the integer-weight
 scheme of `exactdice.core.evaluate_sorted`, over the fixed total prod N). Nothing
 ever enumerates rolls. Before a winner exists, every higher die was discarded in ties,
-so the state is only "how many discard rounds" plus the dice not yet placed; at the face
-where one side outlasts the others it becomes the winner, and from there the state is
-the success dice found so far, then the pairwise concession counts.
+so the state is only `Undecided` (how many discard rounds) plus the dice not yet placed;
+at the face where one side outlasts the others it becomes the winner: `Winning` while its
+dice are success dice, then `Conceding`, one `PairStatus` and count per (winner, loser)
+pair (spec steps 3, 5 and 6 in that order).
+
+It does not run on `exactdice.core.evaluate_sorted` itself: that walk keeps a count per
+die group in every state and sums dice out only once the whole state is settled, while
+this one merges counts per pool (a side's life depends on its pools, not its sizes),
+sums out a settled loser's dice mid-walk and settles success sizes in closed form.
 
 To keep states few, one pass per candidate winner ``c`` tracks die sizes only for side
 ``c`` (success sizes are bought with them) and merges the other sides' dice per pool;
@@ -27,9 +33,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from enum import IntEnum
 from fractions import Fraction
 from itertools import product
 from math import comb, prod
+from typing import NamedTuple
 
 from exactdice.chronica.ruleset import MAX_CONTEST_DICE, PHYSICAL_DICE, Rules, side_text
 from exactdice.core.distribution import Distribution
@@ -105,6 +113,74 @@ def apply_physical(side):
 
 # ----- one roll of a contest --------------------------------------------------------------
 
+# The walk's states are named tuples (hashed as fast as tuples); their lengths differ (1, 0
+# and 2 fields), so two kinds never compare equal as layer keys.
+
+
+class Undecided(NamedTuple):
+    """No winner yet: every higher die was discarded in ``rounds`` rounds of ties (capped at
+    what the rules need: 4 with `four-ties`, 1 for the physical-dice instant win, else 0)."""
+
+    rounds: int
+
+
+class Winning(NamedTuple):
+    """The candidate has won and no loser's die has shown yet: its dice showing now are
+    success dice (spec step 5; their sizes are settled in closed form, see `_success_sizes`)."""
+
+
+class Conceding(NamedTuple):
+    """A loser's die has shown: spec step 6, one ``(PairStatus, count)`` per loser in ``pairs``;
+    ``gains[0]`` is the winner's concession dice so far, ``gains[1 + j]`` loser ``j``'s."""
+
+    pairs: tuple
+    gains: tuple
+
+
+class PairStatus(IntEnum):
+    """Where one (winner, loser) pair of the concession count stands, walking the faces down."""
+
+    OPEN = 0  #: neither has shown a die since the success dice
+    WINNER_COUNTING = 1  #: the winner's highest is higher: it counts its dice above the loser's highest
+    LOSER_COUNTING = 2  #: the loser's highest is higher: the loser counts
+    SETTLED = 3  #: the other's highest has shown (or both showed the same): nothing more changes
+
+
+OPEN, WINNER_COUNTING, LOSER_COUNTING, SETTLED = PairStatus
+_WINNING = Winning()
+
+
+def _pair_step(status, count, winner_shown, loser_shown):
+    """One face of step 6 for one pair: ``(status, count, winner's gain, loser's gain)``.
+
+    >>> _pair_step(OPEN, 0, 2, 0), _pair_step(WINNER_COUNTING, 2, 1, 1)
+    ((<PairStatus.WINNER_COUNTING: 1>, 2, 0, 0), (<PairStatus.SETTLED: 3>, 0, 2, 0))
+    """
+    if status == OPEN:
+        if winner_shown and loser_shown:  # equal highest dice: no concession
+            return SETTLED, 0, 0, 0
+        if winner_shown:
+            return WINNER_COUNTING, winner_shown, 0, 0
+        if loser_shown:
+            return LOSER_COUNTING, loser_shown, 0, 0
+        return OPEN, count, 0, 0
+    if status == WINNER_COUNTING:
+        return (SETTLED, 0, count, 0) if loser_shown else (WINNER_COUNTING, count + winner_shown, 0, 0)
+    if status == LOSER_COUNTING:
+        return (SETTLED, 0, 0, count) if winner_shown else (LOSER_COUNTING, count + loser_shown, 0, 0)
+    return SETTLED, 0, 0, 0
+
+
+def _close_pairs(pairs, gains):
+    """Gains once every die is placed: counting pairs keep what they counted."""
+    gains = list(gains)
+    for j, (status, count) in enumerate(pairs):
+        if status == WINNER_COUNTING:
+            gains[0] += count
+        elif status == LOSER_COUNTING:
+            gains[1 + j] += count
+    return tuple(gains[1:]), gains[0]
+
 
 def _binomial_options(m: int, face: int):
     if face == 1:
@@ -112,14 +188,80 @@ def _binomial_options(m: int, face: int):
     return tuple((k, comb(m, k)) for k in range(m + 1))
 
 
+class _SuccessCode:
+    """The winner's success dice counted per die size, packed in one int (mixed radix) so
+    adding counts is one ``+``.
+
+    >>> code = _SuccessCode([8, 6, 6])
+    >>> code.decode(code.unit[8] + 2 * code.unit[6])
+    (8, 6, 6)
+    """
+
+    def __init__(self, win_dice):
+        self.sizes = sorted(set(win_dice), reverse=True)
+        self.count = {size: win_dice.count(size) for size in self.sizes}
+        self.unit = {}
+        unit = 1
+        for size in self.sizes:
+            self.unit[size] = unit
+            unit *= self.count[size] + 1
+
+    def decode(self, code) -> tuple:
+        """The sizes of the success dice, largest first."""
+        sizes = []
+        for size in self.sizes:
+            sizes += [size] * ((code // self.unit[size]) % (self.count[size] + 1))
+        return tuple(sizes)
+
+
+class _Slots:
+    """The undecided walk's dice-left counters: the candidate's dice per (pool, size), every
+    other pool one counter (only its count matters)."""
+
+    def __init__(self, sides, candidate):
+        self.of_side: list[list[int]] = []  # slot indices of each side
+        self.pool: list[int] = []  # pool index (within its side) of each slot
+        self.size: list[int | None] = []  # die size of each candidate slot (None: a merged pool)
+        self.schedule: list[dict] = []  # per slot: dice of each size (they join at that face)
+        for s, side in enumerate(sides):
+            indices = []
+            for p, pool in enumerate(side):
+                for size in (sorted(set(pool), reverse=True) if s == candidate else [None]):
+                    indices.append(len(self.schedule))
+                    self.schedule.append({size: pool.count(size)} if size else _schedule(pool))
+                    self.pool.append(p)
+                    self.size.append(size)
+            self.of_side.append(indices)
+
+    def winner_pools(self, candidate, pools, code: _SuccessCode):
+        """Per pool of the candidate: (position in its slots, success unit), smallest size first."""
+        own = self.of_side[candidate]
+        by_size = sorted(enumerate(own), key=lambda item: self.size[item[1]])
+        return [[(position, code.unit[self.size[slot]]) for position, slot in by_size if self.pool[slot] == p]
+                for p in range(pools)]
+
+    def size_index(self, candidate, code: _SuccessCode):
+        """Per candidate slot, the index of its size in ``code.sizes`` (None when they are the same)."""
+        indices = [code.sizes.index(self.size[slot]) for slot in self.of_side[candidate]]
+        return None if indices == list(range(len(code.sizes))) else indices
+
+
+def _inactive_factors(sizes) -> dict:
+    """Face v -> product of the sizes below v: the weight of the dice not yet in play at v.
+
+    >>> _inactive_factors([6, 4, 2])
+    {1: 1, 2: 1, 3: 2, 4: 2, 5: 8, 6: 8}
+    """
+    return {v: prod(s for s in sizes if s < v) for v in range(1, max(sizes) + 1)}
+
+
 class _CandidatePass:
     """The DP for one candidate winner ``c``: weights of its outcomes, of ties and of the rest.
 
-    States: ``("U", rounds)`` before a winner (rounds of discards so far, capped at what
-    the rules need); ``("A",)`` once ``c`` won, until a loser's die shows (the success
-    dice); ``("B", pairs, gains)`` for the concessions of each (winner, loser) pair.
-    The success dice's sizes are settled in closed form when ``c`` wins (see
-    `_success_sizes`), so phases A and B only count dice.
+    A layer maps ``(state, dice left per slot)`` to a weight; the state is `Undecided`, then,
+    once ``c`` wins, `Winning` until a loser's die shows, then `Conceding`. Each face value
+    is one step (`_undecided`, `_winning`, `_conceding`); outcomes that are settled leave
+    the walk into ``final_sizes`` / ``final_gains`` with the weight of the dice not yet placed.
     """
 
     def __init__(self, sides, candidate, four_ties, instant_first_side, concessions=True):
@@ -130,51 +272,22 @@ class _CandidatePass:
         self.four_ties = four_ties
         self.instant = instant_first_side
         self.round_cap = 4 if four_ties else (1 if instant_first_side else 0)
-        all_sizes = [s for side in sides for pool in side for s in pool]
+        dice = [[s for pool in side for s in pool] for side in sides]  # per side, pools merged
+        all_sizes = [s for side_dice in dice for s in side_dice]
         self.top = max(all_sizes)
-        self.inactive_factor = {v: prod(s for s in all_sizes if s < v) for v in range(1, self.top + 1)}
+        self.inactive_factor = _inactive_factors(all_sizes)
         self.total = prod(all_sizes)
         self.losers = [s for s in range(self.count) if s != candidate]
-        self.loser_dice = sorted(s for j in self.losers for pool in sides[j] for s in pool)
-        win_dice = [s for pool in sides[candidate] for s in pool]
-        self.win_sizes = sorted(set(win_dice), reverse=True)
-        self.win_dice_count = {size: win_dice.count(size) for size in self.win_sizes}
-        # success counts per size are packed in one int (mixed radix) so adding is one "+"
-        self.size_unit = {}
-        unit = 1
-        for size in self.win_sizes:
-            self.size_unit[size] = unit
-            unit *= self.win_dice_count[size] + 1
-        # undecided layout: candidate slots per (pool, size), other sides one slot per pool
-        self.side_slots: list[list[int]] = []
-        self.slot_pool: list[int] = []
-        self.slot_size: list[int | None] = []
-        schedules: list[dict] = []
-        for s, side in enumerate(sides):
-            indices = []
-            for p, pool in enumerate(side):
-                sizes = sorted(set(pool), reverse=True) if s == candidate else [None]
-                for size in sizes:
-                    indices.append(len(schedules))
-                    schedules.append({size: pool.count(size)} if size else _schedule(pool))
-                    self.slot_pool.append(p)
-                    self.slot_size.append(size)
-            self.side_slots.append(indices)
-        self.sched0 = schedules
-        own = self.side_slots[candidate]
-        self.win_pool_slots = [
-            [(position, self.size_unit[self.slot_size[slot]])
-             for position, slot in sorted(enumerate(own), key=lambda item: self.slot_size[item[1]])
-             if self.slot_pool[slot] == p]
-            for p in range(len(sides[candidate]))]
-        size_of_slot = [self.win_sizes.index(self.slot_size[slot]) for slot in own]
-        self.win_size_of_slot = None if size_of_slot == list(range(len(self.win_sizes))) else size_of_slot
-        # phases A and B: the winner in one slot, then one slot per loser side
-        self.sched_ab = [_schedule(win_dice)] + [
-            _schedule([s for pool in sides[j] for s in pool]) for j in self.losers]
+        self.loser_dice = sorted(s for j in self.losers for s in dice[j])
+        self.code = _SuccessCode(dice[candidate])
+        self.slots = _Slots(sides, candidate)
+        self.win_pool_slots = self.slots.winner_pools(candidate, len(sides[candidate]), self.code)
+        self.win_size_of_slot = self.slots.size_index(candidate, self.code)
+        # after the decision: the winner in one slot, then one slot per loser side
+        self.decided_schedule = [_schedule(dice[j]) for j in [candidate] + self.losers]
         self.final_sizes: dict = defaultdict(int)
         self.final_gains: dict = defaultdict(int)
-        self.pending: dict = defaultdict(int)
+        self.pending: dict = defaultdict(int)  # Conceding steps to apply at this face
         self.pending_sizes: dict = defaultdict(int)  # (face, active per size, losers' left, kept)
         self._side_cache: dict = {}
         self._sizes_cache: dict = {}
@@ -191,12 +304,6 @@ class _CandidatePass:
         """Total weight of every way the dice not yet placed can fall (faces below ``face``)."""
         return (face - 1) ** remaining_active * self.inactive_factor[face]
 
-    def _sizes(self, code):
-        sizes = []
-        for size in self.win_sizes:
-            sizes += [size] * ((code // self.size_unit[size]) % (self.win_dice_count[size] + 1))
-        return (self.c, tuple(sizes))
-
     def _gains(self, loser_gains, winner_gain):
         gains = [0] * self.count
         gains[self.c] = winner_gain
@@ -210,13 +317,13 @@ class _CandidatePass:
         cached = self._side_cache.get(key)
         if cached is not None:
             return cached
-        slots = self.side_slots[side]
+        slots = self.slots.of_side[side]
         by_life: dict = defaultdict(list)
         for choice in product(*(_binomial_options(m, face) for m in rem_side)):
             ks = tuple(k for k, _ in choice)
             pool_counts: dict = defaultdict(int)
             for slot, k in zip(slots, ks):
-                pool_counts[self.slot_pool[slot]] += k
+                pool_counts[self.slots.pool[slot]] += k
             life = max(pool_counts.values(), default=0)  # rounds this side stays at the top
             after = tuple(m - k for m, k in zip(rem_side, ks))
             by_life[life].append((ks, prod(w for _, w in choice), after))
@@ -236,11 +343,11 @@ class _CandidatePass:
             return cached
         below = face - 1
         win_groups = []  # (unit, number of dice, top face)
-        for size, active in zip(self.win_sizes, win_active):
+        for size, active in zip(self.code.sizes, win_active):
             if size >= face:
-                win_groups.append((self.size_unit[size], active, below))
+                win_groups.append((self.code.unit[size], active, below))
             else:
-                win_groups.append((self.size_unit[size], self.win_dice_count[size], size))
+                win_groups.append((self.code.unit[size], self.code.count[size], size))
         result: dict = defaultdict(int)
         for highest, weight_l in self._losers_highest(face, loser_active):
             table = {0: weight_l}
@@ -282,73 +389,93 @@ class _CandidatePass:
     # --- the walk ---
     def run(self):
         """Walk every face; returns (sizes weights, concession weights), ties under `_TIED`."""
-        layer = {(("U", 0), tuple(0 for _ in self.sched0)): 1}
+        layer = {(Undecided(0), tuple(0 for _ in self.slots.schedule)): 1}
         for face in range(self.top, 0, -1):
-            next_layer: dict = defaultdict(int)
-            for (state, rem), weight in layer.items():
-                kind = state[0]
-                if kind == "U":
-                    self._undecided(state[1], rem, face, weight, next_layer)
-                elif kind == "A":
-                    self._phase_a(rem, face, weight, next_layer)
-                else:
-                    self._phase_b(state, rem, face, weight, next_layer)
-            for key, weight in self.pending.items():
-                self._apply_pairs(*key, face, weight, next_layer)
-            self.pending.clear()
-            layer = next_layer
+            layer = self._walk_face(layer, face)
+        self._close(layer)
+        for table in (self.final_sizes, self.final_gains) if self.concessions else (self.final_sizes,):
+            check_invariant(sum(table.values()) == self.total, "weights must sum to prod N")
+        return dict(self.final_sizes), dict(self.final_gains)
+
+    def _walk_face(self, layer, face):
+        """One face value: every state's step, then the queued `Conceding` steps."""
+        next_layer: dict = defaultdict(int)
+        for (state, rem), weight in layer.items():
+            kind = type(state)
+            if kind is Undecided:
+                self._undecided(state.rounds, rem, face, weight, next_layer)
+            elif kind is Winning:
+                self._winning(rem, face, weight, next_layer)
+            else:
+                self._conceding(state, rem, face, weight, next_layer)
+        for key, weight in self.pending.items():
+            self._apply_pairs(*key, face, weight, next_layer)
+        self.pending.clear()
+        return next_layer
+
+    def _close(self, layer):
+        """Below face 1: the states left are outcomes; the success sizes queued so far are decoded."""
         for (state, rem), weight in layer.items():
             check_invariant(not any(rem), "every die must be placed by face 1")
-            if state[0] == "U":
+            kind = type(state)
+            if kind is Undecided:
                 self.final_sizes[_TIED] += weight
                 self.final_gains[_TIED] += weight
-            elif state[0] == "A":
+            elif kind is Winning:
                 self.final_gains[self._gains((0,) * len(self.losers), 0)] += weight
             else:
-                _, pairs, gains = state
-                self.final_gains[self._gains(*_close_pairs(pairs, gains))] += weight
+                self.final_gains[self._gains(*_close_pairs(state.pairs, state.gains))] += weight
         by_code: dict = defaultdict(int)
         for (face, win_active, loser_total, kept), weight in self.pending_sizes.items():
             for code, x in self._success_sizes(face, win_active, loser_total).items():
                 by_code[kept + code] += weight * x
         for code, weight in by_code.items():
-            self.final_sizes[self._sizes(code)] += weight
-        for table in (self.final_sizes, self.final_gains) if self.concessions else (self.final_sizes,):
-            check_invariant(sum(table.values()) == self.total, "weights must sum to prod N")
-        return dict(self.final_sizes), dict(self.final_gains)
+            self.final_sizes[(self.c, self.code.decode(code))] += weight
 
     def _undecided(self, rounds, rem, face, weight, out):
-        rem = self._activate(rem, self.sched0, face)
+        """Spec steps 2-4 at ``face``: each side's "life" is how many discard rounds it stays at the top."""
+        rem = self._activate(rem, self.slots.schedule, face)
+        own_rem = tuple(rem[i] for i in self.slots.of_side[self.c])
         per_side = [self._side_options(s, tuple(rem[i] for i in slots), face)
-                    for s, slots in enumerate(self.side_slots)]
+                    for s, slots in enumerate(self.slots.of_side)]
         for lives in product(*(tuple(options) for options in per_side)):
-            positive = [s for s, life in enumerate(lives) if life]
-            ordered = sorted(lives, reverse=True)
             lists = [per_side[s][life] for s, life in enumerate(lives)]
-            if self.instant and rounds == 0 and lives[0] and len(positive) >= 2:
-                if self.c != 0:
-                    self._settle_all(_OTHER, weight, lists, face)
-                else:
-                    self._instant_win(lists, face, weight)
+            if self.instant and rounds == 0 and lives[0] and sum(1 for life in lives if life) >= 2:
+                self._instant_tie(lists, face, weight)
                 continue
-            if len(positive) != 1 and ordered[0] == ordered[1]:  # nobody, or a tie at the top
-                new_rounds = rounds + ordered[0]
-                if self.four_ties and new_rounds >= 4:
-                    self._settle_all(_TIED, weight, lists, face)
-                    continue
-                state = ("U", min(new_rounds, self.round_cap))
-                for choice in product(*lists):
-                    w = weight * prod(option[1] for option in choice)
-                    out[(state, sum((option[2] for option in choice), ()))] += w
-                continue
-            discards = ordered[1]
-            winner = lives.index(ordered[0])
-            if self.four_ties and rounds + discards >= 4:
-                self._settle_all(_TIED, weight, lists, face)
-            elif winner != self.c:
-                self._settle_all(_OTHER, weight, lists, face)
-            else:
-                self._decide(lists, discards, face, weight, out)
+            longest, second = sorted(lives, reverse=True)[:2]
+            if longest == second:  # nobody shows this face, or sides stay tied through it
+                self._tied_through(rounds + longest, lists, face, weight, out)
+            else:  # one side outlasts the others after `second` rounds of discards
+                own_options = (own_rem, face, lives[self.c])  # the key of lists[c], see `_winner_split`
+                self._outlasts(lives.index(longest), rounds + second, second, own_options, lists, weight, out)
+
+    def _instant_tie(self, lists, face, weight):
+        """Point 8: the first side ties the top at the first comparison and wins at once."""
+        if self.c == 0:
+            self._instant_win(lists, face, weight)
+        else:
+            self._settle_all(_OTHER, weight, lists, face)
+
+    def _tied_through(self, rounds, lists, face, weight, out):
+        """Every top side discarded its dice of this face: still undecided (or a four-ties tie)."""
+        if self.four_ties and rounds >= 4:
+            self._settle_all(_TIED, weight, lists, face)
+            return
+        state = Undecided(min(rounds, self.round_cap))
+        for choice in product(*lists):
+            w = weight * prod(option[1] for option in choice)
+            out[(state, sum((option[2] for option in choice), ()))] += w
+
+    def _outlasts(self, side, rounds, discards, own_options, lists, weight, out):
+        """``side`` wins after ``discards`` rounds here, ``rounds`` in all (``own_options``: `_winner_split`)."""
+        face = own_options[1]
+        if self.four_ties and rounds >= 4:
+            self._settle_all(_TIED, weight, lists, face)
+        elif side != self.c:
+            self._settle_all(_OTHER, weight, lists, face)
+        else:
+            self._decide(lists, own_options, discards, weight, out)
 
     def _settle_all(self, outcome, weight, lists, face):
         total = weight * self.inactive_factor[face]
@@ -367,15 +494,16 @@ class _CandidatePass:
             merged.append(list(table.items()))
         return merged
 
-    def _decide(self, lists, discards, face, weight, out):
-        """``c`` outlasted the others at ``face`` after ``discards`` rounds."""
+    def _decide(self, lists, own_options, discards, weight, out):
+        """``c`` outlasted the others after ``discards`` rounds at this face (``own_options``: `_winner_split`)."""
+        face = own_options[1]
         loser_choices: dict = defaultdict(int)  # losers' dice left, per loser -> weight
         for choice in product(*self._loser_totals(lists)):
             loser_choices[tuple(key[1] for key, _ in choice)] += prod(w for _, w in choice)
         by_total: dict = defaultdict(int)  # all losers' dice left -> weight, for the sizes
         for after, lw in loser_choices.items():
             by_total[sum(after)] += lw
-        winner_groups, winner_left = self._winner_split(lists[self.c], discards)
+        winner_groups, winner_left = self._winner_split(own_options, discards)
         for (kept, win_active), w in winner_groups.items():
             for loser_total, lw in by_total.items():
                 self.pending_sizes[(face, win_active, loser_total, kept)] += weight * w * lw
@@ -383,49 +511,60 @@ class _CandidatePass:
             return
         for left, w in winner_left.items():
             for loser_after, lw in loser_choices.items():
-                out[(("A",), (left,) + loser_after)] += weight * w * lw
+                out[(_WINNING, (left,) + loser_after)] += weight * w * lw
 
-    def _winner_split(self, options, discards):
-        """The winner's options grouped by (kept successes, active dice per size) and by dice left."""
-        key = (id(options), discards)  # options lists live in the side cache: ids are stable
+    def _winner_split(self, own_options, discards):
+        """The winner's options grouped by (kept successes, active dice per size) and by dice left.
+
+        ``own_options`` is ``(dice left per slot, face, life)`` of the candidate (its
+        `_side_options`). Each pool discards its smallest dice showing the tied value
+        (``discards`` of them); the dice it keeps at this face are success dice.
+        """
+        key = (own_options, discards)
         cached = self._winner_cache.get(key)
         if cached is not None:
             return cached
+        own_rem, face, life = own_options
+        options = self._side_options(self.c, own_rem, face)[life]
         winner_groups: dict = defaultdict(int)
         winner_left: dict = defaultdict(int)
-        size_of_slot = self.win_size_of_slot
-        n_sizes = len(self.win_sizes)
         for ks, w, after in options:
-            kept = 0
-            for positions in self.win_pool_slots:  # each pool's slots, smallest size first
-                skip = discards  # the smallest dice showing the tied value are discarded
-                for position, unit in positions:
-                    k = ks[position]
-                    if k > skip:
-                        kept += (k - skip) * unit
-                        skip = 0
-                    else:
-                        skip -= k
-            if size_of_slot is None:  # one pool: its slots are the sizes, in order
-                win_active = after
-            else:
-                active = [0] * n_sizes
-                for position, m in enumerate(after):
-                    active[size_of_slot[position]] += m
-                win_active = tuple(active)
-            winner_groups[(kept, win_active)] += w
+            winner_groups[(self._kept_code(ks, discards), self._active_per_size(after))] += w
             winner_left[sum(after)] += w
         self._winner_cache[key] = (winner_groups, winner_left)
         return winner_groups, winner_left
 
+    def _kept_code(self, ks, discards):
+        """Packed sizes of the winner's dice at this face that outlast ``discards`` discards per pool."""
+        kept = 0
+        for positions in self.win_pool_slots:  # each pool's slots, smallest size first
+            skip = discards
+            for position, unit in positions:
+                k = ks[position]
+                if k > skip:
+                    kept += (k - skip) * unit
+                    skip = 0
+                else:
+                    skip -= k
+        return kept
+
+    def _active_per_size(self, after):
+        """The winner's dice left per size (its slots are per pool and size)."""
+        if self.win_size_of_slot is None:  # one pool: its slots are the sizes, in order
+            return after
+        active = [0] * len(self.code.sizes)
+        for position, m in enumerate(after):
+            active[self.win_size_of_slot[position]] += m
+        return tuple(active)
+
     def _instant_win(self, lists, face, weight):
         """Physical dice: the first side tied the top at the first comparison and wins."""
-        slots = self.side_slots[0]
+        slots = self.slots.of_side[0]
         losers = self._loser_totals(lists)
-        start = ((0, 0),) * len(self.losers)
+        start = ((OPEN, 0),) * len(self.losers)
         no_gains = (0,) * (len(self.losers) + 1)
         for ks, w, after in lists[0]:
-            best = max(self.slot_size[slot] for slot, k in zip(slots, ks) if k)
+            best = max(self.slots.size[slot] for slot, k in zip(slots, ks) if k)
             for choice in product(*losers):
                 shown = tuple(key[0] for key, _ in choice)
                 rem = (sum(after),) + tuple(key[1] for key, _ in choice)
@@ -433,29 +572,30 @@ class _CandidatePass:
                 self.final_sizes[(0, (best,))] += branch * self._future(sum(rem), face)
                 if not self.concessions:
                     continue
-                self._to_phase_b(start, no_gains, sum(ks) - 1, shown, rem, branch)
+                self._to_conceding(start, no_gains, sum(ks) - 1, shown, rem, branch)
 
-    def _phase_a(self, rem, face, weight, out):
+    def _winning(self, rem, face, weight, out):
         """``c`` won; its dice are success dice until a loser's die shows."""
-        rem = self._activate(rem, self.sched_ab, face)
-        start = ((0, 0),) * len(self.losers)
+        rem = self._activate(rem, self.decided_schedule, face)
+        start = ((OPEN, 0),) * len(self.losers)
         no_gains = (0,) * (len(self.losers) + 1)
         for choice in product(*(_binomial_options(m, face) for m in rem)):
             ks = tuple(k for k, _ in choice)
             w = weight * prod(x for _, x in choice)
             after = tuple(m - k for m, k in zip(rem, ks))
             if any(ks[1:]):
-                self._to_phase_b(start, no_gains, ks[0], ks[1:], after, w)
+                self._to_conceding(start, no_gains, ks[0], ks[1:], after, w)
             else:
-                out[(("A",), after)] += w
+                out[(_WINNING, after)] += w
 
-    def _phase_b(self, state, rem, face, weight, out):
-        _, pairs, gains = state
-        rem = self._activate(rem, self.sched_ab, face)
+    def _conceding(self, state, rem, face, weight, out):
+        """Step 6 at ``face``: settled losers' dice sum out; the others' shown dice are queued."""
+        pairs, gains = state
+        rem = self._activate(rem, self.decided_schedule, face)
         options = [_binomial_options(m, face) for m in rem]
         dead_factor = 1
         for index, (status, _) in enumerate(pairs):
-            if status == 3:  # this loser no longer matters: its dice sum out here
+            if status == SETTLED:  # this loser no longer matters: its dice sum out here
                 dead_factor *= face ** rem[index + 1]
                 options[index + 1] = ((0, 1),)
                 rem = rem[:index + 1] + (0,) + rem[index + 2:]
@@ -463,62 +603,29 @@ class _CandidatePass:
             ks = tuple(k for k, _ in choice)
             w = weight * dead_factor * prod(x for _, x in choice)
             after = tuple(m - k for m, k in zip(rem, ks))
-            self._to_phase_b(pairs, gains, ks[0], ks[1:], after, w)
+            self._to_conceding(pairs, gains, ks[0], ks[1:], after, w)
 
-    def _to_phase_b(self, pairs, gains, winner_shown, losers_shown, rem, weight):
-        """Queue a phase-B step; equal steps from many states are applied once per face."""
+    def _to_conceding(self, pairs, gains, winner_shown, losers_shown, rem, weight):
+        """Queue a `Conceding` step; equal steps from many states are applied once per face."""
         self.pending[(pairs, gains, winner_shown, losers_shown, rem)] += weight
 
     def _apply_pairs(self, pairs, gains, winner_shown, losers_shown, rem, face, weight, out):
-        """Apply one face's shown dice to every (winner, loser) pair and store the state.
-
-        Pair status: 0 nobody has shown a die yet, 1 the winner is counting its dice above
-        the loser's highest, 2 the loser is counting, 3 settled.
-        """
+        """Apply one face's shown dice to every (winner, loser) pair (`_pair_step`) and store the state."""
         new_pairs = []
-        gains = list(gains)  # gains[0] is the winner's, gains[1 + j] loser j's
+        gains = list(gains)
         rem = list(rem)
         for j, ((status, count), shown) in enumerate(zip(pairs, losers_shown)):
-            if status == 0:
-                if winner_shown and shown:
-                    status = 3
-                elif winner_shown:
-                    status, count = 1, winner_shown
-                elif shown:
-                    status, count = 2, shown
-            elif status == 1:
-                if shown:
-                    gains[0] += count
-                    status = 3
-                else:
-                    count += winner_shown
-            elif status == 2:
-                if winner_shown:
-                    gains[1 + j] += count
-                    status = 3
-                else:
-                    count += shown
-            if status == 3:
-                count = 0
-                if rem[1 + j]:
-                    weight *= (face - 1) ** rem[1 + j]
-                    rem[1 + j] = 0
+            status, count, winner_gain, loser_gain = _pair_step(status, count, winner_shown, shown)
+            gains[0] += winner_gain
+            gains[1 + j] += loser_gain
+            if status == SETTLED and rem[1 + j]:  # this loser's dice no longer matter
+                weight *= (face - 1) ** rem[1 + j]
+                rem[1 + j] = 0
             new_pairs.append((status, count))
-        if all(status == 3 for status, _ in new_pairs):
+        if all(status == SETTLED for status, _ in new_pairs):
             self.final_gains[self._gains(tuple(gains[1:]), gains[0])] += weight * self._future(sum(rem), face)
             return
-        out[(("B", tuple(new_pairs), tuple(gains)), tuple(rem))] += weight
-
-
-def _close_pairs(pairs, gains):
-    """Gains once every die is placed: counting pairs keep what they counted."""
-    gains = list(gains)
-    for j, (status, count) in enumerate(pairs):
-        if status == 1:
-            gains[0] += count
-        elif status == 2:
-            gains[1 + j] += count
-    return tuple(gains[1:]), gains[0]
+        out[(Conceding(tuple(new_pairs), tuple(gains)), tuple(rem))] += weight
 
 
 def _state_bound(sides, candidate) -> int:
@@ -553,6 +660,33 @@ def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = 
     >>> sizes.probability((-1, ())), concessions.probability((0, (0, 1)))
     (Fraction(1, 4), Fraction(3, 8))
     """
+    sides = _checked_sides(sides)
+    sizes_weights: dict = defaultdict(int)
+    gains_weights: dict = defaultdict(int)
+    tie_weight = None
+    for candidate in range(len(sides)):
+        found_sizes, found_gains = _CandidatePass(sides, candidate, four_ties, instant_first_side,
+                                                  concessions).run()
+        this_tie = found_sizes.pop(_TIED, 0)
+        if concessions:
+            check_invariant(found_gains.pop(_TIED, 0) == this_tie,
+                            "the concession pass must count the same ties")
+        check_invariant(tie_weight is None or tie_weight == this_tie, "every pass must agree on ties")
+        tie_weight = this_tie
+        _add_candidate_outcomes(found_sizes, sizes_weights)
+        _add_candidate_outcomes(found_gains, gains_weights)
+    if tie_weight:
+        sizes_weights[(TIE, ())] += tie_weight
+        gains_weights[(TIE, (0,) * len(sides))] += tie_weight
+    total = prod(s for side in sides for pool in side for s in pool)
+    result = (Distribution(sizes_weights), Distribution(gains_weights) if concessions else None)
+    check_invariant(all(d.denominator == total for d in result if d),
+                    "the outcomes must cover every roll exactly once")
+    return result
+
+
+def _checked_sides(sides) -> list:
+    """The sides as tuples without empty pools, or a clear error when the contest is not solvable."""
     sides = [tuple(tuple(pool) for pool in side if pool) for side in sides]
     if len(sides) < 2:
         raise InputError("sides", f"a contest needs at least two sides, got {len(sides)}")
@@ -566,30 +700,14 @@ def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = 
     if states > MAX_STATES:
         raise TooLargeError("sides", f"this contest needs up to {states:,} dice-left states per face, "
                                       f"more than the limit of {MAX_STATES:,} (use fewer or more alike dice)")
-    sizes_weights: dict = defaultdict(int)
-    gains_weights: dict = defaultdict(int)
-    tie_weight = None
-    for candidate in range(len(sides)):
-        found_sizes, found_gains = _CandidatePass(sides, candidate, four_ties, instant_first_side,
-                                                  concessions).run()
-        this_tie = found_sizes.pop(_TIED, 0)
-        if concessions:
-            check_invariant(found_gains.pop(_TIED, 0) == this_tie,
-                            "the concession pass must count the same ties")
-        check_invariant(tie_weight is None or tie_weight == this_tie, "every pass must agree on ties")
-        tie_weight = this_tie
-        for found, target in ((found_sizes, sizes_weights), (found_gains, gains_weights)):
-            found.pop(_OTHER, None)
-            for outcome, weight in found.items():
-                target[outcome] += weight
-    if tie_weight:
-        sizes_weights[(TIE, ())] += tie_weight
-        gains_weights[(TIE, (0,) * len(sides))] += tie_weight
-    total = prod(s for side in sides for pool in side for s in pool)
-    result = (Distribution(sizes_weights), Distribution(gains_weights) if concessions else None)
-    check_invariant(all(d.denominator == total for d in result if d),
-                    "the outcomes must cover every roll exactly once")
-    return result
+    return sides
+
+
+def _add_candidate_outcomes(found: dict, target: dict) -> None:
+    """Add one candidate pass's outcomes (its own wins: other sides' wins are under `_OTHER`)."""
+    found.pop(_OTHER, None)
+    for outcome, weight in found.items():
+        target[outcome] += weight
 
 
 # ----- the whole contest, with pushes -----------------------------------------------------
@@ -680,47 +798,55 @@ def solve_contest(sides, rules: Rules | None = None, target: int | None = None,
         raise InputError("sides", f"a contest needs at least two sides, got {len(sides)}")
     if target is not None and (not isinstance(target, int) or target < 1):
         raise InputError("target", f"the target must be a die dN with N >= 1, got {target!r}")
-    base = apply_target(sides, target)
-    levels = rules.max_pushes if rules.push else 0
-    mixed = (defaultdict(Fraction), defaultdict(Fraction))
     ties = ((TIE, ()), (TIE, (0,) * len(sides)))
-    carry = Fraction(1)
+    tables, tied, rolled_first = _mix_pushes(apply_target(sides, target), rules, concessions, ties)
+    for table, tie in zip(tables, ties):
+        if tied:
+            table[tie] += tied
+        check_invariant(sum(table.values()) == 1, "a contest's outcomes must sum to exactly 1")
+    size_outcomes = dict(sorted(tables[0].items()))
+    concession_outcomes = dict(sorted(tables[1].items())) if concessions else {}
+    return _summarise(tuple(sides), rolled_first, rules, target, size_outcomes, concession_outcomes)
+
+
+def _mix_pushes(base, rules: Rules, concessions: bool, ties):
+    """Each roll's outcomes but ties, weighted by P(every earlier roll tied).
+
+    Returns the outcome tables (sizes, and concessions when asked), P(the last roll tied
+    too) and the sides of the first roll as rolled.
+    """
+    tables = (defaultdict(Fraction), defaultdict(Fraction)) if concessions else (defaultdict(Fraction),)
+    carry = Fraction(1)  # P(every roll so far tied)
     rolled_first = None
     previous = None
-    for level in range(levels + 1):
-        extra = rules.push_dice * level
-        current = [_with_push_dice(side, extra) for side in base]
-        substituted = False
-        if rules.physical:
-            current[0], substituted = apply_physical(current[0])
+    for current, substituted in _rolled_contests(base, rules):
         if rolled_first is None:
             rolled_first = tuple(current)
-        if previous is not None and previous[0] == current:
-            distributions = previous[1]
-        else:
-            distributions = roll_outcomes(current, four_ties=rules.four_ties,
-                                          instant_first_side=rules.physical and substituted,
-                                          concessions=concessions)
-        previous = (current, distributions)
-        p_tie = distributions[0].probability(ties[0])
-        for table, distribution, tie in zip(mixed, distributions, ties):
-            if distribution is None:
-                continue
+        if previous is None or previous[0] != current:
+            previous = (current, roll_outcomes(current, four_ties=rules.four_ties,
+                                               instant_first_side=rules.physical and substituted,
+                                               concessions=concessions))
+        distributions = previous[1]
+        for table, distribution, tie in zip(tables, distributions, ties):
             for outcome, p in distribution.probabilities().items():
                 if outcome != tie:
                     table[outcome] += carry * p
-        carry *= p_tie
-        if not p_tie:
+        carry *= distributions[0].probability(ties[0])
+        if not carry:
             break
-    if not concessions:
-        mixed = (mixed[0], {})
-    if carry:
-        for table, tie in zip(mixed, ties):
-            if concessions or table is mixed[0]:
-                table[tie] += carry
-    for table in mixed if concessions else mixed[:1]:
-        check_invariant(sum(table.values()) == 1, "a contest's outcomes must sum to exactly 1")
-    return _summarise(tuple(sides), rolled_first, rules, target, *(dict(sorted(t.items())) for t in mixed))
+    return tables, carry, rolled_first
+
+
+def _rolled_contests(base, rules: Rules):
+    """The sides as rolled at each push level (push dice added, physical dice substituted),
+    with whether the first side holds a substituted die."""
+    levels = rules.max_pushes if rules.push else 0
+    for level in range(levels + 1):
+        current = [_with_push_dice(side, rules.push_dice * level) for side in base]
+        substituted = False
+        if rules.physical:
+            current[0], substituted = apply_physical(current[0])
+        yield current, substituted
 
 
 def _summarise(sides, rolled, rules, target, size_outcomes, concession_outcomes) -> ContestResult:

@@ -20,6 +20,7 @@ One row per trial, columns:
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -68,93 +69,151 @@ def _rolled_as(size):
     return options[-1] if options else size
 
 
-def _one_roll(rng, sides, n, four_ties, instant):
-    """Simulate ``n`` independent rolls of one contest; returns per-trial arrays."""
-    side_count = len(sides)
-    layout = [(s, p, size) for s, side in enumerate(sides) for p, pool in enumerate(side) for size in pool]
-    sizes = np.array([size for _, _, size in layout])
-    owner_side = np.array([s for s, _, _ in layout])
-    pool_ids = sorted({(s, p) for s, p, _ in layout})
-    pool_of = np.array([pool_ids.index((s, p)) for s, p, _ in layout])
-    pool_side = np.array([s for s, _ in pool_ids])
-    faces = rng.integers(1, sizes + 1, size=(n, len(layout)))
-    alive = np.ones_like(faces, dtype=bool)
-    winner = np.full(n, -2)  # -2 undecided, -1 tie
-    discards = np.zeros(n, dtype=int)
-    success_sizes = [[] for _ in range(n)]
-    first = True
-    rows = np.arange(n)
-    while True:
-        undecided = winner == -2
-        if not undecided.any():
-            break
-        shown = np.where(alive, faces, 0)
-        side_high = np.stack([shown[:, owner_side == s].max(axis=1) for s in range(side_count)], axis=1)
-        top = side_high.max(axis=1)
-        at_top = side_high == top[:, None]
-        n_top = at_top.sum(axis=1)
-        out_of_dice = undecided & (top == 0)
-        winner[out_of_dice] = -1
-        if instant and first:
-            hit = undecided & (top > 0) & (n_top >= 2) & at_top[:, 0]
-            for t in np.flatnonzero(hit):
-                candidates = [j for j in range(len(layout)) if owner_side[j] == 0 and faces[t, j] == top[t]]
-                best = max(candidates, key=lambda j: sizes[j])
-                alive[t, best] = False
-                success_sizes[t] = [int(sizes[best])]
-                winner[t] = 0
-            undecided = winner == -2
-        first = False
-        single = undecided & (top > 0) & (n_top == 1)
+#: ``winner`` of a trial still being compared, and of a tie
+UNDECIDED, TIE = -2, -1
+
+
+@dataclass(frozen=True)
+class _Table:
+    """Where each die of one contest sits: one column per die, in side and pool order."""
+
+    sizes: np.ndarray  # die size of each column
+    side_of: np.ndarray  # side of each column
+    pools: tuple  # per pool: (its side, its columns)
+    side_count: int
+
+    @classmethod
+    def of(cls, sides) -> _Table:
+        columns = [(s, p, size) for s, side in enumerate(sides) for p, pool in enumerate(side) for size in pool]
+        pools = tuple((s, np.array([j for j, column in enumerate(columns) if column[:2] == (s, p)]))
+                      for s, p in sorted({column[:2] for column in columns}))
+        return cls(np.array([size for _, _, size in columns]), np.array([s for s, _, _ in columns]),
+                   pools, len(sides))
+
+
+class _Trials:
+    """``n`` rolls of one contest played side by side: the faces, and what each trial has left.
+
+    ``winner`` is a side, `TIE` or `UNDECIDED`; ``alive`` marks dice not yet discarded
+    or set aside; ``discards`` counts the rounds of tie discards (spec step 3).
+    """
+
+    def __init__(self, table: _Table, faces: np.ndarray):
+        self.table = table
+        self.faces = faces
+        n = len(faces)
+        self.alive = np.ones_like(faces, dtype=bool)
+        self.winner = np.full(n, UNDECIDED)
+        self.discards = np.zeros(n, dtype=int)
+        self.success_sizes: list[list[int]] = [[] for _ in range(n)]
+        self.concessions = np.zeros((n, table.side_count), dtype=int)
+
+    def side_highs(self) -> np.ndarray:
+        """Spec step 2: each side's highest die still in play (0 when it has none), per trial."""
+        shown = np.where(self.alive, self.faces, 0)
+        return np.stack([shown[:, self.table.side_of == s].max(axis=1) for s in range(self.table.side_count)],
+                        axis=1)
+
+    def compare(self, four_ties: bool, instant: bool) -> None:
+        """Spec steps 2-4 (and point 8's instant win), round by round until every trial is settled."""
+        first = True
+        while (self.winner == UNDECIDED).any():
+            side_high = self.side_highs()
+            top = side_high.max(axis=1)
+            at_top = side_high == top[:, None]
+            n_top = at_top.sum(axis=1)
+            self.winner[(self.winner == UNDECIDED) & (top == 0)] = TIE  # every die is gone
+            if instant and first:
+                self.instant_wins(top, at_top, n_top)
+            first = False
+            self.lone_winners(top, at_top, n_top, four_ties)
+            tied = (self.winner == UNDECIDED) & (top > 0) & (n_top >= 2)
+            if four_ties:
+                too_many = tied & (self.discards >= 4)
+                self.winner[too_many] = TIE
+                tied &= ~too_many
+            if tied.any():
+                self.discard_ties(tied, top, at_top)
+
+    def instant_wins(self, top, at_top, n_top) -> None:
+        """Point 8: a first side holding a substituted die that ties the top wins with one success die,
+        its largest die showing the top value."""
+        hit = (self.winner == UNDECIDED) & (top > 0) & (n_top >= 2) & at_top[:, 0]
+        first_side = np.flatnonzero(self.table.side_of == 0)
+        for t in np.flatnonzero(hit):
+            best = max((j for j in first_side if self.faces[t, j] == top[t]), key=lambda j: self.table.sizes[j])
+            self.alive[t, best] = False
+            self.success_sizes[t] = [int(self.table.sizes[best])]
+            self.winner[t] = 0
+
+    def lone_winners(self, top, at_top, n_top, four_ties) -> None:
+        """Step 3: a side alone at the top wins (with `four-ties`, not after four discard rounds)."""
+        single = (self.winner == UNDECIDED) & (top > 0) & (n_top == 1)
         if four_ties:
-            late = single & (discards >= 4)
-            winner[late] = -1
+            late = single & (self.discards >= 4)
+            self.winner[late] = TIE
             single &= ~late
-        winner[single] = np.argmax(at_top[single], axis=1)
-        tied = (winner == -2) & (top > 0) & (n_top >= 2)
-        if four_ties:
-            too_many = tied & (discards >= 4)
-            winner[too_many] = -1
-            tied &= ~too_many
-        if not tied.any():
-            continue
-        # every pool of a tied side showing the top discards its smallest die of that value
-        for pool_index in range(len(pool_ids)):
-            members = np.flatnonzero(pool_of == pool_index)
-            side = pool_side[pool_index]
-            showing = alive[:, members] & (faces[:, members] == top[:, None])
+        self.winner[single] = np.argmax(at_top[single], axis=1)
+
+    def discard_ties(self, tied, top, at_top) -> None:
+        """Step 3: every pool of a tied side showing the top discards its smallest die of that value."""
+        rows = np.arange(len(self.faces))
+        for side, members in self.table.pools:
+            showing = self.alive[:, members] & (self.faces[:, members] == top[:, None])
             acting = tied & at_top[:, side] & showing.any(axis=1)
             if not acting.any():
                 continue
-            # the smallest size among the dice showing the top value
-            masked = np.where(showing, sizes[members][None, :], np.iinfo(np.int64).max)
+            masked = np.where(showing, self.table.sizes[members][None, :], np.iinfo(np.int64).max)
             pick = members[np.argmin(masked, axis=1)]
-            alive[rows[acting], pick[acting]] = False
-        discards[tied] += 1
-    concessions = np.zeros((n, side_count), dtype=int)
-    for t in range(n):
-        w = winner[t]
-        if w < 0:
+            self.alive[rows[acting], pick[acting]] = False
+        self.discards[tied] += 1
+
+    def score(self) -> None:
+        """Steps 5 and 6 for every decided trial: the success dice, then the concession dice."""
+        side_of = self.table.side_of.tolist()
+        sizes = self.table.sizes.tolist()
+        for t in np.flatnonzero(self.winner >= 0).tolist():
+            winner, faces = int(self.winner[t]), self.faces[t].tolist()
+            in_play = [j for j, alive in enumerate(self.alive[t].tolist()) if alive]
+            mine = [j for j in in_play if side_of[j] == winner]
+            theirs = [j for j in in_play if side_of[j] != winner]
+            if not self.success_sizes[t]:  # an instant win has set its success die aside already
+                won = _success_dice(faces, mine, theirs)
+                self.success_sizes[t] = sorted((sizes[j] for j in won), reverse=True)
+                mine = [j for j in mine if j not in won]
+            for side, gained in _concession_dice(faces, winner, mine, theirs, side_of, self.table.side_count):
+                self.concessions[t, side] += gained
+
+
+def _success_dice(faces, mine, theirs) -> list:
+    """Step 5: the winner's dice (columns) showing more than every loser's die in play."""
+    bar = max((faces[j] for j in theirs), default=0)
+    return [j for j in mine if faces[j] > bar]
+
+
+def _concession_dice(faces, winner, mine, theirs, side_of, side_count):
+    """Step 6: against each loser, the side with the higher die gains its dice above the
+    other's highest; yields (side, dice gained)."""
+    my_faces = [faces[j] for j in mine]
+    my_high = max(my_faces, default=0)
+    for s in range(side_count):
+        if s == winner:
             continue
-        mine = [j for j in range(len(layout)) if alive[t, j] and owner_side[j] == w]
-        theirs = [j for j in range(len(layout)) if alive[t, j] and owner_side[j] != w]
-        if not success_sizes[t]:
-            bar = max((faces[t, j] for j in theirs), default=0)
-            won = [j for j in mine if faces[t, j] > bar]
-            success_sizes[t] = sorted((int(sizes[j]) for j in won), reverse=True)
-            mine = [j for j in mine if j not in won]
-        my_faces = [faces[t, j] for j in mine]
-        my_high = max(my_faces, default=0)
-        for s in range(side_count):
-            if s == w:
-                continue
-            their_faces = [faces[t, j] for j in theirs if owner_side[j] == s]
-            their_high = max(their_faces, default=0)
-            if my_high > their_high:
-                concessions[t, w] += sum(f > their_high for f in my_faces)
-            elif their_high > my_high:
-                concessions[t, s] += sum(f > my_high for f in their_faces)
-    return winner, success_sizes, concessions
+        their_faces = [faces[j] for j in theirs if side_of[j] == s]
+        their_high = max(their_faces, default=0)
+        if my_high > their_high:
+            yield winner, sum(f > their_high for f in my_faces)
+        elif their_high > my_high:
+            yield s, sum(f > my_high for f in their_faces)
+
+
+def _one_roll(rng, sides, n, four_ties, instant):
+    """Simulate ``n`` independent rolls of one contest; returns per-trial arrays."""
+    table = _Table.of(sides)
+    trials = _Trials(table, rng.integers(1, table.sizes + 1, size=(n, len(table.sizes))))
+    trials.compare(four_ties, instant)
+    trials.score()
+    return trials.winner, trials.success_sizes, trials.concessions
 
 
 def simulate(sides, rules: Rules | None = None, target: int | None = None,

@@ -59,22 +59,35 @@ def evaluate_sorted(
     >>> highest.probability(6)
     Fraction(11, 36)
     """
-    groups = [(die, count) for die, count in groups]
-    faces = sorted({face for die, count in groups if count for face in die.outcomes()},
-                   reverse=descending)
-    # per group: weight at each face and cumulative weight strictly beyond it in walk order
-    weight_at = [die.weights() for die, _ in groups]
-    beyond: list[dict] = []
-    for die, _ in groups:
-        remaining = die.denominator
-        table = {}
-        for face in faces:
-            remaining -= die.weight(face)
-            table[face] = remaining  # weight of faces after this one in the walk
-        beyond.append(table)
+    walk = _SortedWalk(groups, descending)
+    layer: dict = {(initial, walk.counts): 1}
+    for face in walk.faces:
+        layer = walk.step(layer, face, transition, settled)
+    result: dict = {}
+    for (state, remaining), weight in layer.items():
+        check_invariant(not any(remaining), "every die must be placed by the last face")
+        outcome = final(state) if final is not None else state
+        result[outcome] = result.get(outcome, 0) + weight
+    return Distribution(result)
 
-    layer: dict = {(initial, tuple(count for _, count in groups)): 1}
-    for face in faces:
+
+class _SortedWalk:
+    """The faces of one `evaluate_sorted` walk, in walk order, and each group's weights.
+
+    A layer maps ``(state, dice not yet placed per group)`` to an integer weight.
+    """
+
+    def __init__(self, groups, descending: bool):
+        self.groups = [(die, count) for die, count in groups]
+        self.counts = tuple(count for _, count in self.groups)
+        self.faces = sorted({face for die, count in self.groups if count for face in die.outcomes()},
+                            reverse=descending)
+        self.weight_at = [die.weights() for die, _ in self.groups]
+        # per group: the weight of the faces after each face in the walk
+        self.beyond = [_weight_beyond(die, self.faces) for die, _ in self.groups]
+
+    def step(self, layer: dict, face, transition, settled) -> dict:
+        """The next layer: each state branches on how many dice of each group show ``face``."""
         next_layer: dict = {}
         splits_cache: dict = {}
         leftover_cache: dict = {}
@@ -87,32 +100,39 @@ def evaluate_sorted(
                 splits = splits_cache[remaining] = [
                     (counts, branch_weight, tuple(m - k for m, k in zip(remaining, counts)))
                     for counts, branch_weight
-                    in _count_splits(groups, weight_at, beyond, face, remaining)]
+                    in _count_splits(self.groups, self.weight_at, self.beyond, face, remaining)]
             local: dict = {}  # sum branch weights per successor before scaling by `weight`
             for counts, branch_weight, new_remaining in splits:
                 new_state = transition(state, face, counts)
                 if settled is not None and any(new_remaining) and settled(new_state):
-                    factor = leftover_cache.get(new_remaining)
-                    if factor is None:
-                        factor = 1
-                        for index, m in enumerate(new_remaining):
-                            if m:
-                                factor *= beyond[index][face] ** m
-                        leftover_cache[new_remaining] = factor
-                    branch_weight *= factor
+                    branch_weight *= self._leftover(leftover_cache, face, new_remaining)
                     new_remaining = _NONE_LEFT[len(new_remaining)]
                 key = (new_state, new_remaining)
                 local[key] = local.get(key, 0) + branch_weight
             for key, branch_weight in local.items():
                 next_layer[key] = next_layer.get(key, 0) + weight * branch_weight
-        layer = next_layer
+        return next_layer
 
-    result: dict = {}
-    for (state, remaining), weight in layer.items():
-        check_invariant(not any(remaining), "every die must be placed by the last face")
-        outcome = final(state) if final is not None else state
-        result[outcome] = result.get(outcome, 0) + weight
-    return Distribution(result)
+    def _leftover(self, cache: dict, face, remaining) -> int:
+        """Weight of every way the dice not yet placed can fall (a settled state sums them out)."""
+        factor = cache.get(remaining)
+        if factor is None:
+            factor = 1
+            for index, m in enumerate(remaining):
+                if m:
+                    factor *= self.beyond[index][face] ** m
+            cache[remaining] = factor
+        return factor
+
+
+def _weight_beyond(die: Distribution, faces) -> dict:
+    """Face -> total weight of the die's faces after it in the walk order ``faces``."""
+    remaining = die.denominator
+    table = {}
+    for face in faces:
+        remaining -= die.weight(face)
+        table[face] = remaining
+    return table
 
 
 class _NoneLeft(dict):

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import csv
 import math
+import random
+import sys
 from collections import Counter
+from pathlib import Path
 
+import numpy as np
 import pytest
 from scipy.stats import chi2
 
 from exactdice.chronica import Rules, expected_distribution, solve_contest
 from exactdice.chronica.contest import apply_target, sizes_text
-from exactdice.chronica.simulate import _targeted, columns, simulate_rows, write_csv
+from exactdice.chronica.simulate import _Table, _targeted, _Trials, columns, simulate_rows, write_csv
 
 ALPHA = 1e-4  # false-alarm rate of each test below
 TRIALS = 20_000
@@ -78,3 +82,26 @@ def test_csv_has_the_documented_columns(tmp_path):
         reader = csv.DictReader(handle)
         assert reader.fieldnames == columns(3)
         assert len(list(reader)) == 50
+
+
+def test_simulator_steps_match_the_literal_reference_roll_by_roll():
+    """The simulator's named steps (`_Trials`) give the reference's outcome on the same faces."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from chronica_reference import resolve
+
+    rng = random.Random(13)
+    for _ in range(150):
+        sides = [[[rng.choice((2, 3, 4, 6)) for _ in range(rng.randint(1, 3))] for _ in range(rng.randint(1, 2))]
+                 for _ in range(rng.choice((2, 3)))]
+        four_ties, instant = rng.random() < 0.4, rng.random() < 0.3
+        table = _Table.of(sides)
+        faces = np.array([[rng.randint(1, size) for size in table.sizes] for _ in range(40)])
+        trials = _Trials(table, faces)
+        trials.compare(four_ties, instant)
+        trials.score()
+        for t, row in enumerate(faces):
+            column = iter(row)
+            rolled = [[[(size, int(next(column))) for size in pool] for pool in side] for side in sides]
+            expected = resolve(rolled, four_ties=four_ties, instant=instant)
+            got = (int(trials.winner[t]), tuple(trials.success_sizes[t]), tuple(int(c) for c in trials.concessions[t]))
+            assert got == expected, (sides, row.tolist(), four_ties, instant)
