@@ -74,6 +74,10 @@ def _exact(setup: Mapping, rules: Rules) -> dict:
     return {"success": p, "failure": 1 - p}
 
 
+def _simulate(setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
+    return simulate(setup["sides"], setup["target"], rules, n=n, seed=seed)
+
+
 def _table_sets() -> list[TableSet]:
     job = TableJob(system="toy-die", table="targets", function="toy_die:target_table",
                    arguments={"rules": Rules()}, ruleset={"one_fails": "off"})
@@ -83,6 +87,4 @@ def _table_sets() -> list[TableSet]:
 
 SYSTEM = DeclaredSystem(
     "toy-die", "Toy: one die against a target (success | failure).", Rules, PARAMETERS,
-    exact=_exact, simulate=lambda setup, rules, n, seed: simulate(setup["sides"], setup["target"],
-                                                                  rules, n=n, seed=seed),
-    outcome=OUTCOME_COLUMN, table_sets=_table_sets)
+    exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN, table_sets=_table_sets)
