@@ -1,5 +1,5 @@
-"""One way to read a JSON file the user named (``--state``, ``--strategy``): every failure is
-an `InputError` naming the flag, never a traceback.
+"""One way to read a JSON file the user named (``--state``, ``--strategy``), and to open any
+text file the user named: every failure is an `InputError` naming the flag, never a traceback.
 
 Refused: a missing or unreadable file, a file larger than `MAX_JSON_BYTES`, text that is not
 UTF-8 or not JSON, nesting deeper than Python's parser allows, and an object that repeats a key (``json`` would keep the last one
@@ -22,7 +22,7 @@ import sys
 
 from exactdice.errors import InputError
 
-__all__ = ["read_json_file", "MAX_JSON_BYTES"]
+__all__ = ["read_json_file", "open_text_file", "MAX_JSON_BYTES"]
 
 MAX_JSON_BYTES = 512 * 1024 * 1024
 
@@ -40,23 +40,39 @@ def _unique_keys(pairs):
     return result
 
 
-def read_json_file(path, field: str):
-    """The parsed JSON document in the file *path*; any problem is an `InputError` naming *field*."""
+def open_text_file(path, field: str, kind: str, **options):
+    """*path* opened as UTF-8 text (``options`` go to `open`); a missing file, a directory
+    or an unreadable file is an `InputError` naming *field* (*kind* says what file it
+    should be: ``"JSON"``, ``"CSV"``).
+
+    >>> open_text_file("/no/such/file.csv", "samples", "CSV")
+    Traceback (most recent call last):
+    exactdice.errors.InputError: samples: no such file: /no/such/file.csv
+    """
     shown = os.fspath(path)
     try:
-        size = os.stat(path).st_size
-        if size > MAX_JSON_BYTES:
-            raise InputError(field, f"{shown} has {size:,} bytes, more than the limit of {MAX_JSON_BYTES:,}")
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        return open(path, encoding="utf-8", **options)
     except FileNotFoundError:
         raise InputError(field, f"no such file: {shown}") from None
     except IsADirectoryError:
-        raise InputError(field, f"{shown} is a directory, not a JSON file") from None
-    except UnicodeDecodeError:
-        raise InputError(field, f"{shown} is not UTF-8 text") from None
+        raise InputError(field, f"{shown} is a directory, not a {kind} file") from None
     except OSError as error:
         raise InputError(field, f"cannot read {shown}: {error.strerror or error}") from None
+
+
+def read_json_file(path, field: str):
+    """The parsed JSON document in the file *path*; any problem is an `InputError` naming *field*."""
+    shown = os.fspath(path)
+    with open_text_file(path, field, "JSON") as handle:
+        try:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_JSON_BYTES:
+                raise InputError(field, f"{shown} has {size:,} bytes, more than the limit of {MAX_JSON_BYTES:,}")
+            text = handle.read()
+        except UnicodeDecodeError:
+            raise InputError(field, f"{shown} is not UTF-8 text") from None
+        except OSError as error:
+            raise InputError(field, f"cannot read {shown}: {error.strerror or error}") from None
     try:
         return json.loads(text, object_pairs_hook=_unique_keys)
     except _RepeatedKey as error:

@@ -25,14 +25,14 @@ parameters (missing ones take their defaults); *rules* is an instance of the sys
 from __future__ import annotations
 
 import importlib
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable
 
 from exactdice.errors import InputError
 
-__all__ = ["Parameter", "TableSet", "RulesSystem", "RegistryEntry", "SYSTEMS", "get_system",
+__all__ = ["Parameter", "TableSet", "RulesSystem", "DeclaredSystem", "RegistryEntry", "SYSTEMS", "get_system",
            "register", "unregister", "system_names", "system_summary", "setup_values",
            "rules_values", "split_values"]
 
@@ -143,6 +143,73 @@ class RulesSystem(Protocol):
 
     def table_sets(self) -> list[TableSet]:
         """The system's canonical printable tables."""
+
+
+@dataclass(frozen=True)
+class DeclaredSystem:
+    """A `RulesSystem` made of declarations and plain functions: the one shape the system
+    packages share (any other object with the protocol's attributes fits as well).
+
+    The declared ``parameters`` read a setup and the rules (`setup_values`,
+    `rules_values`); ``make_rules`` builds the `Rules` object from the checked rules values
+    (default: ``rules_type`` itself). ``outcome`` is the outcome column's name, or a
+    function of the setup that gives it. ``exact``, ``simulate``, ``column_distributions``
+    (optional) and ``table_sets`` are the protocol's functions; a system made of
+    ``variants`` (Karst) declares no ``exact`` or ``simulate`` of its own.
+
+    >>> from fractions import Fraction
+    >>> coin = DeclaredSystem("coin", "A coin.", dict,
+    ...                       exact=lambda setup, rules: {"heads": Fraction(1, 2), "tails": Fraction(1, 2)},
+    ...                       simulate=lambda setup, rules, n, seed: {"outcome": ["heads"] * n})
+    >>> coin.exact(coin.setup({}), coin.rules({}))["heads"], coin.outcome_column({})
+    (Fraction(1, 2), 'outcome')
+    >>> isinstance(coin, RulesSystem), coin.table_sets()
+    (True, [])
+    """
+
+    name: str
+    summary: str
+    rules_type: type
+    parameters: tuple[Parameter, ...] = ()
+    make_rules: Callable[..., Any] | None = None
+    exact: Callable[[Mapping[str, Any], Any], dict] | None = None
+    simulate: Callable[[Mapping[str, Any], Any, int, int], Mapping[str, Sequence]] | None = None
+    outcome: str | Callable[[Mapping[str, Any]], str] = "outcome"
+    column_distributions: Callable[[Mapping[str, Any], Any], dict] | None = None
+    table_sets: Callable[[], list[TableSet]] = list
+    variants: Mapping[str, RulesSystem] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name in ("exact", "simulate"):
+            if getattr(self, name) is not None:
+                continue
+            if not self.variants:
+                raise TypeError(f"system {self.name!r} declares neither {name} nor variants")
+            object.__setattr__(self, name, _VariantsOnly(self.name, tuple(self.variants)))
+
+    def setup(self, values: Mapping[str, Any]) -> dict:
+        """The setup: every setup parameter's value (defaults filled in), checked."""
+        return setup_values(self, values)
+
+    def rules(self, values: Mapping[str, Any]) -> Any:
+        """The `Rules` object of the rules parameters' values (missing: defaults), checked."""
+        return (self.make_rules or self.rules_type)(**rules_values(self, values))
+
+    def outcome_column(self, setup: Mapping[str, Any]) -> str:
+        """The simulated column whose values `exact` gives the law of."""
+        return self.outcome(setup) if callable(self.outcome) else self.outcome
+
+
+@dataclass(frozen=True)
+class _VariantsOnly:
+    """What a system made of variants answers when asked for its own law or samples."""
+
+    system: str
+    variants: tuple[str, ...]
+
+    def __call__(self, *arguments, **keywords):
+        raise InputError("system", f"{self.system} is {len(self.variants)} variants; use one of "
+                                   f"them ({', '.join(self.variants)})")
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ import numpy as np
 from exactdice.core.display import percent_text
 from exactdice.core.exact import fraction_text, to_fraction
 from exactdice.errors import InputError
+from exactdice.input_files import open_text_file
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -528,14 +529,7 @@ def read_sample_column(path, column: str, *, field: str = "samples",
     >>> os.unlink(handle.name)
     """
     path = Path(path)
-    try:
-        handle = path.open(newline="", encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(field, f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise InputError(field, f"{path} is a directory, not a CSV file") from None
-    except OSError as error:
-        raise InputError(field, f"cannot read {path}: {error.strerror or error}") from None
+    handle = open_text_file(path, field, "CSV", newline="")
     counts: Counter = Counter()
     try:
         with handle:

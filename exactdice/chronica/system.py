@@ -8,16 +8,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from exactdice.chronica.contest import OUTCOME_COLUMN, expected_distribution
 from exactdice.chronica.ruleset import (MAX_CONTEST_DICE, TIE_RULES, Rules, parse_dice_list,
                                         parse_die, parse_side)
 from exactdice.chronica.tables import table_jobs
 from exactdice.errors import InputError
-from exactdice.systems import Parameter, TableSet, rules_values, setup_values
+from exactdice.systems import DeclaredSystem, Parameter, TableSet
 
-__all__ = ["SYSTEM", "ChronicaSystem", "PARAMETERS", "parse_contest", "contest_rules"]
+__all__ = ["SYSTEM", "PARAMETERS", "parse_contest", "contest_rules"]
 
 _SIDE_HELP = ("One side of the contest (give two or more). Dice like d8,d8,d6 or 2d8,d6; "
               "co-operating pools of the same side separated by '/', e.g. \"d8,d6/d10\". "
@@ -72,52 +71,40 @@ def contest_rules(tie_rule: str = TIE_RULES[0], push: bool = False, push_dice: s
                  max_pushes=1 if max_pushes is None else max_pushes, physical=physical)
 
 
-@dataclass(frozen=True)
-class ChronicaSystem:
-    """Chronica Mutanis Mundi contests (spec ``chronica.md``)."""
-
-    name: str = "chronica"
-    summary: str = "Chronica contests: the winning side or tie."
-    rules_type: type = Rules
-    parameters: tuple = PARAMETERS
-    variants = {}
-
-    def setup(self, values: Mapping) -> dict:
-        return setup_values(self, values)
-
-    def rules(self, values: Mapping) -> Rules:
-        return contest_rules(**rules_values(self, values))
-
-    def exact(self, setup: Mapping, rules: Rules) -> dict:
-        sides, target = parse_contest(setup["sides"], setup.get("target"))
-        return expected_distribution(sides, rules, target)
-
-    def simulate(self, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
-        from exactdice.chronica.simulate import simulate
-
-        sides, target = parse_contest(setup["sides"], setup.get("target"))
-        return simulate(sides, rules, target, n=n, seed=seed)
-
-    def outcome_column(self, setup: Mapping) -> str:
-        return OUTCOME_COLUMN
-
-    def column_distributions(self, setup: Mapping, rules: Rules) -> dict:
-        """The exact laws of the success and concession columns."""
-        from exactdice.chronica.contest import column_distributions
-
-        sides, target = parse_contest(setup["sides"], setup.get("target"))
-        return column_distributions(sides, rules, target)
-
-    def table_sets(self) -> list[TableSet]:
-        rules = Rules()
-        words = {2: "two", 3: "three"}
-        return [TableSet("chronica", f"{words[count]}_dice",
-                         f"P(win), P(tie) and expected success dice of a player pool of "
-                         f"{words[count]} dice (d4..d12) against static oppositions of three "
-                         f"equal dice (3d4 ... 3d12), default rules ({rules.describe()})",
-                         f"exactdice chronica table --player-dice {count}",
-                         tuple(table_jobs(rules, (count,))))
-                for count in (2, 3)]
+def _exact(setup: Mapping, rules: Rules) -> dict:
+    sides, target = parse_contest(setup["sides"], setup.get("target"))
+    return expected_distribution(sides, rules, target)
 
 
-SYSTEM = ChronicaSystem()
+def _simulate(setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
+    from exactdice.chronica.simulate import simulate
+
+    sides, target = parse_contest(setup["sides"], setup.get("target"))
+    return simulate(sides, rules, target, n=n, seed=seed)
+
+
+def _column_distributions(setup: Mapping, rules: Rules) -> dict:
+    """The exact laws of the success and concession columns."""
+    from exactdice.chronica.contest import column_distributions
+
+    sides, target = parse_contest(setup["sides"], setup.get("target"))
+    return column_distributions(sides, rules, target)
+
+
+def _table_sets() -> list[TableSet]:
+    rules = Rules()
+    words = {2: "two", 3: "three"}
+    return [TableSet("chronica", f"{words[count]}_dice",
+                     f"P(win), P(tie) and expected success dice of a player pool of "
+                     f"{words[count]} dice (d4..d12) against static oppositions of three "
+                     f"equal dice (3d4 ... 3d12), default rules ({rules.describe()})",
+                     f"exactdice chronica table --player-dice {count}",
+                     tuple(table_jobs(rules, (count,))))
+            for count in (2, 3)]
+
+
+#: Chronica Mutanis Mundi contests (spec ``chronica.md``)
+SYSTEM = DeclaredSystem(
+    "chronica", "Chronica contests: the winning side or tie.", Rules, PARAMETERS,
+    make_rules=contest_rules, exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN,
+    column_distributions=_column_distributions, table_sets=_table_sets)

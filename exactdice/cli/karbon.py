@@ -12,6 +12,7 @@ from exactdice.cli.common import (LazyGroup, OutputFile, display_options, emit_j
 from exactdice.core.display import Display
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError, TooLargeError
+from exactdice.integer_lists import parse_integer_list
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import RULE_CHOICES, Rules
@@ -156,6 +157,37 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     prints them in full); --json gives everything.
     """
     strategy_path = strategy
+    _check_odds_options(setup, player, narrator, max_states, explain, show_draws, strategy_path,
+                        precision, max_seconds)
+    bounded = functools.partial(_bounded_odds, setup, ruleset, player, narrator, max_states,
+                                precision, max_seconds, show_draws, strategy_path, as_json, explain, display)
+    if use_bounds:
+        _check_bounds_options(player, narrator)
+        return bounded()
+    try:
+        result = contest_odds(setup, ruleset, player, narrator,
+                              arithmetic="float" if use_float else "exact", max_states=max_states,
+                              draw_values=show_draws or (explain and setup.player_dice is None),
+                              all_states=explain)
+    except TooLargeError as error:
+        if player.kind != "optimal" or narrator.kind == "kind":
+            raise
+        _check_bounds_options(player, narrator)
+        click.echo(f"the exact game is too large ({error.message}); certified bounds instead", err=True)
+        return bounded()
+    payload = _odds_payload(result, show_draws, strategy_path)
+    if as_json:
+        emit_json(payload)
+        return
+    if use_float:
+        display = Display(digits=display.digits, float_preview=True)
+    _print_odds(result, payload, display, explain, show_draws, strategy_path)
+
+
+def _check_odds_options(setup, player, narrator, max_states, explain, show_draws, strategy_path,
+                        precision, max_seconds) -> None:
+    """The checks of `odds`' own flags against each other and the policies, in the order
+    a user meets them."""
     if max_states < 1:
         raise InputError("--max-states", f"must be >= 1, got {max_states}")
     if show_draws and player.kind != "optimal":
@@ -170,22 +202,10 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
         raise InputError("--precision", f"must be > 0, got {precision}")
     if max_seconds is not None and not max_seconds > 0:
         raise InputError("--max-seconds", f"must be > 0, got {max_seconds}")
-    if use_bounds:
-        _check_bounds_options(player, narrator)
-        return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
-                             show_draws, strategy_path, as_json, explain, display)
-    try:
-        result = contest_odds(setup, ruleset, player, narrator,
-                              arithmetic="float" if use_float else "exact", max_states=max_states,
-                              draw_values=show_draws or (explain and setup.player_dice is None),
-                              all_states=explain)
-    except TooLargeError as error:
-        if player.kind != "optimal" or narrator.kind == "kind":
-            raise
-        _check_bounds_options(player, narrator)
-        click.echo(f"the exact game is too large ({error.message}); certified bounds instead", err=True)
-        return _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds,
-                             show_draws, strategy_path, as_json, explain, display)
+
+
+def _odds_payload(result, show_draws, strategy_path) -> dict:
+    """The JSON of an exact `odds` answer (writing the strategy file, when asked, on the way)."""
     payload = result.to_json()
     if strategy_path:
         from exactdice.karbon.strategy import write_strategy
@@ -196,11 +216,12 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     if show_draws:
         payload["draw_values"] = {text: (fraction_text(value) if result.exact else float(value))
                                   for text, value in result.draw_values.items()}
-    if as_json:
-        emit_json(payload)
-        return
-    if use_float:
-        display = Display(digits=display.digits, float_preview=True)
+    return payload
+
+
+def _print_odds(result, payload, display, explain, show_draws, strategy_path) -> None:
+    """The text output of an exact `odds` answer: `odds_lines`, then the draws, the strategy
+    file and the explanation when asked."""
     for line in odds_lines(result, display, state_file=click.get_current_context().params.get("state_file")):
         click.echo(line)
     if show_draws:
@@ -219,20 +240,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
 
 def odds_lines(result, display: Display, state_file=None) -> list[str]:
     """The text output of `karbon odds`: percentages and decimals first, in lines under 100 characters."""
-    setup = result.setup
-    if setup is not None and state_file is not None:
-        heading = f"Karbon contest from the state in {state_file}"
-    elif setup is not None and setup.player_dice is not None:
-        heading = f"Karbon contest: player {dice_text(result.player_draw)} v narrator {dice_text(result.narrator_draw)}"
-    else:
-        heading = (f"Karbon contest: player draws {dice_text(result.player_draw)}, "
-                   f"narrator draws {dice_text(result.narrator_draw)}")
-    if setup is not None and state_file is None:
-        heading += f"; track {setup.consequence}, peril {setup.peril}"
-        extras = [f"Fortune {setup.fortune}" if setup.fortune else "", "Training" if setup.training else "",
-                  f"Fallout {setup.fallout}" if setup.fallout else ""]
-        heading += "".join(f", {extra}" for extra in extras if extra)
-    lines = [heading,
+    lines = [_odds_heading(result, state_file),
              f"  P(win)   {display.probability(result.win)}",
              f"  P(loss)  {display.probability(result.loss)}",
              f"  P(tie)   {display.probability(result.tie)}"]
@@ -253,6 +261,24 @@ def odds_lines(result, display: Display, state_file=None) -> list[str]:
     if not display.exact and result.exact:
         lines.append("every fraction in full: --exact; everything for programs: --json")
     return lines
+
+
+def _odds_heading(result, state_file) -> str:
+    """The first line of `odds_lines`: who draws (or holds) what, the track, peril and extras."""
+    setup = result.setup
+    if setup is not None and state_file is not None:
+        return f"Karbon contest from the state in {state_file}"
+    if setup is not None and setup.player_dice is not None:
+        heading = f"Karbon contest: player {dice_text(result.player_draw)} v narrator {dice_text(result.narrator_draw)}"
+    else:
+        heading = (f"Karbon contest: player draws {dice_text(result.player_draw)}, "
+                   f"narrator draws {dice_text(result.narrator_draw)}")
+    if setup is None:
+        return heading
+    extras = [f"Fortune {setup.fortune}" if setup.fortune else "", "Training" if setup.training else "",
+              f"Fallout {setup.fallout}" if setup.fallout else ""]
+    return heading + f"; track {setup.consequence}, peril {setup.peril}" + "".join(
+        f", {extra}" for extra in extras if extra)
 
 
 def _check_bounds_options(player, narrator):
@@ -329,25 +355,6 @@ def _echo_bounded_explanation(result, display: Display) -> None:
         click.echo(textwrap.fill(line, 98, initial_indent="  ", subsequent_indent="    "))
 
 
-def _integer_list(text: str, flag: str) -> list[int]:
-    """``3``, ``1-5`` or ``1,2,4`` -> a list of ints (InputError naming the flag otherwise)."""
-    values = []
-    for part in str(text).split(","):
-        part = part.strip()
-        low, dash, high = part.partition("-")
-        try:
-            if dash:
-                start, stop = int(low), int(high)
-                if stop < start:
-                    raise ValueError
-                values.extend(range(start, stop + 1))
-            else:
-                values.append(int(part))
-        except ValueError:
-            raise InputError(flag, f'"{text}" is not a number, a range like 1-5, or a list like 1,2,4') from None
-    return values
-
-
 @karbon.command("table")
 @click.option("--ability", "-a", default="1-5", show_default=True, help="A value, a range (1-5) or a list (1,3,5).")
 @click.option("--challenge", "-c", default="1-5", show_default=True, help="As --ability.")
@@ -375,7 +382,7 @@ def karbon_table(ability, challenge, consequence, peril, fortune, fallout, pool,
 
     given = {"ability": ability, "challenge": challenge, "consequence": consequence, "peril": peril,
              "fortune": fortune, "fallout": fallout}
-    values = {name: _integer_list(text, f"--{name}") for name, text in given.items()}
+    values = {name: parse_integer_list(text, f"--{name}") for name, text in given.items()}
     axes = [name for name, listed in values.items() if len(listed) > 1]
     if len(axes) != 2:
         raise InputError("--ability", f"give exactly two parameters as ranges or lists (the table's axes); "

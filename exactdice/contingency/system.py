@@ -8,15 +8,14 @@ Fraction(1, 2)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from exactdice.contingency.check import (OUTCOME_COLUMN, SkillCheck, expected_distribution,
                                          parse_modifiers, skill_check, validate)
 from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES, Rules
 from exactdice.contingency.tables import ROLL_KINDS, table_jobs
-from exactdice.systems import Parameter, TableSet, rules_values, setup_values
+from exactdice.systems import DeclaredSystem, Parameter, TableSet
 
-__all__ = ["SYSTEM", "ContingencySystem", "PARAMETERS", "build_check"]
+__all__ = ["SYSTEM", "PARAMETERS", "build_check"]
 
 PARAMETERS = (
     Parameter("dice", str, "d6,d8,d10",
@@ -57,50 +56,41 @@ def build_check(setup: Mapping) -> SkillCheck:
                        difficulty=setup.get("difficulty"))
 
 
-@dataclass(frozen=True)
-class ContingencySystem:
-    """Contingency skill checks (spec ``contingency.md``)."""
-
-    name: str = "contingency"
-    summary: str = "Contingency skill checks: success, success-with-condition, failure."
-    rules_type: type = Rules
-    parameters: tuple = PARAMETERS
-    variants = {}
-
-    def setup(self, values: Mapping) -> dict:
-        return setup_values(self, values)
-
-    def rules(self, values: Mapping) -> Rules:
-        return Rules(**rules_values(self, values))
-
-    def exact(self, setup: Mapping, rules: Rules) -> dict:
-        return expected_distribution(build_check(setup), rules)
-
-    def simulate(self, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
-        from exactdice.contingency.simulate import simulate
-
-        check = build_check(setup)
-        validate(check, rules)
-        return simulate(check, rules, n=n, seed=seed)
-
-    def outcome_column(self, setup: Mapping) -> str:
-        return OUTCOME_COLUMN
-
-    def column_distributions(self, setup: Mapping, rules: Rules) -> dict:
-        """The exact laws of the total, result die and omen columns."""
-        from exactdice.contingency.check import column_distributions
-
-        return column_distributions(build_check(setup), rules)
-
-    def table_sets(self) -> list[TableSet]:
-        rules = Rules()
-        return [TableSet("contingency", f"difficulty_{kind}",
-                         f"P(success) and P(success or success-with-condition) of the 35 "
-                         f"three-die pools of d4..d12 against the 11 named difficulties, {kind} "
-                         f"roll, default rules ({rules.describe()})",
-                         f"exactdice contingency table --kind {kind}",
-                         tuple(table_jobs(rules, (kind,))))
-                for kind in ROLL_KINDS]
+def _exact(setup: Mapping, rules: Rules) -> dict:
+    return expected_distribution(build_check(setup), rules)
 
 
-SYSTEM = ContingencySystem()
+def _simulate(setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
+    from exactdice.contingency.simulate import simulate
+
+    check = build_check(setup)
+    validate(check, rules)
+    return simulate(check, rules, n=n, seed=seed)
+
+
+def _column_distributions(setup: Mapping, rules: Rules) -> dict:
+    """The exact laws of the total, result die and omen columns."""
+    from exactdice.contingency.check import column_distributions
+
+    return column_distributions(build_check(setup), rules)
+
+
+#: the canonical tables' description, per roll kind
+_TABLE_DESCRIPTION = ("P(success) and P(success or success-with-condition) of the 35 three-die "
+                      "pools of d4..d12 against the 11 named difficulties, {kind} roll, default "
+                      "rules ({rules})")
+
+
+def _table_sets() -> list[TableSet]:
+    rules = Rules()
+    return [TableSet("contingency", f"difficulty_{kind}",
+                     _TABLE_DESCRIPTION.format(kind=kind, rules=rules.describe()),
+                     f"exactdice contingency table --kind {kind}", tuple(table_jobs(rules, (kind,))))
+            for kind in ROLL_KINDS]
+
+
+#: Contingency skill checks (spec ``contingency.md``)
+SYSTEM = DeclaredSystem(
+    "contingency", "Contingency skill checks: success, success-with-condition, failure.", Rules,
+    PARAMETERS, exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN, column_distributions=_column_distributions,
+    table_sets=_table_sets)

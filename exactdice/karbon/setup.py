@@ -88,6 +88,13 @@ class ContestSetup:
 
     def __post_init__(self):
         self._freeze_dice()
+        self._check_counts()
+        self._check_sizes()
+        self._check_position()
+        self._check_hands()
+
+    def _check_counts(self) -> None:
+        """Every count is a whole number at or above its least value."""
         checks = [("consequence", self.consequence, 1), ("peril", self.peril, 0),
                   ("fortune", self.fortune, 0), ("fallout", self.fallout, 0),
                   ("player_chips", self.player_chips, 0), ("narrator_chips", self.narrator_chips, 0),
@@ -100,6 +107,9 @@ class ContestSetup:
         for name, value, least in checks:
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise InputError(name, f"must be a whole number >= {least}, got {value!r}")
+
+    def _check_sizes(self) -> None:
+        """Peril, Fallout and the track within the limits that keep the work bounded."""
         for name, value, most in (("peril", self.peril, MAX_PERIL), ("fallout", self.fallout, MAX_FALLOUT)):
             if value > most:
                 raise TooLargeError(name, f"{value:,} is more than the limit of {most} (every round rolls the "
@@ -108,12 +118,18 @@ class ContestSetup:
         if self.consequence > MAX_CONSEQUENCE:
             raise TooLargeError("consequence", f"{self.consequence:,} is more than the limit of {MAX_CONSEQUENCE} "
                                                "(the contest's states grow with the track's length)")
+
+    def _check_position(self) -> None:
+        """A mid-contest position that can be: stacks below a completion, the track not full."""
         for name, value in (("player_stack", self.player_stack), ("narrator_stack", self.narrator_stack)):
             if value >= STACK_SIZE:
                 raise InputError(name, f"a stack holds at most {STACK_SIZE - 1} chips (5 make a completion), got {value}")
         if self.wins + self.losses >= self.consequence:
             raise InputError("wins", f"X + O = {self.wins + self.losses} must be below the consequence "
                                      f"{self.consequence} (the track would be full)")
+
+    def _check_hands(self) -> None:
+        """Either a draw (Ability and Challenge) or both explicit hands; draw chips only with hands."""
         explicit = self.player_dice is not None or self.narrator_dice is not None
         if explicit:
             if self.player_dice is None or self.narrator_dice is None:

@@ -14,7 +14,6 @@ simulator take. The exact model is imported only when `exact` is called.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from exactdice.errors import InputError
 from exactdice.karbon.dice import dice_text, parse_dice_list
@@ -22,9 +21,9 @@ from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import RULE_CHOICES, Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup, read_state_file
 from exactdice.karbon.simulate import OUTCOME_COLUMN
-from exactdice.systems import Parameter, TableSet, rules_values, setup_values
+from exactdice.systems import DeclaredSystem, Parameter, TableSet
 
-__all__ = ["SYSTEM", "KarbonSystem", "PARAMETERS", "contest_from_values", "ruleset_from_values",
+__all__ = ["SYSTEM", "PARAMETERS", "contest_from_values", "ruleset_from_values",
            "TABLE_POLICIES"]
 
 _RULES_HELP = "; ".join(f"{name}={'|'.join(values)}" for name, values in RULE_CHOICES.items())
@@ -101,65 +100,49 @@ def contest_from_values(setup: Mapping):
     return contest, player, narrator
 
 
-@dataclass(frozen=True)
-class KarbonSystem:
-    """Karbon contests (spec ``karbon.md``), solved as a Markov state graph."""
+def _exact(setup: Mapping, rules: Rules) -> dict:
+    from exactdice.karbon.solve import expected_distribution
 
-    name: str = "karbon"
-    summary: str = "Karbon contests: win, loss, tie or unfinished."
-    rules_type: type = Rules
-    parameters: tuple = PARAMETERS
-    variants = {}
+    return expected_distribution(*_with_rules(contest_from_values(setup), rules))
 
-    def setup(self, values: Mapping) -> dict:
-        return setup_values(self, values)
 
-    def rules(self, values: Mapping) -> Rules:
-        return ruleset_from_values(**rules_values(self, values))
+def _simulate(setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
+    from exactdice.karbon.simulate import simulate
 
-    def exact(self, setup: Mapping, rules: Rules) -> dict:
-        from exactdice.karbon.solve import expected_distribution
+    contest, ruleset, player, narrator = _with_rules(contest_from_values(setup), rules)
+    return simulate(contest, ruleset, player, narrator, n=n, seed=seed)
 
-        return expected_distribution(*_with_rules(contest_from_values(setup), rules))
 
-    def simulate(self, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
-        from exactdice.karbon.simulate import simulate
+def _column_distributions(setup: Mapping, rules: Rules) -> dict:
+    """The exact laws of the count columns (fixed policies only; see `count_laws`)."""
+    from exactdice.karbon.count_laws import column_distributions
 
-        contest, ruleset, player, narrator = _with_rules(contest_from_values(setup), rules)
-        return simulate(contest, ruleset, player, narrator, n=n, seed=seed)
+    return column_distributions(*_with_rules(contest_from_values(setup), rules))
 
-    def outcome_column(self, setup: Mapping) -> str:
-        return OUTCOME_COLUMN
 
-    def column_distributions(self, setup: Mapping, rules: Rules) -> dict:
-        """The exact laws of the count columns (fixed policies only; see `count_laws`)."""
-        from exactdice.karbon.count_laws import column_distributions
+def _table_sets() -> list[TableSet]:
+    from exactdice.karbon.tables import contest_grid
 
-        return column_distributions(*_with_rules(contest_from_values(setup), rules))
-
-    def table_sets(self) -> list[TableSet]:
-        from exactdice.karbon.tables import contest_grid
-
-        sets = []
-        for name, (player, narrator) in TABLE_POLICIES.items():
-            words = ("both sides optimal" if name == "optimal"
-                     else "both sides' fixed default policies")
-            for consequence in (1, 2, 3):
-                for peril in (0, 1):
-                    grid = contest_grid("ability", list(range(1, 6)), "challenge",
-                                        list(range(1, 6)),
-                                        {"consequence": consequence, "peril": peril},
-                                        player=player, narrator=narrator)
-                    sets.append(TableSet(
-                        "karbon", f"ability_challenge_w{consequence}_p{peril}_{name}",
-                        f"P(win), P(tie), P(loss) and expected rounds for Ability 1-5 x "
-                        f"Challenge 1-5, Consequence W = {consequence}, Peril P = {peril}, "
-                        f"{words}, default ruleset",
-                        f"exactdice karbon table --ability 1-5 --challenge 1-5 --consequence "
-                        f"{consequence} --peril {peril} --player-policy {player} "
-                        f"--narrator-policy {narrator}",
-                        (grid,), tags=(name,)))
-        return sets
+    sets = []
+    for name, (player, narrator) in TABLE_POLICIES.items():
+        words = ("both sides optimal" if name == "optimal"
+                 else "both sides' fixed default policies")
+        for consequence in (1, 2, 3):
+            for peril in (0, 1):
+                grid = contest_grid("ability", list(range(1, 6)), "challenge",
+                                    list(range(1, 6)),
+                                    {"consequence": consequence, "peril": peril},
+                                    player=player, narrator=narrator)
+                sets.append(TableSet(
+                    "karbon", f"ability_challenge_w{consequence}_p{peril}_{name}",
+                    f"P(win), P(tie), P(loss) and expected rounds for Ability 1-5 x "
+                    f"Challenge 1-5, Consequence W = {consequence}, Peril P = {peril}, "
+                    f"{words}, default ruleset",
+                    f"exactdice karbon table --ability 1-5 --challenge 1-5 --consequence "
+                    f"{consequence} --peril {peril} --player-policy {player} "
+                    f"--narrator-policy {narrator}",
+                    (grid,), tags=(name,)))
+    return sets
 
 
 def _with_rules(contest_and_policies, rules):
@@ -167,4 +150,8 @@ def _with_rules(contest_and_policies, rules):
     return contest, rules, player, narrator
 
 
-SYSTEM = KarbonSystem()
+#: Karbon contests (spec ``karbon.md``), solved as a Markov state graph
+SYSTEM = DeclaredSystem(
+    "karbon", "Karbon contests: win, loss, tie or unfinished.", Rules, PARAMETERS,
+    make_rules=ruleset_from_values, exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN,
+    column_distributions=_column_distributions, table_sets=_table_sets)

@@ -11,15 +11,14 @@ system whose ``variants`` are four systems (``exactdice validate karst death ...
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from functools import partial
 
-from exactdice.errors import InputError
 from exactdice.karst.expected import expected_distribution, outcome_column
 from exactdice.karst.ruleset import Rules
 from exactdice.karst.tables import table_jobs
-from exactdice.systems import Parameter, TableSet, rules_values, setup_values
+from exactdice.systems import DeclaredSystem, Parameter, TableSet
 
-__all__ = ["SYSTEM", "KarstSystem", "KarstRoll", "ROLLS"]
+__all__ = ["SYSTEM", "karst_roll", "ROLLS"]
 
 _AID = Parameter("aid", int, 0, "Aid actions per round (each an extra death roll).", role="rules")
 
@@ -56,42 +55,38 @@ ROLLS = {
 _NOT_SIMULATED = ("combatant",)
 
 
-@dataclass(frozen=True)
-class KarstRoll:
-    """One Karst roll (``action``, ``attack``, ``death`` or ``order``) as a system."""
+def _exact(roll: str, setup: Mapping, rules: Rules) -> dict:
+    return expected_distribution(roll, rules=rules, **setup)
 
-    name: str
-    summary: str
-    parameters: tuple
-    rules_type: type = Rules
-    variants: dict = field(default_factory=dict)
 
-    def setup(self, values: Mapping) -> dict:
-        return setup_values(self, values)
+def _simulate(roll: str, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
+    from exactdice.karst.simulate import simulate
 
-    def rules(self, values: Mapping) -> Rules:
-        return Rules(**rules_values(self, values))
+    simulated = {key: value for key, value in setup.items() if key not in _NOT_SIMULATED}
+    return simulate(roll, n=n, seed=seed, rules=rules, **simulated)
 
-    def exact(self, setup: Mapping, rules: Rules) -> dict:
-        return expected_distribution(self.name, rules=rules, **setup)
 
-    def simulate(self, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
-        from exactdice.karst.simulate import simulate
+def _outcome_column(roll: str, setup: Mapping) -> str:
+    return outcome_column(roll, **setup)
 
-        simulated = {key: value for key, value in setup.items() if key not in _NOT_SIMULATED}
-        return simulate(self.name, n=n, seed=seed, rules=rules, **simulated)
 
-    def outcome_column(self, setup: Mapping) -> str:
-        return outcome_column(self.name, **setup)
+def _column_distributions(roll: str, setup: Mapping, rules: Rules) -> dict:
+    """The exact laws of the roll's other columns (rounds, faces, totals, places...)."""
+    from exactdice.karst.expected import column_distributions
 
-    def column_distributions(self, setup: Mapping, rules: Rules) -> dict:
-        """The exact laws of the roll's other columns (rounds, faces, totals, places...)."""
-        from exactdice.karst.expected import column_distributions
+    return column_distributions(roll, rules=rules, **setup)
 
-        return column_distributions(self.name, rules=rules, **setup)
 
-    def table_sets(self) -> list[TableSet]:
-        return []
+def karst_roll(roll: str) -> DeclaredSystem:
+    """One Karst roll (``action``, ``attack``, ``death`` or ``order``) as a system.
+
+    >>> karst_roll("action").setup({"modifier": 2})
+    {'modifier': 2}
+    """
+    parameters, summary = ROLLS[roll]
+    return DeclaredSystem(roll, summary, Rules, parameters, exact=partial(_exact, roll),
+                          simulate=partial(_simulate, roll), outcome=partial(_outcome_column, roll),
+                          column_distributions=partial(_column_distributions, roll))
 
 
 _TABLE_DESCRIPTIONS = {
@@ -102,40 +97,13 @@ _TABLE_DESCRIPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class KarstSystem:
-    """Karst rolls (spec ``karst.md``): the system is its four rolls."""
-
-    name: str = "karst"
-    summary: str = "Karst rolls: action | attack | death | order (one subcommand each)."
-    rules_type: type = Rules
-    parameters: tuple = ()
-    variants: dict = field(default_factory=lambda: {
-        name: KarstRoll(name, summary, parameters) for name, (parameters, summary) in ROLLS.items()})
-
-    def setup(self, values: Mapping) -> dict:
-        raise self._pick_a_roll()
-
-    def rules(self, values: Mapping) -> Rules:
-        raise self._pick_a_roll()
-
-    def exact(self, setup: Mapping, rules: Rules) -> dict:
-        raise self._pick_a_roll()
-
-    def simulate(self, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
-        raise self._pick_a_roll()
-
-    def outcome_column(self, setup: Mapping) -> str:
-        raise self._pick_a_roll()
-
-    def _pick_a_roll(self) -> InputError:
-        return InputError("system", f"karst is four rolls; use one of its variants "
-                                    f"({', '.join(self.variants)})")
-
-    def table_sets(self) -> list[TableSet]:
-        return [TableSet("karst", name, description, f"exactdice karst table --table {name}",
-                         tuple(table_jobs((name,))))
-                for name, description in _TABLE_DESCRIPTIONS.items()]
+def _table_sets() -> list[TableSet]:
+    return [TableSet("karst", name, description, f"exactdice karst table --table {name}",
+                     tuple(table_jobs((name,))))
+            for name, description in _TABLE_DESCRIPTIONS.items()]
 
 
-SYSTEM = KarstSystem()
+#: Karst rolls (spec ``karst.md``): the system is its four rolls
+SYSTEM = DeclaredSystem(
+    "karst", "Karst rolls: action | attack | death | order (one subcommand each).", Rules,
+    variants={roll: karst_roll(roll) for roll in ROLLS}, table_sets=_table_sets)

@@ -339,108 +339,9 @@ class _Solver:
         return values
 
     def solve_game_component(self, component):
-        graph, numbers = self.graph, self.numbers
-        members = set(component)
-        offsets, targets, kind, data = graph.offsets, graph.targets, graph.kind, graph.data
-        deciders = [node for node in component if kind[node] == DECISION]
-        policy = {node: offsets[node] for node in deciders}
-        sides_present = {data[node] for node in deciders}
-        outer = MAX if MAX in sides_present else -MAX
-        inner = -outer
-
-        def action_value(values, edge):
-            target = targets[edge]
-            return values[target] if target in members else self.value_of(target)
-
-        def improve(side, values):
-            changed = False
-            for node in deciders:
-                if data[node] != side:
-                    continue
-                best_edge = policy[node]
-                best = action_value(values, best_edge)
-                for edge in range(offsets[node], offsets[node + 1]):
-                    candidate = action_value(values, edge)
-                    if numbers.better(side, candidate, best):
-                        best_edge, best = edge, candidate
-                if best_edge != policy[node]:
-                    policy[node] = best_edge
-                    changed = True
-            return changed
-
-        def ties(values, node, edge):
-            value = action_value(values, edge)
-            return not numbers.better(MAX, value, values[node]) and not numbers.better(-MAX, value, values[node])
-
-        def trap(side, values):
-            """Let ``side`` keep play inside a set forever when endless play beats its
-            current values there; True if the policy changed.
-
-            The inner player (the outer one fixed) may take any action that stays. The
-            outer player takes only actions of equal value that stay, and the set must
-            hold against every EQUALLY GOOD action of the inner player (the inner best
-            response may leave only by a strictly worse action for itself): the values
-            then never drop and rise strictly on the set. Without this the iteration
-            stopped short where the opponent could leave, but only at a cost."""
-            region = {node for node in component if numbers.better(side, self.endless, values[node])}
-            shrinking = True
-            while shrinking and region:
-                shrinking = False
-                for node in list(region):
-                    edges = range(offsets[node], offsets[node + 1])
-                    if kind[node] == DECISION and data[node] == side:
-                        keeps = any(targets[edge] in region and (side == inner or ties(values, node, edge))
-                                    for edge in edges)
-                    elif kind[node] == DECISION and side == inner:
-                        keeps = targets[policy[node]] in region  # the outer player is fixed
-                    elif kind[node] == DECISION:  # the inner player's best responses must stay
-                        keeps = all(targets[edge] in region for edge in edges if ties(values, node, edge))
-                    else:
-                        keeps = all(targets[edge] in region for edge in edges)
-                    if not keeps:
-                        region.discard(node)
-                        shrinking = True
-            changed = False
-            for node in region:
-                if kind[node] == DECISION and data[node] == side:
-                    current = policy[node]
-                    if targets[current] in region and (side == inner or ties(values, node, current)):
-                        continue
-                    policy[node] = next(e for e in range(offsets[node], offsets[node + 1])
-                                        if targets[e] in region and (side == inner or ties(values, node, e)))
-                    changed = True
-            return changed
-
-        for _ in range(_MAX_IMPROVEMENT_ROUNDS):
-            check_memory("while improving the strategy")
-            while True:
-                values = self.evaluate_values(component, members, policy)
-                if inner in sides_present and (improve(inner, values) or trap(inner, values)):
-                    continue
-                break
-            if improve(outer, values) or trap(outer, values):
-                continue
-            break
-        else:
-            raise RuntimeError("strategy iteration did not converge")
-
-        first_best = {}
-        for node in deciders:
-            target_value = values[node]
-            # exact values always match the chosen action; a float preview may miss it by
-            # more than its tolerance, and then keeps the chosen action
-            first_best[node] = next(
-                (edge for edge in range(offsets[node], offsets[node + 1])
-                 if not numbers.better(MAX, action_value(values, edge), target_value)
-                 and not numbers.better(-MAX, action_value(values, edge), target_value)),
-                policy[node],
-            )
-        if first_best != policy:
-            check = self.evaluate_values(component, members, first_best)
-            if all(not numbers.better(MAX, check[n], values[n]) and not numbers.better(-MAX, check[n], values[n])
-                   for n in component):
-                policy = first_best
-        self.solve_component(component, policy)
+        """Strategy iteration on a component with decisions (`_StrategyIteration`), then the
+        component solved under the strategy found."""
+        self.solve_component(component, _StrategyIteration(self, component).run())
 
     # -- expectations: one forward pass ---------------------------------------------------
     def expectations(self):
@@ -453,81 +354,13 @@ class _Solver:
         immediate reward. One number per edge instead of one per quantity. Only called
         when play ends with probability 1 (every node reached is then alive).
         """
-        graph, numbers = self.graph, self.numbers
-        kind, data = graph.kind, graph.data
-        chosen_edge, initial = self.chosen_edge, graph.initial
-        # flow = visits / total weight for a chance node, visits for a decision node: what
-        # each unit of edge weight carries to the edge's target
-        flow_num: list = [None] * graph.num_states
-        flow_den: list = [None] * graph.num_states
-        inflow: dict[int, list] = {initial: []}
-        scalar_sum, divided = numbers.scalar_sum, numbers.divided
-
-        def push(node, members=()):
-            for weight, target in self.moves(node, chosen_edge)[1]:
-                if kind[target] != TERMINAL and target not in members:
-                    pairs = inflow.get(target)
-                    if pairs is None:
-                        inflow[target] = [(weight, node)]
-                    else:
-                        pairs.append((weight, node))
-
-        def arriving(node):
-            num, den = scalar_sum(inflow.pop(node), flow_num, flow_den)
-            return (num + den, den) if node == initial else (num, den)
-
+        visits = _ExpectedVisits(self)
         for component in reversed(self.components):
-            node = component[0]
-            if len(component) == 1 and node not in self.looping:
-                if node in inflow:
-                    num, den = arriving(node)
-                    if kind[node] == CHANCE:
-                        num, den = divided(num, den, data[node])
-                    flow_num[node], flow_den[node] = num, den
-                    push(node)
-                continue
-            if not any(node in inflow for node in component):
-                continue
-            live = [node for node in component if self.alive[node]]
-            if not live:  # play never ends here, so nothing arrives (zero flow from states never reached)
-                continue
-            position = {node: i for i, node in enumerate(live)}
-            moves = {node: self.moves(node, chosen_edge) for node in live}
-            rows = [{i: moves[node][0]} for i, node in enumerate(live)]
-            for node in live:  # the transposed system: a column per source
-                for weight, target in moves[node][1]:
-                    column = position.get(target)
-                    if column is not None:
-                        row = rows[column]
-                        row[position[node]] = row.get(position[node], 0) - weight
-            right_sides = []
-            for node in live:
-                num, den = arriving(node) if node in inflow else (numbers.zero, numbers.one)
-                right_sides.append(((num,), den))
-            members = set(component)
-            for node, (nums, den) in zip(live, numbers.solve_vectors(rows, right_sides)):
-                flow_num[node], flow_den[node] = nums[0], den
-                push(node, members)
-
-        steps, reward_pairs = [], [[] for _ in graph.reward_names]
-        for node, num in enumerate(flow_num):
-            if num is None:
-                continue
-            if kind[node] == CHANCE:
-                steps.append((data[node], node))
-                amounts = graph.chance_reward_mass[node]
-            elif kind[node] == DECISION:
-                amounts = graph.action_rewards.get(chosen_edge[node])
-            else:  # a terminal initial state
-                continue
-            for pairs, amount in zip(reward_pairs, amounts or ()):
-                if amount:
-                    pairs.append((amount, node))
-
-        def total(pairs):
-            return numbers.fraction(numbers.ratio(*scalar_sum(pairs, flow_num, flow_den)))
-
-        return total(steps), {name: total(pairs) for name, pairs in zip(graph.reward_names, reward_pairs)}
+            if len(component) == 1 and component[0] not in self.looping:
+                visits.pass_single(component[0])
+            else:
+                visits.pass_cycle(component)
+        return visits.totals()
 
     # -- results ---------------------------------------------------------------------------
     def solution(self, all_states, seconds) -> Solution:
@@ -577,3 +410,233 @@ class _Solver:
             cyclic_components=self.cyclic_count, largest_component=self.largest,
             seconds=seconds, exact=numbers.exact, outcomes=graph.outcomes, _per_state=per_state,
         )
+
+
+class _StrategyIteration:
+    """Hoffman–Karp strategy iteration on one component with decisions.
+
+    The inner player's best response is found with the outer player's policy fixed, then
+    the outer player improves; `trap` lets a player who prefers endless play keep it. At
+    the end each decision keeps the FIRST action among exactly equal values, when that
+    leaves every value unchanged.
+    """
+
+    def __init__(self, solver: _Solver, component):
+        graph = solver.graph
+        self.solver, self.numbers, self.component = solver, solver.numbers, component
+        self.members = set(component)
+        self.offsets, self.targets, self.kind, self.data = graph.offsets, graph.targets, graph.kind, graph.data
+        self.deciders = [node for node in component if self.kind[node] == DECISION]
+        self.policy = {node: self.offsets[node] for node in self.deciders}
+        self.sides_present = {self.data[node] for node in self.deciders}
+        self.outer = MAX if MAX in self.sides_present else -MAX
+        self.inner = -self.outer
+
+    def run(self) -> dict:
+        """The strategy (decision node -> edge) the component is solved under."""
+        values = self.converged_values()
+        first_best = {node: self.first_best_edge(values, node) for node in self.deciders}
+        if first_best != self.policy:
+            check = self.solver.evaluate_values(self.component, self.members, first_best)
+            if all(self.equal(check[node], values[node]) for node in self.component):
+                return first_best
+        return self.policy
+
+    def converged_values(self) -> dict:
+        """Iterate until neither player improves; the values under the final policy."""
+        for _ in range(_MAX_IMPROVEMENT_ROUNDS):
+            check_memory("while improving the strategy")
+            while True:
+                values = self.solver.evaluate_values(self.component, self.members, self.policy)
+                if self.inner in self.sides_present and (self.improve(self.inner, values)
+                                                         or self.trap(self.inner, values)):
+                    continue
+                break
+            if self.improve(self.outer, values) or self.trap(self.outer, values):
+                continue
+            return values
+        raise RuntimeError("strategy iteration did not converge")
+
+    def edges(self, node) -> range:
+        return range(self.offsets[node], self.offsets[node + 1])
+
+    def equal(self, value, other) -> bool:
+        """Neither better for the maximiser nor for the minimiser (a float preview's
+        comparisons have a tolerance)."""
+        better = self.numbers.better
+        return not better(MAX, value, other) and not better(-MAX, value, other)
+
+    def action_value(self, values, edge):
+        target = self.targets[edge]
+        return values[target] if target in self.members else self.solver.value_of(target)
+
+    def ties(self, values, node, edge) -> bool:
+        return self.equal(self.action_value(values, edge), values[node])
+
+    def first_best_edge(self, values, node) -> int:
+        """The first action whose value equals the node's. Exact values always match the
+        chosen action; a float preview may miss it by more than its tolerance, and then
+        keeps the chosen action."""
+        return next((edge for edge in self.edges(node) if self.ties(values, node, edge)),
+                    self.policy[node])
+
+    def improve(self, side, values) -> bool:
+        """``side`` switches to strictly better actions; True if the policy changed."""
+        changed = False
+        for node in self.deciders:
+            if self.data[node] != side:
+                continue
+            best_edge = self.policy[node]
+            best = self.action_value(values, best_edge)
+            for edge in self.edges(node):
+                candidate = self.action_value(values, edge)
+                if self.numbers.better(side, candidate, best):
+                    best_edge, best = edge, candidate
+            if best_edge != self.policy[node]:
+                self.policy[node] = best_edge
+                changed = True
+        return changed
+
+    def trap(self, side, values) -> bool:
+        """Let ``side`` keep play inside a set forever when endless play beats its
+        current values there; True if the policy changed.
+
+        The inner player (the outer one fixed) may take any action that stays. The
+        outer player takes only actions of equal value that stay, and the set must
+        hold against every EQUALLY GOOD action of the inner player (the inner best
+        response may leave only by a strictly worse action for itself): the values
+        then never drop and rise strictly on the set. Without this the iteration
+        stopped short where the opponent could leave, but only at a cost."""
+        region = self.trap_region(side, values)
+        changed = False
+        for node in region:
+            if self.kind[node] == DECISION and self.data[node] == side:
+                if self.stays(side, values, node, self.policy[node], region):
+                    continue
+                self.policy[node] = next(edge for edge in self.edges(node)
+                                         if self.stays(side, values, node, edge, region))
+                changed = True
+        return changed
+
+    def stays(self, side, values, node, edge, region) -> bool:
+        """``side`` may take ``edge`` to keep play in ``region``."""
+        return self.targets[edge] in region and (side == self.inner or self.ties(values, node, edge))
+
+    def trap_region(self, side, values) -> set:
+        """The largest set where ``side`` prefers endless play and can hold play."""
+        endless, better = self.solver.endless, self.numbers.better
+        region = {node for node in self.component if better(side, endless, values[node])}
+        shrinking = True
+        while shrinking and region:
+            shrinking = False
+            for node in list(region):
+                if not self.keeps(side, values, node, region):
+                    region.discard(node)
+                    shrinking = True
+        return region
+
+    def keeps(self, side, values, node, region) -> bool:
+        """Play at ``node`` stays in ``region`` (see `trap` for who may choose what)."""
+        targets, edges = self.targets, self.edges(node)
+        if self.kind[node] != DECISION:
+            return all(targets[edge] in region for edge in edges)
+        if self.data[node] == side:
+            return any(self.stays(side, values, node, edge, region) for edge in edges)
+        if side == self.inner:
+            return targets[self.policy[node]] in region  # the outer player is fixed
+        # the inner player's best responses must stay
+        return all(targets[edge] in region for edge in edges if self.ties(values, node, edge))
+
+
+class _ExpectedVisits:
+    """Expected visits under the chosen strategy, pushed forward component by component.
+
+    ``flow`` is visits / total weight for a chance node, visits for a decision node: what
+    each unit of edge weight carries to the edge's target (numerator and denominator kept
+    apart). ``inflow`` holds, per node not yet reached, the (weight, source) pairs arriving.
+    """
+
+    def __init__(self, solver: _Solver):
+        graph = solver.graph
+        self.solver, self.graph, self.numbers = solver, graph, solver.numbers
+        self.flow_num: list = [None] * graph.num_states
+        self.flow_den: list = [None] * graph.num_states
+        self.inflow: dict[int, list] = {graph.initial: []}
+
+    def push(self, node, members=()) -> None:
+        """Record the flow out of ``node`` into its non-terminal targets outside ``members``."""
+        kind, inflow = self.graph.kind, self.inflow
+        for weight, target in self.solver.moves(node, self.solver.chosen_edge)[1]:
+            if kind[target] != TERMINAL and target not in members:
+                pairs = inflow.get(target)
+                if pairs is None:
+                    inflow[target] = [(weight, node)]
+                else:
+                    pairs.append((weight, node))
+
+    def arriving(self, node):
+        """(numerator, denominator) of the expected visits arriving at ``node`` (the initial
+        state is visited once more: the start)."""
+        num, den = self.numbers.scalar_sum(self.inflow.pop(node), self.flow_num, self.flow_den)
+        return (num + den, den) if node == self.graph.initial else (num, den)
+
+    def pass_single(self, node) -> None:
+        """An acyclic node: its visits are what arrives."""
+        if node not in self.inflow:
+            return
+        num, den = self.arriving(node)
+        if self.graph.kind[node] == CHANCE:
+            num, den = self.numbers.divided(num, den, self.graph.data[node])
+        self.flow_num[node], self.flow_den[node] = num, den
+        self.push(node)
+
+    def pass_cycle(self, component) -> None:
+        """A cyclic component: one linear solve of the transposed system (a column per
+        source) over its live nodes."""
+        solver, numbers = self.solver, self.numbers
+        if not any(node in self.inflow for node in component):
+            return
+        live = [node for node in component if solver.alive[node]]
+        if not live:  # play never ends here, so nothing arrives (zero flow from states never reached)
+            return
+        position = {node: i for i, node in enumerate(live)}
+        moves = {node: solver.moves(node, solver.chosen_edge) for node in live}
+        rows = [{i: moves[node][0]} for i, node in enumerate(live)]
+        for node in live:
+            for weight, target in moves[node][1]:
+                column = position.get(target)
+                if column is not None:
+                    row = rows[column]
+                    row[position[node]] = row.get(position[node], 0) - weight
+        right_sides = []
+        for node in live:
+            num, den = self.arriving(node) if node in self.inflow else (numbers.zero, numbers.one)
+            right_sides.append(((num,), den))
+        members = set(component)
+        for node, (nums, den) in zip(live, numbers.solve_vectors(rows, right_sides)):
+            self.flow_num[node], self.flow_den[node] = nums[0], den
+            self.push(node, members)
+
+    def totals(self):
+        """(expected steps, {reward name: expected total}) from the flows."""
+        graph, kind, data = self.graph, self.graph.kind, self.graph.data
+        steps, reward_pairs = [], [[] for _ in graph.reward_names]
+        for node, num in enumerate(self.flow_num):
+            if num is None:
+                continue
+            if kind[node] == CHANCE:
+                steps.append((data[node], node))
+                amounts = graph.chance_reward_mass[node]
+            elif kind[node] == DECISION:
+                amounts = graph.action_rewards.get(self.solver.chosen_edge[node])
+            else:  # a terminal initial state
+                continue
+            for pairs, amount in zip(reward_pairs, amounts or ()):
+                if amount:
+                    pairs.append((amount, node))
+        return self.total(steps), {name: self.total(pairs)
+                                   for name, pairs in zip(graph.reward_names, reward_pairs)}
+
+    def total(self, pairs):
+        numbers = self.numbers
+        return numbers.fraction(numbers.ratio(*numbers.scalar_sum(pairs, self.flow_num, self.flow_den)))

@@ -27,7 +27,7 @@ from exactdice.tables.store import ResultKey, ResultStore
 from exactdice.tables.sweep import SweepCell, SweepStatistics, sweep
 
 __all__ = ["TableJob", "CellGrid", "solve_tables", "solve_table_jobs", "build_job", "run_task",
-           "demo_table", "demo_cell", "ruleset_data", "GRID_FORMAT"]
+           "demo_table", "demo_cell", "ruleset_data", "setup_data", "GRID_FORMAT"]
 
 #: version of `TableGrid.to_dict` data kept in the store (part of the key: a change re-solves)
 GRID_FORMAT = 3
@@ -44,6 +44,19 @@ def ruleset_data(ruleset: Any) -> Any:
     if hasattr(ruleset, "to_dict"):
         return ruleset.to_dict()
     return ruleset
+
+
+def setup_data(setup: Any, arguments: dict) -> Any:
+    """The setup part of a store key: *setup* when given, else the function's arguments
+    (rules and ruleset left out: they have their own part) as JSON-ready data.
+
+    >>> setup_data(None, {"count": 2, "rules": {"push": True}})
+    {'count': 2}
+    """
+    if setup is not None:
+        return setup
+    return {name: ruleset_data(value) for name, value in arguments.items()
+            if name not in ("rules", "ruleset")}
 
 
 @dataclass(frozen=True)
@@ -64,10 +77,7 @@ class TableJob:
 
     def key(self) -> ResultKey:
         """The store key: system, ruleset, setup (table name + arguments), policies."""
-        setup = self.setup
-        if setup is None:
-            setup = {name: ruleset_data(value) for name, value in self.arguments.items()
-                     if name not in ("rules", "ruleset")}
+        setup = setup_data(self.setup, self.arguments)
         return ResultKey(self.system, ruleset_data(self.ruleset),
                          {"table": self.table, "function": self.function, "setup": setup,
                           "grid_format": GRID_FORMAT},
@@ -127,10 +137,7 @@ class CellGrid:
 
     def cell_tasks(self) -> list[tuple[ResultKey, tuple]]:
         """(store key, task) of every cell, row by row."""
-        base = self.setup
-        if base is None:
-            base = {name: ruleset_data(value) for name, value in self.arguments.items()
-                    if name not in ("rules", "ruleset")}
+        base = setup_data(self.setup, self.arguments)
         tasks = []
         for _, row_value in self.rows:
             for _, column_value in self.columns:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from exactdice.errors import InputError
+from exactdice.integer_lists import parse_integer_list
 
 __all__ = ["Field", "FormError", "KARBON_FIELDS", "karbon_contest", "karbon_key", "form_field",
            "field_descriptions", "DIST_FIELDS", "read_fields", "GRID_FIELDS", "karbon_grid",
@@ -162,19 +163,7 @@ def integer_values(text: str, field: Field) -> list[int]:
     >>> integer_values("1-3,5", Field("peril", "int", 0, low=0, high=10))
     [1, 2, 3, 5]
     """
-    values = []
-    for part in str(text).split(","):
-        low, dash, high = part.strip().partition("-")
-        try:
-            if dash:
-                start, stop = int(low), int(high)
-                if stop < start:
-                    raise ValueError
-                values.extend(range(start, stop + 1))
-            else:
-                values.append(int(part))
-        except ValueError:
-            raise InputError(field.name, f'"{text}" is not a number, a range like 1-5, or a list like 1,2,4') from None
+    values = parse_integer_list(text, field.name)
     for value in values:
         if (field.low is not None and value < field.low) or (field.high is not None and value > field.high):
             raise InputError(field.name, f"{value} is outside {field.low}..{field.high}")
@@ -229,60 +218,85 @@ def field_descriptions(fields) -> list[dict]:
 
 
 def read_fields(fields, data: dict) -> dict:
-    """Each declared field's value from ``data`` (defaults for missing ones), checked by kind."""
+    """Each declared field's value from ``data`` (defaults for missing ones), checked by kind.
+
+    >>> read_fields((Field("peril", "int", 0, low=0), Field("training", "bool", False)),
+    ...             {"peril": " 2 ", "training": "on"})
+    {'peril': 2, 'training': True}
+    """
     if not isinstance(data, dict):
         raise FormError({"form": "the request body must be a JSON object of field values"})
     known = {field.name for field in fields}
     errors = {name: "unknown field" for name in data if name not in known}
     values = {}
     for field in fields:
-        raw = data.get(field.name, field.default)
-        if raw is None or (isinstance(raw, str) and not raw.strip() and field.kind in ("int", "float")):
-            raw = field.default
-        if raw is None and field.kind in ("int", "float"):  # an optional number left blank
-            values[field.name] = None
-        elif field.kind == "float":
-            try:
-                if isinstance(raw, bool):
-                    raise ValueError
-                values[field.name] = float(str(raw).strip())
-            except ValueError:
-                errors[field.name] = f"must be a number, got {raw!r}"
-        elif field.kind == "int":
-            if isinstance(raw, bool) or not isinstance(raw, (int, str)):
-                errors[field.name] = f"must be a whole number, got {raw!r}"
-                continue
-            try:
-                value = int(str(raw).strip())
-            except ValueError:
-                errors[field.name] = f"must be a whole number, got {raw!r}"
-                continue
-            if field.low is not None and value < field.low:
-                errors[field.name] = f"must be a whole number >= {field.low}, got {value}"
-            elif field.high is not None and value > field.high:
-                errors[field.name] = f"must be at most {field.high:,} on this page, got {value:,}"
-            else:
-                values[field.name] = value
-        elif field.kind == "bool":
-            if raw in (True, False, "true", "false", "on", "off", "1", "0", 1, 0):
-                values[field.name] = raw in (True, "true", "on", "1", 1)
-            else:
-                errors[field.name] = f"must be true or false, got {raw!r}"
-        elif field.kind == "choice":
-            if raw in field.choices:
-                values[field.name] = raw
-            else:
-                errors[field.name] = f"must be one of {' | '.join(field.choices)}, got {raw!r}"
-        else:
-            if not isinstance(raw, str):
-                errors[field.name] = f"must be text, got {raw!r}"
-            elif len(raw) > 500:
-                errors[field.name] = f"is {len(raw)} characters long; at most 500"
-            else:
-                values[field.name] = raw.strip()
+        try:
+            values[field.name] = _read_field(field, data.get(field.name, field.default))
+        except _BadValue as problem:
+            errors[field.name] = str(problem)
     if errors:
         raise FormError(errors)
     return values
+
+
+class _BadValue(Exception):
+    """A field's value the page may not send (the message says why)."""
+
+
+def _read_field(field: Field, raw):
+    """One field's checked value; a number left blank takes its default (None: blank)."""
+    if raw is None or (isinstance(raw, str) and not raw.strip() and field.kind in ("int", "float")):
+        raw = field.default
+    if raw is None and field.kind in ("int", "float"):
+        return None
+    return _FIELD_READERS.get(field.kind, _read_text)(field, raw)
+
+
+def _read_float(field: Field, raw) -> float:
+    try:
+        if isinstance(raw, bool):
+            raise ValueError
+        return float(str(raw).strip())
+    except ValueError:
+        raise _BadValue(f"must be a number, got {raw!r}") from None
+
+
+def _read_int(field: Field, raw) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+        raise _BadValue(f"must be a whole number, got {raw!r}")
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise _BadValue(f"must be a whole number, got {raw!r}") from None
+    if field.low is not None and value < field.low:
+        raise _BadValue(f"must be a whole number >= {field.low}, got {value}")
+    if field.high is not None and value > field.high:
+        raise _BadValue(f"must be at most {field.high:,} on this page, got {value:,}")
+    return value
+
+
+def _read_bool(field: Field, raw) -> bool:
+    if raw not in (True, False, "true", "false", "on", "off", "1", "0", 1, 0):
+        raise _BadValue(f"must be true or false, got {raw!r}")
+    return raw in (True, "true", "on", "1", 1)
+
+
+def _read_choice(field: Field, raw):
+    if raw not in field.choices:
+        raise _BadValue(f"must be one of {' | '.join(field.choices)}, got {raw!r}")
+    return raw
+
+
+def _read_text(field: Field, raw) -> str:
+    if not isinstance(raw, str):
+        raise _BadValue(f"must be text, got {raw!r}")
+    if len(raw) > 500:
+        raise _BadValue(f"is {len(raw)} characters long; at most 500")
+    return raw.strip()
+
+
+#: field kind -> its reader (any other kind is text)
+_FIELD_READERS = {"float": _read_float, "int": _read_int, "bool": _read_bool, "choice": _read_choice}
 
 
 def karbon_contest(data: dict):

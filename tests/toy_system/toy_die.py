@@ -2,8 +2,8 @@
 
 It exists to show (and test) what a new system needs: a `Rules` type, declared setup
 parameters, an exact distribution, an independent simulator returning columns, an
-outcome column and a table, wrapped in one object that fits
-`exactdice.systems.RulesSystem`. Registering it (``register("toy-die", SYSTEM)``) is all
+outcome column and a table, wrapped in one `exactdice.systems.DeclaredSystem` (which fits
+`exactdice.systems.RulesSystem`). Registering it (``register("toy-die", SYSTEM)``) is all
 it takes for ``exactdice toy-die exact|simulate|table`` and ``exactdice validate toy-die``.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from exactdice.core import d
 from exactdice.errors import InputError
-from exactdice.systems import Parameter, TableSet, rules_values, setup_values
+from exactdice.systems import DeclaredSystem, Parameter, TableSet
 from exactdice.tables.grid import TableGrid
 from exactdice.tables.jobs import TableJob
 
@@ -69,35 +69,22 @@ def target_table(rules: Rules = Rules()) -> TableGrid:
                                              for size in sizes]})
 
 
-@dataclass(frozen=True)
-class ToyDie:
-    name: str = "toy-die"
-    summary: str = "Toy: one die against a target (success | failure)."
-    rules_type: type = Rules
-    parameters: tuple = PARAMETERS
-    variants = {}
-
-    def setup(self, values: Mapping) -> dict:
-        return setup_values(self, values)
-
-    def rules(self, values: Mapping) -> Rules:
-        return Rules(**rules_values(self, values))
-
-    def exact(self, setup: Mapping, rules: Rules) -> dict:
-        p = success(setup["sides"], setup["target"], rules)
-        return {"success": p, "failure": 1 - p}
-
-    def simulate(self, setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
-        return simulate(setup["sides"], setup["target"], rules, n=n, seed=seed)
-
-    def outcome_column(self, setup: Mapping) -> str:
-        return OUTCOME_COLUMN
-
-    def table_sets(self) -> list[TableSet]:
-        job = TableJob(system=self.name, table="targets", function="toy_die:target_table",
-                       arguments={"rules": Rules()}, ruleset={"one_fails": "off"})
-        return [TableSet(self.name, "targets", "P(success) of d4..d12 against targets 1..12",
-                         "exactdice toy-die table", (job,))]
+def _exact(setup: Mapping, rules: Rules) -> dict:
+    p = success(setup["sides"], setup["target"], rules)
+    return {"success": p, "failure": 1 - p}
 
 
-SYSTEM = ToyDie()
+def _simulate(setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
+    return simulate(setup["sides"], setup["target"], rules, n=n, seed=seed)
+
+
+def _table_sets() -> list[TableSet]:
+    job = TableJob(system="toy-die", table="targets", function="toy_die:target_table",
+                   arguments={"rules": Rules()}, ruleset={"one_fails": "off"})
+    return [TableSet("toy-die", "targets", "P(success) of d4..d12 against targets 1..12",
+                     "exactdice toy-die table", (job,))]
+
+
+SYSTEM = DeclaredSystem(
+    "toy-die", "Toy: one die against a target (success | failure).", Rules, PARAMETERS,
+    exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN, table_sets=_table_sets)
