@@ -117,14 +117,12 @@ def simulate(n, seed, out, as_json, **values):
         click.echo(f"  {label:<12} {frequency * 100:.3g} %")
 
 
-def _attach_table_command():
-    """The printable table (every format, the results store) lives with the other systems' tables."""
-    from exactdice.cli.table_commands import chronica_table
-    chronica.add_command(chronica_table, "table")
-    from exactdice.cli.rules import rules_command
-    chronica.add_command(rules_command("chronica"))
+def _attach_shared_commands():
+    """The table, rules and design commands live with the other systems' ones."""
+    from exactdice.cli.rules import attach_shared_commands
     from exactdice.cli.system_design import chronica_design
-    chronica.add_command(chronica_design, "design")
+    from exactdice.cli.table_commands import chronica_table
+    attach_shared_commands(chronica, "chronica", table=chronica_table, design=chronica_design)
 
 
-_attach_table_command()
+_attach_shared_commands()

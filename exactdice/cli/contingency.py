@@ -127,13 +127,12 @@ def simulate(n, seed, out, **setup):
     click.echo(f"  mean gm omens      {float(arrays['gm_omens'].mean()):.6f}")
 
 
-def _attach_table_command():
-    from exactdice.cli.table_commands import contingency_table
-    contingency.add_command(contingency_table, "table")
-    from exactdice.cli.rules import rules_command
-    contingency.add_command(rules_command("contingency"))
+def _attach_shared_commands():
+    """The table, rules and design commands live with the other systems' ones."""
+    from exactdice.cli.rules import attach_shared_commands
     from exactdice.cli.system_design import contingency_design
-    contingency.add_command(contingency_design, "design")
+    from exactdice.cli.table_commands import contingency_table
+    attach_shared_commands(contingency, "contingency", table=contingency_table, design=contingency_design)
 
 
-_attach_table_command()
+_attach_shared_commands()

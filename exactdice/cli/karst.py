@@ -299,13 +299,12 @@ def simulate_order(modifiers, two_actions, surprised, n, seed, out):
                     modifiers=modifiers, two_actions=two_actions, surprised=surprised)
 
 
-def _attach_table_command():
-    from exactdice.cli.table_commands import karst_table
-    karst.add_command(karst_table, "table")
-    from exactdice.cli.rules import rules_command
-    karst.add_command(rules_command("karst"))
+def _attach_shared_commands():
+    """The table, rules and design commands live with the other systems' ones."""
+    from exactdice.cli.rules import attach_shared_commands
     from exactdice.cli.system_design import karst_design
-    karst.add_command(karst_design, "design")
+    from exactdice.cli.table_commands import karst_table
+    attach_shared_commands(karst, "karst", table=karst_table, design=karst_design)
 
 
-_attach_table_command()
+_attach_shared_commands()

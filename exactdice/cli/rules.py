@@ -37,3 +37,12 @@ def rules_command(system: str) -> click.Command:
 
 
 karbon_rules = rules_command("karbon")
+
+
+def attach_shared_commands(group: click.Group, system: str, table: click.Command,
+                           design: click.Command) -> None:
+    """Give a system's group the commands every system has: ``table``, ``rules`` and ``design``
+    (each defined with the other systems' ones, so they read alike)."""
+    group.add_command(table, "table")
+    group.add_command(rules_command(system))
+    group.add_command(design, "design")
