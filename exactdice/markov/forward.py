@@ -372,11 +372,26 @@ def _solve_block(matrix, sources, graph, live, scale=1):
     """The integers n with A n = sources; raises unless the solution is integral (the
     bound holds a multiple of the block's denominators).
 
+    >>> matrix, _ = block_system([{0: 2, 1: -1}, {0: -1, 1: 2}])
+    >>> [int(n) for n in _solve_block(matrix, [30, 0], None, [0, 1], scale=10)]
+    [20, 10]
+    """
+    numerators, factor = _block_solution(matrix, sources, graph, live, scale)
+    return [factor * numerator for numerator in numerators]
+
+
+def _block_solution(matrix, sources, graph, live, scale=1):
+    """``(m, factor)`` with ``n = factor * m`` the integers solving A n = sources.
+
     ``scale`` divides every source exactly (checked): the loop's inflow has the
-    denominator of its senders, a small part of ``Q``, so ``sources = scale * m`` with a
-    narrow ``m`` (on A5 v C5 W3 P1 the 72-state loops' inflow has 19,000 bits on average
-    against Q's 64,000). The block solves ``A z = m`` and returns ``scale * z``: then
-    ``A n = sources`` holds exactly, and ``n`` is integral or the call raises.
+    denominator of its senders, a small part of ``Q``, so ``sources = scale * s`` with a
+    narrow ``s`` (on A5 v C5 W3 P1 the 72-state loops' inflow has 19,000 bits on average
+    against Q's 64,000). The block solves ``A z = s`` exactly and ``n = scale * z``;
+    when the solution's denominator divides ``scale`` (the bound puts the block's
+    determinant into ``Q / scale``), ``n = (scale / denominator) * numerators``, and
+    the narrow numerators are what the loop passes on (one wide multiplication per
+    target, not per edge). ``A n = sources`` then holds exactly; otherwise every
+    ``n`` is checked to be an integer.
     """
     if scale != 1:
         reduced = []
@@ -390,14 +405,14 @@ def _solve_block(matrix, sources, graph, live, scale=1):
         numerators, denominator = _solve_by_inverse(matrix, sources)
     else:
         numerators, denominator = _solve_by_chunks(matrix, sources)
-    return _scaled_back(numerators, denominator, mpz(scale), graph, live)
+    scale = mpz(scale)
+    if scale % denominator == 0:
+        return numerators, gmpy2.divexact(scale, denominator)
+    return _scaled_back(numerators, denominator, scale, graph, live), mpz(1)
 
 
 def _scaled_back(numerators, denominator, scale, graph, live):
     """``scale * numerator / denominator`` per entry, each checked to be an integer."""
-    if scale % denominator == 0:
-        factor = gmpy2.divexact(scale, denominator)
-        return [factor * numerator for numerator in numerators]
     result = []
     for node, numerator in zip(live, numerators):
         quotient, remainder = gmpy2.t_divmod(scale * numerator, denominator)
@@ -514,14 +529,21 @@ class _Pass:
         plan, graph, inflow = self.plan, self.graph, self.inflow
         component = plan.components[index]
         if any(plan.alive[node] for node in component):
-            live, values = self.block_values(index)
+            live, numerators, factor = self.block_values(index)
             members = set(component)
-            for node, amount in zip(live, values):
+            leaving: dict = {}  # target -> sum of weight * numerator (narrow numbers)
+            steps, rewards = self.steps, self.rewards
+            self.steps, self.rewards = self.steps * 0, [total * 0 for total in rewards]
+            for node, amount in zip(live, numerators):
                 if amount:
                     for weight, target in plan.moves(node)[1]:
                         if target not in members or not plan.alive[target]:
-                            inflow[target] += weight * amount
+                            leaving[target] = leaving.get(target, 0) + weight * amount
                     self.count(node, amount)
+            for target, amount in leaving.items():
+                inflow[target] += factor * amount
+            self.steps = steps + factor * self.steps
+            self.rewards = [total + factor * extra for total, extra in zip(rewards, self.rewards)]
         for node in component:
             if not plan.alive[node]:
                 self.collected[-1] += inflow[node]
@@ -530,17 +552,17 @@ class _Pass:
             inflow[node] = 0
 
     def block_values(self, index):
-        """(live members, their ``n``) of cyclic component ``index``."""
+        """(live members, ``m``, factor) of cyclic component ``index``: ``n = factor * m``."""
         plan, inflow = self.plan, self.inflow
         if self.exact:
             live, matrix, _ = plan.cyclic_block(index)
             scale = self.bound // plan.block_inflow.get(index, self.bound)
-            return live, _solve_block(matrix, [inflow[node] for node in live], self.graph, live, scale)
+            return (live, *_block_solution(matrix, [inflow[node] for node in live], self.graph, live, scale))
         if index not in self.float_blocks:
             self.float_blocks[index] = _float_block(plan, index)
         live, matrix, _ = self.float_blocks[index]
         sources = [inflow[node] for node in live]
-        return live, [float(row @ sources) for row in matrix]
+        return live, [float(row @ sources) for row in matrix], 1.0
 
     def result(self) -> ForwardResult:
         exact, bound, graph = self.exact, self.bound, self.graph
