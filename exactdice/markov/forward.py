@@ -135,17 +135,60 @@ class _Plan:
         return graph.data[node], tuple(zip(graph.weights[low:high], graph.targets[low:high]))
 
     def block_rows(self, component):
-        """(live members, rows of A_C) of a cyclic component (``rows[i]``: column -> entry)."""
+        """(live members, rows of A_C) of a cyclic component (``rows[i]``: column -> entry).
+
+        The transposed system: a column per source. A chance node's edges are screened
+        for targets inside the block in one vectorised lookup (most edges leave it)."""
+        import numpy
+
+        graph = self.graph
         live = sorted(node for node in component if self.alive[node])
-        position = {node: i for i, node in enumerate(live)}
+        position = numpy.full(graph.num_states, -1, dtype=numpy.int64)
+        position[live] = numpy.arange(len(live))
+        targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
         rows = [{i: self.moves(node)[0]} for i, node in enumerate(live)]
-        for node in live:  # the transposed system: a column per source
-            for weight, target in self.moves(node)[1]:
-                column = position.get(target)
-                if column is not None:
+        for source, node in enumerate(live):
+            if graph.kind[node] == DECISION:
+                inside = [(1, graph.targets[self.chosen_edge[node]])]
+            else:
+                low = graph.offsets[node]
+                edges = numpy.flatnonzero(position[targets[low : graph.offsets[node + 1]]] >= 0) + low
+                inside = [(graph.weights[edge], graph.targets[edge]) for edge in edges.tolist()]
+            for weight, target in inside:
+                column = int(position[target])
+                if column >= 0:
                     row = rows[column]
-                    row[position[node]] = row.get(position[node], 0) - weight
+                    row[source] = row.get(source, 0) - weight
         return live, rows
+
+    def block_exits(self, index):
+        """(targets, E) of cyclic component ``index``: the states its live members pass
+        visits to outside the block (or to its dead members), and the small integer
+        matrix ``E[t, i]`` = weight of the edge from live member i to target t."""
+        import flint
+        import numpy
+
+        graph = self.graph
+        live = self.cyclic_block(index)[0]
+        position = numpy.full(graph.num_states, -1, dtype=numpy.int64)
+        position[live] = numpy.arange(len(live))
+        targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
+        edges = []  # (target, member, weight)
+        for member, node in enumerate(live):
+            if graph.kind[node] == DECISION:
+                target = graph.targets[self.chosen_edge[node]]
+                if position[target] < 0:
+                    edges.append((target, member, 1))
+                continue
+            low = graph.offsets[node]
+            leaving = numpy.flatnonzero(position[targets[low : graph.offsets[node + 1]]] < 0) + low
+            edges.extend((graph.targets[edge], member, graph.weights[edge]) for edge in leaving.tolist())
+        exits = sorted({target for target, _, _ in edges})
+        row = {target: i for i, target in enumerate(exits)}
+        flat = [0] * (len(exits) * len(live))
+        for target, member, weight in edges:
+            flat[row[target] * len(live) + member] = int(weight)
+        return exits, flint.fmpz_mat(len(exits), len(live), flat)
 
     def cyclic_block(self, index):
         """(live members, A_C as a FLINT matrix, det A_C) of cyclic component ``index``."""
@@ -450,25 +493,37 @@ def _solve_by_chunks(matrix, sources):
     FLINT solves many narrow columns 3-4x faster than one wide one (2048-bit chunks
     1.5x slower, 16384-bit 1.3x slower on A5 v C5's 72-state loops), and a
     60-72-state block's rational inverse costs 2-3x its chunked solve."""
+    numerators, denominator = matrix.solve(_chunk_columns(sources)).numer_denom()
+    return _join_columns(numerators), mpz(int(denominator))
+
+
+def _chunk_columns(values):
+    """An ``fmpz_mat`` whose row i holds value i cut into 8192-bit chunks (sign kept):
+    value i = sum of row i's entries times 2^(8192 j)."""
     import flint
 
-    width = max(int(amount).bit_length() for amount in sources)
+    width = max(int(value).bit_length() for value in values)
     columns = max(1, -(-width // _CHUNK_BITS))
     mask = (1 << _CHUNK_BITS) - 1
     chunks = []
-    for amount in sources:
-        amount = int(amount)
-        sign = -1 if amount < 0 else 1
-        amount = abs(amount)
-        chunks.append([sign * ((amount >> (_CHUNK_BITS * j)) & mask) for j in range(columns)])
-    numerators, denominator = matrix.solve(flint.fmpz_mat(chunks)).numer_denom()
+    for value in values:
+        value = int(value)
+        sign = -1 if value < 0 else 1
+        value = abs(value)
+        chunks.append([sign * ((value >> (_CHUNK_BITS * j)) & mask) for j in range(columns)])
+    return flint.fmpz_mat(chunks)
+
+
+def _join_columns(matrix):
+    """The numbers `_chunk_columns` cut, added back with shifts (one per row)."""
     totals = []
-    for i in range(len(sources)):
+    columns = matrix.ncols()
+    for i in range(matrix.nrows()):
         total = mpz(0)
         for j in range(columns - 1, -1, -1):
-            total = (total << _CHUNK_BITS) + mpz(int(numerators[i, j]))
+            total = (total << _CHUNK_BITS) + mpz(int(matrix[i, j]))
         totals.append(total)
-    return totals, mpz(int(denominator))
+    return totals
 
 
 class _Pass:
@@ -530,17 +585,17 @@ class _Pass:
         component = plan.components[index]
         if any(plan.alive[node] for node in component):
             live, numerators, factor = self.block_values(index)
-            members = set(component)
-            leaving: dict = {}  # target -> sum of weight * numerator (narrow numbers)
             steps, rewards = self.steps, self.rewards
             self.steps, self.rewards = self.steps * 0, [total * 0 for total in rewards]
             for node, amount in zip(live, numerators):
                 if amount:
-                    for weight, target in plan.moves(node)[1]:
-                        if target not in members or not plan.alive[target]:
-                            leaving[target] = leaving.get(target, 0) + weight * amount
                     self.count(node, amount)
-            for target, amount in leaving.items():
+            if self.exact:  # what leaves: one small-by-wide matrix product
+                exits, weights = plan.block_exits(index)
+                leaving = _join_columns(weights * _chunk_columns(numerators)) if exits else ()
+            else:
+                exits, leaving = self.float_exits(index, live, numerators)
+            for target, amount in zip(exits, leaving):
                 inflow[target] += factor * amount
             self.steps = steps + factor * self.steps
             self.rewards = [total + factor * extra for total, extra in zip(rewards, self.rewards)]
@@ -550,6 +605,17 @@ class _Pass:
             elif graph.kind[node] == TERMINAL:
                 self.collected[graph.data[node]] += inflow[node]
             inflow[node] = 0
+
+    def float_exits(self, index, live, values):
+        """(targets, amounts) leaving a loop in the float preview."""
+        plan = self.plan
+        members = set(plan.components[index])
+        leaving: dict = {}
+        for node, amount in zip(live, values):
+            for weight, target in plan.moves(node)[1]:
+                if target not in members or not plan.alive[target]:
+                    leaving[target] = leaving.get(target, 0) + weight * amount
+        return list(leaving), list(leaving.values())
 
     def block_values(self, index):
         """(live members, ``m``, factor) of cyclic component ``index``: ``n = factor * m``."""
