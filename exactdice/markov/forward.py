@@ -161,35 +161,6 @@ class _Plan:
                     row[source] = row.get(source, 0) - weight
         return live, rows
 
-    def block_exits(self, index):
-        """(targets, E) of cyclic component ``index``: the states its live members pass
-        visits to outside the block (or to its dead members), and the small integer
-        matrix ``E[t, i]`` = weight of the edge from live member i to target t."""
-        import flint
-        import numpy
-
-        graph = self.graph
-        live = self.cyclic_block(index)[0]
-        position = numpy.full(graph.num_states, -1, dtype=numpy.int64)
-        position[live] = numpy.arange(len(live))
-        targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
-        edges = []  # (target, member, weight)
-        for member, node in enumerate(live):
-            if graph.kind[node] == DECISION:
-                target = graph.targets[self.chosen_edge[node]]
-                if position[target] < 0:
-                    edges.append((target, member, 1))
-                continue
-            low = graph.offsets[node]
-            leaving = numpy.flatnonzero(position[targets[low : graph.offsets[node + 1]]] < 0) + low
-            edges.extend((graph.targets[edge], member, graph.weights[edge]) for edge in leaving.tolist())
-        exits = sorted({target for target, _, _ in edges})
-        row = {target: i for i, target in enumerate(exits)}
-        flat = [0] * (len(exits) * len(live))
-        for target, member, weight in edges:
-            flat[row[target] * len(live) + member] = int(weight)
-        return exits, flint.fmpz_mat(len(exits), len(live), flat)
-
     def cyclic_block(self, index):
         """(live members, A_C as a FLINT matrix, det A_C) of cyclic component ``index``."""
         block = self.cyclic.get(index)
@@ -590,12 +561,7 @@ class _Pass:
             for node, amount in zip(live, numerators):
                 if amount:
                     self.count(node, amount)
-            if self.exact:  # what leaves: one small-by-wide matrix product
-                exits, weights = plan.block_exits(index)
-                leaving = _join_columns(weights * _chunk_columns(numerators)) if exits else ()
-            else:
-                exits, leaving = self.float_exits(index, live, numerators)
-            for target, amount in zip(exits, leaving):
+            for target, amount in self.leaving(index, live, numerators):
                 inflow[target] += factor * amount
             self.steps = steps + factor * self.steps
             self.rewards = [total + factor * extra for total, extra in zip(rewards, self.rewards)]
@@ -606,16 +572,19 @@ class _Pass:
                 self.collected[graph.data[node]] += inflow[node]
             inflow[node] = 0
 
-    def float_exits(self, index, live, values):
-        """(targets, amounts) leaving a loop in the float preview."""
+    def leaving(self, index, live, values):
+        """(target, sum of weight * value) for the states a loop passes visits to: outside
+        it, or its dead members (narrow numbers: one wide multiplication per target)."""
         plan = self.plan
         members = set(plan.components[index])
+        alive = plan.alive
         leaving: dict = {}
         for node, amount in zip(live, values):
-            for weight, target in plan.moves(node)[1]:
-                if target not in members or not plan.alive[target]:
-                    leaving[target] = leaving.get(target, 0) + weight * amount
-        return list(leaving), list(leaving.values())
+            if amount:
+                for weight, target in plan.moves(node)[1]:
+                    if target not in members or not alive[target]:
+                        leaving[target] = leaving.get(target, 0) + weight * amount
+        return leaving.items()
 
     def block_values(self, index):
         """(live members, ``m``, factor) of cyclic component ``index``: ``n = factor * m``."""
