@@ -307,8 +307,8 @@ def denominator_bound(plan: _Plan) -> mpz:
 
 
 def _own_vectors(plan, index, exponents):
-    """``(sender or None, own vector)`` of the members of component ``index``: a live
-    non-terminal member sends, the others only hold what flowed in."""
+    """``(sender, own vector)`` for the members of component ``index`` that pass visits
+    on (live, not terminal); the others only hold what flowed in."""
     graph, alive = plan.graph, plan.alive
     component = plan.components[index]
     inflow = exponents.inflow
