@@ -50,10 +50,10 @@ and ``n_C = (g / d) * numerators(z)``: the loop hands its narrow numerators to i
 targets (sum of weight * numerator per target) and multiplies each target's sum by
 ``g / d`` once. When ``d`` does not divide ``g`` every ``n`` is checked one by one.
 
-Why not the issue's big modulus: a pass modulo ``M = 2^N - 1`` with ``N > bits(Q)``
-keeps every state's number at ``N`` bits as this pass keeps it at ``bits(Q)``, and
-turns the exact division by a small total into a multiplication by a wide inverse
-modulo ``M``; it does not make the loops cheaper (its prototype spent 130 of 191 s in
+Why not the issue's big modulus (not built; an argument, not a measurement): a pass
+modulo ``M = 2^N - 1`` with ``N > bits(Q)`` keeps every state's number at ``N`` bits
+as this pass keeps it at ``bits(Q)``, and turns the exact division by a small total
+into a multiplication by a wide inverse modulo ``M``; it does not make the loops cheaper (its prototype spent 130 of 191 s in
 them on A5 v C5 W5 P2). Loops were 72% of this pass's time on A5 v C5 W3 P1 before
 their right sides were narrowed, so that is where the measured 1.8-2.0x came from.
 
