@@ -24,3 +24,15 @@ def test_bench_solve_contest_chain_exact(benchmark):
 def test_bench_solve_tug_of_war_exact(benchmark):
     graph = explore(TugOfWar(reach=40))
     assert benchmark(solve, graph).absorption["win"] * 2 == 1
+
+
+def test_bench_forward_pass_through_large_loops(benchmark):
+    """Loops of 40 states (FLINT's chunked solve) behind chance states: the forward
+    pass's loop path, narrow right sides included."""
+    from exactdice.markov.forward import forward_pass
+
+    from .test_forward_blocks import LoopsBehindChance
+
+    graph = explore(LoopsBehindChance(2, loops=6, loop_size=40))
+    result = benchmark(forward_pass, graph)
+    assert sum(result.absorption.values()) + result.never_ends == 1
