@@ -145,10 +145,13 @@ class KarbonModel:
 
     def __init__(self, sizes: DiceSizes, start, ruleset: Rules,
                  player: PlayerPolicy, narrator: NarratorPolicy, cap_chips: bool = True,
-                 fold_chips: bool = True):
+                 fold_chips: bool = True, split_rolls: bool | None = None):
         # both exact state merges (tests compare against the graph without them)
         self.cap_chips = cap_chips
         self.fold_chips = fold_chips
+        # the round cut after the roll (see `_roll`); by default where the player risks
+        self.split_rolls = (player.kind == "fixed" and player.risk == "always"
+                            if split_rolls is None else split_rolls)
         self.peril_to_stack = ruleset.peril_chips == "stack"
         self.sizes = sizes
         self.start = self.round_start(start)
@@ -279,6 +282,15 @@ class KarbonModel:
             reward += delta
 
     def _roll(self, position: Position, num, den, reward, out):
+        """The roll of both hands and, unless ``split_rolls``, the rest of the round.
+
+        With ``split_rolls`` each roll outcome leads to its risk situation as a node of
+        its own: the same chain with one more step, so every exact value is unchanged.
+        A round start's edges then number the roll's outcomes instead of outcomes times
+        the rest of the round (risk dice, the dice taken, peril: hundreds of edges a
+        state when the player risks), and round starts that reach the same post-roll
+        situation share its node and its edges.
+        """
         table, roll_den = self._roll_table(position.player_hand, position.narrator_hand)
         reward += _ROUND
         den *= roll_den
@@ -286,6 +298,9 @@ class KarbonModel:
         for weight, winner, gain_p, gain_n, player_hand, narrator_hand in table:
             situation = ("risk", after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
             path_num = num * weight
+            if self.split_rolls:
+                _emit(out, situation, path_num, den, reward)
+                continue
             for rest_num, rest_den, nxt, rest_reward in (cached_continuation(situation)
                                                          or self._continuation(situation)):
                 _emit(out, nxt, path_num * rest_num, den * rest_den, reward + rest_reward)
