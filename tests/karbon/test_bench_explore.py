@@ -16,7 +16,7 @@ from exactdice.markov import explore
 ROWS = {
     "A3 v C3, W3 P1": (dict(ability=3, challenge=3, consequence=3, peril=1), "fixed", 2461),
     "A4 v C3, W3 P1": (dict(ability=4, challenge=3, consequence=3, peril=1), "fixed", 3345),
-    "A5 v C5, W3 P1": (dict(ability=5, challenge=5, consequence=3, peril=1), "fixed", 9904),
+    "A5 v C5, W3 P1": (dict(ability=5, challenge=5, consequence=3, peril=1), "fixed", 9906),
     "d8 v d8, pool d6,d8, W2 P1, risk=always": (
         dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=2, peril=1),
         "risk=always", None),
