@@ -64,6 +64,9 @@ RISK_DICE = 3           # d8 rolled when the player risks
 EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
 
 
+_make_position = Position._make
+
+
 def _add(a: tuple, b: tuple) -> tuple:
     return tuple(x + y for x, y in zip(a, b))
 
@@ -142,10 +145,13 @@ class KarbonModel:
 
     def __init__(self, sizes: DiceSizes, start, ruleset: Rules,
                  player: PlayerPolicy, narrator: NarratorPolicy, cap_chips: bool = True,
-                 fold_chips: bool = True):
+                 fold_chips: bool = True, split_rolls: bool | None = None):
         # both exact state merges (tests compare against the graph without them)
         self.cap_chips = cap_chips
         self.fold_chips = fold_chips
+        # the round cut after the roll (see `_roll`); by default where the player risks
+        self.split_rolls = (player.kind == "fixed" and player.risk == "always"
+                            if split_rolls is None else split_rolls)
         self.peril_to_stack = ruleset.peril_chips == "stack"
         self.sizes = sizes
         self.start = self.round_start(start)
@@ -276,21 +282,35 @@ class KarbonModel:
             reward += delta
 
     def _roll(self, position: Position, num, den, reward, out):
+        """The roll of both hands and, unless ``split_rolls``, the rest of the round.
+
+        With ``split_rolls`` each roll outcome leads to its risk situation as a node of
+        its own: the same chain with one more step, so every exact value is unchanged.
+        A round start's edges then number the roll's outcomes instead of outcomes times
+        the rest of the round (risk dice, the dice taken, peril: hundreds of edges a
+        state when the player risks), and round starts that reach the same post-roll
+        situation share its node and its edges.
+        """
         table, roll_den = self._roll_table(position.player_hand, position.narrator_hand)
         reward += _ROUND
         den *= roll_den
+        cached_continuation, after_roll = self._continuation_cache.get, self.after_roll
         for weight, winner, gain_p, gain_n, player_hand, narrator_hand in table:
-            after = self.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand)
+            situation = ("risk", after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
             path_num = num * weight
-            for rest_num, rest_den, nxt, rest_reward in self._continuation(("risk", after, winner)):
+            if self.split_rolls:
+                _emit(out, situation, path_num, den, reward)
+                continue
+            for rest_num, rest_den, nxt, rest_reward in (cached_continuation(situation)
+                                                         or self._continuation(situation)):
                 _emit(out, nxt, path_num * rest_num, den * rest_den, reward + rest_reward)
 
     def after_roll(self, position: Position, winner, gain_p, gain_n, player_hand, narrator_hand) -> Position:
         """The position the risk decision sees: the roll's chips gained, the Opening's dice
         moved, and (see `placement_folded`) the stacks of the sides about to place held in
         hand."""
-        after = Position(player_hand, narrator_hand, position.pool, position.reserve,
-                         position.player_chips + gain_p, position.narrator_chips + gain_n, *position[6:])
+        after = _make_position((player_hand, narrator_hand, position[2], position[3],
+                                position[4] + gain_p, position[5] + gain_n) + position[6:])
         return placement_folded(after, winner, self.peril_to_stack) if self.fold_chips else after
 
     def _continuation(self, situation):
@@ -337,14 +357,14 @@ class KarbonModel:
                 else:
                     hands = (_add(player_hand, turn), _sub(narrator_hand, turn))
                 for hits_other, other_weight in other_hits.items():
-                    key = (_contest(hits, hits_other) if player_offers else _contest(hits_other, hits)) + hands
-                    merged[key] = merged.get(key, 0) + weight * other_weight
+                    entry = (_contest(hits, hits_other) if player_offers else _contest(hits_other, hits)) + hands
+                    merged[entry] = merged.get(entry, 0) + weight * other_weight
         unchanged = (player_hand, narrator_hand)
         for (hits_p, count_p), p_weight in player_groups.items():  # no Opening
             for (hits_n, count_n), n_weight in narrator_groups.items():
                 if count_p == count_n:
-                    key = _contest(hits_p, hits_n) + unchanged
-                    merged[key] = merged.get(key, 0) + p_weight * n_weight
+                    entry = _contest(hits_p, hits_n) + unchanged
+                    merged[entry] = merged.get(entry, 0) + p_weight * n_weight
         table = tuple((w,) + k for k, w in merged.items())
         result = (table, player_roll.denominator * narrator_roll.denominator)
         self._roll_cache[key] = result
@@ -387,19 +407,13 @@ class KarbonModel:
         if head == "place":
             return ("test", *self._placement(position, queue[1], queue[2:])), reward
         if head == "B":
-            position = position._replace(wins=position.wins + 1)
-            reward += _BREAK
-            over = self._track_check(position)
-            if over is not None:
-                return over, reward
-            return ("break", position, queue[1:]), reward
-        # "G"
-        position = position._replace(losses=position.losses + 1)
-        reward += _GLITCH
+            position, reward, phase = position._replace(wins=position.wins + 1), reward + _BREAK, "break"
+        else:  # "G"
+            position, reward, phase = position._replace(losses=position.losses + 1), reward + _GLITCH, "glitch"
         over = self._track_check(position)
         if over is not None:
             return over, reward
-        return ("glitch", position, queue[1:]), reward
+        return (phase, position, queue[1:]), reward
 
     def _placement(self, position: Position, winner: str, rest: tuple):
         one_only = self.ruleset.rewards_per_test == "1"

@@ -190,88 +190,14 @@ def explore(model, *, max_states: int = 2_000_000, progress=None) -> StateGraph:
 
 
 def _explore(model, max_states, progress) -> StateGraph:
-    outcomes = tuple(model.outcomes)
-    reward_names = tuple(getattr(model, "reward_names", ()) or ())
-    outcome_index = {name: i for i, name in enumerate(outcomes)}
-    reward_width = len(reward_names)
-    graph = StateGraph(outcomes, reward_names)
-    states, index = graph.states, graph.index
-    kind, data, offsets, targets = graph.kind, graph.data, graph.offsets, graph.targets
-    weights, reward_mass = graph.weights, graph.chance_reward_mass
-    action_names, action_rewards = graph.action_names, graph.action_rewards
-
-    def intern(state) -> int:
-        node = index.get(state)
-        if node is None:
-            node = len(states)
-            if node >= max_states:
-                raise TooLargeError(
-                    "max_states",
-                    f"reached {node:,} states (limit {max_states:,}) while exploring; "
-                    f"raise the limit with `max_states`",
-                )
-            index[state] = node
-            states.append(state)
-        return node
-
-    def check_rewards(rewards, where):
-        if rewards is None:
-            return None
-        if len(rewards) != reward_width:
-            raise InternalError(f"{where}: expected {reward_width} reward values, got {len(rewards)}")
-        return tuple(rewards)
-
-    intern(model.initial_state())
+    explorer = _Explorer(model, max_states)
+    graph = explorer.graph
+    states = graph.states
+    explorer.intern(model.initial_state())
     bar = _progress_bar(progress, max_states)
     current = 0
     while current < len(states):
-        node = model.expand(states[current])
-        if isinstance(node, Terminal):
-            if node.outcome not in outcome_index:
-                raise InternalError(f"unknown outcome {node.outcome!r}; the model lists {outcomes}")
-            kind.append(TERMINAL)
-            data.append(outcome_index[node.outcome])
-            reward_mass.append(None)
-        elif isinstance(node, Chance):
-            merged: dict[int, int] = {}
-            mass = None
-            for weight, successor, rewards in node.branches:
-                if weight <= 0 or not isinstance(weight, int):
-                    raise InternalError(f"branch weights must be positive ints, got {weight!r}")
-                target = intern(successor)
-                merged[target] = merged.get(target, 0) + weight
-                rewards = check_rewards(rewards, "chance branch")
-                if rewards is not None and any(rewards):
-                    if mass is None:
-                        mass = [0] * reward_width
-                    for slot, amount in enumerate(rewards):
-                        mass[slot] += weight * amount
-            if not merged:
-                raise InternalError(f"chance node of state {states[current]!r} has no branches")
-            kind.append(CHANCE)
-            data.append(sum(merged.values()))
-            reward_mass.append(tuple(mass) if mass is not None else None)
-            targets.extend(merged.keys())
-            weights.extend(merged.values())
-        elif isinstance(node, Decision):
-            if node.side not in ("max", "min"):
-                raise InternalError(f"decision side must be 'max' or 'min', got {node.side!r}")
-            if not node.actions:
-                raise InternalError(f"decision of state {states[current]!r} has no actions")
-            kind.append(DECISION)
-            data.append(MAX if node.side == "max" else MIN)
-            reward_mass.append(None)
-            for name, successor, rewards in node.actions:
-                edge = len(targets)
-                targets.append(intern(successor))
-                weights.append(1)
-                action_names[edge] = name
-                rewards = check_rewards(rewards, f"action {name!r}")
-                if rewards is not None and any(rewards):
-                    action_rewards[edge] = rewards
-        else:
-            raise InternalError(f"expand() must return Terminal, Chance or Decision, got {type(node).__name__}")
-        offsets.append(len(targets))
+        explorer.add(current, model.expand(states[current]))
         current += 1
         if not current & 7:
             check_memory("while exploring", states=current)
@@ -281,3 +207,101 @@ def _explore(model, max_states, progress) -> StateGraph:
         bar.update(len(states) - bar.n)
         bar.close()
     return graph
+
+
+class _Explorer:
+    """Builds a `StateGraph` one expanded node at a time: interns successors and
+    checks what the model returned (one method per node kind)."""
+
+    def __init__(self, model, max_states):
+        outcomes = tuple(model.outcomes)
+        reward_names = tuple(getattr(model, "reward_names", ()) or ())
+        self.graph = StateGraph(outcomes, reward_names)
+        self.outcome_index = {name: i for i, name in enumerate(outcomes)}
+        self.reward_width = len(reward_names)
+        self.max_states = max_states
+
+    def intern(self, state) -> int:
+        """The id of ``state``, new ids in order of first sight."""
+        graph = self.graph
+        node = graph.index.get(state)
+        if node is None:
+            node = len(graph.states)
+            if node >= self.max_states:
+                raise TooLargeError(
+                    "max_states",
+                    f"reached {node:,} states (limit {self.max_states:,}) while exploring; "
+                    f"raise the limit with `max_states`",
+                )
+            graph.index[state] = node
+            graph.states.append(state)
+        return node
+
+    def add(self, current: int, node) -> None:
+        """Record the expansion of state ``current`` (the next one in order)."""
+        graph = self.graph
+        if isinstance(node, Chance):
+            self._add_chance(current, node.branches)
+        elif isinstance(node, Terminal):
+            if node.outcome not in self.outcome_index:
+                raise InternalError(f"unknown outcome {node.outcome!r}; the model lists {graph.outcomes}")
+            graph.kind.append(TERMINAL)
+            graph.data.append(self.outcome_index[node.outcome])
+            graph.chance_reward_mass.append(None)
+        elif isinstance(node, Decision):
+            self._add_decision(current, node)
+        else:
+            raise InternalError(f"expand() must return Terminal, Chance or Decision, got {type(node).__name__}")
+        graph.offsets.append(len(graph.targets))
+
+    def _check_rewards(self, rewards, where):
+        if rewards is not None and len(rewards) != self.reward_width:
+            raise InternalError(f"{where}: expected {self.reward_width} reward values, got {len(rewards)}")
+
+    def _add_chance(self, current, branches) -> None:
+        graph = self.graph
+        index_get, intern = graph.index.get, self.intern
+        merged: dict[int, int] = {}
+        mass = None
+        for weight, successor, rewards in branches:
+            if weight <= 0 or not isinstance(weight, int):
+                raise InternalError(f"branch weights must be positive ints, got {weight!r}")
+            target = index_get(successor)
+            if target is None:
+                target = intern(successor)
+            if target in merged:
+                merged[target] += weight
+            else:
+                merged[target] = weight
+            if rewards is not None:
+                self._check_rewards(rewards, "chance branch")
+                if any(rewards):
+                    if mass is None:
+                        mass = [0] * self.reward_width
+                    for slot, amount in enumerate(rewards):
+                        mass[slot] += weight * amount
+        if not merged:
+            raise InternalError(f"chance node of state {graph.states[current]!r} has no branches")
+        graph.kind.append(CHANCE)
+        graph.data.append(sum(merged.values()))
+        graph.chance_reward_mass.append(tuple(mass) if mass is not None else None)
+        graph.targets.extend(merged.keys())
+        graph.weights.extend(merged.values())
+
+    def _add_decision(self, current, node) -> None:
+        graph = self.graph
+        if node.side not in ("max", "min"):
+            raise InternalError(f"decision side must be 'max' or 'min', got {node.side!r}")
+        if not node.actions:
+            raise InternalError(f"decision of state {graph.states[current]!r} has no actions")
+        graph.kind.append(DECISION)
+        graph.data.append(MAX if node.side == "max" else MIN)
+        graph.chance_reward_mass.append(None)
+        for name, successor, rewards in node.actions:
+            edge = len(graph.targets)
+            graph.targets.append(self.intern(successor))
+            graph.weights.append(1)
+            graph.action_names[edge] = name
+            self._check_rewards(rewards, f"action {name!r}")
+            if rewards is not None and any(rewards):
+                graph.action_rewards[edge] = tuple(rewards)

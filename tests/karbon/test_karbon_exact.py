@@ -314,3 +314,47 @@ def test_state_merges_change_no_result(setup_kwargs, player, narrator, rules):
               "expected_glitches", "expected_injuries", "expected_conditions")
     for result in results[1:]:
         assert [getattr(merged, f) for f in fields] == [getattr(result, f) for f in fields]
+
+
+@pytest.mark.parametrize("setup_kwargs,player,narrator,rules", [
+    (dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=2, peril=1),
+     "risk=always", "fixed", []),
+    (dict(player_dice={6: 1, 8: 1}, narrator_dice={10: 1}, pool={6: 1}, consequence=2, peril=1),
+     "risk=always;break=advantage>security", "random", ["sudden_death=on", "peril_chips=hand"]),
+    (dict(player_dice={8: 1}, narrator_dice={6: 1}, pool={8: 1}, consequence=2, peril=0),
+     "fixed", "fixed", ["rewards_per_test=1", "injury_peril=on"]),
+    (dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={6: 1}, consequence=1, peril=1),
+     "optimal", "optimal", []),
+])
+def test_split_rolls_change_no_result(setup_kwargs, player, narrator, rules):
+    """``split_rolls`` cuts each round after the roll (a node per post-roll situation):
+    more states, fewer edges, the same chain. Every exact value must be identical."""
+    from exactdice.karbon.model import KarbonModel
+    from exactdice.karbon.solve import _solve_model
+
+    setup = ContestSetup(**{"pool": {}, "reserve": {}, **setup_kwargs})
+    p, n = parse_player_policy(player), parse_narrator_policy(narrator)
+    ruleset = Rules().with_rules(rules)
+    start = setup.start(p, n)
+    results = []
+    for split in (False, True):
+        model = KarbonModel(start.sizes, start.situation(), ruleset, p, n, split_rolls=split)
+        results.append(_solve_model(model, ruleset, p, n, draws=(start.player_draw, start.narrator_draw)))
+    plain, split = results
+    assert split.states >= plain.states
+    fields = ("win", "loss", "tie", "never_ends", "expected_rounds", "expected_breaks",
+              "expected_glitches", "expected_injuries", "expected_conditions")
+    assert [getattr(plain, f) for f in fields] == [getattr(split, f) for f in fields]
+    assert_distribution(split)
+
+
+def test_split_rolls_is_the_default_where_the_player_risks():
+    from exactdice.karbon.model import KarbonModel
+
+    setup = ContestSetup(player_dice={8: 1}, narrator_dice={8: 1}, pool={}, reserve={}, consequence=1)
+    defaults = {}
+    for player in ("fixed", "risk=always", "optimal"):
+        p, n = parse_player_policy(player), parse_narrator_policy("fixed")
+        start = setup.start(p, n)
+        defaults[player] = KarbonModel(start.sizes, start.situation(), Rules(), p, n).split_rolls
+    assert defaults == {"fixed": False, "risk=always": True, "optimal": False}

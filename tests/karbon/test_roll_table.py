@@ -47,3 +47,15 @@ def test_roll_table_matches_the_plain_double_loop(player_dice, narrator_dice):
         assert tuple(key) not in grouped
         grouped[tuple(key)] = weight
     assert (grouped, denominator) == plain_table(position.player_hand, position.narrator_hand, start.sizes.sizes)
+
+
+def test_roll_table_is_computed_once_per_pair_of_hands():
+    # the cache key was once overwritten inside the loop, so every round start recomputed its table
+    setup = ContestSetup(player_dice={6: 2, 8: 1}, narrator_dice={10: 2}, consequence=1, pool={}, reserve={})
+    player, narrator = PlayerPolicy(), NarratorPolicy()
+    start = setup.start(player, narrator)
+    model = KarbonModel(start.sizes, start.situation(), Rules(), player, narrator)
+    hands = (start.position.player_hand, start.position.narrator_hand)
+    first = model._roll_table(*hands)
+    assert model._roll_table(*hands) is first
+    assert list(model._roll_cache) == [hands]
