@@ -129,13 +129,19 @@ def test_the_issues_cases_are_one_line_errors(run, files, template, flag):
     assert_one_line_error(run(_argv(template, files)), flag)
 
 
-def test_what_was_slow_now_runs_quickly(run):
-    """Cases of the issue that are allowed: they finish well inside the budget."""
+#: seconds an allowed-but-large case may take: 1-2 s each on an idle 2-core machine, but up to
+#: 30 s were seen while other jobs loaded it; the point is that they finish, not how fast
+ALLOWED_CASE_BUDGET_SECONDS = 120
+
+
+def test_what_was_slow_now_runs_quickly(run_cli):
+    """Cases of the issue that are allowed: they finish (no blow-up), without an error."""
     two_hundred = [word for i in range(200) for word in ("--modifier", str(i % 5))]
     for argv in (["contingency", "check", "--dice", "13d6", "--any-size"],
                  ["karbon", "odds", "-a", "1", "-c", "1", "-p", "20", "--max-states", "100000"],
                  ["karst", "order", *two_hundred]):
-        result = run(argv)
+        with work_budget(ALLOWED_CASE_BUDGET_SECONDS):
+            result = run_cli(argv)
         assert result.exit_code == 0 and "Traceback" not in result.stderr, result.stderr
 
 
