@@ -9,17 +9,14 @@ has a timeout, so a sweep that ignored the signal fails the test instead of hang
 from __future__ import annotations
 
 import signal
-import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tables"))
-from test_sweep_interrupts import _live, _stored_rows  # noqa: E402 (the sweep tests' process checks)
+from test_sweep_interrupts import (  # noqa: E402 (the sweep tests' process checks)
+    _stored_rows, assert_workers_gone_and_store_intact, interrupt_after_first_row)
 
 _EXIT_SECONDS = 2.0
 # about 40 contests of 0.2-3 s (sensitivity) and 5 of 1-20 s (design): far from done
@@ -36,30 +33,11 @@ def test_ctrl_c_stops_cleanly(tmp_path, name):
     store = tmp_path / "s.sqlite"
     command = [sys.executable, "-m", "exactdice.cli.main", *COMMANDS[name], "--workers", "2",
                "--store", str(store)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 240
-        while _stored_rows(store) < 1 and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert process.poll() is None, "the command finished before it could be interrupted"
-        workers = psutil.Process(process.pid).children(recursive=True)
-        assert workers, "the contests run in worker processes"
-        sent = time.monotonic()
-        process.send_signal(signal.SIGINT)
-        code = process.wait(timeout=30)
-        took = time.monotonic() - sent
-    finally:
-        if process.poll() is None:
-            process.kill()
-        out, err = process.communicate(timeout=30)
+    code, took, workers, out, err = interrupt_after_first_row(command, store, signal.SIGINT,
+                                                              what="the command")
     assert code == 130, err
     assert took < _EXIT_SECONDS, f"exit after {took:.2f} s"
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "Aborted.", err
     assert out == ""
-    deadline = time.monotonic() + _EXIT_SECONDS
-    while _live(workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _live(workers) == []
-    with sqlite3.connect(store) as connection:
-        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert_workers_gone_and_store_intact(workers, store)
     assert _stored_rows(store) >= 1

@@ -50,6 +50,43 @@ def _live(processes):
     return alive
 
 
+def interrupt_after_first_row(command, store, signum, what="the sweep"):
+    """Start *command*, wait until *store* holds a finished cell, send *signum*.
+
+    Returns (exit code, seconds from the signal to the exit, the worker processes seen
+    before it, stdout, stderr). Every wait has a timeout, so a command that ignores the
+    signal fails the test instead of hanging it.
+    """
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while _stored_rows(store) < 1 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert process.poll() is None, f"{what} finished before it could be interrupted"
+        workers = psutil.Process(process.pid).children(recursive=True)
+        assert workers, f"{what} runs its cells in worker processes"
+        sent = time.monotonic()
+        process.send_signal(signum)
+        code = process.wait(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            process.kill()
+        out, err = process.communicate(timeout=30)
+    return code, took, workers, out, err
+
+
+def assert_workers_gone_and_store_intact(workers, store):
+    """No worker outlives its parent (a SIGKILLed parent's workers notice and exit), and the
+    store passes SQLite's integrity check."""
+    deadline = time.monotonic() + _EXIT_SECONDS
+    while _live(workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _live(workers) == []
+    with sqlite3.connect(store) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
 @pytest.fixture(scope="module")
 def reference_output(tmp_path_factory):
     """The table of an uninterrupted sweep."""
@@ -62,36 +99,15 @@ def reference_output(tmp_path_factory):
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGKILL"])
 def test_an_interrupted_sweep_ends_cleanly_and_resumes(tmp_path, reference_output, signal_name):
     store, output = tmp_path / "s.sqlite", tmp_path / "t.json"
-    process = subprocess.Popen(_command(store, output), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 240
-        while _stored_rows(store) < 1 and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert process.poll() is None, "the sweep finished before it could be interrupted"
-        workers = psutil.Process(process.pid).children(recursive=True)
-        assert workers, "the sweep runs its cells in worker processes"
-        sent = time.monotonic()
-        process.send_signal(getattr(signal, signal_name))
-        code = process.wait(timeout=30)
-        took = time.monotonic() - sent
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.communicate()
+    code, took, workers, _, _ = interrupt_after_first_row(_command(store, output), store,
+                                                          getattr(signal, signal_name))
     if signal_name == "SIGKILL":
         assert code == -signal.SIGKILL
     else:
         assert code == 130
         assert took < _EXIT_SECONDS, f"{signal_name}: exit after {took:.2f} s"
-    # no worker survives its parent (a SIGKILLed parent's workers notice and exit)
-    deadline = time.monotonic() + _EXIT_SECONDS
-    while _live(workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _live(workers) == []
-    # the store is intact and keeps the finished cells
-    with sqlite3.connect(store) as connection:
-        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    # no worker survives its parent; the store is intact and keeps the finished cells
+    assert_workers_gone_and_store_intact(workers, store)
     kept = _stored_rows(store)
     assert 1 <= kept < 4
     assert not output.exists()
