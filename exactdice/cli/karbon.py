@@ -7,8 +7,8 @@ import textwrap
 
 import click
 
-from exactdice.cli.common import (LazyGroup, OutputFile, display_options, emit_json, fraction_text, json_option,
-                                  parameter_options)
+from exactdice.cli.common import (LazyGroup, OutputFile, display_options, emit_json, error_with_flags,
+                                  fraction_text, json_option, parameter_options)
 from exactdice.core.display import Display
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError, TooLargeError
@@ -173,7 +173,8 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
         if player.kind != "optimal" or narrator.kind == "kind":
             raise
         _check_bounds_options(player, narrator)
-        click.echo(f"the exact game is too large ({error.message}); certified bounds instead", err=True)
+        shown = error_with_flags(error, {"max_states": "--max-states"}).message
+        click.echo(f"the exact game is too large ({shown}); certified bounds instead", err=True)
         return bounded()
     payload = _odds_payload(result, show_draws, strategy_path)
     if as_json:

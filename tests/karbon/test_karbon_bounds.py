@@ -121,6 +121,7 @@ def test_cli_falls_back_to_bounds_past_max_states():
                                        "--precision", "0.01"])
     assert outcome.exit_code == 0, outcome.output
     assert "certified bounds instead" in outcome.output
+    assert "raise the limit with --max-states" in outcome.output  # the flag, not the parameter
     assert "value (expected score) is in [" in outcome.output
 
 
