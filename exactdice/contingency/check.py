@@ -21,7 +21,7 @@ from exactdice.core.dice_list import NotADieError, parse_dice_list
 from exactdice.core.distribution import Distribution, d
 from exactdice.core.exact import fraction_text
 from exactdice.core.pool import MAX_POOL_DICE, evaluate_sorted
-from exactdice.errors import InputError, TooLargeError
+from exactdice.errors import InputError, TooLargeError, check_invariant
 
 __all__ = [
     "OUTCOMES", "SkillCheck", "CheckSolution", "skill_check", "parse_pool", "validate", "solve_check",
@@ -332,8 +332,7 @@ def _final_rolls(check: SkillCheck, rules: Rules, before_luck: Distribution,
                    gm + gm_omens_for_face(luck_face, rules))
             weights[key] = weights.get(key, 0) + per_face
     result = Distribution(weights)
-    if result.denominator != math.prod(check.dice) * scale:
-        raise AssertionError("skill check weights do not sum to 1")
+    check_invariant(result.denominator == math.prod(check.dice) * scale, "skill check weights do not sum to 1")
     return result
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from exactdice.core.display import percent_text
-from exactdice.errors import InputError, TooLargeError
+from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.draws import DrawSearchModel
 from exactdice.karbon.model import KarbonModel
@@ -221,7 +221,7 @@ def _default_action(model):
         try:
             _, options = inner._decision(state)
             chosen = inner._fixed_choice(state, options)
-        except (AssertionError, KeyError, StopIteration):
+        except (InternalError, KeyError, StopIteration):  # no fixed pick here: the first action
             return 0
         return names.index(chosen[0]) if chosen is not None and chosen[0] in names else 0
 

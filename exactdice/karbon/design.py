@@ -24,10 +24,10 @@ from fractions import Fraction
 
 from exactdice.design import DesignProblem, design_search, hoeffding_half_width
 from exactdice.errors import InputError
-from exactdice.karbon.dice import dice_text, parse_dice_list
+from exactdice.karbon.dice import dice_text
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import Rules
-from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup
+from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, setup_from_cell
 from exactdice.tables.jobs import ruleset_data
 from exactdice.tables.store import ResultKey, canonical_json
 from exactdice.tables.sweep import SweepCell
@@ -87,7 +87,7 @@ def karbon_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "
     problem_axes = {name: list(values) for name, values in axes.items()}
     probe = DesignProblem(problem_axes, cell=None, metric=None, solve_fn=None)
     for point in probe.points():
-        _setup(arguments(point))
+        setup_from_cell(arguments(point))
 
     def cell(point: dict) -> SweepCell:
         kwargs = arguments(point)
@@ -136,14 +136,6 @@ def screen_interval(counts: dict, metric: str, risk: Fraction) -> dict:
     return {"low": low, "high": high, "estimate": hits / n}
 
 
-def _setup(kwargs: dict) -> ContestSetup:
-    return ContestSetup(ability=kwargs["ability"], challenge=kwargs["challenge"],
-                        consequence=kwargs["consequence"], peril=kwargs["peril"],
-                        fortune=kwargs["fortune"], fallout=kwargs["fallout"],
-                        training=kwargs["training"], pool=parse_dice_list(kwargs["pool"], "pool"),
-                        reserve=parse_dice_list(kwargs["reserve"], "reserve"))
-
-
 def solve_design_task(task) -> dict:
     """Run one design task in a worker: ``("exact", arguments)`` or ``("screen", arguments)``.
 
@@ -164,7 +156,7 @@ def solve_design_task(task) -> dict:
     samples, seed = kwargs.pop("samples"), kwargs.pop("seed")
     player, narrator = kwargs.pop("player", "fixed"), kwargs.pop("narrator", "fixed")
     rules = kwargs.pop("rules", ())
-    rows = simulate(_setup(kwargs), Rules().with_rules(rules),
+    rows = simulate(setup_from_cell(kwargs), Rules().with_rules(rules),
                              parse_player_policy(player), parse_narrator_policy(narrator),
                              n=samples, seed=seed)
     outcomes = rows["outcome"]

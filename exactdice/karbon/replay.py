@@ -27,7 +27,7 @@ from exactdice.karbon.dice import DiceSizes, dice_text, parse_dice_list
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.position import Position, placement_folded
 from exactdice.karbon.ruleset import Rules
-from exactdice.karbon.strategy import decision_key, describe_position, written_chip_limits
+from exactdice.karbon.strategy import decision_key, written_chip_limits
 
 __all__ = ["StrategyReplay", "WrittenView", "NamedChoice", "DicePick", "SwapChoice",
            "QUEUE_CODES", "COUNTERS", "context_words"]

@@ -30,7 +30,7 @@ from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.policies import (BREAK_OPTIONS, GLITCH_OPTIONS, parse_narrator_policy,
                                        parse_player_policy)
 from exactdice.karbon.ruleset import RULE_CHOICES, Rules
-from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup
+from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, setup_from_cell
 from exactdice.tables.jobs import ruleset_data
 from exactdice.tables.store import ResultKey
 from exactdice.tables.sweep import SweepCell, sweep
@@ -104,11 +104,7 @@ def base_arguments(ability: int, challenge: int, consequence: int = 2, peril: in
 
 def _check(arguments: dict) -> None:
     """Raise InputError if the arguments are not a contest that can start."""
-    setup = ContestSetup(ability=arguments["ability"], challenge=arguments["challenge"],
-                         consequence=arguments["consequence"], peril=arguments["peril"],
-                         fortune=arguments["fortune"], fallout=arguments["fallout"],
-                         training=arguments["training"], pool=parse_dice_list(arguments["pool"], "pool"),
-                         reserve=parse_dice_list(arguments["reserve"], "reserve"))
+    setup = setup_from_cell(arguments)
     player, narrator = parse_player_policy(arguments["player"]), parse_narrator_policy(arguments["narrator"])
     Rules().with_rules(arguments["rules"])
     if player.kind == "fixed" and narrator.kind != "optimal" and narrator.kind != "kind":

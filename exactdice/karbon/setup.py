@@ -19,7 +19,7 @@ from exactdice.karbon.position import STACK_SIZE, Position
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 
 __all__ = ["ContestSetup", "ContestStart", "DEFAULT_POOL", "DEFAULT_RESERVE", "read_state_file",
-           "STATE_KEYS"]
+           "setup_from_cell", "STATE_KEYS"]
 
 DEFAULT_POOL = {6: 7, 8: 5, 10: 3}
 DEFAULT_RESERVE = {6: 5}
@@ -249,6 +249,22 @@ class ContestSetup:
         if any(extras.values()):
             result.update(extras)
         return result
+
+
+def setup_from_cell(arguments: Mapping) -> ContestSetup:
+    """The contest of a table, design or sensitivity cell: its arguments as the results store
+    keeps them (numbers, and the pool and reserve as dice text).
+
+    >>> setup_from_cell({"ability": 2, "challenge": 1, "consequence": 1, "peril": 0,
+    ...                  "pool": "d6,d6,d8", "reserve": "d10"}).reserve
+    DiceCounts({10: 1})
+    """
+    return ContestSetup(ability=arguments["ability"], challenge=arguments["challenge"],
+                        consequence=arguments["consequence"], peril=arguments["peril"],
+                        fortune=arguments.get("fortune", 0), fallout=arguments.get("fallout", 0),
+                        training=arguments.get("training", False),
+                        pool=parse_dice_list(arguments.get("pool", dice_text(DEFAULT_POOL)), "pool"),
+                        reserve=parse_dice_list(arguments.get("reserve", dice_text(DEFAULT_RESERVE)), "reserve"))
 
 
 def _minus(pool: dict, taken: dict) -> dict:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from exactdice.karbon.dice import dice_text, parse_dice_list
+from exactdice.karbon.dice import dice_text
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import Rules
-from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup
+from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, setup_from_cell
 from exactdice.karbon.solve import contest_odds
 from exactdice.tables.grid import Bounds
 from exactdice.tables.jobs import CellGrid
@@ -37,9 +37,8 @@ def contest_cell(ability: int, challenge: int, consequence: int, peril: int, for
                  reserve: str = dice_text(DEFAULT_RESERVE), player: str = "fixed",
                  narrator: str = "fixed", rules: tuple = ()) -> dict:
     """One cell: the exact odds of one contest, as {metric: Fraction}."""
-    setup = ContestSetup(ability=ability, challenge=challenge, consequence=consequence, peril=peril,
-                         fortune=fortune, fallout=fallout, training=training,
-                         pool=parse_dice_list(pool, "pool"), reserve=parse_dice_list(reserve, "reserve"))
+    setup = setup_from_cell(dict(ability=ability, challenge=challenge, consequence=consequence, peril=peril,
+                                 fortune=fortune, fallout=fallout, training=training, pool=pool, reserve=reserve))
     result = contest_odds(setup, Rules().with_rules(rules), parse_player_policy(player),
                           parse_narrator_policy(narrator))
     return {"P(win)": result.win, "P(tie)": result.tie, "P(loss)": result.loss,
@@ -73,9 +72,8 @@ def bounded_cell(ability: int, challenge: int, consequence: int, peril: int, for
     """
     from exactdice.karbon.bounds import bounded_odds
 
-    setup = ContestSetup(ability=ability, challenge=challenge, consequence=consequence, peril=peril,
-                         fortune=fortune, fallout=fallout, training=training,
-                         pool=parse_dice_list(pool, "pool"), reserve=parse_dice_list(reserve, "reserve"))
+    setup = setup_from_cell(dict(ability=ability, challenge=challenge, consequence=consequence, peril=peril,
+                                 fortune=fortune, fallout=fallout, training=training, pool=pool, reserve=reserve))
     found = bounded_odds(setup, Rules().with_rules(rules), parse_player_policy(player),
                          parse_narrator_policy(narrator), precision=float(precision),
                          max_seconds=float(seconds),

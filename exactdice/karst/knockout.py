@@ -21,7 +21,7 @@ from fractions import Fraction
 from exactdice.core.distribution import Distribution
 from exactdice.core.exact import fraction_text
 from exactdice.core.notation import parse_dice
-from exactdice.errors import InputError, TooLargeError
+from exactdice.errors import InputError, TooLargeError, check_invariant
 from exactdice.karst.death import solve_death
 from exactdice.karst.rolls import attack_roll
 from exactdice.karst.rounds import MAX_ROUNDS, RoundsDistribution, tail_is_small
@@ -226,8 +226,7 @@ def solve_knockout(setup: KnockoutSetup) -> KnockoutSolution:
         else:
             left_over[-remaining] = left_over.get(-remaining, 0) + hit * p
     negative_health = dict(sorted(left_over.items()))
-    if sum(negative_health.values()) != 1:
-        raise AssertionError("negative health at knock-out must sum to exactly 1")
+    check_invariant(sum(negative_health.values()) == 1, "negative health at knock-out must sum to exactly 1")
     return KnockoutSolution(setup, hit, RoundsDistribution(rounds, rest), knockout,
                             expected_rounds, negative_health)
 

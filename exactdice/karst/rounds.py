@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from exactdice.errors import check_invariant
 from exactdice.core.exact import fraction_text
 
 __all__ = ["RoundsDistribution", "TAIL_MASS", "MAX_ROUNDS", "tail_is_small"]
@@ -40,8 +41,8 @@ class RoundsDistribution:
     rest: Fraction
 
     def __post_init__(self):
-        if sum(self.probabilities.values()) + self.rest != 1:
-            raise AssertionError("a rounds distribution must sum to exactly 1")
+        check_invariant(sum(self.probabilities.values()) + self.rest == 1,
+                        "a rounds distribution must sum to exactly 1")
 
     def within(self, rounds: int) -> Fraction:
         """P(at most ``rounds`` rounds) (exact for every listed round).
