@@ -42,7 +42,7 @@ from typing import Any
 
 from exactdice.errors import InputError
 from exactdice.tables.store import ResultKey
-from exactdice.tables.sweep import SweepCell, sweep
+from exactdice.tables.sweep import SweepCell, shared_local_pool, sweep
 
 __all__ = ["DesignProblem", "DesignCandidate", "DesignResult", "design_search", "hoeffding_half_width",
            "exact_grid_problem", "check_axes", "DEFAULT_RISK"]
@@ -175,29 +175,31 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
     if not points:
         raise InputError("axes", "the grid is empty")
     keys = [_point_key(point) for point in points]
-    sweep_options = dict(store=store, workers=workers, executor=executor, progress=progress)
     screening = problem.screen is not None and not exhaustive
+    batch = max(1, workers if executor is None else 2 * workers)
     solved: dict[tuple, DesignCandidate] = {}
 
-    def solve_points(indices: list[int]) -> None:
+    def solve_points(indices: list[int], sweep_options: dict) -> None:
         cells = [problem.cell(points[index]) for index in indices]
         results = sweep(cells, problem.solve_fn, description="solving", **sweep_options)
         for index, result in zip(indices, results):
             value = Fraction(problem.metric(result))
             solved[keys[index]] = DesignCandidate(points[index], value, abs(value - target), result)
 
-    if not screening:
-        solve_points(list(range(len(points))))
-    else:
-        lower, order = _screen(problem, points, target, risk, sweep_options)
-        batch = max(1, workers if executor is None else 2 * workers)
-        while True:
-            threshold = _threshold(solved.values(), tolerance, best)
-            needed = [i for i in order if keys[i] not in solved
-                      and (threshold is None or lower[i] <= threshold)]
-            if not needed:
-                break
-            solve_points(needed[:batch])
+    # one pool of workers for the screens and every batch (starting one costs a second or more)
+    with shared_local_pool(workers, executor) as shared:
+        sweep_options = dict(store=store, workers=workers, executor=shared, progress=progress)
+        if not screening:
+            solve_points(list(range(len(points))), sweep_options)
+        else:
+            lower, order = _screen(problem, points, target, risk, sweep_options)
+            while True:
+                threshold = _threshold(solved.values(), tolerance, best)
+                needed = [i for i in order if keys[i] not in solved
+                          and (threshold is None or lower[i] <= threshold)]
+                if not needed:
+                    break
+                solve_points(needed[:batch], sweep_options)
 
     answer = _answer(list(solved.values()), tolerance, best)
     return DesignResult(candidates=answer, target=target, tolerance=tolerance, grid_size=len(points),

@@ -44,10 +44,10 @@ from fractions import Fraction
 from typing import Any
 
 from exactdice.errors import InputError
-from exactdice.tables.store import ResultKey, ResultStore
+from exactdice.tables.store import ResultKey, ResultStore, open_store
 
 __all__ = ["SweepCell", "sweep", "SweepStatistics", "local_process_pool", "cluster_executor",
-           "executor_for"]
+           "executor_for", "store_and_executor", "shared_local_pool"]
 
 #: how often a worker's watchdog checks that its parent is alive (seconds)
 _WATCHDOG_SECONDS = 0.5
@@ -237,6 +237,50 @@ def executor_for(scheduler: str | None = None) -> Iterator[Any]:
         yield executor
     finally:
         client.close()
+
+
+@contextlib.contextmanager
+def store_and_executor(store_path=None, *, no_cache: bool = False,
+                       scheduler: str | None = None) -> Iterator[tuple[ResultStore | None, Any]]:
+    """(the results store, or None with *no_cache*; the executor of *scheduler*, or None for
+    local processes), both closed when the block ends, however it ends.
+
+    >>> with store_and_executor(no_cache=True) as (store, executor):
+    ...     store, executor
+    (None, None)
+    """
+    store = open_store(store_path, no_cache=no_cache)
+    try:
+        with executor_for(scheduler) as executor:
+            yield store, executor
+    finally:
+        if store is not None:
+            store.close()
+
+
+@contextlib.contextmanager
+def shared_local_pool(workers: int, executor=None) -> Iterator[Any]:
+    """The executor for several sweeps in a row: *executor* when given (a cluster's), None
+    when *workers* is 1 (each sweep solves in this process), else one local pool of
+    *workers* processes that every sweep of the block reuses (instead of starting its own).
+
+    The pool ends with the block: waited for when the block finishes, stopped at once (queued
+    cells dropped, workers terminated) when it stops by an error, Ctrl-C or SIGTERM.
+
+    >>> with shared_local_pool(1) as executor:
+    ...     executor is None
+    True
+    """
+    if executor is not None or workers == 1:
+        yield executor
+        return
+    pool = local_process_pool(workers)
+    try:
+        yield pool
+    except BaseException:
+        _stop_local_pool(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 # ----- interrupts ------------------------------------------------------------------------
