@@ -40,8 +40,7 @@ from exactdice.karbon.tables import bounded_grid
 from exactdice.systems import TableSet, get_system, system_names
 from exactdice.tables.export import FORMATS, write_table
 from exactdice.tables.jobs import solve_table_jobs
-from exactdice.tables.store import open_store
-from exactdice.tables.sweep import SweepStatistics
+from exactdice.tables.sweep import SweepStatistics, store_and_executor
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 #: Karbon's canonical policy pairs (each `TableSet` of Karbon is tagged with its pair's name)
@@ -275,14 +274,10 @@ def _run(options) -> int:
     jobs = [job for table_set in sets for job in table_set.jobs]
 
     statistics = SweepStatistics()
-    store = open_store(options.store, no_cache=options.no_cache)
-    try:
+    with store_and_executor(options.store, no_cache=options.no_cache) as (store, _local):
         per_job = solve_table_jobs(jobs, store=store, workers=options.workers,
                                    progress=not options.no_progress, description="solving",
                                    statistics=statistics)
-    finally:
-        if store is not None:
-            store.close()
     solved_at = time.perf_counter()
     out = Path(options.out)
     written = _write_sets(sets, per_job, out, formats, options.workers)
@@ -344,8 +339,7 @@ def _run_sensitivity(options) -> int:
             raise InputError("--systems", f"no sensitivity table for {system!r} "
                                           f"(available: {', '.join(SENSITIVITY_MODULES)})")
     out = Path(options.out)
-    store = open_store(options.store, no_cache=options.no_cache)
-    try:
+    with store_and_executor(options.store, no_cache=options.no_cache) as (store, _local):
         for system in systems:
             spec = importlib.import_module(SENSITIVITY_MODULES[system]).rules_sensitivity()
             table = rules_sensitivity_table(spec, store=store, workers=options.workers,
@@ -353,9 +347,6 @@ def _run_sensitivity(options) -> int:
             written = write_sensitivity(table, out / system)
             print(f"{system}: {len(spec.readings) - 1} readings against the default in "
                   f"{table.seconds:.1f} s; wrote {', '.join(written)}")
-    finally:
-        if store is not None:
-            store.close()
     readme = out / "README.md"
     text = readme.read_text(encoding="utf-8") if readme.exists() else ""
     text = text.split("\n" + _SENSITIVITY_HEADING)[0].rstrip("\n") + "\n"

@@ -9,12 +9,13 @@ from fractions import Fraction
 import click
 
 from exactdice.cli import design_common
-from exactdice.cli.common import emit_json, fraction_text, json_option
+from exactdice.cli.common import OutputFile, emit_json, fraction_text, json_option
 from exactdice.cli.table_commands import DEFAULT_WORKERS, scheduler_option
 from exactdice.errors import InputError
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE
 from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE
+from exactdice.tables.sweep import store_and_executor
 
 __all__ = ["design", "sensitivity", "parse_target", "parse_vary"]
 
@@ -55,7 +56,7 @@ _CONTEST_OPTIONS = (
 )
 _SWEEP_OPTIONS = (
     click.option("--no-cache", is_flag=True, help="Neither read nor write the results store."),
-    click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+    click.option("--store", "store_path", type=OutputFile(), default=None,
                  help=f"Results store [default: ${STORE_ENVIRONMENT_VARIABLE}, else "
                       "~/.cache/exactdice/results.sqlite]."),
     click.option("--workers", type=click.IntRange(min=1), default=DEFAULT_WORKERS, show_default=True,
@@ -72,20 +73,6 @@ def _contest_options(function):
 def _sweep_options(function):
     """--no-cache, --store, --workers and --scheduler: where the contests are solved."""
     return design_common.with_options(function, _SWEEP_OPTIONS)
-
-
-def _run_on_executor(run, *, store_path, no_cache, scheduler):
-    """``run(store, executor)`` with the results store open and the executor of --scheduler."""
-    from exactdice.tables.store import open_store
-    from exactdice.tables.sweep import executor_for
-
-    store = open_store(store_path, no_cache=no_cache)
-    try:
-        with executor_for(scheduler) as executor:
-            return run(store, executor)
-    finally:
-        if store is not None:
-            store.close()
 
 
 def _design_fixed(axes: dict, given: dict) -> dict:
@@ -159,11 +146,10 @@ def design(target_text, vary_text, tolerance, best, full_fractions, as_json, max
     samples = samples or DEFAULT_SAMPLES
     problem = karbon_design_problem(axes, fixed, metric=metric, player=player_policy,
                                     narrator=narrator_policy, rules=tuple(rules), samples=samples)
-    found = _run_on_executor(
-        lambda store, executor: design_search(problem, target=target, tolerance=tolerance_value, best=best,
-                                              store=store, workers=workers, executor=executor,
-                                              progress=sys.stderr.isatty(), exhaustive=exhaustive, risk=risk),
-        store_path=store_path, no_cache=no_cache, scheduler=scheduler)
+    with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
+        found = design_search(problem, target=target, tolerance=tolerance_value, best=best, store=store,
+                              workers=workers, executor=executor, progress=sys.stderr.isatty(),
+                              exhaustive=exhaustive, risk=risk)
     if found.exhaustive:
         method = "no screen (every setup solved)"
     else:
@@ -202,7 +188,7 @@ def _signed(value, metric: str) -> str:
 @click.option("--fortune", type=int, default=0, show_default=True, help="The player's Fortune F.")
 @click.option("--fallout", type=int, default=0, show_default=True, help="Fallout K.")
 @_contest_options
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", "plot_path", type=OutputFile(), default=None,
               help="Also write a PNG tornado chart of the change of P(win) to this file.")
 @click.option("--top", type=click.IntRange(min=1), default=None,
               help="Show only the TOP changes with the largest effect (text and chart; JSON keeps all).")
@@ -233,10 +219,9 @@ def sensitivity(ability, challenge, consequence, peril, fortune, fallout, traini
                           reserve, player_policy, narrator_policy, tuple(rules))
     if plot_path and not str(plot_path).lower().endswith(".png"):
         raise InputError("--plot", f"the chart is a PNG: give a path ending in .png, got {plot_path}")
-    report = _run_on_executor(
-        lambda store, executor: karbon_sensitivity(base, store=store, workers=workers, executor=executor,
-                                                   progress=sys.stderr.isatty()),
-        store_path=store_path, no_cache=no_cache, scheduler=scheduler)
+    with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
+        report = karbon_sensitivity(base, store=store, workers=workers, executor=executor,
+                                    progress=sys.stderr.isatty())
     if plot_path:
         tornado_chart(report, plot_path, top=top or 25)
     if as_json:

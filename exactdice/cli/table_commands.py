@@ -28,8 +28,8 @@ from exactdice.karst.tables import TABLES as KARST_TABLES
 from exactdice.errors import InputError
 from exactdice.tables.export import FORMATS, TEXT_FORMATS, format_from_path, render_table, write_table
 from exactdice.tables.jobs import CellGrid, TableJob, solve_tables
-from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE, open_store
-from exactdice.tables.sweep import executor_for
+from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE
+from exactdice.tables.sweep import store_and_executor
 
 __all__ = ["table_output_options", "produce_tables", "contingency_table", "chronica_table",
            "karst_table", "DEFAULT_WORKERS"]
@@ -89,14 +89,8 @@ def produce_tables(jobs: list[TableJob | CellGrid], *, fmt=None, output=None, no
         raise InputError("--output", f"{fmt} is a binary format: give -o FILE.{fmt}")
     if progress is None:
         progress = sys.stderr.isatty()
-    store = open_store(store_path, no_cache=no_cache)
-    try:
-        with executor_for(scheduler) as executor:
-            grids = solve_tables(jobs, store=store, workers=workers, progress=progress,
-                                 executor=executor)
-    finally:
-        if store is not None:
-            store.close()
+    with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
+        grids = solve_tables(jobs, store=store, workers=workers, progress=progress, executor=executor)
     if output in (None, "-"):
         click.echo(render_table(grids, fmt), nl=False)
     else:

@@ -31,6 +31,7 @@ from exactdice.karbon.policies import (BREAK_OPTIONS, GLITCH_OPTIONS, parse_narr
                                        parse_player_policy)
 from exactdice.karbon.ruleset import RULE_CHOICES, Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, setup_from_cell
+from exactdice.output_files import write_output
 from exactdice.tables.jobs import ruleset_data
 from exactdice.tables.store import ResultKey
 from exactdice.tables.sweep import SweepCell, sweep
@@ -205,11 +206,14 @@ def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=Non
 def tornado_chart(report: SensitivityReport, plot_path, *, metric: str = "P(win)", top: int = 25) -> None:
     """Write a PNG tornado chart: the change of *metric* (percentage points) for the
     *top* variants that move it most, largest at the top; changes of exactly zero are
-    left out and counted in the footnote."""
+    left out and counted in the footnote. The file is written by
+    `exactdice.output_files.write_output` (a bad path is an `InputError` naming ``plot_path``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from exactdice.tables.plots import png_bytes
 
     moving = [row for row in report.rows if row.deltas[metric] is not None and row.deltas[metric] != 0]
     unchanged = sum(1 for row in report.rows if row.deltas[metric] == 0)
@@ -235,11 +239,10 @@ def tornado_chart(report: SensitivityReport, plot_path, *, metric: str = "P(win)
     axis.legend(handles, list(colours), fontsize=8, loc="lower right")
     figure.tight_layout()
     try:
-        figure.savefig(plot_path, dpi=110)
-    except OSError as error:
-        raise InputError("plot_path", f"cannot write {plot_path}: {error.strerror or error}") from None
+        chart = png_bytes(figure, dpi=110)
     finally:
         plt.close(figure)
+    write_output(plot_path, chart, "plot_path")
 
 
 # ----- the canonical rules sensitivity table ------------------------------------------------

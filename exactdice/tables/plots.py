@@ -23,7 +23,7 @@ from exactdice.errors import InputError
 from exactdice.output_files import check_output_path, write_output
 
 __all__ = ["heatmap_png", "panel_title", "plot_distribution", "distribution_png",
-           "PROBABILITY_COLOURS", "VALUE_COLOURS"]
+           "png_bytes", "PROBABILITY_COLOURS", "VALUE_COLOURS"]
 
 #: matplotlib colour maps: probabilities on a fixed 0-100 % scale, other values on their own range
 PROBABILITY_COLOURS = "viridis"
@@ -81,7 +81,7 @@ def heatmap_png(grids) -> bytes:
     figure = _figure(panel_width * columns, panel_height * rows)
     for index, (grid, metric) in enumerate(panels):
         _heatmap_panel(figure.add_subplot(rows, columns, index + 1), figure, grid, metric, panel_width)
-    return _png_bytes(figure)
+    return png_bytes(figure)
 
 
 def _colour_scale(numbers, is_probability: bool):
@@ -127,9 +127,11 @@ def _heatmap_panel(axes, figure, grid, metric: str, panel_width: float) -> None:
                       fontsize=font_size, color=colour)
 
 
-def _png_bytes(figure) -> bytes:
+def png_bytes(figure, **savefig_options) -> bytes:
+    """*figure* as PNG bytes (without the matplotlib version, so the same chart gives the
+    same bytes), to write with `exactdice.output_files.write_output`."""
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
+    figure.savefig(buffer, format="png", metadata={"Software": None}, **savefig_options)
     return buffer.getvalue()
 
 
@@ -169,7 +171,7 @@ def distribution_png(distribution, title: str) -> bytes:
                 bbox_to_anchor=(0.5, -0.13), ncol=3, frameon=False)
     if len(xs) <= 40:
         axes.set_xticks(xs, labels=[str(o) for o in outcomes], fontsize=7 if len(xs) > 20 else 8)
-    return _png_bytes(figure)
+    return png_bytes(figure)
 
 
 def plot_distribution(distribution, title: str, path, field: str = "plot") -> None:

@@ -97,3 +97,22 @@ def test_cli_text_json_and_chart(tmp_path):
     assert objective["deltas"]["P(win)"] == "0"
     bad = runner.invoke(cli, arguments + ["--plot", str(tmp_path / "t.pdf")])
     assert bad.exit_code == 2 or "PNG" in str(bad.exception)
+
+
+def test_the_chart_is_written_like_every_other_output(report, tmp_path):
+    from exactdice.errors import InputError
+    from exactdice.karbon.sensitivity import tornado_chart
+
+    chart = tmp_path / "t.png"
+    chart.write_bytes(b"old")
+    chart.chmod(0o600)
+    tornado_chart(report, chart)
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert chart.stat().st_mode & 0o777 == 0o600  # the file replaced keeps its permission bits
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["t.png"]  # no temporary file left
+    link = tmp_path / "null.png"
+    link.symlink_to("/dev/null")
+    with pytest.raises(InputError) as refused:
+        tornado_chart(report, link)
+    assert refused.value.field == "plot_path" and "character device" in refused.value.message
+

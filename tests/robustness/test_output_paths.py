@@ -21,6 +21,11 @@ WRITERS = [
     (["karbon", "simulate", "-a", "1", "-c", "1", "-w", "1", "--n", "10", "--out"], "--out", []),
     (["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--strategy"], "--strategy", []),
     (["dist", "3d6", "--plot"], "--plot", []),
+    (["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--no-cache", "--workers", "1", "--plot"],
+     "--plot", []),
+    (["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--workers", "1", "--store"], "--store", []),
+    (["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=1-2", "--workers", "1",
+      "--store"], "--store", []),
 ]
 
 
