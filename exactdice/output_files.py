@@ -86,7 +86,22 @@ def open_output(path, field: str, *, binary: bool = False, newline: str | None =
     >>> open(target).read()
     'a,b\\n'
     """
+    with _replacing(check_output_path(path, field), path, field, binary=binary, newline=newline) as stream:
+        yield stream
+
+
+def write_output(path, data: str | bytes, field: str) -> Path:
+    """Write *data* (text as UTF-8, or bytes) to *path* by `open_output`; returns the file written."""
     target = check_output_path(path, field)
+    with _replacing(target, path, field, binary=isinstance(data, bytes), newline="") as stream:
+        stream.write(data)
+    return target
+
+
+@contextmanager
+def _replacing(target: Path, given, field: str, *, binary: bool, newline: str | None):
+    """A temporary file next to *target* (checked by `check_output_path`), renamed over it
+    when the block ends without an exception."""
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
                                              dir=target.parent)
@@ -107,15 +122,33 @@ def open_output(path, field: str, *, binary: bool = False, newline: str | None =
         except OSError:
             pass
         if isinstance(error, OSError):
-            raise InputError(field, f"cannot write {os.fspath(path)!r}: {error.strerror or error}") from None
+            raise InputError(field, f"cannot write {os.fspath(given)!r}: {error.strerror or error}") from None
         raise
 
 
-def write_output(path, data: str | bytes, field: str) -> Path:
-    """Write *data* (text as UTF-8, or bytes) to *path* by `open_output`; returns the file written."""
-    with open_output(path, field, binary=isinstance(data, bytes), newline="") as stream:
-        stream.write(data)
-    return check_output_path(path, field)
+def _umask_by_setting() -> int:
+    # os.umask can only be read by setting it, which is not safe while other threads create
+    # files (the web server writes from threads): done once, at import, as the fallback
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: this process's umask when the module was imported (where /proc cannot tell the current one)
+_UMASK_AT_IMPORT = _umask_by_setting()
+
+
+def _current_umask() -> int:
+    """The process's umask, read without changing it (Linux: ``/proc/self/status``);
+    elsewhere the umask at import."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return _UMASK_AT_IMPORT
 
 
 def _mode_for(target: Path) -> int:
@@ -123,6 +156,4 @@ def _mode_for(target: Path) -> int:
     try:
         return stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
+        return 0o666 & ~_current_umask()

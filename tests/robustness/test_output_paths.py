@@ -98,3 +98,42 @@ def test_a_new_file_gets_the_umask_mode(tmp_path):
         os.umask(mask)
     assert written.read_bytes() == b"\x00\x01"
     assert stat.S_IMODE(os.stat(written).st_mode) == 0o640
+
+
+def test_a_write_checks_the_path_once_and_never_sets_the_umask(tmp_path, monkeypatch):
+    # os.umask can be read only by setting it: not safe while the web server's threads
+    # create files, so a write must not call it
+    import exactdice.output_files as output_files
+
+    expected_mode = 0o666 & ~output_files._current_umask()
+    checks = []
+    real_check = output_files.check_output_path
+
+    def counted_check(path, field):
+        checks.append(path)
+        return real_check(path, field)
+
+    def no_umask(mask):
+        raise AssertionError("os.umask called while writing")
+
+    monkeypatch.setattr(output_files, "check_output_path", counted_check)
+    monkeypatch.setattr(os, "umask", no_umask)
+    written = output_files.write_output(tmp_path / "new.txt", "x", "--out")
+    assert written == tmp_path / "new.txt" and written.read_text() == "x"
+    assert stat.S_IMODE(os.stat(written).st_mode) == expected_mode
+    assert len(checks) == 1
+    with output_files.open_output(tmp_path / "other.csv", "--out") as handle:
+        handle.write("a\n")
+    assert len(checks) == 2
+    assert stat.S_IMODE(os.stat(tmp_path / "other.csv").st_mode) == expected_mode
+
+
+def test_the_umask_is_read_without_setting_it():
+    import exactdice.output_files as output_files
+
+    mask = os.umask(0o027)
+    try:
+        assert output_files._current_umask() == 0o027
+    finally:
+        os.umask(mask)
+    assert output_files._current_umask() == mask
