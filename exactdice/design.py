@@ -78,18 +78,20 @@ class DesignProblem:
         return [dict(zip(names, values)) for values in itertools.product(*self.axes.values())]
 
 
-def check_axes(axes: dict, fixed: dict, allowed) -> None:
+def check_axes(axes: dict, fixed: dict, allowed, *, only_axes: bool = False) -> None:
     """Raise `InputError` (field ``axes``) if a parameter is not in *allowed* or is both
-    varied (in *axes*) and fixed.
+    varied (in *axes*) and fixed. With *only_axes*, *fixed* may hold other arguments too
+    (only the varied names are checked against *allowed*).
 
     >>> check_axes({"n": [1]}, {"n": 2}, ("n",))
     Traceback (most recent call last):
     ...
     exactdice.errors.InputError: axes: n is both varied and fixed
     """
-    for name in list(axes) + list(fixed):
+    for name in list(axes) + ([] if only_axes else list(fixed)):
         if name not in allowed:
-            raise InputError("axes", f"cannot set {name!r}; choose from {', '.join(allowed)}")
+            verb = "vary" if name in axes else "set"
+            raise InputError("axes", f"cannot {verb} {name!r}; choose from {', '.join(allowed)}")
         if name in axes and name in fixed:
             raise InputError("axes", f"{name} is both varied and fixed")
 

@@ -12,17 +12,16 @@ import click
 
 from exactdice.cli.common import emit_json, fraction_text, json_option
 from exactdice.errors import InputError, TooLargeError
+from exactdice.integer_lists import parse_integer_list
 
 __all__ = ["parse_number", "parse_target", "parse_vary", "integer_values", "parse_tolerance",
-           "design_query_options", "with_options", "report_design", "exact_json"]
+           "fixed_from_flags", "design_query_options", "with_options", "report_design", "exact_json"]
 
 _SHORT_FRACTION = 40
 #: the default of --max-setups: the most setups one design grid may hold
 DEFAULT_MAX_SETUPS = 10_000
 #: a comma that starts the next NAME=VALUES of --vary
 _NEXT_AXIS = re.compile(r",\s*(?=[A-Za-z_-]+\s*=)")
-#: one --vary number or range of numbers: 3, -2, 1-8, -5-5, -5--1
-_RANGE = re.compile(r"\s*(-?[0-9]+)\s*(?:-\s*(-?[0-9]+)\s*)?")
 
 
 def parse_number(text: str, flag: str, example: str = "0.6, 60% or 3/5") -> Fraction:
@@ -60,24 +59,19 @@ def parse_target(text: str, metrics, unbounded=()) -> tuple[str, Fraction]:
 
 
 def integer_values(text: str, name: str) -> list[int]:
-    """``1-3``, ``1,3,5`` or ``1-3,7`` -> the integers listed (at most 1001 a range).
+    """``1-3``, ``1,3,5`` or ``1-3,7`` -> the integers listed (`parse_integer_list`); an
+    error names --vary and the parameter.
 
     >>> integer_values("1-3,7", "challenge"), integer_values("-2--1", "modifier")
     ([1, 2, 3, 7], [-2, -1])
+    >>> integer_values("1-x", "peril")
+    Traceback (most recent call last):
+    exactdice.errors.InputError: --vary: peril: "1-x" is not a number, a range like 1-5, or a list like 1,2,4
     """
-    values = []
-    for part in (piece.strip() for piece in text.split(",")):
-        match = _RANGE.fullmatch(part)
-        if match is None:
-            raise InputError("--vary", f'{name}: "{part}" is not a number or a range like 1-8')
-        start = int(match.group(1))
-        stop = start if match.group(2) is None else int(match.group(2))
-        if stop < start:
-            raise InputError("--vary", f'{name}: the range "{part}" runs backwards; write {stop}-{start}')
-        if stop - start > 1000:
-            raise InputError("--vary", f"{name}={part} has {stop - start + 1} values; at most 1001")
-        values += range(start, stop + 1)
-    return values
+    try:
+        return parse_integer_list(text, name)
+    except InputError as error:
+        raise InputError("--vary", f"{name}: {error.message}") from None
 
 
 def parse_vary(text: str, parsers: dict[str, Callable[[str, str], list]], example: str,
@@ -113,6 +107,23 @@ def parse_vary(text: str, parsers: dict[str, Callable[[str, str], list]], exampl
         raise TooLargeError("--max-setups", f"--vary gives a grid of {size:,} setups, more than the limit of "
                                             f"{max_setups:,}; narrow --vary or raise --max-setups")
     return axes
+
+
+def fixed_from_flags(axes: dict, given: dict) -> dict:
+    """The setup parameters given as flags (those not None); one both given and varied is
+    an error naming its flag.
+
+    >>> fixed_from_flags({"peril": [0, 1]}, {"ability": 3, "challenge": None})
+    {'ability': 3}
+    >>> fixed_from_flags({"against_dice": [1, 2]}, {"against_dice": 2})
+    Traceback (most recent call last):
+    exactdice.errors.InputError: --against-dice: against_dice is varied by --vary; drop --against-dice or take it out of --vary
+    """
+    for name, value in given.items():
+        if name in axes and value is not None:
+            flag = "--" + name.replace("_", "-")
+            raise InputError(flag, f"{name} is varied by --vary; drop {flag} or take it out of --vary")
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def with_options(function, options):

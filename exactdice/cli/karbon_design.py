@@ -77,10 +77,7 @@ def _sweep_options(function):
 
 def _design_fixed(axes: dict, given: dict) -> dict:
     """The setup parameters given as flags; a parameter both given and varied is an error."""
-    for name in axes:
-        if given.get(name) is not None:
-            raise InputError(f"--{name}", f"{name} is varied by --vary; drop --{name} or take it out of --vary")
-    fixed = {name: value for name, value in given.items() if value is not None}
+    fixed = design_common.fixed_from_flags(axes, given)
     for name in ("ability", "challenge"):
         if name not in fixed and name not in axes:
             raise InputError(f"--{name}", f"give --{name} or vary it (--vary {name}=1-5)")

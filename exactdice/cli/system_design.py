@@ -33,15 +33,6 @@ def _search_and_report(problem, *, metric: str, meaning: str, target, axes: dict
                                 as_json=as_json, full_fractions=full_fractions, method=_EXHAUSTIVE)
 
 
-def _fixed(axes: dict, given: dict) -> dict:
-    """The parameters given as flags; one both given and varied is an error naming its flag."""
-    for name, value in given.items():
-        if name in axes and value is not None:
-            flag = "--" + name.replace("_", "-")
-            raise InputError(flag, f"{name} is varied by --vary; drop {flag} or take it out of --vary")
-    return {name: value for name, value in given.items() if value is not None}
-
-
 # ----- Contingency -----------------------------------------------------------------------
 
 def _pool_values(text: str, name: str) -> list[str]:
@@ -97,8 +88,8 @@ def contingency_design(target_text, vary_text, tolerance, best, full_fractions, 
                "advantage": design_common.integer_values, "disadvantage": design_common.integer_values,
                "modifier": design_common.integer_values}
     axes = design_common.parse_vary(vary_text, parsers, "difficulty=1-11", max_setups)
-    fixed = _fixed(axes, {"dice": dice, "difficulty": difficulty, "advantage": advantage,
-                          "disadvantage": disadvantage, "modifier": modifier})
+    fixed = design_common.fixed_from_flags(axes, {"dice": dice, "difficulty": difficulty, "advantage": advantage,
+                                                  "disadvantage": disadvantage, "modifier": modifier})
     rules = SYSTEM.rules(rule_values)
     _search_and_report(contingency_design_problem(axes, fixed, metric=metric, rules=rules), metric=metric,
                        meaning=METRICS[metric], target=target, axes=axes, fixed={**fixed, "rules": rules.to_dict()},
@@ -135,7 +126,7 @@ def karst_design(target_text, vary_text, tolerance, best, full_fractions, as_jso
     metric, target = design_common.parse_target(target_text, METRICS)
     parsers = {"modifier": design_common.integer_values, "defense": design_common.integer_values}
     axes = design_common.parse_vary(vary_text, parsers, "defense=8-20", max_setups)
-    fixed = _fixed(axes, {"modifier": modifier, "defense": defense})
+    fixed = design_common.fixed_from_flags(axes, {"modifier": modifier, "defense": defense})
     _search_and_report(karst_design_problem(axes, fixed, metric=metric), metric=metric, meaning=METRICS[metric],
                        target=target, axes=axes, fixed=fixed, tolerance=tolerance, best=best, as_json=as_json,
                        full_fractions=full_fractions)
@@ -183,7 +174,7 @@ def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_
     axes = design_common.parse_vary(vary_text, parsers, "dice=1-4,size=d6,d8", max_setups)
     sizes = {name: None if text is None else parse_die(text if text.lower().startswith("d") else f"d{text}", name)
              for name, text in (("size", size), ("against_size", against_size))}
-    fixed = _fixed(axes, {"dice": dice, "against_dice": against_dice, **sizes})
+    fixed = design_common.fixed_from_flags(axes, {"dice": dice, "against_dice": against_dice, **sizes})
     rules = SYSTEM.rules(rule_values)
     _search_and_report(chronica_design_problem(axes, fixed, metric=metric, rules=rules), metric=metric,
                        meaning=METRICS[metric], target=target, axes=axes, fixed={**fixed, "rules": rules.describe()},

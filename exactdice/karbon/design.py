@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 from fractions import Fraction
 
-from exactdice.design import DesignProblem, design_search, hoeffding_half_width
+from exactdice.design import DesignProblem, check_axes, design_search, hoeffding_half_width
 from exactdice.errors import InputError
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
@@ -67,11 +67,7 @@ def karbon_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "
     """
     if metric not in METRICS:
         raise InputError("metric", f"unknown target {metric!r}; choose from {', '.join(METRICS)}")
-    for name in axes:
-        if name not in VARIABLE_PARAMETERS:
-            raise InputError("axes", f"cannot vary {name!r}; choose from {', '.join(VARIABLE_PARAMETERS)}")
-        if name in fixed:
-            raise InputError("axes", f"{name} is both varied and fixed")
+    check_axes(axes, fixed, VARIABLE_PARAMETERS, only_axes=True)
     if samples < 100:
         raise InputError("samples", f"must be >= 100, got {samples}")
     ruleset = Rules().with_rules(rules)
