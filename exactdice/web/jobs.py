@@ -5,6 +5,12 @@ server that has the solver imported already, so a start costs milliseconds). A t
 of the server reads the job's pipe (progress lines, then the answer), so a slow solve
 never blocks a quick one, and ``cancel`` kills the process: the work really stops.
 
+Cancelling sends the worker SIGTERM, whose default action ends it at once: its exit
+status (`Job.exit_code`) is then `CANCELLED_EXIT_CODE`, ``-SIGTERM`` (a worker that
+outlived a grace period would be killed: ``-SIGKILL``). Only the job's own thread waits
+for the process: two threads joining one forkserver process race for its exit status,
+and the loser reads 255.
+
 >>> manager = JobManager(workers=1)
 >>> job = manager.submit("karbon_odds", {"setup": _tiny_setup()})
 >>> job.wait(60) and job.status, job.result["states"]
@@ -17,14 +23,19 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import secrets
+import signal
 import threading
 import time
 from collections import OrderedDict
 
-__all__ = ["Job", "JobManager", "JOB_STATUSES"]
+__all__ = ["Job", "JobManager", "JOB_STATUSES", "CANCELLED_EXIT_CODE"]
 
 JOB_STATUSES = ("queued", "running", "done", "error", "cancelled")
 _KEPT_FINISHED_JOBS = 200
+#: the exit status of a cancelled worker process (ended by SIGTERM)
+CANCELLED_EXIT_CODE = -signal.SIGTERM
+#: how long a cancelled worker may take to end before it is killed (seconds)
+_CANCEL_GRACE_SECONDS = 5.0
 
 
 def _tiny_setup():
@@ -50,6 +61,8 @@ class Job:
         self._on_done = on_done
         self._finished = threading.Event()
         self._process = None
+        self._process_ended = threading.Event()
+        self.exit_code: int | None = None  # the worker's exit status, once it has ended
         self._lock = threading.Lock()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -83,13 +96,22 @@ class Job:
             self.status = "cancelled"
             self.seconds = time.monotonic() - self.started
             self._finished.set()
-        if process is not None and process.is_alive():
+        if process is not None:
+            # the job's thread waits for the process (see the module text); this one signals
             process.terminate()
-            process.join(2)
-            if process.is_alive():
+            if not self._process_ended.wait(_CANCEL_GRACE_SECONDS):
                 process.kill()
-                process.join(2)
+                self._process_ended.wait(_CANCEL_GRACE_SECONDS)
         return True
+
+    def _ended(self, process) -> None:
+        """Called by the job's thread only: wait for the worker to end, keep its exit status."""
+        process.join(_CANCEL_GRACE_SECONDS)
+        if process.exitcode is None:
+            process.kill()
+            process.join()
+        self.exit_code = process.exitcode
+        self._process_ended.set()
 
     def snapshot(self) -> dict:
         """The job's state as JSON-ready data (the result as it was stored, exact)."""
@@ -158,7 +180,7 @@ class JobManager:
                     try:
                         message = receiving.recv()
                     except (EOFError, OSError):
-                        process.join(5)
+                        process.join(_CANCEL_GRACE_SECONDS)
                         job._finish("error", errors={"form": self._death_message(process.exitcode)})
                         break
                     if message[0] == "progress":
@@ -174,10 +196,7 @@ class JobManager:
                         break
             finally:
                 receiving.close()
-                process.join(5)
-                if process.is_alive():
-                    process.kill()
-                    process.join()
+                job._ended(process)
 
     def _death_message(self, exitcode) -> str:
         if self.memory_limit:

@@ -7,6 +7,7 @@ Answers are compared with the Python API's exact values (`contest_odds`, `parse_
 from __future__ import annotations
 
 import io
+import signal
 import time
 from contextlib import redirect_stderr
 from fractions import Fraction
@@ -18,6 +19,7 @@ from exactdice.core.exact import fraction_text
 from exactdice.core.notation import parse_dice
 from exactdice.karbon import ContestSetup, contest_odds
 from exactdice.web.app import create_app, exact_json
+from exactdice.web.jobs import CANCELLED_EXIT_CODE, JobManager
 
 from .contests import LONG_CONTEST, MAIN_CONTEST, TINY_CONTEST, sample_csv
 
@@ -200,10 +202,35 @@ def test_cancel_stops_the_worker_process_and_a_quick_solve_is_not_blocked(client
     cancelled = client.post(f"/api/jobs/{job_id}/cancel")
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     assert not job._process.is_alive()
-    assert job._process.exitcode is not None  # ended (by the signal, or by its own exit on SIGTERM)
+    assert job.exit_code == CANCELLED_EXIT_CODE == -signal.SIGTERM  # ended by the signal, nothing else
     assert client.get(f"/api/jobs/{job_id}").json()["status"] == "cancelled"
     # cancelling again is harmless and says so
     assert client.post(f"/api/jobs/{job_id}/cancel").json()["status"] == "cancelled"
+
+
+def test_every_cancelled_worker_ends_with_the_same_exit_status():
+    # cancelling at once, just after the start and mid-solve: always ended by SIGTERM (the job's
+    # thread and the cancelling thread once both waited for the process and one read 255)
+    from exactdice.web.forms import karbon_contest
+
+    setup, ruleset, player, narrator, max_states = karbon_contest(dict(LONG_CONTEST))
+    arguments = {"setup": setup, "ruleset": ruleset, "player": player, "narrator": narrator,
+                 "max_states": max_states}
+    manager = JobManager(workers=2)
+    try:
+        for delay in (0.0, 0.05, 0.2, 0.5, 0.0, 0.3):
+            job = manager.submit("karbon_odds", arguments)
+            deadline = time.monotonic() + 30
+            while job.status != "running" and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert job.status == "running"
+            time.sleep(delay)
+            assert job.cancel()
+            assert job.status == "cancelled" and job.exit_code == CANCELLED_EXIT_CODE, job.exit_code
+            assert not job._process.is_alive() and job._process.exitcode == CANCELLED_EXIT_CODE
+            assert not job.cancel()  # a second cancel does nothing
+    finally:
+        manager.shutdown()
 
 
 def test_job_errors(client):

@@ -8,6 +8,7 @@ invalid field shows its message. Each page is photographed (see the README: set
 
 from __future__ import annotations
 
+import signal
 import time
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from exactdice.core.notation import parse_dice
 from exactdice.karbon import ContestSetup, contest_odds
 from exactdice.web.app import exact_json
+from exactdice.web.jobs import CANCELLED_EXIT_CODE
 
 from .contests import LONG_CONTEST, MAIN_CONTEST, TINY_CONTEST, sample_csv
 
@@ -129,8 +131,10 @@ def test_cancel_really_stops_a_long_solve_and_another_tab_is_not_blocked(browser
     browser.find_element(By.ID, "cancel").click()
     wait_for(lambda: text_of(browser, "status") == "cancelled", 30, "the page to say cancelled")
     wait_for(lambda: job.status == "cancelled", 10, "the job to be cancelled")
-    # ended: by the signal (a negative code) or by its own exit on SIGTERM (255 was seen in CI)
-    assert not job._process.is_alive() and job._process.exitcode is not None
+    # ended by the signal, nothing else
+    wait_for(lambda: job.exit_code is not None, 10, "the worker to end")
+    assert job.exit_code == CANCELLED_EXIT_CODE == -signal.SIGTERM
+    assert not job._process.is_alive()
     assert not browser.find_element(By.ID, "cancel").is_displayed()
 
 
