@@ -132,11 +132,26 @@ def default_tables_dir() -> Path | None:
 
 
 def _table_files(folder: Path | None) -> dict[str, Path]:
-    """Table id (``system/name``) -> its JSON file, for every canonical table."""
+    """Table id (``system/name``) -> its JSON file, for every grid table under *folder*.
+
+    Each JSON is asked what it is (its ``format``): only grid tables are listed; the
+    sensitivity tables (``<system>/sensitivity/``), other JSON and unreadable files are not.
+    """
+    from exactdice.tables.export import JSON_FORMAT_NAME
+
     if folder is None:
         return {}
     return {path.relative_to(folder).with_suffix("").as_posix(): path
-            for path in sorted(folder.glob("*/*.json"))}
+            for path in sorted(folder.glob("*/**/*.json")) if _json_format(path) == JSON_FORMAT_NAME}
+
+
+def _json_format(path: Path) -> str | None:
+    """The ``format`` a JSON file says it has, or None (not JSON, not an object, unreadable)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get("format") if isinstance(data, dict) else None
 
 
 def _present_table_file(path: Path) -> dict:

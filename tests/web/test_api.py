@@ -437,8 +437,10 @@ def test_tables_list_and_cells_are_the_canonical_exact_values(client):
 
     names = client.get("/api/tables").json()["tables"]
     folder = default_tables_dir()
+    # every grid table (each system's folder), none of the sensitivity tables (their own folders)
     assert names == sorted(path.relative_to(folder).with_suffix("").as_posix()
                            for path in folder.glob("*/*.json"))
+    assert list(folder.glob("*/sensitivity/*.json")) and not any("sensitivity" in name for name in names)
     name = "karbon/ability_challenge_w2_p1_fixed"
     shown = client.get(f"/api/tables/{name}").json()["tables"][0]
     stored = json.loads((folder / f"{name}.json").read_text())["tables"][0]
@@ -449,6 +451,27 @@ def test_tables_list_and_cells_are_the_canonical_exact_values(client):
             assert [cell["exact"] for cell in row_shown] == row_stored
     win = shown["metrics"][0]["cells"][2][1]   # Ability 3, Challenge 2
     assert win["percent"] == exact_json(Fraction(stored["metrics"][0]["exact"][2][1]), 1)["percent"]
+
+
+def test_the_page_lists_only_the_json_files_that_say_they_are_grid_tables(tmp_path):
+    import shutil
+
+    from exactdice.web.app import default_tables_dir
+
+    grid = "karbon/ability_challenge_w1_p0_fixed"
+    (tmp_path / "karbon" / "sensitivity").mkdir(parents=True)
+    shutil.copy(default_tables_dir() / f"{grid}.json", tmp_path / f"{grid}.json")
+    shutil.copy(default_tables_dir() / "karbon" / "sensitivity" / "rules.json",
+                tmp_path / "karbon" / "sensitivity" / "rules.json")
+    (tmp_path / "karbon" / "notes.json").write_text('{"format": "something-else/1", "tables": 3}')
+    (tmp_path / "karbon" / "list.json").write_text("[1, 2]")
+    (tmp_path / "karbon" / "broken.json").write_text("{not json")
+    with TestClient(create_app(store_path=None, workers=1, tables_dir=tmp_path)) as local:
+        assert local.get("/api/tables").json() == {"tables": [grid]}
+        assert local.get(f"/api/tables/{grid}").json()["tables"][0]["rows"]
+        for skipped in ("karbon/notes", "karbon/list", "karbon/broken", "karbon/sensitivity/rules"):
+            response = local.get(f"/api/tables/{skipped}")
+            assert response.status_code == 404 and "no canonical table" in response.json()["errors"]["table"]
 
 
 def test_table_errors(client, tmp_path):
