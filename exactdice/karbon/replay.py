@@ -27,7 +27,7 @@ from exactdice.karbon.dice import DiceSizes, dice_text, parse_dice_list
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.position import Position, placement_folded
 from exactdice.karbon.ruleset import Rules
-from exactdice.karbon.strategy import decision_key, written_chip_limits
+from exactdice.karbon.strategy import decision_context, decision_key, written_chip_limits
 
 __all__ = ["StrategyReplay", "WrittenView", "NamedChoice", "DicePick", "SwapChoice",
            "QUEUE_CODES", "COUNTERS", "context_words"]
@@ -38,7 +38,7 @@ COUNTERS = ("player_chips", "narrator_chips", "player_stack", "narrator_stack", 
 #: what is left of a Test, as int columns: (head code, rewards of the head's kind left,
 #: tail code, tail value: a count of B/G rewards, or the roll winner code of "place")
 QUEUE_CODES = {None: 0, "B": 1, "G": 2, "place": 3}
-_WINNER_WORDS = ("player", "narrator", "tie")   # roll winner codes 0, 1, 2
+_WINNERS = "pnt"   # roll winner codes 0, 1, 2: player, narrator, tie
 _SIDE = {"player": 0, "narrator": 1}
 
 
@@ -157,18 +157,18 @@ class SwapChoice:
 
 # ----- the context of a decision, in the file's words ---------------------------------------
 
-def _queue_words(head: int, left: int, tail_code: int, tail: int) -> list[str]:
-    """Queue columns -> the file's ``queue``.
+def _queue(head: int, left: int, tail_code: int, tail: int) -> tuple:
+    """Queue columns -> the model's queue (the file words it by `decision_context`).
 
-    >>> _queue_words(2, 1, 3, 2)
-    ['G', 'place:tie']
+    >>> _queue(2, 1, 3, 2)
+    ('G', 'place', 't')
     """
-    words = ["B" if head == QUEUE_CODES["B"] else "G"] * left
+    queue = ("B" if head == QUEUE_CODES["B"] else "G",) * left
     if tail_code == QUEUE_CODES["place"]:
-        words.append(f"place:{_WINNER_WORDS[tail]}")
-    elif tail_code:
-        words += ["B" if tail_code == QUEUE_CODES["B"] else "G"] * tail
-    return words
+        return queue + ("place", _WINNERS[tail])
+    if tail_code:
+        return queue + ("B" if tail_code == QUEUE_CODES["B"] else "G",) * tail
+    return queue
 
 
 def context_words(point: str, extra: list[int]) -> dict:
@@ -179,19 +179,19 @@ def context_words(point: str, extra: list[int]) -> dict:
     ({'roll_winner': 'tie', 'take': 1}, {'queue': ['B']})
     """
     if point == "risk":
-        return {"roll_winner": _WINNER_WORDS[extra[0]]}
+        return decision_context(point, _WINNERS[extra[0]])
     if point == "take":
-        return {"roll_winner": _WINNER_WORDS[extra[0]], "take": extra[1]}
-    return {"queue": _queue_words(*extra)}
+        return decision_context(point, _WINNERS[extra[0]], extra[1])
+    return decision_context(point, _queue(*extra))
 
 
 def _placing_winner(point: str, extra: list[int]) -> str | None:
     """Whose chips go on the stack at this round's placement ("p", "n", "t") when the
     decision comes before it (risk, take, or a Glitch from Peril), else None."""
     if point in ("risk", "take"):
-        return "pnt"[extra[0]]
+        return _WINNERS[extra[0]]
     if extra[2] == QUEUE_CODES["place"]:
-        return "pnt"[extra[3]]
+        return _WINNERS[extra[3]]
     return None
 
 

@@ -72,8 +72,8 @@ from exactdice.output_files import write_output
 from exactdice.karbon.dice import DiceSizes
 from exactdice.karbon.position import STACK_SIZE, Position
 
-__all__ = ["FORMAT", "describe_position", "describe_decision", "decision_key", "write_strategy",
-           "load_strategy", "written_chip_limits"]
+__all__ = ["FORMAT", "describe_position", "describe_decision", "decision_context", "decision_key",
+           "write_strategy", "load_strategy", "written_chip_limits"]
 
 FORMAT = "exactdice-karbon-strategy/2"  # /2: stacks held in hand before placement
 _WINNER_WORD = {"p": "player", "n": "narrator", "t": "tie"}
@@ -113,15 +113,23 @@ def describe_decision(sizes: DiceSizes, situation) -> tuple[str, dict, dict]:
         return "draw", {}, {}
     if point == "ndraw":
         return "narrator_draw", {}, {"player_draw": situation[1]}
-    position = situation[1]
-    state = describe_position(sizes, position)
+    state = describe_position(sizes, situation[1])
+    return point, state, decision_context(point, *situation[2:])
+
+
+def decision_context(point: str, *detail) -> dict:
+    """The file's ``context`` of a decision at *point* (not a draw), from the model's terms:
+    the roll winner (``"p"``, ``"n"`` or ``"t"``) for risk, the winner and the dice to take
+    for take, else the queue still to resolve (a tuple like ``("G", "place", "t")``).
+
+    >>> decision_context("take", "t", 1), decision_context("glitch", ("G", "place", "t"))
+    ({'roll_winner': 'tie', 'take': 1}, {'queue': ['G', 'place:tie']})
+    """
     if point == "risk":
-        context = {"roll_winner": _WINNER_WORD[situation[2]]}
-    elif point == "take":
-        context = {"roll_winner": _WINNER_WORD[situation[2]], "take": situation[3]}
-    else:
-        context = {"queue": _queue_words(situation[2])}
-    return point, state, context
+        return {"roll_winner": _WINNER_WORD[detail[0]]}
+    if point == "take":
+        return {"roll_winner": _WINNER_WORD[detail[0]], "take": detail[1]}
+    return {"queue": _queue_words(detail[0])}
 
 
 def written_chip_limits(track, wins, losses, player_stack, narrator_stack):

@@ -322,3 +322,40 @@ def test_swaps_are_forced_exactly_when_one_swap_exists():
 def test_named_choices():
     assert NamedChoice(["no", "yes"]).forced() is None and NamedChoice(["none"]).forced() == "none"
     assert str(NamedChoice(["hurt", "plans"])) == "hurt, plans" and not NamedChoice(["hurt"]).allows("plans")
+
+
+def test_the_replayer_s_chip_cut_is_the_model_s():
+    # `written_chip_limits` takes arrays (one entry per simulated contest), so it cannot call
+    # `KarbonModel._capped` (one Position); it must give the same cut at every position
+    from exactdice.karbon.position import Position
+    from exactdice.karbon.strategy import written_chip_limits
+
+    rows = []
+    for track in range(1, 6):
+        for wins, losses in itertools.product(range(track + 1), repeat=2):
+            if wins + losses > track:
+                continue
+            for player_stack, narrator_stack in itertools.product(range(5), repeat=2):
+                rows.append((track, wins, losses, player_stack, narrator_stack))
+    columns = np.array(rows).T
+    player_limits, narrator_limits = written_chip_limits(*columns)
+    for (track, wins, losses, player_stack, narrator_stack), player, narrator in zip(
+            rows, player_limits, narrator_limits):
+        flooded = Position((), (), (), (), 10**6, 10**6, player_stack, narrator_stack, wins, losses, 0, track)
+        capped = KarbonModel._capped(flooded)
+        assert (capped.player_chips, capped.narrator_chips) == (player, narrator)
+        assert tuple(int(v) for v in written_chip_limits(track, wins, losses, player_stack,
+                                                         narrator_stack)) == (player, narrator)
+
+
+def test_the_replayer_words_a_context_as_the_strategy_file_does():
+    from exactdice.karbon.replay import QUEUE_CODES, context_words
+    from exactdice.karbon.strategy import decision_context
+
+    assert context_words("risk", [1]) == decision_context("risk", "n") == {"roll_winner": "narrator"}
+    assert context_words("take", [0, 2]) == decision_context("take", "p", 2)
+    columns = [QUEUE_CODES["B"], 2, QUEUE_CODES["G"], 1]
+    assert context_words("break", columns) == decision_context("break", ("B", "B", "G")) \
+        == {"queue": ["B", "B", "G"]}
+    columns = [QUEUE_CODES["G"], 1, QUEUE_CODES["place"], 0]
+    assert context_words("glitch", columns) == {"queue": ["G", "place:player"]}
