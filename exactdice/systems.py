@@ -118,6 +118,9 @@ class RulesSystem(Protocol):
     Optional: ``column_distributions(setup, rules)`` gives the exact law of further
     simulated columns, ``{column: exactdice.validation.ColumnDistribution}`` (rounds,
     omens, success dice...); ``exactdice validate`` then tests each of them too.
+    ``exact_laws(setup, rules)`` gives ``(exact(...), column_distributions(...))`` from
+    one solve, for a validation that needs both (the first None where ``exact`` would
+    refuse the setup).
     """
 
     name: str
@@ -154,7 +157,8 @@ class DeclaredSystem:
     `rules_values`); ``make_rules`` builds the `Rules` object from the checked rules values
     (default: ``rules_type`` itself). ``outcome`` is the outcome column's name, or a
     function of the setup that gives it. ``exact``, ``simulate``, ``column_distributions``
-    (optional) and ``table_sets`` are the protocol's functions; a system made of
+    and ``exact_laws`` (optional) and ``table_sets`` are the protocol's functions; a system
+    made of
     ``variants`` (Karst) declares no ``exact`` or ``simulate`` of its own.
 
     >>> from fractions import Fraction
@@ -176,6 +180,7 @@ class DeclaredSystem:
     simulate: Callable[[Mapping[str, Any], Any, int, int], Mapping[str, Sequence]] | None = None
     outcome: str | Callable[[Mapping[str, Any]], str] = "outcome"
     column_distributions: Callable[[Mapping[str, Any], Any], dict] | None = None
+    exact_laws: Callable[[Mapping[str, Any], Any], tuple[dict, dict]] | None = None
     table_sets: Callable[[], list[TableSet]] = list
     variants: Mapping[str, RulesSystem] = field(default_factory=dict)
 

@@ -882,7 +882,10 @@ def expected_distribution(sides, rules: Rules | None = None, target: int | None 
     >>> expected_distribution([((6,),), ((6,),)])
     {'0': Fraction(5, 12), '1': Fraction(5, 12), 'tie': Fraction(1, 6)}
     """
-    result = solve_contest(sides, rules, target)
+    return _outcome_law(solve_contest(sides, rules, target))
+
+
+def _outcome_law(result) -> dict:
     table = {str(s): p for s, p in enumerate(result.win)}
     table["tie"] = result.tie
     return table
@@ -896,9 +899,23 @@ def column_distributions(sides, rules: Rules | None = None, target: int | None =
     >>> columns["successes"].probabilities
     {'0': Fraction(1, 6), '1': Fraction(5, 6)}
     """
+    return _column_laws(solve_contest(sides, rules, target))
+
+
+def exact_laws(sides, rules: Rules | None = None, target: int | None = None) -> tuple[dict, dict]:
+    """(`expected_distribution`, `column_distributions`) from one solve of the contest.
+
+    >>> outcome, columns = exact_laws([((6,),), ((6,),)])
+    >>> outcome["tie"], columns["successes"].probabilities["0"]
+    (Fraction(1, 6), Fraction(1, 6))
+    """
+    result = solve_contest(sides, rules, target)
+    return _outcome_law(result), _column_laws(result)
+
+
+def _column_laws(result) -> dict:
     from exactdice.validation import ColumnDistribution
 
-    result = solve_contest(sides, rules, target)
     successes, sizes = {}, {}
     for (_, rolled), p in sorted(result.size_outcomes.items()):
         successes[str(len(rolled))] = successes.get(str(len(rolled)), Fraction(0)) + p

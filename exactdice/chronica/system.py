@@ -91,6 +91,14 @@ def _column_distributions(setup: Mapping, rules: Rules) -> dict:
     return column_distributions(sides, rules, target)
 
 
+def _exact_laws(setup: Mapping, rules: Rules) -> tuple[dict, dict]:
+    """`_exact` and `_column_distributions` from one solve."""
+    from exactdice.chronica.contest import exact_laws
+
+    sides, target = parse_contest(setup["sides"], setup.get("target"))
+    return exact_laws(sides, rules, target)
+
+
 def _table_sets() -> list[TableSet]:
     rules = Rules()
     words = {2: "two", 3: "three"}
@@ -107,4 +115,4 @@ def _table_sets() -> list[TableSet]:
 SYSTEM = DeclaredSystem(
     "chronica", "Chronica contests: the winning side or tie.", Rules, PARAMETERS,
     make_rules=contest_rules, exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN,
-    column_distributions=_column_distributions, table_sets=_table_sets)
+    column_distributions=_column_distributions, exact_laws=_exact_laws, table_sets=_table_sets)

@@ -71,15 +71,14 @@ def system_command(system) -> click.Command:
         setup, rules = system.setup(setup_part), system.rules(rules_part)
         headline = system.outcome_column(setup)
         # further columns with an exact law (rounds, omens, success dice, ...), read from a file
-        laws = getattr(system, "column_distributions", None)
-        others = dict(laws(setup, rules)) if laws is not None and samples is not None else {}
+        exact, others = _exact_laws(system, setup, rules, with_columns=samples is not None)
         others.pop(headline, None)
         field = "samples" if samples is not None else "counts"
         fits = {}
         if column_name not in others:  # the outcome, from its own column or one named by --column
             headline = column_name or headline
             observed = read_sample_column(samples, headline) if samples is not None else parse_counts(counts)
-            fits[headline] = (system.exact(setup, rules), observed)
+            fits[headline] = (exact if exact is not None else system.exact(setup, rules), observed)
         elif samples is None:
             raise InputError("column_name", f"column {column_name!r} is read from `samples` FILE.csv")
         if samples is not None and others:
@@ -132,6 +131,19 @@ def system_command(system) -> click.Command:
                  f"the samples were simulated with.")
     decorated = _own_options(parameter_options(system.parameters)(callback))
     return click.command(name=system.name, help=help_text, epilog=_EPILOG)(decorated)
+
+
+def _exact_laws(system, setup, rules, *, with_columns: bool) -> tuple[dict | None, dict]:
+    """(the outcome column's exact law, or None: not needed yet; the further columns' laws,
+    none unless *with_columns*), from one solve where the system offers ``exact_laws``."""
+    if not with_columns:
+        return None, {}
+    both = getattr(system, "exact_laws", None)
+    if both is not None:
+        exact, columns = both(setup, rules)
+        return exact, dict(columns)
+    columns = getattr(system, "column_distributions", None)
+    return None, dict(columns(setup, rules)) if columns is not None else {}
 
 
 def _variants_group(system) -> click.Group:

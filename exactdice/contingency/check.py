@@ -462,9 +462,25 @@ def column_distributions(check: SkillCheck, rules: Rules = Rules()) -> dict:
     >>> column_distributions(skill_check([6, 6, 6]))["result_die"].probabilities
     {'d6': Fraction(1, 1)}
     """
+    return _column_laws(solve_check(check, rules))
+
+
+def exact_laws(check: SkillCheck, rules: Rules = Rules()) -> tuple[dict, dict]:
+    """(`expected_distribution`, `column_distributions`) from one solve of the check; the
+    first is None without a difficulty (`expected_distribution` says why).
+
+    >>> outcome, columns = exact_laws(skill_check([6, 6, 6], difficulty=4))
+    >>> outcome["success"], columns["result_die"].probabilities
+    (Fraction(1, 2), {'d6': Fraction(1, 1)})
+    """
+    solution = solve_check(check, rules)
+    outcome = None if check.difficulty is None else solution.outcome_probabilities()
+    return outcome, _column_laws(solution)
+
+
+def _column_laws(solution: CheckSolution) -> dict:
     from exactdice.validation import ColumnDistribution
 
-    solution = solve_check(check, rules)
     return {"total": ColumnDistribution.from_distribution(solution.total),
             "result_die": ColumnDistribution.from_distribution(solution.result_die, lambda size: f"d{size}"),
             "player_omens": ColumnDistribution.from_distribution(solution.player_omens),

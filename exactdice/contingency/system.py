@@ -75,6 +75,13 @@ def _column_distributions(setup: Mapping, rules: Rules) -> dict:
     return column_distributions(build_check(setup), rules)
 
 
+def _exact_laws(setup: Mapping, rules: Rules) -> tuple[dict, dict]:
+    """`_exact` and `_column_distributions` from one solve."""
+    from exactdice.contingency.check import exact_laws
+
+    return exact_laws(build_check(setup), rules)
+
+
 #: the canonical tables' description, per roll kind
 _TABLE_DESCRIPTION = ("P(success) and P(success or success-with-condition) of the 35 three-die "
                       "pools of d4..d12 against the 11 named difficulties, {kind} roll, default "
@@ -93,4 +100,4 @@ def _table_sets() -> list[TableSet]:
 SYSTEM = DeclaredSystem(
     "contingency", "Contingency skill checks: success, success-with-condition, failure.", Rules,
     PARAMETERS, exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN, column_distributions=_column_distributions,
-    table_sets=_table_sets)
+    exact_laws=_exact_laws, table_sets=_table_sets)

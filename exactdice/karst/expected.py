@@ -19,7 +19,7 @@ from exactdice.karst.rolls import action_success, attack_hit, order_places
 from exactdice.karst.ruleset import Rules
 from exactdice.karst.simulate import SIMULATIONS
 
-__all__ = ["outcome_column", "expected_distribution", "column_distributions"]
+__all__ = ["outcome_column", "expected_distribution", "column_distributions", "exact_laws"]
 
 
 def outcome_column(kind: str, *, health=None, then_death: bool = False, combatant: int = 1, **_) -> str:
@@ -49,17 +49,12 @@ def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup) -> dict
         p = action_success(setup.get("modifier", 0))
         return {"success": p, "failure": 1 - p}
     if kind == "death":
-        solution = solve_death(setup["negative_health"], setup.get("modifier", 0), rules)
-        return {"death": solution.death, "stable": solution.stable}
+        return _death_laws(_solved_death(setup, rules))[0]
     if kind == "attack":
         if setup.get("health") is None:
             p = attack_hit(setup["modifier"], setup["defense"])
             return {"hit": p, "miss": 1 - p}
-        chain = solve_knockout(KnockoutSetup(setup["modifier"], setup["defense"], setup.get("damage", "d6"),
-                                             setup["health"], setup.get("unaware", False)))
-        if setup.get("then_death"):
-            return knockout_then_death(chain, setup.get("death_modifier", 0), rules)
-        return {str(value): p for value, p in chain.negative_health.items()}
+        return _knockout_laws(_solved_knockout(setup), setup, rules)[0]
     if kind == "order":
         combatant = setup.get("combatant", 1)
         places = order_places(setup["modifiers"], setup.get("two_actions", ()), setup.get("surprised", ()))
@@ -92,8 +87,7 @@ def column_distributions(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
         modifier = setup.get("modifier", 0)
         return {"natural": shifted(6, 0), "total": shifted(6, modifier)}
     if kind == "death":
-        solution = solve_death(setup["negative_health"], setup.get("modifier", 0), rules)
-        return {"rounds": ColumnDistribution.with_tail(solution.rounds.probabilities)}
+        return _death_laws(_solved_death(setup, rules))[1]
     if kind == "attack":
         if setup.get("health") is None:
             modifier = setup.get("modifier", 0)
@@ -104,14 +98,7 @@ def column_distributions(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
                 damage[str(value)] = damage.get(str(value), Fraction(0)) + hit * p
             return {"natural": shifted(20, 0), "total": shifted(20, modifier),
                     "damage": ColumnDistribution(damage)}
-        chain = solve_knockout(KnockoutSetup(setup["modifier"], setup["defense"], setup.get("damage", "d6"),
-                                             setup["health"], setup.get("unaware", False)))
-        columns = {"rounds": ColumnDistribution.with_tail(chain.rounds.probabilities),
-                   "negative_health": ColumnDistribution.from_distribution(chain.negative_health)}
-        if setup.get("then_death"):
-            death = knockout_then_death(chain, setup.get("death_modifier", 0), rules)
-            columns["outcome"] = ColumnDistribution.from_distribution(death)
-        return columns
+        return _knockout_laws(_solved_knockout(setup), setup, rules)[1]
     if kind == "order":
         modifiers = setup["modifiers"]
         two_actions, surprised = setup.get("two_actions", ()), setup.get("surprised", ())
@@ -127,3 +114,48 @@ def column_distributions(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
             columns[f"place_{number}"] = ColumnDistribution.from_distribution(place)
         return columns
     raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
+
+
+def exact_laws(kind: str, *, rules: Rules = Rules(), **setup) -> tuple[dict, dict]:
+    """(`expected_distribution`, `column_distributions`) of one roll, its chain solved once.
+
+    >>> outcome, columns = exact_laws("death", negative_health=2)
+    >>> outcome["death"], columns["rounds"].probabilities["0"]
+    (Fraction(3, 4), Fraction(2, 3))
+    """
+    if kind == "death":
+        return _death_laws(_solved_death(setup, rules))
+    if kind == "attack" and setup.get("health") is not None:
+        return _knockout_laws(_solved_knockout(setup), setup, rules)
+    # closed forms (action, a single attack, the opening order): nothing worth sharing
+    return expected_distribution(kind, rules=rules, **setup), column_distributions(kind, rules=rules, **setup)
+
+
+def _solved_death(setup: dict, rules: Rules):
+    return solve_death(setup["negative_health"], setup.get("modifier", 0), rules)
+
+
+def _solved_knockout(setup: dict):
+    return solve_knockout(KnockoutSetup(setup["modifier"], setup["defense"], setup.get("damage", "d6"),
+                                        setup["health"], setup.get("unaware", False)))
+
+
+def _death_laws(solution) -> tuple[dict, dict]:
+    from exactdice.validation import ColumnDistribution
+
+    return ({"death": solution.death, "stable": solution.stable},
+            {"rounds": ColumnDistribution.with_tail(solution.rounds.probabilities)})
+
+
+def _knockout_laws(chain, setup: dict, rules: Rules) -> tuple[dict, dict]:
+    """A knock-out chain's outcome law (negative health, or death/stable with ``then_death``)
+    and its further columns."""
+    from exactdice.validation import ColumnDistribution
+
+    columns = {"rounds": ColumnDistribution.with_tail(chain.rounds.probabilities),
+               "negative_health": ColumnDistribution.from_distribution(chain.negative_health)}
+    if not setup.get("then_death"):
+        return {str(value): p for value, p in chain.negative_health.items()}, columns
+    death = knockout_then_death(chain, setup.get("death_modifier", 0), rules)
+    columns["outcome"] = ColumnDistribution.from_distribution(death)
+    return death, columns

@@ -77,6 +77,13 @@ def _column_distributions(roll: str, setup: Mapping, rules: Rules) -> dict:
     return column_distributions(roll, rules=rules, **setup)
 
 
+def _exact_laws(roll: str, setup: Mapping, rules: Rules) -> tuple[dict, dict]:
+    """`_exact` and `_column_distributions` from one solve."""
+    from exactdice.karst.expected import exact_laws
+
+    return exact_laws(roll, rules=rules, **setup)
+
+
 def karst_roll(roll: str) -> DeclaredSystem:
     """One Karst roll (``action``, ``attack``, ``death`` or ``order``) as a system.
 
@@ -86,7 +93,8 @@ def karst_roll(roll: str) -> DeclaredSystem:
     parameters, summary = ROLLS[roll]
     return DeclaredSystem(roll, summary, Rules, parameters, exact=partial(_exact, roll),
                           simulate=partial(_simulate, roll), outcome=partial(_outcome_column, roll),
-                          column_distributions=partial(_column_distributions, roll))
+                          column_distributions=partial(_column_distributions, roll),
+                          exact_laws=partial(_exact_laws, roll))
 
 
 _TABLE_DESCRIPTIONS = {

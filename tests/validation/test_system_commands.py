@@ -99,3 +99,39 @@ def test_karbon_counts(capsys):
     assert code == 1 and "does not fit" in out
     code, _, err = run_cli(["validate", "karbon", *setup, "--counts", "won=600"], capsys)
     assert code == 2 and "--counts: outcome 'won'" in err
+
+
+SOLVES = {  # system -> (module, solver the exact laws come from, simulate flags, validate command)
+    "chronica": ("exactdice.chronica.contest", "solve_contest", ["--side", "d6,d8", "--side", "2d6"],
+                 ["chronica"]),
+    "contingency": ("exactdice.contingency.check", "solve_check", ["--dice", "d4,d6,d8", "--difficulty", "5"],
+                    ["contingency"]),
+    "karst death": ("exactdice.karst.expected", "solve_death", ["--negative-health", "2"], ["karst", "death"]),
+    "karst attack": ("exactdice.karst.expected", "solve_knockout",
+                     ["--modifier", "3", "--defense", "12", "--damage", "2d4", "--health", "6"],
+                     ["karst", "attack"]),
+}
+
+
+@pytest.mark.parametrize("name", list(SOLVES))
+def test_validating_a_samples_file_solves_the_setup_once(tmp_path, capsys, monkeypatch, name):
+    import importlib
+
+    module_name, solver, setup, command = SOLVES[name]
+    path = str(tmp_path / "samples.csv")
+    simulate = ["simulate", *command[1:]] if command[0] == "karst" else ["simulate"]
+    code, _, err = run_cli([command[0], *simulate, *setup, "--n", "500", "--seed", "5", "--out", path], capsys)
+    assert code == 0, err
+    module = importlib.import_module(module_name)
+    solves = []
+    real = getattr(module, solver)
+
+    def counted(*arguments, **keywords):
+        solves.append(arguments)
+        return real(*arguments, **keywords)
+
+    monkeypatch.setattr(module, solver, counted)
+    code, out, err = run_cli(["validate", *command, *setup, "--samples", path, "--json"], capsys)
+    assert code in (0, 1), err
+    assert len(json.loads(out)["columns"]) > 1  # the outcome and further columns were all tested
+    assert len(solves) == 1
