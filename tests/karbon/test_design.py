@@ -196,3 +196,28 @@ def test_cli_design_bad_input_is_one_line_naming_the_flag(extra, flag, capsys):
     stderr = capsys.readouterr().err
     assert exit_.value.code == 2
     assert stderr.strip().count("\n") == 0 and flag in stderr, stderr
+
+
+def test_one_process_pool_serves_the_screens_and_every_batch(monkeypatch):
+    import importlib
+
+    from exactdice import design as design_module
+
+    sweep_module = importlib.import_module("exactdice.tables.sweep")
+    started = []
+    real_pool = sweep_module.local_process_pool
+
+    def counted_pool(workers):
+        started.append(workers)
+        return real_pool(workers)
+
+    monkeypatch.setattr(sweep_module, "local_process_pool", counted_pool)
+    problem = design_module.DesignProblem(
+        axes={"n": [1, 2, 3, 4, 5, 6]}, cell=design_module._demo_cell, screen=design_module._demo_screen,
+        interval=design_module._demo_interval, metric=lambda result: result["P(x)"],
+        solve_fn=design_module._demo_solve)
+    # every point is within the tolerance: the screens, then three batches of two points
+    found = design_search(problem, target=Fraction(1, 3), tolerance=Fraction(1), store=None, workers=2)
+    assert found.solved == 6 and started == [2]
+    alone = design_search(problem, target=Fraction(1, 3), tolerance=Fraction(1), store=None, workers=1)
+    assert found.candidates == alone.candidates and started == [2]  # workers=1: no pool
