@@ -25,6 +25,9 @@ COMMANDS = {
     "sensitivity": ["karbon", "sensitivity", "-a", "2", "-c", "2", "-w", "2", "-p", "1"],
     "design": ["karbon", "design", "--target", "win=0.5", "-a", "3", "-w", "2", "-p", "1",
                "--vary", "challenge=1-5", "--exhaustive"],
+    # screened: the screens and the batches share one pool, which Ctrl-C must end too
+    "screened design": ["karbon", "design", "--target", "win=0.5", "-a", "3", "-w", "2", "-p", "1",
+                        "--vary", "challenge=1-5", "--tolerance", "50%"],
 }
 
 
