@@ -188,7 +188,7 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
             value = Fraction(problem.metric(result))
             solved[keys[index]] = DesignCandidate(points[index], value, abs(value - target), result)
 
-    # one pool of workers for the screens and every batch (starting one costs a second or more)
+    # one pool of workers for the screens and every batch (a pool per batch cost ~50 ms a batch)
     with shared_local_pool(workers, executor) as shared:
         sweep_options = dict(store=store, workers=workers, executor=shared, progress=progress)
         if not screening:
