@@ -290,7 +290,7 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
 
     ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks.
     ``certify`` solves the returned strategy exactly (up to ``certify_states`` states and
-    ``certify_seconds`` of exploring);
+    ``certify_seconds`` of exploring, default half of ``max_seconds``);
     ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
     (skipped when exploring their game passes ``fixed_states``, default ``max_states``, or
     ``fixed_seconds``, default a third of ``max_seconds``).
@@ -323,6 +323,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
         result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model._by_text}
     if certify:
+        if certify_seconds is None and max_seconds is not None:
+            certify_seconds = max_seconds / 2
         _certify(result, found.strategy, (payoff, endless), certify_states, certify_seconds)
     result.sides = {situation: model.who_decides(situation) for situation in result.strategy}
     result.certify_seconds = time.perf_counter() - bounded_done

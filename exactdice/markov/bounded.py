@@ -403,8 +403,9 @@ class BoundedSolver:
             progress=None, progress_every: float = 0.5) -> BoundedResult:
         """Sample trajectories until the gap at the initial state is <= ``precision``, or
         ``max_seconds`` pass, or ``max_states`` states are expanded, or KeyboardInterrupt;
-        returns the bounds reached. ``progress(lower, upper, expanded, seconds)`` is called
-        about every ``progress_every`` seconds."""
+        returns the bounds reached (after a last `sweep` when a limit stopped it).
+        ``progress(lower, upper, expanded, seconds)`` is called about every
+        ``progress_every`` seconds."""
         if not precision > 0:
             raise InputError("precision", f"must be > 0, got {precision}")
         started = time.perf_counter()
