@@ -1,7 +1,7 @@
 """Certified bounds on optimal play (`exactdice.karbon.bounds`): the gap against time.
 
 Run: python scripts/bench_karbon_bounds.py [--seconds S] [--precision EPS] [--case NAME ...]
-         [--narrator fixed|optimal ...]
+         [--narrator fixed|optimal ...] [--certify-states N] [--certify-seconds S]
 
 Each case and narrator runs in a fresh process (peak memory is that process's maxrss).
 Printed per run: the gap at a few times, then the final certified lower bound (the
@@ -28,7 +28,7 @@ _CHILD = r"""
 import json, resource, sys, time
 from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy
 from exactdice.karbon.bounds import bounded_odds
-setup_args, narrator, seconds, precision, certify_states = json.loads(sys.argv[1])
+setup_args, narrator, seconds, precision, certify_states, certify_seconds = json.loads(sys.argv[1])
 marks = []
 def progress(lower, upper, explored, elapsed):
     if not marks or int(elapsed / 10) != int(marks[-1][0] / 10):
@@ -36,7 +36,8 @@ def progress(lower, upper, explored, elapsed):
     marks.append((round(elapsed, 1), lower, upper, explored))
 result = bounded_odds(ContestSetup(**setup_args), Rules(), PlayerPolicy(kind="optimal"),
                       NarratorPolicy(kind=narrator), precision=precision, max_seconds=seconds,
-                      progress=progress, max_states=10_000_000, certify_states=certify_states)
+                      progress=progress, max_states=10_000_000, certify_states=certify_states,
+                      certify_seconds=certify_seconds)
 print(json.dumps({
     "marks": marks, "lower": float(result.lower), "upper": result.upper, "gap": result.gap,
     "lower_method": result.lower_method.split(" (")[0] + ("" if result.lower_method == "exact" else
@@ -44,7 +45,7 @@ print(json.dumps({
     "bounded_seconds": result.bounded_seconds, "certify_seconds": result.certify_seconds,
     "seconds": result.seconds, "stopped": result.stopped, "end_components": result.end_components,
     "fixed_value": float(result.fixed_value) if result.fixed_value is not None else None,
-    "strategy_states": result.strategy_states,
+    "strategy_states": result.strategy_states, "sweeps": result.solver.sweeps,
     "cpu_seconds": resource.getrusage(resource.RUSAGE_SELF).ru_utime
                    + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
     "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
@@ -59,11 +60,15 @@ def main():
     parser.add_argument("--narrator", action="append", choices=["fixed", "optimal"])
     parser.add_argument("--certify-states", type=int, default=1_000_000,
                         help="state budget of the exact check of the strategy (past it: the float lower bound)")
+    parser.add_argument("--certify-seconds", type=float,
+                        help="time budget of the exact check's exploring (default half of --seconds)")
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     for name in args.case or ["A1vC1-W1P0", "A3vC3-W3P1"]:
         for narrator in args.narrator or ["fixed", "optimal"]:
-            payload = json.dumps([CASES[name], narrator, args.seconds, args.precision, args.certify_states])
+            certify_seconds = args.certify_seconds if args.certify_seconds is not None else args.seconds / 2
+            payload = json.dumps([CASES[name], narrator, args.seconds, args.precision, args.certify_states,
+                                  certify_seconds])
             print(f"{name}, optimal player v {narrator} narrator (default pool), precision {args.precision}, "
                   f"limit {args.seconds:g} s:", flush=True)
             child = subprocess.Popen([sys.executable, "-c", _CHILD, payload], stdout=subprocess.PIPE,
@@ -87,6 +92,7 @@ def main():
             print(f"  final: [{run['lower']:.6f} ({run['lower_method']}), {run['upper']:.6f}], gap {run['gap']:.5f}, "
                   f"stopped: {run['stopped']}; fixed preferences {run['fixed_value']}; explored {run['explored']:,} "
                   f"(touched {run['touched']:,}), {rate:,.0f} states/s; end components {run['end_components']}; "
+                  f"sweeps {run['sweeps']}; "
                   f"bounds {run['bounded_seconds']:.1f} s, exact check {run['certify_seconds']:.1f} s over "
                   f"{run['strategy_states']} states; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU "
                   f"(the share of a core this run got shows the load); peak {run['peak_mib']:,.0f} MiB",

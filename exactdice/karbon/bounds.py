@@ -188,14 +188,13 @@ def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_se
     except TooLargeError:
         return None, None
     solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, progress=False, all_states=True)
-    per_state = solution._per_state
+    per_state, reached = solution._per_state, graph.index
     cache: dict = {}
 
     def lower_bound(state):
-        try:
-            value = per_state(state)[1]
-        except KeyError:
+        if state not in reached:
             return None
+        value = per_state(state)[1]
         bound = cache.get(value)
         if bound is None:
             bound = cache[value] = float_below(value)
@@ -291,10 +290,10 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
 
     ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks.
     ``certify`` solves the returned strategy exactly (up to ``certify_states`` states and
-    ``certify_seconds`` of exploring);
+    ``certify_seconds`` of exploring, default half of ``max_seconds``);
     ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
     (skipped when exploring their game passes ``fixed_states``, default ``max_states``, or
-    ``fixed_seconds``).
+    ``fixed_seconds``, default a third of ``max_seconds``).
     """
     ruleset = ruleset or Rules()
     player = player or PlayerPolicy(kind="optimal")
@@ -305,6 +304,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     model = game_model(setup, ruleset, player, narrator)
     fixed_value, initial = None, None
     if fixed_start:
+        if fixed_seconds is None and max_seconds is not None:
+            fixed_seconds = max_seconds / 3
         fixed_value, initial = _fixed_start(model, setup, ruleset, narrator, max_states=fixed_states or max_states,
                                             max_seconds=fixed_seconds)
     solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
@@ -322,6 +323,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
         result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model._by_text}
     if certify:
+        if certify_seconds is None and max_seconds is not None:
+            certify_seconds = max_seconds / 2
         _certify(result, found.strategy, (payoff, endless), certify_states, certify_seconds)
     result.sides = {situation: model.who_decides(situation) for situation in result.strategy}
     result.certify_seconds = time.perf_counter() - bounded_done

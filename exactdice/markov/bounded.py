@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from exactdice.errors import InputError, TooLargeError
+from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.markov.model import Chance, Decision, Terminal
 
 __all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "TimeLimitedModel",
@@ -38,6 +38,7 @@ __all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "
 _FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
 _UNIT_ROUNDOFF = 2.0 ** -53
 _MAX_TRAJECTORY = 100_000
+_FIRST_SWEEP = 2_000
 
 
 def _chance_slack(branches: int, magnitude: float) -> float:
@@ -73,6 +74,7 @@ class BoundedResult:
     end_components: int
     seconds: float
     stopped: str
+    sweeps: int = 0
     strategy: dict = field(repr=False, default_factory=dict)
     history: list = field(repr=False, default_factory=list)
     solver: object = field(repr=False, default=None)
@@ -89,6 +91,8 @@ class BoundedSolver:
     ``nonterminating_payoff`` is what play that never ends pays (default 0), and
     ``initial_bounds(state)`` gives (lower, upper) for a state not yet expanded (default
     the least and greatest payoff). ``seed`` fixes the trajectory sampling.
+    ``sweep_growth``: during `run`, `sweep` every state each time the states expanded
+    grow by this factor, and once at the end (None: never).
 
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> solver = BoundedSolver(GamblersRuin(goal=3, start=1, up=1, down=1))
@@ -97,8 +101,9 @@ class BoundedSolver:
     """
 
     def __init__(self, model, *, payoff=None, nonterminating_payoff=0, initial_bounds=None,
-                 seed: int = 0):
+                 seed: int = 0, sweep_growth: float | None = 1.5):
         self.model = model
+        self.sweep_growth = sweep_growth
         outcomes = tuple(model.outcomes)
         if payoff is None:
             payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
@@ -130,6 +135,7 @@ class BoundedSolver:
         self.trajectories = 0
         self.end_component_passes = 0
         self.end_components = 0
+        self.sweeps = 0
         self.initial = self._intern(model.initial_state())
         self._cycle_seen = False
 
@@ -153,6 +159,8 @@ class BoundedSolver:
                     low, high = max(low, given[0]), min(high, given[1])
             self.lo.append(low)
             self.hi.append(high)
+            if low > high:
+                self._crossed(node)
         return node
 
     def _expand(self, node: int) -> None:
@@ -186,7 +194,7 @@ class BoundedSolver:
             return
         raise InputError("expand", f"expand() must return Terminal, Chance or Decision, got {type(expanded).__name__}")
 
-    def _backup(self, node: int) -> None:
+    def _backup(self, node: int) -> bool:
         kind, targets, lo, hi = self.kind[node], self.targets[node], self.lo, self.hi
         if kind == _CHANCE:
             probs = self.probs[node]
@@ -204,11 +212,22 @@ class BoundedSolver:
             low = min([lo[t] for t in targets])
             high = min([hi[t] for t in targets])
         else:
-            return
+            return False
+        moved = False
         if low > lo[node]:
             lo[node] = low
+            moved = True
         if high < hi[node]:
             hi[node] = high
+            moved = True
+        if moved and lo[node] > hi[node]:
+            self._crossed(node)
+        return moved
+
+    def _crossed(self, node: int):
+        raise InternalError(f"the bounds crossed at {self.states[node]!r} ([{self.lo[node]!r}, "
+                            f"{self.hi[node]!r}]): an initial bound is unsound (backups of sound bounds "
+                            "stay sound)")
 
     # ----- trajectories ----------------------------------------------------------------
 
@@ -272,6 +291,31 @@ class BoundedSolver:
             if pick < 0:
                 return t
         return tied[-1]
+
+    def sweep(self, passes: int = 3) -> int:
+        """Back up every expanded state, last expanded first, ``passes`` times (or until
+        no bound moves): a trajectory backs up only its own path, so a state whose
+        successors improved through other paths keeps stale bounds until swept. Sound
+        like any backup; costs one look at every touched successor a pass. Returns the
+        passes made.
+
+        >>> from exactdice.markov.synthetic import GamblersRuin
+        >>> solver = BoundedSolver(GamblersRuin(goal=3, start=1, up=1, down=1))
+        >>> solver.sweep()  # nothing expanded yet: one pass finds nothing to move
+        1
+        """
+        kind, backup = self.kind, self._backup
+        order = [node for node in range(len(self.states) - 1, -1, -1) if kind[node] >= _CHANCE]
+        made = 0
+        for made in range(1, passes + 1):
+            moved = False
+            for node in order:
+                if backup(node):
+                    moved = True
+            if not moved:
+                break
+        self.sweeps += made
+        return made
 
     # ----- end components --------------------------------------------------------------
 
@@ -359,8 +403,9 @@ class BoundedSolver:
             progress=None, progress_every: float = 0.5) -> BoundedResult:
         """Sample trajectories until the gap at the initial state is <= ``precision``, or
         ``max_seconds`` pass, or ``max_states`` states are expanded, or KeyboardInterrupt;
-        returns the bounds reached. ``progress(lower, upper, expanded, seconds)`` is called
-        about every ``progress_every`` seconds."""
+        returns the bounds reached (after a last `sweep` when a limit stopped it).
+        ``progress(lower, upper, expanded, seconds)`` is called about every
+        ``progress_every`` seconds."""
         if not precision > 0:
             raise InputError("precision", f"must be > 0, got {precision}")
         started = time.perf_counter()
@@ -370,6 +415,9 @@ class BoundedSolver:
         stop_gap = precision / 100
         next_report = started
         since_settle = 0
+        # sweeps spaced geometrically in the states expanded cost a bounded multiple of
+        # one last sweep, and keep a seeded run reproducible
+        next_sweep = max(_FIRST_SWEEP, self.expanded * (self.sweep_growth or 1))
         stopped = "precision"
         try:
             while hi[root] - lo[root] > precision:
@@ -394,6 +442,11 @@ class BoundedSolver:
                     self.settle_end_components()
                     self._cycle_seen = False
                     since_settle = 0
+                if self.sweep_growth and self.expanded >= next_sweep:
+                    self.sweep()
+                    next_sweep = self.expanded * self.sweep_growth
+            if self.sweep_growth and stopped != "precision":
+                self.sweep()
         except KeyboardInterrupt:
             stopped = "interrupted"
         seconds = time.perf_counter() - started
@@ -407,7 +460,7 @@ class BoundedSolver:
                              touched=len(self.states), trajectories=self.trajectories,
                              end_component_passes=self.end_component_passes,
                              end_components=self.end_components, seconds=seconds, stopped=stopped,
-                             strategy=self.strategy(), history=history, solver=self)
+                             sweeps=self.sweeps, strategy=self.strategy(), history=history, solver=self)
 
     def strategy(self) -> dict:
         """Expanded "max" state -> action name, among the actions best for the lower bounds.

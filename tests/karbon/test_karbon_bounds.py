@@ -1,6 +1,7 @@
 """Certified bounds on optimal play against the exact optimal solve on small pools."""
 
 import json
+import math
 from fractions import Fraction
 
 import pytest
@@ -199,3 +200,51 @@ def test_time_limits_on_the_fixed_start_and_the_exact_check_keep_the_bounds_soun
     assert found.lower_method.startswith("float, outward rounding (the strategy's game passed 0 s")
     assert found.win is None and isinstance(found.lower, float)
     assert Fraction(found.lower) <= exact <= Fraction(found.upper) and found.gap <= 1e-3
+
+
+def _states_outside(setup, ruleset, narrator, initial_bounds):
+    """(the states of the exact optimal game whose initial bounds (``initial_bounds(state)``:
+    (lower, upper) or None) do not contain the state's exact value, how many states got
+    bounds)."""
+    from exactdice.karbon.bounds import game_model
+    from exactdice.karbon.solve import payoffs
+    from exactdice.markov import explore, solve
+
+    graph = explore(game_model(setup, ruleset, OPTIMAL, narrator), progress=False)
+    payoff, endless = payoffs(ruleset)
+    solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, all_states=True, progress=False)
+    outside, covered = [], 0
+    for state in graph.states:
+        given = initial_bounds(state)
+        if given is None:
+            continue
+        covered += 1
+        value = solution.state_value(state)
+        if not (Fraction(given[0]) <= value and (given[1] == math.inf or value <= Fraction(given[1]))):
+            outside.append(state)
+    return outside, covered
+
+
+@pytest.mark.parametrize("narrator", ["fixed", "optimal"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_initial_bounds_contain_every_states_exact_value(name, narrator):
+    """The starting bounds of every state the search can meet (here: every state of the
+    exact game) contain its exact optimal value; and the check can fail: the fixed
+    preferences' values taken as UPPER bounds, a deliberately unsound relaxation, are
+    caught wherever optimal play does better than them."""
+    from exactdice.karbon.bounds import _fixed_start, game_model
+
+    setup, objective = CASES[name]
+    setup, ruleset, narrator = ContestSetup(**setup), Rules(objective=objective), NarratorPolicy(kind=narrator)
+    _, initial = _fixed_start(game_model(setup, ruleset, OPTIMAL, narrator), setup, ruleset, narrator,
+                              max_states=100_000, max_seconds=None)
+    outside, covered = _states_outside(setup, ruleset, narrator, initial)
+    assert outside == [] and covered > 1
+
+    def unsound(state):
+        given = initial(state)
+        return None if given is None else (0.0, given[0])
+
+    caught, _ = _states_outside(setup, ruleset, narrator, unsound)
+    assert caught  # the root at least: optimal play beats the fixed preferences on these setups
+

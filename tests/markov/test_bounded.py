@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 
+from exactdice.errors import InternalError
 from exactdice.markov import solve
 from exactdice.markov.bounded import BoundedSolver, bounded_solve, evaluate_strategy
 from exactdice.markov.model import Chance, Decision, Terminal
@@ -199,3 +200,37 @@ def test_exact_solver_matches_brute_force_when_endless_play_pays(seed, largest, 
     game = RandomGame(size=random.Random(seed).randint(3, largest), seed=seed)
     exact = brute_force_value(game, endless)
     assert solve(game, payoff=PAYOFF, nonterminating_payoff=endless).value == Fraction(int(exact.p), int(exact.q))
+
+
+def test_an_unsound_initial_bound_is_caught_where_the_bounds_cross():
+    # the root is worth 1 (a sure win) but is started with 1/2 as its upper bound: the
+    # first backup from the terminal lifts its lower bound past that, and the run stops
+    class SureWin:
+        outcomes, reward_names = ("win", "loss", "tie"), ()
+
+        def initial_state(self):
+            return "start"
+
+        def expand(self, state):
+            return Chance(((1, ("end", "win"), None),)) if state == "start" else Terminal(state[1])
+
+    with pytest.raises(InternalError, match="crossed at 'start'.*unsound"):
+        bounded_solve(SureWin(), precision=1e-6, payoff=PAYOFF,
+                      initial_bounds=lambda state: (0.0, 0.5) if state == "start" else None)
+    with pytest.raises(InternalError, match="crossed"):  # given crossed from the start
+        bounded_solve(SureWin(), precision=1e-6, payoff=PAYOFF, initial_bounds=lambda state: (0.75, 0.5))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sweeps_keep_the_bounds_sound_and_never_widen_them(seed):
+    game = RandomGame(size=200, seed=seed, end_share=0.05)
+    exact = solve(game, payoff=PAYOFF, all_states=True)
+    solver = BoundedSolver(game, payoff=PAYOFF, seed=seed, sweep_growth=None)
+    solver.run(precision=1e-12, max_states=60)
+    before = list(zip(solver.lo, solver.hi))
+    assert solver.sweep(passes=50) >= 1
+    for node, state in enumerate(solver.states):
+        low, high = solver.lo[node], solver.hi[node]
+        assert before[node][0] <= low <= high <= before[node][1]
+        value = exact.state_value(state)
+        assert Fraction(low) <= value <= Fraction(high)
