@@ -38,6 +38,7 @@ class _FloatFlow:
         self.inflow = numpy.zeros(count)
         self.inflow[graph.initial] = 1.0
         self.y = numpy.zeros(count)
+        self.position = numpy.full(count, -1, dtype=numpy.int64)  # a loop member's column, else -1
 
     def push(self, node, value):
         """Pass ``value`` (``y`` of ``node``) along its edges under the strategy."""
@@ -56,18 +57,35 @@ class _FloatFlow:
             self.push(node, self.inflow[node] / total)
 
     def loop(self, index):
-        plan = self.plan
-        live, rows = plan.block_rows(plan.components[index])
+        live = [node for node in self.plan.components[index] if self.plan.alive[node]]
         if not live:
             return
-        matrix = numpy.zeros((len(live), len(live)))
-        for i, row in enumerate(rows):
-            for column, entry in row.items():
-                matrix[i, column] = entry
-        values = numpy.linalg.solve(matrix, self.inflow[live])
+        values = numpy.linalg.solve(self.block(live), self.inflow[live])
         for node, value in zip(live, values.tolist()):
             self.push(node, value)
         self.inflow[live] = 0.0  # what the members sent each other is inside the solve
+
+    def block(self, live):
+        """A_C (``diag(t) - W^T`` among the live members) as a dense float matrix, one
+        vectorised lookup of each member's targets."""
+        graph, plan = self.graph, self.plan
+        position = self.position
+        position[live] = numpy.arange(len(live))
+        matrix = numpy.zeros((len(live), len(live)))
+        for source, node in enumerate(live):
+            if graph.kind[node] == DECISION:
+                matrix[source, source] += 1.0
+                column = position[graph.targets[plan.chosen_edge[node]]]
+                if column >= 0:
+                    matrix[column, source] -= 1.0
+                continue
+            matrix[source, source] += graph.data[node]
+            low, high = self.offsets[node], self.offsets[node + 1]
+            columns = position[self.targets[low:high]]
+            inside = columns >= 0
+            matrix[columns[inside], source] -= self.weights[low:high][inside]
+        position[live] = -1
+        return matrix
 
 
 def float_pass(plan):
