@@ -59,6 +59,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import zip_longest
+from operator import le
 
 import gmpy2
 from gmpy2 import mpz
@@ -125,6 +127,7 @@ class Denominators:
         self._column: dict = {}
         self._exponents: dict = {1: ()}  # number -> ((column, exponent), ...)
         self.vectors: list = [()]  # class -> exponent tuple (no trailing zeros)
+        self._numbers: list = [mpz(1)]  # class -> its number, once needed
         self._classes: dict = {(): 0}
         self._times: dict = {}
         self._joins: dict = {}
@@ -137,6 +140,7 @@ class Denominators:
         if klass is None:
             klass = self._classes[vector] = len(self.vectors)
             self.vectors.append(vector)
+            self._numbers.append(None)
         return klass
 
     def times(self, klass: int, number) -> int:
@@ -154,6 +158,8 @@ class Denominators:
                     vector.extend([0] * (column + 1 - len(vector)))
                 vector[column] += power
             found = self._times[key] = self._intern(tuple(vector))
+            if self._numbers[found] is None and self._numbers[klass] is not None:
+                self._numbers[found] = self._numbers[klass] * number
         return found
 
     def _factor_column(self, factor) -> int:
@@ -166,37 +172,36 @@ class Denominators:
     def join(self, classes) -> int:
         """The class of the least common multiple of the classes' vectors (their
         elementwise maximum): a multiple of each."""
-        key = tuple(sorted(set(classes)))
+        key = tuple(sorted(classes))
         found = self._joins.get(key)
         if found is None:
             vectors = [self.vectors[klass] for klass in key]
-            width = max(map(len, vectors))
-            found = self._joins[key] = self._intern(tuple(
-                max(vector[column] if column < len(vector) else 0 for vector in vectors) for column in range(width)))
+            found = self._joins[key] = self._intern(tuple(map(max, zip_longest(*vectors, fillvalue=0))))
         return found
 
     def scale(self, source: int, target: int) -> mpz:
         """The integer ``number(target) / number(source)``; ``target``'s vector must be at
-        least ``source``'s in every column (as a join or a product of it is)."""
+        least ``source``'s in every column (as a join or a product of it is), else an
+        `ArithmeticError`."""
         key = (source, target)
         found = self._scales.get(key)
         if found is None:
             low, high = self.vectors[source], self.vectors[target]
-            if len(low) > len(high):  # vectors end in a nonzero exponent
+            if len(low) > len(high) or not all(map(le, low, high)):  # vectors end in a nonzero exponent
                 raise ArithmeticError("forward pass: a denominator class does not divide its join")
-            found = mpz(1)
-            for column, power in enumerate(high):
-                extra = power - (low[column] if column < len(low) else 0)
-                if extra < 0:
-                    raise ArithmeticError("forward pass: a denominator class does not divide its join")
-                if extra:
-                    found *= mpz(self.factors[column]) ** extra
-            self._scales[key] = found
+            found = self._scales[key] = gmpy2.divexact(self.number(target), self.number(source))
         return found
 
     def number(self, klass: int) -> mpz:
-        """The denominator a class stands for."""
-        return self.scale(0, klass)
+        """The denominator a class stands for (a product of powers of its factors)."""
+        found = self._numbers[klass]
+        if found is None:
+            found = mpz(1)
+            for factor, power in zip(self.factors, self.vectors[klass]):
+                if power:
+                    found *= mpz(factor) ** power
+            self._numbers[klass] = found
+        return found
 
     def gathered(self, amounts: dict):
         """``(class, amount)``: the amounts of several classes (class -> integer) as one
@@ -230,6 +235,8 @@ class _Plan:
         self.alive = alive
         self.components = components
         self.cyclic: dict[int, tuple] = {}  # component index -> (live order, rows of A_C, A_C)
+        self._positions = None  # numpy: a loop member's column while its rows are built, else -1
+        self._targets = None
 
     def is_cyclic(self, index) -> bool:
         """Whether component ``index`` is a loop (more than one state, or a self-loop)."""
@@ -250,18 +257,39 @@ class _Plan:
     def block_rows(self, component):
         """(live members, rows of A_C) of a cyclic component (``rows[i]``: column -> entry).
 
-        The transposed system: a column per source."""
-        graph = self.graph
+        The transposed system: a column per source. A chance node with many edges has
+        them screened for targets inside the block by one vectorised lookup (most edges
+        leave it); a few edges are looked up one by one (numpy costs more there)."""
         live = sorted(node for node in component if self.alive[node])
         position = {node: i for i, node in enumerate(live)}
-        rows = [{i: self.moves(node)[0]} for i, node in enumerate(live)]
+        graph = self.graph
+        rows = [{i: graph.data[node] if graph.kind[node] == CHANCE else 1} for i, node in enumerate(live)]
         for source, node in enumerate(live):
-            for weight, target in self.moves(node)[1]:
+            for weight, target in self._inside_moves(node, live, position):
                 column = position.get(target)
                 if column is not None:
                     row = rows[column]
                     row[source] = row.get(source, 0) - weight
+        if self._positions is not None:
+            self._positions[live] = -1
         return live, rows
+
+    def _inside_moves(self, node, live, position):
+        """``(weight, target)`` for the moves of ``node`` that may stay among ``live``."""
+        graph = self.graph
+        low, high = graph.offsets[node], graph.offsets[node + 1]
+        if graph.kind[node] == DECISION or high - low <= _FEW_EDGES:
+            return self.moves(node)[1]
+        import numpy
+
+        if self._positions is None:
+            self._positions = numpy.full(graph.num_states, -1, dtype=numpy.int64)
+            self._targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
+        positions = self._positions
+        if positions[live[0]] < 0:
+            positions[live] = numpy.arange(len(live))
+        edges = numpy.flatnonzero(positions[self._targets[low:high]] >= 0) + low
+        return [(graph.weights[edge], graph.targets[edge]) for edge in edges.tolist()]
 
     def cyclic_block(self, index):
         """(live members, rows of A_C, A_C as a FLINT matrix) of cyclic component ``index``."""
@@ -272,6 +300,7 @@ class _Plan:
         return block
 
 
+_FEW_EDGES = 32  # up to this many edges a node's moves into a loop are looked up in Python
 _systems: dict = {}
 _MAX_REMEMBERED_SYSTEMS = 4096
 

@@ -15,6 +15,7 @@ from exactdice.markov.arithmetic import ExactArithmetic
 from exactdice.markov import forward as forward_module
 from exactdice.markov.forward import Denominators, forward_pass, small_prime_factors
 from exactdice.markov.solver import _Solver
+from exactdice.markov.synthetic import ContestChain, GamblersRuin, TugOfWar
 
 from .reference import dense_evaluate, reachable_nodes
 from .test_solver import RandomChain, RandomGame, as_fraction
@@ -275,3 +276,29 @@ def test_float_preview_under_a_chosen_strategy_is_close_to_the_exact_one(seed):
         assert preview.absorption[name] == pytest.approx(float(exact.absorption[name]), abs=1e-9)
     if exact.expected_steps is not None:
         assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
+
+
+SYNTHETIC = {
+    "contest chain": lambda: ContestChain(size=80, branches=12, seed=2, reach=20),
+    "contest chain with decisions": lambda: ContestChain(size=60, branches=8, seed=3, reach=15, decision_every=5),
+    "tug of war": lambda: TugOfWar(reach=5),
+    "gambler's ruin": lambda: GamblersRuin(goal=9, start=4, up=2, down=3),
+}
+
+
+@pytest.mark.parametrize("name", list(SYNTHETIC))
+def test_forward_pass_on_the_synthetic_models_matches_the_backward_solver(name):
+    """The models the benchmarks use (self-loops, 2-cycles, long chains, decisions):
+    identical Fractions to the backward solver's own expectations, and the float
+    preview close to them."""
+    graph = explore(SYNTHETIC[name]())
+    absorption, never, steps, rewards, solver = backward_answers(graph)
+    result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
+    assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
+        absorption, never, steps, rewards)
+    preview = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components, exact=False)
+    assert preview.absorption == pytest.approx({key: float(value) for key, value in absorption.items()}, abs=1e-9)
+    if steps is not None:
+        assert preview.expected_steps == pytest.approx(float(steps), rel=1e-9)
+        assert preview.expected_rewards == pytest.approx({key: float(value) for key, value in rewards.items()},
+                                                         rel=1e-9, abs=1e-9)

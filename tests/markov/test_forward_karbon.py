@@ -1,5 +1,5 @@
 """The forward pass on Karbon graphs of every policy and knob: identical Fractions to the
-backward solver with its own (per-state denominator) expectations."""
+backward solver with its own (per-state denominator) expectations; the float preview close."""
 
 from __future__ import annotations
 
@@ -56,6 +56,10 @@ def test_forward_pass_on_karbon_matches_backward_solver(setup_kwargs, player, na
     result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
     assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
         absorption, never, steps, rewards)
+    preview = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components, exact=False)
+    assert preview.absorption == pytest.approx({key: float(value) for key, value in absorption.items()}, abs=1e-9)
+    if steps is not None:
+        assert preview.expected_steps == pytest.approx(float(steps), rel=1e-9)
     if not solver.chosen_edge:  # no decisions: the pass finds alive states and components itself
         alone = forward_pass(graph)
         assert (alone.absorption, alone.never_ends, alone.expected_rewards) == (absorption, never, rewards)
