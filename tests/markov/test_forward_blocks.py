@@ -59,6 +59,7 @@ def _answers(result):
 @pytest.mark.parametrize("seed", range(12))
 def test_loops_behind_chance_match_the_reference_by_either_block_path(seed, small_block, monkeypatch):
     monkeypatch.setattr(forward_module, "_SMALL_BLOCK", small_block)
+    monkeypatch.setattr(forward_module, "_seen_before", lambda matrix: True)  # not only on a matrix's return
     model = LoopsBehindChance(seed, loop_size=3 + seed % 5)
     graph = explore(model)
     result = forward_pass(graph)
@@ -107,6 +108,7 @@ def test_a_loop_denominator_cut_short_is_caught(monkeypatch):
         with monkeypatch.context() as patched:
             patched.setattr(forward_module, solver, short)
             patched.setattr(forward_module, "_SMALL_BLOCK", 32 if solver == "_solve_by_inverse" else 0)
+            patched.setattr(forward_module, "_seen_before", lambda matrix: True)
             forward_module._block_inverses.clear()
             with pytest.raises(ArithmeticError, match="does not satisfy"):
                 forward_module.forward_pass(graph)
@@ -119,6 +121,7 @@ def test_block_solve_comes_back_exactly(small_block, monkeypatch):
     from fractions import Fraction
 
     monkeypatch.setattr(forward_module, "_SMALL_BLOCK", small_block)
+    monkeypatch.setattr(forward_module, "_seen_before", lambda matrix: True)
     rng = random.Random(11)
     size = 7
     rows = [{j: (rng.randint(20, 40) if i == j else -rng.randint(0, 3)) for j in range(size)} for i in range(size)]
@@ -136,3 +139,24 @@ def test_float_preview_through_loops_is_close_to_the_exact_pass():
     for name in graph.outcomes:
         assert preview.absorption[name] == pytest.approx(float(exact.absorption[name]), abs=1e-9)
     assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
+
+
+def test_a_small_loop_takes_its_inverse_only_when_its_matrix_recurs(monkeypatch):
+    """The first sight of a small loop's matrix goes to the chunked solve, a return to the
+    remembered inverse; both give the same exact solution."""
+    calls = []
+    for name in ("_solve_by_inverse", "_solve_by_chunks"):
+        real = getattr(forward_module, name)
+
+        def recording(*args, _real=real, _name=name):
+            calls.append(_name)
+            return _real(*args)
+
+        monkeypatch.setattr(forward_module, name, recording)
+    rows = [{0: 5, 1: -2}, {0: -1, 1: 7, 2: -3}, {1: -1, 2: 4}]
+    matrix = forward_module.block_system(rows)
+    forward_module._block_inverses.pop(id(matrix), None)
+    first = forward_module.solve_block(matrix, rows, [10**40, 3, -7])
+    second = forward_module.solve_block(matrix, rows, [10**40, 3, -7])
+    assert calls == ["_solve_by_chunks", "_solve_by_inverse"]
+    assert [m * second[1] for m in first[0]] == [m * first[1] for m in second[0]]
