@@ -58,6 +58,22 @@ def backward_answers(graph, payoff=None, endless=0):
     return absorption, never, steps, rewards, solver
 
 
+def assert_forward_matches_backward(graph, payoff=None, endless=0):
+    """The forward pass under the backward solver's strategy gives its Fractions exactly,
+    the float preview close to them; returns the backward answers and the solver."""
+    absorption, never, steps, rewards, solver = backward_answers(graph, payoff, endless)
+    result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
+    assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
+        absorption, never, steps, rewards)
+    preview = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components, exact=False)
+    assert preview.absorption == pytest.approx({key: float(value) for key, value in absorption.items()}, abs=1e-9)
+    if steps is not None:
+        assert preview.expected_steps == pytest.approx(float(steps), rel=1e-9)
+        assert preview.expected_rewards == pytest.approx({key: float(value) for key, value in rewards.items()},
+                                                         rel=1e-9, abs=1e-9)
+    return (absorption, never, steps, rewards), solver
+
+
 def assert_matches_reference(result, reference):
     assert result.absorption == {k: as_fraction(v) for k, v in reference["absorption"].items()}
     assert result.never_ends == as_fraction(reference["never"])
@@ -295,14 +311,4 @@ def test_forward_pass_on_the_synthetic_models_matches_the_backward_solver(name):
     """The models the benchmarks use (self-loops, 2-cycles, long chains, decisions):
     identical Fractions to the backward solver's own expectations, and the float
     preview close to them."""
-    graph = explore(SYNTHETIC[name]())
-    absorption, never, steps, rewards, solver = backward_answers(graph)
-    result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
-    assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
-        absorption, never, steps, rewards)
-    preview = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components, exact=False)
-    assert preview.absorption == pytest.approx({key: float(value) for key, value in absorption.items()}, abs=1e-9)
-    if steps is not None:
-        assert preview.expected_steps == pytest.approx(float(steps), rel=1e-9)
-        assert preview.expected_rewards == pytest.approx({key: float(value) for key, value in rewards.items()},
-                                                         rel=1e-9, abs=1e-9)
+    assert_forward_matches_backward(explore(SYNTHETIC[name]()))

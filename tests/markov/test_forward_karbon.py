@@ -11,7 +11,7 @@ from exactdice.karbon.solve import payoffs
 from exactdice.markov import explore
 from exactdice.markov.forward import forward_pass
 
-from .test_forward import backward_answers
+from .test_forward import assert_forward_matches_backward
 
 SETUPS = [
     # (setup, player policy, narrator policy, rules)
@@ -52,14 +52,7 @@ def test_forward_pass_on_karbon_matches_backward_solver(setup_kwargs, player, na
     start = setup.start(p, n)
     graph = explore(KarbonModel(start.sizes, start.situation(), ruleset, p, n))
     payoff, endless = payoffs(ruleset)
-    absorption, never, steps, rewards, solver = backward_answers(graph, payoff, endless)
-    result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
-    assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
-        absorption, never, steps, rewards)
-    preview = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components, exact=False)
-    assert preview.absorption == pytest.approx({key: float(value) for key, value in absorption.items()}, abs=1e-9)
-    if steps is not None:
-        assert preview.expected_steps == pytest.approx(float(steps), rel=1e-9)
+    (absorption, never, _, rewards), solver = assert_forward_matches_backward(graph, payoff, endless)
     if not solver.chosen_edge:  # no decisions: the pass finds alive states and components itself
         alone = forward_pass(graph)
         assert (alone.absorption, alone.never_ends, alone.expected_rewards) == (absorption, never, rewards)
