@@ -38,9 +38,10 @@ At the end the outcomes', never-ends', steps' and rewards' amounts are brought t
 join ``Q`` of their classes and the outcome probabilities and never-ends are checked to
 sum to exactly 1 (a wrong scale or a wrong loop denominator anywhere breaks that sum).
 
-On A5 v C5, W3 P1, ``Q`` has about 64,000 bits, while the states' own numbers have far
-fewer on average (the early rounds' denominators are short), and a loop's right side
-about 19,000 bits: narrow numbers are where the time goes down.
+On A5 v C5, W3 P1, ``Q`` has 59,167 bits, while a loop's right side has 240-38,000
+(20,000 on average) and the numbers leaving a loop about that plus its solution's
+denominator (1,500-2,000 bits): narrow numbers are where the per-edge time went down
+(2x against one shared ``Q``; README, "How it is solved").
 
 Why not the issue's big modulus (not built; an argument, not a measurement): a pass
 modulo ``M = 2^N - 1`` with ``N > bits(Q)`` keeps every state's number at ``N`` bits,
