@@ -19,8 +19,8 @@ among live states). Taken component by component in topological order (sources f
 * a cyclic component ``C`` has ``y_C = A_C^-1 (inflow_C)``, one exact linear solve;
 * a terminal or a never-ending state just collects its inflow.
 
-Each number travels as an integer ``n`` over a denominator ``D`` that is never
-computed as a number: it is a CLASS, an exponent vector over the prime factors met
+Each number travels as an integer ``n`` over a denominator ``D`` known before any of
+its digits: a CLASS, an exponent vector over the prime factors met
 (totals are products of die sizes, so their factors are small primes; a loop's
 solution denominator's cofactor without small factors counts as one more "prime").
 A sender of class ``D`` adds ``weight * n`` to its target's amount OF THAT CLASS, so
@@ -36,7 +36,9 @@ Every scale is a product of nonnegative powers of the class's factors, so each s
 exact rational arithmetic with the denominators kept apart; nothing is reconstructed.
 At the end the outcomes', never-ends', steps' and rewards' amounts are brought to the
 join ``Q`` of their classes and the outcome probabilities and never-ends are checked to
-sum to exactly 1 (a wrong scale or a wrong loop denominator anywhere breaks that sum).
+sum to exactly 1 (a wrong scale or class on the way to an outcome breaks that sum; a
+loop's solution is checked on its own by multiplying back). A class's number is
+computed only where two classes meet (the integer scale between them).
 
 On A5 v C5, W3 P1, ``Q`` has 59,167 bits, while a loop's right side has 240-38,000
 (20,000 on average) and the numbers leaving a loop about that plus its solution's
