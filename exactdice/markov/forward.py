@@ -212,9 +212,10 @@ class Denominators:
         if len(amounts) == 1:
             return next(iter(amounts.items()))
         joined = self.join(amounts)
+        top, number = self.number(joined), self.number
         total = mpz(0)
-        for klass, amount in amounts.items():
-            total += amount if klass == joined else amount * self.scale(klass, joined)
+        for klass, amount in amounts.items():  # the join's vector is each class's or more: exact
+            total += amount if klass == joined else amount * gmpy2.divexact(top, number(klass))
         return joined, total
 
 
