@@ -1,10 +1,10 @@
-"""Where a fixed Karbon contest's exact solve goes: exploring, components, the bound
-pass (loop matrices and determinants included), the loops' exact solves, and the
-per-transition work of the forward pass, on one explored graph.
+"""Where a fixed Karbon contest's exact solve goes: exploring, components, the loops'
+matrices, their exact solves, what leaves them, the acyclic states' transitions and
+the closing sums, on one explored graph; optionally the float preview beside it.
 
 Run: python scripts/bench_forward_split.py [--case A,C,W,P] [--float]
-(``--float`` also times the float preview of the same pass). The split is printed with
-the load average: on a shared machine the seconds are inflated, the shares are not much.
+The split is in CPU seconds, printed with the load average: on a shared machine the
+wall seconds are inflated by the other jobs, CPU seconds much less.
 """
 
 from __future__ import annotations
@@ -12,59 +12,86 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from contextlib import contextmanager
 
 from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules
 from exactdice.karbon.model import KarbonModel
-from exactdice.markov import explore
-from exactdice.markov import forward
+from exactdice.markov import explore, forward
+from exactdice.markov.graph import paused_gc
 
 __all__ = ["split", "main"]
 
+# phase -> (owner, attribute) of the functions timed inside the exact pass
+_TIMED = {
+    "loop matrices (rows, FLINT matrix)": (forward._Plan, "cyclic_block"),
+    "loop right sides (inflows over their join)": (forward._Pass, "loop_sources"),
+    "loop solves (FLINT / remembered inverse, checked)": (forward, "solve_block"),
+    "loop exits (weight x numerator per edge)": (forward._Pass, "leaving"),
+    "acyclic states (multiply-adds per edge)": (forward._Pass, "state"),
+    "closing sums and check": (forward._Pass, "result"),
+}
 
-def split(case: str, with_float: bool = False) -> dict:
-    """Seconds per phase of the exact forward-only solve of fixed contest ``case``."""
+
+@contextmanager
+def _timers(seconds: dict):
+    """Wrap the phases' functions so their inclusive CPU time adds up in ``seconds``
+    (CPU seconds: the machine is shared, wall seconds are inflated by the others)."""
+    saved = []
+    for phase, (owner, name) in _TIMED.items():
+        real = getattr(owner, name)
+        seconds[phase] = 0.0
+
+        def timed(*args, _real=real, _phase=phase, **kwargs):
+            started = time.process_time()
+            try:
+                return _real(*args, **kwargs)
+            finally:
+                seconds[_phase] += time.process_time() - started
+
+        saved.append((owner, name, real))
+        setattr(owner, name, timed)
+    try:
+        yield
+    finally:
+        for owner, name, real in saved:
+            setattr(owner, name, real)
+
+
+def explored(case: str):
+    """The explored graph of the fixed default-policy contest ``A,C,W,P``."""
     ability, challenge, consequence, peril = map(int, case.split(","))
     setup = ContestSetup(ability=ability, challenge=challenge, consequence=consequence, peril=peril)
     player, narrator = PlayerPolicy(), NarratorPolicy()
     start = setup.start(player, narrator)
+    return explore(KarbonModel(start.sizes, start.situation(), Rules(), player, narrator), progress=False)
+
+
+def split(case: str, with_float: bool = False) -> dict:
+    """Seconds per phase of the exact forward-only solve of fixed contest ``case``."""
     seconds = {}
-    began = time.perf_counter()
-    graph = explore(KarbonModel(start.sizes, start.situation(), Rules(), player, narrator), progress=False)
-    seconds["explore"] = time.perf_counter() - began
-    began = time.perf_counter()
-    components = graph.strongly_connected_components()
-    plan = forward._Plan(graph, {}, None, components, forward.block_system)
-    plan.alive = forward._alive_states(plan)
-    seconds["components + alive"] = time.perf_counter() - began
-    began = time.perf_counter()
-    bound = forward.denominator_bound(plan)
-    seconds["bound (loop matrices, determinants)"] = time.perf_counter() - began
-    loops = [0.0]
-    solve_loop = forward._block_solution
+    began = time.process_time()
+    graph = explored(case)
+    seconds["explore"] = time.process_time() - began
+    with paused_gc():
+        began = time.process_time()
+        components = graph.strongly_connected_components()
+        plan = forward._Plan(graph, {}, None, components)
+        plan.alive = forward._alive_states(plan)
+        seconds["components + alive"] = time.process_time() - began
+        wall, began = time.perf_counter(), time.process_time()
+        with _timers(seconds):
+            result = forward._run(plan)
+        passed, wall = time.process_time() - began, time.perf_counter() - wall
+        if with_float:
+            from exactdice.markov.float_pass import float_pass
 
-    def timed(*args, **kwargs):
-        started = time.perf_counter()
-        try:
-            return solve_loop(*args, **kwargs)
-        finally:
-            loops[0] += time.perf_counter() - started
-
-    forward._block_solution = timed
-    try:
-        began = time.perf_counter()
-        result = forward._run(plan, bound, exact=True)
-        passed = time.perf_counter() - began
-    finally:
-        forward._block_solution = solve_loop
-    seconds["loop solves"] = loops[0]
-    seconds["transitions (multiply-adds, divisions, loop exits)"] = passed - loops[0]
-    if with_float:
-        began = time.perf_counter()
-        forward._run(plan, 1.0, exact=False)
-        seconds["float preview of the pass"] = time.perf_counter() - began
+            began = time.process_time()
+            float_pass(plan)
+            seconds["float preview of the pass"] = time.process_time() - began
+    seconds["rest of the pass"] = passed - sum(seconds[phase] for phase in _TIMED)
     return dict(seconds=seconds, states=graph.num_states, transitions=graph.num_transitions,
-                bound_bits=int(bound).bit_length(), loops=len(plan.cyclic),
-                win=result.absorption.get("win"))
+                bound_bits=result.denominator_bits, loops=len(plan.cyclic), pass_seconds=wall,
+                pass_cpu=passed, win=result.absorption.get("win"))
 
 
 def main(argv=None):
@@ -74,9 +101,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     found = split(args.case, args.float)
     print(f"A,C,W,P = {args.case}: {found['states']:,} states, {found['transitions']:,} transitions, "
-          f"{found['loops']} loops, Q of {found['bound_bits']:,} bits; load average {os.getloadavg()[0]:.1f}")
+          f"{found['loops']} loops, Q of {found['bound_bits']:,} bits; load average {os.getloadavg()[0]:.1f}; "
+          f"exact pass {found['pass_seconds']:.2f} s ({found['pass_cpu']:.2f} CPU s)")
     exact = sum(value for key, value in found["seconds"].items() if not key.startswith("float"))
-    print("| phase | seconds | share |")
+    print("| phase | CPU seconds | share |")
     print("|---|---:|---:|")
     for phase, value in found["seconds"].items():
         print(f"| {phase} | {value:.2f} | {100 * value / exact:.0f}% |")

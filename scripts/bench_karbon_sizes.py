@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 
@@ -24,6 +25,7 @@ limit = int(float(sys.argv[2]) * 2**30)
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 from exactdice.karbon import ContestSetup, contest_odds
 a, c, w, p = map(int, sys.argv[1].split(","))
+before = resource.getrusage(resource.RUSAGE_SELF)
 began = time.perf_counter()
 try:
     result = contest_odds(ContestSetup(ability=a, challenge=c, consequence=w, peril=p), progress=False)
@@ -31,12 +33,18 @@ except MemoryError:
     print(json.dumps({"memory": True, "seconds": round(time.perf_counter() - began, 1)}))
     sys.exit(0)
 seconds = time.perf_counter() - began
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
+usage = resource.getrusage(resource.RUSAGE_SELF)
+peak = usage.ru_maxrss / 1024 / 1024
 print(json.dumps({"case": sys.argv[1], "states": result.states, "transitions": result.transitions,
                   "digits": max(len(str(result.win.numerator)), len(str(result.win.denominator))),
-                  "seconds": round(seconds, 1), "peak_gib": round(peak, 2),
+                  "seconds": round(seconds, 1), "cpu_seconds": round(usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime, 1), "peak_gib": round(peak, 2),
                   "win": float(result.win), "draws": [str(result.player_draw), str(result.narrator_draw)]}))
 """
+
+
+def _load() -> str:
+    """The one-minute load average as the case ends (the machine may be shared)."""
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def main(argv=None):
@@ -47,26 +55,26 @@ def main(argv=None):
     parser.add_argument("--memory-gib", type=float, default=6.0, help="address-space limit per case")
     args = parser.parse_args(argv)
     cases = args.cases + (RANGE_CORNERS if args.corners else [])
-    print("| A | C | W | P | states | transitions | digits of P(win) | seconds | peak GiB | P(win) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| A | C | W | P | states | transitions | digits of P(win) | seconds | CPU s | load | peak GiB | P(win) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for case in cases:
         a, c, w, p = case.split(",")
         try:
             output = subprocess.run([sys.executable, "-c", _CHILD, case, str(args.memory_gib)],
                                     capture_output=True, text=True, timeout=args.timeout)
         except subprocess.TimeoutExpired:
-            print(f"| {a} | {c} | {w} | {p} | | | | > {args.timeout} | | |", flush=True)
+            print(f"| {a} | {c} | {w} | {p} | | | | > {args.timeout} | | {_load()} | | |", flush=True)
             continue
         if output.returncode:
             print(f"| {a} | {c} | {w} | {p} | failed: {output.stderr.strip().splitlines()[-1]} |", flush=True)
             continue
         row = json.loads(output.stdout)
         if row.get("memory"):
-            print(f"| {a} | {c} | {w} | {p} | | | | stopped at {row['seconds']} | > {args.memory_gib} | |",
+            print(f"| {a} | {c} | {w} | {p} | | | | stopped at {row['seconds']} | | {_load()} | > {args.memory_gib} | |",
                   flush=True)
             continue
         print(f"| {a} | {c} | {w} | {p} | {row['states']:,} | {row['transitions']:,} | {row['digits']:,} | "
-              f"{row['seconds']} | {row['peak_gib']} | {row['win']:.6f} |", flush=True)
+              f"{row['seconds']} | {row['cpu_seconds']} | {_load()} | {row['peak_gib']} | {row['win']:.6f} |", flush=True)
 
 
 if __name__ == "__main__":

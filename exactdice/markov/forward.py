@@ -7,8 +7,8 @@ terminal states, never-ending play is the flow that enters a state which cannot 
 a terminal, expected steps are the visits to chance nodes and a reward is a weighted
 sum of visits. So a chain without decisions needs no backward pass at all.
 
-The arithmetic: one shared denominator
----------------------------------------
+The arithmetic: a denominator per state, known in advance of its digits
+------------------------------------------------------------------------
 Let ``y[v]`` be the visits to ``v`` divided by its total weight ``t[v]`` (a decision
 node's total is 1): what each unit of edge weight carries onwards. The ``y`` solve the
 integer system ``A y = e_initial`` with ``A = diag(t) - W^T`` (``W`` the edge weights
@@ -16,46 +16,40 @@ among live states). Taken component by component in topological order (sources f
 
 * an acyclic state has ``y[v] = (inflow) / t[v]``, where the inflow is the weighted sum
   of its predecessors' ``y`` (plus 1 at the initial state);
-* a cyclic component ``C`` has ``y_C = A_C^-1 (inflow_C) = adj(A_C) (inflow_C) / det A_C``
-  (``adj`` the integer adjugate);
+* a cyclic component ``C`` has ``y_C = A_C^-1 (inflow_C)``, one exact linear solve;
 * a terminal or a never-ending state just collects its inflow.
 
-So the denominator of ``y[v]`` divides ``D[v] = d[v] * lcm(D[u] for predecessors u)``
-with ``d[v]`` = ``t[v]``, ``det A_C`` or 1. Written as exponent vectors over the prime
-factors of the ``d``'s (totals are products of die sizes, so their factors are small
-primes; a cofactor without small factors counts as one more "prime", which can only
-make the bound larger), the lcm is an elementwise maximum and the product a sum. One
-cheap pass over those vectors gives ``Q``, a multiple of every ``D[v]``; ``Q`` is at most
-the largest denominator among the answers' own parts times the few factors that cancel.
+Each number travels as an integer ``n`` over a denominator ``D`` known before any of
+its digits: a CLASS, an exponent vector over the prime factors met
+(totals are products of die sizes, so their factors are small primes; a loop's
+solution denominator's cofactor without small factors counts as one more "prime").
+A sender of class ``D`` adds ``weight * n`` to its target's amount OF THAT CLASS, so
+an edge costs one multiply-add at the sender's own width, not at the widest width
+in the graph. When a state's inflow arrives in several classes it is brought to their
+elementwise maximum ``D_in`` once (one multiplication by the integer ``D_in / D`` per
+class, not per edge), and its own class is ``D_in * t[v]``: the state's ``n`` IS its
+inflow amount, with no division at all. A loop brings its members' inflows to one
+``D_in(C)``, solves ``A_C z = s`` exactly (FLINT, or a remembered integer inverse for
+small loops) and gets ``z = m / d``; its members' class is ``D_in(C) * d`` and their
+``n`` the numerators ``m``, and ``A_C m = d s`` is checked before they are passed on.
+Every scale is a product of nonnegative powers of the class's factors, so each step is
+exact rational arithmetic with the denominators kept apart; nothing is reconstructed.
+At the end the outcomes', never-ends', steps' and rewards' amounts are brought to the
+join ``Q`` of their classes and the outcome probabilities and never-ends are checked to
+sum to exactly 1 (a wrong scale or class on the way to an outcome breaks that sum; a
+loop's solution is checked on its own by multiplying back). A class's number is
+computed only where two classes meet (the integer scale between them).
 
-The pass then keeps ``n[v] = Q * y[v]``, an INTEGER for every state, and does only
-integer multiply-adds and exact divisions by small numbers (a cyclic block: FLINT's
-exact solve of ``A_C n_C = Q inflow_C``): no gcd, no lcm, no denominators to bring
-together. Every division is checked to leave no remainder (every block solution to be
-integral); when all do, the ``n`` satisfy ``A n = Q e_initial`` exactly, so ``n / Q`` IS the solution of
-the system (``A`` restricted to live states is invertible): there is no reconstruction
-to trust. The outcome probabilities and never-ends are then checked to sum to exactly 1.
-
-Loops on narrow numbers
------------------------
-The bound pass also records, per loop ``C``, ``D_in(C)``: the elementwise maximum of
-its senders' vectors, a multiple of the denominator of every inflow ``y`` into ``C``.
-So the loop's right side ``Q inflow_C`` is ``g * s`` with ``g = Q / D_in(C)`` and ``s``
-an integer vector of about ``bits(D_in)`` bits (19,000 on average on A5 v C5 W3 P1's
-72-state loops, against 64,022 for ``Q``). The loop solves ``A_C z = s`` (FLINT, exact)
-and ``n_C = g z``; the division ``s = b / g`` is checked exact, and ``g z`` holds
-whatever ``g`` is, so the scale is a saving, never an assumption. As ``Q`` holds
-``D_in(C) * det A_C``, ``det A_C`` (hence ``z``'s denominator ``d``) divides ``g``,
-and ``n_C = (g / d) * numerators(z)``: the loop hands its narrow numerators to its
-targets (sum of weight * numerator per target) and multiplies each target's sum by
-``g / d`` once. When ``d`` does not divide ``g`` every ``n`` is checked one by one.
+On A5 v C5, W3 P1, ``Q`` has 59,167 bits, while a loop's right side has 240-38,000
+(20,000 on average) and the numbers leaving a loop about that plus its solution's
+denominator (1,500-2,000 bits): narrow numbers are where the per-edge time went down
+(2x against one shared ``Q``; README, "How it is solved").
 
 Why not the issue's big modulus (not built; an argument, not a measurement): a pass
-modulo ``M = 2^N - 1`` with ``N > bits(Q)`` keeps every state's number at ``N`` bits
-as this pass keeps it at ``bits(Q)``, and turns the exact division by a small total
-into a multiplication by a wide inverse modulo ``M``; it does not make the loops cheaper (its prototype spent 130 of 191 s in
-them on A5 v C5 W5 P2). Loops were 72% of this pass's time on A5 v C5 W3 P1 before
-their right sides were narrowed, so that is where the measured 1.8-2.0x came from.
+modulo ``M = 2^N - 1`` with ``N > bits(Q)`` keeps every state's number at ``N`` bits,
+wider than this pass keeps any of them, turns no division into anything cheaper (there
+is none left) and does not make the loops cheaper (its prototype spent 130 of 191 s
+in them on A5 v C5 W5 P2).
 
 >>> from exactdice.markov.graph import explore
 >>> from exactdice.markov.synthetic import GamblersRuin
@@ -68,13 +62,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import zip_longest
+from operator import le
 
 import gmpy2
 from gmpy2 import mpz
 
 from exactdice.markov.graph import CHANCE, DECISION, TERMINAL, StateGraph
 
-__all__ = ["ForwardResult", "forward_pass", "denominator_bound", "small_prime_factors"]
+__all__ = ["ForwardResult", "forward_pass", "small_prime_factors", "Denominators"]
 
 _TRIAL_PRIMES_BELOW = 1000
 
@@ -116,6 +112,113 @@ def small_prime_factors(number: int) -> tuple:
     return tuple(sorted(factors))
 
 
+class Denominators:
+    """Denominators as classes: exponent vectors over the factors met, interned to small
+    integers. Class 0 is 1. Products, joins (elementwise maxima) and the integer scale
+    from one class to a larger one are remembered: a graph has few distinct ones.
+
+    >>> classes = Denominators()
+    >>> sixth = classes.times(0, 6)
+    >>> fourth = classes.times(0, 4)
+    >>> joined = classes.join((sixth, fourth))
+    >>> classes.number(joined), classes.scale(sixth, joined), classes.scale(fourth, joined)
+    (mpz(12), mpz(2), mpz(3))
+    """
+
+    def __init__(self):
+        self.factors: list = []  # column -> factor
+        self._column: dict = {}
+        self._exponents: dict = {1: ()}  # number -> ((column, exponent), ...)
+        self.vectors: list = [()]  # class -> exponent tuple (no trailing zeros)
+        self._numbers: list = [mpz(1)]  # class -> its number, once needed
+        self._classes: dict = {(): 0}
+        self._times: dict = {}
+        self._joins: dict = {}
+        self._scales: dict = {}
+
+    def _intern(self, vector) -> int:
+        while vector and not vector[-1]:
+            vector = vector[:-1]
+        klass = self._classes.get(vector)
+        if klass is None:
+            klass = self._classes[vector] = len(self.vectors)
+            self.vectors.append(vector)
+            self._numbers.append(None)
+        return klass
+
+    def times(self, klass: int, number) -> int:
+        """The class of (``klass``'s number) * ``number`` (a positive integer)."""
+        key = (klass, number)
+        found = self._times.get(key)
+        if found is None:
+            exponents = self._exponents.get(number)
+            if exponents is None:
+                exponents = self._exponents[int(number)] = tuple(
+                    (self._factor_column(factor), power) for factor, power in small_prime_factors(number))
+            vector = list(self.vectors[klass])
+            for column, power in exponents:
+                if column >= len(vector):
+                    vector.extend([0] * (column + 1 - len(vector)))
+                vector[column] += power
+            found = self._times[key] = self._intern(tuple(vector))
+            if self._numbers[found] is None and self._numbers[klass] is not None:
+                self._numbers[found] = self._numbers[klass] * number
+        return found
+
+    def _factor_column(self, factor) -> int:
+        column = self._column.get(factor)
+        if column is None:
+            column = self._column[factor] = len(self.factors)
+            self.factors.append(factor)
+        return column
+
+    def join(self, classes) -> int:
+        """The class of the least common multiple of the classes' vectors (their
+        elementwise maximum): a multiple of each."""
+        key = tuple(sorted(classes))
+        found = self._joins.get(key)
+        if found is None:
+            vectors = [self.vectors[klass] for klass in key]
+            found = self._joins[key] = self._intern(tuple(map(max, zip_longest(*vectors, fillvalue=0))))
+        return found
+
+    def scale(self, source: int, target: int) -> mpz:
+        """The integer ``number(target) / number(source)``; ``target``'s vector must be at
+        least ``source``'s in every column (as a join or a product of it is), else an
+        `ArithmeticError`."""
+        key = (source, target)
+        found = self._scales.get(key)
+        if found is None:
+            low, high = self.vectors[source], self.vectors[target]
+            if len(low) > len(high) or not all(map(le, low, high)):  # vectors end in a nonzero exponent
+                raise ArithmeticError("forward pass: a denominator class does not divide its join")
+            found = self._scales[key] = gmpy2.divexact(self.number(target), self.number(source))
+        return found
+
+    def number(self, klass: int) -> mpz:
+        """The denominator a class stands for (a product of powers of its factors)."""
+        found = self._numbers[klass]
+        if found is None:
+            found = mpz(1)
+            for factor, power in zip(self.factors, self.vectors[klass]):
+                if power:
+                    found *= mpz(factor) ** power
+            self._numbers[klass] = found
+        return found
+
+    def gathered(self, amounts: dict):
+        """``(class, amount)``: the amounts of several classes (class -> integer) as one
+        integer over their join (one multiplication per class that is not the join)."""
+        if len(amounts) == 1:
+            return next(iter(amounts.items()))
+        joined = self.join(amounts)
+        top, number = self.number(joined), self.number
+        total = mpz(0)
+        for klass, amount in amounts.items():  # the join's vector is each class's or more: exact
+            total += amount if klass == joined else amount * gmpy2.divexact(top, number(klass))
+        return joined, total
+
+
 @dataclass
 class ForwardResult:
     """The initial state's answers from `forward_pass` (all exact ``Fraction``)."""
@@ -130,14 +233,14 @@ class ForwardResult:
 class _Plan:
     """The order of the pass and each node's moves under the strategy."""
 
-    def __init__(self, graph: StateGraph, chosen_edge, alive, components, inverse):
+    def __init__(self, graph: StateGraph, chosen_edge, alive, components):
         self.graph = graph
         self.chosen_edge = chosen_edge
         self.alive = alive
         self.components = components
-        self.inverse = inverse
-        self.cyclic: dict[int, tuple] = {}  # component index -> (live order, A_C, det A_C)
-        self.block_inflow: dict[int, mpz] = {}  # component index -> denominator bound of its inflow
+        self.cyclic: dict[int, tuple] = {}  # component index -> (live order, rows of A_C, A_C)
+        self._positions = None  # numpy: a loop member's column while its rows are built, else -1
+        self._targets = None
 
     def is_cyclic(self, index) -> bool:
         """Whether component ``index`` is a loop (more than one state, or a self-loop)."""
@@ -158,63 +261,61 @@ class _Plan:
     def block_rows(self, component):
         """(live members, rows of A_C) of a cyclic component (``rows[i]``: column -> entry).
 
-        The transposed system: a column per source. A chance node's edges are screened
-        for targets inside the block in one vectorised lookup (most edges leave it)."""
-        import numpy
-
-        graph = self.graph
+        The transposed system: a column per source. A chance node with many edges has
+        them screened for targets inside the block by one vectorised lookup (most edges
+        leave it); a few edges are looked up one by one (numpy costs more there)."""
         live = sorted(node for node in component if self.alive[node])
-        position = numpy.full(graph.num_states, -1, dtype=numpy.int64)
-        position[live] = numpy.arange(len(live))
-        targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
-        rows = [{i: self.moves(node)[0]} for i, node in enumerate(live)]
+        position = {node: i for i, node in enumerate(live)}
+        graph = self.graph
+        rows = [{i: graph.data[node] if graph.kind[node] == CHANCE else 1} for i, node in enumerate(live)]
         for source, node in enumerate(live):
-            if graph.kind[node] == DECISION:
-                inside = [(1, graph.targets[self.chosen_edge[node]])]
-            else:
-                low = graph.offsets[node]
-                edges = numpy.flatnonzero(position[targets[low : graph.offsets[node + 1]]] >= 0) + low
-                inside = [(graph.weights[edge], graph.targets[edge]) for edge in edges.tolist()]
-            for weight, target in inside:
-                column = int(position[target])
-                if column >= 0:
+            for weight, target in self._inside_moves(node, live, position):
+                column = position.get(target)
+                if column is not None:
                     row = rows[column]
                     row[source] = row.get(source, 0) - weight
+        if self._positions is not None:
+            self._positions[live] = -1
         return live, rows
 
+    def _inside_moves(self, node, live, position):
+        """``(weight, target)`` for the moves of ``node`` that may stay among ``live``."""
+        graph = self.graph
+        low, high = graph.offsets[node], graph.offsets[node + 1]
+        if graph.kind[node] == DECISION or high - low <= _FEW_EDGES:
+            return self.moves(node)[1]
+        import numpy
+
+        if self._positions is None:
+            self._positions = numpy.full(graph.num_states, -1, dtype=numpy.int64)
+            self._targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
+        positions = self._positions
+        if positions[live[0]] < 0:
+            positions[live] = numpy.arange(len(live))
+        edges = numpy.flatnonzero(positions[self._targets[low:high]] >= 0) + low
+        return [(graph.weights[edge], graph.targets[edge]) for edge in edges.tolist()]
+
     def cyclic_block(self, index):
-        """(live members, A_C as a FLINT matrix, det A_C) of cyclic component ``index``."""
+        """(live members, rows of A_C, A_C as a FLINT matrix) of cyclic component ``index``."""
         block = self.cyclic.get(index)
         if block is None:
             live, rows = self.block_rows(self.components[index])
-            matrix, determinant = self.inverse(rows) if live else (None, mpz(1))
-            block = self.cyclic[index] = (live, matrix, determinant)
+            block = self.cyclic[index] = (live, rows, block_system(rows) if live else None)
         return block
 
 
-def _float_block(plan, index):
-    """(live members, A_C^-1 as a float matrix): the float preview's cyclic solve."""
-    import numpy
-
-    live, rows = plan.block_rows(plan.components[index])
-    matrix = numpy.zeros((len(live), len(live)))
-    for i, row in enumerate(rows):
-        for column, entry in row.items():
-            matrix[i, column] = entry
-    return live, numpy.linalg.inv(matrix), 1.0
-
-
+_FEW_EDGES = 32  # up to this many edges a node's moves into a loop are looked up in Python
 _systems: dict = {}
 _MAX_REMEMBERED_SYSTEMS = 4096
 
 
 def block_system(rows):
-    """``(A, det A)`` of a small integer matrix (``rows[i]``: column -> entry) as a FLINT
-    ``fmpz_mat`` and an ``mpz``, remembered per matrix: the same loop recurs at many chip
-    counts and track positions.
+    """``A`` of a small integer matrix (``rows[i]``: column -> entry) as a FLINT
+    ``fmpz_mat``, remembered per matrix: the same loop recurs at many chip counts and
+    track positions (and then so does its remembered inverse).
 
-    >>> block_system([{0: 2, 1: -1}, {0: -1, 1: 2}])[1]
-    mpz(3)
+    >>> block_system([{0: 2, 1: -1}, {0: -1, 1: 2}]).det()
+    3
     """
     key = tuple(tuple(sorted(row.items())) for row in rows)
     found = _systems.get(key)
@@ -222,139 +323,38 @@ def block_system(rows):
         import flint
 
         size = len(rows)
-        matrix = flint.fmpz_mat(size, size)
+        found = flint.fmpz_mat(size, size)
         for i, row in enumerate(rows):
             for column, entry in row.items():
-                matrix[i, column] = int(entry)
-        found = (matrix, mpz(int(matrix.det())))
+                found[i, column] = int(entry)
         if len(_systems) >= _MAX_REMEMBERED_SYSTEMS:
             _systems.clear()
         _systems[key] = found
     return found
 
 
-class _Exponents:
-    """Exponent vectors as rows of an integer matrix, one column per factor met (a
-    factor below 1000, or a cofactor without such factors: `small_prime_factors`)."""
-
-    def __init__(self, count: int):
-        import numpy
-
-        self.numpy = numpy
-        self.factors: list = []
-        self.column: dict = {}
-        self.known: dict = {1: {}}  # number -> {column: exponent}
-        self.inflow = numpy.zeros((count, 8), dtype=numpy.int64)  # max over senders so far
-        self.overall = numpy.zeros(8, dtype=numpy.int64)
-
-    def times(self, vector, number):
-        """The vector of (vector's number) * number."""
-        number = int(number)
-        exponents = self.known.get(number)
-        if exponents is None:
-            exponents = self.known[number] = {self._column(factor): power
-                                              for factor, power in small_prime_factors(number)}
-        if not exponents:
-            return vector
-        vector = self.numpy.pad(vector, (0, self.inflow.shape[1] - len(vector)))
-        for column, power in exponents.items():
-            vector[column] += power
-        return vector
-
-    def _column(self, factor):
-        column = self.column.get(factor)
-        if column is None:
-            column = self.column[factor] = len(self.factors)
-            self.factors.append(factor)
-            if column >= self.inflow.shape[1]:  # room for more factors
-                grow = self.inflow.shape[1]
-                self.inflow = self.numpy.pad(self.inflow, ((0, 0), (0, grow)))
-                self.overall = self.numpy.pad(self.overall, (0, grow))
-        return column
-
-    def number(self, vector) -> mpz:
-        bound = mpz(1)
-        for factor, power in zip(self.factors, vector.tolist()):
-            bound *= mpz(factor) ** power
-        return bound
-
-
-def denominator_bound(plan: _Plan) -> mpz:
-    """``Q``: a multiple of the denominator of every state's ``y`` (module docstring),
-    from exponent vectors over the small prime factors of totals and block determinants.
-
-    One pass over the components, sources first: a state's own vector is the maximum of
-    what its senders pushed plus its total's (or its loop determinant's) exponents, and
-    it pushes that to every successor in one vectorised maximum."""
-    import numpy
-
-    graph = plan.graph
-    exponents = _Exponents(graph.num_states)
-    reached = numpy.zeros(graph.num_states, dtype=bool)
-    reached[graph.initial] = True
-    targets = numpy.frombuffer(graph.targets, dtype=numpy.int64) if len(graph.targets) else numpy.zeros(0, numpy.int64)
-    for index in range(len(plan.components) - 1, -1, -1):
-        component = plan.components[index]
-        if not reached[component].any():
-            continue
-        for node, vector in _own_vectors(plan, index, exponents):
-            exponents.overall = numpy.maximum(exponents.overall, vector)
-            successors = _successor_array(plan, node, targets)
-            reached[successors] = True
-            inflow = exponents.inflow
-            inflow[successors] = numpy.maximum(inflow[successors], vector)
-    return exponents.number(numpy.maximum(exponents.overall, exponents.inflow[reached].max(axis=0)))
-
-
-def _own_vectors(plan, index, exponents):
-    """``(sender, own vector)`` for the members of component ``index`` that pass visits
-    on (live, not terminal); the others only hold what flowed in."""
-    graph, alive = plan.graph, plan.alive
-    component = plan.components[index]
-    inflow = exponents.inflow
-    if plan.is_cyclic(index) and any(alive[node] for node in component):
-        live, _, determinant = plan.cyclic_block(index)
-        incoming = inflow[component].max(axis=0)
-        plan.block_inflow[index] = exponents.number(incoming)
-        block = exponents.times(incoming, determinant)
-        return [(node, block) for node in live]
-    own = []
-    for node in component:
-        if alive[node] and graph.kind[node] != TERMINAL:
-            total = graph.data[node] if graph.kind[node] == CHANCE else 1
-            own.append((node, exponents.times(inflow[node], total)))
-    return own
-
-
-def _successor_array(plan, node, targets):
-    graph = plan.graph
-    if graph.kind[node] == DECISION:
-        return [graph.targets[plan.chosen_edge[node]]]
-    return targets[graph.offsets[node] : graph.offsets[node + 1]]
-
-
 def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=None,
-                 inverse=None, exact: bool = True) -> ForwardResult:
+                 exact: bool = True) -> ForwardResult:
     """The initial state's outcome probabilities, never-ends, expected steps and
     rewards under a fixed strategy (``chosen_edge``: decision node -> edge), exactly
-    (``exact=False``: the same pass in floats, a quick preview, not exact).
+    (``exact=False``: the same pass in floats, vectorised per state: a quick preview,
+    not exact).
 
-    ``alive`` (node -> can reach a terminal under the strategy), ``components`` (sinks
-    first) and ``inverse`` (rows -> ``(A, det A)``, `block_system`) are computed when
-    not given.
+    ``alive`` (node -> can reach a terminal under the strategy) and ``components``
+    (sinks first) are computed when not given.
     """
     chosen_edge = chosen_edge or {}
     if any(kind == DECISION for kind in graph.kind) and not chosen_edge:
         raise ValueError("a graph with decisions needs a chosen edge per decision node")
     if components is None:
         components = graph.strongly_connected_components()
-    if inverse is None:
-        inverse = block_system
-    plan = _Plan(graph, chosen_edge, None, components, inverse)
+    plan = _Plan(graph, chosen_edge, None, components)
     plan.alive = alive if alive is not None else _alive_states(plan)
     if not exact:
-        return _run(plan, 1.0, exact=False)
-    return _run(plan, denominator_bound(plan), exact=True)
+        from exactdice.markov.float_pass import float_pass
+
+        return float_pass(plan)
+    return _run(plan)
 
 
 def _alive_states(plan: _Plan) -> bytearray:
@@ -392,69 +392,45 @@ def _alive_states(plan: _Plan) -> bytearray:
 
 
 _CHUNK_BITS = 8192
-
-
 _SMALL_BLOCK = 32  # up to this size a block is solved by its remembered integer inverse
 _block_inverses: dict = {}
 
 
-def _missing_factor(graph, node):
-    name = graph.states[node] if graph is not None else node
-    return ArithmeticError(f"forward pass: the denominator bound misses a factor at state {name!r}")
+def solve_block(matrix, rows, sources):
+    """``(m, d)`` with ``A (m / d) = sources`` exactly (``rows``: A's entries as
+    ``column -> entry`` per row, ``matrix``: A as an ``fmpz_mat``), checked by
+    multiplying back: ``A m = d * sources`` or an `ArithmeticError`.
 
-
-def _solve_block(matrix, sources, graph, live, scale=1):
-    """The integers n with A n = sources; raises unless the solution is integral (the
-    bound holds a multiple of the block's denominators).
-
-    >>> matrix, _ = block_system([{0: 2, 1: -1}, {0: -1, 1: 2}])
-    >>> [int(n) for n in _solve_block(matrix, [30, 0], None, [0, 1], scale=10)]
-    [20, 10]
+    >>> rows = [{0: 2, 1: -1}, {0: -1, 1: 2}]
+    >>> numerators, denominator = solve_block(block_system(rows), rows, [30, 0])
+    >>> [Fraction(int(m), int(denominator)) for m in numerators]
+    [Fraction(20, 1), Fraction(10, 1)]
     """
-    numerators, factor = _block_solution(matrix, sources, graph, live, scale)
-    return [factor * numerator for numerator in numerators]
-
-
-def _block_solution(matrix, sources, graph, live, scale=1):
-    """``(m, factor)`` with ``n = factor * m`` the integers solving A n = sources.
-
-    ``scale`` divides every source exactly (checked): the loop's inflow has the
-    denominator of its senders, a small part of ``Q``, so ``sources = scale * s`` with a
-    narrow ``s`` (on A5 v C5 W3 P1 the 72-state loops' inflow has 19,000 bits on average
-    against Q's 64,000). The block solves ``A z = s`` exactly and ``n = scale * z``;
-    when the solution's denominator divides ``scale`` (the bound puts the block's
-    determinant into ``Q / scale``), ``n = (scale / denominator) * numerators``, and
-    the narrow numerators are what the loop passes on (one wide multiplication per
-    target, not per edge). ``A n = sources`` then holds exactly; otherwise every
-    ``n`` is checked to be an integer.
-    """
-    if scale != 1:
-        reduced = []
-        for node, amount in zip(live, sources):
-            quotient, remainder = gmpy2.t_divmod(amount, scale)
-            if remainder:
-                raise _missing_factor(graph, node)
-            reduced.append(quotient)
-        sources = reduced
-    if len(live) <= _SMALL_BLOCK:
+    if len(rows) <= _SMALL_BLOCK and _seen_before(matrix):
         numerators, denominator = _solve_by_inverse(matrix, sources)
     else:
         numerators, denominator = _solve_by_chunks(matrix, sources)
-    scale = mpz(scale)
-    if scale % denominator == 0:
-        return numerators, gmpy2.divexact(scale, denominator)
-    return _scaled_back(numerators, denominator, scale, graph, live), mpz(1)
+    for row, source in zip(rows, sources):
+        total = mpz(0)
+        for column, entry in row.items():
+            total += entry * numerators[column]
+        if total != denominator * source:
+            raise ArithmeticError("forward pass: a loop's exact solve does not satisfy its system")
+    return numerators, denominator
 
 
-def _scaled_back(numerators, denominator, scale, graph, live):
-    """``scale * numerator / denominator`` per entry, each checked to be an integer."""
-    result = []
-    for node, numerator in zip(live, numerators):
-        quotient, remainder = gmpy2.t_divmod(scale * numerator, denominator)
-        if remainder:
-            raise _missing_factor(graph, node)
-        result.append(quotient)
-    return result
+def _seen_before(matrix) -> bool:
+    """Whether a small loop's matrix was met before: its inverse (3 ms for 18 states)
+    pays only when the matrix recurs; a first one goes to the chunked solve (2.4 ms).
+    On A4 v C3, W3 P1, 102 of the 145 loops have a matrix of their own."""
+    key = id(matrix)
+    found = _block_inverses.get(key)
+    if found is not None and found[0] is matrix:
+        return True
+    if len(_block_inverses) >= _MAX_REMEMBERED_SYSTEMS:
+        _block_inverses.clear()
+    _block_inverses[key] = (matrix, None, None)
+    return False
 
 
 def _solve_by_inverse(matrix, sources):
@@ -462,7 +438,7 @@ def _solve_by_inverse(matrix, sources):
     loops recur at every chip count and track position."""
     key = id(matrix)
     found = _block_inverses.get(key)
-    if found is None or found[0] is not matrix:
+    if found is None or found[0] is not matrix or found[1] is None:
         numerators, scale = matrix.inv().numer_denom()
         found = (matrix, [[mpz(int(entry)) for entry in row] for row in numerators.tolist()], mpz(int(scale)))
         if len(_block_inverses) >= _MAX_REMEMBERED_SYSTEMS:
@@ -518,128 +494,166 @@ def _join_columns(matrix):
     return totals
 
 
-class _Pass:
-    """The state of one forward pass: pending inflows, what the terminals collected,
-    steps and rewards so far (``Q`` times the true values, or floats)."""
+def _add(amounts: dict, klass: int, amount) -> None:
+    amounts[klass] = amounts.get(klass, 0) + amount
 
-    def __init__(self, plan: _Plan, bound, exact: bool):
+
+class _Pass:
+    """The state of one exact forward pass: each state's pending inflow as amounts per
+    denominator class, and the same for what the terminals collected, steps and
+    rewards (module docstring)."""
+
+    def __init__(self, plan: _Plan):
         graph = plan.graph
-        self.plan, self.graph, self.bound, self.exact = plan, graph, bound, exact
-        self.inflow: list = [0] * graph.num_states  # Q * (weighted inflow) per state
-        self.inflow[graph.initial] = bound
-        zero = mpz(0) if exact else 0.0
-        self.collected = [zero] * (len(graph.outcomes) + 1)  # per outcome, then never-ends
-        self.steps = zero
-        self.rewards = [zero] * len(graph.reward_names)
-        self.float_blocks: dict = {}
+        self.plan, self.graph = plan, graph
+        self.classes = Denominators()
+        self.inflow: list = [None] * graph.num_states  # class -> amount, per state
+        self.inflow[graph.initial] = {0: mpz(1)}
+        self.collected = [{} for _ in range(len(graph.outcomes) + 1)]  # per outcome, then never-ends
+        self.steps: dict = {}
+        self.rewards = [{} for _ in graph.reward_names]
+
+    def collect(self, slot, node):
+        """A terminal's (or a dead state's, ``slot`` -1) inflow into its outcome."""
+        amounts = self.inflow[node]
+        self.inflow[node] = None
+        if amounts:
+            collected = self.collected[slot]
+            for klass, amount in amounts.items():
+                _add(collected, klass, amount)
 
     def state(self, node):
         """One acyclic state: collect its inflow, or pass it on to every successor."""
-        graph, inflow = self.graph, self.inflow
-        amount = inflow[node]
-        inflow[node] = 0  # each state's number is needed only until its component is done
+        graph, plan = self.graph, self.plan
         kind = graph.kind[node]
-        if not self.plan.alive[node]:
-            self.collected[-1] += amount
-        elif kind == TERMINAL:
-            self.collected[graph.data[node]] += amount
-        elif kind == CHANCE:
+        if not plan.alive[node]:
+            self.collect(-1, node)
+            return
+        if kind == TERMINAL:
+            self.collect(graph.data[node], node)
+            return
+        klass, amount = self.classes.gathered(self.inflow[node])
+        self.inflow[node] = None  # each state's number is needed only until it is passed on
+        if kind == CHANCE:
             total = graph.data[node]
-            if self.exact:
-                value, remainder = gmpy2.t_divmod(amount, total)
-                if remainder:
-                    raise _missing_factor(graph, node)
-            else:
-                value = amount / total
+            _add(self.steps, klass, amount)
+            own = self.classes.times(klass, total)  # y = amount / (D_in * total)
+            self.rewarded(graph.chance_reward_mass[node], own, amount)
             low, high = graph.offsets[node], graph.offsets[node + 1]
+            inflow = self.inflow
             for weight, target in zip(graph.weights[low:high], graph.targets[low:high]):
-                inflow[target] += weight * value
-            self.count(node, value)
+                amounts = inflow[target]
+                if amounts is None:
+                    inflow[target] = {own: weight * amount}
+                else:
+                    amounts[own] = amounts.get(own, 0) + weight * amount
         else:
-            inflow[graph.targets[self.plan.chosen_edge[node]]] += amount
-            self.count(node, amount)
+            edge = plan.chosen_edge[node]
+            self.rewarded(graph.action_rewards.get(edge), klass, amount)
+            self.send(graph.targets[edge], klass, amount)
 
-    def count(self, node, amount):
-        """Expected steps and rewards, as the visits go by."""
-        graph = self.graph
-        if graph.kind[node] == CHANCE:
-            self.steps += graph.data[node] * amount
-            masses = graph.chance_reward_mass[node]
+    def send(self, target, klass, amount):
+        amounts = self.inflow[target]
+        if amounts is None:
+            self.inflow[target] = {klass: amount}
         else:
-            masses = graph.action_rewards.get(self.plan.chosen_edge[node])
+            _add(amounts, klass, amount)
+
+    def rewarded(self, masses, klass, amount):
+        """Rewards of ``amount`` (over ``klass``) times the masses per counter."""
         for slot, mass in enumerate(masses or ()):
             if mass:
-                self.rewards[slot] += mass * amount
+                _add(self.rewards[slot], klass, mass * amount)
 
     def loop(self, index):
         """A cyclic component: solve its block, pass on what leaves it, collect the rest."""
-        plan, graph, inflow = self.plan, self.graph, self.inflow
+        plan, graph = self.plan, self.graph
         component = plan.components[index]
         if any(plan.alive[node] for node in component):
-            live, numerators, factor = self.block_values(index)
-            steps, rewards = self.steps, self.rewards
-            self.steps, self.rewards = self.steps * 0, [total * 0 for total in rewards]
+            live, rows, matrix = plan.cyclic_block(index)
+            klass, sources = self.loop_sources(live)
+            numerators, denominator = solve_block(matrix, rows, sources)
+            own = self.classes.times(klass, denominator)
             for node, amount in zip(live, numerators):
                 if amount:
-                    self.count(node, amount)
-            for target, amount in self.leaving(index, live, numerators):
-                inflow[target] += factor * amount
-            self.steps = steps + factor * self.steps
-            self.rewards = [total + factor * extra for total, extra in zip(rewards, self.rewards)]
+                    if graph.kind[node] == CHANCE:
+                        _add(self.steps, own, graph.data[node] * amount)
+                        self.rewarded(graph.chance_reward_mass[node], own, amount)
+                    else:
+                        self.rewarded(graph.action_rewards.get(plan.chosen_edge[node]), own, amount)
+            for target, amount in self.leaving(live, numerators):
+                self.send(target, own, amount)
         for node in component:
             if not plan.alive[node]:
-                self.collected[-1] += inflow[node]
-            elif graph.kind[node] == TERMINAL:
-                self.collected[graph.data[node]] += inflow[node]
-            inflow[node] = 0
+                self.collect(-1, node)
+            self.inflow[node] = None
 
-    def leaving(self, index, live, values):
+    def loop_sources(self, live):
+        """``(class, right sides)``: the live members' inflows over their join."""
+        inflow, classes = self.inflow, self.classes
+        present = {klass for node in live for klass in (inflow[node] or ())}
+        klass = classes.join(present) if present else 0
+        sources = []
+        for node in live:
+            total = mpz(0)
+            for source, amount in (inflow[node] or {}).items():
+                total += amount if source == klass else amount * classes.scale(source, klass)
+            sources.append(total)
+        return klass, sources
+
+    def leaving(self, live, values):
         """(target, sum of weight * value) for the states a loop passes visits to: outside
-        it, or its dead members (narrow numbers: one wide multiplication per target)."""
-        plan = self.plan
-        members = set(plan.components[index])
-        alive = plan.alive
+        it, or its dead members. Every edge is added, then the live members dropped
+        (cheaper than testing each edge)."""
+        graph, plan = self.graph, self.plan
+        weights, targets, offsets = graph.weights, graph.targets, graph.offsets
         leaving: dict = {}
+        add = leaving.get
         for node, amount in zip(live, values):
-            if amount:
-                for weight, target in plan.moves(node)[1]:
-                    if target not in members or not alive[target]:
-                        leaving[target] = leaving.get(target, 0) + weight * amount
+            if not amount:
+                continue
+            if graph.kind[node] == DECISION:
+                target = targets[plan.chosen_edge[node]]
+                leaving[target] = add(target, 0) + amount
+                continue
+            low, high = offsets[node], offsets[node + 1]
+            for weight, target in zip(weights[low:high], targets[low:high]):
+                leaving[target] = add(target, 0) + weight * amount
+        for node in live:
+            leaving.pop(node, None)
         return leaving.items()
 
-    def block_values(self, index):
-        """(live members, ``m``, factor) of cyclic component ``index``: ``n = factor * m``."""
-        plan, inflow = self.plan, self.inflow
-        if self.exact:
-            live, matrix, _ = plan.cyclic_block(index)
-            scale = self.bound // plan.block_inflow.get(index, self.bound)
-            return (live, *_block_solution(matrix, [inflow[node] for node in live], self.graph, live, scale))
-        if index not in self.float_blocks:
-            self.float_blocks[index] = _float_block(plan, index)
-        live, matrix, _ = self.float_blocks[index]
-        sources = [inflow[node] for node in live]
-        return live, [float(row @ sources) for row in matrix], 1.0
-
     def result(self) -> ForwardResult:
-        exact, bound, graph = self.exact, self.bound, self.graph
-        if exact and sum(self.collected) != bound:
+        """The answers as Fractions over the join ``Q`` of every class met; the
+        outcomes and never-ends must sum to exactly ``Q``."""
+        graph, classes = self.graph, self.classes
+        parts = [*self.collected, self.steps, *self.rewards]
+        bound_class = classes.join({klass for amounts in parts for klass in amounts} or {0})
+        bound = classes.number(bound_class)
+
+        def at_bound(amounts):
+            return sum((amount * classes.scale(klass, bound_class) for klass, amount in amounts.items()), mpz(0))
+
+        collected = [at_bound(amounts) for amounts in self.collected]
+        if sum(collected) != bound:
             raise ArithmeticError("forward pass: the outcome probabilities do not sum to exactly 1")
 
         def share(amount):
-            return Fraction(int(amount), int(bound)) if exact else float(amount)
+            return Fraction(int(amount), int(bound))
 
-        bits = int(bound).bit_length() if exact else 0
-        absorption = {name: share(self.collected[i]) for i, name in enumerate(graph.outcomes)}
-        never_ends = share(self.collected[-1])
-        if never_ends if exact else never_ends > 1e-12:
+        absorption = {name: share(collected[i]) for i, name in enumerate(graph.outcomes)}
+        never_ends = share(collected[-1])
+        bits = int(bound).bit_length()
+        if never_ends:
             return ForwardResult(absorption, never_ends, None, {name: None for name in graph.reward_names}, bits)
-        return ForwardResult(absorption, never_ends, share(self.steps),
-                             {name: share(total) for name, total in zip(graph.reward_names, self.rewards)}, bits)
+        return ForwardResult(absorption, never_ends, share(at_bound(self.steps)),
+                             {name: share(at_bound(total)) for name, total in zip(graph.reward_names, self.rewards)},
+                             bits)
 
 
-def _run(plan: _Plan, bound, exact: bool) -> ForwardResult:
+def _run(plan: _Plan) -> ForwardResult:
     """Push the visits from the initial state through the components, sources first."""
-    flow = _Pass(plan, bound, exact)
+    flow = _Pass(plan)
     inflow, components = flow.inflow, plan.components
     for index in range(len(components) - 1, -1, -1):
         component = components[index]

@@ -36,3 +36,24 @@ def test_bench_forward_pass_through_large_loops(benchmark):
     graph = explore(LoopsBehindChance(2, loops=6, loop_size=40))
     result = benchmark(forward_pass, graph)
     assert sum(result.absorption.values()) + result.never_ends == 1
+
+
+def test_bench_float_preview_through_large_loops(benchmark):
+    """The float preview of the same graph (numpy per state, dense solve per loop)."""
+    from exactdice.markov.forward import forward_pass
+
+    from .test_forward_blocks import LoopsBehindChance
+
+    graph = explore(LoopsBehindChance(2, loops=6, loop_size=40))
+    result = benchmark(forward_pass, graph, exact=False)
+    assert abs(sum(result.absorption.values()) + result.never_ends - 1) < 1e-9
+
+
+def test_bench_forward_pass_contest_chain(benchmark):
+    """A long contest-shaped chain (self-loops, 2-cycles): mostly acyclic states, the
+    per-edge multiply-adds at each state's own width."""
+    from exactdice.markov.forward import forward_pass
+
+    graph = explore(ContestChain(size=1000, branches=35, reach=80))
+    result = benchmark(forward_pass, graph)
+    assert sum(result.absorption.values()) + result.never_ends == 1

@@ -4,6 +4,7 @@ dense sympy reference and against the backward solver with its own exact expecta
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 
@@ -12,8 +13,9 @@ import pytest
 from exactdice.markov import Chance, Terminal, explore, solve
 from exactdice.markov.arithmetic import ExactArithmetic
 from exactdice.markov import forward as forward_module
-from exactdice.markov.forward import denominator_bound, forward_pass, small_prime_factors
+from exactdice.markov.forward import Denominators, forward_pass, small_prime_factors
 from exactdice.markov.solver import _Solver
+from exactdice.markov.synthetic import ContestChain, GamblersRuin, TugOfWar
 
 from .reference import dense_evaluate, reachable_nodes
 from .test_solver import RandomChain, RandomGame, as_fraction
@@ -54,6 +56,22 @@ def backward_answers(graph, payoff=None, endless=0):
     never = numbers.fraction(numbers.vector_entry(nums, den, solver.never_slot))
     steps, rewards = (None, {name: None for name in graph.reward_names}) if never else solver.expectations()
     return absorption, never, steps, rewards, solver
+
+
+def assert_forward_matches_backward(graph, payoff=None, endless=0):
+    """The forward pass under the backward solver's strategy gives its Fractions exactly,
+    the float preview close to them; returns the backward answers and the solver."""
+    absorption, never, steps, rewards, solver = backward_answers(graph, payoff, endless)
+    result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
+    assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
+        absorption, never, steps, rewards)
+    preview = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components, exact=False)
+    assert preview.absorption == pytest.approx({key: float(value) for key, value in absorption.items()}, abs=1e-9)
+    if steps is not None:
+        assert preview.expected_steps == pytest.approx(float(steps), rel=1e-9)
+        assert preview.expected_rewards == pytest.approx({key: float(value) for key, value in rewards.items()},
+                                                         rel=1e-9, abs=1e-9)
+    return (absorption, never, steps, rewards), solver
 
 
 def assert_matches_reference(result, reference):
@@ -107,32 +125,83 @@ def test_forward_pass_under_a_chosen_strategy_matches_backward_solver(seed):
 
 
 @pytest.mark.parametrize("kind, seed, size", MODELS[::7])
-def test_bound_is_a_multiple_of_every_answer_denominator(kind, seed, size):
+def test_the_join_of_the_classes_is_a_multiple_of_every_answer_denominator(kind, seed, size):
+    """The pass's final denominator ``Q`` (the join of every class met) is a multiple of
+    every answer's denominator, and its size is reported."""
     graph = explore(make(kind, seed, size))
-    plan = forward_module._Plan(graph, {}, None, graph.strongly_connected_components(), forward_module.block_system)
-    plan.alive = forward_module._alive_states(plan)
-    bound = int(denominator_bound(plan))
-    result = forward_pass(graph)
-    answers = [*result.absorption.values(), result.never_ends, result.expected_steps,
-               *result.expected_rewards.values()]
-    assert all(bound % answer.denominator == 0 for answer in answers if answer is not None)
-    assert result.denominator_bits == bound.bit_length()
+    seen = []
+    real = forward_module._Pass.result
+
+    def result(flow):
+        answer = real(flow)
+        parts = [*flow.collected, flow.steps, *flow.rewards]
+        seen.append(flow.classes.number(flow.classes.join({k for amounts in parts for k in amounts} or {0})))
+        return answer
+
+    forward_module._Pass.result = result
+    try:
+        answer = forward_pass(graph)
+    finally:
+        forward_module._Pass.result = real
+    bound = int(seen[0])
+    values = [*answer.absorption.values(), answer.never_ends, answer.expected_steps,
+              *answer.expected_rewards.values()]
+    assert all(bound % value.denominator == 0 for value in values if value is not None)
+    assert answer.denominator_bits == bound.bit_length()
 
 
-def test_a_bound_missing_a_factor_is_caught_not_returned(monkeypatch):
-    """Every division is checked: a bound without a needed factor raises instead of
-    returning a wrong Fraction (the check can fail)."""
+def test_denominator_classes_agree_with_plain_integers():
+    """Products, joins and scales of classes against plain integer products and lcms."""
+    rng = random.Random(3)
+    classes = Denominators()
+    numbers = {0: 1}
+    for _ in range(300):
+        klass = rng.choice(list(numbers))
+        if rng.random() < 0.6:
+            factor = rng.choice([2, 3, 4, 6, 8, 10, 12, 20, 7 * 11, 1000003, 2 * 1000003, 999983**2])
+            product = classes.times(klass, factor)
+            numbers[product] = numbers[klass] * factor
+        else:
+            other = rng.choice(list(numbers))
+            joined = classes.join((klass, other))
+            numbers[joined] = math.lcm(numbers[klass], numbers[other])
+            assert classes.scale(klass, joined) * numbers[klass] == classes.number(joined)
+            assert classes.scale(other, joined) * numbers[other] == classes.number(joined)
+    for klass, number in numbers.items():
+        assert classes.number(klass) % number == 0  # a join of cofactors may hold more than the lcm
+        if all(p < 1000 for p, _ in small_prime_factors(number)):
+            assert classes.number(klass) == number
+    for low, high in ((7, 2), (4, 2), (2 * 1000003, 4 * 999983**2)):
+        with pytest.raises(ArithmeticError, match="does not divide"):
+            classes.scale(classes.times(0, low), classes.times(0, high))
+
+
+def test_a_wrong_scale_is_caught_not_returned(monkeypatch):
+    """A scale between classes that misses a factor (a corrupted divisor) breaks the
+    exact sum of the odds, and the pass raises instead of returning wrong Fractions."""
     graph = explore(RandomDag(3))
-    real = denominator_bound
+    real = Denominators.scale
 
-    def short(plan):
-        bound = real(plan)
-        factor = small_prime_factors(int(bound))[-1][0]
-        return bound // factor
+    def short(classes, source, target):
+        scale = real(classes, source, target)
+        return scale // small_prime_factors(int(scale))[0][0] if scale > 1 else scale
 
-    monkeypatch.setattr(forward_module, "denominator_bound", short)
-    with pytest.raises(ArithmeticError, match="denominator bound"):
-        forward_module.forward_pass(graph)
+    monkeypatch.setattr(Denominators, "scale", short)
+    with pytest.raises(ArithmeticError, match="sum to exactly 1"):
+        forward_pass(graph)
+
+
+def test_a_wrong_class_is_caught_not_returned(monkeypatch):
+    """A state's class that drops its total's factor (a corrupted divisor) is caught."""
+    graph = explore(RandomChain(4, 12))
+    real = Denominators.times
+
+    def dropping(classes, klass, number):
+        return real(classes, klass, number // 2 if number % 2 == 0 else number)
+
+    monkeypatch.setattr(Denominators, "times", dropping)
+    with pytest.raises(ArithmeticError, match="sum to exactly 1"):
+        forward_pass(graph)
 
 
 def test_solve_without_decisions_takes_the_forward_path_and_agrees_with_all_states():
@@ -170,34 +239,46 @@ def test_float_preview_of_the_forward_pass_is_close_to_the_exact_one(kind, seed,
 @pytest.mark.parametrize("path", ["remembered inverse", "chunked FLINT solve"])
 def test_block_solve_with_a_right_side_of_many_chunks(path, monkeypatch):
     """Right sides wider than one chunk (and negative) come back exactly by either way
-    of solving a loop; a right side that leaves a fraction raises."""
+    of solving a loop; a solution that does not satisfy the system raises."""
     import flint
 
     if path == "chunked FLINT solve":
         monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 0)
+    else:  # a matrix met for the first time goes to the chunked solve
+        monkeypatch.setattr(forward_module, "_seen_before", lambda matrix: True)
     rng = random.Random(7)
     size = 6
     rows = [{j: (rng.randint(20, 40) if i == j else -rng.randint(0, 3)) for j in range(size)} for i in range(size)]
-    matrix, _ = forward_module.block_system(rows)
-    solution = [rng.choice([-1, 1]) * rng.getrandbits(rng.choice([10, 9000, 30000])) for _ in range(size)]
+    matrix = forward_module.block_system(rows)
+    solution = [Fraction(rng.choice([-1, 1]) * rng.getrandbits(rng.choice([10, 9000, 30000])), rng.randint(1, 50))
+                for _ in range(size)]
     sources = [sum(row.get(j, 0) * solution[j] for j in range(size)) for row in rows]
-    assert forward_module._solve_block(matrix, sources, None, list(range(size))) == solution
+    common = math.lcm(*(source.denominator for source in sources))
+    sources = [int(source * common) for source in sources]
+    numerators, denominator = forward_module.solve_block(matrix, rows, sources)
+    assert [Fraction(int(m), int(denominator) * common) for m in numerators] == solution
     assert isinstance(matrix, flint.fmpz_mat)
 
-    class Named:
-        states = list(range(size))
+    solver = "_solve_by_chunks" if path == "chunked FLINT solve" else "_solve_by_inverse"
+    real = getattr(forward_module, solver)
 
-    sources[0] += 1
-    with pytest.raises(ArithmeticError, match="denominator bound"):
-        forward_module._solve_block(matrix, sources, Named, list(range(size)))
+    def corrupted(*args):
+        values, scale = real(*args)
+        return values, scale * 3  # a wrong divisor
+
+    monkeypatch.setattr(forward_module, solver, corrupted)
+    with pytest.raises(ArithmeticError, match="does not satisfy"):
+        forward_module.solve_block(matrix, rows, sources)
 
 
 def test_large_blocks_take_the_chunked_solve_and_agree(monkeypatch):
     """Random chains solved with every loop sent to the chunked FLINT solve give the
-    same Fractions as with the remembered inverses."""
+    same Fractions as with every small loop by its remembered inverse."""
     for seed in range(6):
         graph = explore(RandomChain(seed, 30))
-        first = forward_pass(graph)
+        with monkeypatch.context() as patched:
+            patched.setattr(forward_module, "_seen_before", lambda matrix: True)
+            first = forward_pass(graph)
         monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 0)
         second = forward_pass(graph)
         monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 32)
@@ -215,3 +296,19 @@ def test_float_preview_under_a_chosen_strategy_is_close_to_the_exact_one(seed):
         assert preview.absorption[name] == pytest.approx(float(exact.absorption[name]), abs=1e-9)
     if exact.expected_steps is not None:
         assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
+
+
+SYNTHETIC = {
+    "contest chain": lambda: ContestChain(size=80, branches=12, seed=2, reach=20),
+    "contest chain with decisions": lambda: ContestChain(size=60, branches=8, seed=3, reach=15, decision_every=5),
+    "tug of war": lambda: TugOfWar(reach=5),
+    "gambler's ruin": lambda: GamblersRuin(goal=9, start=4, up=2, down=3),
+}
+
+
+@pytest.mark.parametrize("name", list(SYNTHETIC))
+def test_forward_pass_on_the_synthetic_models_matches_the_backward_solver(name):
+    """The models the benchmarks use (self-loops, 2-cycles, long chains, decisions):
+    identical Fractions to the backward solver's own expectations, and the float
+    preview close to them."""
+    assert_forward_matches_backward(explore(SYNTHETIC[name]()))

@@ -59,6 +59,7 @@ def _answers(result):
 @pytest.mark.parametrize("seed", range(12))
 def test_loops_behind_chance_match_the_reference_by_either_block_path(seed, small_block, monkeypatch):
     monkeypatch.setattr(forward_module, "_SMALL_BLOCK", small_block)
+    monkeypatch.setattr(forward_module, "_seen_before", lambda matrix: True)  # not only on a matrix's return
     model = LoopsBehindChance(seed, loop_size=3 + seed % 5)
     graph = explore(model)
     result = forward_pass(graph)
@@ -67,56 +68,69 @@ def test_loops_behind_chance_match_the_reference_by_either_block_path(seed, smal
     assert _answers(result) == (absorption, never, steps, rewards)
 
 
-def test_loop_inflow_denominators_are_smaller_than_the_bound_and_divide_it():
-    """The bound pass records each loop's inflow denominator: a proper divisor of Q
-    here (so the loops really solve narrower right sides)."""
+def test_loop_right_sides_are_narrower_than_the_final_denominator(monkeypatch):
+    """Each loop solves over the join of its own inflows' classes: a divisor of the final
+    ``Q``, and here a proper one (so the loops really solve narrower right sides)."""
     graph = explore(LoopsBehindChance(3, loops=5, loop_size=5))
-    plan = forward_module._Plan(graph, {}, None, graph.strongly_connected_components(), forward_module.block_system)
-    plan.alive = forward_module._alive_states(plan)
-    bound = forward_module.denominator_bound(plan)
-    assert len(plan.block_inflow) == 5
-    assert all(bound % inflow == 0 for inflow in plan.block_inflow.values())
-    assert any(inflow < bound for inflow in plan.block_inflow.values())
+    seen = []
+    real = forward_module._Pass.loop_sources
+
+    def recording(flow, live):
+        klass, sources = real(flow, live)
+        seen.append((flow, klass))
+        return klass, sources
+
+    monkeypatch.setattr(forward_module._Pass, "loop_sources", recording)
+    result = forward_pass(graph)
+    flow = seen[0][0]
+    bound = 2 ** (result.denominator_bits - 1)  # Q's size
+    numbers = [int(flow.classes.number(klass)) for _, klass in seen]
+    assert len(numbers) == 5
+    parts = [*flow.collected, flow.steps, *flow.rewards]
+    final = int(flow.classes.number(flow.classes.join({k for amounts in parts for k in amounts})))
+    assert final.bit_length() == result.denominator_bits and final >= bound
+    assert all(final % number == 0 for number in numbers)
+    assert any(number < final for number in numbers)
 
 
-def test_a_loop_inflow_bound_missing_a_factor_is_caught(monkeypatch):
-    """Dividing a loop's inflow by a cofactor that does not divide it raises (the check
-    can fail): here the recorded inflow denominator is cut short."""
+def test_a_loop_denominator_cut_short_is_caught(monkeypatch):
+    """A loop whose solution's denominator loses a factor (a corrupted divisor) fails the
+    multiply-back check instead of returning (the check can fail), by either path."""
     graph = explore(LoopsBehindChance(1))
-    real = forward_module.denominator_bound
+    for solver in ("_solve_by_inverse", "_solve_by_chunks"):
+        real = getattr(forward_module, solver)
 
-    def short(plan):
-        bound = real(plan)
-        for index, inflow in plan.block_inflow.items():
-            if inflow > 1:
-                factor = forward_module.small_prime_factors(int(inflow))[0][0]
-                plan.block_inflow[index] = inflow // factor
-        return bound
+        def short(*args, _real=real):
+            numerators, denominator = _real(*args)
+            factor = forward_module.small_prime_factors(int(denominator))[0][0] if denominator > 1 else 1
+            return numerators, denominator // factor if factor > 1 else denominator + 1
 
-    monkeypatch.setattr(forward_module, "denominator_bound", short)
-    with pytest.raises(ArithmeticError, match="denominator bound"):
-        forward_module.forward_pass(graph)
+        with monkeypatch.context() as patched:
+            patched.setattr(forward_module, solver, short)
+            patched.setattr(forward_module, "_SMALL_BLOCK", 32 if solver == "_solve_by_inverse" else 0)
+            patched.setattr(forward_module, "_seen_before", lambda matrix: True)
+            forward_module._block_inverses.clear()
+            with pytest.raises(ArithmeticError, match="does not satisfy"):
+                forward_module.forward_pass(graph)
 
 
 @pytest.mark.parametrize("small_block", [32, 0], ids=["remembered inverse", "chunked FLINT solve"])
-def test_block_solution_with_a_scale_comes_back_exactly(small_block, monkeypatch):
-    """``n = factor * m`` solves A n = sources exactly for wide, negative and narrow
-    right sides, whether or not the solution's denominator divides the scale; a source
-    the scale does not divide raises."""
+def test_block_solve_comes_back_exactly(small_block, monkeypatch):
+    """``m / d`` solves A x = sources exactly for wide, negative and narrow right sides
+    (one that leaves a fraction included); a wrong right side is no solution."""
+    from fractions import Fraction
+
     monkeypatch.setattr(forward_module, "_SMALL_BLOCK", small_block)
+    monkeypatch.setattr(forward_module, "_seen_before", lambda matrix: True)
     rng = random.Random(11)
     size = 7
     rows = [{j: (rng.randint(20, 40) if i == j else -rng.randint(0, 3)) for j in range(size)} for i in range(size)]
-    matrix, determinant = forward_module.block_system(rows)
-    for scale in (1, int(determinant) * 6, 35, 2**70 + 1):
-        solution = [scale * rng.choice([-1, 1]) * rng.getrandbits(rng.choice([5, 9000, 20000]))
-                    for _ in range(size)]
-        sources = [sum(row.get(j, 0) * solution[j] for j in range(size)) for row in rows]
-        numerators, factor = forward_module._block_solution(matrix, sources, None, list(range(size)), scale)
-        assert [int(factor * m) for m in numerators] == solution
-    sources[2] += 1
-    with pytest.raises(ArithmeticError, match="denominator bound"):
-        forward_module._block_solution(matrix, sources, None, list(range(size)), 2**70 + 1)
+    matrix = forward_module.block_system(rows)
+    for _ in range(4):
+        sources = [rng.choice([-1, 1]) * rng.getrandbits(rng.choice([5, 9000, 20000])) for _ in range(size)]
+        numerators, denominator = forward_module.solve_block(matrix, rows, sources)
+        values = [Fraction(int(m), int(denominator)) for m in numerators]
+        assert [sum(row.get(j, 0) * values[j] for j in range(size)) for row in rows] == sources
 
 
 def test_float_preview_through_loops_is_close_to_the_exact_pass():
@@ -125,3 +139,24 @@ def test_float_preview_through_loops_is_close_to_the_exact_pass():
     for name in graph.outcomes:
         assert preview.absorption[name] == pytest.approx(float(exact.absorption[name]), abs=1e-9)
     assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
+
+
+def test_a_small_loop_takes_its_inverse_only_when_its_matrix_recurs(monkeypatch):
+    """The first sight of a small loop's matrix goes to the chunked solve, a return to the
+    remembered inverse; both give the same exact solution."""
+    calls = []
+    for name in ("_solve_by_inverse", "_solve_by_chunks"):
+        real = getattr(forward_module, name)
+
+        def recording(*args, _real=real, _name=name):
+            calls.append(_name)
+            return _real(*args)
+
+        monkeypatch.setattr(forward_module, name, recording)
+    rows = [{0: 5, 1: -2}, {0: -1, 1: 7, 2: -3}, {1: -1, 2: 4}]
+    matrix = forward_module.block_system(rows)
+    forward_module._block_inverses.pop(id(matrix), None)
+    first = forward_module.solve_block(matrix, rows, [10**40, 3, -7])
+    second = forward_module.solve_block(matrix, rows, [10**40, 3, -7])
+    assert calls == ["_solve_by_chunks", "_solve_by_inverse"]
+    assert [m * second[1] for m in first[0]] == [m * first[1] for m in second[0]]

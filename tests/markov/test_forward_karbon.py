@@ -1,5 +1,5 @@
 """The forward pass on Karbon graphs of every policy and knob: identical Fractions to the
-backward solver with its own (per-state denominator) expectations."""
+backward solver with its own (per-state denominator) expectations; the float preview close."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from exactdice.karbon.solve import payoffs
 from exactdice.markov import explore
 from exactdice.markov.forward import forward_pass
 
-from .test_forward import backward_answers
+from .test_forward import assert_forward_matches_backward
 
 SETUPS = [
     # (setup, player policy, narrator policy, rules)
@@ -52,10 +52,7 @@ def test_forward_pass_on_karbon_matches_backward_solver(setup_kwargs, player, na
     start = setup.start(p, n)
     graph = explore(KarbonModel(start.sizes, start.situation(), ruleset, p, n))
     payoff, endless = payoffs(ruleset)
-    absorption, never, steps, rewards, solver = backward_answers(graph, payoff, endless)
-    result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
-    assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
-        absorption, never, steps, rewards)
+    (absorption, never, _, rewards), solver = assert_forward_matches_backward(graph, payoff, endless)
     if not solver.chosen_edge:  # no decisions: the pass finds alive states and components itself
         alone = forward_pass(graph)
         assert (alone.absorption, alone.never_ends, alone.expected_rewards) == (absorption, never, rewards)
