@@ -151,8 +151,8 @@ def _forward_only(graph, payoffs, endless, started, exact) -> Solution:
 class _Solver:
     """The backward pass. With ``vectors`` each state carries its outcome probabilities
     and never-ends (``(numerators, denominator)``, for per-state answers); without, only
-    its value (a vector of width one: terminals hold their payoff, dead states the
-    endless payoff), which is all that choosing needs: 1 multiply-add per edge instead
+    its value ``(numerator, denominator)`` (terminals hold their payoff, dead states the
+    endless payoff), which is all that choosing needs: one multiply-add per edge instead
     of one per outcome, and a component's strategy iteration leaves its values solved.
     The initial state's odds then come from the forward pass (`visits`)."""
 
@@ -179,20 +179,25 @@ class _Solver:
             self.dead_vector = (tuple(one if slot == self.never_slot else zero for slot in range(self.width)), one)
         else:
             self.width = 1
-            self.terminal_vectors = [numbers.from_numbers([pay]) for pay in payoffs]
-            self.dead_vector = numbers.from_numbers([endless])
+            self.terminal_vectors = [self.split(pay) for pay in payoffs]
+            self.dead_vector = self.split(endless)
         self.component_count = self.cyclic_count = self.largest = 0
         self.looping: set[int] = set()  # one-state components with a self-loop
 
     # -- values -------------------------------------------------------------------
+    def split(self, value):
+        """``(numerator, denominator)`` of a number."""
+        nums, den = self.numbers.from_numbers([value])
+        return nums[0], den
+
     def value_of(self, node):
         cached = self.value_cache.get(node)
         if cached is None:
             nums, den = self.nums[node], self.dens[node]
-            entry = self.numbers.vector_entry
             if not self.vectors:
-                cached = self.value_cache[node] = entry(nums, den, 0)
+                cached = self.value_cache[node] = self.numbers.ratio(nums, den)
                 return cached
+            entry = self.numbers.vector_entry
             cached = self.endless * entry(nums, den, self.never_slot)
             for slot, pay in enumerate(self.payoffs):
                 if pay and nums[slot]:
@@ -225,9 +230,9 @@ class _Solver:
                 self.looping.add(node)
             self.cyclic_count += 1
             if any(kind[node] == DECISION for node in component):
-                self.solve_game_component(component)
+                self.settle(component, *_StrategyIteration(self, component).run())
             else:
-                self.solve_component(component, {})
+                self.settle(component, {}, None)
             if bar is not None:
                 bar.update(len(component))
         if bar is not None:
@@ -242,7 +247,8 @@ class _Solver:
             return
         if node_kind == CHANCE:
             total, pairs = self.moves(node, None)
-            self.nums[node], self.dens[node] = numbers.combine(pairs, self.nums, self.dens, total)
+            combine = numbers.combine if self.vectors else numbers.scalar_combine
+            self.nums[node], self.dens[node] = combine(pairs, self.nums, self.dens, total)
             self.alive[node] = any(self.alive[target] for _, target in pairs)
             return
         low, high = graph.offsets[node], graph.offsets[node + 1]
@@ -321,7 +327,6 @@ class _Solver:
         dead = members - live
         for node in dead:
             self.nums[node], self.dens[node] = self.dead_vector
-            self.alive[node] = 0
         if live:
             order = sorted(live)
             position = {node: i for i, node in enumerate(order)}
@@ -355,18 +360,20 @@ class _Solver:
                 values[node] = solved[0]
         return values
 
-    def solve_game_component(self, component):
-        """Strategy iteration on a component with decisions (`_StrategyIteration`). Its
-        last evaluation already holds the component's values; outcome vectors need one
-        more solve under the strategy found."""
-        policy, values = _StrategyIteration(self, component).run()
+    def settle(self, component, policy, values):
+        """Solve a cyclic component under ``policy`` (its decisions' edges). Without
+        vectors its ``values`` (from strategy iteration's last evaluation, else solved
+        here) are the component's results."""
         if self.vectors:
             self.solve_component(component, policy)
             return
-        live = self.live_states(component, set(component), policy)
+        members = set(component)
+        if values is None:
+            values = self.evaluate_values(component, members, policy)
+        live = self.live_states(component, members, policy)
         for node in component:
             if node in live:
-                self.nums[node], self.dens[node] = self.numbers.from_numbers([values[node]])
+                self.nums[node], self.dens[node] = self.split(values[node])
                 self.alive[node] = 1
             else:
                 self.nums[node], self.dens[node] = self.dead_vector
