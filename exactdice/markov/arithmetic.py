@@ -95,19 +95,17 @@ class ExactArithmetic:
 
     def scalar_sum(self, pairs, nums, dens):
         """``(numerator, denominator)`` of sum(weight * nums[i] / dens[i]) over ``pairs``
-        of ``(weight, i)``, not reduced (zero is ``(0, 1)``). Terms are summed per
-        distinct denominator first (successors mostly share a few), so the big scaling
-        to the common denominator happens once per denominator, not per term."""
-        if len(pairs) == 1:
-            weight, index = pairs[0]
-            return weight * nums[index], dens[index]
+        of ``(weight, i)`` (any iterable), not reduced (zero is ``(0, 1)``). Terms are
+        summed per distinct denominator first (successors mostly share a few), so the big
+        scaling to the common denominator happens once per denominator, not per term."""
         by_denominator: dict = {}
         for weight, index in pairs:
             denominator = dens[index]
             by_denominator[denominator] = by_denominator.get(denominator, 0) + weight * nums[index]
-        if len(by_denominator) == 1:
+        if len(by_denominator) <= 1:
             for denominator, total in by_denominator.items():
                 return total, denominator
+            return self.zero, self.one
         common = self.one
         for denominator in by_denominator:
             if not gmpy2.is_divisible(common, denominator):

@@ -246,10 +246,14 @@ class _Solver:
             self.alive[node] = 1
             return
         if node_kind == CHANCE:
-            total, pairs = self.moves(node, None)
+            low, high = graph.offsets[node], graph.offsets[node + 1]
+            targets = graph.targets[low:high]
+            pairs = zip(graph.weights[low:high], targets)
+            if self.vectors:
+                pairs = list(pairs)
             combine = numbers.combine if self.vectors else numbers.scalar_combine
-            self.nums[node], self.dens[node] = combine(pairs, self.nums, self.dens, total)
-            self.alive[node] = any(self.alive[target] for _, target in pairs)
+            self.nums[node], self.dens[node] = combine(pairs, self.nums, self.dens, graph.data[node])
+            self.alive[node] = any(map(self.alive.__getitem__, targets))
             return
         low, high = graph.offsets[node], graph.offsets[node + 1]
         targets = graph.targets
@@ -274,9 +278,8 @@ class _Solver:
         graph = self.graph
         if graph.kind[node] == DECISION:
             return 1, [(1, graph.targets[policy[node]])]
-        targets, weights = graph.targets, graph.weights
-        return graph.data[node], [(weights[edge], targets[edge])
-                                  for edge in range(graph.offsets[node], graph.offsets[node + 1])]
+        low, high = graph.offsets[node], graph.offsets[node + 1]
+        return graph.data[node], list(zip(graph.weights[low:high], graph.targets[low:high]))
 
     def live_states(self, component, members, policy):
         """States of the component that can reach a terminal under ``policy``."""
