@@ -99,9 +99,15 @@ class ExactArithmetic:
         summed per distinct denominator first (successors mostly share a few), so the big
         scaling to the common denominator happens once per denominator, not per term."""
         by_denominator: dict = {}
+        get = by_denominator.get
         for weight, index in pairs:
             denominator = dens[index]
-            by_denominator[denominator] = by_denominator.get(denominator, 0) + weight * nums[index]
+            by_denominator[denominator] = get(denominator, 0) + weight * nums[index]
+        return self.common_sum(by_denominator)
+
+    def common_sum(self, by_denominator):
+        """``(numerator, denominator)`` of sum(numerator / denominator) over a dict
+        denominator -> numerator, over the least common denominator (not reduced)."""
         if len(by_denominator) <= 1:
             for denominator, total in by_denominator.items():
                 return total, denominator
@@ -284,6 +290,9 @@ class FloatArithmetic:
 
     def scalar_combine(self, pairs, nums, dens, total):
         return sum(weight * nums[index] for weight, index in pairs) / total, 1.0
+
+    def common_sum(self, by_denominator):
+        return sum(numerator / denominator for denominator, numerator in by_denominator.items()), 1.0
 
     def divided(self, numerator, denominator, divisor):
         return numerator / divisor, 1.0

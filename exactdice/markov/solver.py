@@ -591,8 +591,8 @@ class _ExpectedVisits:
 
     ``flow`` is visits / total weight for a live chance node (what each unit of edge
     weight carries to the edge's target), visits for any other node (numerator and
-    denominator kept apart). ``inflow`` holds, per node not yet reached, the (weight,
-    source) pairs arriving.
+    denominator kept apart). ``inflow`` holds, per node not yet reached, what arrives
+    so far as a dict denominator -> numerator (senders mostly share a few denominators).
 
     `exactdice.markov.forward` does the same over one shared denominator; on graphs with
     decisions (many small states, short numbers) this pass costs about a quarter of
@@ -605,7 +605,7 @@ class _ExpectedVisits:
         self.solver, self.graph, self.numbers = solver, graph, solver.numbers
         self.flow_num: list = [None] * graph.num_states
         self.flow_den: list = [None] * graph.num_states
-        self.inflow: dict[int, list] = {graph.initial: []}
+        self.inflow: dict[int, dict] = {graph.initial: {}}
         self.ends: list[list[int]] = [[] for _ in graph.outcomes]  # terminals reached, per outcome
         self.dead: list[int] = []  # states reached that cannot end
 
@@ -630,19 +630,20 @@ class _ExpectedVisits:
         """Record the flow out of ``node`` into its targets, but for the live ones among
         ``members`` (a loop's, solved together)."""
         inflow, alive = self.inflow, self.solver.alive
+        num, den = self.flow_num[node], self.flow_den[node]
         for weight, target in self.solver.moves(node, self.solver.chosen_edge)[1]:
             if target in members and alive[target]:
                 continue
-            pairs = inflow.get(target)
-            if pairs is None:
-                inflow[target] = [(weight, node)]
+            sums = inflow.get(target)
+            if sums is None:
+                inflow[target] = {den: weight * num}
             else:
-                pairs.append((weight, node))
+                sums[den] = sums.get(den, 0) + weight * num
 
     def arriving(self, node):
         """(numerator, denominator) of the expected visits arriving at ``node`` (the initial
         state is visited once more: the start)."""
-        num, den = self.numbers.scalar_sum(self.inflow.pop(node), self.flow_num, self.flow_den)
+        num, den = self.numbers.common_sum(self.inflow.pop(node))
         return (num + den, den) if node == self.graph.initial else (num, den)
 
     def collect(self, node) -> None:
