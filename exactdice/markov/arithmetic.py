@@ -112,11 +112,8 @@ class ExactArithmetic:
             for denominator, total in by_denominator.items():
                 return total, denominator
             return self.zero, self.one
-        common = self.one
-        for denominator in by_denominator:
-            if not gmpy2.is_divisible(common, denominator):
-                common = gmpy2.lcm(common, denominator)
-        return sum(total * (common // denominator) for denominator, total in by_denominator.items()), common
+        common = gmpy2.lcm(*by_denominator)
+        return sum([total * (common // denominator) for denominator, total in by_denominator.items()]), common
 
     def scalar_combine(self, pairs, nums, dens, total):
         """``(numerator, denominator)`` of a chance node's value: sum(weight * value) /
