@@ -3,7 +3,12 @@
 engine; identical rationals are checked and the time ratios printed, wall and CPU
 seconds, with the load average (the machine may be shared: read the same-run ratios).
 
-Run: python scripts/bench_karbon_peers.py [--large] [--before FILE] [--repeat N]
+Run: python scripts/bench_karbon_peers.py [--large] [--before FILE] [--visits] [--repeat N]
+
+``--visits`` also times, on each MDP's solved strategy, the two exact forward passes
+that could give its odds and expectations: `exactdice.markov.forward` (one shared
+denominator, what fixed chains use) and the solver's own (per-state denominators, what
+optimal play uses), and checks they agree.
 
 Every timing is the best of ``--repeat`` runs (default 2), after one warm-up solve of a
 small contest (imports, FLINT), so one-time costs are not compared.
@@ -75,6 +80,24 @@ def timed(function, *args, repeat=1, **kwargs):
     return result, best_wall, best_cpu
 
 
+def compare_visit_passes(rows, graph, payoff, endless, repeat):
+    """Append (states, forward.py s (CPU), solver's pass s (CPU), ratio) for an MDP."""
+    from exactdice.markov.arithmetic import ExactArithmetic
+    from exactdice.markov.forward import forward_pass
+    from exactdice.markov.solver import _Solver
+
+    numbers = ExactArithmetic()
+    solver = _Solver(graph, numbers, [numbers.number(payoff.get(name, 0)) for name in graph.outcomes],
+                     numbers.number(endless), vectors=False)
+    solver.run(False)
+    shared, shared_s, shared_cpu = timed(forward_pass, graph, solver.chosen_edge, solver.alive, solver.components,
+                                         repeat=repeat)
+    own, own_s, own_cpu = timed(solver.visits, repeat=repeat)
+    same = own == (shared.absorption, shared.never_ends, shared.expected_steps, shared.expected_rewards)
+    rows.append(f"| {graph.num_states:,} | {shared_s:.2f} ({shared_cpu:.2f}) | {own_s:.2f} ({own_cpu:.2f}) | "
+                f"{shared_cpu / own_cpu:.1f}x | {'yes' if same else 'NO'} |")
+
+
 def answers(solution):
     return (solution.absorption, solution.never_ends, solution.value, solution.expected_steps,
             solution.expected_rewards, solution.strategy)
@@ -86,6 +109,8 @@ def main(argv=None):
                         help="also A4 v C3 and a 287,000-state MDP (minutes)")
     parser.add_argument("--before", type=Path, metavar="FILE",
                         help="another version of exactdice/markov/solver.py to time side by side")
+    parser.add_argument("--visits", action="store_true",
+                        help="also time both exact forward passes on each MDP's strategy")
     parser.add_argument("--repeat", type=int, default=2, help="timings are the best of this many runs")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -110,6 +135,7 @@ def main(argv=None):
           f"{before_columns} Storm build + check s (CPU) | Storm / exactdice (explore + solve) "
           "| Storm / exactdice solve (CPU) | identical |")
     print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if solve_before else "") + "---:|---:|---:|---|")
+    visit_rows = []
     for name, setup_kwargs, player_kind in CASES + (LARGE if args.large else []):
         graph, explore_s, _ = timed(explore, build_model(setup_kwargs, player_kind, ruleset), progress=False)
         kwargs = dict(payoff=payoff, nonterminating_payoff=endless, progress=False)
@@ -128,6 +154,12 @@ def main(argv=None):
               f"{storm / (explore_s + solve_s):.1f}x | {storm / solve_s:.1f}x ({storm_cpu / solve_cpu:.1f}x) | "
               f"{'yes' if same else 'NO'} |",
               flush=True)
+        if args.visits and player_kind == "optimal":
+            compare_visit_passes(visit_rows, graph, payoff, endless, args.repeat)
+    if visit_rows:
+        print("\n| MDP states | forward.py pass s (CPU) | solver's visits pass s (CPU) | CPU ratio | identical |")
+        print("|---:|---:|---:|---:|---|")
+        print("\n".join(visit_rows))
 
 
 if __name__ == "__main__":
