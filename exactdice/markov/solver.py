@@ -355,12 +355,17 @@ class _Solver:
                 self.chosen_edge[node] = policy[node]
 
     def evaluate_values(self, component, members, policy):
+        """Every member's value under ``policy``: one exact solve over the live members
+        (by the integer inverse remembered per matrix: the same loop recurs at many chip
+        counts), the endless payoff elsewhere."""
+        numbers = self.numbers
         live = self.live_states(component, members, policy)
         values = {node: self.endless for node in members - live}
         if live:
             order, rows, right_sides = self.build_system(component, policy, live, values)
-            for node, solved in zip(order, self.numbers.solve_linear(rows, right_sides)):
-                values[node] = solved[0]
+            solved = numbers.solve_vectors(rows, [numbers.from_numbers(known) for known in right_sides])
+            for node, (nums, den) in zip(order, solved):
+                values[node] = numbers.ratio(nums[0], den)
         return values
 
     def settle(self, component, policy, values):
