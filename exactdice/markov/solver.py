@@ -6,10 +6,16 @@ a component with decisions runs Hoffman–Karp strategy iteration (the minimiser
 best response inside, the maximiser's improvement outside), with a trap step so a
 player who prefers endless play can find it (for the outer player: a set it can hold
 with equally good actions while the inner player leaves only at a cost to itself),
-and a final pass that keeps the FIRST action among exactly equal values. This backward pass carries only the outcome
-probabilities; expected steps and rewards follow from one forward pass of expected
-visit counts under the chosen strategy (`_Solver.expectations`), which costs one exact
-number per edge instead of one per quantity.
+and a final pass that keeps the FIRST action among exactly equal values.
+
+Choosing needs only values, so the backward pass carries one exact number per state
+(its value, as numerator and denominator): one multiply-add per edge, and a component's
+last strategy evaluation is already its result. The initial state's outcome odds,
+never-ends, expected steps and rewards then come from one forward pass of expected
+visits under the chosen strategy (`_ExpectedVisits`), and the value they give must
+equal the backward pass's exactly. Per-state answers (``all_states``) carry each
+state's whole outcome vector instead. Graphs without decisions skip the backward pass
+(`exactdice.markov.forward`).
 
 >>> from exactdice.markov.synthetic import GamblersRuin
 >>> solution = solve(GamblersRuin(goal=3, start=1, up=1, down=1))
