@@ -264,12 +264,29 @@ class _Solver:
         low, high = graph.offsets[node], graph.offsets[node + 1]
         targets = graph.targets
         side = graph.data[node]
+        if numbers.exact and not self.vectors:
+            self.take_edge(node, self.first_best_value(low, high, side))
+            return
         best_edge, best_value = low, self.value_of(targets[low])
         for edge in range(low + 1, high):
             candidate = self.value_of(targets[edge])
             if numbers.better(side, candidate, best_value):
                 best_edge, best_value = edge, candidate
         self.take_edge(node, best_edge)
+
+    def first_best_value(self, low, high, side):
+        """The first of edges ``low``..``high`` - 1 whose target's exact value is best
+        for ``side`` (values compared as numerator * other denominator: no rationals
+        built, denominators are positive)."""
+        nums, dens, targets = self.nums, self.dens, self.graph.targets
+        best_edge, target = low, targets[low]
+        best_num, best_den = nums[target], dens[target]
+        for edge in range(low + 1, high):
+            target = targets[edge]
+            num, den = nums[target], dens[target]
+            if (num * best_den - best_num * den) * side > 0:
+                best_edge, best_num, best_den = edge, num, den
+        return best_edge
 
     def take_edge(self, node, edge):
         target = self.graph.targets[edge]
@@ -361,17 +378,14 @@ class _Solver:
                 self.chosen_edge[node] = policy[node]
 
     def evaluate_values(self, component, members, policy):
-        """Every member's value under ``policy``: one exact solve over the live members
-        (by the integer inverse remembered per matrix: the same loop recurs at many chip
-        counts), the endless payoff elsewhere."""
-        numbers = self.numbers
+        """Every member's value under ``policy``: one exact solve over the live members,
+        the endless payoff elsewhere."""
         live = self.live_states(component, members, policy)
         values = {node: self.endless for node in members - live}
         if live:
             order, rows, right_sides = self.build_system(component, policy, live, values)
-            solved = numbers.solve_vectors(rows, [numbers.from_numbers(known) for known in right_sides])
-            for node, (nums, den) in zip(order, solved):
-                values[node] = numbers.ratio(nums[0], den)
+            for node, solved in zip(order, self.numbers.solve_linear(rows, right_sides)):
+                values[node] = solved[0]
         return values
 
     def settle(self, component, policy, values):
@@ -605,10 +619,10 @@ class _ExpectedVisits:
     denominator kept apart). ``inflow`` holds, per node not yet reached, what arrives
     so far as a dict denominator -> numerator (senders mostly share a few denominators).
 
-    `exactdice.markov.forward` does the same over one shared denominator; on graphs with
-    decisions (many small states, short numbers) this pass costs about a quarter of
-    it, whose bound pass alone handles every state with numpy (README, "Speed against
-    the peers").
+    `exactdice.markov.forward` does the same over one shared denominator, the better
+    choice for long chains with huge numbers; on graphs with decisions (many small
+    states, short numbers) this pass takes about a quarter of its time, most of which
+    goes to the per-state numpy work of its bound (README, "Speed against the peers").
     """
 
     def __init__(self, solver: _Solver):
