@@ -95,20 +95,34 @@ class ExactArithmetic:
 
     def scalar_sum(self, pairs, nums, dens):
         """``(numerator, denominator)`` of sum(weight * nums[i] / dens[i]) over ``pairs``
-        of ``(weight, i)``, not reduced (zero is ``(0, 1)``)."""
-        if len(pairs) == 1:
-            weight, index = pairs[0]
-            return weight * nums[index], dens[index]
-        common = self.one
-        for _, index in pairs:
-            denominator = dens[index]
-            if denominator != common and not gmpy2.is_divisible(common, denominator):
-                common = gmpy2.lcm(common, denominator)
-        total = 0
+        of ``(weight, i)`` (any iterable), not reduced (zero is ``(0, 1)``). Terms are
+        summed per distinct denominator first (successors mostly share a few), so the big
+        scaling to the common denominator happens once per denominator, not per term."""
+        by_denominator: dict = {}
+        get = by_denominator.get
         for weight, index in pairs:
             denominator = dens[index]
-            total += (weight if denominator == common else weight * (common // denominator)) * nums[index]
-        return total, common
+            by_denominator[denominator] = get(denominator, 0) + weight * nums[index]
+        return self.common_sum(by_denominator)
+
+    def common_sum(self, by_denominator):
+        """``(numerator, denominator)`` of sum(numerator / denominator) over a dict
+        denominator -> numerator, over the least common denominator (not reduced)."""
+        if len(by_denominator) <= 1:
+            for denominator, total in by_denominator.items():
+                return total, denominator
+            return self.zero, self.one
+        common = gmpy2.lcm(*by_denominator)
+        return sum([total * (common // denominator) for denominator, total in by_denominator.items()]), common
+
+    def scalar_combine(self, pairs, nums, dens, total):
+        """``(numerator, denominator)`` of a chance node's value: sum(weight * value) /
+        total, cancelling only what the small total shares with the numerator."""
+        numerator, denominator = self.scalar_sum(pairs, nums, dens)
+        divisor = gmpy2.gcd(total, numerator)
+        if divisor != 1:
+            return numerator // divisor, denominator * (total // divisor)
+        return numerator, denominator * total
 
     def divided(self, numerator, denominator, divisor):
         """A number divided by a small positive integer."""
@@ -270,6 +284,12 @@ class FloatArithmetic:
 
     def scalar_sum(self, pairs, nums, dens):
         return sum(weight * nums[index] for weight, index in pairs), 1.0
+
+    def scalar_combine(self, pairs, nums, dens, total):
+        return sum(weight * nums[index] for weight, index in pairs) / total, 1.0
+
+    def common_sum(self, by_denominator):
+        return sum(numerator / denominator for denominator, numerator in by_denominator.items()), 1.0
 
     def divided(self, numerator, denominator, divisor):
         return numerator / divisor, 1.0

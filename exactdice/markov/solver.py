@@ -6,10 +6,16 @@ a component with decisions runs Hoffman–Karp strategy iteration (the minimiser
 best response inside, the maximiser's improvement outside), with a trap step so a
 player who prefers endless play can find it (for the outer player: a set it can hold
 with equally good actions while the inner player leaves only at a cost to itself),
-and a final pass that keeps the FIRST action among exactly equal values. This backward pass carries only the outcome
-probabilities; expected steps and rewards follow from one forward pass of expected
-visit counts under the chosen strategy (`_Solver.expectations`), which costs one exact
-number per edge instead of one per quantity.
+and a final pass that keeps the FIRST action among exactly equal values.
+
+Choosing needs only values, so the backward pass carries one exact number per state
+(its value, as numerator and denominator): one multiply-add per edge, and a component's
+last strategy evaluation is already its result. The initial state's outcome odds,
+never-ends, expected steps and rewards then come from one forward pass of expected
+visits under the chosen strategy (`_ExpectedVisits`), and the value they give must
+equal the backward pass's exactly. Per-state answers (``all_states``) carry each
+state's whole outcome vector instead. Graphs without decisions skip the backward pass
+(`exactdice.markov.forward`).
 
 >>> from exactdice.markov.synthetic import GamblersRuin
 >>> solution = solve(GamblersRuin(goal=3, start=1, up=1, down=1))
@@ -123,7 +129,7 @@ def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states
     if not all_states and DECISION not in graph.kind:
         with paused_gc():
             return _forward_only(graph, payoffs, endless, started, numbers.exact)
-    solver = _Solver(graph, numbers, payoffs, endless)
+    solver = _Solver(graph, numbers, payoffs, endless, vectors=all_states)
     with paused_gc():
         solver.run(progress)
         return solver.solution(all_states, time.perf_counter() - started)
@@ -149,14 +155,21 @@ def _forward_only(graph, payoffs, endless, started, exact) -> Solution:
 
 
 class _Solver:
-    def __init__(self, graph: StateGraph, numbers, payoffs, endless):
+    """The backward pass. With ``vectors`` each state carries its outcome probabilities
+    and never-ends (``(numerators, denominator)``, for per-state answers); without, only
+    its value ``(numerator, denominator)`` (terminals hold their payoff, dead states the
+    endless payoff), which is all that choosing needs: one multiply-add per edge instead
+    of one per outcome, and a component's strategy iteration leaves its values solved.
+    The initial state's odds then come from the forward pass (`visits`)."""
+
+    def __init__(self, graph: StateGraph, numbers, payoffs, endless, vectors=True):
         self.graph = graph
         self.numbers = numbers
         self.payoffs = payoffs
         self.endless = endless
+        self.vectors = vectors
         outcome_count = len(graph.outcomes)
         self.never_slot = outcome_count
-        self.width = outcome_count + 1
         count = graph.num_states
         self.nums: list = [None] * count
         self.dens: list = [None] * count
@@ -164,15 +177,32 @@ class _Solver:
         self.chosen_edge: dict[int, int] = {}
         self.value_cache: dict[int, object] = {}
         zero, one = numbers.zero, numbers.one
-        self.dead_vector = tuple(one if slot == self.never_slot else zero for slot in range(self.width))
+        if vectors:
+            self.width = outcome_count + 1
+            self.terminal_vectors = [
+                (tuple(one if slot == outcome else zero for slot in range(self.width)), one)
+                for outcome in range(outcome_count)]
+            self.dead_vector = (tuple(one if slot == self.never_slot else zero for slot in range(self.width)), one)
+        else:
+            self.width = 1
+            self.terminal_vectors = [self.split(pay) for pay in payoffs]
+            self.dead_vector = self.split(endless)
         self.component_count = self.cyclic_count = self.largest = 0
         self.looping: set[int] = set()  # one-state components with a self-loop
 
     # -- values -------------------------------------------------------------------
+    def split(self, value):
+        """``(numerator, denominator)`` of a number."""
+        nums, den = self.numbers.from_numbers([value])
+        return nums[0], den
+
     def value_of(self, node):
         cached = self.value_cache.get(node)
         if cached is None:
             nums, den = self.nums[node], self.dens[node]
+            if not self.vectors:
+                cached = self.value_cache[node] = self.numbers.ratio(nums, den)
+                return cached
             entry = self.numbers.vector_entry
             cached = self.endless * entry(nums, den, self.never_slot)
             for slot, pay in enumerate(self.payoffs):
@@ -206,9 +236,9 @@ class _Solver:
                 self.looping.add(node)
             self.cyclic_count += 1
             if any(kind[node] == DECISION for node in component):
-                self.solve_game_component(component)
+                self.settle(component, *_StrategyIteration(self, component).run())
             else:
-                self.solve_component(component, {})
+                self.settle(component, {}, None)
             if bar is not None:
                 bar.update(len(component))
         if bar is not None:
@@ -218,25 +248,45 @@ class _Solver:
         graph, numbers = self.graph, self.numbers
         node_kind = graph.kind[node]
         if node_kind == TERMINAL:
-            outcome = graph.data[node]
-            self.nums[node] = tuple(numbers.one if slot == outcome else numbers.zero for slot in range(self.width))
-            self.dens[node] = numbers.one
+            self.nums[node], self.dens[node] = self.terminal_vectors[graph.data[node]]
             self.alive[node] = 1
             return
         if node_kind == CHANCE:
-            total, pairs = self.moves(node, None)
-            self.nums[node], self.dens[node] = numbers.combine(pairs, self.nums, self.dens, total)
-            self.alive[node] = any(self.alive[target] for _, target in pairs)
+            low, high = graph.offsets[node], graph.offsets[node + 1]
+            targets = graph.targets[low:high]
+            pairs = zip(graph.weights[low:high], targets)
+            if self.vectors:
+                pairs = list(pairs)
+            combine = numbers.combine if self.vectors else numbers.scalar_combine
+            self.nums[node], self.dens[node] = combine(pairs, self.nums, self.dens, graph.data[node])
+            self.alive[node] = any(map(self.alive.__getitem__, targets))
             return
         low, high = graph.offsets[node], graph.offsets[node + 1]
         targets = graph.targets
         side = graph.data[node]
+        if numbers.exact and not self.vectors:
+            self.take_edge(node, self.first_best_value(low, high, side))
+            return
         best_edge, best_value = low, self.value_of(targets[low])
         for edge in range(low + 1, high):
             candidate = self.value_of(targets[edge])
             if numbers.better(side, candidate, best_value):
                 best_edge, best_value = edge, candidate
         self.take_edge(node, best_edge)
+
+    def first_best_value(self, low, high, side):
+        """The first of edges ``low``..``high`` - 1 whose target's exact value is best
+        for ``side`` (values compared as numerator * other denominator: no rationals
+        built, denominators are positive)."""
+        nums, dens, targets = self.nums, self.dens, self.graph.targets
+        best_edge, target = low, targets[low]
+        best_num, best_den = nums[target], dens[target]
+        for edge in range(low + 1, high):
+            target = targets[edge]
+            num, den = nums[target], dens[target]
+            if (num * best_den - best_num * den) * side > 0:
+                best_edge, best_num, best_den = edge, num, den
+        return best_edge
 
     def take_edge(self, node, edge):
         target = self.graph.targets[edge]
@@ -251,9 +301,8 @@ class _Solver:
         graph = self.graph
         if graph.kind[node] == DECISION:
             return 1, [(1, graph.targets[policy[node]])]
-        targets, weights = graph.targets, graph.weights
-        return graph.data[node], [(weights[edge], targets[edge])
-                                  for edge in range(graph.offsets[node], graph.offsets[node + 1])]
+        low, high = graph.offsets[node], graph.offsets[node + 1]
+        return graph.data[node], list(zip(graph.weights[low:high], graph.targets[low:high]))
 
     def live_states(self, component, members, policy):
         """States of the component that can reach a terminal under ``policy``."""
@@ -303,8 +352,7 @@ class _Solver:
         live = self.live_states(component, members, policy)
         dead = members - live
         for node in dead:
-            self.nums[node], self.dens[node] = self.dead_vector, self.numbers.one
-            self.alive[node] = 0
+            self.nums[node], self.dens[node] = self.dead_vector
         if live:
             order = sorted(live)
             position = {node: i for i, node in enumerate(order)}
@@ -330,6 +378,8 @@ class _Solver:
                 self.chosen_edge[node] = policy[node]
 
     def evaluate_values(self, component, members, policy):
+        """Every member's value under ``policy``: one exact solve over the live members,
+        the endless payoff elsewhere."""
         live = self.live_states(component, members, policy)
         values = {node: self.endless for node in members - live}
         if live:
@@ -338,38 +388,43 @@ class _Solver:
                 values[node] = solved[0]
         return values
 
-    def solve_game_component(self, component):
-        """Strategy iteration on a component with decisions (`_StrategyIteration`), then the
-        component solved under the strategy found."""
-        self.solve_component(component, _StrategyIteration(self, component).run())
-
-    # -- expectations: one forward pass ---------------------------------------------------
-    def expectations(self):
-        """Expected steps and rewards from the initial state under the chosen strategy.
-
-        The backward pass carries only the outcome probabilities; expectations come from
-        expected visit counts, pushed forward once with components in topological order
-        (sources first, so a node's inflow is complete when it is reached): steps are the
-        visits to chance nodes, a reward is the visits times each node's expected
-        immediate reward. One number per edge instead of one per quantity. Only called
-        when play ends with probability 1 (every node reached is then alive).
-        """
-        visits = _ExpectedVisits(self)
-        for component in reversed(self.components):
-            if len(component) == 1 and component[0] not in self.looping:
-                visits.pass_single(component[0])
+    def settle(self, component, policy, values):
+        """Solve a cyclic component under ``policy`` (its decisions' edges). Without
+        vectors its ``values`` (from strategy iteration's last evaluation, else solved
+        here) are the component's results."""
+        if self.vectors:
+            self.solve_component(component, policy)
+            return
+        members = set(component)
+        if values is None:
+            values = self.evaluate_values(component, members, policy)
+        live = self.live_states(component, members, policy)
+        for node in component:
+            if node in live:
+                self.nums[node], self.dens[node] = self.split(values[node])
+                self.alive[node] = 1
             else:
-                visits.pass_cycle(component)
-        return visits.totals()
+                self.nums[node], self.dens[node] = self.dead_vector
+            if self.graph.kind[node] == DECISION:
+                self.chosen_edge[node] = policy[node]
+
+    # -- the initial state's answers: one forward pass ---------------------------------------
+    def visits(self):
+        """``(absorption, never_ends, expected steps, expected rewards)`` at the initial
+        state under the chosen strategy, from one forward pass of expected visits
+        (`_ExpectedVisits`); steps and rewards are None when play may never end."""
+        return _ExpectedVisits(self).run()
+
+    def expectations(self):
+        """Expected steps and rewards from the initial state under the chosen strategy."""
+        return self.visits()[2:]
 
     # -- results ---------------------------------------------------------------------------
     def solution(self, all_states, seconds) -> Solution:
         graph, numbers = self.graph, self.numbers
-        outcome_count = len(graph.outcomes)
-        if numbers.exact:
+        if numbers.exact and self.vectors:
             for node in range(graph.num_states):
-                nums = self.nums[node]
-                if sum(nums[: outcome_count + 1]) != self.dens[node]:
+                if sum(self.nums[node]) != self.dens[node]:
                     raise ArithmeticError(f"probabilities of state {graph.states[node]!r} do not sum to 1")
 
         def report(node):
@@ -378,20 +433,12 @@ class _Solver:
             entry = numbers.vector_entry
             absorption = {name: to_public(entry(nums, den, i)) for i, name in enumerate(graph.outcomes)}
             never = to_public(entry(nums, den, self.never_slot))
-            value = to_public(self.value_of(node))
-            return absorption, never, value
+            return absorption, never, to_public(self.value_of(node))
 
-        initial = graph.initial
-        absorption, never, value = report(initial)
+        absorption, never, steps, rewards = self.visits()
+        value = numbers.fraction(self.value_of(graph.initial))
         if numbers.exact:
-            visits = forward_pass(graph, self.chosen_edge, self.alive, self.components)
-            if visits.absorption != absorption or visits.never_ends != never:
-                raise ArithmeticError("the forward pass and the backward pass disagree on the outcome odds")
-            steps, rewards = visits.expected_steps, visits.expected_rewards
-        elif never:
-            steps, rewards = None, {name: None for name in graph.reward_names}
-        else:
-            steps, rewards = self.expectations()
+            self.check_agreement(absorption, never, value, report)
         strategy = {graph.states[node]: graph.action_names[edge] for node, edge in self.chosen_edge.items()}
         per_state = None
         if all_states:
@@ -410,6 +457,17 @@ class _Solver:
             cyclic_components=self.cyclic_count, largest_component=self.largest,
             seconds=seconds, exact=numbers.exact, outcomes=graph.outcomes, _per_state=per_state,
         )
+
+    def check_agreement(self, absorption, never, value, report):
+        """The forward pass's odds must give the backward pass's value exactly (and, with
+        vectors, its very odds): two independent computations of the same numbers."""
+        fraction = self.numbers.fraction
+        forward_value = fraction(self.endless) * never + sum(
+            fraction(pay) * absorption[name] for pay, name in zip(self.payoffs, self.graph.outcomes))
+        if forward_value != value:
+            raise ArithmeticError("the forward pass and the backward pass disagree on the value")
+        if self.vectors and report(self.graph.initial)[:2] != (absorption, never):
+            raise ArithmeticError("the forward pass and the backward pass disagree on the outcome odds")
 
 
 class _StrategyIteration:
@@ -432,15 +490,16 @@ class _StrategyIteration:
         self.outer = MAX if MAX in self.sides_present else -MAX
         self.inner = -self.outer
 
-    def run(self) -> dict:
-        """The strategy (decision node -> edge) the component is solved under."""
+    def run(self) -> tuple[dict, dict]:
+        """The strategy (decision node -> edge) the component is solved under, and the
+        component's values under it."""
         values = self.converged_values()
         first_best = {node: self.first_best_edge(values, node) for node in self.deciders}
         if first_best != self.policy:
             check = self.solver.evaluate_values(self.component, self.members, first_best)
             if all(self.equal(check[node], values[node]) for node in self.component):
-                return first_best
-        return self.policy
+                return first_best, check
+        return self.policy, values
 
     def converged_values(self) -> dict:
         """Iterate until neither player improves; the values under the final policy."""
@@ -549,11 +608,21 @@ class _StrategyIteration:
 
 
 class _ExpectedVisits:
-    """Expected visits under the chosen strategy, pushed forward component by component.
+    """Expected visits under the chosen strategy, pushed forward component by component
+    (sources first, so a node's inflow is complete when it is reached), each state over
+    its own denominator: the visits to terminals are the outcome odds, the flow into
+    states that cannot end is never-ends, steps are the visits to chance nodes and a
+    reward the visits times each node's expected immediate reward.
 
-    ``flow`` is visits / total weight for a chance node, visits for a decision node: what
-    each unit of edge weight carries to the edge's target (numerator and denominator kept
-    apart). ``inflow`` holds, per node not yet reached, the (weight, source) pairs arriving.
+    ``flow`` is visits / total weight for a live chance node (what each unit of edge
+    weight carries to the edge's target), visits for any other node (numerator and
+    denominator kept apart). ``inflow`` holds, per node not yet reached, what arrives
+    so far as a dict denominator -> numerator (senders mostly share a few denominators).
+
+    `exactdice.markov.forward` does the same over one shared denominator, the better
+    choice for long chains with huge numbers; on graphs with decisions (many small
+    states, short numbers) this pass takes about a quarter of its time, most of which
+    goes to the per-state numpy work of its bound (README, "Speed against the peers").
     """
 
     def __init__(self, solver: _Solver):
@@ -561,28 +630,61 @@ class _ExpectedVisits:
         self.solver, self.graph, self.numbers = solver, graph, solver.numbers
         self.flow_num: list = [None] * graph.num_states
         self.flow_den: list = [None] * graph.num_states
-        self.inflow: dict[int, list] = {graph.initial: []}
+        self.inflow: dict[int, dict] = {graph.initial: {}}
+        self.ends: list[list[int]] = [[] for _ in graph.outcomes]  # terminals reached, per outcome
+        self.dead: list[int] = []  # states reached that cannot end
+
+    def run(self):
+        """``(absorption, never_ends, steps, rewards)`` (see `_Solver.visits`)."""
+        solver = self.solver
+        for component in reversed(solver.components):
+            if len(component) == 1 and component[0] not in solver.looping:
+                self.pass_single(component[0])
+            else:
+                self.pass_cycle(component)
+        absorption = {name: self.total([(1, node) for node in ends])
+                      for name, ends in zip(self.graph.outcomes, self.ends)}
+        never = self.total([(1, node) for node in self.dead])
+        if self.numbers.exact and sum(absorption.values()) + never != 1:
+            raise ArithmeticError("the forward pass's outcome probabilities do not sum to exactly 1")
+        if never:
+            return absorption, never, None, {name: None for name in self.graph.reward_names}
+        return (absorption, never, *self.totals())
 
     def push(self, node, members=()) -> None:
-        """Record the flow out of ``node`` into its non-terminal targets outside ``members``."""
-        kind, inflow = self.graph.kind, self.inflow
+        """Record the flow out of ``node`` into its targets, but for the live ones among
+        ``members`` (a loop's, solved together)."""
+        inflow, alive = self.inflow, self.solver.alive
+        num, den = self.flow_num[node], self.flow_den[node]
         for weight, target in self.solver.moves(node, self.solver.chosen_edge)[1]:
-            if kind[target] != TERMINAL and target not in members:
-                pairs = inflow.get(target)
-                if pairs is None:
-                    inflow[target] = [(weight, node)]
-                else:
-                    pairs.append((weight, node))
+            if target in members and alive[target]:
+                continue
+            sums = inflow.get(target)
+            if sums is None:
+                inflow[target] = {den: weight * num}
+            else:
+                sums[den] = sums.get(den, 0) + weight * num
 
     def arriving(self, node):
         """(numerator, denominator) of the expected visits arriving at ``node`` (the initial
         state is visited once more: the start)."""
-        num, den = self.numbers.scalar_sum(self.inflow.pop(node), self.flow_num, self.flow_den)
+        num, den = self.numbers.common_sum(self.inflow.pop(node))
         return (num + den, den) if node == self.graph.initial else (num, den)
+
+    def collect(self, node) -> None:
+        """A terminal or a state that cannot end keeps what arrives."""
+        self.flow_num[node], self.flow_den[node] = self.arriving(node)
+        if self.graph.kind[node] == TERMINAL:
+            self.ends[self.graph.data[node]].append(node)
+        else:
+            self.dead.append(node)
 
     def pass_single(self, node) -> None:
         """An acyclic node: its visits are what arrives."""
         if node not in self.inflow:
+            return
+        if self.graph.kind[node] == TERMINAL or not self.solver.alive[node]:
+            self.collect(node)
             return
         num, den = self.arriving(node)
         if self.graph.kind[node] == CHANCE:
@@ -592,33 +694,34 @@ class _ExpectedVisits:
 
     def pass_cycle(self, component) -> None:
         """A cyclic component: one linear solve of the transposed system (a column per
-        source) over its live nodes."""
-        solver, numbers = self.solver, self.numbers
-        if not any(node in self.inflow for node in component):
-            return
+        source) over its live nodes; its other nodes keep what arrives."""
+        solver, numbers, inflow = self.solver, self.numbers, self.inflow
         live = [node for node in component if solver.alive[node]]
-        if not live:  # play never ends here, so nothing arrives (zero flow from states never reached)
-            return
-        position = {node: i for i, node in enumerate(live)}
-        moves = {node: solver.moves(node, solver.chosen_edge) for node in live}
-        rows = [{i: moves[node][0]} for i, node in enumerate(live)]
-        for node in live:
-            for weight, target in moves[node][1]:
-                column = position.get(target)
-                if column is not None:
-                    row = rows[column]
-                    row[position[node]] = row.get(position[node], 0) - weight
-        right_sides = []
-        for node in live:
-            num, den = self.arriving(node) if node in self.inflow else (numbers.zero, numbers.one)
-            right_sides.append(((num,), den))
-        members = set(component)
-        for node, (nums, den) in zip(live, numbers.solve_vectors(rows, right_sides)):
-            self.flow_num[node], self.flow_den[node] = nums[0], den
-            self.push(node, members)
+        if any(node in inflow for node in live):
+            position = {node: i for i, node in enumerate(live)}
+            moves = {node: solver.moves(node, solver.chosen_edge) for node in live}
+            rows = [{i: moves[node][0]} for i, node in enumerate(live)]
+            for node in live:
+                for weight, target in moves[node][1]:
+                    column = position.get(target)
+                    if column is not None:
+                        row = rows[column]
+                        row[position[node]] = row.get(position[node], 0) - weight
+            right_sides = []
+            for node in live:
+                num, den = self.arriving(node) if node in inflow else (numbers.zero, numbers.one)
+                right_sides.append(((num,), den))
+            members = set(live)
+            for node, (nums, den) in zip(live, numbers.solve_vectors(rows, right_sides)):
+                self.flow_num[node], self.flow_den[node] = nums[0], den
+                self.push(node, members)
+        for node in component:
+            if node in inflow:  # a member that cannot end (play never ends here)
+                self.collect(node)
 
     def totals(self):
-        """(expected steps, {reward name: expected total}) from the flows."""
+        """(expected steps, {reward name: expected total}) from the flows (every state
+        reached can end)."""
         graph, kind, data = self.graph, self.graph.kind, self.graph.data
         steps, reward_pairs = [], [[] for _ in graph.reward_names]
         for node, num in enumerate(self.flow_num):
@@ -629,7 +732,7 @@ class _ExpectedVisits:
                 amounts = graph.chance_reward_mass[node]
             elif kind[node] == DECISION:
                 amounts = graph.action_rewards.get(self.solver.chosen_edge[node])
-            else:  # a terminal initial state
+            else:  # a terminal
                 continue
             for pairs, amount in zip(reward_pairs, amounts or ()):
                 if amount:

@@ -161,3 +161,32 @@ def test_risking_with_an_empty_pool_is_not_dominated():
     assert risk > no_risk
     assert solution.strategy[("risk", position, "p")] == "yes"
     assert solution.value == risk
+
+
+@pytest.mark.parametrize("narrator_kind, objective, knobs", [
+    ("fixed", "score", {}),
+    ("fixed", "win", {}),
+    ("optimal", "score", {}),
+    ("optimal", "win", {"tie_order": "narrator_first", "peril_chips": "hand"}),
+    ("kind", "score", {"sudden_death": "on"}),
+])
+def test_value_only_solve_matches_the_vector_solve(narrator_kind, objective, knobs):
+    """Optimal play is solved with values only (odds from the forward pass); the solve
+    that carries every state's outcome vector (``all_states``, what ``--explain`` uses)
+    must give identical Fractions, expectations and strategy on the same graph, and the
+    float preview the same strategy."""
+    from exactdice.karbon.model import KarbonModel
+    from exactdice.karbon.solve import payoffs
+    from exactdice.markov import explore, solve
+
+    ruleset = Rules(objective=objective, **knobs)
+    narrator = NarratorPolicy(kind=narrator_kind)
+    start = ContestSetup(**SMALL).start(OPTIMAL, narrator)
+    graph = explore(KarbonModel(start.sizes, start.situation(), ruleset, OPTIMAL, narrator))
+    payoff, endless = payoffs(ruleset)
+    values_only = solve(graph, payoff=payoff, nonterminating_payoff=endless)
+    vectors = solve(graph, payoff=payoff, nonterminating_payoff=endless, all_states=True)
+    fields = ("absorption", "never_ends", "value", "expected_steps", "expected_rewards", "strategy")
+    assert [getattr(values_only, name) for name in fields] == [getattr(vectors, name) for name in fields]
+    assert len(values_only.strategy) > 100 and values_only.cyclic_components > 0
+    assert solve(graph, payoff=payoff, nonterminating_payoff=endless, arithmetic="float").strategy == vectors.strategy

@@ -310,3 +310,144 @@ def test_tug_of_war_single_big_cycle_is_symmetric():
     solution = solve(TugOfWar(reach=30))
     assert solution.absorption["win"] == Fraction(1, 2)
     assert solution.largest_component == 59
+
+
+# -- the value-only backward pass (optimal play) against the vector pass and the dense solve ----
+
+def answers(solution):
+    return (solution.absorption, solution.never_ends, solution.value, solution.expected_steps,
+            solution.expected_rewards, solution.strategy)
+
+
+class TiedGame(RandomGame):
+    """`RandomGame` whose decisions often list the same target twice (under other names) or
+    targets of exactly equal value (both terminals of one payoff): ties the first-listed
+    action must win."""
+
+    def __init__(self, seed, size=9, one_sided=False):
+        super().__init__(seed, size)
+        rng = random.Random(seed + 7919)
+        for state, node in list(self.nodes.items()):
+            if isinstance(node, Decision):
+                actions = list(node.actions)
+                for index in range(rng.randint(1, 2)):
+                    _, target, rewards = rng.choice(actions)
+                    actions.insert(rng.randrange(len(actions) + 1), (f"copy{index}", target, rewards))
+                if rng.random() < 0.5:
+                    actions.insert(rng.randrange(len(actions) + 1), ("lose", "loss", None))
+                    actions.insert(rng.randrange(len(actions) + 1), ("lose again", "loss", None))
+                self.nodes[state] = Decision("max" if one_sided else node.side, tuple(actions))
+
+
+class FromState:
+    """``model`` started at another state (per-state values from the dense reference)."""
+
+    def __init__(self, model, state):
+        self.model, self.state = model, state
+        self.outcomes, self.reward_names = model.outcomes, model.reward_names
+
+    def initial_state(self):
+        return self.state
+
+    def expand(self, state):
+        return self.model.expand(state)
+
+
+PAYOFF = {"win": 1, "tie": Fraction(1, 2)}
+
+
+def dense_values(model, nodes, policy, endless):
+    """Every state's exact value under ``policy`` (action indices), by the dense reference."""
+    return {state: as_fraction(dense_evaluate(FromState(model, state), nodes, policy, PAYOFF, endless)["value"])
+            for state in nodes}
+
+
+def action_value(values, nodes, action):
+    _, target, _ = action
+    return values[target] if target in values and not isinstance(nodes[target], Terminal) else (
+        Fraction(PAYOFF.get(nodes[target].outcome, 0)))
+
+
+@pytest.mark.parametrize("endless", [Fraction(0), Fraction(1, 2), Fraction(3, 2)])
+@pytest.mark.parametrize("seed", range(24))
+def test_value_only_pass_matches_vector_pass_and_dense_solve(seed, endless):
+    """Optimal play solved with values only (the default) and with per-state vectors
+    (``all_states``): identical Fractions and strategy; both equal the dense sympy solve
+    of the chain the strategy leaves; every chosen action is worth the state's value
+    exactly, nothing is worth more, and when the first-listed action among equals leaves
+    every value unchanged, it is the one chosen."""
+    model = TiedGame(seed, size=7 + seed % 8, one_sided=seed % 3 == 0)
+    graph = explore(model)
+    solution = solve(graph, payoff=PAYOFF, nonterminating_payoff=endless)
+    vectors = solve(graph, payoff=PAYOFF, nonterminating_payoff=endless, all_states=True)
+    assert answers(solution) == answers(vectors)
+    nodes = reachable_nodes(model)
+    names = {state: [name for name, _, _ in nodes[state].actions] for state in solution.strategy}
+    policy = {state: names[state].index(action) for state, action in solution.strategy.items()}
+    reference = dense_evaluate(model, nodes, policy, PAYOFF, endless)
+    assert solution.value == as_fraction(reference["value"])
+    assert solution.absorption == {k: as_fraction(v) for k, v in reference["absorption"].items()}
+    assert solution.never_ends == as_fraction(reference["never"])
+    values = dense_values(model, nodes, policy, endless)
+    first_best = {}
+    for state, choice in policy.items():
+        worth = [action_value(values, nodes, action) for action in nodes[state].actions]
+        better = max if nodes[state].side == "max" else min
+        assert worth[choice] == values[state] == better(worth)
+        first_best[state] = worth.index(values[state])
+    if first_best != policy and dense_values(model, nodes, first_best, endless) == values:
+        pytest.fail(f"the first action among equals leaves the values unchanged: {first_best} != {policy}")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_sided_value_matches_brute_force_over_all_strategies(seed):
+    model = TiedGame(seed, size=6, one_sided=True)
+    nodes = reachable_nodes(model)
+    deciders = sorted((s for s, n in nodes.items() if isinstance(n, Decision)), key=repr)
+    best = max(as_fraction(dense_evaluate(model, nodes, dict(zip(deciders, choice)), PAYOFF, Fraction(1, 2))["value"])
+               for choice in itertools.product(*(range(len(nodes[s].actions)) for s in deciders)))
+    assert solve(model, payoff=PAYOFF, nonterminating_payoff=Fraction(1, 2)).value == best
+
+
+class SpinOrLeave:
+    """A loop with a live state and, under the chosen strategy, dead ones: "x" wins half
+    the time and else goes to "d", where the maximiser spins through "s" forever (endless
+    play pays 2, more than a win) rather than go back to "x"."""
+
+    outcomes, reward_names = ("win", "loss"), ("turns",)
+
+    def initial_state(self):
+        return "x"
+
+    def expand(self, state):
+        table = {
+            "x": Chance(((1, "d", (1,)), (1, "win", (1,)))),
+            "d": Decision("max", (("out", "x", None), ("spin", "s", None))),
+            "s": Chance(((1, "d", (1,)),)),
+        }
+        return table.get(state) or Terminal(state)
+
+
+@pytest.mark.parametrize("all_states", [False, True])
+@pytest.mark.parametrize("arithmetic", ["exact", "float"])
+def test_flow_into_dead_members_of_a_loop_is_never_ending(all_states, arithmetic):
+    solution = solve(SpinOrLeave(), payoff={"win": 1}, nonterminating_payoff=2, all_states=all_states,
+                     arithmetic=arithmetic)
+    assert solution.strategy == {"d": "spin"} and solution.largest_component == 3
+    assert (solution.absorption["win"], solution.never_ends, solution.value) == (0.5, 0.5, 1.5)
+    assert solution.expected_steps is None and solution.expected_rewards == {"turns": None}
+
+
+def test_the_forward_and_backward_values_must_agree(monkeypatch):
+    """The value-only pass is checked against the forward pass's odds: a wrong value is caught."""
+    from exactdice.markov import solver as solver_module
+
+    original = solver_module._Solver.value_of
+
+    def off_by_a_little(self, node):
+        value = original(self, node)
+        return value + Fraction(1, 10**9) if node == self.graph.initial else value
+
+    monkeypatch.setattr(solver_module._Solver, "value_of", off_by_a_little)
+    with pytest.raises(ArithmeticError, match="disagree on the value"):
+        solve(RandomGame(3), payoff=PAYOFF)
