@@ -24,6 +24,7 @@ from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.position import STACK_SIZE, Position, placement_folded
 from exactdice.karbon.ruleset import Rules
 from exactdice.markov import Chance, Decision, Terminal
+from exactdice.markov.model import KeyedChance
 
 __all__ = ["Position", "KarbonModel", "REWARD_NAMES", "OUTCOMES", "compositions"]
 
@@ -60,6 +61,8 @@ _DECISION_POINTS = {
     "swipedice": ("_swipedice_options", "_fixed_swipedice"),
 }
 
+# chips in a packed rest-of-round key (`_prepared_roll`): far more than any hand holds
+_CHIPS_BITS = 40
 RISK_DICE = 3           # d8 rolled when the player risks
 EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
 
@@ -168,6 +171,12 @@ class KarbonModel:
         self.rank = {index: place for place, index in enumerate(self.best_first)}
         self._roll_cache: dict = {}
         self._continuation_cache: dict = {}
+        self._prepared_cache: dict = {}
+        self._hands_tokens: dict = {}
+        self._rest_cache: dict = {}
+        self._rest_by_situation: dict = {}
+        self._edge_ids: dict = {}
+        self._edge_keys: list = []
         # the option builders by decision point, as plain functions: bound methods here
         # would make a reference cycle that keeps a solved model's caches alive until
         # the cycle collector runs
@@ -182,6 +191,18 @@ class KarbonModel:
         return self.start
 
     def expand(self, situation):
+        if type(situation) is Position:
+            keyed = self._round_start_chance(situation)
+            return Chance(tuple((weight,) + keyed.table[key] for weight, key in keyed.branches))
+        return self._expand_inside_round(situation)
+
+    def expand_keyed(self, situation):
+        """`expand`, with a round start's edges as a `KeyedChance` (for `explore`)."""
+        if type(situation) is Position:
+            return self._round_start_chance(situation)
+        return self._expand_inside_round(situation)
+
+    def _expand_inside_round(self, situation):
         if situation[0] == "end":
             return Terminal(situation[1])
         phase = situation[0] if type(situation) is tuple else None
@@ -245,10 +266,7 @@ class KarbonModel:
         """Follow one path from ``situation`` until a round start, the end or an open decision."""
         while True:
             if type(situation) is Position:
-                if not top:
-                    _emit(out, self.round_start(situation), num, den, reward)
-                    return
-                self._roll(situation, num, den, reward, out)
+                _emit(out, self.round_start(situation), num, den, reward)
                 return
             at_top, top = top, False
             phase = situation[0]
@@ -281,8 +299,14 @@ class KarbonModel:
             name, situation, delta = chosen
             reward += delta
 
-    def _roll(self, position: Position, num, den, reward, out):
-        """The roll of both hands and, unless ``split_rolls``, the rest of the round.
+    def _round_start_chance(self, position: Position) -> KeyedChance:
+        """A round start's edges: the roll of both hands and, unless ``split_rolls``, the
+        rest of the round (`_rest_of_round`), summed over the roll's outcomes.
+
+        The rest of the round after each roll outcome is compiled once into integer
+        numerators over one denominator and integer edge ids (`_edge_id`), so summing a
+        round start's edges hashes small ints, not positions, and adds integers, not
+        fractions. Weights come out over their smallest common denominator (gcd 1).
 
         With ``split_rolls`` each roll outcome leads to its risk situation as a node of
         its own: the same chain with one more step, so every exact value is unchanged.
@@ -291,19 +315,80 @@ class KarbonModel:
         state when the player risks), and round starts that reach the same post-roll
         situation share its node and its edges.
         """
-        table, roll_den = self._roll_table(position.player_hand, position.narrator_hand)
-        reward += _ROUND
-        den *= roll_den
-        cached_continuation, after_roll = self._continuation_cache.get, self.after_roll
-        for weight, winner, gain_p, gain_n, player_hand, narrator_hand in table:
-            situation = ("risk", after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
-            path_num = num * weight
-            if self.split_rolls:
-                _emit(out, situation, path_num, den, reward)
-                continue
-            for rest_num, rest_den, nxt, rest_reward in (cached_continuation(situation)
-                                                         or self._continuation(situation)):
-                _emit(out, nxt, path_num * rest_num, den * rest_den, reward + rest_reward)
+        table = self._prepared_roll(position[0], position[1])
+        if max(position[4], position[5]) >> (_CHIPS_BITS - 8):
+            raise InternalError(f"chips in hand past 2**{_CHIPS_BITS - 8} in {position}")
+        chips = position[4] << _CHIPS_BITS | position[5]
+        unchanged = position[2:4] + position[6:]  # all but the hands and the chips
+        compiled = self._rest_cache.get(unchanged)
+        if compiled is None:
+            compiled = self._rest_cache[unchanged] = {}
+        totals: dict = {}
+        get = totals.get
+        common = 1
+        for weight, entry_key, entry in table:
+            key = entry_key + chips
+            rest = compiled.get(key)
+            if rest is None:
+                rest = compiled[key] = self._rest_of_round(position, entry)
+            rest_den, rest_edges = rest
+            if common % rest_den:
+                grown = math.lcm(common, rest_den)
+                scale, common = grown // common, grown
+                for edge in totals:
+                    totals[edge] *= scale
+            factor = weight * (common // rest_den)
+            for rest_num, edge in rest_edges:
+                totals[edge] = get(edge, 0) + factor * rest_num
+        divisor = math.gcd(*totals.values())
+        return KeyedChance(tuple((total // divisor, edge) for edge, total in totals.items()), self._edge_keys)
+
+    def _prepared_roll(self, player_hand, narrator_hand) -> tuple:
+        """The roll table (`_roll_table`) as ``(weight, entry key, table entry)``.
+
+        The entry key packs a number for the hands after the roll and the winner with
+        the chips each side gains (`_CHIPS_BITS` bits each), so adding a round start's
+        packed chips gives one int naming the situation after the roll."""
+        key = (player_hand, narrator_hand)
+        prepared = self._prepared_cache.get(key)
+        if prepared is None:
+            tokens = self._hands_tokens
+            entries = []
+            for entry in self._roll_table(player_hand, narrator_hand)[0]:
+                weight, winner, gain_p, gain_n, after_player, after_narrator = entry
+                token = tokens.setdefault((winner, after_player, after_narrator), len(tokens))
+                entry_key = (token << 2 * _CHIPS_BITS) | (gain_p << _CHIPS_BITS) | gain_n
+                entries.append((weight, entry_key, entry))
+            prepared = self._prepared_cache[key] = tuple(entries)
+        return prepared
+
+    def _rest_of_round(self, position: Position, entry) -> tuple:
+        """``(denominator, ((numerator, edge id), ...))``: the round from the roll outcome
+        ``entry`` of ``position`` on, with the round's reward counted."""
+        _, winner, gain_p, gain_n, player_hand, narrator_hand = entry
+        situation = ("risk", self.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
+        # keys before the stacks are folded into hand (`after_roll`) can name one situation
+        rest = self._rest_by_situation.get(situation)
+        if rest is not None:
+            return rest
+        if self.split_rolls:
+            rest = 1, ((1, self._edge_id(situation, _ROUND)),)
+        else:
+            continuation = self._continuation(situation)
+            common = math.lcm(*(den for _, den, _, _ in continuation))
+            rest = common, tuple((num * (common // den), self._edge_id(nxt, _ROUND + reward))
+                                 for num, den, nxt, reward in continuation)
+        self._rest_by_situation[situation] = rest
+        return rest
+
+    def _edge_id(self, situation, reward: int) -> int:
+        """A small int naming (successor, packed reward): a round start's edges are summed by it."""
+        key = (situation, reward)
+        edge = self._edge_ids.get(key)
+        if edge is None:
+            edge = self._edge_ids[key] = len(self._edge_keys)
+            self._edge_keys.append((situation, _unpack_rewards(reward)))
+        return edge
 
     def after_roll(self, position: Position, winner, gain_p, gain_n, player_hand, narrator_hand) -> Position:
         """The position the risk decision sees: the roll's chips gained, the Opening's dice
