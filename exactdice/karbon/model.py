@@ -177,6 +177,7 @@ class KarbonModel:
         self._rest_by_situation: dict = {}
         self._edge_ids: dict = {}
         self._edge_keys: list = []
+        self._edge_sums: list = []
         # the option builders by decision point, as plain functions: bound methods here
         # would make a reference cycle that keeps a solved model's caches alive until
         # the cycle collector runs
@@ -277,8 +278,7 @@ class KarbonModel:
                 if at_top:
                     (self._risk_roll if phase == "riskroll" else self._peril)(situation, num, den, reward, out)
                     return
-                for rest_num, rest_den, nxt, rest_reward in self._continuation(situation):
-                    _emit(out, nxt, num * rest_num, den * rest_den, reward + rest_reward)
+                self._follow(situation, num, den, reward, out)
                 return
             if phase == "test":
                 situation, reward = self._test_step(situation, reward)
@@ -323,25 +323,35 @@ class KarbonModel:
         compiled = self._rest_cache.get(unchanged)
         if compiled is None:
             compiled = self._rest_cache[unchanged] = {}
-        totals: dict = {}
-        get = totals.get
-        common = 1
-        for weight, entry_key, entry in table:
-            key = entry_key + chips
-            rest = compiled.get(key)
-            if rest is None:
-                rest = compiled[key] = self._rest_of_round(position, entry)
-            rest_den, rest_edges = rest
-            if common % rest_den:
-                grown = math.lcm(common, rest_den)
-                scale, common = grown // common, grown
-                for edge in totals:
-                    totals[edge] *= scale
-            factor = weight * (common // rest_den)
-            for rest_num, edge in rest_edges:
-                totals[edge] = get(edge, 0) + factor * rest_num
-        divisor = math.gcd(*totals.values())
-        return KeyedChance(tuple((total // divisor, edge) for edge, total in totals.items()), self._edge_keys)
+        # sums by edge id in a scratch list (faster than a dict), zero outside this call
+        sums, touched = self._edge_sums, []
+        try:
+            common = 1
+            for weight, entry_key, entry in table:
+                rest = compiled.get(entry_key + chips)
+                if rest is None:
+                    rest = compiled[entry_key + chips] = self._rest_of_round(position, entry)
+                rest_den, rest_edges = rest
+                if rest_den == common:
+                    factor = weight
+                else:
+                    if common % rest_den:
+                        grown = math.lcm(common, rest_den)
+                        scale, common = grown // common, grown
+                        for edge in touched:
+                            sums[edge] *= scale
+                    factor = weight * (common // rest_den)
+                for rest_num, edge in rest_edges:
+                    total = sums[edge]
+                    if not total:
+                        touched.append(edge)
+                    sums[edge] = total + factor * rest_num
+            totals = [sums[edge] for edge in touched]
+        finally:
+            for edge in touched:
+                sums[edge] = 0
+        divisor = math.gcd(*totals)
+        return KeyedChance(tuple(zip([total // divisor for total in totals], touched)), self._edge_keys)
 
     def _prepared_roll(self, player_hand, narrator_hand) -> tuple:
         """The roll table (`_roll_table`) as ``(weight, entry key, table entry)``.
@@ -388,6 +398,7 @@ class KarbonModel:
         if edge is None:
             edge = self._edge_ids[key] = len(self._edge_keys)
             self._edge_keys.append((situation, _unpack_rewards(reward)))
+            self._edge_sums.append(0)
         return edge
 
     def after_roll(self, position: Position, winner, gain_p, gain_n, player_hand, narrator_hand) -> Position:
@@ -398,9 +409,15 @@ class KarbonModel:
                                 position[4] + gain_p, position[5] + gain_n) + position[6:])
         return placement_folded(after, winner, self.peril_to_stack) if self.fold_chips else after
 
+    def _follow(self, situation, num, den, reward, out):
+        """Emit the rest of the round from ``situation`` (`_continuation`), reached with
+        probability num/den and reward ``reward``."""
+        for rest_num, rest_den, nxt, rest_reward in self._continuation(situation):
+            _emit(out, nxt, num * rest_num, den * rest_den, reward + rest_reward)
+
     def _continuation(self, situation):
         """The rest of the round from a situation inside it, walked once and remembered
-        (many rounds pass through the same post-roll and pre-peril situations)."""
+        (many rounds pass through the same post-roll, pre-peril and Test situations)."""
         cached = self._continuation_cache.get(situation)
         if cached is None:
             branches: dict = {}
@@ -467,7 +484,7 @@ class KarbonModel:
     def _peril(self, situation, num, den, reward, out):
         _, position, winner = situation
         if position.peril == 0:
-            self._walk(("test", position, ("place", winner)), num, den, reward, out)
+            self._follow(("test", position, ("place", winner)), num, den, reward, out)
             return
         to_stack = self.peril_to_stack
         for hits, weight in _binomial_hits(position.peril):
@@ -478,8 +495,8 @@ class KarbonModel:
             else:
                 after = position._replace(narrator_chips=position.narrator_chips + hits)
                 queue = ("place", winner)
-            self._walk(("test", after, queue), num * weight,
-                       den * EXTRA_DIE_SIDES**position.peril, reward, out)
+            self._follow(("test", after, queue), num * weight,
+                         den * EXTRA_DIE_SIDES**position.peril, reward, out)
 
     # ----- the Test (spec 4.7) -------------------------------------------------------------
 

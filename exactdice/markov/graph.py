@@ -221,9 +221,9 @@ class _Explorer:
         self.outcome_index = {name: i for i, name in enumerate(outcomes)}
         self.reward_width = len(reward_names)
         self.max_states = max_states
-        # a `KeyedChance` key -> (node id, rewards), for the one table the model keeps
+        # by `KeyedChance` key: (node id, rewards) or None, for the one table the model keeps
         self.keyed_table = None
-        self.keyed_targets: dict = {}
+        self.keyed_targets: list = []
 
     def intern(self, state) -> int:
         """The id of ``state``, new ids in order of first sight."""
@@ -285,16 +285,20 @@ class _Explorer:
     def _add_keyed_chance(self, current, node) -> None:
         """`_add_chance` for a `KeyedChance`: a key's successor is interned (its state
         hashed) and its rewards checked the first time the key is seen."""
-        if node.table is not self.keyed_table:
-            self.keyed_table, self.keyed_targets = node.table, {}
-        graph, table, known = self.graph, node.table, self.keyed_targets
+        table = node.table
+        if table is not self.keyed_table:
+            self.keyed_table, self.keyed_targets = table, []
+        known = self.keyed_targets
+        if len(known) < len(table):
+            known.extend([None] * (len(table) - len(known)))
+        graph = self.graph
         merged: dict[int, int] = {}
         merged_get = merged.get
         by_rewards: dict = {}
         for weight, key in node.branches:
             if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
                 raise InternalError(f"branch weights must be positive ints, got {weight!r}")
-            target_rewards = known.get(key)
+            target_rewards = known[key]
             if target_rewards is None:
                 successor, rewards = table[key]
                 target = graph.index.get(successor)
