@@ -178,6 +178,7 @@ class KarbonModel:
         self._edge_ids: dict = {}
         self._edge_keys: list = []
         self._edge_sums: list = []
+        self._swap_cache: dict = {}
         # the option builders by decision point, as plain functions: bound methods here
         # would make a reference cycle that keeps a solved model's caches alive until
         # the cycle collector runs
@@ -657,8 +658,15 @@ class KarbonModel:
     def _greedy_swap(self, position: Position):
         """The fixed advantage: worst hand die for best reserve die while it improves, twice at most.
 
-        Returns (name of the swap, number of swaps made)."""
-        hand, reserve = list(position.player_hand), list(position.reserve)
+        Returns (name of the swap, number of swaps made), remembered by hand and reserve."""
+        key = (position.player_hand, position.reserve)
+        swap = self._swap_cache.get(key)
+        if swap is None:
+            swap = self._swap_cache[key] = self._greedy_swap_of(*key)
+        return swap
+
+    def _greedy_swap_of(self, player_hand: tuple, player_reserve: tuple):
+        hand, reserve = list(player_hand), list(player_reserve)
         out, into = [0] * len(hand), [0] * len(hand)
         swaps = 0
         for _ in range(2):
