@@ -156,6 +156,10 @@ class KarbonModel:
         self.split_rolls = (player.kind == "fixed" and player.risk == "always"
                             if split_rolls is None else split_rolls)
         self.peril_to_stack = ruleset.peril_chips == "stack"
+        # a pre-peril situation recurs only after a risk (different risk rolls and dice
+        # taken meet there); otherwise each follows one post-roll situation, whose rest
+        # of the round is remembered already, so remembering its own would only cost memory
+        self.peril_recurs = not (player.kind == "fixed" and player.risk == "never")
         self.sizes = sizes
         self.start = self.round_start(start)
         self.ruleset = ruleset
@@ -275,11 +279,14 @@ class KarbonModel:
             if phase == "end":
                 _emit(out, situation, num, den, reward)
                 return
-            if phase == "riskroll" or phase == "peril":
-                if at_top:
-                    (self._risk_roll if phase == "riskroll" else self._peril)(situation, num, den, reward, out)
-                    return
-                self._follow(situation, num, den, reward, out)
+            if phase == "riskroll":  # reached from one risk situation only: nothing to share
+                self._risk_roll(situation, num, den, reward, out)
+                return
+            if phase == "peril":
+                if self.peril_recurs and not at_top:
+                    self._follow(situation, num, den, reward, out)
+                else:
+                    self._peril(situation, num, den, reward, out)
                 return
             if phase == "test":
                 situation, reward = self._test_step(situation, reward)
@@ -385,10 +392,11 @@ class KarbonModel:
         if self.split_rolls:
             rest = 1, ((1, self._edge_id(situation, _ROUND)),)
         else:
-            continuation = self._continuation(situation)
-            common = math.lcm(*(den for _, den, _, _ in continuation))
+            branches: dict = {}
+            self._walk(situation, 1, 1, _NO_REWARD, branches)
+            common = math.lcm(*(den for _, den in branches.values()))
             rest = common, tuple((num * (common // den), self._edge_id(nxt, _ROUND + reward))
-                                 for num, den, nxt, reward in continuation)
+                                 for (nxt, reward), (num, den) in branches.items())
         self._rest_by_situation[situation] = rest
         return rest
 
@@ -418,13 +426,11 @@ class KarbonModel:
 
     def _continuation(self, situation):
         """The rest of the round from a situation inside it, walked once and remembered
-        (many rounds pass through the same post-roll, pre-peril and Test situations)."""
+        (many rounds pass through the same pre-peril and Test situations)."""
         cached = self._continuation_cache.get(situation)
         if cached is None:
             branches: dict = {}
-            if situation[0] == "riskroll":
-                self._risk_roll(situation, 1, 1, _NO_REWARD, branches)
-            elif situation[0] == "peril":
+            if situation[0] == "peril":
                 self._peril(situation, 1, 1, _NO_REWARD, branches)
             else:
                 self._walk(situation, 1, 1, _NO_REWARD, branches)
