@@ -61,6 +61,8 @@ _DECISION_POINTS = {
     "swipedice": ("_swipedice_options", "_fixed_swipedice"),
 }
 
+# continuations remembered at most (`_continuation`): ~400 bytes each
+_CONTINUATIONS_KEPT = 50_000
 # chips in a packed rest-of-round key (`_prepared_roll`): far more than any hand holds
 _CHIPS_BITS = 40
 RISK_DICE = 3           # d8 rolled when the player risks
@@ -339,6 +341,11 @@ class KarbonModel:
                 rest = compiled.get(entry_key + chips)
                 if rest is None:
                     rest = compiled[entry_key + chips] = self._rest_of_round(position, entry)
+                if type(rest) is int:  # split_rolls: one edge, to the risk situation
+                    if not sums[rest]:
+                        touched.append(rest)
+                    sums[rest] += weight * common
+                    continue
                 rest_den, rest_edges = rest
                 if rest_den == common:
                     factor = weight
@@ -380,24 +387,23 @@ class KarbonModel:
             prepared = self._prepared_cache[key] = tuple(entries)
         return prepared
 
-    def _rest_of_round(self, position: Position, entry) -> tuple:
+    def _rest_of_round(self, position: Position, entry):
         """``(denominator, ((numerator, edge id), ...))``: the round from the roll outcome
-        ``entry`` of ``position`` on, with the round's reward counted."""
+        ``entry`` of ``position`` on, with the round's reward counted; with ``split_rolls``
+        just the edge id of the risk situation."""
         _, winner, gain_p, gain_n, player_hand, narrator_hand = entry
         situation = ("risk", self.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
+        if self.split_rolls:  # the edge id alone (a tuple per key would cost memory here)
+            return self._edge_id(situation, _ROUND)
         # keys before the stacks are folded into hand (`after_roll`) can name one situation
         rest = self._rest_by_situation.get(situation)
-        if rest is not None:
-            return rest
-        if self.split_rolls:
-            rest = 1, ((1, self._edge_id(situation, _ROUND)),)
-        else:
+        if rest is None:
             branches: dict = {}
             self._walk(situation, 1, 1, _NO_REWARD, branches)
             common = math.lcm(*(den for _, den in branches.values()))
             rest = common, tuple((num * (common // den), self._edge_id(nxt, _ROUND + reward))
                                  for (nxt, reward), (num, den) in branches.items())
-        self._rest_by_situation[situation] = rest
+            self._rest_by_situation[situation] = rest
         return rest
 
     def _edge_id(self, situation, reward: int) -> int:
@@ -435,6 +441,9 @@ class KarbonModel:
             else:
                 self._walk(situation, 1, 1, _NO_REWARD, branches)
             cached = tuple((num, den, nxt, reward) for (nxt, reward), (num, den) in branches.items())
+            if len(self._continuation_cache) >= _CONTINUATIONS_KEPT:
+                self._continuation_cache.clear()  # bounded memory; exploring is breadth first,
+                # so what recurs is mostly recent
             self._continuation_cache[situation] = cached
         return cached
 

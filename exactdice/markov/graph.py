@@ -26,6 +26,7 @@ __all__ = ["StateGraph", "explore", "paused_gc", "TERMINAL", "CHANCE", "DECISION
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 MAX, MIN = 1, -1
 _PROGRESS_MIN_STATES = 20_000
+_LARGEST_ARRAY_WEIGHT = 2**63 - 1
 
 
 class StateGraph:
@@ -36,7 +37,8 @@ class StateGraph:
     ``chance_reward_mass`` (per chance node: sum of weight*reward per counter, or None).
     Per edge (node i owns ``offsets[i]:offsets[i+1]``): ``targets``, ``weights``
     (chance; duplicate successors merged), ``action_names`` and ``action_rewards``
-    (decision edges).
+    (decision edges). ``weights`` is a signed 64-bit ``array`` (8 bytes an edge, not
+    the ~40 of a list of ints) until a weight does not fit; then it becomes a list.
     """
 
     def __init__(self, outcomes, reward_names):
@@ -48,7 +50,7 @@ class StateGraph:
         self.data: list = []
         self.offsets = array("q", [0])
         self.targets = array("q")
-        self.weights: list = []
+        self.weights: array | list = array("q")
         self.chance_reward_mass: list = []
         self.action_names: dict[int, str] = {}
         self.action_rewards: dict[int, tuple] = {}
@@ -317,7 +319,10 @@ class _Explorer:
         graph.data.append(sum(merged.values()))
         graph.chance_reward_mass.append(self._reward_mass(by_rewards))
         graph.targets.extend(merged.keys())
-        graph.weights.extend(merged.values())
+        weights = list(merged.values())
+        if type(graph.weights) is array and max(weights) > _LARGEST_ARRAY_WEIGHT:
+            graph.weights = list(graph.weights)
+        graph.weights.extend(weights)
 
     def _reward_mass(self, by_rewards: dict):
         """Sum of weight*reward per counter (None when every reward is zero)."""
