@@ -286,7 +286,7 @@ class _Explorer:
 
     def _add_keyed_chance(self, current, node) -> None:
         """`_add_chance` for a `KeyedChance`: a key's successor is interned (its state
-        hashed) and its rewards checked the first time the key is seen."""
+        hashed) the first time the key is seen; later its node id is a list look-up."""
         table = node.table
         if table is not self.keyed_table:
             self.keyed_table, self.keyed_targets = table, []
