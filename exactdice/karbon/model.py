@@ -10,7 +10,10 @@ becomes a `Decision` node. So fixed policies give a compact chain of round start
 and optimal play only adds nodes where a real choice is made.
 
 The roll of a pair of hands is computed once per pair from exact per-die-type
-(hits, turncoats) distributions (`exactdice.karbon.dice.hand_roll`) and cached.
+(hits, turncoats) distributions (`exactdice.karbon.dice.hand_roll`) and cached. A round
+start's edges are summed in integers from the rest of the round after each roll outcome,
+walked once and kept by edge id (`KarbonModel._round_start_chance`); `explore` takes them
+as a `exactdice.markov.model.KeyedChance` (``expand_keyed``).
 """
 
 from __future__ import annotations
