@@ -80,6 +80,7 @@ class DiceSizes:
         self.empty = (0,) * len(self.sizes)
         # indices ranked best first (hit chance, then fewer turncoats)
         self.best_first = tuple(sorted(range(len(self.sizes)), key=lambda i: hit_rank_key(self.sizes[i])))
+        self._texts: dict = {}
 
     def counts(self, mapping: Mapping[int, int]) -> tuple[int, ...]:
         """{sides: count} -> count tuple."""
@@ -93,8 +94,13 @@ class DiceSizes:
         return {self.sizes[i]: c for i, c in enumerate(counts) if c}
 
     def text(self, counts: tuple[int, ...]) -> str:
-        """count tuple -> ``2d8,d10``."""
-        return dice_text(self.mapping(counts))
+        """count tuple -> ``2d8,d10`` (remembered: exploring names the same dice again and again)."""
+        if type(counts) is not tuple:
+            counts = tuple(counts)
+        text = self._texts.get(counts)
+        if text is None:
+            text = self._texts[counts] = dice_text(self.mapping(counts))
+        return text
 
     def order_from_preference(self, preference: tuple[int, ...]) -> tuple[int, ...]:
         """Indices in a preference order of die sizes; unnamed sizes follow, best first.

@@ -55,6 +55,12 @@ class DrawSearchModel:
             return Chance(((1, self._start(player_draw, None), None),))
         return self.inner.expand(situation)
 
+    def expand_keyed(self, situation):
+        """`expand`, with the contest's round starts as `KeyedChance` nodes (for `explore`)."""
+        if type(situation) is tuple and situation[0] in ("draw", "ndraw"):
+            return self.expand(situation)
+        return self.inner.expand_keyed(situation)
+
     def _start(self, player_draw, narrator_draw):
         return self.inner.round_start(
             self.setup.start(self.player, self.narrator, player_draw, narrator_draw).situation())

@@ -10,7 +10,10 @@ becomes a `Decision` node. So fixed policies give a compact chain of round start
 and optimal play only adds nodes where a real choice is made.
 
 The roll of a pair of hands is computed once per pair from exact per-die-type
-(hits, turncoats) distributions (`exactdice.karbon.dice.hand_roll`) and cached.
+(hits, turncoats) distributions (`exactdice.karbon.dice.hand_roll`) and cached. A round
+start's edges are summed in integers from the rest of the round after each roll outcome,
+walked once and kept by edge id (`KarbonModel._round_start_chance`); `explore` takes them
+as a `exactdice.markov.model.KeyedChance` (``expand_keyed``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.position import STACK_SIZE, Position, placement_folded
 from exactdice.karbon.ruleset import Rules
 from exactdice.markov import Chance, Decision, Terminal
+from exactdice.markov.model import KeyedChance
 
 __all__ = ["Position", "KarbonModel", "REWARD_NAMES", "OUTCOMES", "compositions"]
 
@@ -60,6 +64,10 @@ _DECISION_POINTS = {
     "swipedice": ("_swipedice_options", "_fixed_swipedice"),
 }
 
+# continuations remembered at most (`_continuation`): ~400 bytes each
+_CONTINUATIONS_KEPT = 50_000
+# chips in a packed rest-of-round key (`_prepared_roll`): far more than any hand holds
+_CHIPS_BITS = 40
 RISK_DICE = 3           # d8 rolled when the player risks
 EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
 
@@ -153,6 +161,10 @@ class KarbonModel:
         self.split_rolls = (player.kind == "fixed" and player.risk == "always"
                             if split_rolls is None else split_rolls)
         self.peril_to_stack = ruleset.peril_chips == "stack"
+        # a pre-peril situation recurs only after a risk (different risk rolls and dice
+        # taken meet there); otherwise each follows one post-roll situation, whose rest
+        # of the round is remembered already, so remembering its own would only cost memory
+        self.peril_recurs = not (player.kind == "fixed" and player.risk == "never")
         self.sizes = sizes
         self.start = self.round_start(start)
         self.ruleset = ruleset
@@ -168,6 +180,14 @@ class KarbonModel:
         self.rank = {index: place for place, index in enumerate(self.best_first)}
         self._roll_cache: dict = {}
         self._continuation_cache: dict = {}
+        self._prepared_cache: dict = {}
+        self._hands_tokens: dict = {}
+        self._rest_cache: dict = {}
+        self._rest_by_situation: dict = {}
+        self._edge_ids: dict = {}
+        self._edge_keys: list = []
+        self._edge_sums: list = []
+        self._swap_cache: dict = {}
         # the option builders by decision point, as plain functions: bound methods here
         # would make a reference cycle that keeps a solved model's caches alive until
         # the cycle collector runs
@@ -182,6 +202,18 @@ class KarbonModel:
         return self.start
 
     def expand(self, situation):
+        if type(situation) is Position:
+            keyed = self._round_start_chance(situation)
+            return Chance(tuple((weight,) + keyed.table[key] for weight, key in keyed.branches))
+        return self._expand_inside_round(situation)
+
+    def expand_keyed(self, situation):
+        """`expand`, with a round start's edges as a `KeyedChance` (for `explore`)."""
+        if type(situation) is Position:
+            return self._round_start_chance(situation)
+        return self._expand_inside_round(situation)
+
+    def _expand_inside_round(self, situation):
         if situation[0] == "end":
             return Terminal(situation[1])
         phase = situation[0] if type(situation) is tuple else None
@@ -245,22 +277,21 @@ class KarbonModel:
         """Follow one path from ``situation`` until a round start, the end or an open decision."""
         while True:
             if type(situation) is Position:
-                if not top:
-                    _emit(out, self.round_start(situation), num, den, reward)
-                    return
-                self._roll(situation, num, den, reward, out)
+                _emit(out, self.round_start(situation), num, den, reward)
                 return
             at_top, top = top, False
             phase = situation[0]
             if phase == "end":
                 _emit(out, situation, num, den, reward)
                 return
-            if phase == "riskroll" or phase == "peril":
-                if at_top:
-                    (self._risk_roll if phase == "riskroll" else self._peril)(situation, num, den, reward, out)
-                    return
-                for rest_num, rest_den, nxt, rest_reward in self._continuation(situation):
-                    _emit(out, nxt, num * rest_num, den * rest_den, reward + rest_reward)
+            if phase == "riskroll":  # reached from one risk situation only: nothing to share
+                self._risk_roll(situation, num, den, reward, out)
+                return
+            if phase == "peril":
+                if self.peril_recurs and not at_top:
+                    self._follow(situation, num, den, reward, out)
+                else:
+                    self._peril(situation, num, den, reward, out)
                 return
             if phase == "test":
                 situation, reward = self._test_step(situation, reward)
@@ -281,8 +312,14 @@ class KarbonModel:
             name, situation, delta = chosen
             reward += delta
 
-    def _roll(self, position: Position, num, den, reward, out):
-        """The roll of both hands and, unless ``split_rolls``, the rest of the round.
+    def _round_start_chance(self, position: Position) -> KeyedChance:
+        """A round start's edges: the roll of both hands and, unless ``split_rolls``, the
+        rest of the round (`_rest_of_round`), summed over the roll's outcomes.
+
+        The rest of the round after each roll outcome is compiled once into integer
+        numerators over one denominator and integer edge ids (`_edge_id`), so summing a
+        round start's edges hashes small ints, not positions, and adds integers, not
+        fractions. Weights come out over their smallest common denominator (gcd 1).
 
         With ``split_rolls`` each roll outcome leads to its risk situation as a node of
         its own: the same chain with one more step, so every exact value is unchanged.
@@ -291,19 +328,96 @@ class KarbonModel:
         state when the player risks), and round starts that reach the same post-roll
         situation share its node and its edges.
         """
-        table, roll_den = self._roll_table(position.player_hand, position.narrator_hand)
-        reward += _ROUND
-        den *= roll_den
-        cached_continuation, after_roll = self._continuation_cache.get, self.after_roll
-        for weight, winner, gain_p, gain_n, player_hand, narrator_hand in table:
-            situation = ("risk", after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
-            path_num = num * weight
-            if self.split_rolls:
-                _emit(out, situation, path_num, den, reward)
-                continue
-            for rest_num, rest_den, nxt, rest_reward in (cached_continuation(situation)
-                                                         or self._continuation(situation)):
-                _emit(out, nxt, path_num * rest_num, den * rest_den, reward + rest_reward)
+        table = self._prepared_roll(position[0], position[1])
+        if max(position[4], position[5]) >> (_CHIPS_BITS - 8):
+            raise InternalError(f"chips in hand past 2**{_CHIPS_BITS - 8} in {position}")
+        chips = position[4] << _CHIPS_BITS | position[5]
+        unchanged = position[2:4] + position[6:]  # all but the hands and the chips
+        compiled = self._rest_cache.get(unchanged)
+        if compiled is None:
+            compiled = self._rest_cache[unchanged] = {}
+        # sums by edge id in a scratch list (faster than a dict), zero outside this call
+        sums, touched = self._edge_sums, []
+        try:
+            common = 1
+            for weight, entry_key, entry in table:
+                rest = compiled.get(entry_key + chips)
+                if rest is None:
+                    rest = compiled[entry_key + chips] = self._rest_of_round(position, entry)
+                if type(rest) is int:  # split_rolls: one edge, to the risk situation
+                    if not sums[rest]:
+                        touched.append(rest)
+                    sums[rest] += weight * common
+                    continue
+                rest_den, rest_edges = rest
+                if rest_den == common:
+                    factor = weight
+                else:
+                    if common % rest_den:
+                        grown = math.lcm(common, rest_den)
+                        scale, common = grown // common, grown
+                        for edge in touched:
+                            sums[edge] *= scale
+                    factor = weight * (common // rest_den)
+                for rest_num, edge in rest_edges:
+                    total = sums[edge]
+                    if not total:
+                        touched.append(edge)
+                    sums[edge] = total + factor * rest_num
+            totals = [sums[edge] for edge in touched]
+        finally:
+            for edge in touched:
+                sums[edge] = 0
+        divisor = math.gcd(*totals)
+        return KeyedChance(tuple(zip([total // divisor for total in totals], touched)), self._edge_keys)
+
+    def _prepared_roll(self, player_hand, narrator_hand) -> tuple:
+        """The roll table (`_roll_table`) as ``(weight, entry key, table entry)``.
+
+        The entry key packs a number for the hands after the roll and the winner with
+        the chips each side gains (`_CHIPS_BITS` bits each), so adding a round start's
+        packed chips gives one int naming the situation after the roll."""
+        key = (player_hand, narrator_hand)
+        prepared = self._prepared_cache.get(key)
+        if prepared is None:
+            tokens = self._hands_tokens
+            entries = []
+            for entry in self._roll_table(player_hand, narrator_hand)[0]:
+                weight, winner, gain_p, gain_n, after_player, after_narrator = entry
+                token = tokens.setdefault((winner, after_player, after_narrator), len(tokens))
+                entry_key = (token << 2 * _CHIPS_BITS) | (gain_p << _CHIPS_BITS) | gain_n
+                entries.append((weight, entry_key, entry))
+            prepared = self._prepared_cache[key] = tuple(entries)
+        return prepared
+
+    def _rest_of_round(self, position: Position, entry):
+        """``(denominator, ((numerator, edge id), ...))``: the round from the roll outcome
+        ``entry`` of ``position`` on, with the round's reward counted; with ``split_rolls``
+        just the edge id of the risk situation."""
+        _, winner, gain_p, gain_n, player_hand, narrator_hand = entry
+        situation = ("risk", self.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
+        if self.split_rolls:  # the edge id alone (a tuple per key would cost memory here)
+            return self._edge_id(situation, _ROUND)
+        # keys before the stacks are folded into hand (`after_roll`) can name one situation
+        rest = self._rest_by_situation.get(situation)
+        if rest is None:
+            branches: dict = {}
+            self._walk(situation, 1, 1, _NO_REWARD, branches)
+            common = math.lcm(*(den for _, den in branches.values()))
+            rest = common, tuple((num * (common // den), self._edge_id(nxt, _ROUND + reward))
+                                 for (nxt, reward), (num, den) in branches.items())
+            self._rest_by_situation[situation] = rest
+        return rest
+
+    def _edge_id(self, situation, reward: int) -> int:
+        """A small int naming (successor, packed reward): a round start's edges are summed by it."""
+        key = (situation, reward)
+        edge = self._edge_ids.get(key)
+        if edge is None:
+            edge = self._edge_ids[key] = len(self._edge_keys)
+            self._edge_keys.append((situation, _unpack_rewards(reward)))
+            self._edge_sums.append(0)
+        return edge
 
     def after_roll(self, position: Position, winner, gain_p, gain_n, player_hand, narrator_hand) -> Position:
         """The position the risk decision sees: the roll's chips gained, the Opening's dice
@@ -313,19 +427,26 @@ class KarbonModel:
                                 position[4] + gain_p, position[5] + gain_n) + position[6:])
         return placement_folded(after, winner, self.peril_to_stack) if self.fold_chips else after
 
+    def _follow(self, situation, num, den, reward, out):
+        """Emit the rest of the round from ``situation`` (`_continuation`), reached with
+        probability num/den and reward ``reward``."""
+        for rest_num, rest_den, nxt, rest_reward in self._continuation(situation):
+            _emit(out, nxt, num * rest_num, den * rest_den, reward + rest_reward)
+
     def _continuation(self, situation):
         """The rest of the round from a situation inside it, walked once and remembered
-        (many rounds pass through the same post-roll and pre-peril situations)."""
+        (many rounds pass through the same pre-peril and Test situations)."""
         cached = self._continuation_cache.get(situation)
         if cached is None:
             branches: dict = {}
-            if situation[0] == "riskroll":
-                self._risk_roll(situation, 1, 1, _NO_REWARD, branches)
-            elif situation[0] == "peril":
+            if situation[0] == "peril":
                 self._peril(situation, 1, 1, _NO_REWARD, branches)
             else:
                 self._walk(situation, 1, 1, _NO_REWARD, branches)
             cached = tuple((num, den, nxt, reward) for (nxt, reward), (num, den) in branches.items())
+            if len(self._continuation_cache) >= _CONTINUATIONS_KEPT:
+                self._continuation_cache.clear()  # bounded memory; exploring is breadth first,
+                # so what recurs is mostly recent
             self._continuation_cache[situation] = cached
         return cached
 
@@ -382,7 +503,7 @@ class KarbonModel:
     def _peril(self, situation, num, den, reward, out):
         _, position, winner = situation
         if position.peril == 0:
-            self._walk(("test", position, ("place", winner)), num, den, reward, out)
+            self._follow(("test", position, ("place", winner)), num, den, reward, out)
             return
         to_stack = self.peril_to_stack
         for hits, weight in _binomial_hits(position.peril):
@@ -393,8 +514,8 @@ class KarbonModel:
             else:
                 after = position._replace(narrator_chips=position.narrator_chips + hits)
                 queue = ("place", winner)
-            self._walk(("test", after, queue), num * weight,
-                       den * EXTRA_DIE_SIDES**position.peril, reward, out)
+            self._follow(("test", after, queue), num * weight,
+                         den * EXTRA_DIE_SIDES**position.peril, reward, out)
 
     # ----- the Test (spec 4.7) -------------------------------------------------------------
 
@@ -555,8 +676,15 @@ class KarbonModel:
     def _greedy_swap(self, position: Position):
         """The fixed advantage: worst hand die for best reserve die while it improves, twice at most.
 
-        Returns (name of the swap, number of swaps made)."""
-        hand, reserve = list(position.player_hand), list(position.reserve)
+        Returns (name of the swap, number of swaps made), remembered by hand and reserve."""
+        key = (position.player_hand, position.reserve)
+        swap = self._swap_cache.get(key)
+        if swap is None:
+            swap = self._swap_cache[key] = self._greedy_swap_of(*key)
+        return swap
+
+    def _greedy_swap_of(self, player_hand: tuple, player_reserve: tuple):
+        hand, reserve = list(player_hand), list(player_reserve)
         out, into = [0] * len(hand), [0] * len(hand)
         swaps = 0
         for _ in range(2):

@@ -19,13 +19,14 @@ from contextlib import contextmanager
 
 from exactdice.errors import InternalError, TooLargeError
 from exactdice.limits import check_memory
-from exactdice.markov.model import Chance, Decision, Terminal
+from exactdice.markov.model import Chance, Decision, KeyedChance, Terminal
 
 __all__ = ["StateGraph", "explore", "paused_gc", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
 
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 MAX, MIN = 1, -1
 _PROGRESS_MIN_STATES = 20_000
+_LARGEST_ARRAY_WEIGHT = 2**63 - 1
 
 
 class StateGraph:
@@ -36,7 +37,8 @@ class StateGraph:
     ``chance_reward_mass`` (per chance node: sum of weight*reward per counter, or None).
     Per edge (node i owns ``offsets[i]:offsets[i+1]``): ``targets``, ``weights``
     (chance; duplicate successors merged), ``action_names`` and ``action_rewards``
-    (decision edges).
+    (decision edges). ``weights`` is a signed 64-bit ``array`` (8 bytes an edge, not
+    the ~40 of a list of ints) until a weight does not fit; then it becomes a list.
     """
 
     def __init__(self, outcomes, reward_names):
@@ -48,7 +50,7 @@ class StateGraph:
         self.data: list = []
         self.offsets = array("q", [0])
         self.targets = array("q")
-        self.weights: list = []
+        self.weights: array | list = array("q")
         self.chance_reward_mass: list = []
         self.action_names: dict[int, str] = {}
         self.action_rewards: dict[int, tuple] = {}
@@ -195,9 +197,10 @@ def _explore(model, max_states, progress) -> StateGraph:
     states = graph.states
     explorer.intern(model.initial_state())
     bar = _progress_bar(progress, max_states)
+    expand = getattr(model, "expand_keyed", None) or model.expand
     current = 0
     while current < len(states):
-        explorer.add(current, model.expand(states[current]))
+        explorer.add(current, expand(states[current]))
         current += 1
         if not current & 7:
             check_memory("while exploring", states=current)
@@ -220,6 +223,9 @@ class _Explorer:
         self.outcome_index = {name: i for i, name in enumerate(outcomes)}
         self.reward_width = len(reward_names)
         self.max_states = max_states
+        # by `KeyedChance` key: (node id, rewards) or None, for the one table the model keeps
+        self.keyed_table = None
+        self.keyed_targets: list = []
 
     def intern(self, state) -> int:
         """The id of ``state``, new ids in order of first sight."""
@@ -240,7 +246,9 @@ class _Explorer:
     def add(self, current: int, node) -> None:
         """Record the expansion of state ``current`` (the next one in order)."""
         graph = self.graph
-        if isinstance(node, Chance):
+        if type(node) is KeyedChance:
+            self._add_keyed_chance(current, node)
+        elif isinstance(node, Chance):
             self._add_chance(current, node.branches)
         elif isinstance(node, Terminal):
             if node.outcome not in self.outcome_index:
@@ -262,31 +270,71 @@ class _Explorer:
         graph = self.graph
         index_get, intern = graph.index.get, self.intern
         merged: dict[int, int] = {}
-        mass = None
+        merged_get = merged.get
+        # weight by rewards tuple: the reward mass is summed once per distinct tuple
+        by_rewards: dict = {}
         for weight, successor, rewards in branches:
-            if weight <= 0 or not isinstance(weight, int):
+            if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
                 raise InternalError(f"branch weights must be positive ints, got {weight!r}")
             target = index_get(successor)
             if target is None:
                 target = intern(successor)
-            if target in merged:
-                merged[target] += weight
-            else:
-                merged[target] = weight
+            merged[target] = merged_get(target, 0) + weight
             if rewards is not None:
-                self._check_rewards(rewards, "chance branch")
-                if any(rewards):
-                    if mass is None:
-                        mass = [0] * self.reward_width
-                    for slot, amount in enumerate(rewards):
-                        mass[slot] += weight * amount
+                by_rewards[rewards] = by_rewards.get(rewards, 0) + weight
+        self._store_chance(current, merged, by_rewards)
+
+    def _add_keyed_chance(self, current, node) -> None:
+        """`_add_chance` for a `KeyedChance`: a key's successor is interned (its state
+        hashed) the first time the key is seen; later its node id is a list look-up."""
+        table = node.table
+        if table is not self.keyed_table:
+            self.keyed_table, self.keyed_targets = table, []
+        known = self.keyed_targets
+        if len(known) < len(table):
+            known.extend([None] * (len(table) - len(known)))
+        graph = self.graph
+        merged: dict[int, int] = {}
+        merged_get = merged.get
+        by_rewards: dict = {}
+        for weight, key in node.branches:
+            if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
+                raise InternalError(f"branch weights must be positive ints, got {weight!r}")
+            target_rewards = known[key]
+            if target_rewards is None:
+                successor, rewards = table[key]
+                target = graph.index.get(successor)
+                target_rewards = known[key] = (self.intern(successor) if target is None else target, rewards)
+            target, rewards = target_rewards
+            merged[target] = merged_get(target, 0) + weight
+            if rewards is not None:
+                by_rewards[rewards] = by_rewards.get(rewards, 0) + weight
+        self._store_chance(current, merged, by_rewards)
+
+    def _store_chance(self, current, merged: dict, by_rewards: dict) -> None:
+        graph = self.graph
         if not merged:
             raise InternalError(f"chance node of state {graph.states[current]!r} has no branches")
         graph.kind.append(CHANCE)
         graph.data.append(sum(merged.values()))
-        graph.chance_reward_mass.append(tuple(mass) if mass is not None else None)
+        graph.chance_reward_mass.append(self._reward_mass(by_rewards))
         graph.targets.extend(merged.keys())
-        graph.weights.extend(merged.values())
+        weights = list(merged.values())
+        if type(graph.weights) is array and max(weights) > _LARGEST_ARRAY_WEIGHT:
+            graph.weights = list(graph.weights)
+        graph.weights.extend(weights)
+
+    def _reward_mass(self, by_rewards: dict):
+        """Sum of weight*reward per counter (None when every reward is zero)."""
+        mass = None
+        for rewards, weight in by_rewards.items():
+            self._check_rewards(rewards, "chance branch")
+            if any(rewards):
+                if mass is None:
+                    mass = [0] * self.reward_width
+                for slot, amount in enumerate(rewards):
+                    mass[slot] += weight * amount
+        return tuple(mass) if mass is not None else None
 
     def _add_decision(self, current, node) -> None:
         graph = self.graph

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Hashable, Protocol, Union, runtime_checkable
 
-__all__ = ["Terminal", "Chance", "Decision", "Node", "Model"]
+__all__ = ["Terminal", "Chance", "KeyedChance", "Decision", "Node", "Model"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,22 @@ class Decision:
 
     side: str
     actions: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedChance:
+    """A `Chance` whose branches name ``(next_state, rewards)`` by an int key into
+    ``table``, a list the model only ever appends to: ``branches`` is a tuple of
+    ``(weight, key)``. A model may offer ``expand_keyed(state)`` returning it (or any
+    other node) for `explore`, which then hashes each key once instead of every
+    branch's state; ``expand`` still returns plain nodes for every other caller.
+
+    >>> KeyedChance(((3, 0), (1, 1)), [("heads", None), ("tails", (1,))]).branches[1]
+    (1, 1)
+    """
+
+    branches: tuple
+    table: list
 
 
 Node = Union[Terminal, Chance, Decision]

@@ -358,3 +358,85 @@ def test_split_rolls_is_the_default_where_the_player_risks():
         start = setup.start(p, n)
         defaults[player] = KarbonModel(start.sizes, start.situation(), Rules(), p, n).split_rolls
     assert defaults == {"fixed": False, "risk=always": True, "optimal": False}
+
+
+# -- the round start's edges: compiled integer sums against a walk in Fractions -------------
+
+ROUND_START_CASES = [
+    (dict(ability=3, challenge=2, consequence=2, peril=1), "fixed", "fixed", []),
+    (dict(ability=2, challenge=2, consequence=2, peril=2), "break=advantage>security;glitch=sideswipe>hurt",
+     "random", ["sudden_death=on", "peril_chips=hand", "tie_order=narrator_first"]),
+    (dict(player_dice={8: 1}, narrator_dice={10: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=1, peril=1),
+     "risk=always;risk_take=d8>d6", "hurt=injury;plans=dice", ["rewards_per_test=1", "injury_peril=on"]),
+    (dict(ability=2, challenge=3, consequence=3, peril=0, fortune=1, training=True), "sideswipe_take=chips",
+     "fixed", ["sideswipe_picker=narrator"]),
+]
+
+
+def _distribution(chance):
+    total = sum(weight for weight, _, _ in chance.branches)
+    law = {}
+    for weight, successor, rewards in chance.branches:
+        key = (successor, rewards or (0,) * 5)
+        law[key] = law.get(key, 0) + Fraction(weight, total)
+    return law
+
+
+@pytest.mark.parametrize("setup_kwargs,player,narrator,rules", ROUND_START_CASES)
+def test_round_start_edges_match_a_walk_in_fractions(setup_kwargs, player, narrator, rules):
+    """A round start's edges are summed from compiled rests of the round (integer numerators,
+    int edge keys). Composing the cut-after-the-roll chain (``split_rolls``: roll, then each
+    post-roll node's own walk, summed here in Fractions) must give the same law, edge by
+    edge, and the weights must be in lowest terms."""
+    import math
+
+    from exactdice.karbon.model import KarbonModel
+    from exactdice.karbon.position import Position
+    from exactdice.markov import Chance, explore
+
+    setup = ContestSetup(**{**({} if "ability" in setup_kwargs else {"pool": {}, "reserve": {}}), **setup_kwargs})
+    p, n = parse_player_policy(player), parse_narrator_policy(narrator)
+    ruleset = Rules().with_rules(rules)
+    start = setup.start(p, n)
+    compiled = KarbonModel(start.sizes, start.situation(), ruleset, p, n, split_rolls=False)
+    split = KarbonModel(start.sizes, start.situation(), ruleset, p, n, split_rolls=True)
+    round_starts = [state for state in explore(compiled, progress=False).states if type(state) is Position]
+    assert len(round_starts) > 20
+    for position in round_starts[:150]:
+        chance = compiled.expand(position)
+        assert math.gcd(*(weight for weight, _, _ in chance.branches)) == 1
+        composed = {}
+        for (risk_situation, round_reward), p_roll in _distribution(split.expand(position)).items():
+            rest = split.expand(risk_situation)
+            assert isinstance(rest, Chance)
+            for (successor, rewards), p_rest in _distribution(rest).items():
+                key = (successor, tuple(a + b for a, b in zip(round_reward, rewards)))
+                composed[key] = composed.get(key, 0) + p_roll * p_rest
+        assert _distribution(chance) == composed
+
+
+@pytest.mark.parametrize("setup_kwargs,player,narrator,rules", ROUND_START_CASES[:2] + [
+    (dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=1, peril=1),
+     "optimal", "optimal", []),
+])
+def test_keyed_and_plain_expansions_give_the_same_graph(setup_kwargs, player, narrator, rules):
+    """`explore` takes round starts as `KeyedChance` nodes (``expand_keyed``); through the
+    plain ``expand`` the graph must be the same, array for array."""
+    from exactdice.karbon.model import KarbonModel
+    from exactdice.markov import explore
+
+    class PlainView:  # the model without expand_keyed
+        def __init__(self, model):
+            self.outcomes, self.reward_names = model.outcomes, model.reward_names
+            self.initial_state, self.expand = model.initial_state, model.expand
+
+    setup = ContestSetup(**{**({} if "ability" in setup_kwargs else {"pool": {}, "reserve": {}}), **setup_kwargs})
+    p, n = parse_player_policy(player), parse_narrator_policy(narrator)
+    ruleset = Rules().with_rules(rules)
+    start = setup.start(p, n)
+    graphs = [explore(make(KarbonModel(start.sizes, start.situation(), ruleset, p, n)), progress=False)
+              for make in (lambda model: model, PlainView)]
+    keyed, plain = graphs
+    for name in ("states", "kind", "data", "offsets", "targets", "weights", "chance_reward_mass",
+                 "action_names", "action_rewards"):
+        assert getattr(keyed, name) == getattr(plain, name), name

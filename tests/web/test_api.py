@@ -548,7 +548,7 @@ def test_a_worker_past_its_memory_cap_stops_with_a_message():
     # 300 MB of address space: a worker maps about 270 MB before it solves, and this contest
     # needs more; it must stop with a message about memory, not die silently
     with TestClient(create_app(store_path=None, workers=1, worker_memory=300 * 2 ** 20)) as small:
-        code, data = answer(small, "/api/karbon/odds", dict(MAIN_CONTEST, ability=4, challenge=4, consequence=3))
+        code, data = answer(small, "/api/karbon/odds", dict(MAIN_CONTEST, ability=5, challenge=5, consequence=3))
     assert data["status"] == "error"
     message = data["errors"].get("max_states") or data["errors"].get("form")
     assert "memory" in message, data
