@@ -3,7 +3,7 @@
 A state's edges are one vectorised multiply-add (its targets are distinct, the explorer
 merges duplicates), a loop one dense ``numpy.linalg.solve``; steps and rewards are dot
 products with the per-state ``y`` at the end. On A5 v C5, W3 P1 it costs a small
-fraction of the exact pass (README, "How it is solved").
+fraction of the exact pass (scripts/MEASUREMENTS.md, "The float preview").
 
 >>> from exactdice.markov.graph import explore
 >>> from exactdice.markov.forward import forward_pass

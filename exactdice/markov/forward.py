@@ -43,7 +43,7 @@ computed only where two classes meet (the integer scale between them).
 On A5 v C5, W3 P1, ``Q`` has 59,167 bits, while a loop's right side has 240-38,000
 (20,000 on average) and the numbers leaving a loop about that plus its solution's
 denominator (1,500-2,000 bits): narrow numbers are where the per-edge time went down
-(2x against one shared ``Q``; README, "How it is solved").
+(2x against one shared ``Q``; scripts/MEASUREMENTS.md, "A denominator class per state").
 
 Why not the issue's big modulus (not built; an argument, not a measurement): a pass
 modulo ``M = 2^N - 1`` with ``N > bits(Q)`` keeps every state's number at ``N`` bits,

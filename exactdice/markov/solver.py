@@ -622,7 +622,8 @@ class _ExpectedVisits:
     `exactdice.markov.forward` does the same over one shared denominator, the better
     choice for long chains with huge numbers; on graphs with decisions (many small
     states, short numbers) this pass takes about a quarter of its time, most of which
-    goes to the per-state numpy work of its bound (README, "Speed against the peers").
+    goes to the per-state numpy work of its bound (scripts/MEASUREMENTS.md, "The MDP
+    solve: before and after").
     """
 
     def __init__(self, solver: _Solver):
