@@ -377,10 +377,11 @@ class _Solver:
             if self.graph.kind[node] == DECISION:
                 self.chosen_edge[node] = policy[node]
 
-    def evaluate_values(self, component, members, policy):
-        """Every member's value under ``policy``: one exact solve over the live members,
-        the endless payoff elsewhere."""
-        live = self.live_states(component, members, policy)
+    def evaluate_values(self, component, members, policy, live=None):
+        """Every member's value under ``policy``: one exact solve over the live members
+        (``live``, found here when not given), the endless payoff elsewhere."""
+        if live is None:
+            live = self.live_states(component, members, policy)
         values = {node: self.endless for node in members - live}
         if live:
             order, rows, right_sides = self.build_system(component, policy, live, values)
@@ -396,9 +397,9 @@ class _Solver:
             self.solve_component(component, policy)
             return
         members = set(component)
-        if values is None:
-            values = self.evaluate_values(component, members, policy)
         live = self.live_states(component, members, policy)
+        if values is None:
+            values = self.evaluate_values(component, members, policy, live)
         for node in component:
             if node in live:
                 self.nums[node], self.dens[node] = self.split(values[node])
