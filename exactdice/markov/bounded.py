@@ -215,12 +215,12 @@ class BoundedSolver:
         merged: dict = {}
         get = merged.get
         for weight, key in expanded.branches:
+            if type(weight) is not int or weight <= 0:
+                _check_weight(weight)
             target = known[key]
             if target is None:
                 target = known[key] = self._intern(table[key][0])
             merged[target] = get(target, 0) + weight
-        for weight in merged.values():
-            _check_weight(weight)
         return merged
 
     def _store_chance(self, node: int, merged: dict) -> None:
