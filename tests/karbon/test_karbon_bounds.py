@@ -3,6 +3,7 @@
 import json
 import math
 from fractions import Fraction
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
@@ -266,19 +267,6 @@ def _distribution(node):
     return merged
 
 
-class _PlainOnly:
-    """The model's ``expand`` alone (hides ``expand_keyed``)."""
-
-    def __init__(self, model):
-        self.model, self.outcomes, self.reward_names = model, model.outcomes, model.reward_names
-
-    def initial_state(self):
-        return self.model.initial_state()
-
-    def expand(self, state):
-        return self.model.expand(state)
-
-
 @pytest.mark.parametrize("narrator", ["fixed", "optimal"])
 @pytest.mark.parametrize("name", ["A1 v C1 drawn from d6,d8,d10, Fortune 1, W1", "d6 v d10, pool d4, reserve d4, W1 P1"])
 def test_keyed_and_plain_expansion_agree_on_the_bounded_searchs_states(name, narrator):
@@ -301,6 +289,8 @@ def test_keyed_and_plain_expansion_agree_on_the_bounded_searchs_states(name, nar
         checked += isinstance(keyed_node, KeyedChance)
     assert checked > 50  # round starts came keyed
     # and node for node the same run as the plain expansion's
-    plain = BoundedSolver(_PlainOnly(model), payoff=payoff, nonterminating_payoff=endless)
+    plain_only = SimpleNamespace(outcomes=model.outcomes, reward_names=model.reward_names,
+                                 initial_state=model.initial_state, expand=model.expand)  # no expand_keyed
+    plain = BoundedSolver(plain_only, payoff=payoff, nonterminating_payoff=endless)
     plain.run(EPS, max_states=3_000)
     assert plain.states == keyed.states and plain.lo == keyed.lo and plain.hi == keyed.hi
