@@ -43,6 +43,7 @@ _FIRST_SWEEP = 2_000
 
 
 def _check_weight(weight) -> None:
+    """A branch weight must be a positive int (the probabilities are exact ratios of them)."""
     if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
         raise InputError("weight", f"branch weights must be positive ints, got {weight!r}")
 
