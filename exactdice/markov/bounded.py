@@ -28,9 +28,10 @@ import random
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import mul
 
 from exactdice.errors import InputError, InternalError, TooLargeError
-from exactdice.markov.model import Chance, Decision, Terminal
+from exactdice.markov.model import Chance, Decision, KeyedChance, Terminal
 
 __all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "TimeLimitedModel",
            "evaluate_strategy"]
@@ -39,6 +40,12 @@ _FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
 _UNIT_ROUNDOFF = 2.0 ** -53
 _MAX_TRAJECTORY = 100_000
 _FIRST_SWEEP = 2_000
+
+
+def _check_weight(weight) -> None:
+    """A branch weight must be a positive int (the probabilities are exact ratios of them)."""
+    if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
+        raise InputError("weight", f"branch weights must be positive ints, got {weight!r}")
 
 
 def _chance_slack(branches: int, magnitude: float) -> float:
@@ -136,6 +143,11 @@ class BoundedSolver:
         self.end_component_passes = 0
         self.end_components = 0
         self.sweeps = 0
+        # a model's `expand_keyed` names a chance node's successors by int keys into one
+        # table it only appends to: a key's node id is kept, so its state is hashed once
+        self._expand_model = getattr(model, "expand_keyed", None) or model.expand
+        self._keyed_table = None
+        self._keyed_nodes: list = []
         self.initial = self._intern(model.initial_state())
         self._cycle_seen = False
 
@@ -164,8 +176,11 @@ class BoundedSolver:
         return node
 
     def _expand(self, node: int) -> None:
-        expanded = self.model.expand(self.states[node])
+        expanded = self._expand_model(self.states[node])
         self.expanded += 1
+        if type(expanded) is KeyedChance:
+            self._store_chance(node, self._keyed_merged(expanded))
+            return
         if isinstance(expanded, Terminal):
             value = self.payoff[expanded.outcome]
             self.kind[node] = _TERMINAL
@@ -175,15 +190,10 @@ class BoundedSolver:
         if isinstance(expanded, Chance):
             merged: dict = {}
             for weight, successor, _ in expanded.branches:
-                if weight <= 0 or not isinstance(weight, int):
-                    raise InputError("weight", f"branch weights must be positive ints, got {weight!r}")
+                _check_weight(weight)
                 target = self._intern(successor)
                 merged[target] = merged.get(target, 0) + weight
-            total = sum(merged.values())
-            self.kind[node] = _CHANCE
-            self.targets[node] = tuple(merged)
-            self.probs[node] = tuple(weight / total for weight in merged.values())
-            self.slack[node] = _chance_slack(len(merged), self.magnitude)
+            self._store_chance(node, merged)
             return
         if isinstance(expanded, Decision):
             if expanded.side not in ("max", "min"):
@@ -194,23 +204,50 @@ class BoundedSolver:
             return
         raise InputError("expand", f"expand() must return Terminal, Chance or Decision, got {type(expanded).__name__}")
 
+    def _keyed_merged(self, expanded: KeyedChance) -> dict:
+        """Successor node id -> summed integer weight of a `KeyedChance`: a key seen
+        before is a list look-up, a new key interns its state once."""
+        table = expanded.table
+        if table is not self._keyed_table:
+            self._keyed_table, self._keyed_nodes = table, []
+        known = self._keyed_nodes
+        if len(known) < len(table):
+            known.extend([None] * (len(table) - len(known)))
+        merged: dict = {}
+        get = merged.get
+        for weight, key in expanded.branches:
+            if type(weight) is not int or weight <= 0:
+                _check_weight(weight)
+            target = known[key]
+            if target is None:
+                target = known[key] = self._intern(table[key][0])
+            merged[target] = get(target, 0) + weight
+        return merged
+
+    def _store_chance(self, node: int, merged: dict) -> None:
+        """A chance state's successors and their probabilities, as floats computed once
+        from the integer weights (the rounding is in `_chance_slack`)."""
+        if not merged:
+            raise InputError("expand", f"chance node of {self.states[node]!r} has no branches")
+        total = sum(merged.values())
+        self.kind[node] = _CHANCE
+        self.targets[node] = tuple(merged)
+        self.probs[node] = tuple([weight / total for weight in merged.values()])
+        self.slack[node] = _chance_slack(len(merged), self.magnitude)
+
     def _backup(self, node: int) -> bool:
         kind, targets, lo, hi = self.kind[node], self.targets[node], self.lo, self.hi
         if kind == _CHANCE:
-            probs = self.probs[node]
-            low = high = 0.0
-            for p, t in zip(probs, targets):
-                low += p * lo[t]
-                high += p * hi[t]
-            slack = self.slack[node]
-            low -= slack
-            high += slack
+            # float sums of the products, widened by their error bound (`_chance_slack`)
+            probs, slack = self.probs[node], self.slack[node]
+            low = sum(map(mul, probs, map(lo.__getitem__, targets))) - slack
+            high = sum(map(mul, probs, map(hi.__getitem__, targets))) + slack
         elif kind == _MAX:
-            low = max([lo[t] for t in targets])
-            high = max([hi[t] for t in targets])
+            low = max(map(lo.__getitem__, targets))
+            high = max(map(hi.__getitem__, targets))
         elif kind == _MIN:
-            low = min([lo[t] for t in targets])
-            high = min([hi[t] for t in targets])
+            low = min(map(lo.__getitem__, targets))
+            high = min(map(hi.__getitem__, targets))
         else:
             return False
         moved = False
@@ -250,7 +287,7 @@ class BoundedSolver:
             else:
                 weights = [p * (hi[t] - lo[t]) for p, t in zip(self.probs[node], options)]
                 total = sum(weights)
-                if total <= 0:
+                if total <= stop_gap:
                     break
                 pick = self.random.random() * total
                 nxt = options[-1]
@@ -610,7 +647,13 @@ class StrategyModel:
         return self.model.initial_state()
 
     def expand(self, state):
-        node = self.model.expand(state)
+        return self._fixed(state, self.model.expand(state))
+
+    def expand_keyed(self, state):
+        """`expand` passing the model's `KeyedChance` nodes through (for `explore`)."""
+        return self._fixed(state, _expand_keyed(self.model, state))
+
+    def _fixed(self, state, node):
         if not isinstance(node, Decision) or node.side != "max":
             return node
         name = self.strategy.get(state)
@@ -647,9 +690,23 @@ class TimeLimitedModel:
         return self.model.initial_state()
 
     def expand(self, state):
+        self._check_time()
+        return self.model.expand(state)
+
+    def expand_keyed(self, state):
+        """`expand` passing the model's `KeyedChance` nodes through (for `explore`)."""
+        self._check_time()
+        return _expand_keyed(self.model, state)
+
+    def _check_time(self):
         if time.perf_counter() > self.deadline:
             raise TooLargeError("max_seconds", f"exploring passed {self.seconds:g} s; give it more time")
-        return self.model.expand(state)
+
+
+def _expand_keyed(model, state):
+    """``model.expand_keyed(state)`` where the model has it, else ``model.expand(state)``."""
+    keyed = getattr(model, "expand_keyed", None)
+    return keyed(state) if keyed is not None else model.expand(state)
 
 
 def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None, nonterminating_payoff=0,

@@ -3,13 +3,17 @@
 import json
 import math
 from fractions import Fraction
+from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
 
 from exactdice.cli.main import cli
 from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy, contest_odds
-from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round
+from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round, game_model
+from exactdice.karbon.solve import payoffs
+from exactdice.markov.bounded import BoundedSolver
+from exactdice.markov.model import KeyedChance
 
 OPTIMAL = PlayerPolicy(kind="optimal")
 EPS = 1e-4
@@ -248,3 +252,45 @@ def test_initial_bounds_contain_every_states_exact_value(name, narrator):
     caught, _ = _states_outside(setup, ruleset, narrator, unsound)
     assert caught  # the root at least: optimal play beats the fixed preferences on these setups
 
+
+
+def _distribution(node):
+    """successor -> exact probability of a plain `Chance` or a `KeyedChance`."""
+    if isinstance(node, KeyedChance):
+        pairs = [(weight, node.table[key][0]) for weight, key in node.branches]
+    else:
+        pairs = [(weight, successor) for weight, successor, _ in node.branches]
+    total = sum(weight for weight, _ in pairs)
+    merged: dict = {}
+    for weight, successor in pairs:
+        merged[successor] = merged.get(successor, 0) + Fraction(weight, total)
+    return merged
+
+
+@pytest.mark.parametrize("narrator", ["fixed", "optimal"])
+@pytest.mark.parametrize("name", ["A1 v C1 drawn from d6,d8,d10, Fortune 1, W1", "d6 v d10, pool d4, reserve d4, W1 P1"])
+def test_keyed_and_plain_expansion_agree_on_the_bounded_searchs_states(name, narrator):
+    setup, objective = CASES[name]
+    ruleset = Rules(objective=objective)
+    payoff, endless = payoffs(ruleset)
+    model = game_model(ContestSetup(**setup), ruleset, OPTIMAL, NarratorPolicy(kind=narrator))
+    keyed = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless)
+    keyed.run(EPS, max_states=3_000)
+    checked = 0
+    for node, state in enumerate(keyed.states):
+        if keyed.probs[node] is None:
+            continue
+        plain_node = model.expand(state)
+        keyed_node = model.expand_keyed(state)
+        assert _distribution(plain_node) == _distribution(keyed_node)
+        # what the search stored: the same successors, each probability the float of the exact one
+        stored = dict(zip([keyed.states[t] for t in keyed.targets[node]], keyed.probs[node]))
+        assert stored == {successor: float(p) for successor, p in _distribution(plain_node).items()}
+        checked += isinstance(keyed_node, KeyedChance)
+    assert checked > 50  # round starts came keyed
+    # and node for node the same run as the plain expansion's
+    plain_only = SimpleNamespace(outcomes=model.outcomes, reward_names=model.reward_names,
+                                 initial_state=model.initial_state, expand=model.expand)  # no expand_keyed
+    plain = BoundedSolver(plain_only, payoff=payoff, nonterminating_payoff=endless)
+    plain.run(EPS, max_states=3_000)
+    assert plain.states == keyed.states and plain.lo == keyed.lo and plain.hi == keyed.hi

@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from exactdice.errors import InternalError
+from exactdice.errors import InputError, InternalError
 from exactdice.markov import solve
-from exactdice.markov.bounded import BoundedSolver, bounded_solve, evaluate_strategy
-from exactdice.markov.model import Chance, Decision, Terminal
+from exactdice.markov.bounded import BoundedSolver, TimeLimitedModel, bounded_solve, evaluate_strategy
+from exactdice.markov.model import Chance, Decision, KeyedChance, Terminal
 
 from .reference import dense_evaluate, reachable_nodes
 
@@ -234,3 +234,85 @@ def test_sweeps_keep_the_bounds_sound_and_never_widen_them(seed):
         assert before[node][0] <= low <= high <= before[node][1]
         value = exact.state_value(state)
         assert Fraction(low) <= value <= Fraction(high)
+
+
+class KeyedRandomGame(RandomGame):
+    """`RandomGame` that also offers ``expand_keyed``: its chance nodes as `KeyedChance`,
+    successors named by keys into one table shared by every state (as KarbonModel does)."""
+
+    def __init__(self, size: int, seed: int):
+        super().__init__(size, seed)
+        self.table: list = []
+        self.keys: dict = {}
+
+    def expand_keyed(self, state):
+        node = self.expand(state)
+        if not isinstance(node, Chance):
+            return node
+        branches = []
+        for weight, successor, rewards in node.branches:
+            key = self.keys.get(successor)
+            if key is None:
+                key = self.keys[successor] = len(self.table)
+                self.table.append((successor, rewards))
+            branches.append((weight, key))
+        return KeyedChance(tuple(branches), self.table)
+
+
+class PlainOnly:
+    """A model's ``expand`` alone (hides its ``expand_keyed``)."""
+
+    def __init__(self, model):
+        self.model, self.outcomes, self.reward_names = model, model.outcomes, model.reward_names
+
+    def initial_state(self):
+        return self.model.initial_state()
+
+    def expand(self, state):
+        return self.model.expand(state)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_keyed_expansion_gives_the_same_run_as_plain_and_contains_the_value(seed):
+    size = random.Random(seed).randint(3, 40)
+    keyed_game = KeyedRandomGame(size, seed)
+    exact = solve(RandomGame(size, seed), payoff=PAYOFF).value
+    keyed = BoundedSolver(keyed_game, payoff=PAYOFF, seed=seed)
+    plain = BoundedSolver(PlainOnly(RandomGame(size, seed)), payoff=PAYOFF, seed=seed)
+    assert keyed._expand_model == keyed_game.expand_keyed
+    found = keyed.run(precision=1e-6, max_seconds=120)
+    plain.run(precision=1e-6, max_seconds=120)
+    assert found.stopped == "precision"
+    assert Fraction(found.lower) <= exact <= Fraction(found.upper)
+    # node for node the same successors, probabilities and bounds (the keys only save hashing)
+    assert keyed.states == plain.states
+    assert keyed.targets == plain.targets and keyed.probs == plain.probs
+    assert keyed.lo == plain.lo and keyed.hi == plain.hi
+    assert found.strategy == plain.strategy()
+
+
+def test_keyed_weights_are_checked():
+    class BadWeight:
+        outcomes, reward_names = ("win", "loss"), ()
+
+        def initial_state(self):
+            return "s"
+
+        def expand_keyed(self, state):
+            return KeyedChance(((0, 0), (1, 1)), [(("end",), None), (("end",), None)])
+
+        expand = expand_keyed
+
+    with pytest.raises(InputError, match="weight"):
+        BoundedSolver(BadWeight())._expand(0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_strategy_check_through_expand_keyed_matches_plain(seed):
+    size = random.Random(seed).randint(3, 40)
+    found = bounded_solve(RandomGame(size, seed), precision=1e-6, payoff=PAYOFF, seed=seed)
+    keyed_value, keyed = evaluate_strategy(KeyedRandomGame(size, seed), found.strategy, payoff=PAYOFF)
+    plain_value, plain = evaluate_strategy(PlainOnly(RandomGame(size, seed)), found.strategy, payoff=PAYOFF)
+    assert keyed_value == plain_value and keyed.played == plain.played
+    timed = TimeLimitedModel(KeyedRandomGame(size, seed), 600)
+    assert evaluate_strategy(timed, found.strategy, payoff=PAYOFF)[0] == plain_value
