@@ -19,11 +19,7 @@ as a `exactdice.markov.model.KeyedChance` (``expand_keyed``).
 from __future__ import annotations
 
 import math
-from array import array
 from functools import lru_cache
-from typing import NamedTuple
-
-import numpy as np
 
 from exactdice.errors import InternalError
 from exactdice.karbon.dice import DiceSizes, compositions, hand_roll
@@ -31,7 +27,6 @@ from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.position import STACK_SIZE, Position, placement_folded
 from exactdice.karbon.ruleset import Rules
 from exactdice.markov import Chance, Decision, Terminal
-from exactdice.markov.graph import sum_by_first_appearance
 from exactdice.markov.model import KeyedChance
 
 __all__ = ["Position", "KarbonModel", "REWARD_NAMES", "OUTCOMES", "compositions"]
@@ -78,53 +73,6 @@ EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
 
 
 _make_position = Position._make
-# a round start's sums go through numpy int64 when their proven bound stays at or below this
-_INT64_LARGEST = 2**63 - 1
-# ... and when its roll table has at least this many outcomes (smaller ones: Python ints;
-# numpy's fixed cost per call, about 150 us at load 4, pays only on large tables, measured)
-_NUMPY_MIN_OUTCOMES = 24
-
-
-class _PreparedRoll(NamedTuple):
-    """A pair of hands' roll table for summing round starts (`KarbonModel._prepared_roll`)."""
-
-    entries: tuple      # (weight, entry key, roll table entry) per outcome
-    keys: list          # the entry keys alone
-    weights: object     # the weights as an int64 array, None if one does not fit
-    total: int          # the weights' sum
-
-
-class _RestArrays:
-    """Compiled rests of the round (`KarbonModel._rest_of_round`) in flat int64 arrays,
-    for the numpy sum of a round start: rest ``i`` is ``nums`` / ``edges`` at
-    ``starts[i]`` for ``lengths[i]`` entries, over ``dens[i]``. They are ``array("q")``
-    (cheap to append to); `views` lends them to numpy for one sum (an array cannot
-    grow while a view of it is alive, so the views must not outlive the call)."""
-
-    def __init__(self):
-        self.nums, self.edges = array("q"), array("q")
-        self.starts, self.lengths, self.dens = array("q"), array("q"), array("q")
-
-    def add(self, den: int, pairs: tuple) -> int:
-        """The id of a new rest ``(numerator, edge id)`` over ``den``; one whose ``den``
-        does not fit int64 is kept with ``dens`` 0 and no entries (its round starts
-        are summed in Python ints)."""
-        if sum(num for num, _ in pairs) != den:
-            raise InternalError(f"a rest of the round sums to {sum(num for num, _ in pairs)}/{den}, not 1")
-        if den > _INT64_LARGEST:
-            den, pairs = 0, ()
-        self.starts.append(len(self.nums))
-        self.lengths.append(len(pairs))
-        self.dens.append(den)
-        for num, edge in pairs:
-            self.nums.append(num)
-            self.edges.append(edge)
-        return len(self.dens) - 1
-
-    def views(self) -> tuple:
-        """``(nums, edges, starts, lengths, dens)`` as numpy views."""
-        return tuple(np.frombuffer(a, dtype=np.int64) for a in
-                     (self.nums, self.edges, self.starts, self.lengths, self.dens))
 
 
 def _add(a: tuple, b: tuple) -> tuple:
@@ -239,8 +187,6 @@ class KarbonModel:
         self._edge_ids: dict = {}
         self._edge_keys: list = []
         self._edge_sums: list = []
-        self._rest_arrays = _RestArrays()
-        self._rest_tuples: list = []
         self._swap_cache: dict = {}
         # the option builders by decision point, as plain functions: bound methods here
         # would make a reference cycle that keeps a solved model's caches alive until
@@ -258,7 +204,7 @@ class KarbonModel:
     def expand(self, situation):
         if type(situation) is Position:
             keyed = self._round_start_chance(situation)
-            return Chance(tuple((weight,) + keyed.table[key] for weight, key in keyed.pairs()))
+            return Chance(tuple((weight,) + keyed.table[key] for weight, key in keyed.branches))
         return self._expand_inside_round(situation)
 
     def expand_keyed(self, situation):
@@ -366,7 +312,7 @@ class KarbonModel:
             name, situation, delta = chosen
             reward += delta
 
-    def _round_start_chance(self, position: Position, vectorise: bool | None = None) -> KeyedChance:
+    def _round_start_chance(self, position: Position) -> KeyedChance:
         """A round start's edges: the roll of both hands and, unless ``split_rolls``, the
         rest of the round (`_rest_of_round`), summed over the roll's outcomes.
 
@@ -374,9 +320,6 @@ class KarbonModel:
         numerators over one denominator and integer edge ids (`_edge_id`), so summing a
         round start's edges hashes small ints, not positions, and adds integers, not
         fractions. Weights come out over their smallest common denominator (gcd 1).
-        The sum runs in numpy int64 (`_summed_in_numpy`) when a proven bound allows it,
-        else in Python ints (`_summed_in_python`); both give the same `KeyedChance`.
-        ``vectorise`` forces one (True still falls back when the bound fails); tests use it.
 
         With ``split_rolls`` each roll outcome leads to its risk situation as a node of
         its own: the same chain with one more step, so every exact value is unchanged.
@@ -385,7 +328,7 @@ class KarbonModel:
         state when the player risks), and round starts that reach the same post-roll
         situation share its node and its edges.
         """
-        prepared = self._prepared_roll(position[0], position[1])
+        table = self._prepared_roll(position[0], position[1])
         if max(position[4], position[5]) >> (_CHIPS_BITS - 8):
             raise InternalError(f"chips in hand past 2**{_CHIPS_BITS - 8} in {position}")
         chips = position[4] << _CHIPS_BITS | position[5]
@@ -393,64 +336,20 @@ class KarbonModel:
         compiled = self._rest_cache.get(unchanged)
         if compiled is None:
             compiled = self._rest_cache[unchanged] = {}
-        keys = [entry_key + chips for entry_key in prepared.keys]
-        rests = list(map(compiled.get, keys))
-        if None in rests:
-            for outcome, rest in enumerate(rests):
-                if rest is None:
-                    rests[outcome] = compiled[keys[outcome]] = self._rest_of_round(
-                        position, prepared.entries[outcome][2])
-        if vectorise is None:
-            vectorise = len(rests) >= _NUMPY_MIN_OUTCOMES
-        summed = self._summed_in_numpy(prepared, rests) if vectorise else None
-        return summed if summed is not None else self._summed_in_python(prepared, rests)
-
-    def _summed_in_numpy(self, prepared: _PreparedRoll, rests: list) -> KeyedChance | None:
-        """A round start's sum in int64 arrays, or None when it might not fit.
-
-        The bound: every rest's numerators sum to its denominator (`_RestArrays.add`
-        checks), so over the common denominator ``common`` all products weight x
-        (common / rest denominator) x numerator add up to exactly ``common`` x the
-        weights' total; all are positive, so no product and no partial sum exceeds it.
-        When it is at most 2**63 - 1, int64 is exact throughout."""
-        if prepared.weights is None:
-            return None
-        if self.split_rolls:  # one edge per outcome, numerator 1 over 1
-            if prepared.total > _INT64_LARGEST:
-                return None
-            edges, products = np.array(rests, dtype=np.int64), prepared.weights
-        else:
-            nums, all_edges, starts, all_lengths, all_dens = self._rest_arrays.views()
-            ids = np.array(rests, dtype=np.int64)
-            dens = all_dens[ids]
-            if dens.min() == 0:  # a denominator past int64
-                return None
-            common = math.lcm(*np.unique(dens).tolist())
-            if common * prepared.total > _INT64_LARGEST:
-                return None
-            lengths = all_lengths[ids]
-            ends = np.cumsum(lengths)
-            positions = np.arange(ends[-1]) + np.repeat(starts[ids] - (ends - lengths), lengths)
-            edges = all_edges[positions]
-            products = nums[positions] * np.repeat(prepared.weights * (common // dens), lengths)
-        touched, totals = sum_by_first_appearance(edges, products)
-        totals //= np.gcd.reduce(totals)
-        return KeyedChance((), self._edge_keys, weights=totals, keys=touched)
-
-    def _summed_in_python(self, prepared: _PreparedRoll, rests: list) -> KeyedChance:
-        """A round start's sum in Python ints, by edge id in a scratch list (faster than a
-        dict), zero outside this call."""
+        # sums by edge id in a scratch list (faster than a dict), zero outside this call
         sums, touched = self._edge_sums, []
-        split, compiled_rests = self.split_rolls, self._rest_tuples
         try:
             common = 1
-            for (weight, _, _), rest in zip(prepared.entries, rests):
-                if split:  # one edge, to the risk situation
+            for weight, entry_key, entry in table:
+                rest = compiled.get(entry_key + chips)
+                if rest is None:
+                    rest = compiled[entry_key + chips] = self._rest_of_round(position, entry)
+                if type(rest) is int:  # split_rolls: one edge, to the risk situation
                     if not sums[rest]:
                         touched.append(rest)
                     sums[rest] += weight * common
                     continue
-                rest_den, rest_edges = compiled_rests[rest]
+                rest_den, rest_edges = rest
                 if rest_den == common:
                     factor = weight
                 else:
@@ -472,9 +371,8 @@ class KarbonModel:
         divisor = math.gcd(*totals)
         return KeyedChance(tuple(zip([total // divisor for total in totals], touched)), self._edge_keys)
 
-    def _prepared_roll(self, player_hand, narrator_hand) -> _PreparedRoll:
-        """The roll table (`_roll_table`) as a `_PreparedRoll` of ``(weight, entry key,
-        table entry)`` and the weights as an array.
+    def _prepared_roll(self, player_hand, narrator_hand) -> tuple:
+        """The roll table (`_roll_table`) as ``(weight, entry key, table entry)``.
 
         The entry key packs a number for the hands after the roll and the winner with
         the chips each side gains (`_CHIPS_BITS` bits each), so adding a round start's
@@ -489,18 +387,13 @@ class KarbonModel:
                 token = tokens.setdefault((winner, after_player, after_narrator), len(tokens))
                 entry_key = (token << 2 * _CHIPS_BITS) | (gain_p << _CHIPS_BITS) | gain_n
                 entries.append((weight, entry_key, entry))
-            weights = [weight for weight, _, _ in entries]
-            fits = max(weights) <= _INT64_LARGEST
-            prepared = self._prepared_cache[key] = _PreparedRoll(
-                tuple(entries), [entry_key for _, entry_key, _ in entries],
-                np.array(weights, dtype=np.int64) if fits else None, sum(weights))
+            prepared = self._prepared_cache[key] = tuple(entries)
         return prepared
 
     def _rest_of_round(self, position: Position, entry):
-        """A rest id: the round from the roll outcome ``entry`` of ``position`` on, with the
-        round's reward counted, is ``(denominator, ((numerator, edge id), ...))`` at that
-        index of ``_rest_tuples`` and of `_RestArrays`; with ``split_rolls`` the edge id
-        of the risk situation instead."""
+        """``(denominator, ((numerator, edge id), ...))``: the round from the roll outcome
+        ``entry`` of ``position`` on, with the round's reward counted; with ``split_rolls``
+        just the edge id of the risk situation."""
         _, winner, gain_p, gain_n, player_hand, narrator_hand = entry
         situation = ("risk", self.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
         if self.split_rolls:  # the edge id alone (a tuple per key would cost memory here)
@@ -511,10 +404,9 @@ class KarbonModel:
             branches: dict = {}
             self._walk(situation, 1, 1, _NO_REWARD, branches)
             common = math.lcm(*(den for _, den in branches.values()))
-            pairs = tuple((num * (common // den), self._edge_id(nxt, _ROUND + reward))
-                          for (nxt, reward), (num, den) in branches.items())
-            rest = self._rest_by_situation[situation] = self._rest_arrays.add(common, pairs)
-            self._rest_tuples.append((common, pairs))
+            rest = common, tuple((num * (common // den), self._edge_id(nxt, _ROUND + reward))
+                                 for (nxt, reward), (num, den) in branches.items())
+            self._rest_by_situation[situation] = rest
         return rest
 
     def _edge_id(self, situation, reward: int) -> int:

@@ -17,14 +17,11 @@ import sys
 from array import array
 from contextlib import contextmanager
 
-import numpy as np
-
 from exactdice.errors import InternalError, TooLargeError
 from exactdice.limits import check_memory
 from exactdice.markov.model import Chance, Decision, KeyedChance, Terminal
 
-__all__ = ["StateGraph", "explore", "paused_gc", "sum_by_first_appearance",
-           "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
+__all__ = ["StateGraph", "explore", "paused_gc", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
 
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 MAX, MIN = 1, -1
@@ -153,25 +150,6 @@ class StateGraph:
         return components
 
 
-def sum_by_first_appearance(ids, values):
-    """``values`` (int64) summed by ``ids`` (int64): the distinct ids in order of first
-    appearance and their sums, both numpy arrays. Exact as long as every sum fits in
-    int64 (the caller's bound); the order is what a dict filled in a loop would give.
-
-    >>> ids, sums = sum_by_first_appearance(np.array([7, 3, 7, 5]), np.array([1, 2, 3, 4]))
-    >>> ids.tolist(), sums.tolist()
-    ([7, 3, 5], [4, 2, 4])
-    """
-    if not len(ids):
-        return ids, values
-    order = np.argsort(ids, kind="stable")
-    sorted_ids = ids[order]
-    starts = np.flatnonzero(np.concatenate(([True], sorted_ids[1:] != sorted_ids[:-1])))
-    sums = np.add.reduceat(values[order], starts)
-    arrival = np.argsort(order[starts])  # a stable sort puts each id's first position at its start
-    return sorted_ids[starts][arrival], sums[arrival]
-
-
 def _progress_bar(progress, total_hint):
     if progress is False:
         return None
@@ -248,11 +226,6 @@ class _Explorer:
         # by `KeyedChance` key: (node id, rewards) or None, for the one table the model keeps
         self.keyed_table = None
         self.keyed_targets: list = []
-        # the same for keyed arrays: node id (-1 unseen) and rewards id (-1 none) by key
-        self.key_nodes = np.empty(0, dtype=np.int64)
-        self.key_rewards = np.empty(0, dtype=np.int64)
-        self.rewards_ids: dict = {}
-        self.rewards_by_id: list = []
 
     def intern(self, state) -> int:
         """The id of ``state``, new ids in order of first sight."""
@@ -309,7 +282,7 @@ class _Explorer:
             merged[target] = merged_get(target, 0) + weight
             if rewards is not None:
                 by_rewards[rewards] = by_rewards.get(rewards, 0) + weight
-        self._store_chance(current, merged.keys(), merged.values(), by_rewards)
+        self._store_chance(current, merged, by_rewards)
 
     def _add_keyed_chance(self, current, node) -> None:
         """`_add_chance` for a `KeyedChance`: a key's successor is interned (its state
@@ -317,10 +290,6 @@ class _Explorer:
         table = node.table
         if table is not self.keyed_table:
             self.keyed_table, self.keyed_targets = table, []
-            self.key_nodes = self.key_rewards = np.empty(0, dtype=np.int64)
-        if node.weights is not None:
-            self._add_keyed_arrays(current, node)
-            return
         known = self.keyed_targets
         if len(known) < len(table):
             known.extend([None] * (len(table) - len(known)))
@@ -340,64 +309,17 @@ class _Explorer:
             merged[target] = merged_get(target, 0) + weight
             if rewards is not None:
                 by_rewards[rewards] = by_rewards.get(rewards, 0) + weight
-        self._store_chance(current, merged.keys(), merged.values(), by_rewards)
+        self._store_chance(current, merged, by_rewards)
 
-    def _add_keyed_arrays(self, current, node) -> None:
-        """`_add_keyed_chance` for weights and keys given as int64 arrays: node ids by key
-        in an array, successors interned only for unseen keys, sums by numpy."""
-        keys, weights = node.keys, node.weights
-        if len(weights) and int(weights.min()) <= 0:
-            raise InternalError(f"branch weights must be positive ints, got {int(weights.min())!r}")
-        if sum(weights.tolist()) > _LARGEST_ARRAY_WEIGHT:
-            raise InternalError("keyed weight arrays must total below 2**63; give them as branches")
-        self._grow_key_arrays(len(node.table))
-        nodes = self.key_nodes[keys]
-        for position in np.flatnonzero(nodes < 0).tolist():
-            self._learn_key(node.table, int(keys[position]))
-        targets, sums = sum_by_first_appearance(self.key_nodes[keys], weights)
-        reward_ids = self.key_rewards[keys]
-        rewarded = reward_ids >= 0
-        ids, masses = sum_by_first_appearance(reward_ids[rewarded], weights[rewarded])
-        by_rewards = dict(zip([self.rewards_by_id[i] for i in ids.tolist()], masses.tolist()))
-        self._store_chance(current, targets, sums, by_rewards)
-
-    def _grow_key_arrays(self, size: int) -> None:
-        known = len(self.key_nodes)
-        if known < size:
-            unseen = np.full(max(size, 2 * known) - known, -1, dtype=np.int64)
-            self.key_nodes = np.concatenate((self.key_nodes, unseen))
-            self.key_rewards = np.concatenate((self.key_rewards, unseen))
-
-    def _learn_key(self, table, key: int) -> None:
-        successor, rewards = table[key]
-        target = self.graph.index.get(successor)
-        self.key_nodes[key] = self.intern(successor) if target is None else target
-        if rewards is not None:
-            rewards_id = self.rewards_ids.get(rewards)
-            if rewards_id is None:
-                rewards_id = self.rewards_ids[rewards] = len(self.rewards_by_id)
-                self.rewards_by_id.append(rewards)
-            self.key_rewards[key] = rewards_id
-
-    def _store_chance(self, current, targets, weights, by_rewards: dict) -> None:
-        """Append a chance node: ``targets`` and ``weights`` are dict views / lists, or
-        int64 arrays (whose weights fit the array by construction)."""
+    def _store_chance(self, current, merged: dict, by_rewards: dict) -> None:
         graph = self.graph
-        if not len(targets):
+        if not merged:
             raise InternalError(f"chance node of state {graph.states[current]!r} has no branches")
         graph.kind.append(CHANCE)
+        graph.data.append(sum(merged.values()))
         graph.chance_reward_mass.append(self._reward_mass(by_rewards))
-        if type(targets) is np.ndarray:
-            graph.targets.frombytes(targets.astype(np.int64, copy=False).tobytes())
-            if type(graph.weights) is array:
-                graph.weights.frombytes(weights.astype(np.int64, copy=False).tobytes())
-                graph.data.append(sum(weights.tolist()))
-                return
-            weights = weights.tolist()
-        else:
-            graph.targets.extend(targets)
-            weights = list(weights)
-        graph.data.append(sum(weights))
+        graph.targets.extend(merged.keys())
+        weights = list(merged.values())
         if type(graph.weights) is array and max(weights) > _LARGEST_ARRAY_WEIGHT:
             graph.weights = list(graph.weights)
         graph.weights.extend(weights)

@@ -64,22 +64,10 @@ class KeyedChance:
 
     >>> KeyedChance(((3, 0), (1, 1)), [("heads", None), ("tails", (1,))]).branches[1]
     (1, 1)
-
-    A model may give the branches instead as two int64 numpy arrays, ``weights`` and
-    ``keys`` (``branches`` then empty; the weights' total must stay below 2**63), which
-    `explore` takes without a Python loop per branch; `pairs` reads either form.
     """
 
     branches: tuple
     table: list
-    weights: object = None
-    keys: object = None
-
-    def pairs(self):
-        """The branches as ``(weight, key)`` pairs, whichever form they were given in."""
-        if self.weights is None:
-            return self.branches
-        return tuple(zip(self.weights.tolist(), self.keys.tolist()))
 
 
 Node = Union[Terminal, Chance, Decision]
