@@ -20,6 +20,7 @@ ROWS = {
     "A3 v C3, W3 P1": ("dict(ability=3, challenge=3, consequence=3, peril=1)", "fixed"),
     "A4 v C3, W3 P1": ("dict(ability=4, challenge=3, consequence=3, peril=1)", "fixed"),
     "A5 v C5, W3 P1": ("dict(ability=5, challenge=5, consequence=3, peril=1)", "fixed"),
+    "A6 v C1, W7 P0": ("dict(ability=6, challenge=1, consequence=7, peril=0)", "fixed"),
     "d8 v d8, pool d6,d8, W2 P1, risk=always": (
         "dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=2, peril=1)",
         "risk=always"),
@@ -27,7 +28,7 @@ ROWS = {
         "dict(ability=3, challenge=2, consequence=2, peril=0, fortune=2, training=True)", "risk=always"),
     "A3 v C3, W3 P1, risk=always": ("dict(ability=3, challenge=3, consequence=3, peril=1)", "risk=always"),
 }
-DEFAULT_ROWS = list(ROWS)[:4]
+DEFAULT_ROWS = [row for row in ROWS if row != "A6 v C1, W7 P0"][:4]
 
 _CHILD = r"""
 import json, resource, sys, time
@@ -79,7 +80,7 @@ def _describe(result):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", nargs="*", default=DEFAULT_ROWS, choices=list(ROWS), metavar="NAME",
-                        help=f"rows to run (default: the first four): {'; '.join(ROWS)}")
+                        help=f"rows to run (default: {'; '.join(DEFAULT_ROWS)}): {'; '.join(ROWS)}")
     parser.add_argument("--baseline", metavar="DIR", help="a checkout whose exactdice to compare against")
     parser.add_argument("--max-states", type=int, default=200_000, help="stop a row at this many states found")
     args = parser.parse_args(argv)
