@@ -211,11 +211,10 @@ class Denominators:
         integer over their join (one multiplication per class that is not the join)."""
         if len(amounts) == 1:
             return next(iter(amounts.items()))
-        joined = self.join(amounts)
-        top, number = self.number(joined), self.number
+        joined, scale = self.join(amounts), self.scale
         total = mpz(0)
-        for klass, amount in amounts.items():  # the join's vector is each class's or more: exact
-            total += amount if klass == joined else amount * gmpy2.divexact(top, number(klass))
+        for klass, amount in amounts.items():
+            total += amount if klass == joined else amount * scale(klass, joined)
         return joined, total
 
 
@@ -250,6 +249,19 @@ class _Plan:
         node = component[0]
         graph = self.graph
         return node in graph.targets[graph.offsets[node] : graph.offsets[node + 1]]
+
+    def visit(self, flow) -> None:
+        """Drive a pass (exact `_Pass` or the float preview's flow) through the
+        components, sources first: ``flow.state`` for each acyclic state and
+        ``flow.loop`` for each loop that receives inflow (``flow.has_inflow``)."""
+        components = self.components
+        for index in range(len(components) - 1, -1, -1):
+            component = components[index]
+            if len(component) == 1 and not self.is_cyclic(index):
+                if flow.has_inflow(component[0]):
+                    flow.state(component[0])
+            elif any(map(flow.has_inflow, component)):
+                flow.loop(index)
 
     def moves(self, node):
         graph = self.graph
@@ -303,47 +315,10 @@ class _Plan:
             block = self.cyclic[index] = (live, rows, block_system(rows) if live else None)
         return block
 
-    def loop_exits(self, index, entries):
-        """``(exit states, ExitMap)`` of cyclic component ``index`` entered at the live
-        members in positions ``entries``. The map is remembered per loop structure: its
-        system, entries, leaving edges (exits numbered by first appearance) and the
-        members' steps and reward weights, all in the loop's own numbering."""
-        live, rows, matrix = self.cyclic_block(index)
-        graph, chosen_edge = self.graph, self.chosen_edge
-        position = {node: i for i, node in enumerate(live)}
-        numbering: dict = {}
-        leaving, functionals = [], []
-        for node in live:
-            pairs: dict = {}
-            for weight, target in self.moves(node)[1]:
-                if target not in position:
-                    exit_index = numbering.setdefault(target, len(numbering))
-                    pairs[exit_index] = pairs.get(exit_index, 0) + weight
-            leaving.append(tuple(sorted(pairs.items())))
-            if graph.kind[node] == CHANCE:
-                functionals.append((graph.data[node], *(graph.chance_reward_mass[node] or _no_rewards(graph))))
-            else:
-                functionals.append((0, *(graph.action_rewards.get(chosen_edge[node]) or _no_rewards(graph))))
-        key = (_system_key(rows), tuple(entries), tuple(leaving), tuple(functionals))
-        found = _exit_maps.get(key)
-        if found is None:
-            if len(_exit_maps) >= _MAX_REMEMBERED_SYSTEMS:
-                _exit_maps.clear()
-            found = _exit_maps[key] = exit_map(matrix, entries, leaving, functionals)
-        return list(numbering), found
-
-
-def _no_rewards(graph) -> tuple:
-    return (0,) * len(graph.reward_names)
-
 
 _FEW_EDGES = 32  # up to this many edges a node's moves into a loop are looked up in Python
 _systems: dict = {}
 _MAX_REMEMBERED_SYSTEMS = 4096
-
-
-def _system_key(rows) -> tuple:
-    return tuple(tuple(sorted(row.items())) for row in rows)
 
 
 def block_system(rows):
@@ -354,7 +329,7 @@ def block_system(rows):
     >>> block_system([{0: 2, 1: -1}, {0: -1, 1: 2}]).det()
     3
     """
-    key = _system_key(rows)
+    key = tuple(tuple(sorted(row.items())) for row in rows)
     found = _systems.get(key)
     if found is None:
         import flint
@@ -428,80 +403,107 @@ def _alive_states(plan: _Plan) -> bytearray:
     return alive
 
 
-_exit_maps: dict = {}  # a loop's structure (see `_Plan.loop_exits`) -> its `ExitMap`
+_CHUNK_BITS = 8192
+_SMALL_BLOCK = 32  # up to this size a block is solved by its remembered integer inverse
+_block_inverses: dict = {}  # id(matrix) -> (matrix, B, s) of a small loop met again
+_seen_matrices: dict = {}  # id(matrix) -> matrix, for small loops met once so far
 
 
-@dataclass(frozen=True)
-class ExitMap:
-    """Where a unit of visits entering a loop at each entry state ends up, exactly:
-    ``rows[j][e] / denominator`` is what exit ``j`` receives per unit entering at entry
-    ``e`` (``E = L A^-1`` on the entry columns; ``L`` the edges that leave the loop's
-    live members), followed by one row for the expected steps and one per reward
-    counter (the same for their linear functionals of the loop's visits).
+def solve_block(matrix, rows, sources):
+    """``(m, d)`` with ``A (m / d) = sources`` exactly (``rows``: A's entries as
+    ``column -> entry`` per row, ``matrix``: A as an ``fmpz_mat``), checked by
+    multiplying back: ``A m = d * sources`` or an `ArithmeticError`.
 
-    A and L have small entries, so the map is small numbers however wide the inflows
-    are; it is computed once per loop structure and remembered (loops recur at every
-    chip count and track position)."""
-
-    rows: tuple
-    denominator: mpz
-    exits: int
-
-    def carry(self, sources) -> list:
-        """The numerators (over ``denominator`` times the sources' own) of each row for
-        the entries' ``sources``, checked: whatever enters leaves, so the exits' total
-        must be exactly ``denominator * sum(sources)`` (each exit column of ``E`` sums
-        to 1, as each column of ``A`` sums to its member's leaving weight), else an
-        `ArithmeticError` (a corrupted or mis-keyed map)."""
-        totals = []
-        for row in self.rows:
-            total = mpz(0)
-            for coefficient, amount in zip(row, sources):
-                if coefficient:
-                    total += coefficient * amount
-            totals.append(total)
-        if sum(totals[: self.exits]) != self.denominator * sum(sources):
-            raise ArithmeticError("forward pass: a loop's exit map does not pass on exactly what enters it")
-        return totals
-
-
-def exit_map(matrix, entries, leaving, functionals) -> ExitMap:
-    """The `ExitMap` of a loop with system ``A`` (``matrix``, an ``fmpz_mat``) entered at
-    member positions ``entries``; ``leaving[i]``: ``(exit, weight)`` pairs of member
-    ``i``; ``functionals``: per member, its weight in the steps and in each reward.
-    ``X = A^-1`` on the entry columns comes from FLINT's exact solve on unit right sides,
-    checked by multiplying back (``A X_num = d I``); ``E = L X`` is an exact integer
-    product, checked to pass on every unit that enters.
-
-    >>> loop = exit_map(block_system([{0: 2, 1: -1}, {0: -1, 1: 2}]), [0],
-    ...                 [[(0, 1)], [(1, 1)]], [(2,), (2,)])
-    >>> [[int(value) for value in row] for row in loop.rows], loop.denominator
-    ([[2], [1], [6]], mpz(3))
+    >>> rows = [{0: 2, 1: -1}, {0: -1, 1: 2}]
+    >>> numerators, denominator = solve_block(block_system(rows), rows, [30, 0])
+    >>> [Fraction(int(m), int(denominator)) for m in numerators]
+    [Fraction(20, 1), Fraction(10, 1)]
     """
+    if len(rows) <= _SMALL_BLOCK and _seen_before(matrix):
+        numerators, denominator = _solve_by_inverse(matrix, sources)
+    else:
+        numerators, denominator = _solve_by_chunks(matrix, sources)
+    for row, source in zip(rows, sources):
+        total = mpz(0)
+        for column, entry in row.items():
+            total += entry * numerators[column]
+        if total != denominator * source:
+            raise ArithmeticError("forward pass: a loop's exact solve does not satisfy its system")
+    return numerators, denominator
+
+
+def _seen_before(matrix) -> bool:
+    """Whether a small loop's matrix was met before: its inverse (3 ms for 18 states)
+    pays only when the matrix recurs; a first one goes to the chunked solve (2.4 ms).
+    On A4 v C3, W3 P1, 102 of the 145 loops have a matrix of their own."""
+    key = id(matrix)
+    if _seen_matrices.get(key) is matrix:
+        return True
+    if len(_seen_matrices) >= _MAX_REMEMBERED_SYSTEMS:
+        _seen_matrices.clear()
+    _seen_matrices[key] = matrix
+    return False
+
+
+def _solve_by_inverse(matrix, sources):
+    """``(B sources, s)`` with ``B = s A^-1`` integral, remembered per matrix: small
+    loops recur at every chip count and track position."""
+    key = id(matrix)
+    found = _block_inverses.get(key)
+    if found is None or found[0] is not matrix:
+        numerators, scale = matrix.inv().numer_denom()
+        found = (matrix, [[mpz(int(entry)) for entry in row] for row in numerators.tolist()], mpz(int(scale)))
+        if len(_block_inverses) >= _MAX_REMEMBERED_SYSTEMS:
+            _block_inverses.clear()
+        _block_inverses[key] = found
+    _, inverse, scale = found
+    totals = []
+    for row in inverse:
+        total = mpz(0)
+        for coefficient, amount in zip(row, sources):
+            if coefficient and amount:
+                total += coefficient * amount
+        totals.append(total)
+    return totals, scale
+
+
+def _solve_by_chunks(matrix, sources):
+    """``(numerators, denominator)`` of ``A^-1 sources`` by FLINT's exact solver, the
+    wide right side cut into 8192-bit chunks, one column each, added back with shifts:
+    FLINT solves many narrow columns 3-4x faster than one wide one (2048-bit chunks
+    1.5x slower, 16384-bit 1.3x slower on A5 v C5's 72-state loops), and a
+    60-72-state block's rational inverse costs 2-3x its chunked solve."""
+    numerators, denominator = matrix.solve(_chunk_columns(sources)).numer_denom()
+    return _join_columns(numerators), mpz(int(denominator))
+
+
+def _chunk_columns(values):
+    """An ``fmpz_mat`` whose row i holds value i cut into 8192-bit chunks (sign kept):
+    value i = sum of row i's entries times 2^(8192 j)."""
     import flint
 
-    size, count = matrix.nrows(), len(entries)
-    units = flint.fmpz_mat(size, count)
-    for column, entry in enumerate(entries):
-        units[entry, column] = 1
-    solution, denominator = matrix.solve(units).numer_denom()
-    if matrix * solution != units * denominator:
-        raise ArithmeticError("forward pass: a loop's exact solve does not satisfy its system")
-    exits = 1 + max((target for pairs in leaving for target, _ in pairs), default=-1)
-    extra = len(functionals[0]) if functionals else 0
-    outgoing = flint.fmpz_mat(exits + extra, size)
-    for member, pairs in enumerate(leaving):
-        for target, weight in pairs:
-            outgoing[target, member] += int(weight)
-        for slot, weight in enumerate(functionals[member]):
-            if weight:
-                outgoing[exits + slot, member] = int(weight)
-    product = (outgoing * solution).tolist()
-    rows = tuple(tuple(mpz(int(value)) for value in row) for row in product)
-    denominator = mpz(int(denominator))
-    if any(sum(row[column] for row in rows[:exits]) != denominator for column in range(count)):
-        raise ArithmeticError("forward pass: a loop's exit map does not pass on exactly what enters it")
-    return ExitMap(rows, denominator, exits)
+    width = max(int(value).bit_length() for value in values)
+    columns = max(1, -(-width // _CHUNK_BITS))
+    mask = (1 << _CHUNK_BITS) - 1
+    chunks = []
+    for value in values:
+        value = int(value)
+        sign = -1 if value < 0 else 1
+        value = abs(value)
+        chunks.append([sign * ((value >> (_CHUNK_BITS * j)) & mask) for j in range(columns)])
+    return flint.fmpz_mat(chunks)
+
+
+def _join_columns(matrix):
+    """The numbers `_chunk_columns` cut, added back with shifts (one per row)."""
+    totals = []
+    columns = matrix.ncols()
+    for i in range(matrix.nrows()):
+        total = mpz(0)
+        for j in range(columns - 1, -1, -1):
+            total = (total << _CHUNK_BITS) + mpz(int(matrix[i, j]))
+        totals.append(total)
+    return totals
 
 
 def _add(amounts: dict, klass: int, amount) -> None:
@@ -522,6 +524,9 @@ class _Pass:
         self.collected = [{} for _ in range(len(graph.outcomes) + 1)]  # per outcome, then never-ends
         self.steps: dict = {}
         self.rewards = [{} for _ in graph.reward_names]
+
+    def has_inflow(self, node) -> bool:
+        return bool(self.inflow[node])
 
     def collect(self, slot, node):
         """A terminal's (or a dead state's, ``slot`` -1) inflow into its outcome."""
@@ -576,42 +581,62 @@ class _Pass:
                 _add(self.rewards[slot], klass, mass * amount)
 
     def loop(self, index):
-        """A cyclic component: carry its entries' inflows through its exit map to the
-        states it leaves to, add its steps and rewards, collect its dead members."""
-        plan = self.plan
+        """A cyclic component: solve its block, pass on what leaves it, collect the rest."""
+        plan, graph = self.plan, self.graph
         component = plan.components[index]
         if any(plan.alive[node] for node in component):
-            live = plan.cyclic_block(index)[0]
-            entries = [i for i, node in enumerate(live) if self.inflow[node]]
-            if entries:
-                klass, sources = self.loop_sources([live[i] for i in entries])
-                targets, exits = plan.loop_exits(index, entries)
-                own = self.classes.times(klass, exits.denominator)
-                carried = exits.carry(sources)
-                for target, amount in zip(targets, carried):
-                    if amount:
-                        self.send(target, own, amount)
-                if carried[exits.exits]:
-                    _add(self.steps, own, carried[exits.exits])
-                for slot, amount in enumerate(carried[exits.exits + 1 :]):
-                    if amount:
-                        _add(self.rewards[slot], own, amount)
+            live, rows, matrix = plan.cyclic_block(index)
+            klass, sources = self.loop_sources(live)
+            numerators, denominator = solve_block(matrix, rows, sources)
+            own = self.classes.times(klass, denominator)
+            for node, amount in zip(live, numerators):
+                if amount:
+                    if graph.kind[node] == CHANCE:
+                        _add(self.steps, own, graph.data[node] * amount)
+                        self.rewarded(graph.chance_reward_mass[node], own, amount)
+                    else:
+                        self.rewarded(graph.action_rewards.get(plan.chosen_edge[node]), own, amount)
+            for target, amount in self.leaving(live, numerators):
+                self.send(target, own, amount)
         for node in component:
             if not plan.alive[node]:
                 self.collect(-1, node)
             self.inflow[node] = None
 
-    def loop_sources(self, entries):
-        """``(class, right sides)``: the entry states' inflows over their join."""
+    def loop_sources(self, live):
+        """``(class, right sides)``: the live members' inflows over their join."""
         inflow, classes = self.inflow, self.classes
-        klass = classes.join({klass for node in entries for klass in inflow[node]})
+        present = {klass for node in live for klass in (inflow[node] or ())}
+        klass = classes.join(present) if present else 0
         sources = []
-        for node in entries:
+        for node in live:
             total = mpz(0)
-            for source, amount in inflow[node].items():
+            for source, amount in (inflow[node] or {}).items():
                 total += amount if source == klass else amount * classes.scale(source, klass)
             sources.append(total)
         return klass, sources
+
+    def leaving(self, live, values):
+        """(target, sum of weight * value) for the states a loop passes visits to: outside
+        it, or its dead members. Every edge is added, then the live members dropped
+        (cheaper than testing each edge)."""
+        graph, plan = self.graph, self.plan
+        weights, targets, offsets = graph.weights, graph.targets, graph.offsets
+        leaving: dict = {}
+        add = leaving.get
+        for node, amount in zip(live, values):
+            if not amount:
+                continue
+            if graph.kind[node] == DECISION:
+                target = targets[plan.chosen_edge[node]]
+                leaving[target] = add(target, 0) + amount
+                continue
+            low, high = offsets[node], offsets[node + 1]
+            for weight, target in zip(weights[low:high], targets[low:high]):
+                leaving[target] = add(target, 0) + weight * amount
+        for node in live:
+            leaving.pop(node, None)
+        return leaving.items()
 
     def result(self) -> ForwardResult:
         """The answers as Fractions over the join ``Q`` of every class met; the
@@ -644,12 +669,5 @@ class _Pass:
 def _run(plan: _Plan) -> ForwardResult:
     """Push the visits from the initial state through the components, sources first."""
     flow = _Pass(plan)
-    inflow, components = flow.inflow, plan.components
-    for index in range(len(components) - 1, -1, -1):
-        component = components[index]
-        if len(component) == 1 and not plan.is_cyclic(index):
-            if inflow[component[0]]:
-                flow.state(component[0])
-        elif any(inflow[node] for node in component):
-            flow.loop(index)
+    plan.visit(flow)
     return flow.result()

@@ -236,90 +236,54 @@ def test_float_preview_of_the_forward_pass_is_close_to_the_exact_one(kind, seed,
         assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
 
 
-def _plain_solve(rows, sources):
-    """``A x = sources`` by Gauss-Jordan elimination on plain Fractions (independent of FLINT)."""
-    size = len(rows)
-    augmented = [[Fraction(row.get(j, 0)) for j in range(size)] + [Fraction(source)] for row, source in zip(rows, sources)]
-    for column in range(size):
-        pivot = next(i for i in range(column, size) if augmented[i][column])
-        augmented[column], augmented[pivot] = augmented[pivot], augmented[column]
-        lead = augmented[column][column]
-        augmented[column] = [value / lead for value in augmented[column]]
-        for i in range(size):
-            if i != column and augmented[i][column]:
-                factor = augmented[i][column]
-                augmented[i] = [value - factor * top for value, top in zip(augmented[i], augmented[column])]
-    return [row[-1] for row in augmented]
-
-
-def test_an_exit_map_carries_wide_inflows_exactly():
-    """A loop's exit map applied to wide (tens of thousands of bits) inflows at two of its
-    entries gives what leaves it, its steps and its rewards exactly as a plain-Fraction
-    solve of the loop does; its exit columns each pass on exactly one unit."""
-    rng = random.Random(7)
-    size, exits = 6, 4
-    leaving = [((i % exits, rng.randint(1, 5)),) + ((exits - 1, rng.randint(1, 5)),) * (i < 2) for i in range(size)]
-    inside = [{j: rng.randint(0, 4) for j in range(size) if j != i and rng.random() < 0.6} for i in range(size)]
-    totals = [sum(weight for _, weight in leaving[i]) + sum(inside[i].values()) for i in range(size)]
-    rows = [{i: totals[i]} for i in range(size)]  # A = diag(t) - W^T
-    for source, moves in enumerate(inside):
-        for target, weight in moves.items():
-            rows[target][source] = rows[target].get(source, 0) - weight
-    functionals = [(totals[i], rng.randint(-3, 3)) for i in range(size)]
-    entries = [1, 4]
-    loop = forward_module.exit_map(forward_module.block_system(rows), entries, leaving, functionals)
-    assert loop.exits == exits and len(loop.rows) == exits + 2
-    assert all(sum(row[column] for row in loop.rows[:exits]) == loop.denominator for column in range(2))
-    sources = [rng.getrandbits(30000), rng.getrandbits(9000)]
-    carried = loop.carry(sources)
-    right = [0] * size
-    for entry, amount in zip(entries, sources):
-        right[entry] = amount
-    visits = _plain_solve(rows, right)
-    expected = [sum(weight * visits[i] for i in range(size) for j, weight in leaving[i] if j == exit_index)
-                for exit_index in range(exits)]
-    expected += [sum(functionals[i][slot] * visits[i] for i in range(size)) for slot in range(2)]
-    assert [Fraction(int(amount), int(loop.denominator)) for amount in carried] == expected
-
-
-def test_a_corrupted_remembered_exit_map_is_caught(monkeypatch):
-    """A remembered exit map whose numbers were altered (one exit's share raised) is caught
-    when it is used again, not passed on; so is one with a wrong denominator."""
-    graph = explore(RandomChain(3, 30))
-    forward_module._exit_maps.clear()
-    good = forward_pass(graph)
-    assert forward_module._exit_maps
-    key, loop = next(iter(forward_module._exit_maps.items()))
-    rows = list(loop.rows)
-    rows[0] = tuple(value + 1 for value in rows[0])
-    forward_module._exit_maps[key] = forward_module.ExitMap(tuple(rows), loop.denominator, loop.exits)
-    with pytest.raises(ArithmeticError, match="does not pass on exactly"):
-        forward_pass(graph)
-    forward_module._exit_maps[key] = forward_module.ExitMap(loop.rows, loop.denominator * 3, loop.exits)
-    with pytest.raises(ArithmeticError, match="does not pass on exactly"):
-        forward_pass(graph)
-    forward_module._exit_maps.clear()
-    again = forward_pass(graph)
-    assert (again.absorption, again.expected_steps) == (good.absorption, good.expected_steps)
-
-
-def test_a_wrong_loop_solve_is_caught_when_the_map_is_made(monkeypatch):
-    """The unit-column solve behind an exit map is multiplied back: a solution off by a
-    factor raises instead of being remembered."""
+@pytest.mark.parametrize("path", ["remembered inverse", "chunked FLINT solve"])
+def test_block_solve_with_a_right_side_of_many_chunks(path, monkeypatch):
+    """Right sides wider than one chunk (and negative) come back exactly by either way
+    of solving a loop; a solution that does not satisfy the system raises."""
     import flint
 
-    real = flint.fmpq_mat.numer_denom
+    if path == "chunked FLINT solve":
+        monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 0)
+    else:  # a matrix met for the first time goes to the chunked solve
+        monkeypatch.setattr(forward_module, "_seen_before", lambda matrix: True)
+    rng = random.Random(7)
+    size = 6
+    rows = [{j: (rng.randint(20, 40) if i == j else -rng.randint(0, 3)) for j in range(size)} for i in range(size)]
+    matrix = forward_module.block_system(rows)
+    solution = [Fraction(rng.choice([-1, 1]) * rng.getrandbits(rng.choice([10, 9000, 30000])), rng.randint(1, 50))
+                for _ in range(size)]
+    sources = [sum(row.get(j, 0) * solution[j] for j in range(size)) for row in rows]
+    common = math.lcm(*(source.denominator for source in sources))
+    sources = [int(source * common) for source in sources]
+    numerators, denominator = forward_module.solve_block(matrix, rows, sources)
+    assert [Fraction(int(m), int(denominator) * common) for m in numerators] == solution
+    assert isinstance(matrix, flint.fmpz_mat)
 
-    def doubled(matrix):
-        numerators, denominator = real(matrix)
-        return numerators, denominator * 2
+    solver = "_solve_by_chunks" if path == "chunked FLINT solve" else "_solve_by_inverse"
+    real = getattr(forward_module, solver)
 
-    monkeypatch.setattr(flint.fmpq_mat, "numer_denom", doubled, raising=False)
-    forward_module._exit_maps.clear()
+    def corrupted(*args):
+        values, scale = real(*args)
+        return values, scale * 3  # a wrong divisor
+
+    monkeypatch.setattr(forward_module, solver, corrupted)
     with pytest.raises(ArithmeticError, match="does not satisfy"):
-        forward_pass(explore(RandomChain(3, 30)))
-    monkeypatch.undo()
-    forward_module._exit_maps.clear()
+        forward_module.solve_block(matrix, rows, sources)
+
+
+def test_large_blocks_take_the_chunked_solve_and_agree(monkeypatch):
+    """Random chains solved with every loop sent to the chunked FLINT solve give the
+    same Fractions as with every small loop by its remembered inverse."""
+    for seed in range(6):
+        graph = explore(RandomChain(seed, 30))
+        with monkeypatch.context() as patched:
+            patched.setattr(forward_module, "_seen_before", lambda matrix: True)
+            first = forward_pass(graph)
+        monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 0)
+        second = forward_pass(graph)
+        monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 32)
+        assert (first.absorption, first.never_ends, first.expected_steps, first.expected_rewards) == (
+            second.absorption, second.never_ends, second.expected_steps, second.expected_rewards)
 
 
 @pytest.mark.parametrize("seed", range(0, 40, 4))

@@ -1,8 +1,8 @@
-"""The forward pass's loops: their inflows carried through exit maps remembered per loop
-structure (several entries, recurring loops with other inflows, rewards on loop
-states). Checked against the dense sympy reference (plain Fractions) and the backward
-solver: identical Fractions, and every broken exactness check raises instead of
-returning."""
+"""The forward pass's loops: solved on their inflow divided by the cofactor of its own
+denominator, by either block path (remembered inverse, chunked FLINT solve), and what
+leaves them passed on as narrow numerators. Checked against the dense sympy reference
+(plain Fractions) and the backward solver: identical Fractions, and every broken
+exactness check raises instead of returning."""
 
 from __future__ import annotations
 
@@ -55,8 +55,11 @@ def _answers(result):
     return result.absorption, result.never_ends, result.expected_steps, result.expected_rewards
 
 
+@pytest.mark.parametrize("small_block", [32, 0], ids=["remembered inverse", "chunked FLINT solve"])
 @pytest.mark.parametrize("seed", range(12))
-def test_loops_behind_chance_match_the_reference(seed):
+def test_loops_behind_chance_match_the_reference_by_either_block_path(seed, small_block, monkeypatch):
+    monkeypatch.setattr(forward_module, "_SMALL_BLOCK", small_block)
+    monkeypatch.setattr(forward_module, "_seen_before", lambda matrix: True)  # not only on a matrix's return
     model = LoopsBehindChance(seed, loop_size=3 + seed % 5)
     graph = explore(model)
     result = forward_pass(graph)
@@ -68,8 +71,8 @@ def test_loops_behind_chance_match_the_reference(seed):
 class RecurringLoops:
     """The same loop (same weights, same rewards) at several levels, each entered at
     two or three of its states (one of two patterns) with inflows that differ from level
-    to level, leaving to the next level and to the outcomes: one exit map per distinct
-    structure serves every level whose entries match."""
+    to level, leaving to the next level and to the outcomes (a loop's matrix recurs, so the
+    small-loop inverse is reused with other right sides)."""
 
     outcomes = ("win", "loss")
     reward_names = ("gold",)
@@ -100,19 +103,23 @@ class RecurringLoops:
         return Chance(tuple((w, ("loop", level, j), r) for w, j, r in self.inside[i]) + (leaving,))
 
 
+@pytest.mark.parametrize("small_block", [32, 0], ids=["remembered inverse", "chunked FLINT solve"])
 @pytest.mark.parametrize("seed", range(8))
-def test_recurring_loops_share_exit_maps_and_match_the_reference(seed):
-    """Levels of one loop entered with different inflows (and at different entries):
-    exact as the reference and the backward solver, with fewer maps made than loops."""
+def test_recurring_loops_entered_at_several_states_match_the_reference(seed, small_block, monkeypatch):
+    """Levels of one loop entered at two or three states with inflows that differ from
+    level to level, rewards on the loop's edges: identical Fractions to the reference and
+    the backward solver by either block path."""
+    monkeypatch.setattr(forward_module, "_SMALL_BLOCK", small_block)
+    forward_module._seen_matrices.clear()
+    forward_module._block_inverses.clear()
     model = RecurringLoops(seed)
     graph = explore(model)
-    forward_module._exit_maps.clear()
     result = forward_pass(graph)
     assert_matches_reference(result, dense_evaluate(model, reachable_nodes(model), {}, {"win": 1}))
     absorption, never, steps, rewards, _ = backward_answers(graph)
     assert _answers(result) == (absorption, never, steps, rewards)
-    loops = sum(1 for component in graph.strongly_connected_components() if len(component) > 1)
-    assert loops == model.levels and len(forward_module._exit_maps) == 3  # two patterns; the last level leads elsewhere
+    if small_block:  # the loop's matrix recurred: later levels took the remembered inverse
+        assert forward_module._block_inverses
 
 
 def test_loop_right_sides_are_narrower_than_the_final_denominator(monkeypatch):
@@ -140,24 +147,44 @@ def test_loop_right_sides_are_narrower_than_the_final_denominator(monkeypatch):
     assert any(number < final for number in numbers)
 
 
-def test_an_exit_map_with_a_denominator_cut_short_is_caught(monkeypatch):
-    """An exit map whose denominator loses a factor fails the per-use check (what leaves
-    must equal what enters) instead of returning."""
+def test_a_loop_denominator_cut_short_is_caught(monkeypatch):
+    """A loop whose solution's denominator loses a factor (a corrupted divisor) fails the
+    multiply-back check instead of returning (the check can fail), by either path."""
     graph = explore(LoopsBehindChance(1))
-    real = forward_module.exit_map
+    for solver in ("_solve_by_inverse", "_solve_by_chunks"):
+        real = getattr(forward_module, solver)
 
-    def short(*args):
-        loop = real(*args)
-        factor = forward_module.small_prime_factors(int(loop.denominator))[0][0] if loop.denominator > 1 else 1
-        return forward_module.ExitMap(loop.rows, loop.denominator // factor if factor > 1 else loop.denominator + 1,
-                                      loop.exits)
+        def short(*args, _real=real):
+            numerators, denominator = _real(*args)
+            factor = forward_module.small_prime_factors(int(denominator))[0][0] if denominator > 1 else 1
+            return numerators, denominator // factor if factor > 1 else denominator + 1
 
-    monkeypatch.setattr(forward_module, "exit_map", short)
-    forward_module._exit_maps.clear()
-    with pytest.raises(ArithmeticError, match="does not pass on exactly"):
-        forward_pass(graph)
-    monkeypatch.undo()
-    forward_module._exit_maps.clear()
+        with monkeypatch.context() as patched:
+            patched.setattr(forward_module, solver, short)
+            patched.setattr(forward_module, "_SMALL_BLOCK", 32 if solver == "_solve_by_inverse" else 0)
+            patched.setattr(forward_module, "_seen_before", lambda matrix: True)
+            forward_module._block_inverses.clear()
+            with pytest.raises(ArithmeticError, match="does not satisfy"):
+                forward_module.forward_pass(graph)
+
+
+@pytest.mark.parametrize("small_block", [32, 0], ids=["remembered inverse", "chunked FLINT solve"])
+def test_block_solve_comes_back_exactly(small_block, monkeypatch):
+    """``m / d`` solves A x = sources exactly for wide, negative and narrow right sides
+    (one that leaves a fraction included); a wrong right side is no solution."""
+    from fractions import Fraction
+
+    monkeypatch.setattr(forward_module, "_SMALL_BLOCK", small_block)
+    monkeypatch.setattr(forward_module, "_seen_before", lambda matrix: True)
+    rng = random.Random(11)
+    size = 7
+    rows = [{j: (rng.randint(20, 40) if i == j else -rng.randint(0, 3)) for j in range(size)} for i in range(size)]
+    matrix = forward_module.block_system(rows)
+    for _ in range(4):
+        sources = [rng.choice([-1, 1]) * rng.getrandbits(rng.choice([5, 9000, 20000])) for _ in range(size)]
+        numerators, denominator = forward_module.solve_block(matrix, rows, sources)
+        values = [Fraction(int(m), int(denominator)) for m in numerators]
+        assert [sum(row.get(j, 0) * values[j] for j in range(size)) for row in rows] == sources
 
 
 def test_float_preview_through_loops_is_close_to_the_exact_pass():
@@ -166,3 +193,25 @@ def test_float_preview_through_loops_is_close_to_the_exact_pass():
     for name in graph.outcomes:
         assert preview.absorption[name] == pytest.approx(float(exact.absorption[name]), abs=1e-9)
     assert preview.expected_steps == pytest.approx(float(exact.expected_steps), rel=1e-9)
+
+
+def test_a_small_loop_takes_its_inverse_only_when_its_matrix_recurs(monkeypatch):
+    """The first sight of a small loop's matrix goes to the chunked solve, a return to the
+    remembered inverse; both give the same exact solution."""
+    calls = []
+    for name in ("_solve_by_inverse", "_solve_by_chunks"):
+        real = getattr(forward_module, name)
+
+        def recording(*args, _real=real, _name=name):
+            calls.append(_name)
+            return _real(*args)
+
+        monkeypatch.setattr(forward_module, name, recording)
+    rows = [{0: 5, 1: -2}, {0: -1, 1: 7, 2: -3}, {1: -1, 2: 4}]
+    matrix = forward_module.block_system(rows)
+    forward_module._seen_matrices.pop(id(matrix), None)
+    forward_module._block_inverses.pop(id(matrix), None)
+    first = forward_module.solve_block(matrix, rows, [10**40, 3, -7])
+    second = forward_module.solve_block(matrix, rows, [10**40, 3, -7])
+    assert calls == ["_solve_by_chunks", "_solve_by_inverse"]
+    assert [m * second[1] for m in first[0]] == [m * first[1] for m in second[0]]
