@@ -2,7 +2,7 @@
 matrices, their exact solves, what leaves them, the acyclic states' transitions and
 the closing sums, on one explored graph; optionally the float preview beside it.
 
-Run: python scripts/bench_forward_split.py [--case A,C,W,P] [--float]
+Run: python scripts/bench_forward_split.py [--case A,C,W,P] [--float] [--loop-shapes]
 The split is in CPU seconds, printed with the load average: on a shared machine the
 wall seconds are inflated by the other jobs, CPU seconds much less.
 """
@@ -66,6 +66,27 @@ def explored(case: str):
     return explore(KarbonModel(start.sizes, start.situation(), Rules(), player, narrator), progress=False)
 
 
+@contextmanager
+def _loop_shapes(shapes: list):
+    """Record per loop: (live members, members that receive inflow, distinct states it
+    leaves to, edges of its members): what a per-loop exit map would cost against the
+    edges the pass walks."""
+    real = forward._Pass.leaving
+
+    def recording(flow, live, values):
+        leaving = list(real(flow, live, values))
+        graph = flow.graph
+        edges = sum(graph.offsets[node + 1] - graph.offsets[node] for node in live)
+        shapes.append((len(live), sum(1 for node in live if flow.inflow[node]), len(leaving), edges))
+        return leaving
+
+    forward._Pass.leaving = recording
+    try:
+        yield
+    finally:
+        forward._Pass.leaving = real
+
+
 def split(case: str, with_float: bool = False) -> dict:
     """Seconds per phase of the exact forward-only solve of fixed contest ``case``."""
     seconds = {}
@@ -98,7 +119,18 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", default="5,5,3,1", help="A,C,W,P (default 5,5,3,1)")
     parser.add_argument("--float", action="store_true", help="also time the float preview")
+    parser.add_argument("--loop-shapes", action="store_true",
+                        help="count each loop's members, entry states (with inflow) and exits instead of timing")
     args = parser.parse_args(argv)
+    if args.loop_shapes:
+        shapes: list = []
+        with _loop_shapes(shapes):
+            split(args.case)
+        members, entries, exits, edges = (sum(column) for column in zip(*shapes))
+        print(f"A,C,W,P = {args.case}: {len(shapes)} loops, {members:,} live members, {entries:,} of them entries "
+              f"(receive inflow), {exits:,} exits (distinct states left to), entries x exits summed per loop "
+              f"{sum(shape[1] * shape[2] for shape in shapes):,}, members' edges {edges:,}")
+        return
     found = split(args.case, args.float)
     print(f"A,C,W,P = {args.case}: {found['states']:,} states, {found['transitions']:,} transitions, "
           f"{found['loops']} loops, Q of {found['bound_bits']:,} bits; load average {os.getloadavg()[0]:.1f}; "

@@ -40,6 +40,9 @@ class _FloatFlow:
         self.y = numpy.zeros(count)
         self.position = numpy.full(count, -1, dtype=numpy.int64)  # a loop member's column, else -1
 
+    def has_inflow(self, node) -> bool:
+        return bool(self.inflow[node])
+
     def push(self, node, value):
         """Pass ``value`` (``y`` of ``node``) along its edges under the strategy."""
         graph, plan = self.graph, self.plan
@@ -93,15 +96,8 @@ def float_pass(plan):
     from exactdice.markov.forward import ForwardResult
 
     flow = _FloatFlow(plan)
-    graph, components = plan.graph, plan.components
-    inflow = flow.inflow
-    for index in range(len(components) - 1, -1, -1):
-        component = components[index]
-        if len(component) == 1 and not plan.is_cyclic(index):
-            if inflow[component[0]]:
-                flow.state(component[0])
-        elif inflow[component].any():
-            flow.loop(index)
+    plan.visit(flow)
+    graph, inflow = plan.graph, flow.inflow
     kind = numpy.frombuffer(bytes(graph.kind), dtype=numpy.uint8)
     alive = numpy.frombuffer(bytes(plan.alive), dtype=numpy.uint8).astype(bool)
     data = numpy.array(graph.data, dtype=float)

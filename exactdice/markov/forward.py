@@ -211,11 +211,10 @@ class Denominators:
         integer over their join (one multiplication per class that is not the join)."""
         if len(amounts) == 1:
             return next(iter(amounts.items()))
-        joined = self.join(amounts)
-        top, number = self.number(joined), self.number
+        joined, scale = self.join(amounts), self.scale
         total = mpz(0)
-        for klass, amount in amounts.items():  # the join's vector is each class's or more: exact
-            total += amount if klass == joined else amount * gmpy2.divexact(top, number(klass))
+        for klass, amount in amounts.items():
+            total += amount if klass == joined else amount * scale(klass, joined)
         return joined, total
 
 
@@ -250,6 +249,19 @@ class _Plan:
         node = component[0]
         graph = self.graph
         return node in graph.targets[graph.offsets[node] : graph.offsets[node + 1]]
+
+    def visit(self, flow) -> None:
+        """Drive a pass (exact `_Pass` or the float preview's flow) through the
+        components, sources first: ``flow.state`` for each acyclic state and
+        ``flow.loop`` for each loop that receives inflow (``flow.has_inflow``)."""
+        components = self.components
+        for index in range(len(components) - 1, -1, -1):
+            component = components[index]
+            if len(component) == 1 and not self.is_cyclic(index):
+                if flow.has_inflow(component[0]):
+                    flow.state(component[0])
+            elif any(map(flow.has_inflow, component)):
+                flow.loop(index)
 
     def moves(self, node):
         graph = self.graph
@@ -393,7 +405,8 @@ def _alive_states(plan: _Plan) -> bytearray:
 
 _CHUNK_BITS = 8192
 _SMALL_BLOCK = 32  # up to this size a block is solved by its remembered integer inverse
-_block_inverses: dict = {}
+_block_inverses: dict = {}  # id(matrix) -> (matrix, B, s) of a small loop met again
+_seen_matrices: dict = {}  # id(matrix) -> matrix, for small loops met once so far
 
 
 def solve_block(matrix, rows, sources):
@@ -424,12 +437,11 @@ def _seen_before(matrix) -> bool:
     pays only when the matrix recurs; a first one goes to the chunked solve (2.4 ms).
     On A4 v C3, W3 P1, 102 of the 145 loops have a matrix of their own."""
     key = id(matrix)
-    found = _block_inverses.get(key)
-    if found is not None and found[0] is matrix:
+    if _seen_matrices.get(key) is matrix:
         return True
-    if len(_block_inverses) >= _MAX_REMEMBERED_SYSTEMS:
-        _block_inverses.clear()
-    _block_inverses[key] = (matrix, None, None)
+    if len(_seen_matrices) >= _MAX_REMEMBERED_SYSTEMS:
+        _seen_matrices.clear()
+    _seen_matrices[key] = matrix
     return False
 
 
@@ -438,7 +450,7 @@ def _solve_by_inverse(matrix, sources):
     loops recur at every chip count and track position."""
     key = id(matrix)
     found = _block_inverses.get(key)
-    if found is None or found[0] is not matrix or found[1] is None:
+    if found is None or found[0] is not matrix:
         numerators, scale = matrix.inv().numer_denom()
         found = (matrix, [[mpz(int(entry)) for entry in row] for row in numerators.tolist()], mpz(int(scale)))
         if len(_block_inverses) >= _MAX_REMEMBERED_SYSTEMS:
@@ -512,6 +524,9 @@ class _Pass:
         self.collected = [{} for _ in range(len(graph.outcomes) + 1)]  # per outcome, then never-ends
         self.steps: dict = {}
         self.rewards = [{} for _ in graph.reward_names]
+
+    def has_inflow(self, node) -> bool:
+        return bool(self.inflow[node])
 
     def collect(self, slot, node):
         """A terminal's (or a dead state's, ``slot`` -1) inflow into its outcome."""
@@ -654,12 +669,5 @@ class _Pass:
 def _run(plan: _Plan) -> ForwardResult:
     """Push the visits from the initial state through the components, sources first."""
     flow = _Pass(plan)
-    inflow, components = flow.inflow, plan.components
-    for index in range(len(components) - 1, -1, -1):
-        component = components[index]
-        if len(component) == 1 and not plan.is_cyclic(index):
-            if inflow[component[0]]:
-                flow.state(component[0])
-        elif any(inflow[node] for node in component):
-            flow.loop(index)
+    plan.visit(flow)
     return flow.result()

@@ -68,6 +68,60 @@ def test_loops_behind_chance_match_the_reference_by_either_block_path(seed, smal
     assert _answers(result) == (absorption, never, steps, rewards)
 
 
+class RecurringLoops:
+    """The same loop (same weights, same rewards) at several levels, each entered at
+    two or three of its states (one of two patterns) with inflows that differ from level
+    to level, leaving to the next level and to the outcomes (a loop's matrix recurs, so the
+    small-loop inverse is reused with other right sides)."""
+
+    outcomes = ("win", "loss")
+    reward_names = ("gold",)
+
+    def __init__(self, seed, levels=6, size=5):
+        rng = random.Random(seed)
+        self.levels, self.size = levels, size
+        self.inside = [[(rng.randint(1, 6), (i + 1) % size, (rng.randint(0, 3),))]
+                       + [(rng.randint(1, 4), rng.randrange(size), (1,)) for _ in range(rng.randint(0, 2))]
+                       for i in range(size)]
+        self.out = [(rng.randint(1, 3), rng.randrange(size), (rng.randint(-1, 2),)) for _ in range(size)]
+        patterns = [rng.sample(range(size), rng.randint(2, 3)) for _ in range(2)]
+        self.feeds = [[(rng.randint(1, 9), entry) for entry in patterns[level % 2]] for level in range(levels)]
+
+    def initial_state(self):
+        return ("feed", 0)
+
+    def expand(self, state):
+        if isinstance(state, str):
+            return Terminal(state)
+        if state[0] == "feed":
+            level = state[1]
+            return Chance(tuple((weight, ("loop", level, entry), None) for weight, entry in self.feeds[level]))
+        _, level, i = state
+        later = ("feed", level + 1) if level + 1 < self.levels else "loss"
+        weight, _, reward = self.out[i]
+        leaving = (weight, "win" if i == 0 else later if i % 2 else "loss", reward)
+        return Chance(tuple((w, ("loop", level, j), r) for w, j, r in self.inside[i]) + (leaving,))
+
+
+@pytest.mark.parametrize("small_block", [32, 0], ids=["remembered inverse", "chunked FLINT solve"])
+@pytest.mark.parametrize("seed", range(8))
+def test_recurring_loops_entered_at_several_states_match_the_reference(seed, small_block, monkeypatch):
+    """Levels of one loop entered at two or three states with inflows that differ from
+    level to level, rewards on the loop's edges: identical Fractions to the reference and
+    the backward solver by either block path."""
+    monkeypatch.setattr(forward_module, "_SMALL_BLOCK", small_block)
+    forward_module._seen_matrices.clear()
+    forward_module._block_inverses.clear()
+    model = RecurringLoops(seed)
+    graph = explore(model)
+    result = forward_pass(graph)
+    assert_matches_reference(result, dense_evaluate(model, reachable_nodes(model), {}, {"win": 1}))
+    absorption, never, steps, rewards, _ = backward_answers(graph)
+    assert _answers(result) == (absorption, never, steps, rewards)
+    if small_block:  # the loop's matrix recurred: later levels took the remembered inverse
+        assert forward_module._block_inverses
+
+
 def test_loop_right_sides_are_narrower_than_the_final_denominator(monkeypatch):
     """Each loop solves over the join of its own inflows' classes: a divisor of the final
     ``Q``, and here a proper one (so the loops really solve narrower right sides)."""
@@ -155,6 +209,7 @@ def test_a_small_loop_takes_its_inverse_only_when_its_matrix_recurs(monkeypatch)
         monkeypatch.setattr(forward_module, name, recording)
     rows = [{0: 5, 1: -2}, {0: -1, 1: 7, 2: -3}, {1: -1, 2: 4}]
     matrix = forward_module.block_system(rows)
+    forward_module._seen_matrices.pop(id(matrix), None)
     forward_module._block_inverses.pop(id(matrix), None)
     first = forward_module.solve_block(matrix, rows, [10**40, 3, -7])
     second = forward_module.solve_block(matrix, rows, [10**40, 3, -7])
