@@ -188,6 +188,7 @@ class KarbonModel:
         self._edge_keys: list = []
         self._edge_sums: list = []
         self._swap_cache: dict = {}
+        self._fixed_take_cache: dict = {}  # by (pool, dice taken): at most pools x 4 entries
         # the option builders by decision point, as plain functions: bound methods here
         # would make a reference cycle that keeps a solved model's caches alive until
         # the cycle collector runs
@@ -295,6 +296,9 @@ class KarbonModel:
                 return
             if phase == "test":
                 situation, reward = self._test_step(situation, reward)
+                continue
+            if phase == "take" and not self.player_decides:  # `_fixed_take`'s pick, built alone
+                situation = self._fixed_take_next(situation)
                 continue
             side, options = self._decision(situation)
             if len(options) == 1:
@@ -643,11 +647,18 @@ class KarbonModel:
 
     def _take_options(self, situation):
         _, position, winner, count = situation
-        return [(name,
-                 ("peril", position._replace(pool=_sub(position.pool, taken),
-                                             player_hand=_add(position.player_hand, taken)), winner),
-                 _NO_REWARD)
+        return [(name, _after_take(position, winner, taken), _NO_REWARD)
                 for name, taken in _named_compositions(self.sizes, position.pool, count)], "player"
+
+    def _fixed_take_next(self, situation):
+        """The situation after a fixed player's take (`_fixed_take`), without listing the
+        other options: the risk walk's most frequent decision (a quarter of its time)."""
+        _, position, winner, count = situation
+        key = (position.pool, count)
+        taken = self._fixed_take_cache.get(key)
+        if taken is None:
+            taken = self._fixed_take_cache[key] = _take_by_preference(position.pool, count, self.risk_take_order)
+        return _after_take(position, winner, taken)
 
     def _break_options(self, situation):
         _, position, queue = situation
@@ -777,6 +788,12 @@ class KarbonModel:
         options, _ = self._give_options(situation)
         picker = "player" if self.ruleset.sideswipe_picker == "player" else "narrator"
         return options, picker
+
+
+def _after_take(position: Position, winner: str, taken: tuple):
+    """The pre-peril situation after the player took ``taken`` from the pool (a risk)."""
+    return ("peril", position._replace(pool=_sub(position.pool, taken),
+                                       player_hand=_add(position.player_hand, taken)), winner)
 
 
 def _place(chips: int, stack: int, one_only: bool):
