@@ -44,7 +44,7 @@ _FIRST_SWEEP = 2_000
 
 def _check_weight(weight) -> None:
     """A branch weight must be a positive int (the probabilities are exact ratios of them)."""
-    if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
+    if not isinstance(weight, int) or weight <= 0:
         raise InputError("weight", f"branch weights must be positive ints, got {weight!r}")
 
 
@@ -190,7 +190,8 @@ class BoundedSolver:
         if isinstance(expanded, Chance):
             merged: dict = {}
             for weight, successor, _ in expanded.branches:
-                _check_weight(weight)
+                if type(weight) is not int or weight <= 0:
+                    _check_weight(weight)
                 target = self._intern(successor)
                 merged[target] = merged.get(target, 0) + weight
             self._store_chance(node, merged)
@@ -287,7 +288,7 @@ class BoundedSolver:
             else:
                 weights = [p * (hi[t] - lo[t]) for p, t in zip(self.probs[node], options)]
                 total = sum(weights)
-                if total <= stop_gap:
+                if total <= stop_gap:  # what the successors could still gain is below the gap sought
                     break
                 pick = self.random.random() * total
                 nxt = options[-1]

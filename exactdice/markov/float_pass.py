@@ -40,9 +40,6 @@ class _FloatFlow:
         self.y = numpy.zeros(count)
         self.position = numpy.full(count, -1, dtype=numpy.int64)  # a loop member's column, else -1
 
-    def has_inflow(self, node) -> bool:
-        return bool(self.inflow[node])
-
     def push(self, node, value):
         """Pass ``value`` (``y`` of ``node``) along its edges under the strategy."""
         graph, plan = self.graph, self.plan

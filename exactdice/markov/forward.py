@@ -253,14 +253,15 @@ class _Plan:
     def visit(self, flow) -> None:
         """Drive a pass (exact `_Pass` or the float preview's flow) through the
         components, sources first: ``flow.state`` for each acyclic state and
-        ``flow.loop`` for each loop that receives inflow (``flow.has_inflow``)."""
-        components = self.components
+        ``flow.loop`` for each loop that receives inflow (``flow.inflow[node]`` true:
+        a pending exact amount or a nonzero float)."""
+        components, inflow = self.components, flow.inflow
         for index in range(len(components) - 1, -1, -1):
             component = components[index]
             if len(component) == 1 and not self.is_cyclic(index):
-                if flow.has_inflow(component[0]):
+                if inflow[component[0]]:
                     flow.state(component[0])
-            elif any(map(flow.has_inflow, component)):
+            elif any(inflow[node] for node in component):
                 flow.loop(index)
 
     def moves(self, node):
@@ -439,6 +440,9 @@ def _seen_before(matrix) -> bool:
     key = id(matrix)
     if _seen_matrices.get(key) is matrix:
         return True
+    found = _block_inverses.get(key)
+    if found is not None and found[0] is matrix:  # its inverse outlived a clearing of the seen ones
+        return True
     if len(_seen_matrices) >= _MAX_REMEMBERED_SYSTEMS:
         _seen_matrices.clear()
     _seen_matrices[key] = matrix
@@ -524,9 +528,6 @@ class _Pass:
         self.collected = [{} for _ in range(len(graph.outcomes) + 1)]  # per outcome, then never-ends
         self.steps: dict = {}
         self.rewards = [{} for _ in graph.reward_names]
-
-    def has_inflow(self, node) -> bool:
-        return bool(self.inflow[node])
 
     def collect(self, slot, node):
         """A terminal's (or a dead state's, ``slot`` -1) inflow into its outcome."""
