@@ -31,7 +31,7 @@ from fractions import Fraction
 from operator import mul
 
 from exactdice.errors import InputError, InternalError, TooLargeError
-from exactdice.markov.model import Chance, Decision, KeyedChance, Terminal
+from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal
 
 __all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "TimeLimitedModel",
            "evaluate_strategy"]
@@ -146,8 +146,7 @@ class BoundedSolver:
         # a model's `expand_keyed` names a chance node's successors by int keys into one
         # table it only appends to: a key's node id is kept, so its state is hashed once
         self._expand_model = getattr(model, "expand_keyed", None) or model.expand
-        self._keyed_table = None
-        self._keyed_nodes: list = []
+        self._keyed_nodes = KeySlots()
         self.initial = self._intern(model.initial_state())
         self._cycle_seen = False
 
@@ -209,11 +208,7 @@ class BoundedSolver:
         """Successor node id -> summed integer weight of a `KeyedChance`: a key seen
         before is a list look-up, a new key interns its state once."""
         table = expanded.table
-        if table is not self._keyed_table:
-            self._keyed_table, self._keyed_nodes = table, []
-        known = self._keyed_nodes
-        if len(known) < len(table):
-            known.extend([None] * (len(table) - len(known)))
+        known = self._keyed_nodes.for_table(table)
         merged: dict = {}
         get = merged.get
         for weight, key in expanded.branches:

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from exactdice.errors import InternalError, TooLargeError
 from exactdice.limits import check_memory
-from exactdice.markov.model import Chance, Decision, KeyedChance, Terminal
+from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal
 
 __all__ = ["StateGraph", "explore", "paused_gc", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
 
@@ -224,8 +224,7 @@ class _Explorer:
         self.reward_width = len(reward_names)
         self.max_states = max_states
         # by `KeyedChance` key: (node id, rewards) or None, for the one table the model keeps
-        self.keyed_table = None
-        self.keyed_targets: list = []
+        self.keyed_targets = KeySlots()
 
     def intern(self, state) -> int:
         """The id of ``state``, new ids in order of first sight."""
@@ -288,11 +287,7 @@ class _Explorer:
         """`_add_chance` for a `KeyedChance`: a key's successor is interned (its state
         hashed) the first time the key is seen; later its node id is a list look-up."""
         table = node.table
-        if table is not self.keyed_table:
-            self.keyed_table, self.keyed_targets = table, []
-        known = self.keyed_targets
-        if len(known) < len(table):
-            known.extend([None] * (len(table) - len(known)))
+        known = self.keyed_targets.for_table(table)
         graph = self.graph
         merged: dict[int, int] = {}
         merged_get = merged.get

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Hashable, Protocol, Union, runtime_checkable
 
-__all__ = ["Terminal", "Chance", "KeyedChance", "Decision", "Node", "Model"]
+__all__ = ["Terminal", "Chance", "KeyedChance", "KeySlots", "Decision", "Node", "Model"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,30 @@ class KeyedChance:
 
     branches: tuple
     table: list
+
+
+class KeySlots:
+    """One slot per key of the `KeyedChance` table in use, for what a caller derives from
+    a key once (its node id, say): a key's state is then hashed the first time it is met,
+    later it is a list look-up. A new table starts afresh.
+
+    >>> slots = KeySlots()
+    >>> slots.for_table(["a", "b"])
+    [None, None]
+    """
+
+    def __init__(self):
+        self._table = None
+        self._slots: list = []
+
+    def for_table(self, table: list) -> list:
+        """The slot list of ``table``, grown to its current length."""
+        if table is not self._table:
+            self._table, self._slots = table, []
+        slots = self._slots
+        if len(slots) < len(table):
+            slots.extend([None] * (len(table) - len(slots)))
+        return slots
 
 
 Node = Union[Terminal, Chance, Decision]
