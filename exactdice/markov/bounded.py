@@ -31,7 +31,7 @@ from fractions import Fraction
 from operator import mul
 
 from exactdice.errors import InputError, InternalError, TooLargeError
-from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal
+from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
 
 __all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "TimeLimitedModel",
            "evaluate_strategy"]
@@ -145,7 +145,7 @@ class BoundedSolver:
         self.sweeps = 0
         # a model's `expand_keyed` names a chance node's successors by int keys into one
         # table it only appends to: a key's node id is kept, so its state is hashed once
-        self._expand_model = getattr(model, "expand_keyed", None) or model.expand
+        self._expand_model = keyed_expander(model)
         self._keyed_nodes = KeySlots()
         self.initial = self._intern(model.initial_state())
         self._cycle_seen = False
@@ -647,7 +647,7 @@ class StrategyModel:
 
     def expand_keyed(self, state):
         """`expand` passing the model's `KeyedChance` nodes through (for `explore`)."""
-        return self._fixed(state, _expand_keyed(self.model, state))
+        return self._fixed(state, keyed_expander(self.model)(state))
 
     def _fixed(self, state, node):
         if not isinstance(node, Decision) or node.side != "max":
@@ -692,17 +692,11 @@ class TimeLimitedModel:
     def expand_keyed(self, state):
         """`expand` passing the model's `KeyedChance` nodes through (for `explore`)."""
         self._check_time()
-        return _expand_keyed(self.model, state)
+        return keyed_expander(self.model)(state)
 
     def _check_time(self):
         if time.perf_counter() > self.deadline:
             raise TooLargeError("max_seconds", f"exploring passed {self.seconds:g} s; give it more time")
-
-
-def _expand_keyed(model, state):
-    """``model.expand_keyed(state)`` where the model has it, else ``model.expand(state)``."""
-    keyed = getattr(model, "expand_keyed", None)
-    return keyed(state) if keyed is not None else model.expand(state)
 
 
 def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None, nonterminating_payoff=0,

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 
 from exactdice.errors import InternalError, TooLargeError
 from exactdice.limits import check_memory
-from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal
+from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
 
 __all__ = ["StateGraph", "explore", "paused_gc", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
 
@@ -197,7 +197,7 @@ def _explore(model, max_states, progress) -> StateGraph:
     states = graph.states
     explorer.intern(model.initial_state())
     bar = _progress_bar(progress, max_states)
-    expand = getattr(model, "expand_keyed", None) or model.expand
+    expand = keyed_expander(model)
     current = 0
     while current < len(states):
         explorer.add(current, expand(states[current]))

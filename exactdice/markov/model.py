@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Hashable, Protocol, Union, runtime_checkable
 
-__all__ = ["Terminal", "Chance", "KeyedChance", "KeySlots", "Decision", "Node", "Model"]
+__all__ = ["Terminal", "Chance", "KeyedChance", "KeySlots", "keyed_expander", "Decision", "Node", "Model"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +92,18 @@ class KeySlots:
         if len(slots) < len(table):
             slots.extend([None] * (len(table) - len(slots)))
         return slots
+
+
+def keyed_expander(model):
+    """The model's ``expand_keyed`` where it has one, else its ``expand``: what an
+    explorer that takes `KeyedChance` nodes calls.
+
+    >>> class Coin:
+    ...     def expand(self, state): return Terminal("heads")
+    >>> keyed_expander(Coin())(0)
+    Terminal(outcome='heads')
+    """
+    return getattr(model, "expand_keyed", None) or model.expand
 
 
 Node = Union[Terminal, Chance, Decision]
