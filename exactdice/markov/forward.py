@@ -29,8 +29,9 @@ in the graph. When a state's inflow arrives in several classes it is brought to 
 elementwise maximum ``D_in`` once (one multiplication by the integer ``D_in / D`` per
 class, not per edge), and its own class is ``D_in * t[v]``: the state's ``n`` IS its
 inflow amount, with no division at all. A loop brings its members' inflows to one
-``D_in(C)``, solves ``A_C z = s`` exactly (FLINT, or a remembered integer inverse for
-small loops) and gets ``z = m / d``; its members' class is ``D_in(C) * d`` and their
+``D_in(C)``, solves ``A_C z = s`` exactly (2-adic lifting, `exactdice.markov.lifting`,
+with FLINT where that does not apply, or a remembered integer inverse for small
+loops that recur) and gets ``z = m / d``; its members' class is ``D_in(C) * d`` and their
 ``n`` the numerators ``m``, and ``A_C m = d s`` is checked before they are passed on.
 Every scale is a product of nonnegative powers of the class's factors, so each step is
 exact rational arithmetic with the denominators kept apart; nothing is reconstructed.
@@ -69,6 +70,7 @@ import gmpy2
 from gmpy2 import mpz
 
 from exactdice.markov.graph import CHANCE, DECISION, TERMINAL, StateGraph
+from exactdice.markov.lifting import solve_by_lifting
 
 __all__ = ["ForwardResult", "forward_pass", "small_prime_factors", "Denominators"]
 
@@ -423,7 +425,7 @@ def solve_block(matrix, rows, sources):
     if len(rows) <= _SMALL_BLOCK and _seen_before(matrix):
         numerators, denominator = _solve_by_inverse(matrix, sources)
     else:
-        numerators, denominator = _solve_by_chunks(matrix, sources)
+        numerators, denominator = _solve_wide(matrix, rows, sources)
     for row, source in zip(rows, sources):
         total = mpz(0)
         for column, entry in row.items():
@@ -435,7 +437,7 @@ def solve_block(matrix, rows, sources):
 
 def _seen_before(matrix) -> bool:
     """Whether a small loop's matrix was met before: its inverse (3 ms for 18 states)
-    pays only when the matrix recurs; a first one goes to the chunked solve (2.4 ms).
+    pays only when the matrix recurs; a first one goes to the wide solve.
     On A4 v C3, W3 P1, 102 of the 145 loops have a matrix of their own."""
     key = id(matrix)
     if _seen_matrices.get(key) is matrix:
@@ -469,6 +471,14 @@ def _solve_by_inverse(matrix, sources):
                 total += coefficient * amount
         totals.append(total)
     return totals, scale
+
+
+def _solve_wide(matrix, rows, sources):
+    """``(numerators, denominator)`` of ``A^-1 sources`` by 2-adic lifting
+    (`exactdice.markov.lifting`: 1.6-2.2x FLINT's chunked solve on A5 v C5's loops), or
+    by FLINT's chunked solve where the lifting does not apply."""
+    lifted = solve_by_lifting(rows, sources)
+    return lifted if lifted is not None else _solve_by_chunks(matrix, sources)
 
 
 def _solve_by_chunks(matrix, sources):
