@@ -199,16 +199,19 @@ def _explore(model, max_states, progress) -> StateGraph:
     bar = _progress_bar(progress, max_states)
     expand = keyed_expander(model)
     current = 0
-    while current < len(states):
-        explorer.add(current, expand(states[current]))
-        current += 1
-        if not current & 7:
-            check_memory("while exploring", states=current)
-        if bar is not None and current % 1000 == 0:
+    try:
+        while current < len(states):
+            explorer.add(current, expand(states[current]))
+            current += 1
+            if not current & 7:
+                check_memory("while exploring", states=current)
+            if bar is not None and current % 1000 == 0:
+                bar.update(len(states) - bar.n)
+        if bar is not None:
             bar.update(len(states) - bar.n)
-    if bar is not None:
-        bar.update(len(states) - bar.n)
-        bar.close()
+    finally:  # closed before an error (the state limit, memory) is printed, not on its line
+        if bar is not None:
+            bar.close()
     return graph
 
 

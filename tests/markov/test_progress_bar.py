@@ -28,3 +28,17 @@ def test_the_bar_total_is_the_limit_and_its_count_the_states_found(monkeypatch):
     assert bar.total == 5000
     assert bar.n == graph.num_states == 3001
     assert bar.closed
+
+
+def test_the_bar_is_closed_before_the_state_limit_error_is_raised(monkeypatch):
+    """Past ``max_states`` the error must not be printed on the bar's line."""
+    import pytest
+
+    from exactdice.errors import TooLargeError
+
+    monkeypatch.setattr(tqdm, "tqdm", RecordingBar)
+    RecordingBar.made.clear()
+    with pytest.raises(TooLargeError):
+        explore(GamblersRuin(goal=3000, start=1500, up=1, down=1), max_states=2000, progress=True)
+    (bar,) = RecordingBar.made
+    assert bar.closed
