@@ -311,11 +311,12 @@ class _Plan:
         return [(graph.weights[edge], graph.targets[edge]) for edge in edges.tolist()]
 
     def cyclic_block(self, index):
-        """(live members, rows of A_C, A_C as a FLINT matrix) of cyclic component ``index``."""
+        """(live members, rows of A_C, A_C as a FLINT matrix) of cyclic component ``index``;
+        the matrix only for a small loop (a larger one lifts, `solve_block`)."""
         block = self.cyclic.get(index)
         if block is None:
             live, rows = self.block_rows(self.components[index])
-            block = self.cyclic[index] = (live, rows, block_system(rows) if live else None)
+            block = self.cyclic[index] = (live, rows, block_system(rows) if 0 < len(live) <= _SMALL_BLOCK else None)
         return block
 
 
@@ -414,14 +415,17 @@ _seen_matrices: dict = {}  # id(matrix) -> matrix, for small loops met once so f
 
 def solve_block(matrix, rows, sources):
     """``(m, d)`` with ``A (m / d) = sources`` exactly (``rows``: A's entries as
-    ``column -> entry`` per row, ``matrix``: A as an ``fmpz_mat``), checked by
-    multiplying back: ``A m = d * sources`` or an `ArithmeticError`.
+    ``column -> entry`` per row, ``matrix``: A as an ``fmpz_mat``, or None to have it
+    built only where a FLINT path needs it), checked by multiplying back:
+    ``A m = d * sources`` or an `ArithmeticError`.
 
     >>> rows = [{0: 2, 1: -1}, {0: -1, 1: 2}]
     >>> numerators, denominator = solve_block(block_system(rows), rows, [30, 0])
     >>> [Fraction(int(m), int(denominator)) for m in numerators]
     [Fraction(20, 1), Fraction(10, 1)]
     """
+    if len(rows) <= _SMALL_BLOCK:
+        matrix = block_system(rows) if matrix is None else matrix
     if len(rows) <= _SMALL_BLOCK and _seen_before(matrix):
         numerators, denominator = _solve_by_inverse(matrix, sources)
     else:
@@ -478,7 +482,9 @@ def _solve_wide(matrix, rows, sources):
     (`exactdice.markov.lifting`: 1.6-2.2x FLINT's chunked solve on A5 v C5's loops), or
     by FLINT's chunked solve where the lifting does not apply."""
     lifted = solve_by_lifting(rows, sources)
-    return lifted if lifted is not None else _solve_by_chunks(matrix, sources)
+    if lifted is not None:
+        return lifted
+    return _solve_by_chunks(block_system(rows) if matrix is None else matrix, sources)
 
 
 def _solve_by_chunks(matrix, sources):
