@@ -73,6 +73,8 @@ def solve_by_lifting(rows, sources, columns: int | None = None):
             dense[i, list(row)] = list(row.values())
     except OverflowError:  # an entry past int64
         return None
+    if (dense == np.iinfo(np.int64).min).any():  # its negation and lowest set bit overflow
+        return None
     content = np.bitwise_or.reduce(dense, axis=1)
     if not content.all():
         return None

@@ -103,6 +103,7 @@ def test_a_fraction_in_lowest_terms_with_the_rows_powers_of_two():
     ([{0: 1}, {}], "a zero row"),
     ([{0: 2**48 + 1}, {1: 1}], "an entry too wide for exact float64 steps"),
     ([{0: 2**70 + 1}, {1: 1}], "an entry past int64"),
+    ([{0: -2**63}, {1: 1}], "an entry of int64's least value"),
 ])
 def test_systems_outside_the_argument_are_refused(rows, why):
     assert solve_by_lifting(rows, [1, 1]) is None, why
