@@ -424,9 +424,10 @@ def solve_block(matrix, rows, sources):
     >>> [Fraction(int(m), int(denominator)) for m in numerators]
     [Fraction(20, 1), Fraction(10, 1)]
     """
-    if len(rows) <= _SMALL_BLOCK:
-        matrix = block_system(rows) if matrix is None else matrix
-    if len(rows) <= _SMALL_BLOCK and _seen_before(matrix):
+    small = len(rows) <= _SMALL_BLOCK
+    if small and matrix is None:
+        matrix = block_system(rows)
+    if small and _seen_before(matrix):
         numerators, denominator = _solve_by_inverse(matrix, sources)
     else:
         numerators, denominator = _solve_wide(matrix, rows, sources)
@@ -479,7 +480,7 @@ def _solve_by_inverse(matrix, sources):
 
 def _solve_wide(matrix, rows, sources):
     """``(numerators, denominator)`` of ``A^-1 sources`` by 2-adic lifting
-    (`exactdice.markov.lifting`: 1.6-2.2x FLINT's chunked solve on A5 v C5's loops), or
+    (`exactdice.markov.lifting`: about 2x FLINT's chunked solve on A5 v C5's loops), or
     by FLINT's chunked solve where the lifting does not apply."""
     lifted = solve_by_lifting(rows, sources)
     if lifted is not None:
