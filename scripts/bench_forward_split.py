@@ -24,7 +24,8 @@ __all__ = ["split", "main"]
 # phase -> (owner, attribute) of the functions timed inside the exact pass
 _TIMED = {
     "loop matrices (rows, FLINT matrix)": (forward._Plan, "cyclic_block"),
-    "loop right sides (inflows over their join)": (forward._Pass, "loop_sources"),
+    "loop right sides (inflows gathered)": (forward._Pass, "loop_parts"),
+    "loop right sides (brought to their join)": (forward, "summed_parts"),
     "loop solves (FLINT / remembered inverse, checked)": (forward, "solve_block"),
     "loop exits (weight x numerator per edge)": (forward._Pass, "leaving"),
     "acyclic states (multiply-adds per edge)": (forward._Pass, "state"),

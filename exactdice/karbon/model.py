@@ -222,6 +222,14 @@ class KarbonModel:
             return self._round_start_chance(situation)
         return self._expand_inside_round(situation)
 
+    def shard_key(self, situation):
+        """What decides which exploring worker expands a situation: round starts that
+        differ only in hands and chips share compiled rests of the round (`_rest_cache`),
+        so they go to one worker."""
+        if type(situation) is Position:
+            return situation[2:4] + situation[6:]
+        return situation
+
     def _expand_inside_round(self, situation):
         if situation[0] == "end":
             return Terminal(situation[1])

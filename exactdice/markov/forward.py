@@ -273,13 +273,19 @@ class _Plan:
         low, high = graph.offsets[node], graph.offsets[node + 1]
         return graph.data[node], tuple(zip(graph.weights[low:high], graph.targets[low:high]))
 
+    def live_members(self, component_or_index) -> list:
+        """A component's members that can still reach an end, in node order."""
+        component = (self.components[component_or_index] if isinstance(component_or_index, int)
+                     else component_or_index)
+        return sorted(node for node in component if self.alive[node])
+
     def block_rows(self, component):
         """(live members, rows of A_C) of a cyclic component (``rows[i]``: column -> entry).
 
         The transposed system: a column per source. A chance node with many edges has
         them screened for targets inside the block by one vectorised lookup (most edges
         leave it); a few edges are looked up one by one (numpy costs more there)."""
-        live = sorted(node for node in component if self.alive[node])
+        live = self.live_members(component)
         position = {node: i for i, node in enumerate(live)}
         graph = self.graph
         rows = [{i: graph.data[node] if graph.kind[node] == CHANCE else 1} for i, node in enumerate(live)]
@@ -350,14 +356,16 @@ def block_system(rows):
 
 
 def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=None,
-                 exact: bool = True) -> ForwardResult:
+                 exact: bool = True, workers: int | None = None) -> ForwardResult:
     """The initial state's outcome probabilities, never-ends, expected steps and
     rewards under a fixed strategy (``chosen_edge``: decision node -> edge), exactly
     (``exact=False``: the same pass in floats, vectorised per state: a quick preview,
     not exact).
 
     ``alive`` (node -> can reach a terminal under the strategy) and ``components``
-    (sinks first) are computed when not given.
+    (sinks first) are computed when not given. ``workers``: whether a worker process
+    may solve loops beside this one on a large graph (`exactdice.markov.loop_pool`);
+    None: `exactdice.processes.solve_workers`.
     """
     chosen_edge = chosen_edge or {}
     if any(kind == DECISION for kind in graph.kind) and not chosen_edge:
@@ -370,7 +378,7 @@ def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=Non
         from exactdice.markov.float_pass import float_pass
 
         return float_pass(plan)
-    return _run(plan)
+    return _run(plan, workers)
 
 
 def _alive_states(plan: _Plan) -> bytearray:
@@ -527,6 +535,22 @@ def _join_columns(matrix):
     return totals
 
 
+def summed_parts(parts) -> list:
+    """``[sum of amount * scale (or amount, scale None) per member]``: a loop's right
+    sides from `_Pass.loop_parts`.
+
+    >>> summed_parts([[(2, None), (3, 5)], []])
+    [mpz(17), mpz(0)]
+    """
+    sums = []
+    for member in parts:
+        total = mpz(0)
+        for amount, scale in member:
+            total += amount if scale is None else amount * scale
+        sums.append(total)
+    return sums
+
+
 def _add(amounts: dict, klass: int, amount) -> None:
     amounts[klass] = amounts.get(klass, 0) + amount
 
@@ -600,39 +624,46 @@ class _Pass:
 
     def loop(self, index):
         """A cyclic component: solve its block, pass on what leaves it, collect the rest."""
-        plan, graph = self.plan, self.graph
-        component = plan.components[index]
-        if any(plan.alive[node] for node in component):
-            live, rows, matrix = plan.cyclic_block(index)
-            klass, sources = self.loop_sources(live)
-            numerators, denominator = solve_block(matrix, rows, sources)
-            own = self.classes.times(klass, denominator)
-            for node, amount in zip(live, numerators):
-                if amount:
-                    if graph.kind[node] == CHANCE:
-                        _add(self.steps, own, graph.data[node] * amount)
-                        self.rewarded(graph.chance_reward_mass[node], own, amount)
-                    else:
-                        self.rewarded(graph.action_rewards.get(plan.chosen_edge[node]), own, amount)
-            for target, amount in self.leaving(live, numerators):
-                self.send(target, own, amount)
-        for node in component:
-            if not plan.alive[node]:
+        live = self.plan.live_members(index)
+        if live:
+            klass, parts = self.loop_parts(live)
+            _, rows, matrix = self.plan.cyclic_block(index)
+            numerators, denominator = solve_block(matrix, rows, summed_parts(parts))
+            self.loop_solved(live, klass, numerators, denominator)
+        self.loop_cleared(index)
+
+    def loop_solved(self, live, klass, numerators, denominator, leaving=None):
+        """Count a solved loop's steps and rewards and pass on what leaves it (``leaving``:
+        `leaving` of its numerators when worked out already)."""
+        graph, plan = self.graph, self.plan
+        own = self.classes.times(klass, denominator)
+        for node, amount in zip(live, numerators):
+            if amount:
+                if graph.kind[node] == CHANCE:
+                    _add(self.steps, own, graph.data[node] * amount)
+                    self.rewarded(graph.chance_reward_mass[node], own, amount)
+                else:
+                    self.rewarded(graph.action_rewards.get(plan.chosen_edge[node]), own, amount)
+        for target, amount in self.leaving(live, numerators) if leaving is None else leaving:
+            self.send(target, own, amount)
+
+    def loop_cleared(self, index):
+        """A loop's dead members collect their inflow; every member's inflow is spent."""
+        for node in self.plan.components[index]:
+            if not self.plan.alive[node]:
                 self.collect(-1, node)
             self.inflow[node] = None
 
-    def loop_sources(self, live):
-        """``(class, right sides)``: the live members' inflows over their join."""
+    def loop_parts(self, live):
+        """``(class, parts)``: the live members' inflows over their join, as
+        ``parts[i]`` = ``[(amount, scale or None), ...]`` for `summed_parts` (kept apart
+        so another process can do the multiplications)."""
         inflow, classes = self.inflow, self.classes
         present = {klass for node in live for klass in (inflow[node] or ())}
         klass = classes.join(present) if present else 0
-        sources = []
-        for node in live:
-            total = mpz(0)
-            for source, amount in (inflow[node] or {}).items():
-                total += amount if source == klass else amount * classes.scale(source, klass)
-            sources.append(total)
-        return klass, sources
+        parts = [[(amount, None if source == klass else classes.scale(source, klass))
+                  for source, amount in (inflow[node] or {}).items()] for node in live]
+        return klass, parts
 
     def leaving(self, live, values):
         """(target, sum of weight * value) for the states a loop passes visits to: outside
@@ -684,8 +715,18 @@ class _Pass:
                              bits)
 
 
-def _run(plan: _Plan) -> ForwardResult:
-    """Push the visits from the initial state through the components, sources first."""
+def _run(plan: _Plan, workers: int | None = None) -> ForwardResult:
+    """Push the visits from the initial state through the components, sources first;
+    with a worker process solving loops where the graph has many
+    (`exactdice.markov.loop_pool`; ``workers`` None: `exactdice.processes.solve_workers`)."""
+    from exactdice.markov import loop_pool
+    from exactdice.processes import solve_workers
+
     flow = _Pass(plan)
-    plan.visit(flow)
+    workers = solve_workers() if workers is None else workers
+    if (workers and plan.graph.num_transitions >= loop_pool.MIN_TRANSITIONS
+            and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS):
+        loop_pool.pass_with_loop_worker(plan, flow)
+    else:
+        plan.visit(flow)
     return flow.result()

@@ -14,19 +14,26 @@ from __future__ import annotations
 
 import gc
 import sys
+import time
 from array import array
 from contextlib import contextmanager
 
 from exactdice.errors import InternalError, TooLargeError
 from exactdice.limits import check_memory
 from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
+from exactdice.processes import solve_workers
 
-__all__ = ["StateGraph", "explore", "paused_gc", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
+__all__ = ["StateGraph", "explore", "BranchMerger", "paused_gc", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
 
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 MAX, MIN = 1, -1
 _PROGRESS_MIN_STATES = 20_000
 _LARGEST_ARRAY_WEIGHT = 2**63 - 1
+# exploring starts worker processes only after this long in one process: small graphs
+# (most of them) never pay for a fork
+PARALLEL_AFTER_SECONDS = 0.25
+# ... and only with this many states found and not yet expanded, to hand out at once
+_PARALLEL_MIN_FRONTIER = 64
 
 
 class StateGraph:
@@ -177,31 +184,51 @@ def paused_gc():
             gc.enable()
 
 
-def explore(model, *, max_states: int = 2_000_000, progress=None) -> StateGraph:
+def explore(model, *, max_states: int = 2_000_000, progress=None, workers: int | None = None) -> StateGraph:
     """Visit every state reachable from ``model.initial_state()`` once, breadth first.
 
-    Raises `TooLargeError` past ``max_states`` states.
+    Raises `TooLargeError` past ``max_states`` states. ``workers``: processes that expand
+    states beside this one (`exactdice.markov.expansion_pool`), started only once exploring
+    has taken `PARALLEL_AFTER_SECONDS`; None: `exactdice.processes.solve_workers`
+    (``$EXACTDICE_SOLVE_WORKERS``, else one per core where they can be forked). The graph
+    is the same, array for array, with any number of workers.
 
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> graph = explore(GamblersRuin(goal=4, start=2, up=1, down=1))
     >>> graph.states[graph.initial], graph.num_states
     (2, 5)
     """
+    workers = solve_workers() if workers is None else workers
+    if workers < 0:
+        raise ValueError(f"workers must be >= 0, got {workers}")
     with paused_gc():
-        return _explore(model, max_states, progress)
+        return _explore(model, max_states, progress, workers)
 
 
-def _explore(model, max_states, progress) -> StateGraph:
+def _explore(model, max_states, progress, workers) -> StateGraph:
+    from exactdice.markov.expansion_pool import ExpansionPool
+
     explorer = _Explorer(model, max_states)
     graph = explorer.graph
     states = graph.states
     explorer.intern(model.initial_state())
     bar = _progress_bar(progress, max_states)
     expand = keyed_expander(model)
+    pool = None
+    pool_from = time.perf_counter() + PARALLEL_AFTER_SECONDS if workers else None
     current = 0
     try:
         while current < len(states):
-            explorer.add(current, expand(states[current]))
+            if pool is None:
+                explorer.add(current, expand(states[current]))
+                if (pool_from is not None and not current & 63 and time.perf_counter() >= pool_from
+                        and len(states) - current > _PARALLEL_MIN_FRONTIER):
+                    pool, handed_over = ExpansionPool(model, workers, explorer.merger.reward_width), current + 1
+            else:
+                while handed_over < len(states):
+                    pool.submit(handed_over, states[handed_over])
+                    handed_over += 1
+                pool.add_next(explorer, current)
             current += 1
             if not current & 7:
                 check_memory("while exploring", states=current)
@@ -212,6 +239,8 @@ def _explore(model, max_states, progress) -> StateGraph:
     finally:  # closed before an error (the state limit, memory) is printed, not on its line
         if bar is not None:
             bar.close()
+        if pool is not None:
+            pool.close()
     return graph
 
 
@@ -224,10 +253,8 @@ class _Explorer:
         reward_names = tuple(getattr(model, "reward_names", ()) or ())
         self.graph = StateGraph(outcomes, reward_names)
         self.outcome_index = {name: i for i, name in enumerate(outcomes)}
-        self.reward_width = len(reward_names)
         self.max_states = max_states
-        # by `KeyedChance` key: (node id, rewards) or None, for the one table the model keeps
-        self.keyed_targets = KeySlots()
+        self.merger = BranchMerger(len(reward_names), self.intern)
 
     def intern(self, state) -> int:
         """The id of ``state``, new ids in order of first sight."""
@@ -248,10 +275,9 @@ class _Explorer:
     def add(self, current: int, node) -> None:
         """Record the expansion of state ``current`` (the next one in order)."""
         graph = self.graph
-        if type(node) is KeyedChance:
-            self._add_keyed_chance(current, node)
-        elif isinstance(node, Chance):
-            self._add_chance(current, node.branches)
+        if isinstance(node, (Chance, KeyedChance)):
+            merged, mass = self.merger.merge(node, graph.states[current])
+            self._store_chance(merged.keys(), list(merged.values()), mass)
         elif isinstance(node, Terminal):
             if node.outcome not in self.outcome_index:
                 raise InternalError(f"unknown outcome {node.outcome!r}; the model lists {graph.outcomes}")
@@ -264,75 +290,28 @@ class _Explorer:
             raise InternalError(f"expand() must return Terminal, Chance or Decision, got {type(node).__name__}")
         graph.offsets.append(len(graph.targets))
 
-    def _check_rewards(self, rewards, where):
-        if rewards is not None and len(rewards) != self.reward_width:
-            raise InternalError(f"{where}: expected {self.reward_width} reward values, got {len(rewards)}")
+    def add_merged(self, numbers, weights: list, mass, states: list, node_ids: list) -> None:
+        """Record the next expansion as a worker merged it (`BranchMerger` with its own
+        numbering): successors by the worker's numbers, ``states[number]`` the state and
+        ``node_ids[number]`` its node id once known (filled in here, in the order a
+        single process would have interned them)."""
+        targets = [node_ids[number] for number in numbers]
+        if None in targets:  # successors seen for the first time: interned in order
+            for place, number in enumerate(numbers):
+                if targets[place] is None:
+                    targets[place] = node_ids[number] = self.intern(states[number])
+        self._store_chance(targets, weights, mass)
+        self.graph.offsets.append(len(self.graph.targets))
 
-    def _add_chance(self, current, branches) -> None:
+    def _store_chance(self, targets, weights: list, mass) -> None:
         graph = self.graph
-        index_get, intern = graph.index.get, self.intern
-        merged: dict[int, int] = {}
-        merged_get = merged.get
-        # weight by rewards tuple: the reward mass is summed once per distinct tuple
-        by_rewards: dict = {}
-        for weight, successor, rewards in branches:
-            if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
-                raise InternalError(f"branch weights must be positive ints, got {weight!r}")
-            target = index_get(successor)
-            if target is None:
-                target = intern(successor)
-            merged[target] = merged_get(target, 0) + weight
-            if rewards is not None:
-                by_rewards[rewards] = by_rewards.get(rewards, 0) + weight
-        self._store_chance(current, merged, by_rewards)
-
-    def _add_keyed_chance(self, current, node) -> None:
-        """`_add_chance` for a `KeyedChance`: a key's successor is interned (its state
-        hashed) the first time the key is seen; later its node id is a list look-up."""
-        table = node.table
-        known = self.keyed_targets.for_table(table)
-        graph = self.graph
-        merged: dict[int, int] = {}
-        merged_get = merged.get
-        by_rewards: dict = {}
-        for weight, key in node.branches:
-            if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
-                raise InternalError(f"branch weights must be positive ints, got {weight!r}")
-            target_rewards = known[key]
-            if target_rewards is None:
-                successor, rewards = table[key]
-                target = graph.index.get(successor)
-                target_rewards = known[key] = (self.intern(successor) if target is None else target, rewards)
-            target, rewards = target_rewards
-            merged[target] = merged_get(target, 0) + weight
-            if rewards is not None:
-                by_rewards[rewards] = by_rewards.get(rewards, 0) + weight
-        self._store_chance(current, merged, by_rewards)
-
-    def _store_chance(self, current, merged: dict, by_rewards: dict) -> None:
-        graph = self.graph
-        if not merged:
-            raise InternalError(f"chance node of state {graph.states[current]!r} has no branches")
         graph.kind.append(CHANCE)
-        graph.data.append(sum(merged.values()))
-        graph.chance_reward_mass.append(self._reward_mass(by_rewards))
-        graph.targets.extend(merged.keys())
-        weights = list(merged.values())
+        graph.data.append(sum(weights))
+        graph.chance_reward_mass.append(mass)
+        graph.targets.extend(targets)
         if type(graph.weights) is array and max(weights) > _LARGEST_ARRAY_WEIGHT:
             graph.weights = list(graph.weights)
         graph.weights.extend(weights)
-
-    def _reward_mass(self, by_rewards: dict):
-        """Sum of weight*reward per counter (None when every reward is zero)."""
-        mass = None
-        for rewards, weight in by_rewards.items():
-            self._check_rewards(rewards, "chance branch")
-            if any(rewards):
-                if mass is None:
-                    mass = [0] * self.reward_width
-                for slot, amount in enumerate(rewards):
-                    mass[slot] += weight * amount
-        return tuple(mass) if mass is not None else None
 
     def _add_decision(self, current, node) -> None:
         graph = self.graph
@@ -348,6 +327,90 @@ class _Explorer:
             graph.targets.append(self.intern(successor))
             graph.weights.append(1)
             graph.action_names[edge] = name
-            self._check_rewards(rewards, f"action {name!r}")
+            self.merger.check_rewards(rewards, f"action {name!r}")
             if rewards is not None and any(rewards):
                 graph.action_rewards[edge] = tuple(rewards)
+
+
+class BranchMerger:
+    """Sums a chance node's branches by successor, with its reward mass: what `explore`
+    stores for it. ``number_of(state)`` names a successor by an int (the explorer's node
+    id, interning it; an exploring worker's own numbering). Checks what the model gave.
+
+    >>> numbers = {}
+    >>> merger = BranchMerger(1, lambda state: numbers.setdefault(state, len(numbers)))
+    >>> merger.merge(Chance(((1, "a", (2,)), (2, "b", None), (3, "a", None))), "start")
+    ({0: 4, 1: 2}, (2,))
+    """
+
+    def __init__(self, reward_width: int, number_of):
+        self.reward_width = reward_width
+        self.number_of = number_of
+        # by `KeyedChance` key: (number, rewards) or None, for the one table the model keeps
+        self.keyed_slots = KeySlots()
+
+    def merge(self, node, state) -> tuple[dict, tuple | None]:
+        """``({successor number: summed weight}, reward mass)`` of a `Chance` or
+        `KeyedChance` expanded from ``state`` (named in errors); successors in the order
+        they first appear."""
+        if type(node) is KeyedChance:
+            merged, by_rewards = self._merge_keyed(node)
+        else:
+            merged, by_rewards = self._merge(node.branches)
+        if not merged:
+            raise InternalError(f"chance node of state {state!r} has no branches")
+        return merged, self._reward_mass(by_rewards)
+
+    def _merge(self, branches) -> tuple[dict, dict]:
+        number_of = self.number_of
+        merged: dict[int, int] = {}
+        merged_get = merged.get
+        # weight by rewards tuple: the reward mass is summed once per distinct tuple
+        by_rewards: dict = {}
+        for weight, successor, rewards in branches:
+            if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
+                raise InternalError(f"branch weights must be positive ints, got {weight!r}")
+            target = number_of(successor)
+            merged[target] = merged_get(target, 0) + weight
+            if rewards is not None:
+                by_rewards[rewards] = by_rewards.get(rewards, 0) + weight
+        return merged, by_rewards
+
+    def _merge_keyed(self, node) -> tuple[dict, dict]:
+        """`_merge` for a `KeyedChance`: a key's successor is numbered (its state hashed)
+        the first time the key is seen; later its number is a list look-up."""
+        table = node.table
+        known = self.keyed_slots.for_table(table)
+        number_of = self.number_of
+        merged: dict[int, int] = {}
+        merged_get = merged.get
+        by_rewards: dict = {}
+        for weight, key in node.branches:
+            if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
+                raise InternalError(f"branch weights must be positive ints, got {weight!r}")
+            target_rewards = known[key]
+            if target_rewards is None:
+                successor, rewards = table[key]
+                target_rewards = known[key] = (number_of(successor), rewards)
+            target, rewards = target_rewards
+            merged[target] = merged_get(target, 0) + weight
+            if rewards is not None:
+                by_rewards[rewards] = by_rewards.get(rewards, 0) + weight
+        return merged, by_rewards
+
+    def check_rewards(self, rewards, where: str) -> None:
+        """Raise `InternalError` unless ``rewards`` is None or one value per counter."""
+        if rewards is not None and len(rewards) != self.reward_width:
+            raise InternalError(f"{where}: expected {self.reward_width} reward values, got {len(rewards)}")
+
+    def _reward_mass(self, by_rewards: dict):
+        """Sum of weight*reward per counter (None when every reward is zero)."""
+        mass = None
+        for rewards, weight in by_rewards.items():
+            self.check_rewards(rewards, "chance branch")
+            if any(rewards):
+                if mass is None:
+                    mass = [0] * self.reward_width
+                for slot, amount in enumerate(rewards):
+                    mass[slot] += weight * amount
+        return tuple(mass) if mass is not None else None

@@ -44,13 +44,12 @@ from fractions import Fraction
 from typing import Any
 
 from exactdice.errors import InputError
+from exactdice.processes import die_with_parent
 from exactdice.tables.store import ResultKey, ResultStore, open_store
 
 __all__ = ["SweepCell", "sweep", "SweepStatistics", "local_process_pool", "cluster_executor",
            "executor_for", "store_and_executor", "shared_local_pool"]
 
-#: how often a worker's watchdog checks that its parent is alive (seconds)
-_WATCHDOG_SECONDS = 0.5
 #: how long stopping waits for a terminated local worker before killing it (seconds)
 _TERMINATE_GRACE_SECONDS = 0.5
 
@@ -126,36 +125,13 @@ def _solve_one(solve_fn: Callable, argument):
 
 # ----- local workers ------------------------------------------------------------------
 
-def _die_with_parent(parent: int) -> None:
-    """Make this worker exit when its parent process dies (even by SIGKILL)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            PR_SET_PDEATHSIG = 1
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-
-    def watch():
-        while True:
-            if os.getppid() != parent:
-                os._exit(1)
-            time.sleep(_WATCHDOG_SECONDS)
-
-    threading.Thread(target=watch, name="exactdice-parent-watchdog", daemon=True).start()
-    if os.getppid() != parent:  # the parent died before the watch began
-        os._exit(1)
-
-
 def _start_local_worker(parent: int) -> None:
     # a worker ignores Ctrl-C (the terminal sends it to the whole process group: the
     # parent stops the sweep and ends the workers) and takes SIGTERM's default action
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     sys.stderr = _NotATerminal(sys.stderr)
-    _die_with_parent(parent)
+    die_with_parent(parent)
 
 
 def local_process_pool(workers: int) -> ProcessPoolExecutor:

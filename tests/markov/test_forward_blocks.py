@@ -161,14 +161,14 @@ def test_loop_right_sides_are_narrower_than_the_final_denominator(monkeypatch):
     ``Q``, and here a proper one (so the loops really solve narrower right sides)."""
     graph = explore(LoopsBehindChance(3, loops=5, loop_size=5))
     seen = []
-    real = forward_module._Pass.loop_sources
+    real = forward_module._Pass.loop_parts
 
     def recording(flow, live):
-        klass, sources = real(flow, live)
+        klass, parts = real(flow, live)
         seen.append((flow, klass))
-        return klass, sources
+        return klass, parts
 
-    monkeypatch.setattr(forward_module._Pass, "loop_sources", recording)
+    monkeypatch.setattr(forward_module._Pass, "loop_parts", recording)
     result = forward_pass(graph)
     flow = seen[0][0]
     bound = 2 ** (result.denominator_bits - 1)  # Q's size

@@ -1,0 +1,174 @@
+"""The exact forward pass with a worker process solving loops beside it.
+
+A fixed-policy Karbon chain's loops are many and mostly independent (A5 v C5, W3 P1: 106
+loops, at most 14 on any path from the start; W5 P2: 356, at most 24), and each loop's
+exact solve (2-adic lifting, its check) is a self-contained piece of integer work.
+`pass_with_loop_worker` walks the components in an order that follows the graph (a
+component once everything that flows into it is done, Kahn's algorithm over the
+condensation) instead of one fixed topological order: the main process handles the
+acyclic states and what leaves each loop, and hands loops to a forked worker, solving one
+itself whenever it has nothing else to do. Exact sums do not depend on their order, so
+the answers are the same Fractions as the one-process pass (the tests compare them).
+
+What crosses the process boundary: a loop's members' inflows with the integer scales to
+their join (`_Pass.loop_parts`), and back its numerators, denominator and summed exits.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from exactdice.processes import ForkedWorkers
+
+__all__ = ["pass_with_loop_worker", "MIN_TRANSITIONS", "MIN_LOOPS"]
+
+#: a pass forks its worker only for a graph with this many transitions and loops with
+#: live members at least (below them the fork and the transfers cost more than they save)
+MIN_TRANSITIONS = 1_000_000
+MIN_LOOPS = 16
+# loops handed to the worker and not yet back, at most: more would leave the main
+# process idle with loops it could solve itself
+_IN_FLIGHT = 2
+
+
+class _Readiness:
+    """Which components may be visited: those whose every entering edge comes from a
+    component already done (Kahn's algorithm on the condensation, edges counted with
+    their multiplicity, so no pair of components needs deduplicating)."""
+
+    def __init__(self, plan):
+        import numpy
+
+        graph, components = plan.graph, plan.components
+        self.components = components
+        component_of = numpy.empty(graph.num_states, dtype=numpy.int64)
+        for index, component in enumerate(components):
+            component_of[component] = index
+        self.offsets = graph.offsets
+        self.targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
+        self.component_of = component_of
+        self.component_of_list = component_of.tolist()
+        entering = component_of[self.targets]
+        crossing = numpy.repeat(component_of, numpy.diff(numpy.frombuffer(graph.offsets, dtype=numpy.int64)))
+        crossing = entering[crossing != entering]
+        self.waiting = numpy.bincount(crossing, minlength=len(components)).tolist()
+
+    def first(self) -> list:
+        """The components nothing enters (the initial state's)."""
+        return [index for index, count in enumerate(self.waiting) if not count]
+
+    def done(self, index) -> list:
+        """Components that became ready now that ``index`` is done."""
+        component, offsets, waiting = self.components[index], self.offsets, self.waiting
+        ready = []
+        if len(component) == 1:
+            node = component[0]
+            component_of = self.component_of_list
+            for target in self.targets[offsets[node]:offsets[node + 1]].tolist():
+                entered = component_of[target]
+                if entered != index:
+                    waiting[entered] -= 1
+                    if not waiting[entered]:
+                        ready.append(entered)
+            return ready
+        import numpy
+
+        entered = self.component_of[numpy.concatenate(
+            [self.targets[offsets[node]:offsets[node + 1]] for node in component])]
+        entered, counts = numpy.unique(entered[entered != index], return_counts=True)
+        for other, count in zip(entered.tolist(), counts.tolist()):
+            waiting[other] -= count
+            if not waiting[other]:
+                ready.append(other)
+        return ready
+
+
+def loops_with_flow(plan) -> int:
+    """How many components are loops with a live member (an upper bound on the solves)."""
+    return sum(1 for index in range(len(plan.components))
+               if plan.is_cyclic(index) and any(plan.alive[node] for node in plan.components[index]))
+
+
+def pass_with_loop_worker(plan, flow) -> None:
+    """Drive the exact pass ``flow`` (`exactdice.markov.forward._Pass`) through ``plan``'s
+    components with one worker process solving loops (module docstring)."""
+    readiness = _Readiness(plan)
+    ready = readiness.first()
+    queued: deque = deque()  # loops prepared and not handed out: (index, live, class, parts)
+    handed: dict = {}        # loops in the worker: index -> (live, class)
+    workers = ForkedWorkers(1, _LoopSolver(plan, flow), "loops")
+
+    def done(index):
+        ready.extend(readiness.done(index))
+
+    def finish(index, live, klass, solution):
+        flow.loop_solved(live, klass, *solution)
+        flow.loop_cleared(index)
+        done(index)
+
+    try:
+        while True:
+            while handed:
+                received = workers.receive(wait=False)
+                if received is None:
+                    break
+                index, solution = received[1]
+                finish(index, *handed.pop(index), solution)
+            while queued and len(handed) < _IN_FLIGHT:
+                index, live, klass, parts = queued.popleft()
+                workers.send(0, (index, parts))
+                handed[index] = (live, klass)
+            if ready:
+                index = ready.pop()
+                _visit(plan, flow, index, queued, done)
+            elif queued:  # nothing else to do here: solve one of the loops in this process
+                index, live, klass, parts = queued.pop()
+                finish(index, live, klass, _solve(plan, index, parts))
+            elif handed:
+                index, solution = workers.receive()[1]
+                finish(index, *handed.pop(index), solution)
+            else:
+                break
+    finally:
+        workers.close()
+
+
+def _visit(plan, flow, index, queued, done) -> None:
+    """One ready component: an acyclic state is passed on at once; a loop that receives
+    flow is prepared and queued (`done` when solved); an idle one is done."""
+    component, inflow = plan.components[index], flow.inflow
+    if len(component) == 1 and not plan.is_cyclic(index):
+        if inflow[component[0]]:
+            flow.state(component[0])
+        done(index)
+        return
+    if any(inflow[node] for node in component):
+        live = plan.live_members(index)
+        if live:
+            klass, parts = flow.loop_parts(live)
+            queued.append((index, live, klass, parts))
+            return
+        flow.loop_cleared(index)
+    done(index)
+
+
+def _solve(plan, index, parts):
+    """``(numerators, denominator)`` of a loop's exact solve (checked by multiplying back)."""
+    from exactdice.markov.forward import solve_block, summed_parts
+
+    _, rows, matrix = plan.cyclic_block(index)
+    return solve_block(matrix, rows, summed_parts(parts))
+
+
+class _LoopSolver:
+    """The worker's side: ``(index, parts)`` -> ``(index, (numerators, denominator,
+    leaving))``, ``leaving`` the loop's exits summed (`_Pass.leaving`, a list)."""
+
+    def __init__(self, plan, flow):
+        self.plan, self.flow = plan, flow
+
+    def __call__(self, task):
+        index, parts = task
+        numerators, denominator = _solve(self.plan, index, parts)
+        leaving = list(self.flow.leaving(self.plan.live_members(index), numerators))
+        return index, (numerators, denominator, leaving)
