@@ -61,6 +61,7 @@ in them on A5 v C5 W5 P2).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import zip_longest
@@ -252,11 +253,12 @@ class _Plan:
         graph = self.graph
         return node in graph.targets[graph.offsets[node] : graph.offsets[node + 1]]
 
-    def visit(self, flow) -> None:
+    def visit(self, flow, bar=None) -> None:
         """Drive a pass (exact `_Pass` or the float preview's flow) through the
         components, sources first: ``flow.state`` for each acyclic state and
         ``flow.loop`` for each loop that receives inflow (``flow.inflow[node]`` true:
-        a pending exact amount or a nonzero float)."""
+        a pending exact amount or a nonzero float). ``bar``: a progress bar counting
+        states passed."""
         components, inflow = self.components, flow.inflow
         for index in range(len(components) - 1, -1, -1):
             component = components[index]
@@ -265,6 +267,8 @@ class _Plan:
                     flow.state(component[0])
             elif any(inflow[node] for node in component):
                 flow.loop(index)
+            if bar is not None:
+                bar.update(len(component))
 
     def moves(self, node):
         graph = self.graph
@@ -356,7 +360,7 @@ def block_system(rows):
 
 
 def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=None,
-                 exact: bool = True, workers: int | None = None) -> ForwardResult:
+                 exact: bool = True, workers: int | None = None, progress=None) -> ForwardResult:
     """The initial state's outcome probabilities, never-ends, expected steps and
     rewards under a fixed strategy (``chosen_edge``: decision node -> edge), exactly
     (``exact=False``: the same pass in floats, vectorised per state: a quick preview,
@@ -365,7 +369,8 @@ def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=Non
     ``alive`` (node -> can reach a terminal under the strategy) and ``components``
     (sinks first) are computed when not given. ``workers``: whether a worker process
     may solve loops beside this one on a large graph (`exactdice.markov.loop_pool`);
-    None: `exactdice.processes.solve_workers`.
+    None: `exactdice.processes.solve_workers`. ``progress``: a bar of the states passed
+    (None: on a terminal, past 200,000 transitions; the exact pass only).
     """
     chosen_edge = chosen_edge or {}
     if any(kind == DECISION for kind in graph.kind) and not chosen_edge:
@@ -378,7 +383,7 @@ def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=Non
         from exactdice.markov.float_pass import float_pass
 
         return float_pass(plan)
-    return _run(plan, workers)
+    return _run(plan, workers, progress)
 
 
 def _alive_states(plan: _Plan) -> bytearray:
@@ -416,6 +421,7 @@ def _alive_states(plan: _Plan) -> bytearray:
 
 
 _CHUNK_BITS = 8192
+_PROGRESS_MIN_TRANSITIONS = 200_000  # the exact pass shows its bar on a terminal past this
 _SMALL_BLOCK = 32  # up to this size a block is solved by its remembered integer inverse
 _block_inverses: dict = {}  # id(matrix) -> (matrix, B, s) of a small loop met again
 _seen_matrices: dict = {}  # id(matrix) -> matrix, for small loops met once so far
@@ -715,7 +721,7 @@ class _Pass:
                              bits)
 
 
-def _run(plan: _Plan, workers: int | None = None) -> ForwardResult:
+def _run(plan: _Plan, workers: int | None = None, progress=None) -> ForwardResult:
     """Push the visits from the initial state through the components, sources first;
     with a worker process solving loops where the graph has many
     (`exactdice.markov.loop_pool`; ``workers`` None: `exactdice.processes.solve_workers`)."""
@@ -724,9 +730,19 @@ def _run(plan: _Plan, workers: int | None = None) -> ForwardResult:
 
     flow = _Pass(plan)
     workers = solve_workers() if workers is None else workers
-    if (workers and plan.graph.num_transitions >= loop_pool.MIN_TRANSITIONS
-            and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS):
-        loop_pool.pass_with_loop_worker(plan, flow)
-    else:
-        plan.visit(flow)
+    graph = plan.graph
+    bar = None
+    if progress or (progress is None and sys.stderr.isatty() and graph.num_transitions > _PROGRESS_MIN_TRANSITIONS):
+        from tqdm import tqdm
+
+        bar = tqdm(total=graph.num_states, unit="states", desc="solving", leave=False)
+    try:
+        if (workers and graph.num_transitions >= loop_pool.MIN_TRANSITIONS
+                and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS):
+            loop_pool.pass_with_loop_worker(plan, flow, bar)
+        else:
+            plan.visit(flow, bar)
+    finally:
+        if bar is not None:
+            bar.close()
     return flow.result()

@@ -89,9 +89,10 @@ def loops_with_flow(plan) -> int:
                if plan.is_cyclic(index) and any(plan.alive[node] for node in plan.components[index]))
 
 
-def pass_with_loop_worker(plan, flow) -> None:
+def pass_with_loop_worker(plan, flow, bar=None) -> None:
     """Drive the exact pass ``flow`` (`exactdice.markov.forward._Pass`) through ``plan``'s
-    components with one worker process solving loops (module docstring)."""
+    components with one worker process solving loops (module docstring); ``bar``: a
+    progress bar counting states passed."""
     readiness = _Readiness(plan)
     ready = readiness.first()
     queued: deque = deque()  # loops prepared and not handed out: (index, live, class, parts)
@@ -100,6 +101,8 @@ def pass_with_loop_worker(plan, flow) -> None:
 
     def done(index):
         ready.extend(readiness.done(index))
+        if bar is not None:
+            bar.update(len(plan.components[index]))
 
     def finish(index, live, klass, solution):
         flow.loop_solved(live, klass, *solution)

@@ -128,17 +128,17 @@ def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states
     endless = numbers.number(nonterminating_payoff if nonterminating_payoff is not None else 0)
     if not all_states and DECISION not in graph.kind:
         with paused_gc():
-            return _forward_only(graph, payoffs, endless, started, numbers.exact)
+            return _forward_only(graph, payoffs, endless, started, numbers.exact, progress)
     solver = _Solver(graph, numbers, payoffs, endless, vectors=all_states)
     with paused_gc():
         solver.run(progress)
         return solver.solution(all_states, time.perf_counter() - started)
 
 
-def _forward_only(graph, payoffs, endless, started, exact) -> Solution:
+def _forward_only(graph, payoffs, endless, started, exact, progress=None) -> Solution:
     """The initial state's answers of a graph without decisions, from one forward pass."""
     components = graph.strongly_connected_components()
-    result = forward_pass(graph, components=components, exact=exact)
+    result = forward_pass(graph, components=components, exact=exact, progress=progress)
     public = to_fraction if exact else float
     value = public(endless) * result.never_ends
     for pay, name in zip(payoffs, graph.outcomes):
