@@ -73,12 +73,16 @@ class ForkedWorkers:
         self._results = context.Queue()
         self._tasks = [context.Queue() for _ in range(count)]
         self._processes = []
-        for number in range(count):
-            process = context.Process(target=_serve, args=(handle, self._tasks[number], self._results, number,
-                                                           os.getpid()),
-                                      name=f"exactdice-{name}-{number}", daemon=True)
-            process.start()
-            self._processes.append(process)
+        try:
+            for number in range(count):
+                process = context.Process(target=_serve, args=(handle, self._tasks[number], self._results, number,
+                                                               os.getpid()),
+                                          name=f"exactdice-{name}-{number}", daemon=True)
+                process.start()
+                self._processes.append(process)
+        except BaseException:  # no fork (out of memory or processes): none is left behind
+            self.close()
+            raise
 
     def send(self, worker: int, task) -> None:
         """Queue ``task`` for worker number ``worker`` (never blocks)."""

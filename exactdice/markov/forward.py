@@ -737,10 +737,9 @@ def _run(plan: _Plan, workers: int | None = None, progress=None) -> ForwardResul
 
         bar = tqdm(total=graph.num_states, unit="states", desc="solving", leave=False)
     try:
-        if (workers and graph.num_transitions >= loop_pool.MIN_TRANSITIONS
-                and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS):
-            loop_pool.pass_with_loop_worker(plan, flow, bar)
-        else:
+        if not (workers and graph.num_transitions >= loop_pool.MIN_TRANSITIONS
+                and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS
+                and loop_pool.pass_with_loop_worker(plan, flow, bar)):
             plan.visit(flow, bar)
     finally:
         if bar is not None:

@@ -223,7 +223,10 @@ def _explore(model, max_states, progress, workers) -> StateGraph:
                 explorer.add(current, expand(states[current]))
                 if (pool_from is not None and not current & 63 and time.perf_counter() >= pool_from
                         and len(states) - current > _PARALLEL_MIN_FRONTIER):
-                    pool, handed_over = ExpansionPool(model, workers, explorer.merger.reward_width), current + 1
+                    try:
+                        pool, handed_over = ExpansionPool(model, workers, explorer.merger.reward_width), current + 1
+                    except OSError:  # the machine would not fork: go on in this process
+                        pool_from = None
             else:
                 while handed_over < len(states):
                     pool.submit(handed_over, states[handed_over])

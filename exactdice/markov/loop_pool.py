@@ -89,15 +89,19 @@ def loops_with_flow(plan) -> int:
                if plan.is_cyclic(index) and any(plan.alive[node] for node in plan.components[index]))
 
 
-def pass_with_loop_worker(plan, flow, bar=None) -> None:
+def pass_with_loop_worker(plan, flow, bar=None) -> bool:
     """Drive the exact pass ``flow`` (`exactdice.markov.forward._Pass`) through ``plan``'s
     components with one worker process solving loops (module docstring); ``bar``: a
-    progress bar counting states passed."""
+    progress bar counting states passed. False, having done nothing, if the worker could
+    not be started (the machine would not fork)."""
+    try:
+        workers = ForkedWorkers(1, _LoopSolver(plan, flow), "loops")
+    except OSError:
+        return False
     readiness = _Readiness(plan)
     ready = readiness.first()
     queued: deque = deque()  # loops prepared and not handed out: (index, live, class, parts)
     handed: dict = {}        # loops in the worker: index -> (live, class)
-    workers = ForkedWorkers(1, _LoopSolver(plan, flow), "loops")
 
     def done(index):
         ready.extend(readiness.done(index))
@@ -134,6 +138,7 @@ def pass_with_loop_worker(plan, flow, bar=None) -> None:
                 break
     finally:
         workers.close()
+    return True
 
 
 def _visit(plan, flow, index, queued, done) -> None:

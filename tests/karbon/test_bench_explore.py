@@ -38,15 +38,17 @@ def _model(setup, player, narrator):
     return KarbonModel(start.sizes, start.situation(), Rules(), player, narrator)
 
 
-def _explore(setup, player, narrator):
-    return explore(_model(setup, player, narrator), progress=False)
+def _explore(setup, player, narrator, workers=None):
+    return explore(_model(setup, player, narrator), progress=False, workers=workers)
 
 
+@pytest.mark.parametrize("workers", [0, None], ids=["one process", "worker processes"])
 @pytest.mark.parametrize("row", list(ROWS))
-def test_benchmark_explore(benchmark, row):
+def test_benchmark_explore(benchmark, row, workers):
+    """Each row in one process and with the default worker processes (one per core)."""
     setup_kwargs, player, states = ROWS[row]
     policy = parse_player_policy(player)
-    graph = benchmark.pedantic(_explore, args=(ContestSetup(**setup_kwargs), policy, NarratorPolicy()),
+    graph = benchmark.pedantic(_explore, args=(ContestSetup(**setup_kwargs), policy, NarratorPolicy(), workers),
                                rounds=1, iterations=1)
     benchmark.extra_info.update(states=graph.num_states, transitions=graph.num_transitions)
     assert graph.num_states == states  # the graphs' sizes are pinned by the solve tests too

@@ -218,3 +218,13 @@ def test_workers_end_when_their_parent_is_killed():
     while any(map(alive, workers)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(map(alive, workers))
+
+
+def test_exploring_goes_on_alone_when_the_machine_will_not_fork(pool_at_once, monkeypatch):
+    def refuse(self, *args):
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr("exactdice.processes.ForkedWorkers.__init__", refuse)
+    model = ContestChain(size=400, branches=12, seed=3)
+    assert_same_graph(explore(model, workers=0), explore(model, workers=2))
+    assert pool_at_once == [2]  # it was tried

@@ -146,3 +146,12 @@ def test_components_become_ready_once_everything_entering_them_is_done():
         finished.append(index)
         ready.extend(readiness.done(index))
     assert sorted(finished) == list(range(len(plan.components)))
+
+
+def test_the_pass_goes_on_alone_when_the_machine_will_not_fork(worker_on_any_graph, monkeypatch):
+    def refuse(self, *args):
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr("exactdice.processes.ForkedWorkers.__init__", refuse)
+    graph = explore(LoopsBehindChance(7, loops=12, loop_size=5))
+    assert _answers(forward_pass(graph, workers=1)) == _answers(forward_pass(graph, workers=0))
