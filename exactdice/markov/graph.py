@@ -29,9 +29,12 @@ TERMINAL, CHANCE, DECISION = 0, 1, 2
 MAX, MIN = 1, -1
 _PROGRESS_MIN_STATES = 20_000
 _LARGEST_ARRAY_WEIGHT = 2**63 - 1
-# exploring starts worker processes only after this long in one process: small graphs
-# (most of them) never pay for a fork
-PARALLEL_AFTER_SECONDS = 0.25
+# exploring starts worker processes only after this long in one process (small graphs,
+# most of them, never pay for a fork), and only if a state has cost this much on average
+# to expand and store: below it (optimal play's small expansions, about 27 us) what
+# crosses between the processes costs more than the expansions they share out
+PARALLEL_AFTER_SECONDS = 0.05
+PARALLEL_MIN_SECONDS_PER_STATE = 50e-6
 # ... and only with this many states found and not yet expanded, to hand out at once
 _PARALLEL_MIN_FRONTIER = 64
 
@@ -189,7 +192,8 @@ def explore(model, *, max_states: int = 2_000_000, progress=None, workers: int |
 
     Raises `TooLargeError` past ``max_states`` states. ``workers``: processes that expand
     states beside this one (`exactdice.markov.expansion_pool`), started only once exploring
-    has taken `PARALLEL_AFTER_SECONDS`; None: `exactdice.processes.solve_workers`
+    has taken `PARALLEL_AFTER_SECONDS` at `PARALLEL_MIN_SECONDS_PER_STATE` or more a
+    state; None: `exactdice.processes.solve_workers`
     (``$EXACTDICE_SOLVE_WORKERS``, else one per core where they can be forked). The graph
     is the same, array for array, with any number of workers.
 
@@ -215,14 +219,16 @@ def _explore(model, max_states, progress, workers) -> StateGraph:
     bar = _progress_bar(progress, max_states)
     expand = keyed_expander(model)
     pool = None
-    pool_from = time.perf_counter() + PARALLEL_AFTER_SECONDS if workers else None
+    started = time.perf_counter()
+    pool_from = started + PARALLEL_AFTER_SECONDS if workers else None
     current = 0
     try:
         while current < len(states):
             if pool is None:
                 explorer.add(current, expand(states[current]))
                 if (pool_from is not None and not current & 63 and time.perf_counter() >= pool_from
-                        and len(states) - current > _PARALLEL_MIN_FRONTIER):
+                        and len(states) - current > _PARALLEL_MIN_FRONTIER
+                        and time.perf_counter() - started >= (current + 1) * PARALLEL_MIN_SECONDS_PER_STATE):
                     try:
                         pool, handed_over = ExpansionPool(model, workers, explorer.merger.reward_width), current + 1
                     except OSError:  # the machine would not fork: go on in this process

@@ -29,6 +29,7 @@ def pool_at_once(monkeypatch):
     """Start the workers with the first state and hand over even a frontier of one; the
     list it gives counts the pools started."""
     monkeypatch.setattr(graph_module, "PARALLEL_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(graph_module, "PARALLEL_MIN_SECONDS_PER_STATE", 0.0)
     monkeypatch.setattr(graph_module, "_PARALLEL_MIN_FRONTIER", 0)
     started = []
     original = ExpansionPool.__init__
@@ -89,11 +90,36 @@ def test_synthetic_graphs_are_the_same_with_workers(pool_at_once, model):
 
 def test_the_pool_waits_for_its_time(monkeypatch):
     """Small graphs never fork: the workers start only after `PARALLEL_AFTER_SECONDS`."""
-    started = []
     monkeypatch.setattr("exactdice.markov.expansion_pool.ExpansionPool.__init__",
-                        lambda *args: started.append(args) or pytest.fail("a pool was started"))
+                        lambda *args: pytest.fail("a pool was started"))
     explore(ContestChain(size=400, branches=12, seed=3), workers=2)
-    assert started == []
+
+
+class _SlowWalk(GamblersRuin):
+    """A walk whose states each take ``delay`` seconds to expand."""
+
+    def __init__(self, goal, delay):
+        super().__init__(goal=goal, start=goal // 2, up=1, down=1)
+        self.delay = delay
+
+    def expand(self, money):
+        import time
+
+        if self.delay:
+            time.sleep(self.delay)
+        return super().expand(money)
+
+
+@pytest.mark.parametrize("goal, delay, expected", [(100_000, 0.0, []), (2000, 0.0002, [2])],
+                         ids=["cheap states", "costly states"])
+def test_the_pool_starts_only_where_states_cost_enough(pool_at_once, monkeypatch, goal, delay, expected):
+    """Past the time limit, workers start only if a state costs `PARALLEL_MIN_SECONDS_PER_STATE`
+    or more (what crosses between processes would cost more than cheap expansions); both
+    walks explore for longer than the time limit."""
+    monkeypatch.setattr(graph_module, "PARALLEL_AFTER_SECONDS", 0.02)
+    monkeypatch.setattr(graph_module, "PARALLEL_MIN_SECONDS_PER_STATE", 100e-6)
+    explore(_SlowWalk(goal, delay), workers=2)
+    assert pool_at_once == expected
 
 
 class FailsAt:
