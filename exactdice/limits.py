@@ -26,11 +26,12 @@ import os
 import re
 import threading
 import time
+from contextlib import contextmanager
 
 from exactdice.errors import InputError, TooLargeError
 
 __all__ = ["parse_size", "size_text", "default_memory_budget", "memory_budget", "set_memory_budget",
-           "check_memory", "memory_watchdog", "refuse_past_limit", "MEMORY_ENVIRONMENT_VARIABLE",
+           "check_memory", "time_limit", "memory_watchdog", "refuse_past_limit", "MEMORY_ENVIRONMENT_VARIABLE",
            "MEMORY_FLAG", "CHECK_INTERVAL_SECONDS"]
 
 MEMORY_ENVIRONMENT_VARIABLE = "EXACTDICE_MAX_MEMORY"
@@ -48,6 +49,7 @@ _MINIMUM_BUDGET = 64 * 2**20
 _budget: int | None = None
 _next_check = 0.0
 _process = None
+_deadline: tuple | None = None  # (monotonic time, field, message) of `time_limit`
 _budget_reported = False  # set when check_memory raised: the watchdog then stands down
 
 
@@ -157,6 +159,8 @@ def check_memory(doing: str | None = None, *, states: int | None = None, force: 
     if not force and now < _next_check:
         return
     _next_check = now + CHECK_INTERVAL_SECONDS
+    if _deadline is not None and now > _deadline[0]:
+        raise TooLargeError(_deadline[1], _deadline[2])
     size = resident_memory()
     budget = memory_budget()
     if size > budget:
@@ -166,6 +170,30 @@ def check_memory(doing: str | None = None, *, states: int | None = None, force: 
         if states is not None:
             doing += f" ({states:,} states)"
         raise TooLargeError(MEMORY_FLAG, _over_budget_message(size, budget, doing))
+
+
+@contextmanager
+def time_limit(seconds: float | None, field: str, message: str):
+    """Within the block, `check_memory` (which exploring and solving call as they go) also
+    raises ``TooLargeError(field, message)`` once ``seconds`` have passed: a time limit
+    for work whose loops have no clock of their own. None: no limit. One per process (the
+    innermost block's).
+
+    >>> with time_limit(0.0, "max_seconds", "passed 0 s"):
+    ...     check_memory(force=True)
+    Traceback (most recent call last):
+    exactdice.errors.TooLargeError: max_seconds: passed 0 s
+    """
+    global _deadline
+    if seconds is None:
+        yield
+        return
+    previous = _deadline
+    _deadline = (time.monotonic() + seconds, field, message)
+    try:
+        yield
+    finally:
+        _deadline = previous
 
 
 class memory_watchdog:

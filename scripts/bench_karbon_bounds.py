@@ -68,7 +68,7 @@ def main():
     parser.add_argument("--certify-states", type=int, default=1_000_000,
                         help="state budget of the exact check of the strategy (past it: the float lower bound)")
     parser.add_argument("--certify-seconds", type=float,
-                        help="time budget of the exact check's exploring (default half of --seconds)")
+                        help="time budget of the exact check's exploring and solving (default half of --seconds)")
     parser.add_argument("--states", type=int,
                         help="stop the search after this many states explored (same work in any code version)")
     parser.add_argument("--code", action="append", metavar="DIR",
@@ -120,8 +120,10 @@ def _run(name, narrator, code, args):
           f"stopped: {run['stopped']}; fixed preferences {run['fixed_value']}; explored {run['explored']:,} "
           f"(touched {run['touched']:,}), {rate:,.0f} states/s; end components {run['end_components']}; "
           f"sweeps {run['sweeps']}; "
-          f"bounds {run['bounded_seconds']:.1f} s, exact check {run['certify_seconds']:.1f} s over "
-          f"{run['strategy_states']} states; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU "
+          f"bounds {run['bounded_seconds']:.1f} s, exact check {run['certify_seconds']:.1f} s "
+          + (f"over {run['strategy_states']:,} states" if run['strategy_states'] is not None
+             else "(stopped at its budget)")
+          + f"; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU "
           f"(the share of a core this run got shows the load); peak {run['peak_mib']:,.0f} MiB; "
           f"package {run['package']}",
           flush=True)

@@ -131,7 +131,8 @@ def karbon():
               help="With bounds: stop once upper - lower <= this.")
 @click.option("--max-seconds", type=float, default=None,
               help="With bounds: stop the search after this many seconds and report the bounds reached "
-                   "(the exact check of the strategy follows, within --max-states).")
+                   "(the exact check of the strategy follows, within --max-states and half as many "
+                   "seconds more; past them the lower bound is the search's own).")
 @json_option
 def odds(setup, ruleset, player, narrator, use_float, max_states, display, explain, show_draws,
          strategy, use_bounds, precision, max_seconds, as_json):

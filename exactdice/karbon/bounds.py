@@ -290,7 +290,7 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
 
     ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks.
     ``certify`` solves the returned strategy exactly (up to ``certify_states`` states and
-    ``certify_seconds`` of exploring, default half of ``max_seconds``);
+    ``certify_seconds`` of exploring and solving, default half of ``max_seconds``);
     ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
     (skipped when exploring their game passes ``fixed_states``, default ``max_states``, or
     ``fixed_seconds``, default a third of ``max_seconds``).

@@ -704,7 +704,7 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     """The exact value (a Fraction) the "max" strategy guarantees against the best reply of
     the "min" side, with the `Solution` (``played``: every "max" state reached -> its action;
     ``defaulted``: how many took the default); raises `TooLargeError` past ``max_states``
-    (or when exploring passes ``max_seconds``).
+    (or when exploring and solving pass ``max_seconds``).
 
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> evaluate_strategy(GamblersRuin(goal=3, start=1, up=1, down=1), {})[0]
@@ -713,10 +713,13 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     from exactdice.markov.graph import explore
     from exactdice.markov.solver import solve
 
+    from exactdice.limits import time_limit
+
     fixed = StrategyModel(model, strategy, default_action)
     limited = fixed if max_seconds is None else TimeLimitedModel(fixed, max_seconds)
-    graph = explore(limited, max_states=max_states, progress=False)
-    solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
+    with time_limit(max_seconds, "max_seconds", f"solving the strategy's game passed {max_seconds} s; give it more time"):
+        graph = explore(limited, max_states=max_states, progress=False)
+        solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
     solution.played = fixed.chosen
     solution.defaulted = fixed.defaulted
     return solution.value, solution

@@ -316,3 +316,29 @@ def test_strategy_check_through_expand_keyed_matches_plain(seed):
     assert keyed_value == plain_value and keyed.played == plain.played
     timed = TimeLimitedModel(KeyedRandomGame(size, seed), 600)
     assert evaluate_strategy(timed, found.strategy, payoff=PAYOFF)[0] == plain_value
+
+
+def test_the_strategy_check_stops_when_solving_passes_its_time(monkeypatch):
+    """``max_seconds`` bounds the exact check's solve too, not only its exploring: the
+    solver's own checks (`exactdice.limits.check_memory`) raise once it has passed."""
+    import time
+
+    from exactdice.errors import TooLargeError
+    from exactdice.limits import check_memory
+    from exactdice.markov import solver as solver_module
+    from exactdice.markov.bounded import evaluate_strategy
+    from exactdice.markov.synthetic import GamblersRuin
+
+    real = solver_module.solve
+
+    def slow(*args, **kwargs):
+        time.sleep(0.3)
+        check_memory("while solving")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solver_module, "solve", slow)
+    with pytest.raises(TooLargeError, match="max_seconds: solving the strategy's game passed 0.2 s"):
+        evaluate_strategy(GamblersRuin(goal=3, start=1, up=1, down=1), {}, max_seconds=0.2)
+    value, _ = evaluate_strategy(GamblersRuin(goal=3, start=1, up=1, down=1), {}, max_seconds=5)
+    assert value == Fraction(1, 3)
+    check_memory(force=True)  # the limit ended with its block
