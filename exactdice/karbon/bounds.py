@@ -39,6 +39,7 @@ from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup
 from exactdice.karbon.solve import payoffs
+from exactdice.limits import time_limit
 from exactdice.markov.bounded import BoundedSolver, TimeLimitedModel, evaluate_strategy
 from exactdice.markov.model import Chance
 from exactdice.markov.graph import explore
@@ -177,17 +178,19 @@ def game_model(setup: ContestSetup, ruleset: Rules, player: PlayerPolicy, narrat
 def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_seconds: float | None = None):
     """(value of the fixed preferences at the start, state -> lower bound function) from
     one exact solve of the fixed player against ``narrator`` (the model `contest_odds`
-    solves); (None, None) if exploring it passes ``max_states`` or ``max_seconds``. A state
+    solves); (None, None) if exploring it passes ``max_states`` or exploring and solving
+    pass ``max_seconds``. A state
     the fixed play reaches gets its exact value there (rounded down to a float); every
     other state None."""
     model = game_model(setup, ruleset, PlayerPolicy(), narrator)
     payoff, endless = payoffs(ruleset)
     try:
-        graph = explore(model if max_seconds is None else TimeLimitedModel(model, max_seconds),
-                        max_states=max_states, progress=False)
+        with time_limit(max_seconds, "max_seconds", f"the fixed preferences' solve passed {max_seconds} s"):
+            graph = explore(model if max_seconds is None else TimeLimitedModel(model, max_seconds),
+                            max_states=max_states, progress=False)
+            solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, progress=False, all_states=True)
     except TooLargeError:
         return None, None
-    solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, progress=False, all_states=True)
     per_state, reached = solution._per_state, graph.index
     cache: dict = {}
 
