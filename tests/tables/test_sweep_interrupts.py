@@ -1,8 +1,8 @@
 """A sweep stopped by Ctrl-C, SIGTERM or SIGKILL of its main process: it ends at once, leaves no
 worker behind, keeps its finished cells in an intact store, and a re-run gives the same table.
 
-Each test starts ``exactdice karbon table`` over four Karbon cells of under a second each
-in a subprocess, waits until at least one cell is in the store, sends the signal, and
+Each test starts ``exactdice karbon table`` over four Karbon cells of a second or two at
+most each in a subprocess, waits until at least one cell is in the store, sends the signal, and
 checks the process tree with psutil.
 """
 
@@ -18,8 +18,10 @@ import time
 import psutil
 import pytest
 
-# four cells (A2, C 2-3, W2, P 0-1) of about 0.2-0.8 s each on a busy 2-core machine
-_TABLE = ["karbon", "table", "-a", "2", "-c", "2-3", "-w", "2", "-p", "0-1", "--workers", "2",
+# four cells (A3, C 2-3, W3, P 0-1) of about 0.4 s each on an idle fast 2-core machine and
+# 1-2 s on a busy one: long enough that the signal lands while cells are still running
+# (with A2 W2 cells of 0.1 s a fast machine finished all four before it was handled)
+_TABLE = ["karbon", "table", "-a", "3", "-c", "2-3", "-w", "3", "-p", "0-1", "--workers", "2",
           "--format", "json"]
 _EXIT_SECONDS = 2.0
 
