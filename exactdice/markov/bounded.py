@@ -717,7 +717,8 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
 
     fixed = StrategyModel(model, strategy, default_action)
     limited = fixed if max_seconds is None else TimeLimitedModel(fixed, max_seconds)
-    with time_limit(max_seconds, "max_seconds", f"solving the strategy's game passed {max_seconds} s; give it more time"):
+    passed = f"solving the strategy's game passed {max_seconds} s; give it more time"
+    with time_limit(max_seconds, "max_seconds", passed):
         graph = explore(limited, max_states=max_states, progress=False)
         solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
     solution.played = fixed.chosen
