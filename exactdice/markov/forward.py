@@ -70,6 +70,7 @@ from operator import le
 import gmpy2
 from gmpy2 import mpz
 
+from exactdice.limits import check_memory
 from exactdice.markov.graph import CHANCE, DECISION, TERMINAL, StateGraph
 from exactdice.markov.lifting import solve_by_lifting
 
@@ -267,6 +268,7 @@ class _Plan:
                     flow.state(component[0])
             elif any(inflow[node] for node in component):
                 flow.loop(index)
+            check_memory("while solving")
             if bar is not None:
                 bar.update(len(component))
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from exactdice.limits import check_memory
 from exactdice.processes import ForkedWorkers
 
 __all__ = ["pass_with_loop_worker", "MIN_TRANSITIONS", "MIN_LOOPS"]
@@ -105,6 +106,7 @@ def pass_with_loop_worker(plan, flow, bar=None) -> bool:
 
     def done(index):
         ready.extend(readiness.done(index))
+        check_memory("while solving")
         if bar is not None:
             bar.update(len(plan.components[index]))
 

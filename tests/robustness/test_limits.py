@@ -73,3 +73,23 @@ def test_within_the_budget_nothing_happens():
         check_memory("while testing", force=True)
     finally:
         set_memory_budget(None, export=False)
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_the_exact_pass_stops_past_the_budget(small_budget, monkeypatch, workers):
+    """A fixed chain's forward pass checks the budget as it goes (with the loops in this
+    process or in a worker), and stops with the budget's message."""
+    from exactdice.markov import explore, loop_pool
+    from exactdice.markov.forward import forward_pass
+    from exactdice.markov.synthetic import ContestChain
+    from exactdice.processes import fork_supported
+
+    if workers and not fork_supported():
+        pytest.skip("the loop worker is forked (Linux only)")
+    monkeypatch.setattr(loop_pool, "MIN_TRANSITIONS", 0)
+    monkeypatch.setattr(loop_pool, "MIN_LOOPS", 1)
+    set_memory_budget(None, export=False)
+    graph = explore(ContestChain(size=300, branches=8, seed=1), workers=0)
+    set_memory_budget(limits.resident_memory() // 2, export=False)
+    with pytest.raises(TooLargeError, match="while solving"):
+        forward_pass(graph, workers=workers)
