@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from exactdice.errors import InputError, TooLargeError
 
 __all__ = ["parse_size", "size_text", "default_memory_budget", "memory_budget", "set_memory_budget",
-           "check_memory", "time_limit", "memory_watchdog", "refuse_past_limit", "MEMORY_ENVIRONMENT_VARIABLE",
+           "check_memory", "count_workers", "forget_workers", "time_limit", "memory_watchdog", "refuse_past_limit", "MEMORY_ENVIRONMENT_VARIABLE",
            "MEMORY_FLAG", "CHECK_INTERVAL_SECONDS"]
 
 MEMORY_ENVIRONMENT_VARIABLE = "EXACTDICE_MAX_MEMORY"
@@ -50,6 +50,7 @@ _budget: int | None = None
 _next_check = 0.0
 _process = None
 _deadline: tuple | None = None  # (monotonic time, field, message) of `time_limit`
+_worker_pids: set = set()  # `count_workers`
 _budget_reported = False  # set when check_memory raised: the watchdog then stands down
 
 
@@ -138,6 +139,29 @@ def resident_memory() -> int:
     return _process.memory_info().rss
 
 
+def count_workers(pids) -> None:
+    """Count these worker processes' memory in `check_memory` too (until `forget_workers`):
+    one solve's workers (`exactdice.processes.ForkedWorkers`) spend the same budget."""
+    _worker_pids.update(pids)
+
+
+def forget_workers(pids) -> None:
+    """Stop counting these worker processes (they ended)."""
+    _worker_pids.difference_update(pids)
+
+
+def _workers_memory() -> int:
+    import psutil
+
+    total = 0
+    for pid in list(_worker_pids):
+        try:
+            total += psutil.Process(pid).memory_info().rss
+        except psutil.Error:  # it just ended
+            pass
+    return total
+
+
 def _over_budget_message(size: int, budget: int, doing: str) -> str:
     return (f"the process reached {size_text(size)} of memory{' ' if doing else ''}{doing}, past the memory budget of "
             f"{size_text(budget)}; raise it with `exactdice {MEMORY_FLAG} SIZE ...` (e.g. "
@@ -146,7 +170,8 @@ def _over_budget_message(size: int, budget: int, doing: str) -> str:
 
 
 def check_memory(doing: str | None = None, *, states: int | None = None, force: bool = False) -> None:
-    """Raise `TooLargeError` if this process uses more memory than the budget.
+    """Raise `TooLargeError` if this process (with the worker processes it counts,
+    `count_workers`) uses more memory than the budget.
 
     Cheap: the process size is read at most every `CHECK_INTERVAL_SECONDS` (unless
     *force*). *doing* says what was going on, for the message ("while exploring"), and
@@ -161,7 +186,7 @@ def check_memory(doing: str | None = None, *, states: int | None = None, force: 
     _next_check = now + CHECK_INTERVAL_SECONDS
     if _deadline is not None and now > _deadline[0]:
         raise TooLargeError(_deadline[1], _deadline[2])
-    size = resident_memory()
+    size = resident_memory() + (_workers_memory() if _worker_pids else 0)
     budget = memory_budget()
     if size > budget:
         global _budget_reported
@@ -169,6 +194,8 @@ def check_memory(doing: str | None = None, *, states: int | None = None, force: 
         doing = doing or "while working"
         if states is not None:
             doing += f" ({states:,} states)"
+        if _worker_pids:
+            doing += f" (with its {len(_worker_pids)} worker processes)"
         raise TooLargeError(MEMORY_FLAG, _over_budget_message(size, budget, doing))
 
 

@@ -18,6 +18,8 @@ import sys
 import threading
 import time
 
+from exactdice.limits import count_workers, forget_workers
+
 __all__ = ["die_with_parent", "ForkedWorkers", "fork_supported", "usable_cores", "solve_workers",
            "WORKERS_ENVIRONMENT_VARIABLE"]
 
@@ -54,7 +56,7 @@ class ForkedWorkers:
     every task sent to it and sends back the result. Forked, they start with this
     process's objects as they are (a model with warm caches, an explored graph), and
     nothing is pickled to start them; they end with this process even when it is
-    killed. A worker's exception is raised again by `receive`, and a worker that
+    killed, and their memory counts in `exactdice.limits.check_memory`. A worker's exception is raised again by `receive`, and a worker that
     died is reported rather than waited for.
 
     >>> workers = ForkedWorkers(1, abs, "doctest") if fork_supported() else None
@@ -83,6 +85,7 @@ class ForkedWorkers:
         except BaseException:  # no fork (out of memory or processes): none is left behind
             self.close()
             raise
+        count_workers([process.pid for process in self._processes])
 
     def send(self, worker: int, task) -> None:
         """Queue ``task`` for worker number ``worker`` (never blocks)."""
@@ -122,6 +125,7 @@ class ForkedWorkers:
                 process.terminate()
         for process in self._processes:
             process.join(5)
+        forget_workers([process.pid for process in self._processes])
         for channel in (*self._tasks, self._results):
             channel.cancel_join_thread()
             channel.close()

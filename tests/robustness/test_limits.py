@@ -93,3 +93,36 @@ def test_the_exact_pass_stops_past_the_budget(small_budget, monkeypatch, workers
     set_memory_budget(limits.resident_memory() // 2, export=False)
     with pytest.raises(TooLargeError, match="while solving"):
         forward_pass(graph, workers=workers)
+
+
+def test_counted_worker_processes_spend_the_budget(monkeypatch):
+    """`check_memory` adds the worker processes one solve counts (`count_workers`); here
+    this process stands in for a worker, so it is counted twice."""
+    import os
+
+    monkeypatch.delenv(limits.MEMORY_ENVIRONMENT_VARIABLE, raising=False)
+    set_memory_budget(int(limits.resident_memory() * 1.5), export=False)
+    try:
+        check_memory(force=True)
+        limits.count_workers([os.getpid()])
+        with pytest.raises(TooLargeError, match="with its 1 worker processes"):
+            check_memory(force=True)
+        limits.forget_workers([os.getpid()])
+        check_memory(force=True)
+    finally:
+        limits.forget_workers([os.getpid()])
+        set_memory_budget(None, export=False)
+
+
+def test_forked_workers_are_counted_while_they_run():
+    from exactdice.processes import ForkedWorkers, fork_supported
+
+    if not fork_supported():
+        pytest.skip("workers are forked (Linux only)")
+    workers = ForkedWorkers(2, abs, "test")
+    pids = {process.pid for process in workers._processes}
+    assert len(pids) == 2 and pids <= limits._worker_pids
+    workers.send(1, -4)
+    assert workers.receive() == (1, 4)
+    workers.close()
+    assert not pids & limits._worker_pids
