@@ -279,11 +279,15 @@ class _Plan:
         low, high = graph.offsets[node], graph.offsets[node + 1]
         return graph.data[node], tuple(zip(graph.weights[low:high], graph.targets[low:high]))
 
-    def live_members(self, component_or_index) -> list:
+    def live_members(self, component) -> list:
         """A component's members that can still reach an end, in node order."""
-        component = (self.components[component_or_index] if isinstance(component_or_index, int)
-                     else component_or_index)
         return sorted(node for node in component if self.alive[node])
+
+    def solve_loop(self, index, parts):
+        """``(numerators, denominator)`` of loop ``index``'s exact solve with right sides
+        `summed_parts` of ``parts`` (checked by multiplying back, `solve_block`)."""
+        _, rows, matrix = self.cyclic_block(index)
+        return solve_block(matrix, rows, summed_parts(parts))
 
     def block_rows(self, component):
         """(live members, rows of A_C) of a cyclic component (``rows[i]``: column -> entry).
@@ -423,7 +427,19 @@ def _alive_states(plan: _Plan) -> bytearray:
 
 
 _CHUNK_BITS = 8192
-_PROGRESS_MIN_TRANSITIONS = 200_000  # the exact pass shows its bar on a terminal past this
+_PROGRESS_MIN_TRANSITIONS = 200_000  # a solve shows its bar on a terminal past this
+
+
+def solving_bar(graph: StateGraph, progress):
+    """The "solving" progress bar over ``graph``'s states, or None: shown when
+    ``progress`` is true, or when it is None, stderr is a terminal and the graph has
+    more than 200,000 transitions (the backward and the forward pass alike)."""
+    if not (progress or (progress is None and sys.stderr.isatty()
+                         and graph.num_transitions > _PROGRESS_MIN_TRANSITIONS)):
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=graph.num_states, unit="states", desc="solving", leave=False)
 _SMALL_BLOCK = 32  # up to this size a block is solved by its remembered integer inverse
 _block_inverses: dict = {}  # id(matrix) -> (matrix, B, s) of a small loop met again
 _seen_matrices: dict = {}  # id(matrix) -> matrix, for small loops met once so far
@@ -632,12 +648,10 @@ class _Pass:
 
     def loop(self, index):
         """A cyclic component: solve its block, pass on what leaves it, collect the rest."""
-        live = self.plan.live_members(index)
+        live = self.plan.live_members(self.plan.components[index])
         if live:
             klass, parts = self.loop_parts(live)
-            _, rows, matrix = self.plan.cyclic_block(index)
-            numerators, denominator = solve_block(matrix, rows, summed_parts(parts))
-            self.loop_solved(live, klass, numerators, denominator)
+            self.loop_solved(live, klass, *self.plan.solve_loop(index, parts))
         self.loop_cleared(index)
 
     def loop_solved(self, live, klass, numerators, denominator, leaving=None):
@@ -733,11 +747,7 @@ def _run(plan: _Plan, workers: int | None = None, progress=None) -> ForwardResul
     flow = _Pass(plan)
     workers = solve_workers() if workers is None else workers
     graph = plan.graph
-    bar = None
-    if progress or (progress is None and sys.stderr.isatty() and graph.num_transitions > _PROGRESS_MIN_TRANSITIONS):
-        from tqdm import tqdm
-
-        bar = tqdm(total=graph.num_states, unit="states", desc="solving", leave=False)
+    bar = solving_bar(graph, progress)
     try:
         if not (workers and graph.num_transitions >= loop_pool.MIN_TRANSITIONS
                 and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS

@@ -49,10 +49,10 @@ class _Readiness:
         self.targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
         self.component_of = component_of
         self.component_of_list = component_of.tolist()
-        entering = component_of[self.targets]
-        crossing = numpy.repeat(component_of, numpy.diff(numpy.frombuffer(graph.offsets, dtype=numpy.int64)))
-        crossing = entering[crossing != entering]
-        self.waiting = numpy.bincount(crossing, minlength=len(components)).tolist()
+        entering = component_of[self.targets]  # per edge: the component it enters
+        leaving = numpy.repeat(component_of, numpy.diff(  # ... and the one it leaves
+            numpy.frombuffer(graph.offsets, dtype=numpy.int64)))
+        self.waiting = numpy.bincount(entering[leaving != entering], minlength=len(components)).tolist()
 
     def first(self) -> list:
         """The components nothing enters (the initial state's)."""
@@ -147,13 +147,13 @@ def _visit(plan, flow, index, queued, done) -> None:
     """One ready component: an acyclic state is passed on at once; a loop that receives
     flow is prepared and queued (`done` when solved); an idle one is done."""
     component, inflow = plan.components[index], flow.inflow
-    if len(component) == 1 and not plan.is_cyclic(index):
+    if not plan.is_cyclic(index):
         if inflow[component[0]]:
             flow.state(component[0])
         done(index)
         return
     if any(inflow[node] for node in component):
-        live = plan.live_members(index)
+        live = plan.live_members(component)
         if live:
             klass, parts = flow.loop_parts(live)
             queued.append((index, live, klass, parts))
@@ -163,11 +163,8 @@ def _visit(plan, flow, index, queued, done) -> None:
 
 
 def _solve(plan, index, parts):
-    """``(numerators, denominator)`` of a loop's exact solve (checked by multiplying back)."""
-    from exactdice.markov.forward import solve_block, summed_parts
-
-    _, rows, matrix = plan.cyclic_block(index)
-    return solve_block(matrix, rows, summed_parts(parts))
+    """A loop's exact solve (`_Plan.solve_loop`), in whichever process calls it."""
+    return plan.solve_loop(index, parts)
 
 
 class _LoopSolver:
@@ -180,5 +177,5 @@ class _LoopSolver:
     def __call__(self, task):
         index, parts = task
         numerators, denominator = _solve(self.plan, index, parts)
-        leaving = list(self.flow.leaving(self.plan.live_members(index), numerators))
+        leaving = list(self.flow.leaving(self.plan.live_members(self.plan.components[index]), numerators))
         return index, (numerators, denominator, leaving)

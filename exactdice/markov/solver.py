@@ -25,7 +25,6 @@ state's whole outcome vector instead. Graphs without decisions skip the backward
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from exactdice.core.exact import to_fraction
 from exactdice.errors import InputError
 from exactdice.limits import check_memory
 from exactdice.markov.arithmetic import ExactArithmetic, FloatArithmetic
-from exactdice.markov.forward import forward_pass
+from exactdice.markov.forward import forward_pass, solving_bar
 from exactdice.markov.graph import (
     CHANCE,
     DECISION,
@@ -216,11 +215,7 @@ class _Solver:
         graph = self.graph
         components = self.components = graph.strongly_connected_components()
         self.component_count = len(components)
-        bar = None
-        if progress or (progress is None and sys.stderr.isatty() and graph.num_transitions > 200_000):
-            from tqdm import tqdm
-
-            bar = tqdm(total=graph.num_states, unit="states", desc="solving", leave=False)
+        bar = solving_bar(graph, progress)
         offsets, targets, kind = graph.offsets, graph.targets, graph.kind
         for component in components:
             check_memory("while solving")
