@@ -66,6 +66,8 @@ _DECISION_POINTS = {
 
 # continuations remembered at most (`_continuation`): ~400 bytes each
 _CONTINUATIONS_KEPT = 50_000
+# walks of actions' chance continuations kept for the node's own expansion (`_action`)
+_ACTION_WALKS_KEPT = 50_000
 # compiled rests of the round remembered at most (`_rest_of_round`): ~90 bytes each with
 # `split_rolls`; on A3 v C3, W3 P1, risk=always 91% of look-ups hit unbounded, 79% with
 # 300,000 kept (1.2x the CPU), 64% with 100,000 (1.4x)
@@ -189,6 +191,8 @@ class KarbonModel:
         # the caches' bounds (entries; tests shrink them to check they change no result)
         self.rest_entries_kept = _REST_ENTRIES_KEPT
         self.continuations_kept = _CONTINUATIONS_KEPT
+        self.action_walks_kept = _ACTION_WALKS_KEPT
+        self._action_walks: dict = {}
         self._rest_cache: dict = {}
         self._rest_entries = 0  # entries added to `_rest_cache` since it last started afresh
         self._rest_by_situation: dict = {}
@@ -238,21 +242,31 @@ class KarbonModel:
             side, options = self._decision(situation)
             if side is not None and len(options) > 1:
                 return Decision(side, tuple(self._action(name, nxt, reward) for name, nxt, reward in options))
-        branches: dict = {}
-        self._walk(situation, 1, 1, _NO_REWARD, branches, top=True)
+        branches = self._action_walks.pop(situation, None)
+        if branches is None:
+            branches = {}
+            self._walk(situation, 1, 1, _NO_REWARD, branches, top=True)
         return Chance(_normalise(branches))
 
     def _action(self, name, situation, reward):
         """A decision's action; when what follows it is certain (no chance event, no other
         open decision before the next node) the action points straight at that node, so
-        optimal play does not pay a graph node for a forced continuation."""
+        optimal play does not pay a graph node for a forced continuation.
+
+        Otherwise the walk is kept (`_action_walks`, bounded) for the node's own
+        expansion, which would walk the same chance events again (a risk roll, peril)."""
         if type(situation) is tuple and situation[0] in ("peril", "riskroll", "test"):
-            branches: dict = {}
-            self._walk(situation, 1, 1, reward, branches)
+            branches = self._action_walks.get(situation)
+            if branches is None:
+                branches = {}
+                self._walk(situation, 1, 1, _NO_REWARD, branches)
             if len(branches) == 1:
                 ((target, total), (num, den)), = branches.items()
                 if num == den:
-                    return (name, target, _unpack_rewards(total))
+                    return (name, target, _unpack_rewards(reward + total))
+            if len(self._action_walks) >= self.action_walks_kept:
+                self._action_walks.clear()  # bounded memory, like the other caches
+            self._action_walks[situation] = branches
         return (name, situation, _unpack_rewards(reward))
 
     def round_start(self, situation):

@@ -22,6 +22,9 @@ CASES = [
      "risk=always", "fixed", [], False),
     (dict(player_dice={8: 1}, narrator_dice={6: 1}, pool={8: 1}, reserve={}, consequence=2, peril=1),
      "fixed", "fixed", ["injury_peril=on"], None),
+    # decisions: actions' walks kept for their nodes' expansion (`_action_walks`)
+    (dict(player_dice={8: 1}, narrator_dice={6: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=1, peril=1),
+     "optimal", "optimal", [], None),
 ]
 
 
@@ -34,6 +37,7 @@ def _models(setup_kwargs, player, narrator, rules, split_rolls):
     tiny = KarbonModel(start.sizes, start.situation(), ruleset, p, n, split_rolls=split_rolls)
     tiny.rest_entries_kept = 1
     tiny.continuations_kept = 1
+    tiny.action_walks_kept = 1
     return default, tiny, ruleset, p, n, start
 
 
@@ -47,6 +51,7 @@ def test_tiny_cache_bounds_change_no_graph_and_no_value(setup_kwargs, player, na
     assert len(tiny._continuation_cache) <= 1
     assert len(tiny._rest_by_situation) <= 1
     assert sum(len(compiled) for compiled in tiny._rest_cache.values()) <= 2
+    assert len(tiny._action_walks) <= 1
     draws = (start.player_draw, start.narrator_draw)
     default_fresh, tiny_fresh, *_ = _models(setup_kwargs, player, narrator, rules, split_rolls)
     results = [_solve_model(model, ruleset, p, n, draws=draws) for model in (default_fresh, tiny_fresh)]
