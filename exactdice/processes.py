@@ -103,13 +103,14 @@ class ForkedWorkers:
             except queue.Empty:
                 if not wait:
                     return None
-                self._check_alive()
+                self.check_alive()
                 continue
             if failed:
                 raise result
             return worker, result
 
-    def _check_alive(self) -> None:
+    def check_alive(self) -> None:
+        """Raise `InternalError` if a worker has ended (it would never send its work)."""
         from exactdice.errors import InternalError
 
         for process in self._processes:

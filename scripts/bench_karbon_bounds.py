@@ -13,7 +13,10 @@ Each case and narrator runs in a fresh process (peak memory is that process's ma
 Printed per run: the gap at a few times, then the final certified lower bound (the
 returned strategy's exact value where its game fits), the upper bound, states explored
 (expanded) and touched, states per second, end components, the time of the exact check,
-wall and CPU seconds, and the peak memory. The machine's load average is printed first (other work shares it).
+wall and CPU seconds (worker processes included: with two or more cores the player's draws
+are searched in parallel, `exactdice.markov.bounded_split`; `EXACTDICE_SOLVE_WORKERS=0` runs
+in one process), and the peak memory. The machine's load average is printed first (other
+work shares it).
 """
 
 from __future__ import annotations
@@ -52,9 +55,10 @@ print(json.dumps({
     "seconds": result.seconds, "stopped": result.stopped, "end_components": result.end_components,
     "fixed_value": float(result.fixed_value) if result.fixed_value is not None else None,
     "strategy_states": result.strategy_states, "sweeps": result.solver.sweeps,
-    "cpu_seconds": resource.getrusage(resource.RUSAGE_SELF).ru_utime
-                   + resource.getrusage(resource.RUSAGE_SELF).ru_stime,
+    "cpu_seconds": sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
+                       for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)),
     "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "workers_peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
     "package": __import__("os").path.dirname(__import__("exactdice").__file__)}))
 """
 
@@ -123,8 +127,9 @@ def _run(name, narrator, code, args):
           f"bounds {run['bounded_seconds']:.1f} s, exact check {run['certify_seconds']:.1f} s "
           + (f"over {run['strategy_states']:,} states" if run['strategy_states'] is not None
              else "(stopped at its budget)")
-          + f"; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU "
-          f"(the share of a core this run got shows the load); peak {run['peak_mib']:,.0f} MiB; "
+          + f"; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU with its worker processes "
+          f"(CPU against wall shows the cores it used and the load); peak {run['peak_mib']:,.0f} MiB "
+          f"(+ {run['workers_peak_mib']:,.0f} MiB the largest worker); "
           f"package {run['package']}",
           flush=True)
 

@@ -41,6 +41,7 @@ from exactdice.karbon.setup import ContestSetup
 from exactdice.karbon.solve import payoffs
 from exactdice.limits import time_limit
 from exactdice.markov.bounded import BoundedSolver, TimeLimitedModel, evaluate_strategy
+from exactdice.markov.bounded_split import split_bounded_run
 from exactdice.markov.model import Chance
 from exactdice.markov.graph import explore
 from exactdice.markov.solver import solve
@@ -239,19 +240,31 @@ def _check_request(precision, player: PlayerPolicy, narrator: NarratorPolicy) ->
         raise InputError("narrator", "bounds need a narrator that plays fixed, random or optimal, not kind")
 
 
-def _fixed_start(model, setup, ruleset, narrator, *, max_states: int, max_seconds: float | None):
-    """(fixed preferences' value, initial bounds function or None): `fixed_play_lower_bounds`,
-    and the start too (the fixed draw is one of the optimal player's options)."""
-    fixed_value, from_fixed = fixed_play_lower_bounds(setup, ruleset, narrator, max_states=max_states,
-                                                      max_seconds=max_seconds)
-    if from_fixed is None:
-        return None, None
+def _with_root_bound(model, fixed_value, from_fixed):
+    """``from_fixed`` with the fixed preferences' value as the root's lower bound too (the
+    fixed draw is one of the optimal player's options at the root of the whole game)."""
     root, root_bound = model.initial_state(), (float_below(fixed_value), math.inf)
 
     def initial(state):
         return root_bound if state == root else from_fixed(state)
 
-    return fixed_value, initial
+    return initial
+
+
+def _draw_parts(model, workers: int | None) -> list | None:
+    """The player's draws split into one group per worker process for
+    `split_bounded_run`, or None where the search stays in this process (one draw, one
+    worker, no fork; ``workers`` None: `exactdice.processes.solve_workers`)."""
+    from exactdice.processes import fork_supported, solve_workers
+
+    if not isinstance(model, DrawSearchModel) or model.initial_state() != ("draw",):
+        return None
+    workers = solve_workers() if workers is None else workers
+    if workers < 2 or not fork_supported():
+        return None
+    texts = list(model._by_text)
+    count = min(workers, len(texts))
+    return [texts[number::count] for number in range(count)]
 
 
 def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: int,
@@ -287,7 +300,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
                  max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
                  progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
                  fixed_start: bool = True, fixed_states: int | None = None,
-                 certify_seconds: float | None = None, fixed_seconds: float | None = None) -> BoundedOdds:
+                 certify_seconds: float | None = None, fixed_seconds: float | None = None,
+                 workers: int | None = None) -> BoundedOdds:
     """Certified bounds on the contest's value with gap <= ``precision`` (or what
     ``max_seconds`` / ``max_states`` / Ctrl-C allow; ``stopped`` says which).
 
@@ -296,7 +310,10 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     ``certify_seconds`` of exploring and solving, default half of ``max_seconds``);
     ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
     (skipped when exploring their game passes ``fixed_states``, default ``max_states``, or
-    ``fixed_seconds``, default a third of ``max_seconds``).
+    ``fixed_seconds``, default a third of ``max_seconds``). With ``workers`` >= 2 (None:
+    one per core, `exactdice.processes.solve_workers`) and several draws to choose from,
+    the draws are split among worker processes, each searching its own
+    (`exactdice.markov.bounded_split`; ``max_states`` is then shared among them).
     """
     ruleset = ruleset or Rules()
     player = player or PlayerPolicy(kind="optimal")
@@ -305,15 +322,30 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     began = time.perf_counter()
     payoff, endless = payoffs(ruleset)
     model = game_model(setup, ruleset, player, narrator)
-    fixed_value, initial = None, None
+    fixed_value, from_fixed = None, None
     if fixed_start:
         if fixed_seconds is None and max_seconds is not None:
             fixed_seconds = max_seconds / 3
-        fixed_value, initial = _fixed_start(model, setup, ruleset, narrator, max_states=fixed_states or max_states,
-                                            max_seconds=fixed_seconds)
-    solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
+        fixed_value, from_fixed = fixed_play_lower_bounds(setup, ruleset, narrator,
+                                                          max_states=fixed_states or max_states,
+                                                          max_seconds=fixed_seconds)
     budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
-    found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
+    parts = _draw_parts(model, workers)
+    if parts is None:
+        initial = from_fixed and _with_root_bound(model, fixed_value, from_fixed)
+        solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial,
+                               seed=seed)
+        found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
+    else:  # no root bound in a part: the fixed draw may not be among its draws
+        def make_solver(part):
+            return BoundedSolver(part, payoff=payoff, nonterminating_payoff=endless, initial_bounds=from_fixed,
+                                 seed=seed)
+
+        models = [model.with_draws(texts) for texts in parts]
+        found, best = split_bounded_run(models, make_solver, precision, max_seconds=budget,
+                                        max_states=max_states, progress=progress, root=("draw",))
+        found.strategy.setdefault(("draw",), parts[best][0])  # a part of one draw starts past it
+        solver = found.solver
     bounded_done = time.perf_counter()
     result = BoundedOdds(
         lower=found.lower, upper=found.upper, precision=precision, lower_method="float, outward rounding",

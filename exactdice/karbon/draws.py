@@ -7,6 +7,8 @@ shares every position reachable from several draws.
 
 from __future__ import annotations
 
+import copy
+
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import PlayerPolicy
@@ -33,6 +35,24 @@ class DrawSearchModel:
         else:
             self.player_draws = [setup.start(player, narrator).player_draw]
         self._by_text = {dice_text(draw): draw for draw in self.player_draws}
+
+    def with_draws(self, texts) -> "DrawSearchModel":
+        """The same contest with the player's draw limited to ``texts`` (a part of the
+        draw searched on its own: `exactdice.markov.bounded_split`).
+
+        >>> from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules
+        >>> model = DrawSearchModel(ContestSetup(ability=1, challenge=1), Rules(), PlayerPolicy(kind="optimal"),
+        ...                         NarratorPolicy())
+        >>> sorted(model._by_text), model.with_draws(["d10"]).initial_state()
+        (['d10', 'd8'], ('ndraw', 'd10'))
+        """
+        unknown = set(texts) - set(self._by_text)
+        if unknown or not texts:
+            raise ValueError(f"draws must be some of {sorted(self._by_text)}, got {sorted(texts)}")
+        part = copy.copy(self)
+        part.player_draws = [draw for draw in self.player_draws if dice_text(draw) in texts]
+        part._by_text = {text: draw for text, draw in self._by_text.items() if text in texts}
+        return part
 
     def initial_state(self):
         if len(self.player_draws) == 1:

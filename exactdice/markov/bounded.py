@@ -23,7 +23,6 @@ floats and then widened outward by an error bound of the float sum (see
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from operator import mul
 from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
 
-__all__ = ["BoundedResult", "BoundedSolver", "bounded_solve", "StrategyModel", "TimeLimitedModel",
+__all__ = ["BoundedResult", "BoundedSolver", "BoundsView", "bounded_solve", "StrategyModel", "TimeLimitedModel",
            "evaluate_strategy"]
 
 _FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
@@ -82,6 +81,8 @@ class BoundedResult:
     seconds: float
     stopped: str
     sweeps: int = 0
+    #: a split search's parts (`exactdice.markov.bounded_split`): lower, upper, expanded, stopped
+    parts: list = field(repr=False, default_factory=list)
     strategy: dict = field(repr=False, default_factory=dict)
     history: list = field(repr=False, default_factory=list)
     solver: object = field(repr=False, default=None)
@@ -433,12 +434,13 @@ class BoundedSolver:
     # ----- the run ---------------------------------------------------------------------
 
     def run(self, precision: float, *, max_seconds: float | None = None, max_states: int | None = None,
-            progress=None, progress_every: float = 0.5) -> BoundedResult:
+            progress=None, progress_every: float = 0.5, stop_check=None) -> BoundedResult:
         """Sample trajectories until the gap at the initial state is <= ``precision``, or
         ``max_seconds`` pass, or ``max_states`` states are expanded, or KeyboardInterrupt;
         returns the bounds reached (after a last `sweep` when a limit stopped it).
         ``progress(lower, upper, expanded, seconds)`` is called about every
-        ``progress_every`` seconds."""
+        ``progress_every`` seconds, and ``stop_check(lower, upper)`` too: a reason
+        ("precision", "interrupted", ...) it returns stops the run with that reason."""
         if not precision > 0:
             raise InputError("precision", f"must be > 0, got {precision}")
         started = time.perf_counter()
@@ -466,6 +468,9 @@ class BoundedSolver:
                     if progress is not None:
                         progress(lo[root], hi[root], self.expanded, now - started)
                     next_report = now + progress_every
+                    if stop_check is not None and (reason := stop_check(lo[root], hi[root])):
+                        stopped = reason
+                        break
                 self._trajectory(stop_gap)
                 since_settle += 1
                 # a pass costs time in proportion to the states touched: spacing the passes
@@ -478,7 +483,7 @@ class BoundedSolver:
                 if self.sweep_growth and self.expanded >= next_sweep:
                     self.sweep()
                     next_sweep = self.expanded * self.sweep_growth
-            if self.sweep_growth and stopped != "precision":
+            if self.sweep_growth and stopped not in ("precision", "interrupted"):
                 self.sweep()
         except KeyboardInterrupt:
             stopped = "interrupted"
@@ -567,6 +572,65 @@ class BoundedSolver:
                 low, high = max(low, given[0]), min(high, given[1])
             return low, high
         return self.lo[node], self.hi[node]
+
+    def top_view(self, depth: int) -> "BoundsView":
+        """The bounds of the touched states at most ``depth`` steps from the initial state,
+        and the decisions among them: what an explanation of the first moves reads, small
+        enough to send from a worker process (`exactdice.markov.bounded_split`).
+
+        >>> from exactdice.markov.synthetic import TugOfWar
+        >>> solver = BoundedSolver(TugOfWar(reach=2))
+        >>> _ = solver.run(precision=1e-6)
+        >>> view = solver.top_view(1)
+        >>> view.bounds_of(solver.model.initial_state()) == solver.bounds_of(solver.model.initial_state())
+        True
+        """
+        bounds, decisions, layer = {}, {}, [self.initial]
+        seen = {self.initial}
+        for level in range(depth + 1):
+            following = []
+            for node in layer:
+                state = self.states[node]
+                bounds[state] = (self.lo[node], self.hi[node])
+                if self.kind[node] in (_MAX, _MIN):
+                    decisions[state] = self.decision_bounds(state)
+                if level < depth and self.targets[node]:
+                    for target in self.targets[node]:
+                        if target not in seen:
+                            seen.add(target)
+                            following.append(target)
+            layer = following
+        return BoundsView(bounds, decisions, self.least, self.greatest, self.sweeps)
+
+
+class BoundsView:
+    """Bounds of some states of a bounded search (`BoundedSolver.top_view`, or several
+    searches' views joined by `merged`), answering what `BoundedSolver` answers about them:
+    ``bounds_of``, ``decision_bounds`` and ``index`` (membership)."""
+
+    def __init__(self, bounds: dict, decisions: dict, least: float, greatest: float, sweeps: int = 0):
+        self.index, self.decisions = bounds, decisions
+        self.least, self.greatest, self.sweeps = least, greatest, sweeps
+
+    def bounds_of(self, state):
+        """(lower, upper) of a state; the least and greatest payoff outside the view."""
+        return self.index.get(state, (self.least, self.greatest))
+
+    def decision_bounds(self, state):
+        """As `BoundedSolver.decision_bounds`, for the decisions in the view."""
+        return self.decisions.get(state)
+
+    @staticmethod
+    def merged(views: list) -> "BoundsView":
+        """One view of several searches' (each state's bounds intersected: each is sound)."""
+        bounds, decisions = {}, {}
+        for view in views:
+            for state, (low, high) in view.index.items():
+                known = bounds.get(state)
+                bounds[state] = (low, high) if known is None else (max(known[0], low), min(known[1], high))
+            decisions.update(view.decisions)
+        return BoundsView(bounds, decisions, min(view.least for view in views),
+                          max(view.greatest for view in views), sum(view.sweeps for view in views))
 
 
 def _strongly_connected(adjacency: dict) -> dict:

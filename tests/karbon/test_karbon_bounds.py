@@ -12,11 +12,14 @@ from exactdice.cli.main import cli
 from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy, contest_odds
 from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round, game_model
 from exactdice.karbon.solve import payoffs
-from exactdice.markov.bounded import BoundedSolver
+from exactdice.markov.bounded import BoundedSolver, BoundsView
 from exactdice.markov.model import KeyedChance
+from exactdice.processes import fork_supported
 
 OPTIMAL = PlayerPolicy(kind="optimal")
 EPS = 1e-4
+# 0: one process; 2: the player's draws searched in two worker processes (bounded_split)
+WORKERS = [0, 2] if fork_supported() else [0]
 
 CASES = {
     "d6 v d10, pool d4, reserve d4, W1 P1":
@@ -42,13 +45,16 @@ def exact_values():
     return values
 
 
+@pytest.mark.parametrize("workers", WORKERS)
 @pytest.mark.parametrize("narrator", ["fixed", "optimal"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_bounds_contain_the_exact_optimal_value_and_close(exact_values, name, narrator):
+def test_bounds_contain_the_exact_optimal_value_and_close(exact_values, name, narrator, workers):
     setup, objective = CASES[name]
     exact = exact_values[name, narrator]
     found = bounded_odds(ContestSetup(**setup), Rules(objective=objective), OPTIMAL,
-                         NarratorPolicy(kind=narrator), precision=EPS, max_seconds=300)
+                         NarratorPolicy(kind=narrator), precision=EPS, max_seconds=300, workers=workers)
+    drawn = ContestSetup(**setup).player_dice is None
+    assert isinstance(found.solver, BoundsView) == (drawn and workers > 1)  # split where there are draws
     assert found.stopped == "precision"
     assert found.lower_method == "exact"
     assert isinstance(found.lower, Fraction)
@@ -87,13 +93,15 @@ def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
     assert interrupted.lower <= exact <= Fraction(interrupted.upper)
 
 
-def test_best_draw_is_certified_once_its_lower_bound_beats_the_others(exact_values):
+@pytest.mark.parametrize("workers", WORKERS)
+def test_best_draw_is_certified_once_its_lower_bound_beats_the_others(exact_values, workers):
     name = "A1 v C1 drawn from d6,d8,d10, Fortune 1, W1"
     setup, _ = CASES[name]
     exact = contest_odds(ContestSetup(**setup), Rules(), OPTIMAL, NarratorPolicy(kind="optimal"),
                          draw_values=True)
     found = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
-                         precision=1e-6)
+                         precision=1e-6, workers=workers)
+    assert len(found.draw_bounds) == len(exact.draw_values) == 3
     for text, (low, high) in found.draw_bounds.items():
         assert Fraction(low) <= exact.draw_values[text] <= Fraction(high)
     left, certified = found.best_draws()
@@ -101,6 +109,28 @@ def test_best_draw_is_certified_once_its_lower_bound_beats_the_others(exact_valu
     assert best in left
     if certified:
         assert left == [best]
+    assert found.strategy[("draw",)] in left
+
+
+@pytest.mark.skipif(not fork_supported(), reason="the draws are split among forked worker processes")
+def test_ctrl_c_while_the_draws_are_searched_in_workers_returns_sound_bounds():
+    """A Ctrl-C in this process (the workers ignore it) stops every worker at its next
+    report; the bounds reached are returned, and the strategy is still certified."""
+    setup = ContestSetup(ability=1, challenge=1, consequence=1, peril=0)  # the default pool: a long search
+    seen = []
+
+    def progress(lower, upper, explored, seconds):
+        seen.append((lower, upper))
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    found = bounded_odds(setup, player=OPTIMAL, narrator=NarratorPolicy(kind="fixed"), precision=1e-9,
+                         progress=progress, workers=2, max_seconds=600)
+    assert found.stopped == "interrupted" and isinstance(found.solver, BoundsView)
+    assert found.lower_method == "exact" and found.lower <= Fraction(found.upper)
+    from exactdice.karbon.bounds import float_below
+    assert found.lower >= float_below(found.fixed_value)  # the fixed draw's part starts at its exact value
+    assert found.upper < 1  # some work was done before the stop
 
 
 SMALL_FLAGS = ["--player-dice", "d6", "--narrator-dice", "d10", "--pool", "d4", "--reserve", "d4", "-w", "1",
@@ -148,16 +178,18 @@ def test_cli_bounds_input_errors(flags, field, capsys):
     assert len(captured.err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("workers", WORKERS)
 @pytest.mark.parametrize("narrator", ["fixed", "optimal"])
 @pytest.mark.parametrize("name", ["d6 v d8, pool d4, reserve d4, W1 P1", "A1 v C1 drawn from d6,d8,d10, Fortune 1, W1"])
-def test_explain_from_bounds_agrees_with_the_exact_solve(name, narrator):
+def test_explain_from_bounds_agrees_with_the_exact_solve(name, narrator, workers):
     """Every first-round risk choice explained from the bounds: its two choices' bounds contain
     their exact values, and a choice called certified best is at least as good as the other
     in the exact solve."""
     setup, objective = CASES[name]
     setup, ruleset = ContestSetup(**setup), Rules(objective=objective)
     exact = contest_odds(setup, ruleset, OPTIMAL, NarratorPolicy(kind=narrator), all_states=True)
-    found = bounded_odds(setup, ruleset, OPTIMAL, NarratorPolicy(kind=narrator), precision=1e-3, max_seconds=300)
+    found = bounded_odds(setup, ruleset, OPTIMAL, NarratorPolicy(kind=narrator), precision=1e-3, max_seconds=300,
+                         workers=workers)
     lines = explain_bounded_first_round(found)
     risk_lines = [line for line in lines if "Risk: " in line]
     assert risk_lines and any(line.startswith("First round: ") for line in lines)
@@ -236,12 +268,12 @@ def test_initial_bounds_contain_every_states_exact_value(name, narrator):
     exact game) contain its exact optimal value; and the check can fail: the fixed
     preferences' values taken as UPPER bounds, a deliberately unsound relaxation, are
     caught wherever optimal play does better than them."""
-    from exactdice.karbon.bounds import _fixed_start, game_model
+    from exactdice.karbon.bounds import _with_root_bound, fixed_play_lower_bounds, game_model
 
     setup, objective = CASES[name]
     setup, ruleset, narrator = ContestSetup(**setup), Rules(objective=objective), NarratorPolicy(kind=narrator)
-    _, initial = _fixed_start(game_model(setup, ruleset, OPTIMAL, narrator), setup, ruleset, narrator,
-                              max_states=100_000, max_seconds=None)
+    fixed_value, from_fixed = fixed_play_lower_bounds(setup, ruleset, narrator, max_states=100_000)
+    initial = _with_root_bound(game_model(setup, ruleset, OPTIMAL, narrator), fixed_value, from_fixed)
     outside, covered = _states_outside(setup, ruleset, narrator, initial)
     assert outside == [] and covered > 1
 
