@@ -39,7 +39,7 @@ from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup
 from exactdice.karbon.solve import payoffs
-from exactdice.limits import time_limit
+from exactdice.limits import MEMORY_FLAG, time_limit
 from exactdice.markov.bounded import BoundedSolver, TimeLimitedModel, evaluate_strategy
 from exactdice.markov.bounded_split import split_bounded_run
 from exactdice.markov.model import Chance
@@ -207,15 +207,20 @@ def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_se
     return solution.value, lower_bound
 
 
+def _fixed_draw_text(model) -> str | None:
+    """The draw the fixed preferences make (None: no draw to choose, or none they can make)."""
+    if not isinstance(model, DrawSearchModel):
+        return None
+    try:
+        return dice_text(model.setup.start(PlayerPolicy(), model.narrator).player_draw)
+    except InputError:
+        return None
+
+
 def _default_action(model):
     """The fixed preferences' choice off the explored states (index into the actions)."""
     inner = getattr(model, "inner", model)
-    fixed_draw = None
-    if isinstance(model, DrawSearchModel):
-        try:
-            fixed_draw = dice_text(model.setup.start(PlayerPolicy(), model.narrator).player_draw)
-        except InputError:
-            fixed_draw = None
+    fixed_draw = _fixed_draw_text(model)
 
     def choose(state, decision):
         names = [name for name, _, _ in decision.actions]
@@ -278,6 +283,10 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
                                             payoff=payoff, nonterminating_payoff=endless,
                                             max_states=certify_states, max_seconds=certify_seconds)
     except TooLargeError as error:
+        if error.field == MEMORY_FLAG:
+            result.lower_method = ("float, outward rounding (solving the strategy's game passed the memory "
+                                   "budget; raise it with --max-memory to solve it exactly)")
+            return
         passed = f"{certify_seconds:g} s" if error.field == "max_seconds" else f"{certify_states:,} states"
         result.lower_method = (f"float, outward rounding (the strategy's game passed {passed}; "
                                "raise certify_states / certify_seconds to solve it exactly)")
@@ -336,9 +345,14 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
         solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial,
                                seed=seed)
         found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
-    else:  # no root bound in a part: the fixed draw may not be among its draws
-        def make_solver(part):
-            return BoundedSolver(part, payoff=payoff, nonterminating_payoff=endless, initial_bounds=from_fixed,
+    else:
+        fixed_draw = _fixed_draw_text(model)
+
+        def make_solver(part):  # the fixed value bounds only the root of a part with the fixed draw
+            initial = from_fixed
+            if from_fixed is not None and fixed_draw in part._by_text:
+                initial = _with_root_bound(part, fixed_value, from_fixed)
+            return BoundedSolver(part, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial,
                                  seed=seed)
 
         models = [model.with_draws(texts) for texts in parts]

@@ -67,7 +67,7 @@ class BoundedResult:
 
     ``lower``/``upper`` are floats made sound by outward rounding; ``strategy`` maps each
     expanded state where the "max" side chooses to its action name (greedy on the lower
-    bounds). ``stopped`` is "precision", "time", "states" or "interrupted"; ``history``
+    bounds). ``stopped`` is "precision", "time", "states", "memory" or "interrupted"; ``history``
     lists ``(seconds, lower, upper, expanded)`` as the gap shrank.
     """
 
@@ -440,7 +440,8 @@ class BoundedSolver:
         returns the bounds reached (after a last `sweep` when a limit stopped it).
         ``progress(lower, upper, expanded, seconds)`` is called about every
         ``progress_every`` seconds, and ``stop_check(lower, upper)`` too: a reason
-        ("precision", "interrupted", ...) it returns stops the run with that reason."""
+        ("precision", "interrupted", ...) it returns stops the run with that reason. Past
+        the memory budget (`exactdice.limits.check_memory`) it stops too ("memory")."""
         if not precision > 0:
             raise InputError("precision", f"must be > 0, got {precision}")
         started = time.perf_counter()
@@ -470,6 +471,9 @@ class BoundedSolver:
                     next_report = now + progress_every
                     if stop_check is not None and (reason := stop_check(lo[root], hi[root])):
                         stopped = reason
+                        break
+                    if _past_memory_budget():
+                        stopped = "memory"
                         break
                 self._trajectory(stop_gap)
                 since_settle += 1
@@ -631,6 +635,20 @@ class BoundsView:
             decisions.update(view.decisions)
         return BoundsView(bounds, decisions, min(view.least for view in views),
                           max(view.greatest for view in views), sum(view.sweeps for view in views))
+
+
+def _past_memory_budget(doing: str = "while searching for bounds") -> bool:
+    """Whether this process (with the workers it counts) is past the memory budget: a
+    search then stops with the bounds it has, as at its time limit."""
+    from exactdice.limits import MEMORY_FLAG, check_memory
+
+    try:
+        check_memory(doing)
+    except TooLargeError as error:
+        if error.field != MEMORY_FLAG:  # a time limit's deadline: not ours to absorb
+            raise
+        return True
+    return False
 
 
 def _strongly_connected(adjacency: dict) -> dict:

@@ -10,7 +10,8 @@ single search shares one core between both subgames; split, each gets a core.
 The workers publish their root bounds in shared memory as they go; a worker stops once
 its upper bound is within ``precision`` of the best lower bound any worker has (nothing
 it could still find changes the root's gap by more), so the root's gap is <= precision
-when all have stopped. Ctrl-C in this process stops them all with the bounds reached.
+when all have stopped. Ctrl-C in this process, or all of them together passing the
+memory budget, stops them with the bounds reached.
 It knows nothing of any game: the caller builds the restricted models.
 
 >>> from exactdice.markov.bounded import BoundedSolver
@@ -26,8 +27,7 @@ from __future__ import annotations
 import signal
 import time
 
-from exactdice.limits import check_memory
-from exactdice.markov.bounded import BoundedResult, BoundsView
+from exactdice.markov.bounded import BoundedResult, BoundsView, _past_memory_budget
 
 __all__ = ["split_bounded_run"]
 
@@ -35,6 +35,8 @@ __all__ = ["split_bounded_run"]
 PUBLISH_SECONDS = 0.1
 #: how often this process reports the joined bounds (seconds)
 REPORT_SECONDS = 0.5
+#: why this process stops the workers (the shared flag holds the index; 0: go on)
+_STOP_REASONS = (None, "interrupted", "memory")
 
 # what the forked workers run: set in this process just before they are forked
 _job: dict = {}
@@ -64,9 +66,9 @@ def split_bounded_run(models: list, make_solver, precision: float, *, max_second
 
     context = multiprocessing.get_context("fork")
     published = context.RawArray("d", [float("-inf"), float("inf"), 0.0] * len(models))
-    interrupted = context.RawValue("b", 0)
+    stop = context.RawValue("b", 0)  # set here: an index into _STOP_REASONS
     _job.update(models=models, make_solver=make_solver, precision=precision, max_seconds=max_seconds,
-                max_states=share, published=published, interrupted=interrupted, view_depth=view_depth)
+                max_states=share, published=published, stop=stop, view_depth=view_depth)
     started = time.perf_counter()
     pool = ForkedWorkers(len(models), _serve_search, "bounds")
     try:
@@ -88,11 +90,12 @@ def split_bounded_run(models: list, make_solver, precision: float, *, max_second
                     if progress is not None:
                         progress(lower, upper, expanded, now - started)
                     next_report = now + REPORT_SECONDS
-                check_memory("while searching for bounds")
+                if not stop.value and _past_memory_budget():
+                    stop.value = _STOP_REASONS.index("memory")
                 pool.check_alive()
                 time.sleep(0.02)
             except KeyboardInterrupt:  # the workers ignore SIGINT: they stop at this flag
-                interrupted.value = 1
+                stop.value = _STOP_REASONS.index("interrupted")
         best = max(done, key=lambda number: done[number]["lower"])
         pool.send(best, ("strategy",))
         _, strategy = pool.receive()
@@ -128,8 +131,8 @@ def _serve_search(task):
         published[3 * number:3 * number + 3] = [lower, upper, float(expanded)]
 
     def stop_check(lower, upper):
-        if job["interrupted"].value:
-            return "interrupted"
+        if job["stop"].value:
+            return _STOP_REASONS[job["stop"].value]
         best_lower = max(max(published[3 * other] for other in range(count)), lower)
         return "precision" if upper - best_lower <= precision else None
 
@@ -171,7 +174,8 @@ def _joined_result(summaries: list, strategy: dict, seconds: float, history: lis
     lower = max(summary["lower"] for summary in summaries)
     upper = max(summary["upper"] for summary in summaries)
     reasons = {summary["stopped"] for summary in summaries}
-    stopped = next((reason for reason in ("interrupted", "time", "states") if reason in reasons), "precision")
+    stopped = next((reason for reason in ("interrupted", "memory", "time", "states") if reason in reasons),
+                   "precision")
     history = history + [(seconds, lower, upper, sum(summary["expanded"] for summary in summaries))]
     view = BoundsView.merged([summary["view"] for summary in summaries])
     if root is not None:

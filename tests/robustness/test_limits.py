@@ -7,6 +7,7 @@ import pytest
 from exactdice import limits
 from exactdice.errors import InputError, TooLargeError
 from exactdice.limits import check_memory, parse_size, set_memory_budget
+from exactdice.processes import fork_supported
 
 
 @pytest.fixture
@@ -126,3 +127,25 @@ def test_forked_workers_are_counted_while_they_run():
     assert workers.receive() == (1, 4)
     workers.close()
     assert not pids & limits._worker_pids
+
+
+def test_a_bounded_search_stops_at_the_budget_with_the_bounds_it_has(small_budget):
+    """Like its time limit: the search returns sound bounds, stopped "memory"."""
+    from exactdice.markov.bounded import bounded_solve
+    from exactdice.markov.synthetic import GamblersRuin
+
+    limits._next_check = 0.0
+    found = bounded_solve(GamblersRuin(goal=200, start=100, up=1, down=1), precision=1e-12)
+    assert found.stopped == "memory" and found.lower <= 0.5 <= found.upper
+
+
+@pytest.mark.skipif(not fork_supported(), reason="the searches run in forked worker processes")
+def test_a_split_bounded_search_stops_at_the_budget_with_the_bounds_it_has(small_budget):
+    from exactdice.markov.bounded import BoundedSolver
+    from exactdice.markov.bounded_split import split_bounded_run
+    from exactdice.markov.synthetic import GamblersRuin
+
+    limits._next_check = 0.0
+    parts = [GamblersRuin(goal=200, start=100, up=1, down=1), GamblersRuin(goal=200, start=20, up=1, down=1)]
+    found, best = split_bounded_run(parts, BoundedSolver, precision=1e-12)
+    assert found.stopped == "memory" and found.lower <= 0.5 <= found.upper
