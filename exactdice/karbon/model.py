@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from operator import add, sub
 
 from exactdice.errors import InternalError
 from exactdice.karbon.dice import DiceSizes, compositions, hand_roll
@@ -82,11 +83,11 @@ _make_position = Position._make
 
 
 def _add(a: tuple, b: tuple) -> tuple:
-    return tuple(x + y for x, y in zip(a, b))
+    return tuple(map(add, a, b))
 
 
 def _sub(a: tuple, b: tuple) -> tuple:
-    return tuple(x - y for x, y in zip(a, b))
+    return tuple(map(sub, a, b))
 
 
 @lru_cache(maxsize=65536)
@@ -537,7 +538,7 @@ class KarbonModel:
         _, position, winner = situation
         pool_size = sum(position.pool)
         for hits, weight in _binomial_hits(RISK_DICE):
-            after = position._replace(narrator_chips=position.narrator_chips + RISK_DICE - hits)
+            after = _make_position(position[:5] + (position[5] + RISK_DICE - hits,) + position[6:])
             take = min(hits, pool_size)
             nxt = ("take", after, winner, take) if take else ("peril", after, winner)
             self._walk(nxt, num * weight, den * EXTRA_DIE_SIDES**RISK_DICE, reward, out)
@@ -830,8 +831,8 @@ class KarbonModel:
 
 def _after_take(position: Position, winner: str, taken: tuple):
     """The pre-peril situation after the player took ``taken`` from the pool (a risk)."""
-    return ("peril", position._replace(pool=_sub(position.pool, taken),
-                                       player_hand=_add(position.player_hand, taken)), winner)
+    return ("peril", _make_position((_add(position[0], taken), position[1], _sub(position[2], taken))
+                                    + position[3:]), winner)
 
 
 def _place(chips: int, stack: int, one_only: bool):
