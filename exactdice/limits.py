@@ -31,8 +31,8 @@ from contextlib import contextmanager
 from exactdice.errors import InputError, TooLargeError
 
 __all__ = ["parse_size", "size_text", "default_memory_budget", "memory_budget", "set_memory_budget",
-           "check_memory", "count_workers", "forget_workers", "time_limit", "memory_watchdog", "refuse_past_limit", "MEMORY_ENVIRONMENT_VARIABLE",
-           "MEMORY_FLAG", "CHECK_INTERVAL_SECONDS"]
+           "check_memory", "count_workers", "forget_workers", "time_limit", "memory_watchdog",
+           "refuse_past_limit", "MEMORY_ENVIRONMENT_VARIABLE", "MEMORY_FLAG", "CHECK_INTERVAL_SECONDS"]
 
 MEMORY_ENVIRONMENT_VARIABLE = "EXACTDICE_MAX_MEMORY"
 #: the CLI flag that sets the budget (named in every message)

@@ -56,8 +56,9 @@ class ForkedWorkers:
     every task sent to it and sends back the result. Forked, they start with this
     process's objects as they are (a model with warm caches, an explored graph), and
     nothing is pickled to start them; they end with this process even when it is
-    killed, and their memory counts in `exactdice.limits.check_memory`. A worker's exception is raised again by `receive`, and a worker that
-    died is reported rather than waited for.
+    killed, and their memory counts in `exactdice.limits.check_memory`. A worker's
+    exception is raised again by `receive`, and a worker that died is reported rather
+    than waited for.
 
     >>> workers = ForkedWorkers(1, abs, "doctest") if fork_supported() else None
     >>> if workers: workers.send(0, -3); print(workers.receive()); workers.close()

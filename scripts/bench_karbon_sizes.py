@@ -43,7 +43,10 @@ workers = resource.getrusage(resource.RUSAGE_CHILDREN)  # the exploring workers,
 peak = usage.ru_maxrss / 1024 / 1024
 print(json.dumps({"case": sys.argv[1], "states": result.states, "transitions": result.transitions,
                   "digits": max(len(str(result.win.numerator)), len(str(result.win.denominator))),
-                  "seconds": round(seconds, 1), "cpu_seconds": round(usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime + workers.ru_utime + workers.ru_stime, 1), "peak_gib": round(peak, 2), "worker_peak_gib": round(workers.ru_maxrss / 1024 / 1024, 2),
+                  "seconds": round(seconds, 1),
+                  "cpu_seconds": round(usage.ru_utime + usage.ru_stime - before.ru_utime - before.ru_stime
+                                       + workers.ru_utime + workers.ru_stime, 1),
+                  "peak_gib": round(peak, 2), "worker_peak_gib": round(workers.ru_maxrss / 1024 / 1024, 2),
                   "win": float(result.win), "draws": [str(result.player_draw), str(result.narrator_draw)]}))
 """
 
