@@ -222,8 +222,7 @@ def _default_action(model):
     inner = getattr(model, "inner", model)
     fixed_draw = _fixed_draw_text(model)
 
-    def choose(state, decision):
-        names = [name for name, _, _ in decision.actions]
+    def choose(state, names):
         if state == ("draw",):
             return names.index(fixed_draw) if fixed_draw in names else 0
         try:

@@ -13,6 +13,7 @@ from exactdice.karbon.dice import dice_text
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import PlayerPolicy
 from exactdice.markov import Chance, Decision
+from exactdice.markov.bounded import choosing
 
 __all__ = ["DrawSearchModel"]
 
@@ -80,6 +81,12 @@ class DrawSearchModel:
         if type(situation) is tuple and situation[0] in ("draw", "ndraw"):
             return self.expand(situation)
         return self.inner.expand_keyed(situation)
+
+    def expand_choosing(self, situation, choose):
+        """`KarbonModel.expand_choosing` behind the draws (for evaluating a strategy)."""
+        if type(situation) is tuple and situation[0] in ("draw", "ndraw"):
+            return choosing(situation, self.expand(situation), choose)
+        return self.inner.expand_choosing(situation, choose)
 
     def _start(self, player_draw, narrator_draw):
         return self.inner.round_start(

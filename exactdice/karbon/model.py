@@ -227,6 +227,19 @@ class KarbonModel:
             return self._round_start_chance(situation)
         return self._expand_inside_round(situation)
 
+    def expand_choosing(self, situation, choose):
+        """`expand_keyed`, except that at the player's decisions ("max" nodes) only the
+        action ``choose(situation, names)`` names is built, as a one-branch `Chance`:
+        evaluating a strategy (`exactdice.markov.bounded.StrategyModel`) then walks the
+        rules through the action taken, not through every action offered."""
+        if type(situation) is tuple and situation[0] in self._phases:
+            side, options = self._decision(situation)
+            if side == "max" and len(options) > 1:
+                name = choose(situation, [option[0] for option in options])
+                _, target, reward = self._action(*next(option for option in options if option[0] == name))
+                return Chance(((1, target, reward),))
+        return self.expand_keyed(situation)
+
     def shard_key(self, situation):
         """What decides which exploring worker expands a situation: round starts that
         differ only in hands and chips share compiled rests of the round (`_rest_cache`),

@@ -32,7 +32,7 @@ from operator import mul
 from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
 
-__all__ = ["BoundedResult", "BoundedSolver", "BoundsView", "bounded_solve", "StrategyModel", "TimeLimitedModel",
+__all__ = ["BoundedResult", "BoundedSolver", "BoundsView", "bounded_solve", "choosing", "StrategyModel", "TimeLimitedModel",
            "evaluate_strategy"]
 
 _FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
@@ -696,9 +696,14 @@ def bounded_solve(model, precision: float, *, payoff=None, nonterminating_payoff
 
 class StrategyModel:
     """``model`` with the "max" side's decisions fixed: ``strategy[state]`` names the action
-    where given, else ``default_action(state, decision)`` returns its index (default the
-    first action). The "min" side still chooses, so solving this model exactly gives the
-    value the strategy guarantees against the best reply.
+    where given, else ``default_action(state, names)`` returns the index of the action to
+    take (default the first). The "min" side still chooses, so solving this model exactly
+    gives the value the strategy guarantees against the best reply.
+
+    A model may offer ``expand_choosing(state, choose)``: its ``expand_keyed`` (or
+    ``expand``), except that at a "max" decision it calls ``choose(state, names)`` and
+    returns a `Chance` of the one action named, without building the others (for Karbon,
+    each action is a walk through the rules). Only the chosen action is then paid for.
 
     >>> from exactdice.markov.model import Decision, Terminal
     >>> class Pick:
@@ -720,31 +725,44 @@ class StrategyModel:
         self.reward_names = getattr(model, "reward_names", ())
         self.defaulted = 0
         self.chosen: dict = {}  # every "max" state expanded -> the action taken there
+        self._expand_choosing = getattr(model, "expand_choosing", None)
 
     def initial_state(self):
         return self.model.initial_state()
 
     def expand(self, state):
-        return self._fixed(state, self.model.expand(state))
+        return choosing(state, self.model.expand(state), self.choose)
 
     def expand_keyed(self, state):
         """`expand` passing the model's `KeyedChance` nodes through (for `explore`)."""
-        return self._fixed(state, keyed_expander(self.model)(state))
+        if self._expand_choosing is not None:
+            return self._expand_choosing(state, self.choose)
+        return choosing(state, keyed_expander(self.model)(state), self.choose)
 
-    def _fixed(self, state, node):
-        if not isinstance(node, Decision) or node.side != "max":
-            return node
+    def choose(self, state, names) -> str:
+        """The name of the action the strategy (or the default) takes at ``state``."""
         name = self.strategy.get(state)
-        if name is not None:
-            action = next((action for action in node.actions if action[0] == name), None)
-            if action is None:
-                raise InputError("strategy", f"action {name!r} is not available at {state!r}")
-        else:
+        if name is None:
             self.defaulted += 1
-            index = self.default_action(state, node) if self.default_action is not None else 0
-            action = node.actions[index]
-        self.chosen[state] = action[0]
-        return Chance(((1, action[1], action[2]),))
+            name = names[self.default_action(state, names) if self.default_action is not None else 0]
+        elif name not in names:
+            raise InputError("strategy", f"action {name!r} is not available at {state!r}")
+        self.chosen[state] = name
+        return name
+
+
+def choosing(state, node, choose):
+    """``node``, or where it is a "max" `Decision`, a one-branch `Chance` of the action
+    ``choose(state, names)`` names (a model's ``expand_choosing`` for nodes it builds whole).
+
+    >>> choosing("s", Decision("max", (("a", 1, None), ("b", 2, None))), lambda state, names: "b")
+    Chance(branches=((1, 2, None),))
+    """
+    if not isinstance(node, Decision) or node.side != "max":
+        return node
+    name = choose(state, [action[0] for action in node.actions])
+    action = next(action for action in node.actions if action[0] == name)
+    return Chance(((1, action[1], action[2]),))
 
 
 class TimeLimitedModel:
@@ -801,7 +819,8 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     limited = fixed if max_seconds is None else TimeLimitedModel(fixed, max_seconds)
     passed = f"solving the strategy's game passed {max_seconds} s; give it more time"
     with time_limit(max_seconds, "max_seconds", passed):
-        graph = explore(limited, max_states=max_states, progress=False)
+        # in this process: the choices are recorded here (exploring workers would keep them)
+        graph = explore(limited, max_states=max_states, progress=False, workers=0)
         solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
     solution.played = fixed.chosen
     solution.defaulted = fixed.defaulted

@@ -10,9 +10,10 @@ from click.testing import CliRunner
 
 from exactdice.cli.main import cli
 from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy, contest_odds
-from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round, game_model
+from exactdice.errors import InputError
+from exactdice.karbon.bounds import _default_action, bounded_odds, explain_bounded_first_round, game_model
 from exactdice.karbon.solve import payoffs
-from exactdice.markov.bounded import BoundedSolver, BoundsView
+from exactdice.markov.bounded import BoundedSolver, BoundsView, evaluate_strategy
 from exactdice.markov.model import KeyedChance
 from exactdice.processes import fork_supported
 
@@ -326,3 +327,54 @@ def test_keyed_and_plain_expansion_agree_on_the_bounded_searchs_states(name, nar
     plain = BoundedSolver(plain_only, payoff=payoff, nonterminating_payoff=endless)
     plain.run(EPS, max_states=3_000)
     assert plain.states == keyed.states and plain.lo == keyed.lo and plain.hi == keyed.hi
+
+
+@pytest.mark.parametrize("narrator", ["fixed", "optimal"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_strategy_check_building_only_the_chosen_action_matches_the_whole_decision(name, narrator):
+    """`evaluate_strategy` through ``expand_choosing`` (one action walked at each player
+    decision) and through whole decisions: the same Fraction, choices and graph size,
+    on a strategy that covers part of the game (the rest takes the fixed preferences)."""
+    setup, objective = CASES[name]
+    ruleset = Rules(objective=objective)
+    payoff, endless = payoffs(ruleset)
+    model = game_model(ContestSetup(**setup), ruleset, OPTIMAL, NarratorPolicy(kind=narrator))
+    assert hasattr(model, "expand_choosing")
+    found = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless).run(EPS, max_states=400)
+    whole = SimpleNamespace(outcomes=model.outcomes, reward_names=model.reward_names,
+                            initial_state=model.initial_state, expand=model.expand,
+                            expand_keyed=model.expand_keyed)  # no expand_choosing
+    checks = [evaluate_strategy(each, found.strategy, default_action=_default_action(model), payoff=payoff,
+                                nonterminating_payoff=endless) for each in (model, whole)]
+    (one_value, one), (whole_value, everything) = checks
+    assert type(one_value) is Fraction and one_value == whole_value
+    assert one.played == everything.played and one.defaulted == everything.defaulted > 0
+    assert one.states == everything.states and one.absorption == everything.absorption
+
+
+def test_strategy_check_names_an_action_the_state_does_not_offer():
+    setup, objective = CASES["d6 v d8, pool d4, reserve d4, W1 P1"]
+    model = game_model(ContestSetup(**setup), Rules(objective=objective), OPTIMAL, NarratorPolicy())
+    found = BoundedSolver(model, payoff=payoffs(Rules(objective=objective))[0]).run(EPS, max_states=200)
+    state = next(state for state in found.strategy if type(state) is tuple)
+    with pytest.raises(InputError, match="strategy: action 'no such action' is not available"):
+        evaluate_strategy(model, {**found.strategy, state: "no such action"})
+
+
+@pytest.mark.skipif(not fork_supported(), reason="exploring workers are forked")
+def test_strategy_check_records_every_choice_even_where_exploring_would_use_workers(monkeypatch):
+    """The choices played are recorded in this process: exploring workers would keep
+    the ones they made (the strategy written out and explained would miss them)."""
+    from exactdice.markov import graph
+
+    setup, objective = CASES["A1 v C1 drawn from d6,d8,d10, Fortune 1, W1"]
+    ruleset = Rules(objective=objective)
+    model = game_model(ContestSetup(**setup), ruleset, OPTIMAL, NarratorPolicy())
+    found = BoundedSolver(model, payoff=payoffs(ruleset)[0]).run(EPS, max_states=300)
+    alone = evaluate_strategy(model, found.strategy, payoff=payoffs(ruleset)[0])[1]
+    monkeypatch.setenv("EXACTDICE_SOLVE_WORKERS", "2")
+    monkeypatch.setattr(graph, "PARALLEL_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(graph, "PARALLEL_MIN_SECONDS_PER_STATE", 0.0)
+    again = evaluate_strategy(game_model(ContestSetup(**setup), ruleset, OPTIMAL, NarratorPolicy()),
+                              found.strategy, payoff=payoffs(ruleset)[0])[1]
+    assert again.played == alone.played and len(alone.played) > 1_000
