@@ -169,6 +169,29 @@ class ExactArithmetic:
             result.append(self.reduced(sums, scale * common))
         return result
 
+    def value_sum(self, pairs):
+        """``(numerator, denominator)`` of sum(weight * value) over ``(weight, value)``
+        pairs, not reduced: values are summed per distinct denominator (no gcd of huge
+        numbers per addition, as adding rationals one by one would pay)."""
+        by_denominator: dict = {}
+        get = by_denominator.get
+        for weight, value in pairs:
+            denominator = value.denominator
+            by_denominator[denominator] = get(denominator, 0) + weight * value.numerator
+        return self.common_sum(by_denominator)
+
+    def solve_values(self, rows, right_sides):
+        """Solve A x = b for small-integer A (``rows[i]``: column -> coefficient) and b
+        given as ``(numerator, denominator)`` pairs (`value_sum`): the values x. Through
+        `solve_vectors`, so the huge right sides meet only A's small inverse (solving
+        with rational right sides of different huge denominators costs far more).
+
+        >>> ExactArithmetic().solve_values([{0: 2, 1: -1}, {1: 1}], [(1, 3), (1, 2)])
+        [mpq(5,12), mpq(1,2)]
+        """
+        solved = self.solve_vectors(rows, [((numerator,), denominator) for numerator, denominator in right_sides])
+        return [mpq(numerators[0], denominator) for numerators, denominator in solved]
+
     def _scaled_inverse(self, rows):
         """``(B, scale)`` with B = scale * A^-1 an integer matrix, remembered per matrix:
         the same small loop (say, hands trading dice on 0-0 ties) recurs at every chip
@@ -293,6 +316,13 @@ class FloatArithmetic:
 
     def divided(self, numerator, denominator, divisor):
         return numerator / divisor, 1.0
+
+    def value_sum(self, pairs):
+        return sum(weight * value for weight, value in pairs), 1.0
+
+    def solve_values(self, rows, right_sides):
+        return [row[0] for row in self.solve_linear(rows, [[numerator / denominator]
+                                                           for numerator, denominator in right_sides])]
 
     def solve_vectors(self, rows, right_sides):
         solution = self.solve_linear(rows, [[v / den for v in sums] for sums, den in right_sides])

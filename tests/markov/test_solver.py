@@ -451,3 +451,19 @@ def test_the_forward_and_backward_values_must_agree(monkeypatch):
     monkeypatch.setattr(solver_module._Solver, "value_of", off_by_a_little)
     with pytest.raises(ArithmeticError, match="disagree on the value"):
         solve(RandomGame(3), payoff=PAYOFF)
+
+
+@pytest.mark.parametrize("endless", [Fraction(0), Fraction(1, 2), Fraction(3, 2)])
+@pytest.mark.parametrize("seed", range(16))
+def test_visits_over_one_shared_denominator_match_per_state_denominators(seed, endless, monkeypatch):
+    """Past `SHARED_DENOMINATOR_BITS` the visits come from `exactdice.markov.forward`'s
+    pass instead of the solver's own: the same Fractions (odds, never-ends, steps,
+    rewards), with decisions, loops through them and endless play."""
+    from exactdice.markov import solver
+
+    graph = explore(TiedGame(seed, size=7 + seed % 8, one_sided=seed % 3 == 0))
+    own = solve(graph, payoff=PAYOFF, nonterminating_payoff=endless)
+    monkeypatch.setattr(solver, "SHARED_DENOMINATOR_BITS", -1)
+    monkeypatch.setattr(solver, "_ExpectedVisits", None)  # the shared pass must be the one used
+    shared = solve(graph, payoff=PAYOFF, nonterminating_payoff=endless)
+    assert answers(shared) == answers(own)
