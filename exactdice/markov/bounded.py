@@ -32,8 +32,8 @@ from operator import mul
 from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
 
-__all__ = ["BoundedResult", "BoundedSolver", "BoundsView", "bounded_solve", "choosing", "StrategyModel", "TimeLimitedModel",
-           "evaluate_strategy"]
+__all__ = ["BoundedResult", "BoundedSolver", "BoundsView", "bounded_solve", "choosing", "StrategyModel",
+           "TimeLimitedModel", "evaluate_strategy"]
 
 _FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
 _UNIT_ROUNDOFF = 2.0 ** -53

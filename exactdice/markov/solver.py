@@ -418,7 +418,7 @@ class _Solver:
         short; past `SHARED_DENOMINATOR_BITS` in the initial state's value,
         `exactdice.markov.forward` (one shared denominator): there adding flows over
         many distinct huge denominators costs the most (the exact check of a strategy
-        on A1 v C1, 223,187 states, a 36,000-digit answer: 35 s against 9 s; on 55,530
+        on A1 v C1, 223,187 states, a 59,068-digit value: 35 s against 9 s; on 55,530
         states and 1,449 bits they take the same time)."""
         if self.numbers.exact and self.dens[self.graph.initial].bit_length() > SHARED_DENOMINATOR_BITS:
             found = forward_pass(self.graph, self.chosen_edge, self.alive, self.components, progress=False)
@@ -630,10 +630,10 @@ class _ExpectedVisits:
     so far as a dict denominator -> numerator (senders mostly share a few denominators).
 
     `exactdice.markov.forward` does the same over one shared denominator, the better
-    choice for long chains with huge numbers; on graphs with decisions (many small
-    states, short numbers) this pass takes about a quarter of its time, most of which
-    goes to the per-state numpy work of its bound (scripts/MEASUREMENTS.md, "The MDP
-    solve: before and after").
+    choice for long chains with huge numbers (`_Solver.visits` hands it those); on graphs
+    with decisions (many small states, short numbers) this pass takes about a quarter of
+    its time, most of which goes to the per-state numpy work of its bound
+    (scripts/MEASUREMENTS.md, "The MDP solve: before and after").
     """
 
     def __init__(self, solver: _Solver):
