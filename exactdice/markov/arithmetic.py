@@ -148,12 +148,7 @@ class ExactArithmetic:
         if size > _SMALL_SYSTEM * 4:
             import flint
 
-            matrix = flint.fmpz_mat(size, size)
-            for i, row in enumerate(rows):
-                for col, coefficient in row.items():
-                    matrix[i, col] = int(coefficient)
-            rhs = flint.fmpz_mat([[int(v) for v in row] for row in scaled])
-            solution = matrix.solve(rhs)
+            solution = _flint_matrix(rows).solve(flint.fmpz_mat([[int(v) for v in row] for row in scaled]))
             result = []
             for i in range(size):
                 values = [mpq(int(solution[i, j].p), int(solution[i, j].q)) for j in range(width)]
@@ -208,13 +203,8 @@ class ExactArithmetic:
             return [row[0] / common for row in self.solve_linear(rows, [[mpq(value)] for value in scaled])]
         import flint
 
-        size = len(rows)
-        matrix = flint.fmpz_mat(size, size)
-        for i, row in enumerate(rows):
-            for col, coefficient in row.items():
-                matrix[i, col] = int(coefficient)
-        solution = matrix.solve(flint.fmpz_mat([[int(value)] for value in scaled]))
-        return [mpq(int(solution[i, 0].p), int(solution[i, 0].q) * common) for i in range(size)]
+        solution = _flint_matrix(rows).solve(flint.fmpz_mat([[int(value)] for value in scaled]))
+        return [mpq(int(solution[i, 0].p), int(solution[i, 0].q) * common) for i in range(len(rows))]
 
     def _scaled_inverse(self, rows):
         """``(B, scale)`` with B = scale * A^-1 an integer matrix, remembered per matrix:
@@ -273,14 +263,23 @@ class ExactArithmetic:
         return (candidate > incumbent) if side > 0 else (candidate < incumbent)
 
 
-def _solve_with_flint(rows, right_sides):
+def _flint_matrix(rows):
+    """A as a FLINT integer matrix (``rows[i]``: column -> coefficient)."""
     import flint
 
-    size, width = len(rows), len(right_sides[0])
+    size = len(rows)
     matrix = flint.fmpz_mat(size, size)
     for i, row in enumerate(rows):
         for col, coefficient in row.items():
             matrix[i, col] = int(coefficient)
+    return matrix
+
+
+def _solve_with_flint(rows, right_sides):
+    import flint
+
+    size, width = len(rows), len(right_sides[0])
+    matrix = _flint_matrix(rows)
     rhs = flint.fmpq_mat(size, width)
     for i, values in enumerate(right_sides):
         for j, value in enumerate(values):
