@@ -232,13 +232,9 @@ class KarbonModel:
         action ``choose(situation, names)`` names is built, as a one-branch `Chance`:
         evaluating a strategy (`exactdice.markov.bounded.StrategyModel`) then walks the
         rules through the action taken, not through every action offered."""
-        if type(situation) is tuple and situation[0] in self._phases:
-            side, options = self._decision(situation)
-            if side == "max" and len(options) > 1:
-                name = choose(situation, [option[0] for option in options])
-                _, target, reward = self._action(*next(option for option in options if option[0] == name))
-                return Chance(((1, target, reward),))
-        return self.expand_keyed(situation)
+        if type(situation) is Position:
+            return self._round_start_chance(situation)
+        return self._expand_inside_round(situation, choose)
 
     def shard_key(self, situation):
         """What decides which exploring worker expands a situation: round starts that
@@ -248,13 +244,19 @@ class KarbonModel:
             return situation[2:4] + situation[6:]
         return situation
 
-    def _expand_inside_round(self, situation):
+    def _expand_inside_round(self, situation, choose=None):
+        """A situation inside a round as a node; with ``choose`` (`expand_choosing`) the
+        player's decisions as the one action it names."""
         if situation[0] == "end":
             return Terminal(situation[1])
         phase = situation[0] if type(situation) is tuple else None
         if phase in self._phases:
             side, options = self._decision(situation)
             if side is not None and len(options) > 1:
+                if side == "max" and choose is not None:
+                    name = choose(situation, [option[0] for option in options])
+                    _, target, reward = self._action(*next(option for option in options if option[0] == name))
+                    return Chance(((1, target, reward),))
                 return Decision(side, tuple(self._action(name, nxt, reward) for name, nxt, reward in options))
         branches = self._action_walks.pop(situation, None)
         if branches is None:

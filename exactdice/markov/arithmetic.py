@@ -194,11 +194,11 @@ class ExactArithmetic:
         for _, denominator in right_sides:
             if denominator != common and not gmpy2.is_divisible(common, denominator):
                 common = gmpy2.lcm(common, denominator)
-        if common.bit_length() > _LONG_RIGHT_SIDE_BITS:  # A's inverse once, then one product a row
-            solved = self.solve_vectors(rows, [((numerator,), denominator) for numerator, denominator in right_sides])
-            return [mpq(numerators[0], denominator) for numerators, denominator in solved]
         scaled = [numerator * (common // denominator) if denominator != common else numerator
                   for numerator, denominator in right_sides]
+        if common.bit_length() > _LONG_RIGHT_SIDE_BITS:  # A's inverse once, then one product a row
+            solved = self.solve_vectors(rows, [((value,), common) for value in scaled])
+            return [mpq(numerators[0], denominator) for numerators, denominator in solved]
         if len(rows) < _SMALL_SYSTEM:  # A's pivots are small: the big integers meet small ones
             return [row[0] / common for row in self.solve_linear(rows, [[mpq(value)] for value in scaled])]
         import flint

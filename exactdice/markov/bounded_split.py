@@ -133,14 +133,19 @@ def _serve_search(task):
     def stop_check(lower, upper):
         if job["stop"].value:
             return _STOP_REASONS[job["stop"].value]
-        best_lower = max(max(published[3 * other] for other in range(count)), lower)
-        return "precision" if upper - best_lower <= precision else None
+        return _precision_stop(lower, upper, max(published[3 * other] for other in range(count)), precision)
 
     found = solver.run(precision, max_seconds=job["max_seconds"], max_states=job["max_states"],
                        progress=publish, progress_every=PUBLISH_SECONDS, stop_check=stop_check)
     publish(found.lower, found.upper, found.expanded, found.seconds)
     _found[:] = [found]
     return _summary(found, solver, job["view_depth"])
+
+
+def _precision_stop(lower: float, upper: float, others_lower: float, precision: float) -> str | None:
+    """"precision" once this part's upper bound is within ``precision`` of the best lower
+    bound of any part (its own included): searching it further cannot narrow the root's gap."""
+    return "precision" if upper - max(others_lower, lower) <= precision else None
 
 
 def _summary(found: BoundedResult, solver, view_depth: int) -> dict:
@@ -158,8 +163,7 @@ def _run_here(models, make_solver, precision, max_seconds, share, progress, view
         solver = make_solver(model)
         best_lower = max((summary["lower"] for summary in summaries), default=float("-inf"))
         found = solver.run(precision, max_seconds=max_seconds, max_states=share, progress_every=PUBLISH_SECONDS,
-                           stop_check=lambda lower, upper: "precision" if upper - max(best_lower, lower) <= precision
-                           else None)
+                           stop_check=lambda lower, upper: _precision_stop(lower, upper, best_lower, precision))
         results.append(found)
         summaries.append(_summary(found, solver, view_depth))
     best = max(range(len(models)), key=lambda number: summaries[number]["lower"])
