@@ -19,7 +19,7 @@ as a `exactdice.markov.model.KeyedChance` (``expand_keyed``).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import lru_cache, partial
 from operator import add, sub
 
 from exactdice.errors import InternalError
@@ -79,7 +79,20 @@ RISK_DICE = 3           # d8 rolled when the player risks
 EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
 
 
-_make_position = Position._make
+# a Position from a tuple of its fields, without `Position._make`'s Python frame (hot)
+_make_position = partial(tuple.__new__, Position)
+# field indexes for the hot paths that rebuild a Position (`_replaced`)
+_PLAYER_CHIPS, _NARRATOR_CHIPS, _PLAYER_STACK, _NARRATOR_STACK, _WINS, _LOSSES = 4, 5, 6, 7, 8, 9
+
+
+def _replaced(position: Position, index: int, value: int) -> Position:
+    """``position`` with field ``index`` set to ``value``: `Position._replace` for the
+    walk's hot paths, several times cheaper.
+
+    >>> _replaced(Position((1,), (0,), (0,), (0,), 0, 0, 0, 0, 0, 0, 1, 3), _WINS, 1).wins
+    1
+    """
+    return _make_position(position[:index] + (value,) + position[index + 1:])
 
 
 def _add(a: tuple, b: tuple) -> tuple:
@@ -95,6 +108,15 @@ def _named_compositions(sizes: DiceSizes, available: tuple, count: int) -> tuple
     """``(name, taken)`` for every composition (`compositions`), remembered: the same pool
     and count recur in many situations."""
     return tuple((sizes.text(taken), taken) for taken in compositions(available, count))
+
+
+@lru_cache(maxsize=4096)
+def _hand_summary(hand: tuple, sizes: tuple) -> tuple:
+    """``(hand_roll, _hits_and_count, _hits_with_fewer_turncoats)`` of a hand, remembered:
+    a hand meets many others in the roll tables (`KarbonModel._roll_table`)."""
+    roll = hand_roll(hand, sizes)
+    groups = _hits_and_count(roll)
+    return roll, groups, _hits_with_fewer_turncoats(groups)
 
 
 def _hits_and_count(roll) -> dict:
@@ -178,6 +200,8 @@ class KarbonModel:
         self.player = player
         self.narrator = narrator
         self.player_decides = player.kind == "optimal"
+        # where a fixed player's risk decision leads (`_fixed_risk`, `_risk_options`)
+        self._risked_phase = "riskroll" if player.risk == "always" else "peril"
         self.narrator_decides = narrator.kind in ("optimal", "kind")
         self.narrator_side = "max" if narrator.kind == "kind" else "min"
         self.risk_take_order = sizes.order_from_preference(player.risk_take)
@@ -343,9 +367,13 @@ class KarbonModel:
             if phase == "test":
                 situation, reward = self._test_step(situation, reward)
                 continue
-            if phase == "take" and not self.player_decides:  # `_fixed_take`'s pick, built alone
-                situation = self._fixed_take_next(situation)
-                continue
+            if not self.player_decides:  # a fixed player's risk and take, built alone
+                if phase == "risk":  # `_fixed_risk`'s choice
+                    situation = (self._risked_phase,) + situation[1:]
+                    continue
+                if phase == "take":  # `_fixed_take`'s pick
+                    situation = self._fixed_take_next(situation)
+                    continue
             side, options = self._decision(situation)
             if len(options) == 1:
                 name, situation, delta = options[0]
@@ -394,7 +422,7 @@ class KarbonModel:
                 rest = compiled.get(entry_key + chips)
                 if rest is None:
                     rest = compiled[entry_key + chips] = self._rest_of_round(position, entry)
-                if type(rest) is int:  # split_rolls: one edge, to the risk situation
+                if type(rest) is int:  # one edge, to the risk situation (`_rest_of_round`)
                     if not sums[rest]:
                         touched.append(rest)
                     sums[rest] += weight * common
@@ -443,7 +471,7 @@ class KarbonModel:
     def _rest_of_round(self, position: Position, entry):
         """``(denominator, ((numerator, edge id), ...))``: the round from the roll outcome
         ``entry`` of ``position`` on, with the round's reward counted; with ``split_rolls``
-        just the edge id of the risk situation."""
+        or a deciding player just the edge id of the risk situation."""
         # called on each miss of `_rest_cache`: past its bound the cache starts afresh
         # (exploring is breadth first, so what recurs is mostly recent); replaced, not
         # cleared, so the caller's entry goes into the dropped generation harmlessly
@@ -452,7 +480,10 @@ class KarbonModel:
             self._rest_cache, self._rest_entries = {}, 0
         _, winner, gain_p, gain_n, player_hand, narrator_hand = entry
         situation = ("risk", self.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
-        if self.split_rolls:  # the edge id alone (a tuple per key would cost memory here)
+        # with the cut after the roll, or where the risk decision (two options, always) is
+        # the player's own node, the rest is one edge: its id alone (a tuple per key would
+        # cost memory here)
+        if self.split_rolls or self.player_decides:
             return self._edge_id(situation, _ROUND)
         # keys before the stacks are folded into hand (`after_roll`) can name one situation
         rest = self._rest_by_situation.get(situation)
@@ -493,7 +524,7 @@ class KarbonModel:
 
     def _continuation(self, situation):
         """The rest of the round from a situation inside it, walked once and remembered
-        (many rounds pass through the same pre-peril and Test situations)."""
+        (after a risk, many rolls and takes meet at the same pre-peril situation)."""
         cached = self._continuation_cache.get(situation)
         if cached is None:
             branches: dict = {}
@@ -514,17 +545,15 @@ class KarbonModel:
         if cached is not None:
             return cached
         sizes = self.sizes.sizes
-        player_roll = hand_roll(player_hand, sizes)
-        narrator_roll = hand_roll(narrator_hand, sizes)
+        player_roll, player_groups, player_fewer = _hand_summary(player_hand, sizes)
+        narrator_roll, narrator_groups, narrator_fewer = _hand_summary(narrator_hand, sizes)
         # The side with more turncoats offers them (an Opening), so the hands after the
         # roll follow that side's turncoats alone; the other side matters only through
         # its hits, summed over its outcomes with fewer turncoats. That makes the table
         # cost |outcomes| x |hit counts| per side, not |outcomes|^2.
-        player_groups, narrator_groups = _hits_and_count(player_roll), _hits_and_count(narrator_roll)
         merged: dict = {}
-        for offering_roll, other_groups, player_offers in ((player_roll, narrator_groups, True),
-                                                           (narrator_roll, player_groups, False)):
-            fewer = _hits_with_fewer_turncoats(other_groups)
+        for offering_roll, fewer, player_offers in ((player_roll, narrator_fewer, True),
+                                                    (narrator_roll, player_fewer, False)):
             for outcome, weight in offering_roll.items():
                 hits, turn = outcome[0], outcome[1:]
                 count = sum(turn)
@@ -561,19 +590,20 @@ class KarbonModel:
     def _peril(self, situation, num, den, reward, out):
         _, position, winner = situation
         if position.peril == 0:
-            self._follow(("test", position, ("place", winner)), num, den, reward, out)
+            self._walk(("test", position, ("place", winner)), num, den, reward, out)
             return
         to_stack = self.peril_to_stack
         for hits, weight in _binomial_hits(position.peril):
             if to_stack:
                 stack = position.narrator_stack + hits
-                after = position._replace(narrator_stack=stack % STACK_SIZE)
+                after = _replaced(position, _NARRATOR_STACK, stack % STACK_SIZE)
                 queue = ("G",) * (stack // STACK_SIZE) + ("place", winner)
             else:
-                after = position._replace(narrator_chips=position.narrator_chips + hits)
+                after = _replaced(position, _NARRATOR_CHIPS, position[_NARRATOR_CHIPS] + hits)
                 queue = ("place", winner)
-            self._follow(("test", after, queue), num * weight,
-                         den * EXTRA_DIE_SIDES**position.peril, reward, out)
+            # walked, not remembered (`_continuation`): a Test situation seldom recurs
+            # outside the pre-peril situation remembered already (5-10% less exploring)
+            self._walk(("test", after, queue), num * weight, den * EXTRA_DIE_SIDES**position.peril, reward, out)
 
     # ----- the Test (spec 4.7) -------------------------------------------------------------
 
@@ -586,9 +616,9 @@ class KarbonModel:
         if head == "place":
             return ("test", *self._placement(position, queue[1], queue[2:])), reward
         if head == "B":
-            position, reward, phase = position._replace(wins=position.wins + 1), reward + _BREAK, "break"
+            position, reward, phase = _replaced(position, _WINS, position[_WINS] + 1), reward + _BREAK, "break"
         else:  # "G"
-            position, reward, phase = position._replace(losses=position.losses + 1), reward + _GLITCH, "glitch"
+            position, reward, phase = _replaced(position, _LOSSES, position[_LOSSES] + 1), reward + _GLITCH, "glitch"
         over = self._track_check(position)
         if over is not None:
             return over, reward
@@ -599,10 +629,12 @@ class KarbonModel:
         breaks = glitches = 0
         if winner in ("p", "t"):
             chips, stack, breaks = _place(position.player_chips, position.player_stack, one_only)
-            position = position._replace(player_chips=chips, player_stack=stack)
+            position = _make_position(position[:_PLAYER_CHIPS] + (chips, position[_NARRATOR_CHIPS], stack)
+                                      + position[_PLAYER_STACK + 1:])
         if winner in ("n", "t"):
             chips, stack, glitches = _place(position.narrator_chips, position.narrator_stack, one_only)
-            position = position._replace(narrator_chips=chips, narrator_stack=stack)
+            position = _make_position(position[:_NARRATOR_CHIPS] + (chips, position[_PLAYER_STACK], stack)
+                                      + position[_NARRATOR_STACK + 1:])
         if self.ruleset.tie_order == "player_first":
             queue = ("B",) * breaks + ("G",) * glitches
         else:

@@ -197,8 +197,14 @@ class ExactArithmetic:
         scaled = [numerator * (common // denominator) if denominator != common else numerator
                   for numerator, denominator in right_sides]
         if common.bit_length() > _LONG_RIGHT_SIDE_BITS:  # A's inverse once, then one product a row
-            solved = self.solve_vectors(rows, [((value,), common) for value in scaled])
-            return [mpq(numerators[0], denominator) for numerators, denominator in solved]
+            if len(rows) > _SMALL_SYSTEM * 4:
+                solved = self.solve_vectors(rows, [((value,), common) for value in scaled])
+                return [mpq(numerators[0], denominator) for numerators, denominator in solved]
+            adjugate, scale = self._scaled_inverse(rows)
+            denominator = scale * common
+            # mpq reduces each value once (its one gcd of huge numbers)
+            return [mpq(sum([coefficient * scaled[k] for k, coefficient in enumerate(row) if coefficient]),
+                        denominator) for row in adjugate]
         if len(rows) < _SMALL_SYSTEM:  # A's pivots are small: the big integers meet small ones
             return [row[0] / common for row in self.solve_linear(rows, [[mpq(value)] for value in scaled])]
         import flint

@@ -338,8 +338,9 @@ class BoundedSolver:
         >>> solver.sweep()  # nothing expanded yet: one pass finds nothing to move
         1
         """
-        kind, backup = self.kind, self._backup
-        order = [node for node in range(len(self.states) - 1, -1, -1) if kind[node] >= _CHANCE]
+        kind, lo, hi, backup = self.kind, self.lo, self.hi, self._backup
+        # a state whose bounds have met cannot move (bounds only tighten): left out
+        order = [node for node in range(len(self.states) - 1, -1, -1) if kind[node] >= _CHANCE and lo[node] < hi[node]]
         made = 0
         for made in range(1, passes + 1):
             moved = False

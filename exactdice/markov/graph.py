@@ -357,6 +357,8 @@ class BranchMerger:
         self.number_of = number_of
         # by `KeyedChance` key: (number, rewards) or None, for the one table the model keeps
         self.keyed_slots = KeySlots()
+        self._distinct_rewards: list = [None]  # by `_rewards_number`
+        self._rewards_numbers: dict = {}
 
     def merge(self, node, state) -> tuple[dict, tuple | None]:
         """``({successor number: summed weight}, reward mass)`` of a `Chance` or
@@ -393,19 +395,31 @@ class BranchMerger:
         number_of = self.number_of
         merged: dict[int, int] = {}
         merged_get = merged.get
-        by_rewards: dict = {}
+        by_number: dict[int, int] = {}  # weight by `_rewards_number`
+        by_number_get = by_number.get
         for weight, key in node.branches:
             if type(weight) is not int and not isinstance(weight, int) or weight <= 0:
                 raise InternalError(f"branch weights must be positive ints, got {weight!r}")
             target_rewards = known[key]
             if target_rewards is None:
                 successor, rewards = table[key]
-                target_rewards = known[key] = (number_of(successor), rewards)
+                target_rewards = known[key] = (number_of(successor), self._rewards_number(rewards))
             target, rewards = target_rewards
             merged[target] = merged_get(target, 0) + weight
-            if rewards is not None:
-                by_rewards[rewards] = by_rewards.get(rewards, 0) + weight
-        return merged, by_rewards
+            by_number[rewards] = by_number_get(rewards, 0) + weight
+        distinct = self._distinct_rewards
+        return merged, {distinct[number]: weight for number, weight in by_number.items() if number}
+
+    def _rewards_number(self, rewards) -> int:
+        """A small int naming a rewards tuple (0: none), so a keyed branch's rewards are
+        summed by an int rather than by hashing the tuple each time."""
+        if rewards is None:
+            return 0
+        number = self._rewards_numbers.get(rewards)
+        if number is None:
+            number = self._rewards_numbers[rewards] = len(self._distinct_rewards)
+            self._distinct_rewards.append(rewards)
+        return number
 
     def check_rewards(self, rewards, where: str) -> None:
         """Raise `InternalError` unless ``rewards`` is None or one value per counter."""
