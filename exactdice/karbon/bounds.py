@@ -266,7 +266,7 @@ def _draw_parts(model, workers: int | None) -> list | None:
     workers = solve_workers() if workers is None else workers
     if workers < 2 or not fork_supported():
         return None
-    texts = list(model._by_text)
+    texts = list(model.draws_by_text)
     count = min(workers, len(texts))
     return [texts[number::count] for number in range(count)]
 
@@ -349,7 +349,7 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
 
         def make_solver(part):  # the fixed value bounds only the root of a part with the fixed draw
             initial = from_fixed
-            if from_fixed is not None and fixed_draw in part._by_text:
+            if from_fixed is not None and fixed_draw in part.draws_by_text:
                 initial = _with_root_bound(part, fixed_value, from_fixed)
             return BoundedSolver(part, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial,
                                  seed=seed)
@@ -369,7 +369,7 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
         strategy=found.strategy, history=found.history, model=model, ruleset=ruleset,
         player_policy=player, narrator_policy=narrator, solver=solver)
     if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
-        result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model._by_text}
+        result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model.draws_by_text}
     if certify:
         if certify_seconds is None and max_seconds is not None:
             certify_seconds = max_seconds / 2

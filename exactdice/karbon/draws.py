@@ -35,7 +35,8 @@ class DrawSearchModel:
                 setup.start(PlayerPolicy(), narrator)
         else:
             self.player_draws = [setup.start(player, narrator).player_draw]
-        self._by_text = {dice_text(draw): draw for draw in self.player_draws}
+        #: the player's draws by their text ("d8"): the names of the draw decision's actions
+        self.draws_by_text = {dice_text(draw): draw for draw in self.player_draws}
 
     def with_draws(self, texts) -> "DrawSearchModel":
         """The same contest with the player's draw limited to ``texts`` (a part of the
@@ -44,15 +45,15 @@ class DrawSearchModel:
         >>> from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules
         >>> model = DrawSearchModel(ContestSetup(ability=1, challenge=1), Rules(), PlayerPolicy(kind="optimal"),
         ...                         NarratorPolicy())
-        >>> sorted(model._by_text), model.with_draws(["d10"]).initial_state()
+        >>> sorted(model.draws_by_text), model.with_draws(["d10"]).initial_state()
         (['d10', 'd8'], ('ndraw', 'd10'))
         """
-        unknown = set(texts) - set(self._by_text)
+        unknown = set(texts) - set(self.draws_by_text)
         if unknown or not texts:
-            raise ValueError(f"draws must be some of {sorted(self._by_text)}, got {sorted(texts)}")
+            raise ValueError(f"draws must be some of {sorted(self.draws_by_text)}, got {sorted(texts)}")
         part = copy.copy(self)
         part.player_draws = [draw for draw in self.player_draws if dice_text(draw) in texts]
-        part._by_text = {text: draw for text, draw in self._by_text.items() if text in texts}
+        part.draws_by_text = {text: draw for text, draw in self.draws_by_text.items() if text in texts}
         return part
 
     def initial_state(self):
@@ -62,9 +63,9 @@ class DrawSearchModel:
 
     def expand(self, situation):
         if situation == ("draw",):
-            return Decision("max", tuple((text, ("ndraw", text), None) for text in self._by_text))
+            return Decision("max", tuple((text, ("ndraw", text), None) for text in self.draws_by_text))
         if type(situation) is tuple and situation[0] == "ndraw":
-            player_draw = self._by_text[situation[1]]
+            player_draw = self.draws_by_text[situation[1]]
             if self.narrator.kind in ("optimal", "kind"):
                 answers = self.setup.narrator_draws(player_draw)
                 side = "max" if self.narrator.kind == "kind" else "min"

@@ -120,11 +120,11 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
     if draws is None:  # the draws were decisions: read them off the strategy
         player_text = solution.strategy.get(("draw",)) or model.initial_state()[1]
         narrator_text = solution.strategy.get(("ndraw", player_text))
-        start = model.setup.start(player, narrator, model._by_text[player_text],
+        start = model.setup.start(player, narrator, model.draws_by_text[player_text],
                                   parse_dice_list(narrator_text, "draw") if narrator_text else None)
         draws = (start.player_draw, start.narrator_draw)
         if draw_values:
-            values = {text: solution.state_value(("ndraw", text)) for text in model._by_text}
+            values = {text: solution.state_value(("ndraw", text)) for text in model.draws_by_text}
     return ContestOdds(
         win=absorption.get("win", 0), loss=absorption.get("loss", 0), tie=absorption.get("tie", 0),
         never_ends=solution.never_ends, value=solution.value,

@@ -30,9 +30,6 @@ MIN_LOOPS = 16
 # loops handed to the worker and not yet back, at most: more would leave the main
 # process idle with loops it could solve itself
 _IN_FLIGHT = 2
-# components visited between looks for the worker's results (each look is a system call,
-# as costly as passing on a small acyclic state; most components are such states)
-_VISITS_PER_POLL = 32
 
 
 class _Readiness:
@@ -118,12 +115,9 @@ def pass_with_loop_worker(plan, flow, bar=None) -> bool:
         flow.loop_cleared(index)
         done(index)
 
-    unpolled = 0  # components visited since the worker's results were last looked for
     try:
         while True:
-            unpolled += 1
-            while handed and (unpolled >= _VISITS_PER_POLL or not ready):
-                unpolled = 0
+            while handed:
                 received = workers.receive(wait=False)
                 if received is None:
                     break
