@@ -27,8 +27,8 @@ __all__ = ["ExactArithmetic", "FloatArithmetic"]
 _SMALL_SYSTEM = 10  # below this size, elimination in Python beats converting to flint
 _MAX_REMEMBERED_INVERSES = 4096
 # right sides past this many bits (over their common denominator) are solved through A's
-# inverse (`solve_vectors`): computing it costs more than one elimination, but then the
-# huge numbers meet only its small entries (`solve_values`)
+# inverse (`_scaled_inverse`, up to 40 rows): computing it costs more than one
+# elimination, but then the huge numbers meet only its small entries (`solve_values`)
 _LONG_RIGHT_SIDE_BITS = 4096
 
 
@@ -185,7 +185,7 @@ class ExactArithmetic:
         sides go over one common denominator first: solving with rational right sides of
         many huge denominators costs far more (16x on systems of 22-160 states with
         20,000-36,000-digit right sides). Long right sides then meet only A's small
-        inverse (`solve_vectors`); short ones one elimination.
+        inverse (`_scaled_inverse`); short ones, and large systems, one elimination.
 
         >>> ExactArithmetic().solve_values([{0: 2, 1: -1}, {1: 1}], [(1, 3), (1, 2)])
         [mpq(5,12), mpq(1,2)]
@@ -196,10 +196,8 @@ class ExactArithmetic:
                 common = gmpy2.lcm(common, denominator)
         scaled = [numerator * (common // denominator) if denominator != common else numerator
                   for numerator, denominator in right_sides]
-        if common.bit_length() > _LONG_RIGHT_SIDE_BITS:  # A's inverse once, then one product a row
-            if len(rows) > _SMALL_SYSTEM * 4:
-                solved = self.solve_vectors(rows, [((value,), common) for value in scaled])
-                return [mpq(numerators[0], denominator) for numerators, denominator in solved]
+        if common.bit_length() > _LONG_RIGHT_SIDE_BITS and len(rows) <= _SMALL_SYSTEM * 4:
+            # A's inverse once, then one product a row (larger systems: FLINT, below)
             adjugate, scale = self._scaled_inverse(rows)
             denominator = scale * common
             # mpq reduces each value once (its one gcd of huge numbers)
