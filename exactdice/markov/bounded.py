@@ -30,6 +30,7 @@ from fractions import Fraction
 from operator import mul
 
 from exactdice.errors import InputError, InternalError, TooLargeError
+from exactdice.markov.graph import paused_gc
 from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
 
 __all__ = ["BoundedResult", "BoundedSolver", "BoundsView", "bounded_solve", "choosing", "StrategyModel",
@@ -442,9 +443,15 @@ class BoundedSolver:
         ``progress(lower, upper, expanded, seconds)`` is called about every
         ``progress_every`` seconds, and ``stop_check(lower, upper)`` too: a reason
         ("precision", "interrupted", ...) it returns stops the run with that reason. Past
-        the memory budget (`exactdice.limits.check_memory`) it stops too ("memory")."""
+        the memory budget (`exactdice.limits.check_memory`) it stops too ("memory").
+        Python's cycle collector is paused meanwhile (`paused_gc`): its scans of the
+        states and bounds the search allocates cost about a sixth of the search."""
         if not precision > 0:
             raise InputError("precision", f"must be > 0, got {precision}")
+        with paused_gc():
+            return self._run(precision, max_seconds, max_states, progress, progress_every, stop_check)
+
+    def _run(self, precision, max_seconds, max_states, progress, progress_every, stop_check) -> BoundedResult:
         started = time.perf_counter()
         history = []
         root = self.initial
@@ -506,7 +513,9 @@ class BoundedSolver:
                              sweeps=self.sweeps, strategy=self.strategy(), history=history, solver=self)
 
     def strategy(self) -> dict:
-        """Expanded "max" state -> action name, among the actions best for the lower bounds.
+        """Expanded "max" state -> action name, among the actions best for the lower bounds,
+        for the states play reaches from the initial state when "max" takes only such
+        actions (no other state can matter to the strategy's value).
 
         Greedy alone can circle forever among equally valued states (an end component
         whose exit is worth the same), so ties go to an action that moves toward the end:
@@ -514,40 +523,62 @@ class BoundedSolver:
         its successors has (a "max" state through one of its best actions, which it then
         takes); a "max" state that never joins takes its first best action.
         """
-        lo, kind, targets, names = self.lo, self.kind, self.targets, self.names
-        best_actions = {}
-        for node in range(len(self.states)):
-            if kind[node] == _MAX:
-                options = targets[node]
-                best = max([lo[t] for t in options])
-                best_actions[node] = [i for i, t in enumerate(options) if lo[t] == best]
-        chosen_index = self._toward_the_end(best_actions)
+        names = self.names
+        best_actions, reached = self._best_actions_reached()
+        chosen_index = self._toward_the_end(best_actions, reached)
         return {self.states[node]: names[node][chosen_index.get(node, actions[0])]
                 for node, actions in best_actions.items()}
 
-    def _toward_the_end(self, best_actions: dict) -> dict:
+    def _best_actions_reached(self) -> tuple[dict, list]:
+        """("max" state -> indices of its actions best for the lower bounds, every state
+        reached from the initial one through those and through every chance or "min" branch,
+        in increasing order)."""
+        lo, kind, targets = self.lo, self.kind, self.targets
+        best_actions = {}
+        seen = bytearray(len(self.states))
+        seen[self.initial] = 1
+        stack = [self.initial]
+        while stack:
+            node = stack.pop()
+            node_kind = kind[node]
+            if node_kind == _MAX:
+                options = targets[node]
+                best = max([lo[t] for t in options])
+                actions = best_actions[node] = [i for i, t in enumerate(options) if lo[t] == best]
+                following = [options[i] for i in actions]
+            elif node_kind == _CHANCE or node_kind == _MIN:
+                following = targets[node]
+            else:
+                continue
+            for target in following:
+                if not seen[target]:
+                    seen[target] = 1
+                    stack.append(target)
+        return best_actions, [node for node in range(len(seen)) if seen[node]]
+
+    def _toward_the_end(self, best_actions: dict, reached: list) -> dict:
         """"max" state -> index of the best action through which it first joins the states
-        that lead to a terminal or unexpanded state (backward breadth from those)."""
+        that lead to a terminal or unexpanded state (walking backward from those, over the
+        ``reached`` states only: no other state leads into them this way)."""
         kind, targets = self.kind, self.targets
-        count = len(self.states)
-        predecessors: list = [[] for _ in range(count)]
-        for node in range(count):
-            if kind[node] == _CHANCE or kind[node] == _MIN:
+        predecessors: dict = {node: [] for node in reached}
+        for node in reached:
+            node_kind = kind[node]
+            if node_kind == _CHANCE or node_kind == _MIN:
                 for t in targets[node]:
                     predecessors[t].append((node, -1))
-            elif kind[node] == _MAX:
+            elif node_kind == _MAX:
                 for i in best_actions[node]:
                     predecessors[targets[node][i]].append((node, i))
-        joined = bytearray(count)
+        joined = set()
         chosen_index = {}
-        queue = [node for node in range(count) if kind[node] in (_TERMINAL, _FRONTIER)]
-        for node in queue:
-            joined[node] = 1
+        queue = [node for node in reached if kind[node] in (_TERMINAL, _FRONTIER)]
+        joined.update(queue)
         while queue:
             for node, action in predecessors[queue.pop()]:
-                if joined[node]:
+                if node in joined:
                     continue
-                joined[node] = 1
+                joined.add(node)
                 if action >= 0:
                     chosen_index[node] = action
                 queue.append(node)

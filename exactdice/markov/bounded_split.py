@@ -28,6 +28,7 @@ import signal
 import time
 
 from exactdice.markov.bounded import BoundedResult, BoundsView, _past_memory_budget
+from exactdice.markov.graph import paused_gc
 
 __all__ = ["split_bounded_run"]
 
@@ -57,6 +58,13 @@ def split_bounded_run(models: list, make_solver, precision: float, *, max_second
     may share with fewer actions) has the joined bounds. ``in_processes=False`` runs the
     searches one after another in this process, each knowing the earlier ones' bounds.
     """
+    with paused_gc():  # the workers' results and strategy arrive as millions of small tuples
+        return _split_run(models, make_solver, precision, max_seconds, max_states, progress, view_depth,
+                          in_processes, root)
+
+
+def _split_run(models, make_solver, precision, max_seconds, max_states, progress, view_depth, in_processes,
+               root):
     share = None if max_states is None else max(1, max_states // len(models))
     if not in_processes:
         return _run_here(models, make_solver, precision, max_seconds, share, progress, view_depth, root)

@@ -342,3 +342,65 @@ def test_the_strategy_check_stops_when_solving_passes_its_time(monkeypatch):
     value, _ = evaluate_strategy(GamblersRuin(goal=3, start=1, up=1, down=1), {}, max_seconds=5)
     assert value == Fraction(1, 3)
     check_memory(force=True)  # the limit ended with its block
+
+
+def _strategy_over_every_state(solver: BoundedSolver) -> dict:
+    """The strategy rule applied to every expanded "max" state (what `strategy` did before
+    it kept to the states play reaches): best actions for the lower bounds, ties to the
+    action through which a backward walk from terminal and unexpanded states first joins."""
+    frontier, terminal, chance, max_, min_ = range(5)
+    kind, targets, lo = solver.kind, solver.targets, solver.lo
+    best = {node: [i for i, t in enumerate(targets[node]) if lo[t] == max(lo[u] for u in targets[node])]
+            for node in range(len(kind)) if kind[node] == max_}
+    predecessors = [[] for _ in kind]
+    for node in range(len(kind)):
+        if kind[node] in (chance, min_):
+            predecessors_of = [(t, -1) for t in targets[node]]
+        elif kind[node] == max_:
+            predecessors_of = [(targets[node][i], i) for i in best[node]]
+        else:
+            predecessors_of = []
+        for target, action in predecessors_of:
+            predecessors[target].append((node, action))
+    queue = [node for node in range(len(kind)) if kind[node] in (frontier, terminal)]
+    joined, chosen = set(queue), {}
+    while queue:
+        for node, action in predecessors[queue.pop()]:
+            if node not in joined:
+                joined.add(node)
+                if action >= 0:
+                    chosen[node] = action
+                queue.append(node)
+    return {solver.states[node]: solver.names[node][chosen.get(node, actions[0])] for node, actions in best.items()}
+
+
+def _reached_through_best_actions(solver: BoundedSolver) -> set:
+    """The expanded "max" states play reaches from the initial state through every chance
+    and "min" branch and every action best for the lower bounds."""
+    frontier, terminal, chance, max_, min_ = range(5)
+    kind, targets, lo = solver.kind, solver.targets, solver.lo
+    seen, stack = {solver.initial}, [solver.initial]
+    while stack:
+        node = stack.pop()
+        following = targets[node] or ()
+        if kind[node] == max_:
+            following = [t for t in following if lo[t] == max(lo[u] for u in following)]
+        for target in following:
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return {solver.states[node] for node in seen if kind[node] == max_}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_strategy_keeps_to_the_states_its_play_reaches_and_guarantees_the_lower_bound(seed):
+    # stopped early, so unexpanded states and ties among equal lower bounds are common
+    size = random.Random(seed).randint(3, 40)
+    game = RandomGame(size, seed)
+    solver = BoundedSolver(game, payoff=PAYOFF, seed=seed)
+    found = solver.run(precision=1e-6, max_states=max(2, size // 2))
+    assert set(found.strategy) == _reached_through_best_actions(solver)
+    assert found.strategy.items() <= _strategy_over_every_state(solver).items()
+    # past an unexpanded state play takes the first action (the default) unless it comes back
+    guaranteed, _ = evaluate_strategy(game, found.strategy, payoff=PAYOFF)
+    assert guaranteed >= Fraction(found.lower)
