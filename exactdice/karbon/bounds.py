@@ -40,7 +40,7 @@ from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup
 from exactdice.karbon.solve import payoffs
 from exactdice.limits import MEMORY_FLAG, time_limit
-from exactdice.markov.bounded import BoundedSolver, TimeLimitedModel, evaluate_strategy
+from exactdice.markov.bounded import BoundedSolver, StrategySolvePassedTime, TimeLimitedModel, evaluate_strategy
 from exactdice.markov.bounded_split import split_bounded_run
 from exactdice.markov.model import Chance
 from exactdice.markov.graph import explore
@@ -50,6 +50,9 @@ __all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds
            "DEFAULT_CERTIFY_STATES"]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
+#: where the exact check's solve passes its time, the strategy's own value in floats gets
+#: this share of that time more (`exactdice.markov.bounded.sound_lower_value`)
+SOUND_SHARE = 0.2
 
 
 def float_below(value: Fraction) -> float:
@@ -67,8 +70,10 @@ class BoundedOdds:
     """Certified bounds on the value (expected score, or P(win) under ``objective=win``).
 
     ``lower`` is guaranteed by ``strategy`` against every narrator reply: the exact value
-    of that strategy (a Fraction) when ``lower_method`` is "exact", else the bounded
-    iteration's float lower bound ("float, outward rounding"). ``upper`` is a float no
+    of that strategy (a Fraction) when ``lower_method`` is "exact", else a float made sound
+    by outward rounding ("float, outward rounding (...)"): the strategy's own value where
+    its game was explored but not solved exactly in time, otherwise the bounded
+    iteration's lower bound. ``upper`` is a float no
     play of the player beats. ``win``/``loss``/``tie`` are the strategy's exact odds
     against the narrator's best reply (None when not certified exactly).
     """
@@ -280,7 +285,22 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
     try:
         value, solution = evaluate_strategy(model, strategy, default_action=_default_action(model),
                                             payoff=payoff, nonterminating_payoff=endless,
-                                            max_states=certify_states, max_seconds=certify_seconds)
+                                            max_states=certify_states, max_seconds=certify_seconds,
+                                            sound_seconds=None if certify_seconds is None else
+                                            certify_seconds * SOUND_SHARE)
+    except StrategySolvePassedTime as error:
+        # the strategy's game was explored: its own value in floats, outward rounded, is a
+        # guarantee too, usually above the search's (which counts unexpanded states low)
+        if error.sound_lower > result.lower:
+            result.lower = error.sound_lower
+            result.strategy_states = error.states
+            result.lower_method = (f"float, outward rounding (the strategy's own value over its {error.states:,} "
+                                   f"states; its exact solve passed {certify_seconds:g} s: raise certify_seconds "
+                                   "to solve it exactly)")
+        else:
+            result.lower_method = (f"float, outward rounding (the strategy's exact solve passed "
+                                   f"{certify_seconds:g} s; raise certify_seconds to solve it exactly)")
+        return
     except TooLargeError as error:
         if error.field == MEMORY_FLAG:
             result.lower_method = ("float, outward rounding (solving the strategy's game passed the memory "

@@ -34,12 +34,13 @@ from exactdice.markov.graph import paused_gc
 from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
 
 __all__ = ["BoundedResult", "BoundedSolver", "BoundsView", "bounded_solve", "choosing", "StrategyModel",
-           "TimeLimitedModel", "evaluate_strategy"]
+           "StrategySolvePassedTime", "TimeLimitedModel", "evaluate_strategy", "sound_lower_value"]
 
 _FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
 _UNIT_ROUNDOFF = 2.0 ** -53
 _MAX_TRAJECTORY = 100_000
 _FIRST_SWEEP = 2_000
+_MAX_SOUND_SWEEPS = 100_000  # a loop's passes in `sound_lower_value` (any stop is sound)
 
 
 def _check_weight(weight) -> None:
@@ -515,7 +516,8 @@ class BoundedSolver:
     def strategy(self) -> dict:
         """Expanded "max" state -> action name, among the actions best for the lower bounds,
         for the states play reaches from the initial state when "max" takes only such
-        actions (no other state can matter to the strategy's value).
+        actions; past an unexpanded state play takes the default (`evaluate_strategy`'s
+        ``default_action``) wherever this names nothing.
 
         Greedy alone can circle forever among equally valued states (an end component
         whose exit is worth the same), so ties go to an action that moves toward the end:
@@ -831,12 +833,27 @@ class TimeLimitedModel:
             raise TooLargeError("max_seconds", f"exploring passed {self.seconds:g} s; give it more time")
 
 
+class StrategySolvePassedTime(TooLargeError):
+    """`evaluate_strategy` explored the strategy's game but its exact solve passed the
+    time: ``sound_lower`` is a float lower bound on the strategy's value, outward rounded
+    (`sound_lower_value`), over the ``states`` of that game."""
+
+    def __init__(self, field: str, message: str, sound_lower: float, states: int):
+        super().__init__(field, message)
+        self.sound_lower = sound_lower
+        self.states = states
+
+
 def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None, nonterminating_payoff=0,
-                      max_states: int = 2_000_000, max_seconds: float | None = None):
+                      max_states: int = 2_000_000, max_seconds: float | None = None,
+                      sound_seconds: float | None = None):
     """The exact value (a Fraction) the "max" strategy guarantees against the best reply of
     the "min" side, with the `Solution` (``played``: every "max" state reached -> its action;
     ``defaulted``: how many took the default); raises `TooLargeError` past ``max_states``
-    (or when exploring and solving pass ``max_seconds``).
+    (or when exploring and solving pass ``max_seconds``). With ``sound_seconds``, a solve
+    that passes ``max_seconds`` after the exploring finished raises
+    `StrategySolvePassedTime`, carrying a float lower bound on the value found in up to
+    ``sound_seconds`` more.
 
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> evaluate_strategy(GamblersRuin(goal=3, start=1, up=1, down=1), {})[0]
@@ -850,10 +867,94 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     fixed = StrategyModel(model, strategy, default_action)
     limited = fixed if max_seconds is None else TimeLimitedModel(fixed, max_seconds)
     passed = f"solving the strategy's game passed {max_seconds} s; give it more time"
-    with time_limit(max_seconds, "max_seconds", passed):
-        # in this process: the choices are recorded here (exploring workers would keep them)
-        graph = explore(limited, max_states=max_states, progress=False, workers=0)
-        solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
+    graph = None
+    try:
+        with time_limit(max_seconds, "max_seconds", passed):
+            # in this process: the choices are recorded here (exploring workers would keep them)
+            graph = explore(limited, max_states=max_states, progress=False, workers=0)
+            solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
+    except TooLargeError as error:
+        if sound_seconds is None or graph is None or error.field != "max_seconds":
+            raise
+        lower = sound_lower_value(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
+                                  max_seconds=sound_seconds)
+        raise StrategySolvePassedTime(error.field, str(error).partition(": ")[2], lower, graph.num_states) from error
     solution.played = fixed.chosen
     solution.defaulted = fixed.defaulted
     return solution.value, solution
+
+
+def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_seconds: float | None = None) -> float:
+    """A float lower bound on the value of an explored game at its initial state, sound
+    despite rounding: value iteration from below, component by component (sinks first),
+    each chance sum widened downward by its rounding error bound (`_chance_slack`). Every
+    iterate stays below the value (the backup is monotone and the value its fixed point),
+    so it may stop at any time (``max_seconds``); within a loop it stops once no state
+    gains more than a few roundings (or after `_MAX_SOUND_SWEEPS` passes). Play that never ends counts at the least payoff
+    here, which can only lower the bound.
+
+    >>> from exactdice.markov.graph import explore
+    >>> from exactdice.markov.synthetic import GamblersRuin
+    >>> value = sound_lower_value(explore(GamblersRuin(goal=3, start=1, up=1, down=1)))
+    >>> value <= 1 / 3 and 1 / 3 - value < 1e-12
+    True
+    """
+    from exactdice.markov.graph import CHANCE, DECISION, MAX, TERMINAL
+
+    outcomes = graph.outcomes
+    if payoff is None:
+        payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
+    pays = [float(Fraction(payoff.get(name, 0))) for name in outcomes]
+    for name, pay in zip(outcomes, pays):
+        if pay != Fraction(payoff.get(name, 0)):
+            raise InputError("payoff", f"payoff of {name!r} must be exact in binary floating point")
+    least = min(pays + [float(Fraction(nonterminating_payoff or 0))])
+    magnitude = max(abs(value) for value in pays + [least])
+    deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+    kind, data, offsets, targets, weights = graph.kind, graph.data, graph.offsets, graph.targets, graph.weights
+    values = [least] * graph.num_states
+    moves: dict = {}  # node -> (targets, probabilities, slack) of a chance node, or (targets, side)
+
+    def move(node):
+        found = moves.get(node)
+        if found is None:
+            low, high = offsets[node], offsets[node + 1]
+            if kind[node] == CHANCE:
+                total = data[node]
+                found = (targets[low:high], [weight / total for weight in weights[low:high]],
+                         _chance_slack(high - low, magnitude))
+            else:
+                found = (targets[low:high], data[node])
+            moves[node] = found
+        return found
+
+    def backup(node):
+        if kind[node] == TERMINAL:
+            return pays[data[node]]
+        found = move(node)
+        if kind[node] == DECISION:
+            chosen = max if found[1] == MAX else min
+            return chosen([values[t] for t in found[0]])
+        successors, probabilities, slack = found
+        return max(least, sum(map(mul, probabilities, map(values.__getitem__, successors))) - slack)
+
+    for component in graph.strongly_connected_components():
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        if len(component) == 1 and component[0] not in graph.successors(component[0]):
+            node = component[0]
+            values[node] = max(values[node], backup(node))
+            moves.pop(node, None)
+            continue
+        for _ in range(_MAX_SOUND_SWEEPS):  # from below toward the component's least fixed point
+            gained = 0.0
+            for node in component:
+                new = backup(node)
+                if new > values[node]:
+                    gained = max(gained, new - values[node])
+                    values[node] = new
+            if gained <= 64 * _UNIT_ROUNDOFF * magnitude or (deadline is not None and time.perf_counter() > deadline):
+                break
+        for node in component:
+            moves.pop(node, None)
+    return values[graph.initial]

@@ -58,7 +58,7 @@ def split_bounded_run(models: list, make_solver, precision: float, *, max_second
     may share with fewer actions) has the joined bounds. ``in_processes=False`` runs the
     searches one after another in this process, each knowing the earlier ones' bounds.
     """
-    with paused_gc():  # the workers' results and strategy arrive as millions of small tuples
+    with paused_gc():  # the workers' results (bounds views, a strategy) arrive as many small tuples
         return _split_run(models, make_solver, precision, max_seconds, max_states, progress, view_depth,
                           in_processes, root)
 

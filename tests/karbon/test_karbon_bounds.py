@@ -378,3 +378,28 @@ def test_strategy_check_records_every_choice_even_where_exploring_would_use_work
     again = evaluate_strategy(game_model(ContestSetup(**setup), ruleset, OPTIMAL, NarratorPolicy()),
                               found.strategy, payoff=payoffs(ruleset)[0])[1]
     assert again.played == alone.played and len(alone.played) > 1_000
+
+
+def test_an_exact_check_past_its_time_leaves_the_strategys_own_sound_value(exact_values, monkeypatch):
+    """When the strategy's game is explored but its exact solve passes the time, the lower
+    bound is that strategy's value in floats, outward rounded: below its exact value, and
+    no lower than the search's own."""
+    from exactdice.errors import TooLargeError
+    from exactdice.markov import solver
+
+    name = "d6 v d10, pool d4, reserve d4, W1 P1"
+    setup, objective = CASES[name]
+    args = (ContestSetup(**setup), Rules(objective=objective), OPTIMAL, NarratorPolicy(kind="optimal"))
+    exact = bounded_odds(*args, precision=1e-3, max_seconds=300, fixed_start=False, workers=0)
+    assert exact.lower_method == "exact"
+
+    def too_slow(*_, **__):
+        raise TooLargeError("max_seconds", "solving the strategy's game passed 60 s; give it more time")
+
+    monkeypatch.setattr(solver, "solve", too_slow)
+    found = bounded_odds(*args, precision=1e-3, max_seconds=300, fixed_start=False, workers=0, certify_seconds=60)
+    assert found.lower_method.startswith("float, outward rounding (the strategy's own value over its ")
+    assert found.strategy_states == exact.strategy_states
+    assert found.iteration_lower <= found.lower and Fraction(found.lower) <= exact.lower
+    assert exact.lower - Fraction(found.lower) < Fraction(1, 10**9)
+    assert exact.lower <= exact_values[name, "optimal"].value <= Fraction(found.upper)

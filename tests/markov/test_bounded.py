@@ -404,3 +404,40 @@ def test_the_strategy_keeps_to_the_states_its_play_reaches_and_guarantees_the_lo
     # past an unexpanded state play takes the first action (the default) unless it comes back
     guaranteed, _ = evaluate_strategy(game, found.strategy, payoff=PAYOFF)
     assert guaranteed >= Fraction(found.lower)
+
+
+@pytest.mark.parametrize("endless", [0, Fraction(1, 2), 1])
+@pytest.mark.parametrize("seed", range(40))
+def test_the_sound_float_value_stays_below_the_exact_one(seed, endless):
+    # with endless play at the least payoff, iterating from below reaches the value itself
+    from exactdice.markov.bounded import sound_lower_value
+    from exactdice.markov.graph import explore
+
+    graph = explore(RandomGame(size=random.Random(seed).randint(3, 40), seed=seed), progress=False)
+    exact = solve(graph, payoff=PAYOFF, nonterminating_payoff=endless).value
+    lower = sound_lower_value(graph, payoff=PAYOFF, nonterminating_payoff=endless)
+    assert Fraction(lower) <= exact
+    if endless == 0:
+        assert exact - Fraction(lower) <= Fraction(1, 10**9)
+
+
+def test_a_strategy_solve_past_its_time_still_gets_a_sound_value(monkeypatch):
+    from exactdice.errors import TooLargeError
+    from exactdice.markov import solver
+    from exactdice.markov.bounded import StrategySolvePassedTime
+
+    game = RandomGame(size=30, seed=3)
+    found = bounded_solve(game, precision=1e-6, payoff=PAYOFF, seed=3)
+    exact, _ = evaluate_strategy(game, found.strategy, payoff=PAYOFF)
+
+    def too_slow(*args, **kwargs):
+        raise TooLargeError("max_seconds", "solving the strategy's game passed 5 s; give it more time")
+
+    monkeypatch.setattr(solver, "solve", too_slow)
+    with pytest.raises(TooLargeError, match="passed 5 s") as raised:  # no sound_seconds: as before
+        evaluate_strategy(game, found.strategy, payoff=PAYOFF, max_seconds=5)
+    assert not isinstance(raised.value, StrategySolvePassedTime)
+    with pytest.raises(StrategySolvePassedTime, match="passed 5 s") as raised:
+        evaluate_strategy(game, found.strategy, payoff=PAYOFF, max_seconds=5, sound_seconds=5)
+    assert Fraction(raised.value.sound_lower) <= exact <= Fraction(raised.value.sound_lower) + Fraction(1, 10**9)
+    assert raised.value.states > 1
