@@ -49,6 +49,25 @@ def _check_weight(weight) -> None:
         raise InputError("weight", f"branch weights must be positive ints, got {weight!r}")
 
 
+def _float_payoffs(outcomes, payoff, nonterminating_payoff) -> tuple[dict, float]:
+    """(outcome -> payoff, never-ending play's payoff) as floats, which must be exact
+    (``payoff`` None: 1 for the first outcome, 0 for the others)."""
+    outcomes = tuple(outcomes)
+    if payoff is None:
+        payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
+    unknown = set(payoff) - set(outcomes)
+    if unknown:
+        raise InputError("payoff", f"unknown outcomes {sorted(unknown)}; the model lists {outcomes}")
+    pays = {name: float(Fraction(payoff.get(name, 0))) for name in outcomes}
+    for name in outcomes:
+        if pays[name] != Fraction(payoff.get(name, 0)):
+            raise InputError("payoff", f"payoff of {name!r} must be exact in binary floating point")
+    endless = float(Fraction(nonterminating_payoff or 0))
+    if endless != Fraction(nonterminating_payoff or 0):
+        raise InputError("nonterminating_payoff", "must be exact in binary floating point")
+    return pays, endless
+
+
 def _chance_slack(branches: int, magnitude: float) -> float:
     """How far a float ``sum(p_i * v_i)`` over ``branches`` terms can be from the exact
     sum when ``|v_i| <= magnitude`` and ``sum p_i = 1``: each ``p_i = w_i / total`` is
@@ -114,19 +133,7 @@ class BoundedSolver:
                  seed: int = 0, sweep_growth: float | None = 1.5):
         self.model = model
         self.sweep_growth = sweep_growth
-        outcomes = tuple(model.outcomes)
-        if payoff is None:
-            payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
-        unknown = set(payoff) - set(outcomes)
-        if unknown:
-            raise InputError("payoff", f"unknown outcomes {sorted(unknown)}; the model lists {outcomes}")
-        self.payoff = {name: float(Fraction(payoff.get(name, 0))) for name in outcomes}
-        for name in outcomes:
-            if float(Fraction(payoff.get(name, 0))) != Fraction(payoff.get(name, 0)):
-                raise InputError("payoff", f"payoff of {name!r} must be exact in binary floating point")
-        self.endless = float(Fraction(nonterminating_payoff or 0))
-        if self.endless != Fraction(nonterminating_payoff or 0):
-            raise InputError("nonterminating_payoff", "must be exact in binary floating point")
+        self.payoff, self.endless = _float_payoffs(model.outcomes, payoff, nonterminating_payoff)
         values = list(self.payoff.values()) + [self.endless]
         self.least, self.greatest = min(values), max(values)
         self.magnitude = max(abs(self.least), abs(self.greatest))
@@ -876,8 +883,9 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     except TooLargeError as error:
         if sound_seconds is None or graph is None or error.field != "max_seconds":
             raise
-        lower = sound_lower_value(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
-                                  max_seconds=sound_seconds)
+        with paused_gc():
+            lower = sound_lower_value(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
+                                      max_seconds=sound_seconds)
         raise StrategySolvePassedTime(error.field, str(error).partition(": ")[2], lower, graph.num_states) from error
     solution.played = fixed.chosen
     solution.defaulted = fixed.defaulted
@@ -890,8 +898,8 @@ def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_second
     each chance sum widened downward by its rounding error bound (`_chance_slack`). Every
     iterate stays below the value (the backup is monotone and the value its fixed point),
     so it may stop at any time (``max_seconds``); within a loop it stops once no state
-    gains more than a few roundings (or after `_MAX_SOUND_SWEEPS` passes). Play that never ends counts at the least payoff
-    here, which can only lower the bound.
+    gains more than a few roundings (or after `_MAX_SOUND_SWEEPS` passes). Play that
+    never ends counts at the least payoff here, which can only lower the bound.
 
     >>> from exactdice.markov.graph import explore
     >>> from exactdice.markov.synthetic import GamblersRuin
@@ -901,14 +909,9 @@ def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_second
     """
     from exactdice.markov.graph import CHANCE, DECISION, MAX, TERMINAL
 
-    outcomes = graph.outcomes
-    if payoff is None:
-        payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
-    pays = [float(Fraction(payoff.get(name, 0))) for name in outcomes]
-    for name, pay in zip(outcomes, pays):
-        if pay != Fraction(payoff.get(name, 0)):
-            raise InputError("payoff", f"payoff of {name!r} must be exact in binary floating point")
-    least = min(pays + [float(Fraction(nonterminating_payoff or 0))])
+    by_outcome, endless = _float_payoffs(graph.outcomes, payoff, nonterminating_payoff)
+    pays = [by_outcome[name] for name in graph.outcomes]
+    least = min(pays + [endless])
     magnitude = max(abs(value) for value in pays + [least])
     deadline = None if max_seconds is None else time.perf_counter() + max_seconds
     kind, data, offsets, targets, weights = graph.kind, graph.data, graph.offsets, graph.targets, graph.weights
