@@ -53,6 +53,8 @@ DEFAULT_CERTIFY_STATES = 3_000_000
 #: where the exact check's solve passes its time, the strategy's own value in floats gets
 #: this share of that time more (`exactdice.markov.bounded.sound_lower_value`)
 SOUND_SHARE = 0.2
+_MORE_FOR_THE_CHECK = ("to solve it exactly, give the check more: half of --max-seconds and all of --max-states "
+                       "go to it on the command line, certify_seconds / certify_states in the API")
 
 
 def float_below(value: Fraction) -> float:
@@ -295,11 +297,10 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
             result.lower = error.sound_lower
             result.strategy_states = error.states
             result.lower_method = (f"float, outward rounding (the strategy's own value over its {error.states:,} "
-                                   f"states; its exact solve passed {certify_seconds:g} s: raise certify_seconds "
-                                   "to solve it exactly)")
+                                   f"states; its exact solve passed {certify_seconds:g} s; {_MORE_FOR_THE_CHECK})")
         else:
             result.lower_method = (f"float, outward rounding (the strategy's exact solve passed "
-                                   f"{certify_seconds:g} s; raise certify_seconds to solve it exactly)")
+                                   f"{certify_seconds:g} s; {_MORE_FOR_THE_CHECK})")
         return
     except TooLargeError as error:
         if error.field == MEMORY_FLAG:
@@ -307,8 +308,7 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
                                    "budget; raise it with --max-memory to solve it exactly)")
             return
         passed = f"{certify_seconds:g} s" if error.field == "max_seconds" else f"{certify_states:,} states"
-        result.lower_method = (f"float, outward rounding (the strategy's game passed {passed}; "
-                               "raise certify_states / certify_seconds to solve it exactly)")
+        result.lower_method = f"float, outward rounding (the strategy's game passed {passed}; {_MORE_FOR_THE_CHECK})"
         return
     except KeyboardInterrupt:
         result.lower_method = "float, outward rounding (the exact check was interrupted)"
