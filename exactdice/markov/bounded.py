@@ -916,25 +916,19 @@ def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_second
     deadline = None if max_seconds is None else time.perf_counter() + max_seconds
     kind, data, offsets, targets, weights = graph.kind, graph.data, graph.offsets, graph.targets, graph.weights
     values = [least] * graph.num_states
-    moves: dict = {}  # node -> (targets, probabilities, slack) of a chance node, or (targets, side)
 
     def move(node):
-        found = moves.get(node)
-        if found is None:
-            low, high = offsets[node], offsets[node + 1]
-            if kind[node] == CHANCE:
-                total = data[node]
-                found = (targets[low:high], [weight / total for weight in weights[low:high]],
-                         _chance_slack(high - low, magnitude))
-            else:
-                found = (targets[low:high], data[node])
-            moves[node] = found
-        return found
+        """(targets, probabilities, slack) of a chance node; (targets, data) of another."""
+        low, high = offsets[node], offsets[node + 1]
+        if kind[node] == CHANCE:
+            total = data[node]
+            return (targets[low:high], [weight / total for weight in weights[low:high]],
+                    _chance_slack(high - low, magnitude))
+        return targets[low:high], data[node]
 
-    def backup(node):
+    def backup(node, found):
         if kind[node] == TERMINAL:
             return pays[data[node]]
-        found = move(node)
         if kind[node] == DECISION:
             chosen = max if found[1] == MAX else min
             return chosen([values[t] for t in found[0]])
@@ -946,18 +940,16 @@ def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_second
             break
         if len(component) == 1 and component[0] not in graph.successors(component[0]):
             node = component[0]
-            values[node] = max(values[node], backup(node))
-            moves.pop(node, None)
+            values[node] = max(values[node], backup(node, move(node)))
             continue
+        moves = [(node, move(node)) for node in component]  # a loop's moves, built once for its passes
         for _ in range(_MAX_SOUND_SWEEPS):  # from below toward the component's least fixed point
             gained = 0.0
-            for node in component:
-                new = backup(node)
+            for node, found in moves:
+                new = backup(node, found)
                 if new > values[node]:
                     gained = max(gained, new - values[node])
                     values[node] = new
             if gained <= 64 * _UNIT_ROUNDOFF * magnitude or (deadline is not None and time.perf_counter() > deadline):
                 break
-        for node in component:
-            moves.pop(node, None)
     return values[graph.initial]
