@@ -49,10 +49,11 @@ result = bounded_odds(ContestSetup(**setup_args), Rules(), PlayerPolicy(kind="op
                       certify_seconds=certify_seconds)
 print(json.dumps({
     "marks": marks, "lower": float(result.lower), "upper": result.upper, "gap": result.gap,
-    "lower_method": result.lower_method.split(" (")[0] + (
-        "" if result.lower_method == "exact" else
-        ", the strategy's own value: its exact solve passed the check's budget" if "own value" in result.lower_method
-        else ", the search's own: the strategy's game passed the check's budget"),
+    "lower_kind": result.lower_kind,
+    "lower_method": {"exact": "exact",
+                     "strategy-float": "float, the strategy's own value: its exact solve passed the check's budget",
+                     "search-float": "float, the search's own: the strategy's game passed the check's budget"}[
+        result.lower_kind],
     "explored": result.explored, "touched": result.touched,
     "bounded_seconds": result.bounded_seconds, "certify_seconds": result.certify_seconds,
     "seconds": result.seconds, "stopped": result.stopped, "end_components": result.end_components,
@@ -128,7 +129,7 @@ def _run(name, narrator, code, args):
           f"(touched {run['touched']:,}), {rate:,.0f} states/s; end components {run['end_components']}; "
           f"sweeps {run['sweeps']}; "
           f"bounds {run['bounded_seconds']:.1f} s, exact check {run['certify_seconds']:.1f} s "
-          + (f"over {run['strategy_states']:,} states" if run['lower_method'] == "exact" else
+          + (f"over {run['strategy_states']:,} states" if run['lower_kind'] == "exact" else
              f"(its solve stopped at its budget, then the float value over {run['strategy_states']:,} states)"
              if run['strategy_states'] is not None else "(stopped at its budget)")
           + f"; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU with its worker processes "

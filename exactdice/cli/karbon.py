@@ -342,7 +342,7 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
                    f"draws still in contention: {', '.join(left)}")
     if strategy_path:
         click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}"
-                   + ("" if result.lower_method == "exact" else " (explored states only; the fixed "
+                   + ("" if result.lower_kind == "exact" else " (explored states only; the fixed "
                                                                "preferences elsewhere)"))
     if explain:
         _echo_bounded_explanation(result, display)

@@ -47,9 +47,13 @@ from exactdice.markov.graph import explore
 from exactdice.markov.solver import solve
 
 __all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round",
-           "DEFAULT_CERTIFY_STATES"]
+           "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
+#: what a `BoundedOdds.lower` is: the returned strategy's exact value; that strategy's own
+#: value in floats, outward rounded (its game explored, its exact solve out of time); the
+#: bounded iteration's float lower bound (unexpanded states at their starting bounds)
+LOWER_KINDS = ("exact", "strategy-float", "search-float")
 #: where the exact check's solve passes its time, the strategy's own value in floats gets
 #: this share of that time more (`exactdice.markov.bounded.sound_lower_value`)
 SOUND_SHARE = 0.2
@@ -75,7 +79,8 @@ class BoundedOdds:
     of that strategy (a Fraction) when ``lower_method`` is "exact", else a float made sound
     by outward rounding ("float, outward rounding (...)"): the strategy's own value where
     its game was explored but not solved exactly in time, otherwise the bounded
-    iteration's lower bound. ``upper`` is a float no
+    iteration's lower bound; ``lower_kind`` names which, for programs: "exact",
+    "strategy-float" or "search-float" (`LOWER_KINDS`). ``upper`` is a float no
     play of the player beats. ``win``/``loss``/``tie`` are the strategy's exact odds
     against the narrator's best reply (None when not certified exactly).
     """
@@ -85,6 +90,7 @@ class BoundedOdds:
     precision: float
     lower_method: str
     upper_method: str
+    lower_kind: str = field(default="search-float", kw_only=True)
     iteration_lower: float
     explored: int
     touched: int
@@ -134,7 +140,7 @@ class BoundedOdds:
             "lower": number(self.lower), "upper": float(self.upper), "gap": self.gap,
             "decimal": {"lower": float(self.lower), "upper": float(self.upper)},
             "precision": self.precision, "reached": self.gap <= self.precision, "stopped": self.stopped,
-            "lower_method": self.lower_method, "upper_method": self.upper_method,
+            "lower_method": self.lower_method, "lower_kind": self.lower_kind, "upper_method": self.upper_method,
             "strategy_odds": {"win": number(self.win), "loss": number(self.loss), "tie": number(self.tie),
                               "never_ends": number(self.never_ends)},
             "fixed_preferences_value": number(self.fixed_value),
@@ -150,13 +156,13 @@ class BoundedOdds:
     def summary_lines(self) -> list[str]:
         lower = float(self.lower)
         exact_note = (f" = {self.lower.numerator}/{self.lower.denominator}"
-                      if self.lower_method == "exact" and len(str(self.lower.denominator)) <= 30 else "")
+                      if self.lower_kind == "exact" and len(str(self.lower.denominator)) <= 30 else "")
         lines = [
             f"value (expected score) is in [{lower:.6f}, {self.upper:.6f}], gap {self.gap:.6f}"
             + (" <= " if self.gap <= self.precision else " > ") + f"precision {self.precision:g}"
             + ("" if self.gap <= self.precision else f" (stopped: {self.stopped})"),
             f"lower bound: the returned strategy's value against the narrator's best reply, "
-            f"{'exact' if self.lower_method == 'exact' else self.lower_method}{exact_note}",
+            f"{self.lower_method}{exact_note}",
             f"upper bound: {self.upper_method}",
         ]
         if self.win is not None:
@@ -296,6 +302,7 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
         if error.sound_lower > result.lower:
             result.lower = error.sound_lower
             result.strategy_states = error.states
+            result.lower_kind = "strategy-float"
             result.lower_method = (f"float, outward rounding (the strategy's own value over its {error.states:,} "
                                    f"states; its exact solve passed {certify_seconds:g} s; {_MORE_FOR_THE_CHECK})")
         else:
@@ -313,7 +320,7 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
     except KeyboardInterrupt:
         result.lower_method = "float, outward rounding (the exact check was interrupted)"
         return
-    result.lower, result.lower_method = value, "exact"
+    result.lower, result.lower_method, result.lower_kind = value, "exact", "exact"
     absorption = solution.absorption
     result.win, result.loss, result.tie = (absorption.get("win", 0), absorption.get("loss", 0),
                                            absorption.get("tie", 0))

@@ -81,7 +81,7 @@ def bounded_cell(ability: int, challenge: int, consequence: int, peril: int, for
                          fixed_seconds=float(seconds) / 3, certify_seconds=float(seconds) / 2)
     # a float bound is a sound bound as the exact rational it stands for
     cell = {value_metric(rules): Bounds(Fraction(found.lower), Fraction(found.upper)),
-            "lower exact": found.lower_method == "exact", "stopped": found.stopped,
+            "lower exact": found.lower_kind == "exact", "stopped": found.stopped,
             "states explored": found.explored, "milliseconds": round(found.seconds * 1000),
             "fixed start": found.fixed_value is not None}
     for metric, value in zip(BOUNDED_METRICS, (found.win, found.tie, found.loss)):

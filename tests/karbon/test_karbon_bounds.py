@@ -57,7 +57,7 @@ def test_bounds_contain_the_exact_optimal_value_and_close(exact_values, name, na
     drawn = ContestSetup(**setup).player_dice is None
     assert isinstance(found.solver, BoundsView) == (drawn and workers > 1)  # split where there are draws
     assert found.stopped == "precision"
-    assert found.lower_method == "exact"
+    assert found.lower_method == "exact" and found.lower_kind == "exact"
     assert isinstance(found.lower, Fraction)
     assert found.lower <= exact.value <= Fraction(found.upper)
     assert found.gap <= EPS
@@ -146,7 +146,7 @@ def test_cli_bounds_json_and_strategy_file(tmp_path, exact_values):
     payload = json.loads(outcome.output)
     exact = exact_values["d6 v d10, pool d4, reserve d4, W1 P1", "optimal"].value
     assert Fraction(payload["lower"]) <= exact <= Fraction(payload["upper"])
-    assert payload["gap"] <= 0.001 and payload["reached"] and payload["lower_method"] == "exact"
+    assert payload["gap"] <= 0.001 and payload["reached"] and payload["lower_method"] == payload["lower_kind"] == "exact"
     document = json.loads(path.read_text())
     assert payload["strategy_decisions"] == len(document["decisions"]) > 0
     assert "player" in {entry["side"] for entry in document["decisions"]}
@@ -235,6 +235,7 @@ def test_time_limits_on_the_fixed_start_and_the_exact_check_keep_the_bounds_soun
                          precision=1e-3, max_seconds=300, fixed_seconds=0, certify_seconds=0)
     assert found.fixed_value is None
     assert found.lower_method.startswith("float, outward rounding (the strategy's game passed 0 s")
+    assert found.lower_kind == "search-float"
     assert found.win is None and isinstance(found.lower, float)
     assert Fraction(found.lower) <= exact <= Fraction(found.upper) and found.gap <= 1e-3
 
@@ -399,6 +400,7 @@ def test_an_exact_check_past_its_time_leaves_the_strategys_own_sound_value(exact
     monkeypatch.setattr(solver, "solve", too_slow)
     found = bounded_odds(*args, precision=1e-3, max_seconds=300, fixed_start=False, workers=0, certify_seconds=60)
     assert found.lower_method.startswith("float, outward rounding (the strategy's own value over its ")
+    assert found.lower_kind == "strategy-float"
     assert found.strategy_states == exact.strategy_states
     assert found.iteration_lower <= found.lower and Fraction(found.lower) <= exact.lower
     assert exact.lower - Fraction(found.lower) < Fraction(1, 10**9)
