@@ -132,7 +132,9 @@ def karbon():
 @click.option("--max-seconds", type=float, default=None,
               help="With bounds: stop the search after this many seconds and report the bounds reached "
                    "(the exact check of the strategy follows, within --max-states and half as many "
-                   "seconds more; past them the lower bound is the search's own).")
+                   "seconds more; where its game is explored but not solved in time, the lower bound "
+                   "is the strategy's own value in floats, outward rounded, after a fifth of that "
+                   "time more; where not explored, the search's own).")
 @json_option
 def odds(setup, ruleset, player, narrator, use_float, max_states, display, explain, show_draws,
          strategy, use_bounds, precision, max_seconds, as_json):

@@ -874,25 +874,28 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
     fixed = StrategyModel(model, strategy, default_action)
     limited = fixed if max_seconds is None else TimeLimitedModel(fixed, max_seconds)
     passed = f"solving the strategy's game passed {max_seconds} s; give it more time"
-    graph = None
+    graph = components = None
     try:
         with time_limit(max_seconds, "max_seconds", passed):
             # in this process: the choices are recorded here (exploring workers would keep them)
             graph = explore(limited, max_states=max_states, progress=False, workers=0)
-            solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False)
+            components = graph.strongly_connected_components()
+            solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False,
+                             components=components)
     except TooLargeError as error:
         if sound_seconds is None or graph is None or error.field != "max_seconds":
             raise
         with paused_gc():
             lower = sound_lower_value(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
-                                      max_seconds=sound_seconds)
+                                      max_seconds=sound_seconds, components=components)
         raise StrategySolvePassedTime(error.field, str(error).partition(": ")[2], lower, graph.num_states) from error
     solution.played = fixed.chosen
     solution.defaulted = fixed.defaulted
     return solution.value, solution
 
 
-def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_seconds: float | None = None) -> float:
+def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_seconds: float | None = None,
+                      components=None) -> float:
     """A float lower bound on the value of an explored game at its initial state, sound
     despite rounding: value iteration from below, component by component (sinks first),
     each chance sum widened downward by its rounding error bound (`_chance_slack`). Every
@@ -900,6 +903,7 @@ def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_second
     so it may stop at any time (``max_seconds``); within a loop it stops once no state
     gains more than a few roundings (or after `_MAX_SOUND_SWEEPS` passes). Play that
     never ends counts at the least payoff here, which can only lower the bound.
+    ``components``: the graph's strongly connected components, sinks first, if known.
 
     >>> from exactdice.markov.graph import explore
     >>> from exactdice.markov.synthetic import GamblersRuin
@@ -935,7 +939,9 @@ def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_second
         successors, probabilities, slack = found
         return max(least, sum(map(mul, probabilities, map(values.__getitem__, successors))) - slack)
 
-    for component in graph.strongly_connected_components():
+    if components is None:
+        components = graph.strongly_connected_components()
+    for component in components:
         if deadline is not None and time.perf_counter() > deadline:
             break
         if len(component) == 1 and component[0] not in graph.successors(component[0]):

@@ -100,13 +100,14 @@ class Solution:
 
 
 def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states=False,
-          arithmetic="exact", progress=None) -> Solution:
+          arithmetic="exact", progress=None, components=None) -> Solution:
     """Solve a model (exploring it first) or an explored `StateGraph`.
 
     ``payoff`` maps outcome -> payoff (default 1 for the first outcome, 0 otherwise);
     never-ending play pays ``nonterminating_payoff`` (default 0). Decisions maximise
     ("max") or minimise ("min") the expected payoff. ``arithmetic`` is "exact" or
-    "float".
+    "float". ``components``: the graph's strongly connected components, sinks first, if
+    the caller has them already (`StateGraph.strongly_connected_components`).
 
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> solve(GamblersRuin(goal=4, start=2, up=1, down=1), arithmetic="float").absorption["win"]
@@ -130,16 +131,17 @@ def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states
     endless = numbers.number(nonterminating_payoff if nonterminating_payoff is not None else 0)
     if not all_states and DECISION not in graph.kind:
         with paused_gc():
-            return _forward_only(graph, payoffs, endless, started, numbers.exact, progress)
+            return _forward_only(graph, payoffs, endless, started, numbers.exact, progress, components)
     solver = _Solver(graph, numbers, payoffs, endless, vectors=all_states)
     with paused_gc():
-        solver.run(progress)
+        solver.run(progress, components)
         return solver.solution(all_states, time.perf_counter() - started)
 
 
-def _forward_only(graph, payoffs, endless, started, exact, progress=None) -> Solution:
+def _forward_only(graph, payoffs, endless, started, exact, progress=None, components=None) -> Solution:
     """The initial state's answers of a graph without decisions, from one forward pass."""
-    components = graph.strongly_connected_components()
+    if components is None:
+        components = graph.strongly_connected_components()
     result = forward_pass(graph, components=components, exact=exact, progress=progress)
     public = to_fraction if exact else float
     value = public(endless) * result.never_ends
@@ -214,9 +216,11 @@ class _Solver:
         return cached
 
     # -- main loop ------------------------------------------------------------------
-    def run(self, progress):
+    def run(self, progress, components=None):
         graph = self.graph
-        components = self.components = graph.strongly_connected_components()
+        if components is None:
+            components = graph.strongly_connected_components()
+        self.components = components
         self.component_count = len(components)
         bar = solving_bar(graph, progress)
         offsets, targets, kind = graph.offsets, graph.targets, graph.kind

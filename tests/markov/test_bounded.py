@@ -437,7 +437,18 @@ def test_a_strategy_solve_past_its_time_still_gets_a_sound_value(monkeypatch):
     with pytest.raises(TooLargeError, match="passed 5 s") as raised:  # no sound_seconds: as before
         evaluate_strategy(game, found.strategy, payoff=PAYOFF, max_seconds=5)
     assert not isinstance(raised.value, StrategySolvePassedTime)
+    from exactdice.markov.graph import StateGraph
+
+    found_components = StateGraph.strongly_connected_components
+    calls = []
+
+    def counted(graph):
+        calls.append(graph.num_states)
+        return found_components(graph)
+
+    monkeypatch.setattr(StateGraph, "strongly_connected_components", counted)
     with pytest.raises(StrategySolvePassedTime, match="passed 5 s") as raised:
         evaluate_strategy(game, found.strategy, payoff=PAYOFF, max_seconds=5, sound_seconds=5)
     assert Fraction(raised.value.sound_lower) <= exact <= Fraction(raised.value.sound_lower) + Fraction(1, 10**9)
     assert raised.value.states > 1
+    assert calls == [raised.value.states]  # the sound pass reuses the components the check found
