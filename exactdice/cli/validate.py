@@ -64,6 +64,8 @@ def system_command(system) -> click.Command:
     """
 
     def run(samples, counts, column_name, alpha, test, as_json, **values):
+        if not 0 < alpha < 1:  # the level typed, before it is shared among the columns
+            raise InputError("alpha", f"must be strictly between 0 and 1, got {alpha:g}")
         if (samples is None) == (counts is None):
             raise InputError("samples", "give exactly one of `samples` FILE.csv or "
                                         "`counts` OUTCOME=N,...")

@@ -58,9 +58,9 @@ LOWER_KINDS = ("exact", "strategy-float", "search-float")
 #: this share of that time more (`exactdice.markov.bounded.sound_lower_value`)
 SOUND_SHARE = 0.2
 #: why a search stopped short of its precision, and how to give it more
-_STOPPED_HINTS = {"time": "time: give it more with --max-seconds (max_seconds in the API)",
-                  "states": "states: give it more with --max-states (max_states)",
-                  "memory": "memory: the memory budget, raised with --max-memory",
+_STOPPED_HINTS = {"time": "at the time limit; raise --max-seconds",
+                  "states": "at the state budget; raise --max-states",
+                  "memory": "at the memory budget; raise --max-memory",
                   "interrupted": "interrupted"}
 _MORE_FOR_THE_CHECK = ("to solve it exactly, give the check more: half of --max-seconds and all of --max-states "
                        "go to it on the command line, certify_seconds / certify_states in the API")
@@ -166,7 +166,7 @@ class BoundedOdds:
             f"value (expected score) is in [{lower:.6f}, {self.upper:.6f}], gap {self.gap:.6f}"
             + (" <= " if self.gap <= self.precision else " > ") + f"precision {self.precision:g}"
             + ("" if self.gap <= self.precision else
-               f" (stopped: {_STOPPED_HINTS.get(self.stopped, self.stopped)})"),
+               f" (stopped {_STOPPED_HINTS.get(self.stopped, self.stopped)})"),
             f"lower bound: the returned strategy's value against the narrator's best reply, "
             f"{self.lower_method}{exact_note}",
             f"upper bound: {self.upper_method}",

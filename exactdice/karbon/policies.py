@@ -217,5 +217,10 @@ def parse_narrator_policy(text: str | None) -> NarratorPolicy:
         return NarratorPolicy()
     head, _, rest = text.partition(";")
     if head.strip() == "random":
+        coin_flips = [key for key in ("hurt", "plans") if key in dict(
+            part.partition("=")[::2] for part in rest.replace(" ", "").split(";") if part)]
+        if coin_flips:
+            raise InputError(field_name, f"{coin_flips[0]}= is a coin flip under random; random takes only "
+                                         "the keys of the dice it draws, takes or gives (draw, plans_take, give)")
         return replace(_parse_fixed(NarratorPolicy(), rest, field_name, _NARRATOR_KEYS), kind="random")
     return _parse_fixed(NarratorPolicy(), text, field_name, _NARRATOR_KEYS)

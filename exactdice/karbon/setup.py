@@ -193,7 +193,9 @@ class ContestSetup:
                 left -= take
         if left:
             field_name = "ability" if who == "player" else "challenge"
-            extra = " (d6 cost one Fortune each; raise `fortune`)" if who == "player" and available.get(6) else ""
+            fortune_limits = (limit_d6 is not None and available.get(6, 0) > limit_d6
+                              and sum(available.values()) >= count)
+            extra = " (d6 cost one Fortune each; raise `fortune`)" if fortune_limits else ""
             raise InputError(field_name, f"the pool ({dice_text(available)}) cannot supply {count} dice for "
                                          f"the {who}'s draw{extra}")
         return drawn

@@ -77,7 +77,7 @@ def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
                              precision=1e-12, max_states=300)
     assert by_states.stopped == "states"
     assert by_states.lower <= exact <= Fraction(by_states.upper)
-    assert "(stopped: states: give it more with --max-states" in by_states.summary_lines()[0]
+    assert "(stopped at the state budget; raise --max-states)" in by_states.summary_lines()[0]
     # the start begins at the fixed preferences' value, so even a short run is no worse
     from exactdice.karbon.bounds import float_below
     assert by_states.iteration_lower >= float_below(by_states.fixed_value)

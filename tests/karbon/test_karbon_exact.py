@@ -217,8 +217,15 @@ def test_never_ending_contest_is_reported():
 
 
 def test_pool_cannot_supply_the_draw():
-    with pytest.raises(InputError, match="cannot supply"):
+    with pytest.raises(InputError, match="cannot supply") as raised:
         contest_odds(ContestSetup(ability=3, challenge=1, pool={8: 2}, reserve={}))
+    assert "fortune" not in str(raised.value)
+    # Fortune is named only where more of it would let the pool supply the draw
+    with pytest.raises(InputError, match=r"cannot supply 3 dice .*raise `fortune`"):
+        contest_odds(ContestSetup(ability=3, challenge=1, pool={6: 3, 8: 1}, reserve={}, fortune=1))
+    with pytest.raises(InputError, match="cannot supply 16 dice") as raised:
+        contest_odds(ContestSetup(ability=16, challenge=1, fortune=20))
+    assert "fortune" not in str(raised.value)
 
 
 @pytest.mark.parametrize("kwargs,field", [
@@ -257,6 +264,11 @@ def test_policy_parsing_errors():
         parse_player_policy("risk=sometimes")
     with pytest.raises(InputError, match="narrator policy"):
         parse_player_policy("random")
+    # the random narrator's hurt and plans are coin flips: a preference for them is refused
+    for text in ("random;hurt=injury", "random; plans=dice", "random;give=d8>d10>d6;hurt=condition"):
+        with pytest.raises(InputError, match=r"(hurt|plans)= is a coin flip under random"):
+            parse_narrator_policy(text)
+    assert parse_narrator_policy("random;give=d8>d10>d6").give != parse_narrator_policy("random").give
     with pytest.raises(InputError, match="knob"):
         Rules().with_rules(["nope=1"])
     with pytest.raises(InputError, match="tie_order"):

@@ -108,3 +108,17 @@ def test_the_rounds_tail_holds_the_exact_rest():
     assert len(tail) == 1 and rounds.probabilities[tail[0]] < Fraction(1, 10**6)
     exact = solve_death(3).rounds.probabilities
     assert all(rounds.probabilities[str(r)] == exact[r] for r in range(rounds.tail_from))
+
+
+@pytest.mark.parametrize("alpha", ["2", "1.5", "1"])
+def test_alpha_is_checked_as_typed_before_it_is_shared_among_the_columns(alpha, tmp_path, capsys):
+    # with six columns, alpha 2 once passed as 2/6 and 7 was reported as 7/6
+    samples = str(tmp_path / "samples.csv")
+    assert run(["karbon", "simulate", "-a", "1", "-c", "1", "-w", "1", "--n", "200", "--seed", "7",
+                "--out", samples], capsys)[0] == 0
+    from exactdice.cli import main as cli_main
+
+    with pytest.raises(SystemExit) as exit_:
+        cli_main.main(["validate", "karbon", "-a", "1", "-c", "1", "-w", "1", "--samples", samples, "--alpha", alpha])
+    assert exit_.value.code == 2
+    assert f"--alpha: must be strictly between 0 and 1, got {float(alpha):g}\n" in capsys.readouterr().err
