@@ -75,10 +75,12 @@ class NarratorPolicy:
         """The policy written back in the CLI's syntax."""
         if self.kind in ("optimal", "kind"):
             return self.kind
-        body = ";".join([
+        if self.kind == "random":  # its hurt and plans are coin flips, not preferences
+            return (f"random;draw={_dice_pref(self.draw)};plans_take={_dice_pref(self.plans_take)};"
+                    f"give={_dice_pref(self.give)}")
+        return ";".join([
             f"draw={_dice_pref(self.draw)}", f"hurt={self.hurt}", f"plans={self.plans}",
             f"plans_take={_dice_pref(self.plans_take)}", f"give={_dice_pref(self.give)}"])
-        return body if self.kind == "fixed" else f"random;{body}"
 
     def words(self) -> str:
         """The policy in plain words (the text output; `text` stays the compact form).

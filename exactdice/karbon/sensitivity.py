@@ -151,6 +151,8 @@ def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str
         body = text[len("random;"):] if text.startswith("random;") else text
         now = dict(part.split("=", 1) for part in body.split(";"))
         for key, kind in preferences.items():
+            if key not in now:  # a random narrator's hurt and plans are coin flips
+                continue
             for value in _alternatives(now[key], kind):
                 # an order is named by the option moved to the front
                 label = f"{side} {key}: {value.split('>')[0]} first" if ">" in value else f"{side} {key}={value}"

@@ -269,6 +269,9 @@ def test_policy_parsing_errors():
         with pytest.raises(InputError, match=r"(hurt|plans)= is a coin flip under random"):
             parse_narrator_policy(text)
     assert parse_narrator_policy("random;give=d8>d10>d6").give != parse_narrator_policy("random").give
+    for text in ("random", "random;give=d8>d10>d6", "hurt=injury;plans=dice", "fixed"):
+        policy = parse_narrator_policy(text)
+        assert parse_narrator_policy(policy.text()) == policy  # written back, read the same
     with pytest.raises(InputError, match="knob"):
         Rules().with_rules(["nope=1"])
     with pytest.raises(InputError, match="tie_order"):

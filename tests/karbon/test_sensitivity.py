@@ -75,6 +75,11 @@ def test_every_preference_and_knob_is_varied_once():
     assert sum(name.startswith("rule ") for name in names) == 7
     optimal, _ = sensitivity_variants(base_arguments(ability=2, challenge=2, player="optimal"))
     assert not any(variant.group == "player" for variant in optimal)
+    # a random narrator's hurt and plans are coin flips: only its dice preferences vary
+    random, skipped = sensitivity_variants(base_arguments(ability=2, challenge=2, narrator="random"))
+    varied = [variant.name for variant in random if variant.group == "narrator"]
+    assert "narrator give: d8 first" in varied and not any(name.startswith("narrator") for name, _ in skipped)
+    assert not any("hurt" in name or "plans=" in name for name in varied)
 
 
 def test_cli_text_json_and_chart(tmp_path):
