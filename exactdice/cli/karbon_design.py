@@ -189,10 +189,14 @@ def _signed(value, metric: str) -> str:
               help="Also write a PNG tornado chart of the change of P(win) to this file.")
 @click.option("--top", type=click.IntRange(min=1), default=None,
               help="Show only the TOP changes with the largest effect (text and chart; JSON keeps all).")
+@click.option("--max-states", type=int, default=None,
+              help="Each contest's state budget; a change whose exact game passes it is skipped, with "
+                   "the reason (a player who risks every round explores millions of states on the "
+                   "default pool).  [default: 100,000]")
 @_sweep_options
 @json_option
 def sensitivity(ability, challenge, consequence, peril, fortune, fallout, training, pool, reserve,
-                player_policy, narrator_policy, rules, plot_path, top, no_cache, store_path, workers,
+                player_policy, narrator_policy, rules, plot_path, top, max_states, no_cache, store_path, workers,
                 scheduler, as_json):
     """How P(win), P(loss), P(tie) and expected rounds move with each one-step change of a
     setup, sorted by effect (the largest move of any of the three probabilities).
@@ -210,7 +214,8 @@ def sensitivity(ability, challenge, consequence, peril, fortune, fallout, traini
       exactdice karbon sensitivity -a 3 -c 3 -w 2 -p 1
       exactdice karbon sensitivity -a 2 -c 2 --plot tornado.png --top 15 --json
     """
-    from exactdice.karbon.sensitivity import base_arguments, karbon_sensitivity, tornado_chart
+    from exactdice.karbon.sensitivity import (DEFAULT_VARIANT_STATES, base_arguments, karbon_sensitivity,
+                                              tornado_chart)
 
     base = base_arguments(ability, challenge, consequence, peril, fortune, fallout, training, pool,
                           reserve, player_policy, narrator_policy, tuple(rules))
@@ -218,7 +223,8 @@ def sensitivity(ability, challenge, consequence, peril, fortune, fallout, traini
         raise InputError("--plot", f"the chart is a PNG: give a path ending in .png, got {plot_path}")
     with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
         report = karbon_sensitivity(base, store=store, workers=workers, executor=executor,
-                                    progress=sys.stderr.isatty())
+                                    progress=sys.stderr.isatty(),
+                                    max_states=DEFAULT_VARIANT_STATES if max_states is None else max_states)
     if plot_path:
         tornado_chart(report, plot_path, top=top or 25)
     if as_json:

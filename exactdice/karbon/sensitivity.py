@@ -5,7 +5,9 @@ The changes (`sensitivity_variants`): every setup parameter one step down and up
 every knob of the rules set to each other value; every preference of a fixed player or
 narrator changed one at a time (each other value; for an order, each other option moved
 to the front). A change the setup cannot take (Challenge 0, a pool too small for the
-draw) is listed as skipped with the reason.
+draw) is listed as skipped with the reason, and so is one whose exact game passes the
+state budget (``max_states``: a fixed player who risks every round grows hands, and
+explores millions of states on the default pool where the base explores hundreds).
 
 Each variant is one exact contest (`exactdice.karbon.tables.contest_cell`), solved through
 the sweep (local pool or Dask, cached in the store). The effect of a change is the exact
@@ -25,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from exactdice.errors import InputError
+from exactdice.errors import InputError, TooLargeError
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.policies import (BREAK_OPTIONS, GLITCH_OPTIONS, parse_narrator_policy,
                                        parse_player_policy)
@@ -38,7 +40,11 @@ from exactdice.tables.sweep import SweepCell, sweep
 
 __all__ = ["Variant", "SensitivityRow", "SensitivityReport", "base_arguments", "sensitivity_variants",
            "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart", "rules_sensitivity",
-           "SENSITIVITY_GRID"]
+           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES"]
+
+#: each contest's state budget: the largest fixed-policy corners of the rules' range
+#: (A1 v C8, W7) explore 75,000 states; `risk=always` on the default pool, millions
+DEFAULT_VARIANT_STATES = 100_000
 
 METRICS = ("P(win)", "P(loss)", "P(tie)", "expected rounds")
 #: setup parameter -> (label, least value)
@@ -168,32 +174,48 @@ def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str
     return variants, skipped
 
 
-def _cell(arguments: dict) -> SweepCell:
+def _cell(arguments: dict, max_states: int = DEFAULT_VARIANT_STATES) -> SweepCell:
     ruleset = Rules().with_rules(arguments["rules"])
     setup = {k: v for k, v in arguments.items() if k not in ("player", "narrator", "rules")}
-    key = ResultKey("karbon", ruleset_data(ruleset), {"design": "contest", "setup": setup},
+    # the budget is part of the key: a contest past it is stored as such, for that budget only
+    key = ResultKey("karbon", ruleset_data(ruleset), {"design": "contest", "setup": setup,
+                                                      "max_states": max_states},
                     {"player": arguments["player"], "narrator": arguments["narrator"]})
-    return SweepCell(key, dict(arguments))
+    return SweepCell(key, {**arguments, "max_states": max_states})
 
 
 def solve_variant(arguments: dict) -> dict:
-    """One exact contest (a worker's task): `contest_cell` of the arguments."""
+    """One exact contest (a worker's task): `contest_cell` of the arguments, or
+    ``{"too large": why}`` where its game passes ``max_states``."""
     from exactdice.karbon.tables import contest_cell
 
-    return contest_cell(**arguments)
+    try:
+        return contest_cell(**arguments)
+    except TooLargeError as error:
+        if error.field != "max_states":
+            raise
+        return {"too large": f"its exact game passes {arguments['max_states']:,} states (raise --max-states)"}
 
 
 def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=None,
-                       progress: bool = False) -> SensitivityReport:
-    """Solve the base setup and every variant; rows sorted by effect, largest first."""
+                       progress: bool = False, max_states: int = DEFAULT_VARIANT_STATES) -> SensitivityReport:
+    """Solve the base setup and every variant, each within ``max_states`` (a variant past it
+    is skipped, with the reason); rows sorted by effect, largest first."""
     _check(base)
+    if max_states < 1:
+        raise InputError("max_states", f"must be >= 1, got {max_states}")
     variants, skipped = sensitivity_variants(base)
-    cells = [_cell(base)] + [_cell(variant.arguments) for variant in variants]
+    cells = [_cell(base, max_states)] + [_cell(variant.arguments, max_states) for variant in variants]
     results = sweep(cells, solve_variant, store=store, workers=workers, executor=executor,
                     progress=progress, description="sensitivity")
+    if "too large" in results[0]:
+        raise TooLargeError("max_states", f"the base setup: {results[0]['too large']}")
     base_values = {metric: results[0][metric] for metric in METRICS}
     rows = []
     for variant, values in zip(variants, results[1:]):
+        if "too large" in values:
+            skipped.append((variant.name, values["too large"]))
+            continue
         deltas = {}
         for metric in METRICS:
             if values[metric] is None or base_values[metric] is None:

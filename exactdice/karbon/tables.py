@@ -35,12 +35,14 @@ _AXIS_TITLE = {"ability": "Ability", "challenge": "Challenge", "consequence": "C
 def contest_cell(ability: int, challenge: int, consequence: int, peril: int, fortune: int = 0,
                  fallout: int = 0, training: bool = False, pool: str = dice_text(DEFAULT_POOL),
                  reserve: str = dice_text(DEFAULT_RESERVE), player: str = "fixed",
-                 narrator: str = "fixed", rules: tuple = ()) -> dict:
-    """One cell: the exact odds of one contest, as {metric: Fraction}."""
+                 narrator: str = "fixed", rules: tuple = (), max_states: int | None = None) -> dict:
+    """One cell: the exact odds of one contest, as {metric: Fraction} (``max_states``: the
+    explorer's state budget, default `contest_odds`'s)."""
     setup = setup_from_cell(dict(ability=ability, challenge=challenge, consequence=consequence, peril=peril,
                                  fortune=fortune, fallout=fallout, training=training, pool=pool, reserve=reserve))
+    limit = {} if max_states is None else {"max_states": max_states}
     result = contest_odds(setup, Rules().with_rules(rules), parse_player_policy(player),
-                          parse_narrator_policy(narrator))
+                          parse_narrator_policy(narrator), **limit)
     return {"P(win)": result.win, "P(tie)": result.tie, "P(loss)": result.loss,
             "expected rounds": result.expected_rounds}
 

@@ -121,3 +121,29 @@ def test_the_chart_is_written_like_every_other_output(report, tmp_path):
         tornado_chart(report, link)
     assert refused.value.field == "plot_path" and "character device" in refused.value.message
 
+
+
+def test_a_change_past_the_state_budget_is_skipped_and_the_base_past_it_is_an_error():
+    from exactdice.errors import TooLargeError
+
+    base = base_arguments(ability=1, challenge=1, consequence=1)
+    report = karbon_sensitivity(base, store=None, workers=1, max_states=2_000)
+    reasons = dict(report.skipped)
+    assert reasons["player risk=always"] == "its exact game passes 2,000 states (raise --max-states)"
+    assert all(row.name != "player risk=always" for row in report.rows)
+    assert any(row.name == "Consequence W 2 (+1)" for row in report.rows)  # small changes still solved
+    with pytest.raises(TooLargeError, match="the base setup: its exact game passes 10 states"):
+        karbon_sensitivity(base, store=None, workers=1, max_states=10)
+
+
+def test_cli_max_states_skips_the_large_change(capsys):
+    result = CliRunner().invoke(cli, ["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--no-cache",
+                                      "--workers", "1", "--max-states", "2000"])
+    assert result.exit_code == 0, result.output
+    assert "skipped player risk=always: its exact game passes 2,000 states (raise --max-states)" in result.output
+    from exactdice.cli import main as cli_main
+
+    with pytest.raises(SystemExit) as exit_:
+        cli_main.main(["karbon", "sensitivity", "-a", "1", "-c", "1", "--max-states", "0"])
+    assert exit_.value.code == 2
+    assert "--max-states: must be >= 1, got 0" in capsys.readouterr().err
