@@ -162,6 +162,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     strategy_path = strategy
     _check_odds_options(setup, player, narrator, max_states, explain, show_draws, strategy_path,
                         precision, max_seconds)
+    _refuse_flags_that_would_do_nothing(player, use_float, use_bounds, display)
     bounded = functools.partial(_bounded_odds, setup, ruleset, player, narrator, max_states,
                                 precision, max_seconds, show_draws, strategy_path, as_json, explain, display)
     if use_bounds:
@@ -186,6 +187,22 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     if use_float:
         display = Display(digits=display.digits, float_preview=True)
     _print_odds(result, payload, display, explain, show_draws, strategy_path)
+
+
+def _refuse_flags_that_would_do_nothing(player, use_float, use_bounds, display) -> None:
+    """Flags that the rest of the command would ignore are an error, not a silent no-op."""
+    context = click.get_current_context()
+    given = {name for name in ("precision", "max_seconds")
+             if context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE}
+    if given and player.kind != "optimal":
+        flag = "--precision" if "precision" in given else "--max-seconds"
+        raise InputError(flag, "is for certified bounds on optimal play: needs --player-policy optimal "
+                               "(a fixed player's odds are exact)")
+    if use_float and use_bounds:
+        raise InputError("--float", "is a preview of the exact solve; --bounds computes bounds instead "
+                                    "(drop one)")
+    if use_float and display.exact:
+        raise InputError("--exact", "a float preview has no exact fractions to print (drop --float or --exact)")
 
 
 def _check_odds_options(setup, player, narrator, max_states, explain, show_draws, strategy_path,
@@ -333,8 +350,12 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
     if as_json:
         emit_json(payload)
         return
-    for line in result.summary_lines():
+    click.echo(textwrap.fill(_bounds_heading(setup, result), 98, subsequent_indent="  "))
+    lines = result.summary_lines(decimals=display.digits or 6, exact=display.exact)
+    for line in lines[:-1]:  # the policies last, each on its own lines as in exact answers
         click.echo(textwrap.fill(line, 98, subsequent_indent="  "))
+    for label, policy in (("player:   ", result.player_policy), ("narrator: ", result.narrator_policy)):
+        click.echo("\n".join(textwrap.wrap(policy.words(), 98, initial_indent=label, subsequent_indent=" " * 10)))
     if show_draws and result.draw_bounds:
         left, certified = result.best_draws()
         click.echo("bounds on the value of each player draw:")
@@ -348,6 +369,17 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
                                                                "preferences elsewhere)"))
     if explain:
         _echo_bounded_explanation(result, display)
+
+
+def _bounds_heading(setup, result) -> str:
+    """The first line of a bounded answer: the contest and what is bounded."""
+    if setup.player_dice is not None:
+        contest = f"player {dice_text(setup.player_dice)} v narrator {dice_text(setup.narrator_dice)}"
+    else:
+        contest = f"Ability {setup.ability} v Challenge {setup.challenge} (the draw searched)"
+    objective = "P(win)" if result.ruleset.objective == "win" else "the expected score, win 1, tie 1/2"
+    return (f"Karbon contest: {contest}; track {setup.consequence}, peril {setup.peril}. "
+            f"Certified bounds on {objective} under optimal play")
 
 
 def _echo_bounded_explanation(result, display: Display) -> None:

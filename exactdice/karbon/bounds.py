@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from exactdice.core.display import percent_text
+from exactdice.core.exact import fraction_text
 from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.draws import DrawSearchModel
@@ -138,7 +139,7 @@ class BoundedOdds:
         def number(value):
             if value is None:
                 return None
-            return f"{value.numerator}/{value.denominator}" if isinstance(value, Fraction) else float(value)
+            return fraction_text(value) if isinstance(value, Fraction) else float(value)
 
         left, certified = self.best_draws()
         return {
@@ -158,12 +159,18 @@ class BoundedOdds:
             "ruleset": self.ruleset.to_dict(),
         }
 
-    def summary_lines(self) -> list[str]:
-        lower = float(self.lower)
-        exact_note = (f" = {self.lower.numerator}/{self.lower.denominator}"
-                      if self.lower_kind == "exact" and len(str(self.lower.denominator)) <= 30 else "")
+    def summary_lines(self, decimals: int = 6, exact: bool = False) -> list[str]:
+        """The answer in lines of text: the bounds to ``decimals`` places (the lower one
+        rounded down, the upper one up, so the printed interval still holds the value);
+        ``exact``: every exact number in full (else the lower bound's fraction only when
+        short)."""
+        lower = _rounded(self.lower, decimals, math.floor)
+        upper = _rounded(self.upper, decimals, math.ceil)
+        shown = exact or (self.lower_kind == "exact" and len(str(self.lower.denominator)) <= 30)
+        exact_note = f" = {fraction_text(self.lower)}" if self.lower_kind == "exact" and shown else ""
         lines = [
-            f"value (expected score) is in [{lower:.6f}, {self.upper:.6f}], gap {self.gap:.6f}"
+            f"value ({'P(win)' if self.ruleset.objective == 'win' else 'expected score'}) is in "
+            f"[{lower}, {upper}], gap {self.gap:.{decimals}f}"
             + (" <= " if self.gap <= self.precision else " > ") + f"precision {self.precision:g}"
             + ("" if self.gap <= self.precision else
                f" (stopped {_STOPPED_HINTS.get(self.stopped, self.stopped)})"),
@@ -172,11 +179,13 @@ class BoundedOdds:
             f"upper bound: {self.upper_method}",
         ]
         if self.win is not None:
-            lines.append(f"strategy's odds: P(win) {float(self.win):.6f}, P(loss) {float(self.loss):.6f}, "
-                         f"P(tie) {float(self.tie):.6f}" +
-                         (f", P(never ends) {float(self.never_ends):.6f}" if self.never_ends else ""))
+            odds = [("P(win)", self.win), ("P(loss)", self.loss), ("P(tie)", self.tie)]
+            odds += [("P(never ends)", self.never_ends)] if self.never_ends else []
+            lines.append("strategy's odds: " + ", ".join(
+                f"{name} {fraction_text(value) if exact else percent_text(value)}" for name, value in odds))
         if self.fixed_value is not None:
-            lines.append(f"fixed preferences' value (the starting lower bound): {float(self.fixed_value):.6f}")
+            lines.append(f"fixed preferences' value (the starting lower bound): "
+                         + (fraction_text(self.fixed_value) if exact else f"{float(self.fixed_value):.{decimals}f}"))
         lines.append(f"states explored: {self.explored:,} (touched {self.touched:,}), trajectories "
                      f"{self.trajectories:,}, end components {self.end_components}; "
                      f"{self.seconds:.1f} s (bounds {self.bounded_seconds:.1f} s, certificate "
@@ -184,6 +193,17 @@ class BoundedOdds:
                                                          if self.strategy_states else ")"))
         lines.append(f"policies: player {self.player_policy.text()}; narrator {self.narrator_policy.text()}")
         return lines
+
+
+def _rounded(value, decimals: int, direction) -> str:
+    """``value`` to ``decimals`` places, rounded by ``direction`` (math.floor or math.ceil).
+
+    >>> _rounded(Fraction(2, 3), 3, math.floor), _rounded(Fraction(2, 3), 3, math.ceil), _rounded(1.0, 2, math.ceil)
+    ('0.666', '0.667', '1.00')
+    """
+    scaled = direction(Fraction(value) * 10**decimals)
+    whole, part = divmod(abs(scaled), 10**decimals)
+    return ("-" if scaled < 0 else "") + (f"{whole}.{part:0{decimals}d}" if decimals else str(whole))
 
 
 def game_model(setup: ContestSetup, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy):

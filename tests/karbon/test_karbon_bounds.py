@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from fractions import Fraction
 from types import SimpleNamespace
 
@@ -153,6 +154,23 @@ def test_cli_bounds_json_and_strategy_file(tmp_path, exact_values):
     assert "player" in {entry["side"] for entry in document["decisions"]}
 
 
+def test_cli_bounds_text_rounds_outward_and_prints_exact_values_when_asked(exact_values):
+    exact = exact_values["d6 v d10, pool d4, reserve d4, W1 P1", "optimal"].value
+    flags = ["karbon", "odds", *SMALL_FLAGS, "--narrator-policy", "optimal", "--bounds", "--precision", "0.001"]
+    payload = json.loads(CliRunner().invoke(cli, flags + ["--json"]).output)
+    assert payload["strategy_odds"]["tie"] == "0"  # a track of 1 has no ties; written as exact answers write it
+    text = CliRunner().invoke(cli, flags + ["--digits", "3"]).output
+    assert text.startswith("Karbon contest: player d6 v narrator d10; track 1, peril 1. Certified bounds")
+    shown = re.search(r"is in \[([0-9.]+), ([0-9.]+)\]", text)
+    low, high = Fraction(shown[1]), Fraction(shown[2])
+    assert len(shown[1]) == len(shown[2]) == 5  # three decimals
+    assert low <= Fraction(payload["lower"]) and Fraction(payload["upper"]) <= high  # rounded outward
+    assert low <= exact <= high
+    exact_text = CliRunner().invoke(cli, flags + ["--exact"]).output
+    assert f"exact = {payload['lower']}" in exact_text.replace("\n  ", "")
+    assert f"P(win) {payload['strategy_odds']['win']}" in exact_text.replace("\n  ", "")
+
+
 def test_cli_falls_back_to_bounds_past_max_states():
     outcome = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--max-states", "200",
                                        "--precision", "0.01"])
@@ -167,6 +185,11 @@ def test_cli_falls_back_to_bounds_past_max_states():
     (["--player-policy", "optimal", "--narrator-policy", "kind", "--bounds"], "--bounds"),
     (["--player-policy", "optimal", "--bounds", "--precision", "0"], "--precision"),
     (["--player-policy", "optimal", "--bounds", "--max-seconds", "-1"], "--max-seconds"),
+    # flags that would do nothing are refused, not ignored
+    (["--precision", "0.01"], "--precision: is for certified bounds on optimal play"),
+    (["--max-seconds", "5"], "--max-seconds: is for certified bounds on optimal play"),
+    (["--float", "--exact"], "--exact: a float preview has no exact fractions"),
+    (["--player-policy", "optimal", "--bounds", "--float"], "--float: is a preview of the exact solve"),
 ])
 def test_cli_bounds_input_errors(flags, field, capsys):
     from exactdice.cli.main import main
