@@ -20,7 +20,7 @@ from exactdice.core.exact import fraction_text, lift_digit_limit
 
 lift_digit_limit()
 
-__all__ = ["emit_json", "json_option", "display_options", "fraction_text", "write_csv_rows",
+__all__ = ["emit_json", "json_option", "played_json_option", "display_options", "fraction_text", "write_csv_rows",
            "CommandGroup", "LazyGroup", "parameter_options", "command_flags", "error_with_flags",
            "OutputFile", "ascii_int"]
 
@@ -48,6 +48,10 @@ click.types.IntParamType._number_class = staticmethod(ascii_int)
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print machine-readable JSON: exact values as \"p/q\" strings, and a "
                                 "\"decimal\" object repeating them as numbers (README, \"JSON\").")
+#: ``--json`` of commands that play dice rather than compute odds (simulations, traces)
+played_json_option = click.option("--json", "as_json", is_flag=True,
+                                  help="Print machine-readable JSON: the setup, ruleset, policies and seed, "
+                                       "and what was played (counts and their shares, or each round).")
 
 
 def display_options(function):

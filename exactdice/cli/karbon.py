@@ -134,7 +134,8 @@ def karbon():
                    "(the exact check of the strategy follows, within --max-states and half as many "
                    "seconds more; where its game is explored but not solved in time, the lower bound "
                    "is the strategy's own value in floats, outward rounded, after a fifth of that "
-                   "time more; where not explored, the search's own).")
+                   "time more; where not explored, the search's own). Default: no limit; the search "
+                   "stops at --precision, the state or memory budget, or Ctrl-C.")
 @json_option
 def odds(setup, ruleset, player, narrator, use_float, max_states, display, explain, show_draws,
          strategy, use_bounds, precision, max_seconds, as_json):

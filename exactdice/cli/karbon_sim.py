@@ -10,7 +10,7 @@ import textwrap
 
 import click
 
-from exactdice.cli.common import OutputFile, emit_json, json_option
+from exactdice.cli.common import OutputFile, emit_json, played_json_option
 from exactdice.cli.karbon import refuse_strategy_without_choices, with_setup
 from exactdice.karbon.simulate import OUTCOMES, summarize, write_samples_csv
 from exactdice.karbon.simulate import simulate as simulate_contests
@@ -65,7 +65,7 @@ def _strategy_for(setup, ruleset, player, narrator, strategy_file):
               help="Write one CSV row per contest to this file (else print a summary).")
 @click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None,
               help=_STRATEGY_HELP)
-@json_option
+@played_json_option
 def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
     """Play many Karbon contests die by die (independently of the exact model).
 
@@ -90,9 +90,9 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
     Examples:
       exactdice karbon simulate -a 3 -c 3 -w 3 -p 1 --n 100000 --seed 7 --out samples.csv
       exactdice karbon simulate -a 2 -c 2 --narrator-policy random --rule sudden_death=on --json
-      exactdice karbon odds --player-dice d6 --narrator-dice d8 --pool d4 --reserve d4 -w 1 -p 1 \
+      exactdice karbon odds --player-dice d6 --narrator-dice d8 --pool d4 --reserve d4 -w 1 -p 1 \\
           --player-policy optimal --strategy s.json
-      exactdice karbon simulate --player-dice d6 --narrator-dice d8 --pool d4 --reserve d4 -w 1 -p 1 \
+      exactdice karbon simulate --player-dice d6 --narrator-dice d8 --pool d4 --reserve d4 -w 1 -p 1 \\
           --player-policy optimal --strategy s.json --n 100000
     """
     strategy_file = strategy
@@ -128,7 +128,7 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
 @click.option("--seed", type=int, default=3, show_default=True, help="Seed of the random generator (PCG64).")
 @click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None,
               help=_STRATEGY_HELP)
-@json_option
+@played_json_option
 def trace(setup, ruleset, player, narrator, seed, strategy, as_json):
     """Play one contest and tell it round by round in words: the rolls, hits and
     turncoats, the winner, the Opening, risk, peril, the Test, every Break and Glitch

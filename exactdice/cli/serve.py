@@ -25,7 +25,9 @@ def serve(host, port, store, no_cache, workers, worker_memory):
     """A contest calculator in the browser: open http://HOST:PORT/ after starting it.
 
     \b
-    Pages: Karbon contest calculator, Validate (a CSV of simulated outcomes), dist.
+    Pages: Karbon contest, Validate (a CSV of simulated outcomes), Distribution
+    (dice notation), Other systems (Contingency, Chronica, Karst), Tables (the
+    committed tables, and a Karbon grid of your own).
     Long solves run in worker processes with progress and a Cancel button;
     answers are kept in the results store, so asking again is instant.
 

@@ -58,3 +58,21 @@ def test_no_help_and_no_readme_line_points_outside_the_repository():
     texts = {**every_help(), "README.md": readme}
     for name, text in texts.items():
         assert "../" not in text and "shared/spec" not in text and "seeds/" not in text, name
+
+
+def test_serve_help_names_every_page_the_server_has():
+    from click.testing import CliRunner
+
+    from exactdice.web.app import PAGES
+
+    text = " ".join(CliRunner().invoke(cli, ["serve", "--help"]).output.split())
+    for _, title in PAGES.values():
+        assert title in text
+
+
+def test_help_examples_keep_their_line_continuations():
+    # a lone backslash at a docstring's line end joins the lines (the example then runs on)
+    from click.testing import CliRunner
+
+    text = CliRunner().invoke(cli, ["karbon", "simulate", "--help"]).output
+    assert "-w 1 -p 1 \\\n        --player-policy optimal --strategy s.json" in text
