@@ -209,7 +209,8 @@ class FitReport:
         if self.dof is not None:
             described += f", {self.dof} degrees of freedom"
         if self.pooled:
-            groups = "; ".join("+".join(str(category) for category in group)
+            # categories may carry a sign or a "+" of their own ("30+"): list them, do not add them
+            groups = ", ".join("{" + ", ".join(str(category) for category in group) + "}"
                                for group in self.pooled)
             described += f" (sparse outcomes pooled: {groups})"
         if long_fractions:

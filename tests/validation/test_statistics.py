@@ -106,6 +106,7 @@ def test_sparse_cells_are_pooled_before_the_chi_square_test():
     assert report.test == "Pearson chi-square"
     pooled_members = {total for group in report.pooled for total in group}
     assert pooled_members == {3, 18}
+    assert "(sparse outcomes pooled: {3, 18})" in report.to_text()
     groups = [list(group) for group in report.pooled]
     for group in groups:
         assert sum(n * float(three_d6[t]) for t in group) >= MIN_EXPECTED_COUNT
