@@ -234,7 +234,7 @@ def _odds_payload(result, show_draws, strategy_path) -> dict:
         sides = {situation: result.model.who_decides(situation) for situation in result.strategy}
         payload["strategy_decisions"] = write_strategy(
             strategy_path, result.model.sizes, result.strategy, sides, payload["ruleset"],
-            payload["policies"])
+            payload["policies"], result.setup.to_dict() if result.setup is not None else None)
     if show_draws:
         payload["draw_values"] = {text: (fraction_text(value) if result.exact else float(value))
                                   for text, value in result.draw_values.items()}
@@ -347,7 +347,7 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
         from exactdice.karbon.strategy import write_strategy
         payload["strategy_decisions"] = write_strategy(
             strategy_path, result.model.sizes, result.strategy, result.sides, payload["ruleset"],
-            payload["policies"])
+            payload["policies"], setup.to_dict())
     if as_json:
         emit_json(payload)
         return

@@ -323,9 +323,15 @@ class StrategyReplay:
         expected = {"ruleset": ruleset.to_dict(),
                     "policies": {"player": player.text(), "narrator": narrator.text()},
                     "dice_sizes": list(setup.sizes().sizes)}
+        if "setup" in header:  # files written before the setup was kept lack it
+            expected["setup"] = setup.to_dict()
         for name, value in expected.items():
             written = header.get(name)
             if written != value:
+                if isinstance(written, dict) and isinstance(value, dict):  # name only what differs
+                    differ = [key for key in {**written, **value} if written.get(key) != value.get(key)]
+                    written = {key: written.get(key) for key in differ}
+                    value = {key: value.get(key) for key in differ}
                 raise InputError("strategy", f"the strategy was written for {name} {json.dumps(written)} but "
                                                f"this simulation has {json.dumps(value)}; write a strategy for "
                                                "these settings with `karbon odds ... --strategy FILE`")

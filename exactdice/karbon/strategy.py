@@ -155,11 +155,12 @@ def decision_key(point: str, state: dict, context: dict) -> str:
 
 
 def write_strategy(path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset: dict,
-                   policies: dict) -> int:
+                   policies: dict, setup: dict | None = None) -> int:
     """Write the strategy JSON; returns how many decisions it holds.
 
     ``strategy`` maps model situations to action names, ``sides`` maps them to
-    "player"/"narrator" (who decides there).
+    "player"/"narrator" (who decides there); ``setup`` (`ContestSetup.to_dict`), when
+    given, is written too, so a replay of another setup is refused before it starts.
     """
     decisions = []
     for situation, action in strategy.items():
@@ -169,6 +170,8 @@ def write_strategy(path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset:
     decisions.sort(key=lambda entry: decision_key(entry["point"], entry["state"], entry["context"]))
     document = {"format": FORMAT, "ruleset": ruleset, "policies": policies,
                 "dice_sizes": list(sizes.sizes), "decisions": decisions}
+    if setup is not None:
+        document["setup"] = setup
     write_output(path, json.dumps(document, indent=1), "strategy")
     return len(decisions)
 

@@ -171,6 +171,8 @@ def test_other_file_formats_are_refused_with_the_reason(written, tmp_path, writt
     (["--rule", "sudden_death=on"], "written for ruleset"),
     (["--narrator-policy", "hurt=injury"], "written for policies"),
     (["--pool", "d10"], "written for dice_sizes"),
+    # another setup of the same dice: refused before any contest is played, naming what differs
+    (["-p", "2"], 'written for setup {"peril": 1} but this simulation has {"peril": 2}'),
 ])
 def test_header_mismatch_is_refused(written, changed, words):
     name, setup_args, policy_args, _ = CASES[0]
