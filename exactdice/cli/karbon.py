@@ -183,6 +183,9 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
         return bounded()
     payload = _odds_payload(result, show_draws, strategy_path)
     if as_json:
+        if explain:  # the same sentences as the text, one string each
+            from exactdice.karbon.solve import explain_first_round
+            payload["explanation"] = explain_first_round(result, display.significant)
         emit_json(payload)
         return
     if use_float:
@@ -349,6 +352,9 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
             strategy_path, result.model.sizes, result.strategy, result.sides, payload["ruleset"],
             payload["policies"], setup.to_dict())
     if as_json:
+        if explain:
+            from exactdice.karbon.bounds import explain_bounded_first_round
+            payload["explanation"] = explain_bounded_first_round(result, display.significant)
         emit_json(payload)
         return
     click.echo(textwrap.fill(_bounds_heading(setup, result), 98, subsequent_indent="  "))

@@ -429,3 +429,13 @@ def test_an_exact_check_past_its_time_leaves_the_strategys_own_sound_value(exact
     assert found.iteration_lower <= found.lower and Fraction(found.lower) <= exact.lower
     assert exact.lower - Fraction(found.lower) < Fraction(1, 10**9)
     assert exact.lower <= exact_values[name, "optimal"].value <= Fraction(found.upper)
+
+
+@pytest.mark.parametrize("mode", [[], ["--bounds"]])
+def test_cli_explain_goes_into_the_json_as_the_texts_sentences(mode):
+    flags = ["karbon", "odds", *SMALL_FLAGS, *mode, "--explain"]
+    payload = json.loads(CliRunner().invoke(cli, flags + ["--json"]).output)
+    text = " ".join(CliRunner().invoke(cli, flags).output.split())
+    assert payload["explanation"]
+    for sentence in payload["explanation"]:
+        assert " ".join(sentence.split()) in text
