@@ -102,9 +102,17 @@ class NarratorPolicy:
 
 
 def _dice_words(sizes, fortune: bool = False) -> str:
-    """``(6, 8, 10)`` -> ``"d6, then d8, d10"`` (the order of preference)."""
+    """``(6, 8, 10)`` -> ``"d6, then d8, d10"`` (the order of preference); a list that
+    leaves out one of d6, d8, d10 says that the types it does not name come after it.
+
+    >>> _dice_words((12,)), _dice_words((10, 6))
+    ('d12, then any other die, best first', 'd10, then d6, then any other die, best first')
+    """
     names = [f"d{size}" + (" (while Fortune lasts)" if fortune and size == 6 else "") for size in sizes]
-    return names[0] + (", then " + ", ".join(names[1:]) if len(names) > 1 else "")
+    text = names[0] + (", then " + ", ".join(names[1:]) if len(names) > 1 else "")
+    if not {6, 8, 10} <= set(sizes):  # spec section 7: unnamed types follow, better-ranked first
+        text += ", then any other die, best first"
+    return text
 
 
 def _dice_pref(sizes) -> str:
