@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from exactdice.cli.common import OutputFile, display_options, emit_json, json_option
+from exactdice.core.display import counted
 from exactdice.core.distribution import MAX_FACES
 from exactdice.core.notation import (MAX_NOTATION_DEPTH, MAX_NOTATION_DICE, MAX_NOTATION_RESULT_CHARACTERS,
                                      MAX_NOTATION_SPAN, parse_dice)
@@ -42,7 +43,7 @@ def dist(expression: str, display, plot_path, as_json: bool):
         payload.update(distribution.to_json())
         emit_json(payload)
         return
-    click.echo(f"{expression}: {len(distribution)} outcomes, mean {display.expectation(distribution.mean())}, "
+    click.echo(f"{expression}: {counted(len(distribution), 'outcome')}, mean {display.expectation(distribution.mean())}, "
                f"variance {display.expectation(distribution.variance())}")
     for line in display.distribution(distribution):
         click.echo(line)

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from exactdice.core.exact import fraction_text, to_fraction
 
-__all__ = ["Display", "percent_text", "significant_text", "fraction_size", "with_decimals",
+__all__ = ["Display", "percent_text", "significant_text", "fraction_size", "with_decimals", "counted",
            "DEFAULT_DIGITS", "SHORT_FRACTION"]
 
 DEFAULT_DIGITS = 3
@@ -76,6 +76,15 @@ def _order_of_magnitude(value: Fraction) -> int:
     while Fraction(10) ** (guess + 1) <= value:
         guess += 1
     return guess
+
+
+def counted(count, noun: str, plural: str | None = None) -> str:
+    """A count with its noun, singular for exactly one.
+
+    >>> counted(1, "hit"), counted(3, "hit"), counted(0, "Glitch", "Glitches")
+    ('1 hit', '3 hits', '0 Glitches')
+    """
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
 def percent_text(p, digits: int = DEFAULT_DIGITS) -> str:

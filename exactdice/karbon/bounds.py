@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from exactdice.core.display import percent_text
+from exactdice.core.display import counted, percent_text
 from exactdice.core.exact import fraction_text
 from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.karbon.dice import dice_text
@@ -461,8 +461,8 @@ def _first_round_position(result: BoundedOdds):
 
 def _roll_words(sizes, position, entry) -> str:
     _, winner, gain_p, gain_n, player_hand, _ = entry
-    who = {"p": f"the player wins the roll with {gain_p} hit(s)",
-           "n": f"the narrator wins the roll with {gain_n} hit(s)", "t": f"a tie, {gain_p} hit(s) each"}[winner]
+    who = {"p": f"the player wins the roll with {counted(gain_p, 'hit')}",
+           "n": f"the narrator wins the roll with {counted(gain_n, 'hit')}", "t": f"a tie, {counted(gain_p, 'hit')} each"}[winner]
     if player_hand == position.player_hand:
         return who + ", no Opening"
     moved = [after - before for after, before in zip(player_hand, position.player_hand)]

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from exactdice.core.display import percent_text, significant_text, with_decimals
+from exactdice.core.display import counted, percent_text, significant_text, with_decimals
 from exactdice.core.exact import fraction_text
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.draws import DrawSearchModel
@@ -199,8 +199,8 @@ def explain_first_round(result: ContestOdds, digits: int = 3) -> list[str]:
             win[name] = solution.state_absorption(target).get("win", 0)
         chosen = solution.strategy[situation]
         other = "no" if chosen == "yes" else "yes"
-        hits = (f"{gain_p} hit(s) each" if winner == "t" else
-                f"with {gain_p if winner == 'p' else gain_n} hit(s)")
+        hits = (f"{counted(gain_p, 'hit')} each" if winner == "t" else
+                f"with {counted(gain_p if winner == 'p' else gain_n, 'hit')}")
         if player_hand != position.player_hand:
             moved = [a - b for a, b in zip(player_hand, position.player_hand)]
             towards = "player" if sum(moved) > 0 else "narrator"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from exactdice.core.display import counted
 from exactdice.errors import InputError
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
@@ -49,7 +50,8 @@ class Narrator:
     # ----- the round ----------------------------------------------------------------------
 
     def fallout(self, engine, values):
-        return f"Fallout: {values['count']} Glitch(es) are thrown before the first round."
+        return (f"Fallout: {counted(values['count'], 'Glitch', 'Glitches')} "
+                f"{'is' if values['count'] == 1 else 'are'} thrown before the first round.")
 
     def round(self, engine, values):
         return f"Round {values['number']}:"
@@ -58,15 +60,15 @@ class Narrator:
         shown = [f"d{sides}:{face}" for sides, faces, counts in values["rolled"]
                  for face in faces[0, :counts[0]]]
         rolled_text = " ".join(shown) if shown else "nothing (no dice)"
-        return (f"  The {values['side']} rolls {rolled_text}: {values['hits']} hit(s), "
-                f"{values['turncoats'].sum()} turncoat(s).")
+        return (f"  The {values['side']} rolls {rolled_text}: {counted(values['hits'], 'hit')}, "
+                f"{counted(values['turncoats'].sum(), 'turncoat')}.")
 
     def roll_won(self, engine, values):
         player, narrator = values["player_hits"], values["narrator_hits"]
         if player > narrator:
-            return f"  The player wins the roll ({player} to {narrator} hits) and gains {player} chip(s)."
+            return f"  The player wins the roll ({player} to {narrator} hits) and gains {counted(player, 'chip')}."
         if narrator > player:
-            return f"  The narrator wins the roll ({narrator} to {player} hits) and gains {narrator} chip(s)."
+            return f"  The narrator wins the roll ({narrator} to {player} hits) and gains {counted(narrator, 'chip')}."
         return f"  A tie ({player} hits each): each side gains its own hits."
 
     def opening(self, engine, values):
@@ -89,19 +91,19 @@ class Narrator:
         who = "Risk (strategy): the player" if values["strategic"] else "Risk: the player"
         if not values["risking"]:
             return f"  {who} does not risk."
-        return (f"  {who} puts it all on the line: {values['hits']} hit(s) take {_dice(engine, values['taken'])} "
-                f"from the pool; the narrator gains {RISK_DICE - values['hits']} chip(s).")
+        return (f"  {who} puts it all on the line: {counted(values['hits'], 'hit')} take {_dice(engine, values['taken'])} "
+                f"from the pool; the narrator gains {counted(RISK_DICE - values['hits'], 'chip')}.")
 
     def peril(self, engine, values):
         if not values["dice"]:
             return None
         where = "on the narrator's stack" if engine.ruleset.peril_chips == "stack" else "into the narrator's hand"
-        return f"  Peril: {values['dice']} d8, {values['hits']} hit(s) put {values['hits']} chip(s) {where}."
+        return f"  Peril: {values['dice']} d8, {counted(values['hits'], 'hit')} put {counted(values['hits'], 'chip')} {where}."
 
     def round_over(self, engine, values):
         return (f"  Track [{_track(engine)}]; player {_dice(engine, engine.player_hand[0])}, "
-                f"{engine.player_chips[0]} chip(s) in hand, stack {engine.player_stack[0]}; narrator "
-                f"{_dice(engine, engine.narrator_hand[0])}, {engine.narrator_chips[0]} chip(s), "
+                f"{counted(engine.player_chips[0], 'chip')} in hand, stack {engine.player_stack[0]}; narrator "
+                f"{_dice(engine, engine.narrator_hand[0])}, {counted(engine.narrator_chips[0], 'chip')}, "
                 f"stack {engine.narrator_stack[0]}; pool {_dice(engine, engine.pool[0])}; "
                 f"peril {engine.peril[0]}.")
 
@@ -113,14 +115,14 @@ class Narrator:
     def peril_glitches(self, engine, values):
         if not values["count"]:
             return None
-        return f"  Test: the narrator's stack completes {values['count']} time(s) from Peril."
+        return f"  Test: the narrator's stack completes {counted(values['count'], 'time')} from Peril."
 
     def placed(self, engine, values):
         placed = values["chips"] - values["left"]
         completions = values["completions"]
-        return (f"  Test: the {values['side']} places {placed} chip(s) on its stack "
+        return (f"  Test: the {values['side']} places {counted(placed, 'chip')} on its stack "
                 f"(height {values['stack'] + placed})"
-                + (f": {completions} completion(s)." if completions else "."))
+                + (f": {counted(completions, 'completion')}." if completions else "."))
 
     def mark(self, engine, values):
         if values["kind"] == "break":
@@ -141,7 +143,7 @@ class Narrator:
         return "  Option security: one peril die is removed."
 
     def footing_discard(self, engine, values):
-        return f"  Option footing: the narrator discards its {values['chips']} chip(s)."
+        return f"  Option footing: the narrator discards its {counted(values['chips'], 'chip')}."
 
     def footing_dice(self, engine, values):
         return f"  Option footing: the narrator gives the player {_dice(engine, values['given'])}."
@@ -165,7 +167,7 @@ class Narrator:
         return "  Option plans: the narrator adds one peril die."
 
     def sideswipe_chips(self, engine, values):
-        return f"  Option sideswipe: one X is removed; the narrator gives the player its {values['chips']} chip(s)."
+        return f"  Option sideswipe: one X is removed; the narrator gives the player its {counted(values['chips'], 'chip')}."
 
     def sideswipe_dice(self, engine, values):
         return f"  Option sideswipe: one X is removed; the narrator gives the player {_dice(engine, values['given'])}."
@@ -239,7 +241,7 @@ def trace_contest(setup, ruleset: Rules | None = None, player: PlayerPolicy | No
                            observers=[Narrator(lines)], replay=replay)
     result = engine.run(max_rounds)
     outcome = _OUTCOME_WORDS[int(result["outcome"][0])]
-    lines.append(f"Result: the player {_RESULT_WORDS[outcome]} after {result['rounds'][0]} round(s): "
-                 f"{result['breaks'][0]} Break(s), {result['glitches'][0]} Glitch(es), "
-                 f"{result['injuries'][0]} injury(ies), {result['conditions'][0]} condition(s).")
+    lines.append(f"Result: the player {_RESULT_WORDS[outcome]} after {counted(result['rounds'][0], 'round')}: "
+                 f"{counted(result['breaks'][0], 'Break')}, {counted(result['glitches'][0], 'Glitch', 'Glitches')}, "
+                 f"{counted(result['injuries'][0], 'injury', 'injuries')}, {counted(result['conditions'][0], 'condition')}.")
     return lines

@@ -171,14 +171,15 @@ def test_trace_tells_the_contest_in_words():
     setup = ContestSetup(ability=3, challenge=3, consequence=3, peril=1, fallout=1)
     lines = trace_contest(setup, player=parse_player_policy("risk=always"), seed=3)
     text = "\n".join(lines)
-    for words in ("Fallout: 1 Glitch(es)", "Round 1:", "The player rolls d8:", "The narrator rolls",
+    for words in ("Fallout: 1 Glitch is thrown", "Round 1:", "The player rolls d8:", "The narrator rolls",
                   "Risk: the player puts it all on the line", "The peril dice show", "Glitch: the narrator marks an O.",
                   "Option hurt: the narrator gives the Agent a condition.", "Track [O O .]",
                   "The track is full (O O O): the contest ends in a loss.", "Result: the player loses the contest"):
         assert words in text
     assert trace_contest(setup, player=parse_player_policy("risk=always"), seed=3) == lines
     rows = simulate(setup, player=parse_player_policy("risk=always"), n=1, seed=3)
-    assert f"after {rows['rounds'][0]} round(s)" in lines[-1]
+    rounds = rows['rounds'][0]
+    assert f"after {rounds} round{'' if rounds == 1 else 's'}" in lines[-1]
 
 
 def test_trace_shows_breaks_and_options():
@@ -231,7 +232,7 @@ def test_the_narrator_words_every_event_and_only_contest_0():
     narrator = Narrator()
     result = _engine(50, 3, [narrator]).run()
     lines = narrator.lines
-    assert lines[0] == "Fallout: 1 Glitch(es) are thrown before the first round."
+    assert lines[0] == "Fallout: 1 Glitch is thrown before the first round."
     assert sum(line.startswith("Round ") for line in lines) == result["rounds"][0]
     assert sum(line.endswith("marks an X.") for line in lines) == result["breaks"][0]
     assert sum(line.endswith("marks an O.") for line in lines) == result["glitches"][0]
