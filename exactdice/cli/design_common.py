@@ -11,6 +11,7 @@ from fractions import Fraction
 import click
 
 from exactdice.cli.common import emit_json, fraction_text, json_option
+from exactdice.core.display import fraction_size
 from exactdice.errors import InputError, TooLargeError
 from exactdice.integer_lists import parse_integer_list
 
@@ -182,8 +183,7 @@ def _exact_text(value: Fraction, full: bool) -> str:
     text = fraction_text(value)
     if full or len(text) <= _SHORT_FRACTION:
         return text
-    numerator, _, denominator = text.partition("/")
-    return f"({len(numerator)}/{len(denominator)}-digit fraction)"
+    return f"(exact: {fraction_size(value):,}-digit fraction)"  # as every other command writes it
 
 
 def _axis_text(name: str, values: list) -> str:
