@@ -83,7 +83,12 @@ def karbon_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "
     problem_axes = {name: list(values) for name, values in axes.items()}
     probe = DesignProblem(problem_axes, cell=None, metric=None, solve_fn=None)
     for point in probe.points():
-        setup_from_cell(arguments(point))
+        try:
+            setup_from_cell(arguments(point))
+        except InputError as error:
+            if error.field in point:  # a varied value the setup cannot take: the grid's fault
+                raise InputError("axes", f"{error.field}={point[error.field]}: {error.message}") from None
+            raise
 
     def cell(point: dict) -> SweepCell:
         kwargs = arguments(point)

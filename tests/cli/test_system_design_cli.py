@@ -73,6 +73,8 @@ def test_chronica_design_json_is_exact(capsys):
     (["karst", "design", "--target", "hit=0.5", "--vary", "modifier=0-200,defense=0-100"], "--max-setups"),
     (["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=1-20", "--max-setups", "19"],
      "--max-setups"),
+    (["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=0-3"],
+     "--vary: challenge=0: must be a whole number >= 1"),
 ])
 def test_bad_input_is_one_line_naming_the_flag(arguments, flag, capsys):
     code, _, err = run(arguments, capsys)
