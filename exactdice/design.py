@@ -45,7 +45,7 @@ from exactdice.tables.store import ResultKey
 from exactdice.tables.sweep import SweepCell, shared_local_pool, sweep
 
 __all__ = ["DesignProblem", "DesignCandidate", "DesignResult", "design_search", "hoeffding_half_width",
-           "exact_grid_problem", "check_axes", "DEFAULT_RISK"]
+           "exact_grid_problem", "check_axes", "check_every_point", "DEFAULT_RISK"]
 
 #: default chance that some screen's interval misses its exact value (union bound over the grid)
 DEFAULT_RISK = Fraction(1, 10**6)
@@ -94,6 +94,28 @@ def check_axes(axes: dict, fixed: dict, allowed, *, only_axes: bool = False) -> 
             raise InputError("axes", f"cannot {verb} {name!r}; choose from {', '.join(allowed)}")
         if name in axes and name in fixed:
             raise InputError("axes", f"{name} is both varied and fixed")
+
+
+def check_every_point(points, check: Callable[[dict], Any]) -> None:
+    """Run ``check(point)`` on every grid point before anything is solved; an `InputError`
+    about a varied parameter names the grid (field ``axes``, the CLI's ``--vary``) and the
+    value, not the parameter's own flag, which the user may not have given.
+
+    >>> def at_least_one(point):
+    ...     if point["n"] < 1:
+    ...         raise InputError("n", f"must be >= 1, got {point['n']}")
+    >>> check_every_point([{"n": 1}, {"n": 0}], at_least_one)
+    Traceback (most recent call last):
+    ...
+    exactdice.errors.InputError: axes: n=0: must be >= 1, got 0
+    """
+    for point in points:
+        try:
+            check(point)
+        except InputError as error:
+            if error.field in point:
+                raise InputError("axes", f"{error.field}={point[error.field]}: {error.message}") from None
+            raise
 
 
 def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules, rules_data: dict,

@@ -19,7 +19,7 @@ from fractions import Fraction  # noqa: F401 (the examples use it)
 
 from exactdice.chronica.contest import solve_contest
 from exactdice.chronica.ruleset import MAX_CONTEST_DICE, Rules, _check_size
-from exactdice.design import DesignProblem, check_axes, design_search, exact_grid_problem
+from exactdice.design import DesignProblem, check_axes, check_every_point, design_search, exact_grid_problem
 from exactdice.errors import InputError
 
 __all__ = ["METRICS", "PARAMETERS", "chronica_design_problem", "solve_design_task", "design_search"]
@@ -40,7 +40,8 @@ def chronica_design_problem(axes: dict[str, list], fixed: dict, *, metric: str =
             raise InputError(name, f"give {name.replace('_', '-')} or vary it")
     problem = exact_grid_problem(axes, dict(fixed), system="chronica", rules=rules, rules_data=rules.to_dict(),
                                  solve_fn=solve_design_task, metric=lambda result: result[metric])
-    for point in problem.points():
+
+    def check(point):
         arguments = {**fixed, **point}
         for name in ("dice", "against_dice"):
             if arguments[name] < 1:
@@ -50,6 +51,8 @@ def chronica_design_problem(axes: dict[str, list], fixed: dict, *, metric: str =
                                      f"at most {MAX_CONTEST_DICE}")
         _check_size(arguments["size"], "size")
         _check_size(arguments["against_size"], "against_size")
+
+    check_every_point(problem.points(), check)
     return problem
 
 

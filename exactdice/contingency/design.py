@@ -21,7 +21,7 @@ from fractions import Fraction  # noqa: F401 (the examples use it)
 from exactdice.contingency.check import skill_check, solve_check, validate
 from exactdice.contingency.ruleset import Rules
 from exactdice.contingency.tables import standard_pools
-from exactdice.design import DesignProblem, check_axes, design_search, exact_grid_problem
+from exactdice.design import DesignProblem, check_axes, check_every_point, design_search, exact_grid_problem
 from exactdice.errors import InputError
 
 __all__ = ["METRICS", "VARIABLE_PARAMETERS", "DEFAULTS", "contingency_design_problem", "solve_design_task",
@@ -63,8 +63,7 @@ def contingency_design_problem(axes: dict[str, list], fixed: dict, *, metric: st
         base.pop(name)
     problem = exact_grid_problem(axes, base, system="contingency", rules=rules, rules_data=rules.to_dict(),
                                  solve_fn=solve_design_task, metric=lambda result: result[metric])
-    for point in problem.points():
-        validate(_check({**base, **point}), rules)
+    check_every_point(problem.points(), lambda point: validate(_check({**base, **point}), rules))
     return problem
 
 

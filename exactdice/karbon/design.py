@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 from fractions import Fraction
 
-from exactdice.design import DesignProblem, check_axes, design_search, hoeffding_half_width
+from exactdice.design import DesignProblem, check_axes, check_every_point, design_search, hoeffding_half_width
 from exactdice.errors import InputError
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
@@ -82,13 +82,7 @@ def karbon_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "
     # every point must be a valid setup before anything runs
     problem_axes = {name: list(values) for name, values in axes.items()}
     probe = DesignProblem(problem_axes, cell=None, metric=None, solve_fn=None)
-    for point in probe.points():
-        try:
-            setup_from_cell(arguments(point))
-        except InputError as error:
-            if error.field in point:  # a varied value the setup cannot take: the grid's fault
-                raise InputError("axes", f"{error.field}={point[error.field]}: {error.message}") from None
-            raise
+    check_every_point(probe.points(), lambda point: setup_from_cell(arguments(point)))
 
     def cell(point: dict) -> SweepCell:
         kwargs = arguments(point)

@@ -49,9 +49,10 @@ def test_a_rule_knob_reaches_the_cells():
 
 @pytest.mark.parametrize("axes,fixed,field", [
     ({"dice": [1]}, {"size": 6, "against_dice": 1}, "against_size"),
-    ({"dice": [0, 1]}, {"size": 6, "against_dice": 1, "against_size": 6}, "dice"),
+    ({"dice": [0, 1]}, {"size": 6, "against_dice": 1, "against_size": 6}, "axes"),  # "dice=0: ..."
     ({"colour": [1]}, {}, "axes"),
-    ({"size": [0]}, {"dice": 1, "against_dice": 1, "against_size": 6}, "size"),
+    ({"size": [0]}, {"dice": 1, "against_dice": 1, "against_size": 6}, "axes"),
+    ({"dice": [1]}, {"size": 0, "against_dice": 1, "against_size": 6}, "size"),  # a fixed value names itself
 ])
 def test_bad_design_input_names_the_field(axes, fixed, field):
     with pytest.raises(InputError) as caught:

@@ -68,7 +68,7 @@ def test_chronica_design_json_is_exact(capsys):
     (["karst", "design", "--target", "success=0.5", "--vary", "defense=8-9"], "--vary"),
     (["chronica", "design", "--target", "win=0.5", "--vary", "dice=1-2", "--size", "d6"], "--against-dice"),
     (["chronica", "design", "--target", "win=0.5", "--vary", "dice=0-2", "--size", "d6", "--against-dice", "1",
-      "--against-size", "d6"], "--dice"),
+      "--against-size", "d6"], "--vary: dice=0"),
     (["chronica", "design", "--target", "win=0.5", "--vary", "colour=1"], "--vary"),
     (["karst", "design", "--target", "hit=0.5", "--vary", "modifier=0-200,defense=0-100"], "--max-setups"),
     (["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=1-20", "--max-setups", "19"],

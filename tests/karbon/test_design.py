@@ -141,7 +141,7 @@ def test_the_cells_are_cached_in_the_store(tmp_path):
     ({"colour": [1]}, {"ability": 1}, "win", "axes"),
     ({"challenge": [1]}, {"ability": 1, "challenge": 2}, "win", "axes"),
     ({"challenge": [1]}, {"ability": 1}, "glory", "metric"),
-    ({"challenge": [0, 1]}, {"ability": 1}, "win", "challenge"),
+    ({"challenge": [0, 1]}, {"ability": 1}, "win", "axes"),  # the grid's value, "challenge=0: ..."
 ])
 def test_bad_design_input_names_the_field(axes, fixed, metric, field):
     with pytest.raises(InputError) as caught:
@@ -184,7 +184,7 @@ def test_cli_design_text_and_json(tmp_path):
     (["--target", "win=0.5", "--vary", "challenge=1-2"], "--ability"),
     (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--tolerance", "x"], "--tolerance"),
     (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--risk", "2"], "--risk"),
-    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=0-2"], "--challenge"),
+    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=0-2"], "--vary: challenge=0"),
     (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--samples", "5"], "--samples"),
     (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--pool", "d7x"], "--pool"),
 ])
