@@ -277,14 +277,21 @@ def odds_lines(result, display: Display, state_file=None) -> list[str]:
         lines.append(f"  expected {label:<11} {display.expectation(value)}")
     lines.append(f"{result.states:,} states, {result.transitions:,} transitions, solved in "
                  f"{result.seconds:.2f} s" + ("" if result.exact else " (float preview, not exact)"))
-    for label, policy in (("player:   ", result.player_policy), ("narrator: ", result.narrator_policy)):
-        lines.extend(textwrap.wrap(policy.words(), 98, initial_indent=label, subsequent_indent=" " * 10))
+    lines.extend(_policy_lines(result.player_policy, result.narrator_policy))
     changed = [f"{name}={value}" for name, value in result.ruleset.to_dict().items()
                if value != type(result.ruleset)().to_dict()[name]]
     lines.append("rules:    " + (", ".join(changed) if changed else "the default reading")
                  + " (exactdice karbon rules)")
     if not display.exact and result.exact:
         lines.append("every fraction in full: --exact; everything for programs: --json")
+    return lines
+
+
+def _policy_lines(player, narrator) -> list[str]:
+    """Both sides' policies in words, each on its own lines under 100 characters."""
+    lines = []
+    for label, policy in (("player:   ", player), ("narrator: ", narrator)):
+        lines.extend(textwrap.wrap(policy.words(), 98, initial_indent=label, subsequent_indent=" " * 10))
     return lines
 
 
@@ -358,11 +365,10 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
         emit_json(payload)
         return
     click.echo(textwrap.fill(_bounds_heading(setup, result), 98, subsequent_indent="  "))
-    lines = result.summary_lines(decimals=display.digits or 6, exact=display.exact)
-    for line in lines[:-1]:  # the policies last, each on its own lines as in exact answers
+    for line in result.summary_lines(decimals=display.digits or 6, exact=display.exact, policies=False):
         click.echo(textwrap.fill(line, 98, subsequent_indent="  "))
-    for label, policy in (("player:   ", result.player_policy), ("narrator: ", result.narrator_policy)):
-        click.echo("\n".join(textwrap.wrap(policy.words(), 98, initial_indent=label, subsequent_indent=" " * 10)))
+    for line in _policy_lines(result.player_policy, result.narrator_policy):
+        click.echo(line)
     if show_draws and result.draw_bounds:
         left, certified = result.best_draws()
         click.echo("bounds on the value of each player draw:")
@@ -386,7 +392,7 @@ def _bounds_heading(setup, result) -> str:
         contest = f"Ability {setup.ability} v Challenge {setup.challenge} (the draw searched)"
     objective = "P(win)" if result.ruleset.objective == "win" else "the expected score, win 1, tie 1/2"
     return (f"Karbon contest: {contest}; track {setup.consequence}, peril {setup.peril}. "
-            f"Certified bounds on {objective} under optimal play")
+            f"Certified bounds on {objective} of the optimal player")
 
 
 def _echo_bounded_explanation(result, display: Display) -> None:

@@ -159,11 +159,11 @@ class BoundedOdds:
             "ruleset": self.ruleset.to_dict(),
         }
 
-    def summary_lines(self, decimals: int = 6, exact: bool = False) -> list[str]:
+    def summary_lines(self, decimals: int = 6, exact: bool = False, policies: bool = True) -> list[str]:
         """The answer in lines of text: the bounds to ``decimals`` places (the lower one
         rounded down, the upper one up, so the printed interval still holds the value);
         ``exact``: every exact number in full (else the lower bound's fraction only when
-        short)."""
+        short); ``policies``: a last line naming both sides' policies."""
         lower = _rounded(self.lower, decimals, math.floor)
         upper = _rounded(self.upper, decimals, math.ceil)
         shown = exact or (self.lower_kind == "exact" and len(str(self.lower.denominator)) <= 30)
@@ -191,7 +191,8 @@ class BoundedOdds:
                      f"{self.seconds:.1f} s (bounds {self.bounded_seconds:.1f} s, certificate "
                      f"{self.certify_seconds:.1f} s" + (f" over {self.strategy_states:,} states)"
                                                          if self.strategy_states else ")"))
-        lines.append(f"policies: player {self.player_policy.text()}; narrator {self.narrator_policy.text()}")
+        if policies:
+            lines.append(f"policies: player {self.player_policy.text()}; narrator {self.narrator_policy.text()}")
         return lines
 
 

@@ -216,7 +216,7 @@ def test_explain_says_the_choice_and_the_alternative_in_words(capsys):
                         "--narrator-policy", "optimal", "--explain"], capsys)
     assert code == 0
     text = " ".join(out.split())
-    assert "of first rolls: the player wins the roll (with 1 hit(s)), an Opening gives d10 to the player." in text
+    assert "of first rolls: the player wins the roll (with 1 hit), an Opening gives d10 to the player." in text
     assert "Risk: no. Not risking gives P(win) 70.3 % (score 0.703); risking would give 56.0 % (score 0.560)." in text
 
 
