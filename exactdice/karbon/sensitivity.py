@@ -42,8 +42,8 @@ __all__ = ["Variant", "SensitivityRow", "SensitivityReport", "base_arguments", "
            "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart", "rules_sensitivity",
            "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES"]
 
-#: each contest's state budget: the largest fixed-policy corners of the rules' range
-#: (A1 v C8, W7) explore 75,000 states; `risk=always` on the default pool, millions
+#: each contest's state budget: the largest fixed-policy corner of the rules' range that
+#: solves (A1 v C8, W7) explores 75,000 states; `risk=always` on the default pool, millions
 DEFAULT_VARIANT_STATES = 100_000
 
 METRICS = ("P(win)", "P(loss)", "P(tie)", "expected rounds")
