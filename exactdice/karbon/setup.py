@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -298,14 +300,15 @@ def read_state_file(path: str | Path) -> ContestSetup:
     for key in ("player_dice", "narrator_dice", "pool", "reserve"):
         value = data[key]
         if not isinstance(value, str):
-            raise InputError(f"{field_name} {key}", f'must be a dice string like "2d8,d10" or "none", got {value!r}')
+            raise InputError(f"{field_name} {key}", f'must be a dice string like "2d8,d10" or "none", '
+                                                    f"got {json.dumps(value)}")
         dice[key] = parse_dice_list(value, f"{field_name} {key}")
     numbers = {}
     for key in ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses",
                 "peril", "consequence"):
         value = data.get(key, 0)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise InputError(f"{field_name} {key}", f"must be a whole number, got {value!r}")
+            raise InputError(f"{field_name} {key}", f"must be a whole number, got {json.dumps(value)}")  # as written
         numbers[key] = value
     try:
         return ContestSetup(player_dice=dice["player_dice"], narrator_dice=dice["narrator_dice"],

@@ -255,6 +255,13 @@ def test_state_file(tmp_path):
     path.write_text(json.dumps({**state, "player_stack": 5}))
     with pytest.raises(InputError, match="player_stack"):
         read_state_file(path)
+    # values are quoted as the file writes them (JSON), not as Python would
+    path.write_text(json.dumps({**state, "peril": True}))
+    with pytest.raises(InputError, match="peril: must be a whole number, got true$"):
+        read_state_file(path)
+    path.write_text(json.dumps({**state, "pool": None}))
+    with pytest.raises(InputError, match='pool: must be a dice string like "2d8,d10" or "none", got null$'):
+        read_state_file(path)
 
 
 def test_policy_parsing_errors():
