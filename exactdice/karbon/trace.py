@@ -220,7 +220,7 @@ def trace_contest(setup, ruleset: Rules | None = None, player: PlayerPolicy | No
 
     >>> from exactdice.karbon.setup import ContestSetup
     >>> lines = trace_contest(ContestSetup(ability=2, challenge=1, consequence=1), seed=1)
-    >>> lines[1]
+    >>> lines[0]
     'Draw: the player draws 2d8, the narrator draws d8 (chips from the draw: player 0, narrator 0).'
     """
     ruleset = ruleset or Rules()
@@ -230,13 +230,14 @@ def trace_contest(setup, ruleset: Rules | None = None, player: PlayerPolicy | No
         raise InputError("seed", f"must be a whole number >= 0, got {seed!r}")
     start, replay = contest_start(setup, ruleset, player, narrator, strategy)
     sizes, position = start.sizes, start.position
-    lines = [f"Start: the player holds {sizes.text(position.player_hand)}, the narrator holds "
-             f"{sizes.text(position.narrator_hand)}; pool {sizes.text(position.pool)}, reserve "
-             f"{sizes.text(position.reserve)}; track of {position.track}, peril {position.peril}."]
-    if setup.player_dice is None:
+    lines = []
+    if setup.player_dice is None:  # the draw first: the start is what it leaves
         lines.append(f"Draw: the player draws {sizes.text(position.player_hand)}, the narrator draws "
                      f"{sizes.text(position.narrator_hand)} (chips from the draw: player "
                      f"{position.player_chips}, narrator {position.narrator_chips}).")
+    lines.append(f"Start: the player holds {sizes.text(position.player_hand)}, the narrator holds "
+                 f"{sizes.text(position.narrator_hand)}; pool {sizes.text(position.pool)}, reserve "
+                 f"{sizes.text(position.reserve)}; track of {position.track}, peril {position.peril}.")
     engine = ContestEngine(start, ruleset, player, narrator, 1, np.random.Generator(np.random.PCG64(seed)),
                            observers=[Narrator(lines)], replay=replay)
     result = engine.run(max_rounds)

@@ -298,7 +298,8 @@ def test_cli_simulate_text_and_trace(capsys):
     code, out, _ = _run_cli(["simulate", "-a", "1", "-c", "1", "--n", "300"], capsys)
     assert code == 0 and "simulated 300 contests" in out and "mean rounds" in out
     code, out, _ = _run_cli(["trace", "-a", "1", "-c", "1", "-w", "1", "--seed", "3"], capsys)
-    assert code == 0 and out.startswith("Start: the player holds d8") and "Round 1:" in out
+    assert code == 0 and out.startswith("Draw: the player draws d8") and "\nStart: the player holds d8" in out
+    assert "Round 1:" in out
 
 
 @pytest.mark.parametrize("args, message", [
