@@ -16,7 +16,8 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
-__all__ = ["fraction_text", "parse_fraction", "to_fraction", "decimal_text", "lift_digit_limit"]
+__all__ = ["fraction_text", "parse_fraction", "to_fraction", "decimal_text", "directed_decimal_text",
+           "lift_digit_limit"]
 
 
 def lift_digit_limit() -> None:
@@ -87,3 +88,15 @@ def decimal_text(value, digits: int = 10) -> str:
     if digits == 0:
         return f"{sign}{whole}"
     return f"{sign}{whole}.{frac:0{digits}d}"
+
+
+def directed_decimal_text(value, digits: int, up: bool) -> str:
+    """``value`` to ``digits`` decimals rounded down (or up with ``up``): a bound shown
+    rounded outward stays a bound.
+
+    >>> directed_decimal_text(Fraction(2, 3), 3, up=False), directed_decimal_text(Fraction(2, 3), 3, up=True)
+    ('0.666', '0.667')
+    """
+    scaled = to_fraction(value) * 10**digits
+    whole = -((-scaled.numerator) // scaled.denominator) if up else scaled.numerator // scaled.denominator
+    return decimal_text(Fraction(whole, 10**digits), digits)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from exactdice.core.display import counted, percent_text
-from exactdice.core.exact import fraction_text
+from exactdice.core.exact import directed_decimal_text, fraction_text
 from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.draws import DrawSearchModel
@@ -164,8 +164,9 @@ class BoundedOdds:
         rounded down, the upper one up, so the printed interval still holds the value);
         ``exact``: every exact number in full (else the lower bound's fraction only when
         short); ``policies``: a last line naming both sides' policies."""
-        lower = _rounded(self.lower, decimals, math.floor)
-        upper = _rounded(self.upper, decimals, math.ceil)
+        # a float bound is exact as the rational it stands for
+        lower = directed_decimal_text(Fraction(self.lower), decimals, up=False)
+        upper = directed_decimal_text(Fraction(self.upper), decimals, up=True)
         shown = exact or (self.lower_kind == "exact" and len(str(self.lower.denominator)) <= 30)
         exact_note = f" = {fraction_text(self.lower)}" if self.lower_kind == "exact" and shown else ""
         lines = [
@@ -194,17 +195,6 @@ class BoundedOdds:
         if policies:
             lines.append(f"policies: player {self.player_policy.text()}; narrator {self.narrator_policy.text()}")
         return lines
-
-
-def _rounded(value, decimals: int, direction) -> str:
-    """``value`` to ``decimals`` places, rounded by ``direction`` (math.floor or math.ceil).
-
-    >>> _rounded(Fraction(2, 3), 3, math.floor), _rounded(Fraction(2, 3), 3, math.ceil), _rounded(1.0, 2, math.ceil)
-    ('0.666', '0.667', '1.00')
-    """
-    scaled = direction(Fraction(value) * 10**decimals)
-    whole, part = divmod(abs(scaled), 10**decimals)
-    return ("-" if scaled < 0 else "") + (f"{whole}.{part:0{decimals}d}" if decimals else str(whole))
 
 
 def game_model(setup: ContestSetup, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy):
@@ -463,7 +453,8 @@ def _first_round_position(result: BoundedOdds):
 def _roll_words(sizes, position, entry) -> str:
     _, winner, gain_p, gain_n, player_hand, _ = entry
     who = {"p": f"the player wins the roll with {counted(gain_p, 'hit')}",
-           "n": f"the narrator wins the roll with {counted(gain_n, 'hit')}", "t": f"a tie, {counted(gain_p, 'hit')} each"}[winner]
+           "n": f"the narrator wins the roll with {counted(gain_n, 'hit')}",
+           "t": f"a tie, {counted(gain_p, 'hit')} each"}[winner]
     if player_hand == position.player_hand:
         return who + ", no Opening"
     moved = [after - before for after, before in zip(player_hand, position.player_hand)]

@@ -46,7 +46,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
-from exactdice.core.exact import decimal_text, fraction_text
+from exactdice.core.exact import decimal_text, directed_decimal_text, fraction_text
 from exactdice.errors import InputError
 from exactdice.output_files import check_output_path, write_output
 from exactdice.tables.grid import Bounds, TableGrid, cell_to_data
@@ -113,14 +113,6 @@ def format_from_path(path, fmt: str | None = None, field: str = "fmt") -> str:
     return suffix
 
 
-def _directed_text(value: Fraction, digits: int, up: bool) -> str:
-    """``value`` to ``digits`` decimals rounded down (or up with ``up``): a bound shown
-    rounded outward stays a bound."""
-    scaled = value * 10**digits
-    whole = -((-scaled.numerator) // scaled.denominator) if up else scaled.numerator // scaled.denominator
-    return decimal_text(Fraction(whole, 10**digits), digits)
-
-
 def bounds_text(value: Bounds, percent: bool) -> str:
     """Bounds as "lower-upper", rounded outward: percentages with one decimal (no sign) or
     numbers with two.
@@ -129,8 +121,9 @@ def bounds_text(value: Bounds, percent: bool) -> str:
     '33.3-66.7'
     """
     if percent:
-        return _directed_text(value.lower * 100, 1, up=False) + "-" + _directed_text(value.upper * 100, 1, up=True)
-    return _directed_text(value.lower, 2, up=False) + "-" + _directed_text(value.upper, 2, up=True)
+        return (directed_decimal_text(value.lower * 100, 1, up=False) + "-"
+                + directed_decimal_text(value.upper * 100, 1, up=True))
+    return directed_decimal_text(value.lower, 2, up=False) + "-" + directed_decimal_text(value.upper, 2, up=True)
 
 
 def cell_text(grid: TableGrid, metric: str, value: Fraction | Bounds | None) -> str:
