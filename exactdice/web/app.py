@@ -287,7 +287,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
     async def karbon_odds(request):
         began = time.perf_counter()
         try:
-            setup, ruleset, player, narrator, max_states = karbon_contest(await _json_body(request))
+            setup, ruleset, player, narrator, limits = karbon_contest(await _json_body(request))
         except FormError as error:
             return _errors(error.errors)
         key = karbon_key(setup, ruleset, player, narrator)
@@ -298,9 +298,13 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         if cached is not None:
             return JSONResponse({"status": "done", "cached": True, "result": _present_odds(cached),
                                  "seconds": round(time.perf_counter() - began, 4)})
+
+        def keep_exact(result):  # bounds depend on the seconds searched: only exact answers are kept
+            if result.get("kind") != "bounds":
+                store_put(key, result)
+
         job = manager.submit("karbon_odds", {"setup": setup, "ruleset": ruleset, "player": player,
-                                             "narrator": narrator, "max_states": max_states},
-                             on_done=lambda result: store_put(key, result))
+                                             "narrator": narrator, **limits}, on_done=keep_exact)
         return job_response(job, 202)
 
     def job_status(request):  # a plain function: Starlette runs it in a thread, so it may wait
@@ -362,10 +366,10 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                 column = "outcome" if page is None else page.outcome_column(prepared.values)
             counts = _read_counts(text, column, read_sample_column)
             if page is None:
-                setup, ruleset, player, narrator, max_states = prepared
+                setup, ruleset, player, narrator, limits = prepared
                 key = karbon_key(setup, ruleset, player, narrator)
                 task, arguments = "validate_karbon", {"setup": setup, "ruleset": ruleset, "player": player,
-                                                      "narrator": narrator, "max_states": max_states}
+                                                      "narrator": narrator, "max_states": limits["max_states"]}
             else:
                 key = _system_key(page, prepared)
                 task, arguments = "validate_system", {"system": system, "values": prepared.values}

@@ -6,9 +6,9 @@ The server never trusts the page: every field is checked here, and a bad one bec
 makes itself (a ruleset knob, a policy's syntax, a setup that cannot be) raise its
 `InputError`, whose field is turned into the form's field name by `form_field`.
 
->>> setup, ruleset, player, narrator, limit = karbon_contest({"ability": "3", "challenge": "2"})
->>> setup.ability, setup.consequence, ruleset.objective, player.kind, limit
-(3, 2, 'score', 'fixed', 3000000)
+>>> setup, ruleset, player, narrator, limits = karbon_contest({"ability": "3", "challenge": "2"})
+>>> setup.ability, setup.consequence, ruleset.objective, player.kind, limits
+(3, 2, 'score', 'fixed', {'max_states': 3000000, 'max_seconds': 20})
 >>> karbon_contest({"ability": "-1", "challenge": "x"})
 Traceback (most recent call last):
 ...
@@ -81,6 +81,9 @@ MID_CONTEST_FIELDS = ("player_chips", "narrator_chips", "player_stack", "narrato
 #: the most a web request may set --max-states to (the CLI has no ceiling; the server's
 #: worker processes share the machine, so the page asks for the CLI past it)
 WEB_MAX_STATES_CEILING = 20_000_000
+#: seconds the page searches for certified bounds when optimal play passes Max states
+DEFAULT_BOUNDS_SECONDS = 20
+MAX_BOUNDS_SECONDS = 600
 
 
 def _karbon_fields() -> tuple[Field, ...]:
@@ -128,6 +131,10 @@ def _karbon_fields() -> tuple[Field, ...]:
                for name, values in RULE_CHOICES.items()]
     fields.append(Field("max_states", "int", DEFAULT_MAX_STATES, low=1, high=WEB_MAX_STATES_CEILING,
                         label="Max states", help="Stop exploring past this many states."))
+    fields.append(Field("max_seconds", "int", DEFAULT_BOUNDS_SECONDS, low=0, high=MAX_BOUNDS_SECONDS,
+                        label="Bounds seconds",
+                        help="An optimal player past Max states is answered with certified bounds, "
+                             "searched for this many seconds (0: stop at the limit instead)."))
     return tuple(fields)
 
 
@@ -152,7 +159,7 @@ def _grid_fields() -> tuple[Field, ...]:
                   help="The setup parameter along the columns."),
             Field("column_values", "text", "1-5", label="Column values", help="A range or a list."))
     kept = [field for field in KARBON_FIELDS
-            if field.name not in ("player_dice", "narrator_dice", "draw_chips", "training", "max_states")
+            if field.name not in ("player_dice", "narrator_dice", "draw_chips", "training", "max_states", "max_seconds")
             + MID_CONTEST_FIELDS]
     return axes + tuple(kept)
 
@@ -300,7 +307,8 @@ _FIELD_READERS = {"float": _read_float, "int": _read_int, "bool": _read_bool, "c
 
 
 def karbon_contest(data: dict):
-    """(setup, ruleset, player policy, narrator policy, max states) from the Karbon form.
+    """(setup, ruleset, player policy, narrator policy, limits) from the Karbon form;
+    ``limits`` holds ``max_states`` and ``max_seconds`` (of the bounds' search).
 
     Built with the same library calls as ``exactdice karbon odds`` (the CLI's
     `setup_from_options` does the same steps); every field is checked first.
@@ -347,7 +355,7 @@ def karbon_contest(data: dict):
             draw_chips=values["draw_chips"], pool=dice["pool"], reserve=dice["reserve"], **position)
     except InputError as error:
         raise FormError({form_field(error.field, KARBON_FIELD_NAMES): error.message}) from None
-    return setup, ruleset, player, narrator, values["max_states"]
+    return setup, ruleset, player, narrator, {name: values[name] for name in ("max_states", "max_seconds")}
 
 
 def karbon_key(setup, ruleset, player, narrator):

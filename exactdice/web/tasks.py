@@ -20,24 +20,34 @@ import time
 
 from exactdice.errors import InputError
 
-__all__ = ["karbon_odds", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS"]
+__all__ = ["karbon_odds", "karbon_bounds", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS"]
 
 #: the expectations of a contest, in the order the page shows them
 EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
 
 
-def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None) -> dict:
+def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None, max_seconds=None) -> dict:
     """A contest's exact odds and expectations (`contest_odds`), checked to sum to exactly 1;
-    under an optimal player also the first-round advice in words."""
+    under an optimal player also the first-round advice in words. An optimal player's game
+    past ``max_states`` is answered with certified bounds searched for ``max_seconds``
+    (`karbon_bounds`) when that is given and not 0, as the CLI does."""
+    from exactdice.errors import TooLargeError
     from exactdice.karbon.dice import dice_text
     from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds, explain_first_round
 
     optimal = player is not None and player.kind == "optimal"
     progress = isinstance(sys.stderr, _ProgressPipe)   # only in a worker process
     began = time.perf_counter()
-    odds = contest_odds(setup, ruleset, player, narrator, max_states=max_states or DEFAULT_MAX_STATES,
-                        progress=progress, all_states=optimal,
-                        draw_values=optimal and setup.player_dice is None)
+    max_states = max_states or DEFAULT_MAX_STATES
+    try:
+        odds = contest_odds(setup, ruleset, player, narrator, max_states=max_states,
+                            progress=progress, all_states=optimal,
+                            draw_values=optimal and setup.player_dice is None)
+    except TooLargeError:
+        if not (optimal and max_seconds and narrator.kind != "kind"):
+            raise
+        _progress("the exact game is too large; searching for certified bounds")
+        return karbon_bounds(setup, ruleset, player, narrator, max_states, max_seconds)
     total = odds.win + odds.loss + odds.tie + odds.never_ends
     if total != 1:
         raise ArithmeticError(f"the outcome probabilities sum to {total}, not exactly 1")
@@ -50,6 +60,55 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
               "advice": explain_first_round(odds) if optimal else []}
     for name in EXPECTATIONS:
         result[f"expected_{name}"] = getattr(odds, f"expected_{name}")
+    return result
+
+
+#: why a bounds search stopped short of its precision, in the page's words
+_BOUNDS_STOPPED = {"time": "the time given ran out (raise Bounds seconds)",
+                   "states": "it reached Max states (raise it)",
+                   "memory": "it reached the server's memory budget",
+                   "interrupted": "it was interrupted"}
+
+
+def karbon_bounds(setup, ruleset, player, narrator, max_states: int, max_seconds: float) -> dict:
+    """Certified bounds on an optimal player's value (`bounded_odds`, in this process): the
+    interval rounded outward to 4 places, the strategy's exact odds where its game was
+    solved, the first round's choices in words (`explain_bounded_first_round`).
+
+    >>> from exactdice.karbon import ContestSetup, PlayerPolicy, NarratorPolicy
+    >>> found = karbon_bounds(ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1},
+    ...                                    reserve={}, consequence=1), None,
+    ...                       PlayerPolicy(kind="optimal"), NarratorPolicy(), 10_000, 10)
+    >>> found["kind"], found["reached"], float(found["lower"]) <= float(found["upper"])
+    ('bounds', True, True)
+    """
+    from fractions import Fraction
+
+    from exactdice.core.exact import directed_decimal_text, fraction_text
+    from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round
+
+    def report(lower, upper, explored, seconds):
+        if isinstance(sys.stderr, _ProgressPipe):  # throttled there
+            sys.stderr.write(f"bounds after {seconds:.0f} s: [{lower:.4f}, {upper:.4f}], {explored:,} states\n")
+
+    found = bounded_odds(setup, ruleset, player, narrator, max_seconds=max_seconds, max_states=max_states,
+                         certify_states=max_states, progress=report, workers=0)
+    exact_lower = found.lower_kind == "exact"
+    result = {"kind": "bounds",
+              "objective": "P(win)" if found.ruleset.objective == "win" else "expected score (win 1, tie 1/2)",
+              "lower": directed_decimal_text(Fraction(found.lower), 4, up=False),
+              "upper": directed_decimal_text(Fraction(found.upper), 4, up=True),
+              "lower_exact": fraction_text(found.lower) if exact_lower else None,
+              "lower_kind": found.lower_kind, "gap": f"{found.gap:.4f}", "precision": found.precision,
+              "reached": found.gap <= found.precision,
+              "stopped": None if found.gap <= found.precision else _BOUNDS_STOPPED.get(found.stopped, found.stopped),
+              "states": found.explored, "seconds": round(found.seconds, 1),
+              "fixed_value": found.fixed_value,
+              "policies": {"player": found.player_policy.text(), "narrator": found.narrator_policy.text()},
+              "ruleset": found.ruleset.to_dict(),
+              "advice": explain_bounded_first_round(found)}
+    if found.win is not None:  # the strategy's own odds, exact, against the narrator's best reply
+        result.update(win=found.win, loss=found.loss, tie=found.tie, never_ends=found.never_ends)
     return result
 
 

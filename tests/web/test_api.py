@@ -180,6 +180,50 @@ def test_work_past_the_limit_is_refused_with_the_cli_message(client):
     assert stderr.getvalue().strip() == f"exactdice: error: --max-states: {cli_words}"
 
 
+#: an optimal player on the default pool's draw: past any exact reach (README, "Limits")
+OPTIMAL_PAST_REACH = {"ability": 1, "challenge": 1, "consequence": 1, "player_policy": "optimal",
+                      "max_states": 3000, "max_seconds": 60}
+
+
+def test_an_optimal_player_past_max_states_gets_the_cli_bounds(client):
+    from exactdice.karbon import NarratorPolicy, PlayerPolicy
+    from exactdice.karbon.bounds import bounded_odds
+
+    code, data = answer(client, "/api/karbon/odds", OPTIMAL_PAST_REACH)
+    assert data["status"] == "done", data
+    result = data["result"]
+    assert result["kind"] == "bounds" and result["objective"].startswith("expected score")
+    # the same search through the Python API (stopped by its state budget, so the same bounds)
+    found = bounded_odds(ContestSetup(ability=1, challenge=1, consequence=1), None,
+                         PlayerPolicy(kind="optimal"), NarratorPolicy(), max_states=3000,
+                         certify_states=3000, max_seconds=60, workers=0)
+    assert found.stopped == "states" and not result["reached"]
+    assert result["stopped"] == "it reached Max states (raise it)"
+    # rounded outward: the printed interval still holds the exact bounds
+    assert Fraction(result["lower"]) <= Fraction(found.lower) < Fraction(result["lower"]) + Fraction(1, 10**4)
+    assert Fraction(result["upper"]) - Fraction(1, 10**4) < Fraction(found.upper) <= Fraction(result["upper"])
+    assert found.lower_kind == result["lower_kind"] == "exact"
+    assert Fraction(result["lower_exact"]) == found.lower
+    assert exact(result["win"]) == found.win and exact(result["fixed_value"]) == found.fixed_value
+    assert result["advice"][0].startswith("Draw: the strategy takes")
+    # bounds depend on the time given: never answered from the results store
+    again = client.post("/api/karbon/odds", json=OPTIMAL_PAST_REACH).json()
+    assert not again.get("cached")
+    answer(client, "/api/karbon/odds", OPTIMAL_PAST_REACH)  # (let it end before the next test)
+
+
+def test_no_bounds_when_not_asked_for_or_not_an_optimal_player(client):
+    # Bounds seconds 0: the state limit's message, as before
+    code, data = answer(client, "/api/karbon/odds", dict(OPTIMAL_PAST_REACH, max_seconds=0))
+    assert data["status"] == "error" and data["errors"]["max_states"].startswith("reached 3,000 states")
+    # a fixed player's odds are exact or nothing: the limit's message whatever Bounds seconds says
+    code, data = answer(client, "/api/karbon/odds", dict(MAIN_CONTEST, peril=0, max_states=50, max_seconds=30))
+    assert data["status"] == "error" and data["errors"]["max_states"].startswith("reached 50 states")
+    for value, words in ((-1, "must be a whole number >= 0"), (601, "at most 600")):
+        response = client.post("/api/karbon/odds", json=dict(OPTIMAL_PAST_REACH, max_seconds=value))
+        assert response.status_code == 422 and words in response.json()["errors"]["max_seconds"]
+
+
 # ----- jobs -----------------------------------------------------------------------------------
 
 
@@ -213,9 +257,8 @@ def test_every_cancelled_worker_ends_with_the_same_exit_status():
     # thread and the cancelling thread once both waited for the process and one read 255)
     from exactdice.web.forms import karbon_contest
 
-    setup, ruleset, player, narrator, max_states = karbon_contest(dict(LONG_CONTEST))
-    arguments = {"setup": setup, "ruleset": ruleset, "player": player, "narrator": narrator,
-                 "max_states": max_states}
+    setup, ruleset, player, narrator, limits = karbon_contest(dict(LONG_CONTEST))
+    arguments = {"setup": setup, "ruleset": ruleset, "player": player, "narrator": narrator, **limits}
     manager = JobManager(workers=2)
     try:
         for delay in (0.0, 0.05, 0.2, 0.5, 0.0, 0.3):

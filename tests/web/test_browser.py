@@ -261,6 +261,37 @@ def test_a_new_grid_is_made_with_progress(browser, live_server, screenshots):
     browser.save_screenshot(str(screenshots / "tables-new-grid.png"))
 
 
+def test_optimal_play_past_max_states_shows_certified_bounds(browser, live_server, screenshots):
+    from selenium.webdriver.common.by import By
+
+    from exactdice.karbon import NarratorPolicy, PlayerPolicy
+    from exactdice.web.tasks import karbon_bounds
+
+    open_page(browser, live_server, "/karbon")
+    fill(browser, {"ability": 1, "challenge": 1, "consequence": 1, "player_policy": "optimal",
+                   "max_states": 3000, "max_seconds": 60})
+    browser.find_element(By.ID, "compute").click()
+    interval = wait_for(lambda: text_of(browser, "bounds-interval"), what="the bounds")
+    expected = karbon_bounds(ContestSetup(ability=1, challenge=1, consequence=1), None,
+                             PlayerPolicy(kind="optimal"), NarratorPolicy(), 3000, 60)
+    assert interval == f"[{expected['lower']}, {expected['upper']}]"
+    notes = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#bounds-notes li")]
+    assert notes[0] == f"gap {expected['gap']}: the search stopped because it reached Max states (raise it)"
+    assert "(its exact value; the fraction under Exact fractions)" in notes[1]
+    # the strategy's exact odds as bars; no expectations, no what-if strip of exact answers
+    assert text_of(browser, "pct-win") == exact_json(expected["win"])["percent"] + "%"
+    assert not browser.find_element(By.ID, "expectations").is_displayed()
+    assert text_of(browser, "whatif").startswith("(not with bounds")
+    lines = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#advice li")]
+    assert lines == expected["advice"]
+    browser.find_element(By.ID, "show-exact").click()
+    exact_lines = [line.text for line in browser.find_elements(By.CSS_SELECTOR, "#exact-box .exact")]
+    assert exact_lines[0] == f"lower bound = {expected['lower_exact']}"
+    bar = browser.find_element(By.ID, "bounds-bar")
+    assert bar.size["width"] > 0
+    browser.save_screenshot(str(screenshots / "karbon-bounds.png"))
+
+
 def test_optimal_player_advice_is_shown_in_words(browser, live_server, screenshots):
     from selenium.webdriver.common.by import By
 

@@ -16,16 +16,47 @@
   let currentJob = null;
   let exactText = "";
 
+  // An optimal player past Max states: certified bounds on the value, and the odds of the
+  // strategy found where its game was solved exactly.
+  function showBounds(result) {
+    document.getElementById("bounds-heading").textContent =
+      `The exact game is past Max states, so here are certified bounds on the optimal player's ${result.objective}.`;
+    document.getElementById("bounds-interval").textContent = `[${result.lower}, ${result.upper}]`;
+    const bar = document.getElementById("bounds-bar");
+    bar.style.marginLeft = `${100 * parseFloat(result.lower)}%`;
+    bar.style.width = `${100 * (parseFloat(result.upper) - parseFloat(result.lower))}%`;
+    const notes = [
+      `gap ${result.gap}: ` + (result.reached ? `within the precision ${result.precision}`
+                                              : `the search stopped because ${result.stopped}`),
+      "lower bound: what the strategy found guarantees against the narrator's best reply" +
+        (result.lower_exact ? " (its exact value; the fraction under Exact fractions)" : " (rounded down)"),
+      "upper bound: no play of the player beats it (rounded up)",
+    ];
+    if (result.fixed_value) notes.push(result.lower_exact === result.fixed_value.exact
+      ? "the lower bound is the fixed preferences' value: no better strategy is certified yet"
+      : `the fixed preferences' value: ${Number(result.fixed_value.decimal).toFixed(4)}`);
+    const list = document.getElementById("bounds-notes");
+    list.innerHTML = "";
+    for (const note of notes) { const li = document.createElement("li"); li.textContent = note; list.appendChild(li); }
+    document.getElementById("strategy-odds-heading").classList.toggle("hidden", !result.win);
+  }
+
   function showAnswer(result, seconds, cached) {
+    const bounds = result.kind === "bounds";
     document.getElementById("answer").classList.remove("hidden");
-    document.getElementById("draws").textContent =
-      `Draws: player ${result.draws.player}, narrator ${result.draws.narrator}`;
+    document.getElementById("bounds-box").classList.toggle("hidden", !bounds);
+    document.getElementById("expectations").classList.toggle("hidden", bounds);
+    if (bounds) showBounds(result);
+    document.getElementById("draws").textContent = bounds
+      ? "Draws: the optimal player's draw is searched (its choice is under First round below)"
+      : `Draws: player ${result.draws.player}, narrator ${result.draws.narrator}`;
     const odds = document.getElementById("odds");
     odds.innerHTML = "";
     const lines = [];
+    if (bounds && result.lower_exact) lines.push(`lower bound = ${result.lower_exact}`);
     for (const [name, label] of OUTCOMES) {
       const value = result[name];
-      if (name === "never_ends" && value.exact === "0") continue;
+      if (!value || (name === "never_ends" && value.exact === "0")) continue;
       const row = document.createElement("div");
       row.className = "odds-row";
       row.innerHTML = `<span>${label}</span><span class="pct" id="pct-${name}">${value.percent}%</span>` +
@@ -35,7 +66,7 @@
     }
     const body = document.querySelector("#expectations tbody");
     body.innerHTML = "";
-    for (const name of EXPECTED) {
+    for (const name of bounds ? [] : EXPECTED) {
       const value = result[`expected_${name}`];
       const row = document.createElement("tr");
       const shown = value ? Number(value.decimal).toFixed(4) : "undefined (may never end)";
@@ -49,9 +80,10 @@
     const box = document.getElementById("exact-box");
     box.textContent = "";
     for (const line of lines) { const div = document.createElement("div"); div.className = "exact"; div.textContent = line; box.appendChild(div); }
-    document.getElementById("solve-info").textContent =
-      `${result.states.toLocaleString()} states, ${result.transitions.toLocaleString()} transitions; ` +
-      (cached ? `from the results store in ${Math.round(1000 * seconds)} ms` : `solved in ${result.solve_ms} ms`) +
+    document.getElementById("solve-info").textContent = (bounds
+      ? `${result.states.toLocaleString()} states explored in ${result.seconds} s`
+      : `${result.states.toLocaleString()} states, ${result.transitions.toLocaleString()} transitions; ` +
+        (cached ? `from the results store in ${Math.round(1000 * seconds)} ms` : `solved in ${result.solve_ms} ms`)) +
       `; policies: player ${result.policies.player}; narrator ${result.policies.narrator}`;
     const adviceBox = document.getElementById("advice-box");
     const advice = document.getElementById("advice");
@@ -86,7 +118,8 @@
         cells[i].querySelector(".value").textContent = "n/a (explicit hands)";
         continue;
       }
-      const changed = Object.assign({}, values, {[name]: String(Number(values[name]) + step)});
+      // no bounds search per cell: a change past Max states shows the limit's message
+      const changed = Object.assign({}, values, {[name]: String(Number(values[name]) + step), max_seconds: "0"});
       const data = await ask(changed, (text, job) => { currentJob = job; });
       const value = cells[i].querySelector(".value");
       if (data.status === "done") {
@@ -118,7 +151,8 @@
     if (data.status === "done") {
       status.textContent = data.cached ? "answered from the results store" : "";
       showAnswer(data.result, data.seconds, data.cached);
-      whatIf(values, data.result, mine);
+      if (data.result.kind === "bounds") document.getElementById("whatif").textContent = "(not with bounds: each change would search again)";
+      else whatIf(values, data.result, mine);
     } else if (data.status === "cancelled") {
       status.textContent = "cancelled";
     } else {

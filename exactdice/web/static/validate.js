@@ -18,7 +18,8 @@
     const fields = await exactdice.fieldsOf(choice.value);
     const karbon = choice.value === "karbon";
     exactdice.buildFields(main, fields, f => !karbon || MAIN.includes(f.name));
-    exactdice.buildFields(more, fields, f => karbon && !MAIN.includes(f.name));
+    // a sample is tested against exact odds only: no bounds search here
+    exactdice.buildFields(more, fields, f => karbon && !MAIN.includes(f.name) && f.name !== "max_seconds");
     more.closest("details").classList.toggle("hidden", !karbon);
     const column = document.getElementById("f-column");
     column.value = "";   // blank: the system's outcome column for the setup given
