@@ -134,7 +134,8 @@ def _karbon_fields() -> tuple[Field, ...]:
     fields.append(Field("max_seconds", "int", DEFAULT_BOUNDS_SECONDS, low=0, high=MAX_BOUNDS_SECONDS,
                         label="Bounds seconds",
                         help="An optimal player past Max states is answered with certified bounds, "
-                             "searched for this many seconds (0: stop at the limit instead)."))
+                             "searched for this many seconds, then checked exactly for up to half as "
+                             "long again (0: stop at the limit instead)."))
     return tuple(fields)
 
 
