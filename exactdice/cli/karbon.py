@@ -130,7 +130,8 @@ def karbon():
 @click.option("--precision", type=float, default=1e-3, show_default=True,
               help="With bounds: stop once upper - lower <= this.")
 @click.option("--max-seconds", type=float, default=None,
-              help="With bounds: stop the search after this many seconds and report the bounds reached "
+              help="With an optimal player: explore the exact game for at most this long, then answer with "
+                   "bounds instead. With bounds: stop the search after this many seconds and report the bounds reached "
                    "(the exact check of the strategy follows, within --max-states and half as many "
                    "seconds more; where its game is explored but not solved in time, the lower bound "
                    "is the strategy's own value in floats, outward rounded, after a fifth of that "
@@ -154,7 +155,8 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     Both sides play fixed preferences by default (the habits of a table that plays by
     the book; `exactdice karbon rules` says them): optimal play with the default pool
     explores millions of states (README, "Limits"). Ask for it with --player-policy optimal;
-    past --max-states (or with --bounds) it is answered with certified bounds: a lower
+    past --max-states or --max-seconds of exploring (or with --bounds) it is answered with
+    certified bounds: a lower
     bound the returned strategy guarantees, an upper bound no play beats (Ctrl-C stops
     early and prints the bounds reached).
     Text output: percentages first, the exact fractions' sizes beside them (--exact
@@ -170,15 +172,17 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
         _check_bounds_options(player, narrator)
         return bounded()
     try:
+        # where bounds can answer, the exact game gets --max-seconds of exploring, not more
+        can_bound = player.kind == "optimal" and narrator.kind != "kind"
         result = contest_odds(setup, ruleset, player, narrator,
                               arithmetic="float" if use_float else "exact", max_states=max_states,
+                              explore_seconds=max_seconds if can_bound else None,
                               draw_values=show_draws or (explain and setup.player_dice is None),
                               all_states=explain)
     except TooLargeError as error:
-        if player.kind != "optimal" or narrator.kind == "kind":
+        if not can_bound:
             raise
-        _check_bounds_options(player, narrator)
-        shown = error_with_flags(error, {"max_states": "--max-states"}).message
+        shown = error_with_flags(error, {"max_states": "--max-states", "max_seconds": "--max-seconds"}).message
         click.echo(f"the exact game is too large ({shown}); certified bounds instead", err=True)
         return bounded()
     payload = _odds_payload(result, show_draws, strategy_path)

@@ -21,6 +21,7 @@ from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup, ContestStart
+from exactdice.limits import time_limit
 from exactdice.markov import Solution, explore, solve
 
 __all__ = ["ContestOdds", "contest_odds", "expected_distribution", "solve_start", "DEFAULT_MAX_STATES",
@@ -105,10 +106,13 @@ def solve_start(start: ContestStart, ruleset: Rules, player: PlayerPolicy,
 
 
 def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: str = "exact",
-                 max_states: int = DEFAULT_MAX_STATES, progress=None, all_states: bool = False,
-                 setup: ContestSetup | None = None, draw_values: bool = False) -> ContestOdds:
+                 max_states: int = DEFAULT_MAX_STATES, explore_seconds: float | None = None, progress=None,
+                 all_states: bool = False, setup: ContestSetup | None = None,
+                 draw_values: bool = False) -> ContestOdds:
     began = time.perf_counter()
-    graph = explore(model, max_states=max_states, progress=progress)
+    passed = f"more than {explore_seconds:g} s of exploring, `max_seconds`" if explore_seconds is not None else ""
+    with time_limit(explore_seconds, "max_seconds", passed):
+        graph = explore(model, max_states=max_states, progress=progress)
     payoff, endless = payoffs(ruleset)
     solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, arithmetic=arithmetic,
                      progress=progress, all_states=all_states or draw_values)
@@ -141,18 +145,22 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
 def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,
                  player: PlayerPolicy | None = None, narrator: NarratorPolicy | None = None, *,
                  arithmetic: str = "exact", max_states: int = DEFAULT_MAX_STATES,
-                 progress=None, all_states: bool = False, draw_values: bool = False) -> ContestOdds:
+                 explore_seconds: float | None = None, progress=None, all_states: bool = False,
+                 draw_values: bool = False) -> ContestOdds:
     """Exact win/loss/tie odds (and expectations) of a contest under two policies.
 
     Fixed policies draw by their preferences; an ``optimal`` player searches every draw
     the pool and Fortune allow and an ``optimal``/``kind`` narrator answers each one
     (`exactdice.karbon.draws`). ``draw_values`` also gives the value of every player draw.
+    Exploring past ``max_states`` states or ``explore_seconds`` seconds raises
+    `TooLargeError` (field "max_states" or "max_seconds"): where bounds can answer
+    instead (`exactdice.karbon.bounds`), a caller need not wait for the whole state budget.
     """
     ruleset = ruleset or Rules()
     player = player or PlayerPolicy()
     narrator = narrator or NarratorPolicy()
-    options = dict(arithmetic=arithmetic, max_states=max_states, progress=progress,
-                   all_states=all_states, setup=setup)
+    options = dict(arithmetic=arithmetic, max_states=max_states, explore_seconds=explore_seconds,
+                   progress=progress, all_states=all_states, setup=setup)
     searching = player.kind == "optimal" or narrator.kind in ("optimal", "kind")
     if setup.player_dice is None and searching:
         model = DrawSearchModel(setup, ruleset, player, narrator)

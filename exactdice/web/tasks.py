@@ -29,8 +29,9 @@ EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
 def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None, max_seconds=None) -> dict:
     """A contest's exact odds and expectations (`contest_odds`), checked to sum to exactly 1;
     under an optimal player also the first-round advice in words. An optimal player's game
-    past ``max_states`` is answered with certified bounds searched for ``max_seconds``
-    (`karbon_bounds`) when that is given and not 0, as the CLI does."""
+    past ``max_states`` or ``max_seconds`` of exploring is answered with certified bounds
+    searched for ``max_seconds`` (`karbon_bounds`) when that is given and not 0, as the CLI
+    does."""
     from exactdice.errors import TooLargeError
     from exactdice.karbon.dice import dice_text
     from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds, explain_first_round
@@ -39,15 +40,19 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
     progress = isinstance(sys.stderr, _ProgressPipe)   # only in a worker process
     began = time.perf_counter()
     max_states = max_states or DEFAULT_MAX_STATES
-    try:
+    can_bound = bool(optimal and max_seconds and narrator.kind != "kind")
+    try:  # where bounds can answer, the exact game gets max_seconds of exploring, as on the CLI
         odds = contest_odds(setup, ruleset, player, narrator, max_states=max_states,
+                            explore_seconds=max_seconds if can_bound else None,
                             progress=progress, all_states=optimal,
                             draw_values=optimal and setup.player_dice is None)
-    except TooLargeError:
-        if not (optimal and max_seconds and narrator.kind != "kind"):
+    except TooLargeError as error:
+        if not can_bound:
             raise
         _progress("the exact game is too large; searching for certified bounds")
-        return karbon_bounds(setup, ruleset, player, narrator, max_states, max_seconds)
+        too_large = (f"more than {max_seconds:g} s of exploring" if error.field == "max_seconds"
+                     else f"past Max states, {max_states:,}")
+        return dict(karbon_bounds(setup, ruleset, player, narrator, max_states, max_seconds), too_large=too_large)
     total = odds.win + odds.loss + odds.tie + odds.never_ends
     if total != 1:
         raise ArithmeticError(f"the outcome probabilities sum to {total}, not exactly 1")

@@ -180,6 +180,22 @@ def test_cli_falls_back_to_bounds_past_max_states():
     assert "value (expected score) is in [" in outcome.output
 
 
+def test_cli_turns_to_bounds_after_max_seconds_of_exploring():
+    # the default pool's draw under optimal play: minutes to reach --max-states, so the
+    # exact attempt gets --max-seconds of exploring, not more
+    outcome = CliRunner().invoke(cli, ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1",
+                                       "--player-policy", "optimal", "--max-seconds", "0.5"])
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.output.startswith("the exact game is too large (more than 0.5 s of exploring, "
+                                     "--max-seconds); certified bounds instead\n")
+    assert "value (expected score) is in [" in outcome.output
+    # a game explored within the time is answered exactly, as without --max-seconds
+    quick = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--max-seconds", "600", "--json"])
+    plain = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--json"])
+    assert quick.exit_code == 0 and json.loads(quick.output) == json.loads(plain.output) | {
+        "seconds": json.loads(quick.output)["seconds"]}
+
+
 @pytest.mark.parametrize("flags, field", [
     (["--player-policy", "fixed", "--bounds"], "--bounds"),
     (["--player-policy", "optimal", "--narrator-policy", "kind", "--bounds"], "--bounds"),

@@ -193,6 +193,7 @@ def test_an_optimal_player_past_max_states_gets_the_cli_bounds(client):
     assert data["status"] == "done", data
     result = data["result"]
     assert result["kind"] == "bounds" and result["objective"].startswith("expected score")
+    assert result["too_large"] == "past Max states, 3,000"
     # the same search through the Python API (stopped by its state budget, so the same bounds)
     found = bounded_odds(ContestSetup(ability=1, challenge=1, consequence=1), None,
                          PlayerPolicy(kind="optimal"), NarratorPolicy(), max_states=3000,
@@ -210,6 +211,14 @@ def test_an_optimal_player_past_max_states_gets_the_cli_bounds(client):
     again = client.post("/api/karbon/odds", json=OPTIMAL_PAST_REACH).json()
     assert not again.get("cached")
     answer(client, "/api/karbon/odds", OPTIMAL_PAST_REACH)  # (let it end before the next test)
+
+
+def test_exploring_past_bounds_seconds_turns_to_bounds_without_waiting_for_max_states(client):
+    # the default pool's draw under optimal play passes millions of states (minutes of exploring)
+    began = time.monotonic()
+    code, data = answer(client, "/api/karbon/odds", dict(OPTIMAL_PAST_REACH, max_states=3_000_000, max_seconds=2))
+    assert data["status"] == "done" and data["result"]["too_large"] == "more than 2 s of exploring"
+    assert data["result"]["states"] > 0 and time.monotonic() - began < 60
 
 
 def test_no_bounds_when_not_asked_for_or_not_an_optimal_player(client):

@@ -275,6 +275,7 @@ def test_optimal_play_past_max_states_shows_certified_bounds(browser, live_serve
     expected = karbon_bounds(ContestSetup(ability=1, challenge=1, consequence=1), None,
                              PlayerPolicy(kind="optimal"), NarratorPolicy(), 3000, 60)
     assert interval == f"[{expected['lower']}, {expected['upper']}]"
+    assert text_of(browser, "bounds-heading").startswith("The exact game is too large (past Max states, 3,000)")
     notes = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#bounds-notes li")]
     assert notes[0] == f"gap {expected['gap']}: the search stopped because it reached Max states (raise it)"
     assert "(its exact value; the fraction under Exact fractions)" in notes[1]

@@ -20,7 +20,7 @@
   // strategy found where its game was solved exactly.
   function showBounds(result) {
     document.getElementById("bounds-heading").textContent =
-      `The exact game is past Max states, so here are certified bounds on the optimal player's ${result.objective}.`;
+      `The exact game is too large (${result.too_large}), so here are certified bounds on the optimal player's ${result.objective}.`;
     document.getElementById("bounds-interval").textContent = `[${result.lower}, ${result.upper}]`;
     const bar = document.getElementById("bounds-bar");
     bar.style.marginLeft = `${100 * parseFloat(result.lower)}%`;
