@@ -892,7 +892,8 @@ def _place(chips: int, stack: int, one_only: bool):
     return 0, total % STACK_SIZE, total // STACK_SIZE
 
 
-def _emit(out: dict, situation, num: int, den: int, reward: tuple) -> None:
+def _emit(out: dict, situation, num: int, den: int, reward: int) -> None:
+    """Add num/den to the branch (situation, packed reward) of ``out``."""
     key = (situation, reward)
     previous = out.get(key)
     if previous is None:
