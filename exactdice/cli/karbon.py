@@ -126,12 +126,14 @@ def karbon():
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @click.option("--bounds", "use_bounds", is_flag=True,
               help="With an optimal player: certified lower and upper bounds on the value instead of the "
-                   "exact game (also used when the exact game passes --max-states).")
+                   "exact game (also used when the exact game passes --max-states, or a quarter of "
+                   "--max-seconds of exploring).")
 @click.option("--precision", type=float, default=1e-3, show_default=True,
               help="With bounds: stop once upper - lower <= this.")
 @click.option("--max-seconds", type=float, default=None,
-              help="With an optimal player: explore the exact game for at most this long, then answer with "
-                   "bounds instead. With bounds: stop the search after this many seconds and report the bounds reached "
+              help="With an optimal player: explore the exact game for at most a quarter of this, then "
+                   "answer with bounds instead (the whole answer then takes up to about twice this). "
+                   "With bounds: stop the search after this many seconds and report the bounds reached "
                    "(the exact check of the strategy follows, within --max-states and half as many "
                    "seconds more; where its game is explored but not solved in time, the lower bound "
                    "is the strategy's own value in floats, outward rounded, after a fifth of that "
@@ -165,25 +167,31 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     strategy_path = strategy
     _check_odds_options(setup, player, narrator, max_states, explain, show_draws, strategy_path,
                         precision, max_seconds)
-    _refuse_flags_that_would_do_nothing(player, use_float, use_bounds, display)
+    _refuse_flags_that_would_do_nothing(player, narrator, use_float, use_bounds, display)
     bounded = functools.partial(_bounded_odds, setup, ruleset, player, narrator, max_states,
                                 precision, max_seconds, show_draws, strategy_path, as_json, explain, display)
     if use_bounds:
         _check_bounds_options(player, narrator)
         return bounded()
-    try:
-        # where bounds can answer, the exact game gets --max-seconds of exploring, not more
-        can_bound = player.kind == "optimal" and narrator.kind != "kind"
+    from exactdice.karbon.bounds import exact_attempt_seconds
+
+    can_bound = player.kind == "optimal" and narrator.kind != "kind"
+    try:  # where bounds can answer, the exact game gets a share of --max-seconds, not more
         result = contest_odds(setup, ruleset, player, narrator,
                               arithmetic="float" if use_float else "exact", max_states=max_states,
-                              explore_seconds=max_seconds if can_bound else None,
+                              explore_seconds=exact_attempt_seconds(max_seconds) if can_bound else None,
                               draw_values=show_draws or (explain and setup.player_dice is None),
                               all_states=explain)
     except TooLargeError as error:
         if not can_bound:
             raise
-        shown = error_with_flags(error, {"max_states": "--max-states", "max_seconds": "--max-seconds"}).message
-        click.echo(f"the exact game is too large ({shown}); certified bounds instead", err=True)
+        too_large = error_with_flags(error, {"max_states": "--max-states"}).message
+        if error.field == "explore_seconds":
+            too_large += ", a quarter of --max-seconds"
+    else:
+        too_large = None
+    if too_large is not None:  # outside the except: the partly explored graph is freed first
+        click.echo(f"the exact game is too large ({too_large}); certified bounds instead", err=True)
         return bounded()
     payload = _odds_payload(result, show_draws, strategy_path)
     if as_json:
@@ -197,15 +205,18 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     _print_odds(result, payload, display, explain, show_draws, strategy_path)
 
 
-def _refuse_flags_that_would_do_nothing(player, use_float, use_bounds, display) -> None:
+def _refuse_flags_that_would_do_nothing(player, narrator, use_float, use_bounds, display) -> None:
     """Flags that the rest of the command would ignore are an error, not a silent no-op."""
     context = click.get_current_context()
     given = {name for name in ("precision", "max_seconds")
              if context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE}
+    flag = "--precision" if "precision" in given else "--max-seconds"
     if given and player.kind != "optimal":
-        flag = "--precision" if "precision" in given else "--max-seconds"
         raise InputError(flag, "is for certified bounds on optimal play: needs --player-policy optimal "
                                "(a fixed player's odds are exact)")
+    if given and narrator.kind == "kind":
+        raise InputError(flag, "is for certified bounds, which need --narrator-policy fixed, random or "
+                               "optimal (not kind)")
     if use_float and use_bounds:
         raise InputError("--float", "is a preview of the exact solve; --bounds computes bounds instead "
                                     "(drop one)")
@@ -337,9 +348,11 @@ class _GapBar:
             self.bar = tqdm(total=None, unit="states", desc="bounds", leave=False)
 
     def __call__(self, lower, upper, explored, seconds):
+        from exactdice.karbon.bounds import interval_text
+
         if self.bar is not None:
             self.bar.n = explored
-            self.bar.set_postfix_str(f"gap {upper - lower:.5f} [{lower:.5f}, {upper:.5f}]")
+            self.bar.set_postfix_str(f"gap {upper - lower:.5f} {interval_text(lower, upper, 5)}")
 
     def close(self):
         if self.bar is not None:
@@ -348,7 +361,7 @@ class _GapBar:
 
 def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds, show_draws,
                   strategy_path, as_json, explain=False, display=None):
-    from exactdice.karbon.bounds import bounded_odds
+    from exactdice.karbon.bounds import bounded_odds, interval_text
 
     bar = _GapBar()
     try:
@@ -377,7 +390,7 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
         left, certified = result.best_draws()
         click.echo("bounds on the value of each player draw:")
         for text, (low, high) in sorted(result.draw_bounds.items(), key=lambda item: -item[1][0]):
-            click.echo(f"  {text:>12}  [{low:.6f}, {high:.6f}]")
+            click.echo(f"  {text:>12}  {interval_text(low, high, 6)}")
         click.echo(f"best draw certified: {left[0]}" if certified else
                    f"draws still in contention: {', '.join(left)}")
     if strategy_path:

@@ -47,7 +47,7 @@ from exactdice.markov.model import Chance
 from exactdice.markov.graph import explore
 from exactdice.markov.solver import solve
 
-__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round",
+__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round", "exact_attempt_seconds", "interval_text",
            "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
@@ -65,6 +65,27 @@ _STOPPED_HINTS = {"time": "at the time limit; raise --max-seconds",
                   "interrupted": "interrupted"}
 _MORE_FOR_THE_CHECK = ("to solve it exactly, give the check more: half of --max-seconds and all of --max-states "
                        "go to it on the command line, certify_seconds / certify_states in the API")
+
+
+def exact_attempt_seconds(max_seconds: float | None) -> float | None:
+    """How long an optimal player's exact game may explore before certified bounds searched
+    for ``max_seconds`` answer instead: a quarter of that time (None: the state budget alone
+    decides). The CLI and the web page both try the exact game first.
+
+    >>> exact_attempt_seconds(20)
+    5.0
+    """
+    return None if max_seconds is None else max_seconds / 4
+
+
+def interval_text(low, high, decimals: int = 4) -> str:
+    """Bounds ``[low, high]`` to ``decimals`` places, rounded outward so they stay bounds.
+
+    >>> interval_text(Fraction(1, 3), Fraction(2, 3))
+    '[0.3333, 0.6667]'
+    """
+    return (f"[{directed_decimal_text(Fraction(low), decimals, up=False)}, "
+            f"{directed_decimal_text(Fraction(high), decimals, up=True)}]")
 
 
 def float_below(value: Fraction) -> float:
@@ -434,7 +455,7 @@ def _first_round_position(result: BoundedOdds):
         state = ("ndraw", strategy.get(state) or max(result.draw_bounds, key=lambda t: result.draw_bounds[t][0]))
         left, certified = result.best_draws()
         lines.append(f"Draw: the strategy takes {state[1]}; bounds on the value of each draw: "
-                     + ", ".join(f"{text} [{low:.4f}, {high:.4f}]" for text, (low, high) in
+                     + ", ".join(f"{text} {interval_text(low, high)}" for text, (low, high) in
                                  sorted(result.draw_bounds.items(), key=lambda item: -item[1][0]))
                      + (f". Certified best: {left[0]}." if certified else
                         f". Still in contention: {', '.join(left)}."))
@@ -506,5 +527,5 @@ def _risk_words(result: BoundedOdds, situation) -> str:
     certified = bounds[chosen][0] >= bounds[other][1]
     words = {"yes": "risking", "no": "not risking"}
     return (f"Risk: {chosen} ({'certified best' if certified else 'not certified: the other choice may still be as good'}). "
-            f"{words[chosen].capitalize()}: [{bounds[chosen][0]:.4f}, {bounds[chosen][1]:.4f}]; "
-            f"{words[other]}: [{bounds[other][0]:.4f}, {bounds[other][1]:.4f}].")
+            f"{words[chosen].capitalize()}: {interval_text(*bounds[chosen])}; "
+            f"{words[other]}: {interval_text(*bounds[other])}.")

@@ -110,8 +110,8 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
                  all_states: bool = False, setup: ContestSetup | None = None,
                  draw_values: bool = False) -> ContestOdds:
     began = time.perf_counter()
-    passed = f"more than {explore_seconds:g} s of exploring, `max_seconds`" if explore_seconds is not None else ""
-    with time_limit(explore_seconds, "max_seconds", passed):
+    passed = f"more than {explore_seconds:g} s of exploring" if explore_seconds is not None else ""
+    with time_limit(explore_seconds, "explore_seconds", passed):
         graph = explore(model, max_states=max_states, progress=progress)
     payoff, endless = payoffs(ruleset)
     solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, arithmetic=arithmetic,
@@ -153,7 +153,7 @@ def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,
     the pool and Fortune allow and an ``optimal``/``kind`` narrator answers each one
     (`exactdice.karbon.draws`). ``draw_values`` also gives the value of every player draw.
     Exploring past ``max_states`` states or ``explore_seconds`` seconds raises
-    `TooLargeError` (field "max_states" or "max_seconds"): where bounds can answer
+    `TooLargeError` (field "max_states" or "explore_seconds"): where bounds can answer
     instead (`exactdice.karbon.bounds`), a caller need not wait for the whole state budget.
     """
     ruleset = ruleset or Rules()

@@ -67,12 +67,15 @@ def exact_json(value, digits: int = 2):
 
 
 def _present_odds(result: dict) -> dict:
-    """A stored contest result as the page's JSON (exact fractions with their percentages)."""
+    """A contest's result as the page's JSON: exact fractions with their percentages (also
+    the bounds' ``strategy_odds``); other None values left out."""
     shown = {name: value for name, value in result.items()
              if not isinstance(value, Fraction) and value is not None}
     for name, value in result.items():
         if isinstance(value, Fraction) or (name.startswith("expected_") and value is None):
             shown[name] = exact_json(value)
+    if "strategy_odds" in result:
+        shown["strategy_odds"] = {name: exact_json(value) for name, value in result["strategy_odds"].items()}
     return shown
 
 

@@ -29,10 +29,11 @@ EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
 def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None, max_seconds=None) -> dict:
     """A contest's exact odds and expectations (`contest_odds`), checked to sum to exactly 1;
     under an optimal player also the first-round advice in words. An optimal player's game
-    past ``max_states`` or ``max_seconds`` of exploring is answered with certified bounds
-    searched for ``max_seconds`` (`karbon_bounds`) when that is given and not 0, as the CLI
-    does."""
+    past ``max_states``, or past a quarter of ``max_seconds`` of exploring
+    (`exact_attempt_seconds`), is answered with certified bounds searched for
+    ``max_seconds`` (`karbon_bounds`) when that is given and not 0, as the CLI does."""
     from exactdice.errors import TooLargeError
+    from exactdice.karbon.bounds import exact_attempt_seconds
     from exactdice.karbon.dice import dice_text
     from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds, explain_first_round
 
@@ -41,18 +42,22 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
     began = time.perf_counter()
     max_states = max_states or DEFAULT_MAX_STATES
     can_bound = bool(optimal and max_seconds and narrator.kind != "kind")
-    try:  # where bounds can answer, the exact game gets max_seconds of exploring, as on the CLI
+    try:
         odds = contest_odds(setup, ruleset, player, narrator, max_states=max_states,
-                            explore_seconds=max_seconds if can_bound else None,
+                            explore_seconds=exact_attempt_seconds(max_seconds) if can_bound else None,
                             progress=progress, all_states=optimal,
                             draw_values=optimal and setup.player_dice is None)
     except TooLargeError as error:
         if not can_bound:
             raise
+        too_large = {"max_states": f"past Max states, {max_states:,}",
+                     "explore_seconds": f"{error.message}, a quarter of Bounds seconds"}.get(error.field, error.message)
+    else:
+        too_large = None
+    if too_large is not None:  # outside the except: the partly explored graph is freed first
         _progress("the exact game is too large; searching for certified bounds")
-        too_large = (f"more than {max_seconds:g} s of exploring" if error.field == "max_seconds"
-                     else f"past Max states, {max_states:,}")
-        return dict(karbon_bounds(setup, ruleset, player, narrator, max_states, max_seconds), too_large=too_large)
+        result = karbon_bounds(setup, ruleset, player, narrator, max_states, max_seconds)
+        return dict(result, too_large=too_large, seconds=round(time.perf_counter() - began, 1))
     total = odds.win + odds.loss + odds.tie + odds.never_ends
     if total != 1:
         raise ArithmeticError(f"the outcome probabilities sum to {total}, not exactly 1")
@@ -76,44 +81,48 @@ _BOUNDS_STOPPED = {"time": "the time given ran out (raise Bounds seconds)",
 
 
 def karbon_bounds(setup, ruleset, player, narrator, max_states: int, max_seconds: float) -> dict:
-    """Certified bounds on an optimal player's value (`bounded_odds`, in this process): the
-    interval rounded outward to 4 places, the strategy's exact odds where its game was
-    solved, the first round's choices in words (`explain_bounded_first_round`).
+    """Certified bounds on an optimal player's value (`bounded_odds`, in this process), named
+    as the CLI's ``--json`` names them: ``lower`` (rounded down to 4 places, with its exact
+    fraction when it is exact) and ``upper`` (rounded up), the strategy's exact odds where its
+    game was solved (``strategy_odds``), the first round's choices in words (``advice``).
 
     >>> from exactdice.karbon import ContestSetup, PlayerPolicy, NarratorPolicy
     >>> found = karbon_bounds(ContestSetup(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1},
     ...                                    reserve={}, consequence=1), None,
     ...                       PlayerPolicy(kind="optimal"), NarratorPolicy(), 10_000, 10)
-    >>> found["kind"], found["reached"], float(found["lower"]) <= float(found["upper"])
+    >>> found["kind"], found["reached"], float(found["lower"]["decimal"]) <= float(found["upper"]["decimal"])
     ('bounds', True, True)
     """
     from fractions import Fraction
 
     from exactdice.core.exact import directed_decimal_text, fraction_text
-    from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round
+    from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round, interval_text
+    from exactdice.karbon.dice import dice_text
 
     def report(lower, upper, explored, seconds):
         if isinstance(sys.stderr, _ProgressPipe):  # throttled there
-            sys.stderr.write(f"bounds after {seconds:.0f} s: [{lower:.4f}, {upper:.4f}], {explored:,} states\n")
+            sys.stderr.write(f"bounds after {seconds:.0f} s: {interval_text(lower, upper)}, {explored:,} states\n")
 
     found = bounded_odds(setup, ruleset, player, narrator, max_seconds=max_seconds, max_states=max_states,
                          certify_states=max_states, progress=report, workers=0)
-    exact_lower = found.lower_kind == "exact"
     result = {"kind": "bounds",
               "objective": "P(win)" if found.ruleset.objective == "win" else "expected score (win 1, tie 1/2)",
-              "lower": directed_decimal_text(Fraction(found.lower), 4, up=False),
-              "upper": directed_decimal_text(Fraction(found.upper), 4, up=True),
-              "lower_exact": fraction_text(found.lower) if exact_lower else None,
+              "lower": {"decimal": directed_decimal_text(Fraction(found.lower), 4, up=False),
+                        "exact": fraction_text(found.lower) if found.lower_kind == "exact" else None},
+              "upper": {"decimal": directed_decimal_text(Fraction(found.upper), 4, up=True)},
               "lower_kind": found.lower_kind, "gap": f"{found.gap:.4f}", "precision": found.precision,
               "reached": found.gap <= found.precision,
               "stopped": None if found.gap <= found.precision else _BOUNDS_STOPPED.get(found.stopped, found.stopped),
-              "states": found.explored, "seconds": round(found.seconds, 1),
-              "fixed_value": found.fixed_value,
+              "states_explored": found.explored, "seconds": round(found.seconds, 1),
+              "fixed_preferences_value": found.fixed_value,
+              "draws": None if setup.player_dice is None else {"player": dice_text(setup.player_dice),
+                                                                "narrator": dice_text(setup.narrator_dice)},
               "policies": {"player": found.player_policy.text(), "narrator": found.narrator_policy.text()},
               "ruleset": found.ruleset.to_dict(),
               "advice": explain_bounded_first_round(found)}
-    if found.win is not None:  # the strategy's own odds, exact, against the narrator's best reply
-        result.update(win=found.win, loss=found.loss, tie=found.tie, never_ends=found.never_ends)
+    if found.win is not None:  # exact, against the narrator's best reply
+        result["strategy_odds"] = {"win": found.win, "loss": found.loss, "tie": found.tie,
+                                   "never_ends": found.never_ends}
     return result
 
 

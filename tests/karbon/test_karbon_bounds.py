@@ -180,14 +180,30 @@ def test_cli_falls_back_to_bounds_past_max_states():
     assert "value (expected score) is in [" in outcome.output
 
 
+def test_contest_odds_stops_exploring_after_explore_seconds():
+    from exactdice.errors import TooLargeError
+
+    # (exploring checks the clock every 50 ms at most: a game of about a second, 55,530 states)
+    larger = ContestSetup(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=2,
+                          peril=1)
+    with pytest.raises(TooLargeError) as raised:
+        contest_odds(larger, player=PlayerPolicy(kind="optimal"), explore_seconds=0)
+    setup = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1)
+    assert (raised.value.field, raised.value.message) == ("explore_seconds", "more than 0 s of exploring")
+    # with time enough, the same exact answer as without a limit
+    timed = contest_odds(setup, player=PlayerPolicy(kind="optimal"), explore_seconds=600)
+    plain = contest_odds(setup, player=PlayerPolicy(kind="optimal"))
+    assert (timed.win, timed.loss, timed.tie, timed.states) == (plain.win, plain.loss, plain.tie, plain.states)
+
+
 def test_cli_turns_to_bounds_after_max_seconds_of_exploring():
     # the default pool's draw under optimal play: minutes to reach --max-states, so the
-    # exact attempt gets --max-seconds of exploring, not more
+    # exact attempt gets a quarter of --max-seconds of exploring, not more
     outcome = CliRunner().invoke(cli, ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1",
-                                       "--player-policy", "optimal", "--max-seconds", "0.5"])
+                                       "--player-policy", "optimal", "--max-seconds", "2"])
     assert outcome.exit_code == 0, outcome.output
     assert outcome.output.startswith("the exact game is too large (more than 0.5 s of exploring, "
-                                     "--max-seconds); certified bounds instead\n")
+                                     "a quarter of --max-seconds); certified bounds instead\n")
     assert "value (expected score) is in [" in outcome.output
     # a game explored within the time is answered exactly, as without --max-seconds
     quick = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--max-seconds", "600", "--json"])
@@ -204,6 +220,8 @@ def test_cli_turns_to_bounds_after_max_seconds_of_exploring():
     # flags that would do nothing are refused, not ignored
     (["--precision", "0.01"], "--precision: is for certified bounds on optimal play"),
     (["--max-seconds", "5"], "--max-seconds: is for certified bounds on optimal play"),
+    (["--player-policy", "optimal", "--narrator-policy", "kind", "--max-seconds", "5"],
+     "--max-seconds: is for certified bounds, which need --narrator-policy fixed, random or optimal"),
     (["--float", "--exact"], "--exact: a float preview has no exact fractions"),
     (["--player-policy", "optimal", "--bounds", "--float"], "--float: is a preview of the exact solve"),
 ])

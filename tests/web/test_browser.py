@@ -274,20 +274,20 @@ def test_optimal_play_past_max_states_shows_certified_bounds(browser, live_serve
     interval = wait_for(lambda: text_of(browser, "bounds-interval"), what="the bounds")
     expected = karbon_bounds(ContestSetup(ability=1, challenge=1, consequence=1), None,
                              PlayerPolicy(kind="optimal"), NarratorPolicy(), 3000, 60)
-    assert interval == f"[{expected['lower']}, {expected['upper']}]"
+    assert interval == f"[{expected['lower']['decimal']}, {expected['upper']['decimal']}]"
     assert text_of(browser, "bounds-heading").startswith("The exact game is too large (past Max states, 3,000)")
     notes = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#bounds-notes li")]
     assert notes[0] == f"gap {expected['gap']}: the search stopped because it reached Max states (raise it)"
-    assert "(its exact value; the fraction under Exact fractions)" in notes[1]
+    assert "(its exact value rounded down; the fraction under Exact fractions)" in notes[1]
     # the strategy's exact odds as bars; no expectations, no what-if strip of exact answers
-    assert text_of(browser, "pct-win") == exact_json(expected["win"])["percent"] + "%"
+    assert text_of(browser, "pct-win") == exact_json(expected["strategy_odds"]["win"])["percent"] + "%"
     assert not browser.find_element(By.ID, "expectations").is_displayed()
     assert text_of(browser, "whatif").startswith("(not with bounds")
     lines = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#advice li")]
     assert lines == expected["advice"]
     browser.find_element(By.ID, "show-exact").click()
     exact_lines = [line.text for line in browser.find_elements(By.CSS_SELECTOR, "#exact-box .exact")]
-    assert exact_lines[0] == f"lower bound = {expected['lower_exact']}"
+    assert exact_lines[0] == f"lower bound = {expected['lower']['exact']}"
     bar = browser.find_element(By.ID, "bounds-bar")
     assert bar.size["width"] > 0
     browser.save_screenshot(str(screenshots / "karbon-bounds.png"))

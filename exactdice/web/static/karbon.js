@@ -21,24 +21,26 @@
   function showBounds(result) {
     document.getElementById("bounds-heading").textContent =
       `The exact game is too large (${result.too_large}), so here are certified bounds on the optimal player's ${result.objective}.`;
-    document.getElementById("bounds-interval").textContent = `[${result.lower}, ${result.upper}]`;
+    const lower = result.lower.decimal, upper = result.upper.decimal;
+    document.getElementById("bounds-interval").textContent = `[${lower}, ${upper}]`;
     const bar = document.getElementById("bounds-bar");
-    bar.style.marginLeft = `${100 * parseFloat(result.lower)}%`;
-    bar.style.width = `${100 * (parseFloat(result.upper) - parseFloat(result.lower))}%`;
+    bar.style.marginLeft = `${100 * parseFloat(lower)}%`;
+    bar.style.width = `${100 * (parseFloat(upper) - parseFloat(lower))}%`;
     const notes = [
       `gap ${result.gap}: ` + (result.reached ? `within the precision ${result.precision}`
                                               : `the search stopped because ${result.stopped}`),
       "lower bound: what the strategy found guarantees against the narrator's best reply" +
-        (result.lower_exact ? " (its exact value; the fraction under Exact fractions)" : " (rounded down)"),
+        (result.lower.exact ? " (its exact value rounded down; the fraction under Exact fractions)" : " (rounded down)"),
       "upper bound: no play of the player beats it (rounded up)",
     ];
-    if (result.fixed_value) notes.push(result.lower_exact === result.fixed_value.exact
+    const fixed = result.fixed_preferences_value;
+    if (fixed) notes.push(result.lower.exact === fixed.exact
       ? "the lower bound is the fixed preferences' value: no better strategy is certified yet"
-      : `the fixed preferences' value: ${Number(result.fixed_value.decimal).toFixed(4)}`);
+      : `the fixed preferences' value: ${Number(fixed.decimal).toFixed(4)}`);
     const list = document.getElementById("bounds-notes");
     list.innerHTML = "";
     for (const note of notes) { const li = document.createElement("li"); li.textContent = note; list.appendChild(li); }
-    document.getElementById("strategy-odds-heading").classList.toggle("hidden", !result.win);
+    document.getElementById("strategy-odds-heading").classList.toggle("hidden", !result.strategy_odds);
   }
 
   function showAnswer(result, seconds, cached) {
@@ -47,15 +49,16 @@
     document.getElementById("bounds-box").classList.toggle("hidden", !bounds);
     document.getElementById("expectations").classList.toggle("hidden", bounds);
     if (bounds) showBounds(result);
-    document.getElementById("draws").textContent = bounds
+    document.getElementById("draws").textContent = bounds && !result.draws
       ? "Draws: the optimal player's draw is searched (its choice is under First round below)"
-      : `Draws: player ${result.draws.player}, narrator ${result.draws.narrator}`;
+      : `${bounds ? "Hands" : "Draws"}: player ${result.draws.player}, narrator ${result.draws.narrator}`;
     const odds = document.getElementById("odds");
     odds.innerHTML = "";
     const lines = [];
-    if (bounds && result.lower_exact) lines.push(`lower bound = ${result.lower_exact}`);
+    if (bounds && result.lower.exact) lines.push(`lower bound = ${result.lower.exact}`);
+    const shownOdds = bounds ? (result.strategy_odds || {}) : result;
     for (const [name, label] of OUTCOMES) {
-      const value = result[name];
+      const value = shownOdds[name];
       if (!value || (name === "never_ends" && value.exact === "0")) continue;
       const row = document.createElement("div");
       row.className = "odds-row";
@@ -77,11 +80,12 @@
       lines.push(`expected ${name} = ${value ? value.exact : "undefined"}`);
     }
     exactText = lines.join("\n");
+    document.getElementById("show-exact").classList.toggle("hidden", !lines.length);
     const box = document.getElementById("exact-box");
     box.textContent = "";
     for (const line of lines) { const div = document.createElement("div"); div.className = "exact"; div.textContent = line; box.appendChild(div); }
     document.getElementById("solve-info").textContent = (bounds
-      ? `${result.states.toLocaleString()} states explored in ${result.seconds} s`
+      ? `${result.states_explored.toLocaleString()} states explored by the bounds' search; ${result.seconds} s in all`
       : `${result.states.toLocaleString()} states, ${result.transitions.toLocaleString()} transitions; ` +
         (cached ? `from the results store in ${Math.round(1000 * seconds)} ms` : `solved in ${result.solve_ms} ms`)) +
       `; policies: player ${result.policies.player}; narrator ${result.policies.narrator}`;
