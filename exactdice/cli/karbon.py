@@ -157,10 +157,9 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     Both sides play fixed preferences by default (the habits of a table that plays by
     the book; `exactdice karbon rules` says them): optimal play with the default pool
     explores millions of states (README, "Limits"). Ask for it with --player-policy optimal;
-    past --max-states or --max-seconds of exploring (or with --bounds) it is answered with
-    certified bounds: a lower
-    bound the returned strategy guarantees, an upper bound no play beats (Ctrl-C stops
-    early and prints the bounds reached).
+    past --max-states or a quarter of --max-seconds of exploring (or with --bounds) it is
+    answered with certified bounds: a lower bound the returned strategy guarantees, an
+    upper bound no play beats (Ctrl-C stops early and prints the bounds reached).
     Text output: percentages first, the exact fractions' sizes beside them (--exact
     prints them in full); --json gives everything.
     """

@@ -47,8 +47,8 @@ from exactdice.markov.model import Chance
 from exactdice.markov.graph import explore
 from exactdice.markov.solver import solve
 
-__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round", "exact_attempt_seconds", "interval_text",
-           "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
+__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round",
+           "exact_attempt_seconds", "interval_text", "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
 #: what a `BoundedOdds.lower` is: the returned strategy's exact value; that strategy's own

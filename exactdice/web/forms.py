@@ -161,8 +161,8 @@ def _grid_fields() -> tuple[Field, ...]:
                   help="The setup parameter along the columns."),
             Field("column_values", "text", "1-5", label="Column values", help="A range or a list."))
     kept = [field for field in KARBON_FIELDS
-            if field.name not in ("player_dice", "narrator_dice", "draw_chips", "training", "max_states", "max_seconds")
-            + MID_CONTEST_FIELDS]
+            if field.name not in ("player_dice", "narrator_dice", "draw_chips", "training", "max_states",
+                                  "max_seconds") + MID_CONTEST_FIELDS]
     return axes + tuple(kept)
 
 
