@@ -20,7 +20,7 @@ import time
 
 from exactdice.errors import InputError
 
-__all__ = ["karbon_odds", "karbon_bounds", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS"]
+__all__ = ["karbon_odds", "karbon_bounds", "worker_memory_budget", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS"]
 
 #: the expectations of a contest, in the order the page shows them
 EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
@@ -36,6 +36,7 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
     from exactdice.karbon.bounds import exact_attempt_seconds
     from exactdice.karbon.dice import dice_text
     from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds, explain_first_round
+    from exactdice.limits import MEMORY_FLAG
 
     optimal = player is not None and player.kind == "optimal"
     progress = isinstance(sys.stderr, _ProgressPipe)   # only in a worker process
@@ -51,7 +52,8 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
         if not can_bound:
             raise
         too_large = {"max_states": f"past Max states, {max_states:,}",
-                     "explore_seconds": f"{error.message}, a quarter of Bounds seconds"}.get(error.field, error.message)
+                     "explore_seconds": f"{error.message}, a quarter of Bounds seconds",
+                     MEMORY_FLAG: "past this worker's memory budget"}.get(error.field, error.message)
     else:
         too_large = None
     if too_large is not None:  # outside the except: the partly explored graph is freed first
@@ -76,7 +78,7 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
 #: why a bounds search stopped short of its precision, in the page's words
 _BOUNDS_STOPPED = {"time": "the time given ran out (raise Bounds seconds)",
                    "states": "it reached Max states (raise it)",
-                   "memory": "it reached the server's memory budget",
+                   "memory": "it reached this worker's memory budget (exactdice serve --worker-memory raises it)",
                    "interrupted": "it was interrupted"}
 
 
@@ -224,14 +226,35 @@ class _ProgressPipe(io.TextIOBase):
             pass
 
 
+def worker_memory_budget(memory_limit: int) -> int:
+    """The library's memory budget (resident bytes, `exactdice.limits`) in a worker whose
+    address space is capped at ``memory_limit``: below the cap by a fifth, at least 512 MiB
+    (what the address space holds beyond the resident memory), but never under half of it.
+    Long work then stops itself with its message first, and a bounds search with the
+    bounds it reached, instead of a `MemoryError` that loses them.
+
+    >>> [round(worker_memory_budget(int(gib * 2**30)) / 2**30, 2) for gib in (4, 1, 0.5)]
+    [3.2, 0.5, 0.25]
+    """
+    return max(memory_limit // 2, memory_limit - max(memory_limit // 5, 512 * 2**20))
+
+
+def _out_of_memory(memory_limit: int | None) -> dict:
+    limit = f"{memory_limit / 2 ** 30:.1f} GiB" if memory_limit else "the machine's memory"
+    return {"max_states": f"the solve ran out of memory (a worker may use {limit}; raise it with "
+                          "exactdice serve --worker-memory GIB, or lower max_states)"}
+
+
 def run_task(connection, name: str, arguments: dict, memory_limit: int | None = None) -> None:
     """Run ``TASKS[name](**arguments)`` in this (worker) process and send the outcome.
 
     Sends ``("progress", text)`` messages, then ``("done", result)`` or
     ``("input_error", errors)`` or ``("failed", text)``. ``memory_limit`` (bytes) caps this
     process's address space, so one huge solve stops with a message instead of starving
-    the machine.
+    the machine, and sets the memory budget below it (`worker_memory_budget`).
     """
+    from exactdice.limits import MEMORY_FLAG, memory_budget, set_memory_budget
+
     sys.stderr = _ProgressPipe(connection)
     import threading
 
@@ -242,17 +265,18 @@ def run_task(connection, name: str, arguments: dict, memory_limit: int | None = 
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+        set_memory_budget(min(memory_budget(), worker_memory_budget(memory_limit)), export=False)
     try:
         result = TASKS[name](**arguments)
     except MemoryError:
-        limit = f"{memory_limit / 2 ** 30:.1f} GiB" if memory_limit else "the machine's memory"
-        connection.send(("input_error", {"max_states": f"the solve ran out of memory (a worker may use "
-                                                       f"{limit}; raise it with exactdice serve "
-                                                       "--worker-memory GIB, or lower max_states)"}))
+        connection.send(("input_error", _out_of_memory(memory_limit)))
         return
     except InputError as error:
-        errors = getattr(error, "errors", None)
-        connection.send(("input_error", errors or {error.field or "form": error.message}))
+        if error.field == MEMORY_FLAG:  # the budget above: the server's advice, not the CLI's flag
+            connection.send(("input_error", _out_of_memory(memory_limit)))
+        else:
+            errors = getattr(error, "errors", None)
+            connection.send(("input_error", errors or {error.field or "form": error.message}))
     except Exception as error:  # reported on the page as a message, not a traceback
         connection.send(("failed", f"{type(error).__name__}: {error}"))
     else:

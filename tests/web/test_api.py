@@ -280,6 +280,51 @@ def test_cancel_stops_the_worker_process_and_a_quick_solve_is_not_blocked(client
     assert client.post(f"/api/jobs/{job_id}/cancel").json()["status"] == "cancelled"
 
 
+def _run_in_a_forked_worker(monkeypatch, task, memory_limit=None):
+    """What `run_task` sends for a task of its own, run in a forked process as a worker is."""
+    import multiprocessing
+
+    from exactdice.web import tasks
+
+    monkeypatch.setitem(tasks.TASKS, "probe", task)
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    process = context.Process(target=tasks.run_task, args=(sending, "probe", {}, memory_limit))
+    process.start()
+    sending.close()
+    messages = []
+    try:
+        while True:
+            messages.append(receiving.recv())
+    except EOFError:
+        pass
+    process.join(30)
+    return messages
+
+
+def test_a_capped_worker_has_a_memory_budget_below_its_cap(monkeypatch):
+    from exactdice.limits import memory_budget
+    from exactdice.web.tasks import worker_memory_budget
+
+    cap = 8 * 2**30  # above this test process's address space, below half of a 24 GiB machine
+    expected = min(memory_budget(), worker_memory_budget(cap))
+    assert _run_in_a_forked_worker(monkeypatch, memory_budget, cap) == [("done", expected)]
+    assert worker_memory_budget(cap) == cap - cap // 5
+
+
+def test_a_worker_past_its_memory_budget_gets_the_servers_advice(monkeypatch):
+    from exactdice.errors import TooLargeError
+    from exactdice.limits import MEMORY_FLAG
+
+    def past_the_budget():
+        raise TooLargeError(MEMORY_FLAG, "the process reached 3 GiB ...; raise it with `exactdice --max-memory SIZE ...`")
+
+    (kind, errors), = _run_in_a_forked_worker(monkeypatch, past_the_budget)
+    assert kind == "input_error"
+    assert errors == {"max_states": "the solve ran out of memory (a worker may use the machine's memory; raise it "
+                                    "with exactdice serve --worker-memory GIB, or lower max_states)"}
+
+
 def test_every_cancelled_worker_ends_with_the_same_exit_status():
     # cancelling at once, just after the start and mid-solve: always ended by SIGTERM (the job's
     # thread and the cancelling thread once both waited for the process and one read 255)
