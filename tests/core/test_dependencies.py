@@ -25,3 +25,24 @@ def test_sympy_is_in_the_test_extra_not_the_dependencies():
     project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
     assert not any(requirement.startswith("sympy") for requirement in project["dependencies"])
     assert any(requirement.startswith("sympy") for requirement in project["optional-dependencies"]["test"])
+
+
+def test_every_data_file_of_the_package_is_installed():
+    """A non-editable install copies only .py files and the `package-data` globs: every
+    other file under exactdice/ (the web page's scripts, styles, templates) must match one,
+    or an installed `exactdice serve` cannot start."""
+    import tomllib
+    from fnmatch import fnmatch
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    data_files = [path for path in (root / "exactdice").rglob("*")
+                  if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts]
+    assert data_files  # the web page's files at least
+    for path in data_files:
+        relative = path.relative_to(root)
+        covered = any(fnmatch(str(relative.relative_to(Path(*package.split(".")))), pattern)
+                      for package, patterns in globs.items() if relative.is_relative_to(Path(*package.split(".")))
+                      for pattern in patterns)
+        assert covered, f"{relative} is not in [tool.setuptools.package-data]"
