@@ -359,6 +359,9 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                     raise ValueError
             except (TypeError, ValueError):
                 errors["alpha"] = f"must be a number strictly between 0 and 1, got {alpha_text!r}"
+            if page is None and "max_seconds" in data:
+                errors["max_seconds"] = ("is for certified bounds in the calculator; a sample is tested "
+                                         "against exact odds only")
             try:
                 prepared = karbon_contest(data) if page is None else page.prepare(data)
             except FormError as error:

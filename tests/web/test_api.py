@@ -404,6 +404,7 @@ def test_validate_fitting_and_misfitting_samples(client):
     ({"samples": "outcome\nwin\n", "alpha": "often"}, "alpha", "strictly between 0 and 1"),
     ({"samples": "outcome\nwin\n", "column": 3}, "column", "must be a column name"),
     ({"samples": "outcome\nwin\n", "ability": -2, "player_dice": ""}, "ability", ">= 0"),
+    ({"samples": "outcome\nwin\n", "max_seconds": 20}, "max_seconds", "tested against exact odds only"),
 ])
 def test_validate_errors_are_named(client, extra, field, words):
     body = dict(MAIN_CONTEST, **extra)
