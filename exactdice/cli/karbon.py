@@ -191,7 +191,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
         too_large = None
     if too_large is not None:  # outside the except: the partly explored graph is freed first
         click.echo(f"the exact game is too large ({too_large}); certified bounds instead", err=True)
-        return bounded()
+        return bounded(too_large=too_large)
     payload = _odds_payload(result, show_draws, strategy_path)
     if as_json:
         if explain:  # the same sentences as the text, one string each
@@ -359,7 +359,9 @@ class _GapBar:
 
 
 def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_seconds, show_draws,
-                  strategy_path, as_json, explain=False, display=None):
+                  strategy_path, as_json, explain=False, display=None, too_large=None):
+    """Certified bounds, printed or as JSON; ``too_large``: why the exact game was not
+    solved (in the JSON as ``too_large``; the text says it on stderr before)."""
     from exactdice.karbon.bounds import bounded_odds, interval_text
 
     bar = _GapBar()
@@ -369,6 +371,8 @@ def _bounded_odds(setup, ruleset, player, narrator, max_states, precision, max_s
     finally:
         bar.close()
     payload = result.to_json()
+    if too_large:
+        payload["too_large"] = too_large
     if strategy_path:
         from exactdice.karbon.strategy import write_strategy
         payload["strategy_decisions"] = write_strategy(

@@ -188,15 +188,17 @@ def test_contest_odds_stops_exploring_after_explore_seconds():
                           peril=1)
     with pytest.raises(TooLargeError) as raised:
         contest_odds(larger, player=PlayerPolicy(kind="optimal"), explore_seconds=0)
-    setup = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1)
     assert (raised.value.field, raised.value.message) == ("explore_seconds", "more than 0 s of exploring")
     # with time enough, the same exact answer as without a limit
+    setup = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1)
     timed = contest_odds(setup, player=PlayerPolicy(kind="optimal"), explore_seconds=600)
     plain = contest_odds(setup, player=PlayerPolicy(kind="optimal"))
     assert (timed.win, timed.loss, timed.tie, timed.states) == (plain.win, plain.loss, plain.tie, plain.states)
 
 
-def test_cli_turns_to_bounds_after_max_seconds_of_exploring():
+def test_cli_turns_to_bounds_after_max_seconds_of_exploring(capsys):
+    from exactdice.cli.main import main
+
     # the default pool's draw under optimal play: minutes to reach --max-states, so the
     # exact attempt gets a quarter of --max-seconds of exploring, not more
     outcome = CliRunner().invoke(cli, ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1",
@@ -205,6 +207,12 @@ def test_cli_turns_to_bounds_after_max_seconds_of_exploring():
     assert outcome.output.startswith("the exact game is too large (more than 0.5 s of exploring, "
                                      "a quarter of --max-seconds); certified bounds instead\n")
     assert "value (expected score) is in [" in outcome.output
+    with pytest.raises(SystemExit) as exit_:
+        main(["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--player-policy", "optimal", "--max-seconds", "2",
+              "--json"])
+    assert exit_.value.code == 0
+    payload = json.loads(capsys.readouterr().out)  # (the reason's line went to stderr)
+    assert payload["too_large"] == "more than 0.5 s of exploring, a quarter of --max-seconds"
     # a game explored within the time is answered exactly, as without --max-seconds
     quick = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--max-seconds", "600", "--json"])
     plain = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--json"])
