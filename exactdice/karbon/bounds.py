@@ -374,11 +374,12 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
                  progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
                  fixed_start: bool = True, fixed_states: int | None = None,
                  certify_seconds: float | None = None, fixed_seconds: float | None = None,
-                 workers: int | None = None) -> BoundedOdds:
+                 workers: int | None = None, phase=None) -> BoundedOdds:
     """Certified bounds on the contest's value with gap <= ``precision`` (or what
     ``max_seconds`` / ``max_states`` / Ctrl-C allow; ``stopped`` says which).
 
-    ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks.
+    ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks, and
+    ``phase(text)`` as each step begins (the fixed preferences' value, the search, the check).
     ``certify`` solves the returned strategy exactly (up to ``certify_states`` states and
     ``certify_seconds`` of exploring and solving, default half of ``max_seconds``);
     ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
@@ -395,8 +396,10 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     began = time.perf_counter()
     payoff, endless = payoffs(ruleset)
     model = game_model(setup, ruleset, player, narrator)
+    phase = phase or (lambda text: None)
     fixed_value, from_fixed = None, None
     if fixed_start:
+        phase("solving the fixed preferences exactly (the starting lower bound)")
         if fixed_seconds is None and max_seconds is not None:
             fixed_seconds = max_seconds / 3
         fixed_value, from_fixed = fixed_play_lower_bounds(setup, ruleset, narrator,
@@ -404,6 +407,7 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
                                                           max_seconds=fixed_seconds)
     budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
     parts = _draw_parts(model, workers)
+    phase("searching for bounds")
     if parts is None:
         initial = from_fixed and _with_root_bound(model, fixed_value, from_fixed)
         solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial,
@@ -436,6 +440,7 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
         result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model.draws_by_text}
     if certify:
+        phase("checking the strategy found exactly")
         if certify_seconds is None and max_seconds is not None:
             certify_seconds = max_seconds / 2
         _certify(result, found.strategy, (payoff, endless), certify_states, certify_seconds)

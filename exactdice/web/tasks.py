@@ -15,6 +15,7 @@ lines of the solver's tqdm bars and then the answer (or the `InputError`) down a
 from __future__ import annotations
 
 import io
+import re
 import sys
 import time
 
@@ -106,7 +107,8 @@ def karbon_bounds(setup, ruleset, player, narrator, max_states: int, max_seconds
             sys.stderr.write(f"bounds after {seconds:.0f} s: {interval_text(lower, upper)}, {explored:,} states\n")
 
     found = bounded_odds(setup, ruleset, player, narrator, max_seconds=max_seconds, max_states=max_states,
-                         certify_states=max_states, progress=report, workers=0)
+                         certify_states=max_states, progress=report, workers=0,
+                         phase=lambda text: _progress(f"{text}\u2026"))
     result = {"kind": "bounds",
               "objective": "P(win)" if found.ruleset.objective == "win" else "expected score (win 1, tie 1/2)",
               "lower": {"decimal": directed_decimal_text(Fraction(found.lower), 4, up=False),
@@ -194,6 +196,27 @@ def _progress(text: str) -> None:
 TASKS = {"karbon_grid": karbon_grid, "validate_system": validate_system, "karbon_odds": karbon_odds, "validate_karbon": validate_karbon, "system_exact": system_exact}
 
 
+_TQDM_LINE = re.compile(r"^(?P<desc>[^:|]+):\s+\d+%\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s+\[(?P<elapsed>[\d:]+)")
+
+
+def _plain_progress(line: str) -> str:
+    """A tqdm bar's line in words for the page: the exploring bar's total is the state
+    limit, not the work to do, so it shows no percentage or time left.
+
+    >>> _plain_progress("exploring:   0%|          | 13106/3000000 [00:02<10:00, 4977.70states/s]")
+    'exploring: 13,106 states so far (limit 3,000,000), 00:02'
+    >>> _plain_progress("cell 2 of 4: ability 1, challenge 2")
+    'cell 2 of 4: ability 1, challenge 2'
+    """
+    match = _TQDM_LINE.match(line)
+    if match is None:
+        return line
+    desc, done, total = match["desc"].strip(), int(match["n"]), int(match["total"])
+    if desc == "exploring":
+        return f"exploring: {done:,} states so far (limit {total:,}), {match['elapsed']}"
+    return f"{desc}: {done:,} of {total:,}, {match['elapsed']}"
+
+
 class _ProgressPipe(io.TextIOBase):
     """A stand-in for stderr in a worker: sends tqdm's latest status line, at most 5 a second."""
 
@@ -205,7 +228,7 @@ class _ProgressPipe(io.TextIOBase):
         return True
 
     def write(self, text):
-        lines = [part.strip() for part in text.replace("\r", "\n").split("\n") if part.strip()]
+        lines = [_plain_progress(part.strip()) for part in text.replace("\r", "\n").split("\n") if part.strip()]
         now = time.monotonic()
         if lines and now - self._last >= 0.2:
             self._last = now

@@ -82,11 +82,31 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     wait_for(lambda: "%" in text_of(browser, cell), what="the what-if strip")
     harder = contest_odds(ContestSetup(ability=3, challenge=3, consequence=2, peril=1))
     assert f"P(win) {exact_json(harder.win)['percent']}%" in text_of(browser, cell)
+    assert (f"loss {exact_json(harder.loss)['percent']}%, tie {exact_json(harder.tie)['percent']}%"
+            in text_of(browser, cell))
     wait_for(lambda: all("\u2026" not in element.text for element in
                          browser.find_elements(By.CSS_SELECTOR, "#whatif .value")),
              what="every what-if cell")
     browser.find_element(By.ID, "show-exact").click()   # folded again for the picture
     browser.save_screenshot(str(screenshots / "karbon.png"))
+
+
+def test_a_new_submit_hides_the_last_answer_and_what_if_skips_impossible_values(browser, live_server):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, live_server, "/karbon")
+    fill(browser, dict(MAIN_CONTEST, peril=0))
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: any("n/a" in cell.text for cell in browser.find_elements(By.ID, "whatif-peril-down")),
+             what="the what-if strip")
+    assert text_of(browser, "whatif-peril-down").endswith("n/a (Peril (P) goes from 0 to 10)")
+    # a long solve: the answer above is not left beside the new inputs, nor after Cancel
+    fill(browser, LONG_CONTEST)
+    browser.find_element(By.ID, "compute").click()
+    assert not browser.find_element(By.ID, "answer").is_displayed()
+    browser.find_element(By.ID, "cancel").click()
+    wait_for(lambda: text_of(browser, "status") == "cancelled", what="the cancel")
+    assert not browser.find_element(By.ID, "answer").is_displayed()
 
 
 def test_an_invalid_field_shows_its_message(browser, live_server, screenshots):
@@ -283,8 +303,15 @@ def test_optimal_play_past_max_states_shows_certified_bounds(browser, live_serve
     assert text_of(browser, "pct-win") == exact_json(expected["strategy_odds"]["win"])["percent"] + "%"
     assert not browser.find_element(By.ID, "expectations").is_displayed()
     assert text_of(browser, "whatif").startswith("(not with bounds")
+    # the choices folded away under a count (the search stopped far from the answer)
+    summary = text_of(browser, "advice-summary")
+    certified = sum("(certified best)" in line for line in expected["advice"])
+    assert summary == f"{len(expected['advice']) - 2} risk choices, {certified} of them certified best (click to show)"
+    assert not browser.find_element(By.CSS_SELECTOR, "#advice li").is_displayed()
+    browser.find_element(By.ID, "advice-summary").click()
     lines = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#advice li")]
     assert lines == expected["advice"]
+    assert not any("still wide" in note for note in notes)  # a gap of 0.43: not flagged
     browser.find_element(By.ID, "show-exact").click()
     exact_lines = [line.text for line in browser.find_elements(By.CSS_SELECTOR, "#exact-box .exact")]
     assert exact_lines[0] == f"lower bound = {expected['lower']['exact']}"

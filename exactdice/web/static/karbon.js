@@ -36,7 +36,10 @@
     const fixed = result.fixed_preferences_value;
     if (fixed) notes.push(result.lower.exact === fixed.exact
       ? "the lower bound is the fixed preferences' value: no better strategy is certified yet"
-      : `the fixed preferences' value: ${Number(fixed.decimal).toFixed(4)}`);
+      : `the fixed preferences' value: ${fixed.decimal.slice(0, fixed.decimal.indexOf(".") + 5)}\u2026 (the search starts from it)`);
+    if (parseFloat(result.gap) > 0.5) notes.push("these bounds are still wide: the search got nowhere near the answer " +
+      "in the time and states given, so the choices below are not advice yet (the CLI can search for longer: " +
+      "exactdice karbon odds --player-policy optimal --max-seconds 600)");
     const list = document.getElementById("bounds-notes");
     list.innerHTML = "";
     for (const note of notes) { const li = document.createElement("li"); li.textContent = note; list.appendChild(li); }
@@ -94,6 +97,13 @@
     advice.innerHTML = "";
     adviceBox.classList.toggle("hidden", !result.advice || !result.advice.length);
     for (const line of result.advice || []) { const li = document.createElement("li"); li.textContent = line; advice.appendChild(li); }
+    // bounds: the choices folded away, with how many are certified best
+    const certified = (result.advice || []).filter(line => line.includes("(certified best)")).length;
+    const choices = (result.advice || []).filter(line => line.includes("Risk: ")).length;
+    document.getElementById("advice-more").open = !bounds;
+    document.getElementById("advice-summary").textContent = bounds
+      ? `${choices} risk choices, ${certified} of them certified best (click to show)`
+      : "the draw and each first roll's risk choice";
   }
 
   async function ask(values, onProgress) {
@@ -123,12 +133,19 @@
         continue;
       }
       // no bounds search per cell: a change past Max states shows the limit's message
-      const changed = Object.assign({}, values, {[name]: String(Number(values[name]) + step), max_seconds: "0"});
+      const field = fields.find(f => f.name === name);
+      const changedValue = Number(values[name]) + step;
+      if ((field.low !== null && changedValue < field.low) || (field.high !== null && changedValue > field.high)) {
+        cells[i].querySelector(".value").textContent = `n/a (${field.label} goes from ${field.low} to ${field.high})`;
+        continue;
+      }
+      const changed = Object.assign({}, values, {[name]: String(changedValue), max_seconds: "0"});
       const data = await ask(changed, (text, job) => { currentJob = job; });
       const value = cells[i].querySelector(".value");
       if (data.status === "done") {
         const diff = parseFloat(data.result.win.percent) - parseFloat(base.win.percent);
-        value.innerHTML = `P(win) ${data.result.win.percent}% <span class="${diff >= 0 ? "up" : "down"}">(${diff >= 0 ? "+" : ""}${diff.toFixed(2)})</span>`;
+        value.innerHTML = `P(win) ${data.result.win.percent}% <span class="${diff >= 0 ? "up" : "down"}">(${diff >= 0 ? "+" : ""}${diff.toFixed(2)})</span>` +
+          `<div class="label">loss ${data.result.loss.percent}%, tie ${data.result.tie.percent}%</div>`;
         value.title = data.result.win.exact;
       } else if (data.status === "cancelled") {
         value.textContent = "cancelled";
@@ -144,6 +161,7 @@
     event.preventDefault();
     const mine = ++generation;
     if (currentJob) { exactdice.cancel(currentJob); currentJob = null; }
+    document.getElementById("answer").classList.add("hidden");   // never the last answer beside new inputs
     exactdice.clearErrors(form);
     const values = exactdice.formValues(form);
     status.textContent = "computing\u2026";
