@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 import time
 from fractions import Fraction
@@ -40,7 +41,7 @@ from exactdice.tables.store import ResultKey
 from exactdice.web.jobs import JobManager
 from exactdice.web.systems import SYSTEM_PAGES
 
-__all__ = ["create_app", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
+__all__ = ["create_app", "with_labels", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
 
 HERE = Path(__file__).parent
 MAX_UPLOAD_BYTES = 20_000_000
@@ -107,8 +108,24 @@ _PRESENT = {"karbon_grid": _present_grid, "karbon_odds": _present_odds, "validat
             "system_exact": _present_outcomes}
 
 
+#: every form field's label by name, for messages that quote a parameter (`max_states`)
+_LABELS = {field.name: field.label or field.name
+           for field in KARBON_FIELDS + GRID_FIELDS + tuple(f for page in SYSTEM_PAGES.values() for f in page.fields)}
+
+
+def with_labels(text: str) -> str:
+    """A library message with its quoted parameters named as the page labels them (the CLI
+    names its flags the same way, `exactdice.cli.common.error_with_flags`).
+
+    >>> with_labels("give both `player_dice` and `narrator_dice`; raise the limit with `max_states`")
+    'give both "Player hand" and "Narrator hand"; raise the limit with "Max states"'
+    """
+    return re.sub(r"`(\w+)`", lambda match: f'"{_LABELS[match[1]]}"' if match[1] in _LABELS else match[0], text)
+
+
 def _errors(errors: dict, status: int = 422) -> JSONResponse:
-    return JSONResponse({"status": "error", "errors": errors}, status_code=status)
+    return JSONResponse({"status": "error", "errors": {name: with_labels(text) for name, text in errors.items()}},
+                        status_code=status)
 
 
 async def _json_body(request: Request) -> dict:
@@ -283,7 +300,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             known = KARBON_FIELD_NAMES + ("samples", "column", "alpha", "row_values", "column_values") + tuple(
                 field.name for page in SYSTEM_PAGES.values() for field in page.fields)
             snapshot["errors"] = {form_field(name, known)
-                                  if name != "form" else "form": text
+                                  if name != "form" else "form": with_labels(text)
                                   for name, text in snapshot["errors"].items()}
         return JSONResponse(snapshot, status_code=status_code)
 

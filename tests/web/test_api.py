@@ -175,8 +175,8 @@ def test_work_past_the_limit_is_refused_with_the_cli_message(client):
     with redirect_stderr(stderr), pytest.raises(SystemExit) as exit_:
         main(["karbon", "odds", "-a", "3", "-c", "2", "-w", "2", "-p", "0", "--max-states", "50"])
     assert exit_.value.code == 2
-    # the same words; the CLI names its flag where the page names its field
-    cli_words = message.replace("`max_states`", "--max-states")
+    # the same words; the CLI names its flag where the page names its field by its label
+    cli_words = message.replace('"Max states"', "--max-states")
     assert stderr.getvalue().strip() == f"exactdice: error: --max-states: {cli_words}"
 
 

@@ -107,6 +107,10 @@ def test_a_new_submit_hides_the_last_answer_and_what_if_skips_impossible_values(
     browser.find_element(By.ID, "cancel").click()
     wait_for(lambda: text_of(browser, "status") == "cancelled", what="the cancel")
     assert not browser.find_element(By.ID, "answer").is_displayed()
+    # and Cancel stopped the long solve itself, not a what-if job of the answer before
+    # (their progress once shared one variable: the long solve ran on, holding a worker)
+    jobs = live_server.app.state.jobs
+    wait_for(lambda: not [job for job in jobs.running() if job.status == "running"], 10, "every job to stop")
 
 
 def test_an_invalid_field_shows_its_message(browser, live_server, screenshots):

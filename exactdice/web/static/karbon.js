@@ -13,7 +13,14 @@
   const EXPECTED = ["rounds", "breaks", "glitches", "injuries", "conditions"];
   const WHATIF = [["challenge", -1], ["challenge", 1], ["peril", -1], ["peril", 1], ["consequence", -1], ["consequence", 1]];
   let generation = 0;        // a new submit makes older loops stop
-  let currentJob = null;
+  // the answer's job and the what-if strip's, apart: a what-if poll must not make Cancel
+  // stop its own job while the answer's job runs on
+  let answerJob = null;
+  let whatIfJob = null;
+  function cancelJobs() {
+    for (const job of [answerJob, whatIfJob]) if (job) exactdice.cancel(job);
+    answerJob = whatIfJob = null;
+  }
   let exactText = "";
 
   // An optimal player past Max states: certified bounds on the value, and the odds of the
@@ -140,7 +147,7 @@
         continue;
       }
       const changed = Object.assign({}, values, {[name]: String(changedValue), max_seconds: "0"});
-      const data = await ask(changed, (text, job) => { currentJob = job; });
+      const data = await ask(changed, (text, job) => { whatIfJob = job; });
       const value = cells[i].querySelector(".value");
       if (data.status === "done") {
         const diff = parseFloat(data.result.win.percent) - parseFloat(base.win.percent);
@@ -154,21 +161,21 @@
         value.title = Object.values(data.errors || {}).join(" ");
       }
     }
-    currentJob = null;
+    whatIfJob = null;
   }
 
   form.addEventListener("submit", async event => {
     event.preventDefault();
     const mine = ++generation;
-    if (currentJob) { exactdice.cancel(currentJob); currentJob = null; }
+    cancelJobs();
     document.getElementById("answer").classList.add("hidden");   // never the last answer beside new inputs
     exactdice.clearErrors(form);
     const values = exactdice.formValues(form);
     status.textContent = "computing\u2026";
     cancelButton.classList.remove("hidden");
-    const data = await ask(values, (text, job) => { currentJob = job; status.textContent = text; });
+    const data = await ask(values, (text, job) => { answerJob = job; status.textContent = text; });
     if (mine !== generation) return;
-    currentJob = null;
+    answerJob = null;
     cancelButton.classList.add("hidden");
     if (data.status === "done") {
       status.textContent = data.cached ? "answered from the results store" : "";
@@ -185,8 +192,7 @@
 
   cancelButton.addEventListener("click", async () => {
     generation++;
-    if (currentJob) await exactdice.cancel(currentJob);
-    currentJob = null;
+    cancelJobs();
     cancelButton.classList.add("hidden");
     status.textContent = "cancelled";
   });
