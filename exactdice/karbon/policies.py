@@ -199,11 +199,11 @@ def parse_player_policy(text: str | None) -> PlayerPolicy:
 
     >>> parse_player_policy("risk=always").risk
     'always'
-    >>> parse_player_policy("optimal").kind
-    'optimal'
+    >>> parse_player_policy("optimal").kind, parse_player_policy("Optimal").kind
+    ('optimal', 'optimal')
     """
     field_name = "player_policy"
-    text = (text or "").strip()
+    text = (text or "").strip().lower()  # the spec's words are lower case; a capital is no error
     if text in ("optimal",):
         return PlayerPolicy(kind=text)
     if text in ("fixed", "default", ""):
@@ -216,11 +216,11 @@ def parse_player_policy(text: str | None) -> PlayerPolicy:
 def parse_narrator_policy(text: str | None) -> NarratorPolicy:
     """Read ``--narrator-policy``: ``optimal``, ``kind``, ``random`` or fixed preferences.
 
-    >>> parse_narrator_policy("hurt=injury;plans=dice").plans
-    'dice'
+    >>> parse_narrator_policy("hurt=injury;plans=dice").plans, parse_narrator_policy("Kind").kind
+    ('dice', 'kind')
     """
     field_name = "narrator_policy"
-    text = (text or "").strip()
+    text = (text or "").strip().lower()
     if text in ("optimal", "kind"):
         return NarratorPolicy(kind=text)
     if text in ("fixed", "default", ""):
