@@ -139,13 +139,13 @@
         cells[i].querySelector(".value").textContent = "n/a (explicit hands)";
         continue;
       }
-      // no bounds search per cell: a change past Max states shows the limit's message
       const field = fields.find(f => f.name === name);
       const changedValue = Number(values[name]) + step;
       if ((field.low !== null && changedValue < field.low) || (field.high !== null && changedValue > field.high)) {
         cells[i].querySelector(".value").textContent = `n/a (${field.label} goes from ${field.low} to ${field.high})`;
         continue;
       }
+      // no bounds search per cell: a change past Max states shows the limit's message
       const changed = Object.assign({}, values, {[name]: String(changedValue), max_seconds: "0"});
       const data = await ask(changed, (text, job) => { whatIfJob = job; });
       const value = cells[i].querySelector(".value");
