@@ -91,28 +91,6 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     browser.save_screenshot(str(screenshots / "karbon.png"))
 
 
-def test_a_new_submit_hides_the_last_answer_and_what_if_skips_impossible_values(browser, live_server):
-    from selenium.webdriver.common.by import By
-
-    open_page(browser, live_server, "/karbon")
-    fill(browser, dict(MAIN_CONTEST, peril=0))
-    browser.find_element(By.ID, "compute").click()
-    wait_for(lambda: any("n/a" in cell.text for cell in browser.find_elements(By.ID, "whatif-peril-down")),
-             what="the what-if strip")
-    assert text_of(browser, "whatif-peril-down").endswith("n/a (Peril (P) goes from 0 to 10)")
-    # a long solve: the answer above is not left beside the new inputs, nor after Cancel
-    fill(browser, LONG_CONTEST)
-    browser.find_element(By.ID, "compute").click()
-    assert not browser.find_element(By.ID, "answer").is_displayed()
-    browser.find_element(By.ID, "cancel").click()
-    wait_for(lambda: text_of(browser, "status") == "cancelled", what="the cancel")
-    assert not browser.find_element(By.ID, "answer").is_displayed()
-    # and Cancel stopped the long solve itself, not a what-if job of the answer before
-    # (their progress once shared one variable: the long solve ran on, holding a worker)
-    jobs = live_server.app.state.jobs
-    wait_for(lambda: not [job for job in jobs.running() if job.status == "running"], 10, "every job to stop")
-
-
 def test_an_invalid_field_shows_its_message(browser, live_server, screenshots):
     from selenium.webdriver.common.by import By
 
@@ -344,3 +322,25 @@ def test_optimal_player_advice_is_shown_in_words(browser, live_server, screensho
     assert lines == explain_first_round(expected)
     assert text_of(browser, "pct-win") == exact_json(expected.win)["percent"] + "%"
     browser.save_screenshot(str(screenshots / "karbon-optimal.png"))
+
+
+def test_a_new_submit_hides_the_last_answer_and_what_if_skips_impossible_values(browser, live_server):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, live_server, "/karbon")
+    fill(browser, dict(MAIN_CONTEST, peril=0))
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: any("n/a" in cell.text for cell in browser.find_elements(By.ID, "whatif-peril-down")),
+             what="the what-if strip")
+    assert text_of(browser, "whatif-peril-down").endswith("n/a (Peril (P) goes from 0 to 10)")
+    # a long solve: the answer above is not left beside the new inputs, nor after Cancel
+    fill(browser, LONG_CONTEST)
+    browser.find_element(By.ID, "compute").click()
+    assert not browser.find_element(By.ID, "answer").is_displayed()
+    browser.find_element(By.ID, "cancel").click()
+    wait_for(lambda: text_of(browser, "status") == "cancelled", what="the cancel")
+    assert not browser.find_element(By.ID, "answer").is_displayed()
+    # and Cancel stopped the long solve itself, not a what-if job of the answer before
+    # (their progress once shared one variable: the long solve ran on, holding a worker)
+    jobs = live_server.app.state.jobs
+    wait_for(lambda: not [job for job in jobs.running() if job.status == "running"], 10, "every job to stop")
