@@ -172,9 +172,9 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     if use_bounds:
         _check_bounds_options(player, narrator)
         return bounded()
-    from exactdice.karbon.bounds import exact_attempt_seconds
+    from exactdice.karbon.bounds import bounds_apply, exact_attempt_seconds
 
-    can_bound = player.kind == "optimal" and narrator.kind != "kind"
+    can_bound = bounds_apply(player, narrator)
     try:  # where bounds can answer, the exact game gets a share of --max-seconds, not more
         result = contest_odds(setup, ruleset, player, narrator,
                               arithmetic="float" if use_float else "exact", max_states=max_states,

@@ -48,7 +48,7 @@ from exactdice.markov.graph import explore
 from exactdice.markov.solver import solve
 
 __all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round",
-           "exact_attempt_seconds", "interval_text", "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
+           "bounds_apply", "exact_attempt_seconds", "interval_text", "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
 #: what a `BoundedOdds.lower` is: the returned strategy's exact value; that strategy's own
@@ -65,6 +65,16 @@ _STOPPED_HINTS = {"time": "at the time limit; raise --max-seconds",
                   "interrupted": "interrupted"}
 _MORE_FOR_THE_CHECK = ("to solve it exactly, give the check more: half of --max-seconds and all of --max-states "
                        "go to it on the command line, certify_seconds / certify_states in the API")
+
+
+def bounds_apply(player: PlayerPolicy, narrator: NarratorPolicy) -> bool:
+    """Whether certified bounds can answer for these policies: an optimal player against a
+    narrator who does not help (fixed, random or optimal), as `bounded_odds` requires.
+
+    >>> bounds_apply(PlayerPolicy(kind="optimal"), NarratorPolicy(kind="kind"))
+    False
+    """
+    return player.kind == "optimal" and narrator.kind != "kind"
 
 
 def exact_attempt_seconds(max_seconds: float | None) -> float | None:

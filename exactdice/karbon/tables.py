@@ -16,7 +16,7 @@ from exactdice.karbon.dice import dice_text
 from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, setup_from_cell
-from exactdice.karbon.solve import contest_odds
+from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds
 from exactdice.tables.grid import Bounds
 from exactdice.tables.jobs import CellGrid
 
@@ -40,9 +40,9 @@ def contest_cell(ability: int, challenge: int, consequence: int, peril: int, for
     explorer's state budget, default `contest_odds`'s)."""
     setup = setup_from_cell(dict(ability=ability, challenge=challenge, consequence=consequence, peril=peril,
                                  fortune=fortune, fallout=fallout, training=training, pool=pool, reserve=reserve))
-    limit = {} if max_states is None else {"max_states": max_states}
     result = contest_odds(setup, Rules().with_rules(rules), parse_player_policy(player),
-                          parse_narrator_policy(narrator), **limit)
+                          parse_narrator_policy(narrator),
+                          max_states=DEFAULT_MAX_STATES if max_states is None else max_states)
     return {"P(win)": result.win, "P(tie)": result.tie, "P(loss)": result.loss,
             "expected rounds": result.expected_rounds}
 

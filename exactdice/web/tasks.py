@@ -34,16 +34,18 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
     (`exact_attempt_seconds`), is answered with certified bounds searched for
     ``max_seconds`` (`karbon_bounds`) when that is given and not 0, as the CLI does."""
     from exactdice.errors import TooLargeError
-    from exactdice.karbon.bounds import exact_attempt_seconds
+    from exactdice.karbon.bounds import bounds_apply, exact_attempt_seconds
     from exactdice.karbon.dice import dice_text
+    from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
     from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds, explain_first_round
     from exactdice.limits import MEMORY_FLAG
 
-    optimal = player is not None and player.kind == "optimal"
+    player, narrator = player or PlayerPolicy(), narrator or NarratorPolicy()
+    optimal = player.kind == "optimal"
     progress = isinstance(sys.stderr, _ProgressPipe)   # only in a worker process
     began = time.perf_counter()
     max_states = max_states or DEFAULT_MAX_STATES
-    can_bound = bool(optimal and max_seconds and narrator.kind != "kind")
+    can_bound = bool(max_seconds) and bounds_apply(player, narrator)
     try:
         odds = contest_odds(setup, ruleset, player, narrator, max_states=max_states,
                             explore_seconds=exact_attempt_seconds(max_seconds) if can_bound else None,
