@@ -45,7 +45,9 @@ class Parameter:
     ``str``; ``minimum``/``maximum`` bound an ``int`` (None: unbounded); ``multiple``
     takes a list (repeated flag); ``role`` says whether the value belongs to the setup or
     to the rules. ``flag`` is the CLI spelling (default ``--name-with-dashes``); ``short``
-    an optional one-letter alias such as ``-a``; ``help`` one sentence.
+    an optional one-letter alias such as ``-a``; ``help`` one sentence. ``example``: what
+    a form starts with where there is no default but the answer needs a value (the CLI still
+    asks for one), so a page's first submit gives an answer, not an error.
 
     >>> Parameter("negative_health", int, 0, "h = -health >= 0.", minimum=0).flag
     '--negative-health'
@@ -67,6 +69,7 @@ class Parameter:
     cli_flag: str | None = None
     short: str | None = None
     metavar: str | None = None
+    example: Any = None
 
     @property
     def flag(self) -> str:

@@ -23,7 +23,8 @@ _SIDE_HELP = ("One side of the contest (give two or more). Dice like d8,d8,d6 or
               "Sides are numbered from 0 in the order given; side 0 is the player.")
 
 PARAMETERS = (
-    Parameter("sides", str, (), _SIDE_HELP, multiple=True, required=True, cli_flag="--side"),
+    Parameter("sides", str, (), _SIDE_HELP, multiple=True, required=True, cli_flag="--side",
+              example=("d6", "d6")),
     Parameter("target", str, None, "Condition or penalty contest: every side but the first "
               "replaces up to three of its smallest dice below dN with dN (adding dN while it "
               "has fewer than three dice).", metavar="dN"),

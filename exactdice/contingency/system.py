@@ -22,7 +22,7 @@ PARAMETERS = (
               "The pool: die sizes separated by commas (wellness, attribute, skill); "
               "\"3d6\" means d6,d6,d6."),
     Parameter("difficulty", int, None,
-              "Target number; gives the outcome (needed by --luck if-failing)."),
+              "Target number; gives the outcome (needed by --luck if-failing).", example=4),
     Parameter("advantage", int, 0, "Units of advantage (cancel against disadvantage; any net "
               "advantage takes the highest die).", minimum=0),
     Parameter("disadvantage", int, 0, "Units of disadvantage (any net disadvantage takes the "

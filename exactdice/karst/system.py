@@ -27,7 +27,7 @@ ROLLS = {
     "action": ((Parameter("modifier", int, 0, "Added to the d6."),),
                "Karst action rolls (d6 + modifier): column 'outcome', success | failure."),
     "attack": ((Parameter("modifier", int, 0, "Attack modifier added to the d20."),
-                Parameter("defense", int, None, "The target's defense.", required=True),
+                Parameter("defense", int, None, "The target's defense.", required=True, example=12),
                 Parameter("damage", str, "d6", "Weapon damage, a sum of dice like 2d4+1."),
                 Parameter("health", int, None, "Target health: validate whole knock-out chains."),
                 Parameter("unaware", bool, False, "Double the damage of the first attack."),
@@ -38,12 +38,13 @@ ROLLS = {
                "'outcome', hit | miss. With --health: whole knock-out chains, column "
                "'negative_health' (the health below zero at the knock-out); with "
                "--then-death as well: column 'outcome', death | stable."),
-    "death": ((Parameter("negative_health", int, None, "h = -health >= 0.", required=True),
+    "death": ((Parameter("negative_health", int, None, "h = -health >= 0.", required=True, example=2),
                _AID,
                Parameter("modifier", int, 0, "Added to every death roll.")),
               "Karst death rolls from negative health H: column 'outcome', death | stable."),
     "order": ((Parameter("modifiers", int, (), "One per combatant, repeated: --modifier 2 "
-                         "--modifier 0.", multiple=True, required=True, cli_flag="--modifier"),
+                         "--modifier 0.", multiple=True, required=True, cli_flag="--modifier",
+                         example=(2, 0)),
                Parameter("two_actions", int, (), "Combatant I takes two actions.", multiple=True),
                Parameter("surprised", int, (), "Combatant I is surprised.", multiple=True),
                Parameter("combatant", int, 1, "Whose place to validate (numbered from 1).")),

@@ -30,7 +30,9 @@ __all__ = ["Field", "FormError", "KARBON_FIELDS", "karbon_contest", "karbon_key"
 @dataclass(frozen=True)
 class Field:
     """One form control: ``kind`` is ``int``, ``float``, ``bool``, ``text`` or ``choice``
-    (a number whose default is None may be left blank)."""
+    (a number whose default is None may be left blank). ``example``: what the page's control
+    starts with instead of the default, for a value the answer needs and nobody can guess
+    (a request that leaves the field out still gets the default, or the error)."""
 
     name: str
     kind: str
@@ -40,16 +42,18 @@ class Field:
     choices: tuple = ()
     label: str = ""
     help: str = ""
+    example: object = None
 
     def describe(self) -> dict:
         """The field as JSON for the page (which builds its controls from it).
 
-        >>> Field("peril", "int", 0, low=0, label="Peril").describe()["low"]
-        0
+        >>> Field("defense", "int", None, label="Defense", example=12).describe()["start"]
+        12
         """
-        return {"name": self.name, "kind": self.kind, "default": self.default, "low": self.low,
-                "high": self.high, "choices": list(self.choices), "label": self.label or self.name,
-                "help": self.help}
+        start = self.default if self.example is None else self.example
+        return {"name": self.name, "kind": self.kind, "default": self.default, "start": start,
+                "low": self.low, "high": self.high, "choices": list(self.choices),
+                "label": self.label or self.name, "help": self.help}
 
 
 class FormError(InputError):

@@ -39,30 +39,31 @@ class PreparedCall:
 
 
 def parameter_field(parameter) -> Field:
-    """A form field for one declared `exactdice.systems.Parameter`.
+    """A form field for one declared `exactdice.systems.Parameter` (its example, if any, is
+    what the page's control starts with).
 
     >>> from exactdice.systems import Parameter
     >>> parameter_field(Parameter("modifier", int, 0, "Added to the d6.", maximum=5)).high
     5
     """
-    label = parameter.name.replace("_", " ").capitalize()
+    shown = dict(label=parameter.name.replace("_", " ").capitalize(), help=parameter.help,
+                 example=parameter.example)
     if parameter.multiple:
         separator = MULTIPLE_SEPARATORS.get(parameter.kind, ";")
-        default = separator.join(str(item) for item in parameter.default or ())
-        return Field(parameter.name, "text", default, label=label,
-                     help=f"{parameter.help} (several: separate them with '{separator}')")
+        default, example = (separator.join(str(item) for item in values) if values else None
+                            for values in (parameter.default, parameter.example))
+        shown.update(example=example, help=f"{parameter.help} (several: separate them with '{separator}')")
+        return Field(parameter.name, "text", default or "", **shown)
     if parameter.kind is bool:
-        return Field(parameter.name, "bool", bool(parameter.default), label=label, help=parameter.help)
+        return Field(parameter.name, "bool", bool(parameter.default), **shown)
     if parameter.choices:
-        return Field(parameter.name, "choice", parameter.default, choices=tuple(parameter.choices),
-                     label=label, help=parameter.help)
+        return Field(parameter.name, "choice", parameter.default, choices=tuple(parameter.choices), **shown)
     if parameter.kind is int:
         return Field(parameter.name, "int", parameter.default, low=parameter.minimum,
-                     high=parameter.maximum, label=label, help=parameter.help)
+                     high=parameter.maximum, **shown)
     if parameter.kind is float:
-        return Field(parameter.name, "float", parameter.default, label=label, help=parameter.help)
-    return Field(parameter.name, "text", "" if parameter.default is None else str(parameter.default),
-                 label=label, help=parameter.help)
+        return Field(parameter.name, "float", parameter.default, **shown)
+    return Field(parameter.name, "text", "" if parameter.default is None else str(parameter.default), **shown)
 
 
 def _parameter_values(system, values: dict) -> dict:

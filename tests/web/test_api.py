@@ -20,6 +20,7 @@ from exactdice.core.notation import parse_dice
 from exactdice.karbon import ContestSetup, contest_odds
 from exactdice.web.app import create_app, exact_json
 from exactdice.web.jobs import CANCELLED_EXIT_CODE, JobManager
+from exactdice.web.systems import SYSTEM_PAGES
 
 from .contests import LONG_CONTEST, MAIN_CONTEST, TINY_CONTEST, sample_csv
 
@@ -512,6 +513,31 @@ def test_other_systems_match_the_python_api(client, system):
     assert again.json()["cached"] is True and again.json()["result"] == data["result"]
     fields = client.get(f"/api/fields/{system}").json()["fields"]
     assert fields and all(field["label"] for field in fields)
+
+
+SPEC_MICRO_EXAMPLES = {   # the specs' worked micro-examples, where a page starts with one
+    "chronica": {"0": Fraction(5, 12), "1": Fraction(5, 12), "tie": Fraction(1, 6)},
+    "karst-death": {"death": Fraction(3, 4), "stable": Fraction(1, 4)},
+}
+
+
+@pytest.mark.parametrize("system", sorted(SYSTEM_PAGES))
+def test_every_system_page_answers_its_untouched_form(client, system):
+    fields = client.get(f"/api/fields/{system}").json()["fields"]
+    body = {field["name"]: "" if field["start"] is None else field["start"] for field in fields}
+    code, data = answer(client, f"/api/exact/{system}", body)
+    assert data["status"] == "done", (body, data)
+    shown = {row["outcome"]: exact(row["p"]) for row in data["result"]["outcomes"]}
+    assert sum(shown.values()) == 1
+    if system in SPEC_MICRO_EXAMPLES:
+        assert shown == SPEC_MICRO_EXAMPLES[system]
+    # a value the page fills in with an example is still needed from a request
+    examples = [field["name"] for field in fields if field["start"] != field["default"]]
+    assert bool(examples) == (system != "karst-action")
+    if examples:
+        code, data = answer(client, f"/api/exact/{system}", {name: value for name, value in body.items()
+                                                              if name not in examples})
+        assert data.get("status") != "done" and set(data["errors"]) & set(examples), data
 
 
 @pytest.mark.parametrize("system, body, field, words", [

@@ -201,11 +201,18 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
 
     from exactdice.contingency.check import expected_distribution, skill_check
 
+    def shown_success():
+        rows = browser.find_elements(By.ID, "outcome-success")
+        return rows and rows[0].find_elements(By.TAG_NAME, "td")[2].text
+
     form = open_page(browser, live_server, "/systems")
+    browser.find_element(By.ID, "compute").click()   # the untouched form answers (its example difficulty)
+    assert wait_for(shown_success, 60, "the outcomes") == exact_json(
+        expected_distribution(skill_check("d6,d8,d10", difficulty=4))["success"])["exact"]
     fill(browser, {"difficulty": 7})
     browser.find_element(By.ID, "compute").click()
-    wait_for(lambda: browser.find_elements(By.ID, "outcome-success"), 60, "the outcomes")
     law = expected_distribution(skill_check("d6,d8,d10", difficulty=7))
+    wait_for(lambda: shown_success() == exact_json(law["success"])["exact"], 60, "the new outcomes")
     for name, p in law.items():
         cells = browser.find_element(By.ID, f"outcome-{name}").find_elements(By.TAG_NAME, "td")
         assert cells[1].text == exact_json(p)["percent"] + "%" and cells[2].text == exact_json(p)["exact"]

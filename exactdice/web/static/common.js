@@ -20,6 +20,7 @@ const exactdice = (() => {
       label.textContent = field.label;
       label.title = field.help;
       let input;
+      const start = field.start;   // the default, or an example where the answer needs a value
       if (field.kind === "choice") {
         input = document.createElement("select");
         for (const choice of field.choices) {
@@ -27,18 +28,18 @@ const exactdice = (() => {
           option.value = option.textContent = choice;
           input.appendChild(option);
         }
-        input.value = field.default;
+        input.value = start;
       } else {
         input = document.createElement("input");
         if (field.kind === "int" || field.kind === "float") {
           input.type = field.kind === "int" ? "number" : "text";
-          input.value = field.default === null ? "" : field.default;
+          input.value = start === null ? "" : start;
         } else if (field.kind === "bool") {
           input.type = "checkbox";
-          input.checked = !!field.default;
+          input.checked = !!start;
         } else {
           input.type = "text";
-          input.value = field.default === null ? "" : field.default;
+          input.value = start === null ? "" : start;
         }
       }
       input.id = `f-${field.name}`;
