@@ -292,10 +292,7 @@ def odds_lines(result, display: Display, state_file=None) -> list[str]:
     lines.append(f"{result.states:,} states, {result.transitions:,} transitions, solved in "
                  f"{result.seconds:.2f} s" + ("" if result.exact else " (float preview, not exact)"))
     lines.extend(_policy_lines(result.player_policy, result.narrator_policy))
-    changed = [f"{name}={value}" for name, value in result.ruleset.to_dict().items()
-               if value != type(result.ruleset)().to_dict()[name]]
-    lines.append("rules:    " + (", ".join(changed) if changed else "the default reading")
-                 + " (exactdice karbon rules)")
+    lines.append(f"rules:    {result.ruleset.differences()} (exactdice karbon rules)")
     if not display.exact and result.exact:
         lines.append("every fraction in full: --exact; everything for programs: --json")
     return lines

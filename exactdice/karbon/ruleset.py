@@ -73,6 +73,16 @@ class Rules:
             changes[name] = value
         return replace(self, **changes)
 
+    def differences(self) -> str:
+        """The knobs set away from the spec's reading, in words, for output.
+
+        >>> Rules().differences(), Rules(sudden_death="on").differences()
+        ('the default reading', 'sudden_death=on')
+        """
+        changed = [f"{name}={value}" for name, value in self.to_dict().items()
+                   if value != RULE_CHOICES[name][0]]
+        return ", ".join(changed) if changed else "the default reading"
+
     def to_dict(self) -> dict[str, str]:
         """Knob name -> value (part of every result and cache key)."""
         return asdict(self)

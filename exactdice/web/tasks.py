@@ -72,6 +72,7 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
               "draws": {"player": dice_text(odds.player_draw), "narrator": dice_text(odds.narrator_draw)},
               "ruleset": odds.ruleset.to_dict(),
               "policies": {"player": odds.player_policy.text(), "narrator": odds.narrator_policy.text()},
+              "in_words": _in_words(odds.player_policy, odds.narrator_policy, odds.ruleset),
               "advice": explain_first_round(odds) if optimal else []}
     for name in EXPECTATIONS:
         result[f"expected_{name}"] = getattr(odds, f"expected_{name}")
@@ -124,12 +125,19 @@ def karbon_bounds(setup, ruleset, player, narrator, max_states: int, max_seconds
               "draws": None if setup.player_dice is None else {"player": dice_text(setup.player_dice),
                                                                 "narrator": dice_text(setup.narrator_dice)},
               "policies": {"player": found.player_policy.text(), "narrator": found.narrator_policy.text()},
+              "in_words": _in_words(found.player_policy, found.narrator_policy, found.ruleset),
               "ruleset": found.ruleset.to_dict(),
               "advice": explain_bounded_first_round(found)}
     if found.win is not None:  # exact, against the narrator's best reply
         result["strategy_odds"] = {"win": found.win, "loss": found.loss, "tie": found.tie,
                                    "never_ends": found.never_ends}
     return result
+
+
+def _in_words(player, narrator, ruleset) -> dict:
+    """How both sides played and under which reading, as the page shows it (`policies`
+    keeps the CLI's compact syntax, which programs read)."""
+    return {"player": player.words(), "narrator": narrator.words(), "rules": ruleset.differences()}
 
 
 def karbon_law(exact: dict) -> dict:

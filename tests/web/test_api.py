@@ -115,6 +115,9 @@ def test_explicit_hands_and_knobs_reach_the_solver(client):
                             Rules().with_rules(["sudden_death=on"]))
     assert exact(data["result"]["win"]) == expected.win
     assert data["result"]["ruleset"]["sudden_death"] == "on"
+    assert data["result"]["in_words"] == {"player": expected.player_policy.words(),
+                                          "narrator": expected.narrator_policy.words(),
+                                          "rules": "sudden_death=on"}
 
 
 def test_optimal_player_gives_advice_in_words(client):

@@ -75,6 +75,9 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     exact_lines = [line.text for line in browser.find_elements(By.CSS_SELECTOR, "#exact-box .exact")]
     assert f"P(win) = {expected.win.numerator}/{expected.win.denominator}" in exact_lines
     assert browser.find_element(By.ID, "copy-exact").is_displayed()
+    assert text_of(browser, "played-player") == expected.player_policy.words()
+    assert text_of(browser, "played-narrator") == expected.narrator_policy.words()
+    assert text_of(browser, "played-rules") == "the default reading"
     rounds = float(text_of(browser, "exp-rounds"))
     assert abs(rounds - float(expected.expected_rounds)) < 5e-5
     # the what-if strip fills in: Challenge +1 against the Python API
@@ -201,9 +204,9 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
 
     from exactdice.contingency.check import expected_distribution, skill_check
 
-    def shown_success():
-        rows = browser.find_elements(By.ID, "outcome-success")
-        return rows and rows[0].find_elements(By.TAG_NAME, "td")[2].text
+    def shown_success():   # read in one script: the table is rebuilt when an answer comes
+        return browser.execute_script(
+            'const row = document.getElementById("outcome-success"); return row && row.cells[2].textContent;')
 
     form = open_page(browser, live_server, "/systems")
     browser.find_element(By.ID, "compute").click()   # the untouched form answers (its example difficulty)

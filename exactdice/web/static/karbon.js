@@ -97,8 +97,12 @@
     document.getElementById("solve-info").textContent = (bounds
       ? `${result.states_explored.toLocaleString()} states explored by the bounds' search; ${result.seconds} s in all`
       : `${result.states.toLocaleString()} states, ${result.transitions.toLocaleString()} transitions; ` +
-        (cached ? `from the results store in ${Math.round(1000 * seconds)} ms` : `solved in ${result.solve_ms} ms`)) +
-      `; policies: player ${result.policies.player}; narrator ${result.policies.narrator}`;
+        (cached ? `from the results store in ${Math.round(1000 * seconds)} ms` : `solved in ${result.solve_ms} ms`));
+    const words = result.in_words || {...result.policies, rules: ""};   // answers stored before in_words
+    for (const side of ["player", "narrator", "rules"]) {
+      document.getElementById(`played-${side}`).textContent = words[side];
+      document.getElementById(`played-${side}`).parentElement.classList.toggle("hidden", !words[side]);
+    }
     const adviceBox = document.getElementById("advice-box");
     const advice = document.getElementById("advice");
     advice.innerHTML = "";
