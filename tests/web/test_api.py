@@ -56,6 +56,9 @@ def test_pages_are_served(client):
         page = client.get(path)
         assert page.status_code == 200 and f"<title>{title}" in page.text
         assert 'href="/validate"' in page.text  # the navigation
+        assert 'rel="icon" href="/static/favicon.svg"' in page.text
+    icon = client.get("/static/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
     chart = client.get("/static/chart.umd.min.js")
     assert chart.status_code == 200 and "Chart.js v4.5.1" in chart.text[:200]
     assert client.get("/static/common.js").status_code == 200
