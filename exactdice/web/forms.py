@@ -130,8 +130,12 @@ def _karbon_fields() -> tuple[Field, ...]:
     declared = {parameter.name: parameter for parameter in get_system("karbon").parameters}
     fields = [replace(field, help=declared[field.name].help) if field.name in declared else field
               for field in fields]
+    from exactdice.karbon.reading import KNOBS
+
     fields += [Field(f"rule_{name}", "choice", values[0], choices=values, label=name.replace("_", " "),
-                     help=f"Ruleset knob {name} (spec default: {values[0]}).")
+                     help=f"Rule knob {name}, {KNOBS[name][0]}: "
+                          + " | ".join(f"{value} = {meaning}" for value, meaning in KNOBS[name][1].items())
+                          + f" (the spec's reading: {values[0]}).")
                for name, values in RULE_CHOICES.items()]
     fields.append(Field("max_states", "int", DEFAULT_MAX_STATES, low=1, high=WEB_MAX_STATES_CEILING,
                         label="Max states", help="Stop exploring past this many states."))

@@ -78,6 +78,10 @@ def test_fields_describe_the_forms(client):
     assert fields["consequence"]["default"] == 2 and fields["consequence"]["low"] == 1
     assert fields["pool"]["default"] == "7d6,5d8,3d10"
     assert fields["rule_tie_order"]["choices"] == ["player_first", "narrator_first"]
+    # a knob's help says what it decides and what each value means (`karbon rules`' words)
+    assert fields["rule_sudden_death"]["help"] == (
+        "Rule knob sudden_death, what follows a tie: off = the tie stands | on = a one-place "
+        "sudden-death contest (chips and stacks emptied), so no ties (the spec's reading: off).")
     assert client.get("/api/fields/dist").json()["fields"][0]["name"] == "expression"
     missing = client.get("/api/fields/nope")
     assert missing.status_code == 404 and "unknown system 'nope'" in missing.json()["errors"]["system"]
