@@ -23,7 +23,7 @@ from exactdice.errors import InputError
 from exactdice.integer_lists import parse_integer_list
 
 __all__ = ["Field", "FormError", "KARBON_FIELDS", "karbon_contest", "karbon_key", "form_field",
-           "field_descriptions", "DIST_FIELDS", "read_fields", "GRID_FIELDS", "karbon_grid",
+           "field_descriptions", "DIST_FIELDS", "read_fields", "read_fields_partly", "GRID_FIELDS", "karbon_grid",
            "integer_values", "MAX_GRID_CELLS"]
 
 
@@ -241,6 +241,20 @@ def read_fields(fields, data: dict) -> dict:
     ...             {"peril": " 2 ", "training": "on"})
     {'peril': 2, 'training': True}
     """
+    values, errors = read_fields_partly(fields, data)
+    if errors:
+        raise FormError(errors)
+    return values
+
+
+def read_fields_partly(fields, data: dict) -> tuple[dict, dict]:
+    """`read_fields` without raising: (the good fields' values, {field: message} of the bad
+    ones), so a form's later checks can run on what is good and report everything at once.
+
+    >>> read_fields_partly((Field("peril", "int", 0, low=0), Field("fallout", "int", 0)),
+    ...                    {"peril": "-1", "fallout": "1"})
+    ({'fallout': 1}, {'peril': 'must be a whole number >= 0, got -1'})
+    """
     if not isinstance(data, dict):
         raise FormError({"form": "the request body must be a JSON object of field values"})
     known = {field.name for field in fields}
@@ -251,9 +265,7 @@ def read_fields(fields, data: dict) -> dict:
             values[field.name] = _read_field(field, data.get(field.name, field.default))
         except _BadValue as problem:
             errors[field.name] = str(problem)
-    if errors:
-        raise FormError(errors)
-    return values
+    return values, errors
 
 
 class _BadValue(Exception):
@@ -327,10 +339,13 @@ def karbon_contest(data: dict):
                                   parse_player_policy)
     from exactdice.karbon.dice import parse_dice_list
 
-    values = read_fields(KARBON_FIELDS, data)
-    errors = {}
+    values, errors = read_fields_partly(KARBON_FIELDS, data)
 
-    def attempt(name, build):
+    def attempt(name, build, *needs):
+        """``build()``'s value, its error kept under ``name``; skipped where a field it
+        reads is already bad (one message per field, all of them in one answer)."""
+        if not all(need in values for need in needs or (name,)):
+            return None
         try:
             return build()
         except InputError as error:
@@ -338,12 +353,12 @@ def karbon_contest(data: dict):
             return None
 
     ruleset = attempt("rule_objective", lambda: Rules().with_rules(
-        [f"{name}={values['rule_' + name]}" for name in RULE_CHOICES]))
+        [f"{name}={values['rule_' + name]}" for name in RULE_CHOICES]), *(f"rule_{name}" for name in RULE_CHOICES))
     player = attempt("player_policy", lambda: parse_player_policy(values["player_policy"]))
     narrator = attempt("narrator_policy", lambda: parse_narrator_policy(values["narrator_policy"]))
     dice = {}
     for name in ("pool", "reserve", "player_dice", "narrator_dice"):
-        if name in ("player_dice", "narrator_dice") and not values[name]:
+        if name in ("player_dice", "narrator_dice") and not values.get(name):
             dice[name] = None
             continue
         dice[name] = attempt(name, lambda name=name: parse_dice_list(values[name], name))

@@ -164,6 +164,10 @@ def test_bad_fields_are_named(client, body, field, words):
 def test_all_bad_fields_at_once_and_bad_bodies(client):
     errors = client.post("/api/karbon/odds", json={"ability": -1, "challenge": "x"}).json()["errors"]
     assert set(errors) == {"ability", "challenge"}
+    # a bad number and what the library finds wrong (a die, a policy) come back together
+    errors = client.post("/api/karbon/odds", json={"ability": 99, "pool": "d6,zz", "player_policy": "risk=sometimes",
+                                                   "narrator_policy": "fixed"}).json()["errors"]
+    assert set(errors) == {"ability", "pool", "player_policy"} and '"zz" is not a die' in errors["pool"]
     for content in (b"not json", b"[1, 2]"):
         response = client.post("/api/karbon/odds", content=content, headers={"Content-Type": "application/json"})
         assert response.status_code == 422 and "form" in response.json()["errors"]
