@@ -23,8 +23,8 @@ from exactdice.errors import InputError
 from exactdice.integer_lists import parse_integer_list
 
 __all__ = ["Field", "FormError", "KARBON_FIELDS", "karbon_contest", "karbon_key", "form_field",
-           "field_descriptions", "DIST_FIELDS", "read_fields", "read_fields_partly", "GRID_FIELDS", "karbon_grid",
-           "integer_values", "MAX_GRID_CELLS"]
+           "field_descriptions", "DIST_FIELDS", "read_fields", "read_fields_partly", "GRID_FIELDS",
+           "karbon_grid", "integer_values", "MAX_GRID_CELLS"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +130,7 @@ def _karbon_fields() -> tuple[Field, ...]:
     declared = {parameter.name: parameter for parameter in get_system("karbon").parameters}
     fields = [replace(field, help=declared[field.name].help) if field.name in declared else field
               for field in fields]
+    # and each knob's: what it decides and what each value means (`karbon rules`)
     from exactdice.karbon.reading import KNOBS
 
     fields += [Field(f"rule_{name}", "choice", values[0], choices=values, label=name.replace("_", " "),
@@ -352,8 +353,9 @@ def karbon_contest(data: dict):
             errors[name] = error.message
             return None
 
+    knobs = [f"rule_{name}" for name in RULE_CHOICES]
     ruleset = attempt("rule_objective", lambda: Rules().with_rules(
-        [f"{name}={values['rule_' + name]}" for name in RULE_CHOICES]), *(f"rule_{name}" for name in RULE_CHOICES))
+        [f"{name}={values['rule_' + name]}" for name in RULE_CHOICES]), *knobs)
     player = attempt("player_policy", lambda: parse_player_policy(values["player_policy"]))
     narrator = attempt("narrator_policy", lambda: parse_narrator_policy(values["narrator_policy"]))
     dice = {}
