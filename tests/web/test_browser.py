@@ -53,6 +53,14 @@ def fill(browser, values: dict):
         element.send_keys(str(value))
 
 
+def long_solves(live_server):
+    """The server's jobs for LONG_CONTEST so far, oldest first."""
+    jobs = live_server.app.state.jobs
+    with jobs._lock:
+        return [job for job in jobs._jobs.values() if job.task == "karbon_odds"
+                and job.arguments["setup"].ability == LONG_CONTEST["ability"]]
+
+
 def text_of(browser, element_id):
     from selenium.webdriver.common.by import By
 
@@ -344,6 +352,7 @@ def test_a_new_submit_hides_the_last_answer_and_what_if_skips_impossible_values(
              what="the what-if strip")
     assert text_of(browser, "whatif-peril-down").endswith("n/a (Peril (P) goes from 0 to 10)")
     # a long solve: the answer above is not left beside the new inputs, nor after Cancel
+    before = len(long_solves(live_server))
     fill(browser, LONG_CONTEST)
     browser.find_element(By.ID, "compute").click()
     assert not browser.find_element(By.ID, "answer").is_displayed()
@@ -352,5 +361,43 @@ def test_a_new_submit_hides_the_last_answer_and_what_if_skips_impossible_values(
     assert not browser.find_element(By.ID, "answer").is_displayed()
     # and Cancel stopped the long solve itself, not a what-if job of the answer before
     # (their progress once shared one variable: the long solve ran on, holding a worker)
+    # (and a Cancel before the job's id reached the page stopped it too: it once ran on)
+    wait_for(lambda: len(long_solves(live_server)) > before, 10, "the long solve to reach the server")
+    wait_for(lambda: all(job.finished for job in long_solves(live_server)), 10, "the long solve to stop")
     jobs = live_server.app.state.jobs
     wait_for(lambda: not [job for job in jobs.running() if job.status == "running"], 10, "every job to stop")
+
+
+def test_cancel_before_the_job_id_arrives_still_stops_the_job(browser, live_server):
+    from selenium.webdriver.common.by import By
+
+    before = len(long_solves(live_server))
+    open_page(browser, live_server, "/karbon")
+    fill(browser, LONG_CONTEST)
+    # the server's answer to the submit (the job's id) reaches the page only after Cancel
+    browser.execute_script("""
+        const real = window.fetch;
+        window.fetch = (url, options) => real(url, options).then(response => String(url).includes("/api/karbon/odds")
+            ? new Promise(resolve => setTimeout(() => resolve(response), 1000)) : response);""")
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: len(long_solves(live_server)) > before, 10, "the long solve to reach the server")
+    browser.find_element(By.ID, "cancel").click()
+    assert text_of(browser, "status") == "cancelled"
+    wait_for(lambda: all(job.finished for job in long_solves(live_server)), 10, "the long solve to be cancelled")
+    assert [job.status for job in long_solves(live_server)[before:]] == ["cancelled"]
+    time.sleep(1.5)   # the answer has reached the page by now: the page still says cancelled
+    assert text_of(browser, "status") == "cancelled"
+
+
+def test_leaving_the_page_stops_its_long_solve(browser, live_server):
+    from selenium.webdriver.common.by import By
+
+    before = len(long_solves(live_server))
+    open_page(browser, live_server, "/karbon")
+    fill(browser, LONG_CONTEST)
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: len(long_solves(live_server)) > before and long_solves(live_server)[-1].status == "running",
+             10, "the long solve to run")
+    open_page(browser, live_server, "/dist")   # nobody is left to read its answer
+    wait_for(lambda: long_solves(live_server)[-1].finished, 10, "the long solve to stop")
+    assert long_solves(live_server)[-1].status == "cancelled"

@@ -91,14 +91,27 @@ const exactdice = (() => {
 
   // Follow a job until it finishes; onProgress(text, jobId) as it runs. Returns the final JSON.
   async function follow(data, onProgress) {
-    while (data.status === "queued" || data.status === "running") {
-      if (onProgress) onProgress(data.progress, data.job);
-      const response = await fetch(`/api/jobs/${data.job}?wait=1`);
-      data = await response.json();
-      if (response.status === 404) return {status: "error", errors: data.errors};
+    const job = data.job;
+    if (job) followed.add(job);
+    try {
+      while (data.status === "queued" || data.status === "running") {
+        if (onProgress) onProgress(data.progress, data.job);
+        const response = await fetch(`/api/jobs/${data.job}?wait=1`);
+        data = await response.json();
+        if (response.status === 404) return {status: "error", errors: data.errors};
+      }
+      return data;
+    } finally {
+      followed.delete(job);
     }
-    return data;
   }
+
+  // A page that is left can no longer show its jobs' answers: stop them, so they do not
+  // hold a worker for the whole solve (a beacon still goes out while the page unloads).
+  const followed = new Set();
+  window.addEventListener("pagehide", () => {
+    for (const job of followed) navigator.sendBeacon(`/api/jobs/${job}/cancel`);
+  });
 
   async function cancel(jobId) {
     return postJSON(`/api/jobs/${jobId}/cancel`, {});

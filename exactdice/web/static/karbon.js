@@ -117,10 +117,16 @@
       : "the draw and each first roll's risk choice";
   }
 
-  async function ask(values, onProgress) {
+  // the job of submit number `mine`: Cancel or a new submit may come before its id does,
+  // and then nobody holds the id to cancel it, so it is stopped here (or it would hold a worker)
+  async function ask(values, mine, onProgress) {
     const {code, data} = await exactdice.postJSON("/api/karbon/odds", values);
     if (code === 422) return data;
-    return exactdice.follow(data, onProgress);
+    if (mine !== generation) {
+      if (data.job) exactdice.cancel(data.job);
+      return {status: "cancelled"};
+    }
+    return exactdice.follow(data, (text, job) => { if (mine === generation) onProgress(text, job); });
   }
 
   async function whatIf(values, base, mine) {
@@ -151,7 +157,7 @@
       }
       // no bounds search per cell: a change past Max states shows the limit's message
       const changed = Object.assign({}, values, {[name]: String(changedValue), max_seconds: "0"});
-      const data = await ask(changed, (text, job) => { whatIfJob = job; });
+      const data = await ask(changed, mine, (text, job) => { whatIfJob = job; });
       const value = cells[i].querySelector(".value");
       if (data.status === "done") {
         const diff = parseFloat(data.result.win.percent) - parseFloat(base.win.percent);
@@ -165,7 +171,7 @@
         value.title = Object.values(data.errors || {}).join(" ");
       }
     }
-    whatIfJob = null;
+    if (mine === generation) whatIfJob = null;
   }
 
   form.addEventListener("submit", async event => {
@@ -177,7 +183,7 @@
     const values = exactdice.formValues(form);
     status.textContent = "computing\u2026";
     cancelButton.classList.remove("hidden");
-    const data = await ask(values, (text, job) => { answerJob = job; status.textContent = text; });
+    const data = await ask(values, mine, (text, job) => { answerJob = job; status.textContent = text; });
     if (mine !== generation) return;
     answerJob = null;
     cancelButton.classList.add("hidden");
