@@ -401,3 +401,38 @@ def test_leaving_the_page_stops_its_long_solve(browser, live_server):
     open_page(browser, live_server, "/dist")   # nobody is left to read its answer
     wait_for(lambda: long_solves(live_server)[-1].finished, 10, "the long solve to stop")
     assert long_solves(live_server)[-1].status == "cancelled"
+
+
+def test_every_page_s_cancel_stops_its_job_before_its_id_arrives(browser, live_server):
+    """The tables, validate and systems pages share one way to run a job (`exactdice.runJob`)."""
+    from selenium.webdriver.common.by import By
+
+    jobs = live_server.app.state.jobs
+
+    def grids():
+        with jobs._lock:
+            return [job for job in jobs._jobs.values() if job.task == "karbon_grid"]
+
+    before = len(grids())
+    open_page(browser, live_server, "/tables")
+    grid_form = browser.find_element(By.ID, "grid-form")
+    wait_for(lambda: grid_form.get_attribute("data-ready") == "yes", 30, "the grid form")
+    browser.find_element(By.CSS_SELECTOR, "#grid-form details summary").click()
+    for name, value in {"row_values": "1-5", "column_values": "1-5", "consequence": "5", "peril": "2"}.items():
+        element = browser.find_element(By.CSS_SELECTOR, f"#grid-form #f-{name}")
+        element.clear()
+        element.send_keys(value)
+    browser.execute_script("""
+        const real = window.fetch;
+        window.fetch = (url, options) => real(url, options).then(response => String(url).includes("/api/karbon/grid")
+            ? new Promise(resolve => setTimeout(() => resolve(response), 1000)) : response);""")
+    browser.find_element(By.ID, "grid-compute").click()
+    wait_for(lambda: len(grids()) > before, 10, "the grid's job to reach the server")
+    browser.find_element(By.ID, "cancel").click()
+    wait_for(lambda: grids()[-1].finished, 10, "the grid's job to be cancelled")
+    assert grids()[-1].status == "cancelled"
+    wait_for(lambda: text_of(browser, "status") == "cancelled", 10, "the page to say cancelled")
+    time.sleep(1.5)   # the reply has reached the page by now: it still says cancelled, and no grid
+    assert text_of(browser, "status") == "cancelled"
+    assert not browser.find_element(By.ID, "grid-answer").is_displayed()
+    assert not browser.find_element(By.ID, "cancel").is_displayed()

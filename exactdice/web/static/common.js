@@ -117,6 +117,32 @@ const exactdice = (() => {
     return postJSON(`/api/jobs/${jobId}/cancel`, {});
   }
 
+  // Post a job and follow it to its end, showing `cancelButton` meanwhile: Cancel stops it
+  // at any moment, also before the server's reply has named it, and so does a new run with
+  // the same button (the older run then answers {status: "superseded"}, to be ignored).
+  // Returns the final JSON; a 422's errors as they came.
+  async function runJob(url, body, cancelButton, onProgress) {
+    if (cancelButton.stopJob) cancelButton.stopJob("superseded");
+    let job = null, stopped = null;
+    const stop = (why = "cancelled") => { stopped = why; if (job) cancel(job); };
+    cancelButton.stopJob = stop;
+    cancelButton.onclick = () => stop();
+    cancelButton.classList.remove("hidden");
+    try {
+      const {code, data} = await postJSON(url, body);
+      if (code === 422) return stopped ? {status: stopped} : data;
+      job = data.job;
+      if (stopped && job) cancel(job);
+      const last = stopped ? {status: stopped} : await follow(data, text => { if (!stopped) onProgress(text); });
+      return stopped === "superseded" ? {status: stopped} : last;
+    } finally {
+      if (cancelButton.stopJob === stop) {
+        cancelButton.stopJob = null;
+        cancelButton.classList.add("hidden");
+      }
+    }
+  }
+
   function copyText(text, button) {
     const done = () => { if (button) { const old = button.textContent; button.textContent = "copied"; setTimeout(() => button.textContent = old, 1200); } };
     if (navigator.clipboard && window.isSecureContext) {
@@ -129,5 +155,5 @@ const exactdice = (() => {
     }
   }
 
-  return {fieldsOf, buildFields, formValues, clearErrors, showErrors, postJSON, follow, cancel, copyText};
+  return {fieldsOf, buildFields, formValues, clearErrors, showErrors, postJSON, follow, cancel, runJob, copyText};
 })();

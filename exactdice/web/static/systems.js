@@ -15,7 +15,7 @@
   }
   const wanted = new URLSearchParams(location.search).get("system");
   if (wanted) choice.value = wanted;
-  let chart = null, currentJob = null;
+  let chart = null;
 
   async function showFields() {
     const container = document.getElementById("system-fields");
@@ -51,16 +51,13 @@
     event.preventDefault();
     exactdice.clearErrors(form);
     status.textContent = "computing\u2026";
-    cancelButton.classList.remove("hidden");
-    let {code, data} = await exactdice.postJSON(`/api/exact/${choice.value}`, exactdice.formValues(form));
-    if (code !== 422) data = await exactdice.follow(data, (text, job) => { currentJob = job; status.textContent = text; });
-    currentJob = null;
-    cancelButton.classList.add("hidden");
+    const data = await exactdice.runJob(`/api/exact/${choice.value}`, exactdice.formValues(form), cancelButton,
+                                        text => { status.textContent = text; });
+    if (data.status === "superseded") return;
     status.textContent = data.status === "cancelled" ? "cancelled" : (data.cached ? "answered from the results store" : "");
     if (data.status === "done") show(data.result);
     else if (data.status !== "cancelled") exactdice.showErrors(form, data.errors);
   });
-  cancelButton.addEventListener("click", async () => { if (currentJob) await exactdice.cancel(currentJob); });
   choice.addEventListener("change", async () => { form.dataset.ready = "no"; await showFields(); form.dataset.ready = "yes"; });
   await showFields();
   form.dataset.ready = "yes";

@@ -87,7 +87,7 @@
   const status = document.getElementById("status");
   const cancelButton = document.getElementById("cancel");
   const gridMetric = document.getElementById("grid-metric");
-  let grid = null, currentJob = null;
+  let grid = null;
 
   function drawGrid() {
     heatmap(document.getElementById("grid-heatmap"), grid, grid.metrics[Number(gridMetric.value)], "grid-cell");
@@ -99,11 +99,8 @@
     exactdice.clearErrors(gridForm);
     const values = exactdice.formValues(gridForm);
     status.textContent = "computing\u2026";
-    cancelButton.classList.remove("hidden");
-    let {code, data} = await exactdice.postJSON("/api/karbon/grid", values);
-    if (code !== 422) data = await exactdice.follow(data, (text, job) => { currentJob = job; status.textContent = text; });
-    currentJob = null;
-    cancelButton.classList.add("hidden");
+    const data = await exactdice.runJob("/api/karbon/grid", values, cancelButton, text => { status.textContent = text; });
+    if (data.status === "superseded") return;
     status.textContent = data.status === "cancelled" ? "cancelled" : (data.cached ? "answered from the results store" : "");
     if (data.status !== "done") { if (data.status !== "cancelled") exactdice.showErrors(gridForm, data.errors); return; }
     grid = data.result;
@@ -112,6 +109,5 @@
     document.getElementById("grid-answer").classList.remove("hidden");
     drawGrid();
   });
-  cancelButton.addEventListener("click", async () => { if (currentJob) await exactdice.cancel(currentJob); });
   gridForm.dataset.ready = "yes";
 })();

@@ -30,7 +30,6 @@
   await showFields();
   const status = document.getElementById("status");
   const cancelButton = document.getElementById("cancel");
-  let currentJob = null;
 
   function show(result) {
     const report = result.report;
@@ -63,17 +62,12 @@
     values.column = document.getElementById("f-column").value;
     values.alpha = document.getElementById("f-alpha").value;
     status.textContent = "computing\u2026";
-    cancelButton.classList.remove("hidden");
-    let {code, data} = await exactdice.postJSON(`/api/validate/${choice.value}`, values);
-    if (code !== 422) data = await exactdice.follow(data, (text, job) => { currentJob = job; status.textContent = text; });
-    currentJob = null;
-    cancelButton.classList.add("hidden");
+    const data = await exactdice.runJob(`/api/validate/${choice.value}`, values, cancelButton,
+                                        text => { status.textContent = text; });
+    if (data.status === "superseded") return;
     status.textContent = data.status === "cancelled" ? "cancelled" : "";
     if (data.status === "done") show(data.result);
     else if (data.status !== "cancelled") exactdice.showErrors(form, data.errors);
-  });
-  cancelButton.addEventListener("click", async () => {
-    if (currentJob) await exactdice.cancel(currentJob);
   });
   form.dataset.ready = "yes";
 })();
