@@ -53,6 +53,14 @@ def fill(browser, values: dict):
         element.send_keys(str(value))
 
 
+def delay_replies(browser, path, seconds=1):
+    """Make the page's replies from ``path`` arrive ``seconds`` late (a slow network)."""
+    browser.execute_script("""
+        const [path, ms] = arguments, real = window.fetch;
+        window.fetch = (url, options) => real(url, options).then(response => String(url).includes(path)
+            ? new Promise(resolve => setTimeout(() => resolve(response), ms)) : response);""", path, 1000 * seconds)
+
+
 def long_solves(live_server):
     """The server's jobs for LONG_CONTEST so far, oldest first."""
     jobs = live_server.app.state.jobs
@@ -374,11 +382,7 @@ def test_cancel_before_the_job_id_arrives_still_stops_the_job(browser, live_serv
     before = len(long_solves(live_server))
     open_page(browser, live_server, "/karbon")
     fill(browser, LONG_CONTEST)
-    # the server's answer to the submit (the job's id) reaches the page only after Cancel
-    browser.execute_script("""
-        const real = window.fetch;
-        window.fetch = (url, options) => real(url, options).then(response => String(url).includes("/api/karbon/odds")
-            ? new Promise(resolve => setTimeout(() => resolve(response), 1000)) : response);""")
+    delay_replies(browser, "/api/karbon/odds")   # the job's id reaches the page only after Cancel
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: len(long_solves(live_server)) > before, 10, "the long solve to reach the server")
     browser.find_element(By.ID, "cancel").click()
@@ -422,10 +426,7 @@ def test_every_page_s_cancel_stops_its_job_before_its_id_arrives(browser, live_s
         element = browser.find_element(By.CSS_SELECTOR, f"#grid-form #f-{name}")
         element.clear()
         element.send_keys(value)
-    browser.execute_script("""
-        const real = window.fetch;
-        window.fetch = (url, options) => real(url, options).then(response => String(url).includes("/api/karbon/grid")
-            ? new Promise(resolve => setTimeout(() => resolve(response), 1000)) : response);""")
+    delay_replies(browser, "/api/karbon/grid")
     browser.find_element(By.ID, "grid-compute").click()
     wait_for(lambda: len(grids()) > before, 10, "the grid's job to reach the server")
     browser.find_element(By.ID, "cancel").click()
