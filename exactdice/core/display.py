@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from exactdice.core.exact import fraction_text, to_fraction
+from exactdice.core.exact import decimal_text, fraction_text, to_fraction
 
-__all__ = ["Display", "percent_text", "significant_text", "fraction_size", "with_decimals", "counted",
+__all__ = ["Display", "percent_text", "column_percent_text", "significant_text", "fraction_size", "with_decimals", "counted",
            "DEFAULT_DIGITS", "SHORT_FRACTION"]
 
 DEFAULT_DIGITS = 3
@@ -109,6 +109,27 @@ def percent_text(p, digits: int = DEFAULT_DIGITS) -> str:
         if Fraction(text) not in (0, 100):
             return f"{text} %"
         shown += 1
+
+
+def column_percent_text(p, decimals: int = 2) -> str:
+    """A probability as a percentage with ``decimals`` places and no sign, for a column or
+    a bar's label. As in `percent_text`, only an exact 0 or 1 reads "0" or "100" (written
+    so, without places); a probability that rounds to either shows its own digits instead.
+
+    >>> column_percent_text(Fraction(1, 3)), column_percent_text(0), column_percent_text(1)
+    ('33.33', '0', '100')
+    >>> column_percent_text(Fraction(1, 60466176)), column_percent_text(1 - Fraction(1, 10**9))
+    ('1.7e-06', '100 - 1e-07')
+    """
+    p = to_fraction(p)
+    if p in (0, 1):
+        return str(int(p * 100))
+    rounded = round(p * 100, decimals)
+    if rounded == 0:
+        return significant_text(p * 100, 2)
+    if rounded == 100:
+        return f"100 - {significant_text((1 - p) * 100, 2)}"
+    return decimal_text(p * 100, decimals)
 
 
 def fraction_size(value) -> int:

@@ -32,6 +32,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from exactdice.core.display import column_percent_text
 from exactdice.core.exact import decimal_text, fraction_text, lift_digit_limit
 from exactdice.errors import InputError
 from exactdice.web.forms import karbon_grid as karbon_grid_arguments
@@ -55,16 +56,20 @@ lift_digit_limit()
 
 
 def exact_json(value, digits: int = 2):
-    """An exact number as ``{"exact": "p/q", "percent": ..., "decimal": ...}`` (None stays None).
+    """An exact number as ``{"exact": "p/q", "percent": ..., "shown": ..., "decimal": ...}``
+    (None stays None). ``percent`` is a number for bars and sums; ``shown`` is what a person
+    reads, where only an exact 0 or 1 reads "0" or "100" (`column_percent_text`).
 
     >>> exact_json(Fraction(1, 3))
-    {'exact': '1/3', 'percent': '33.33', 'decimal': '0.3333333333'}
+    {'exact': '1/3', 'percent': '33.33', 'shown': '33.33', 'decimal': '0.3333333333'}
+    >>> exact_json(Fraction(1, 30000))["shown"], exact_json(0)["shown"]
+    ('0.0033', '0')
     """
     if value is None:
         return None
     value = Fraction(value)
     return {"exact": fraction_text(value), "percent": decimal_text(100 * value, digits),
-            "decimal": decimal_text(value, 10)}
+            "shown": column_percent_text(value, digits), "decimal": decimal_text(value, 10)}
 
 
 def _present_odds(result: dict) -> dict:

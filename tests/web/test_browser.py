@@ -85,7 +85,7 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     expected = contest_odds(ContestSetup(ability=3, challenge=2, consequence=2, peril=1))
     for name in ("win", "loss", "tie"):
         shown = text_of(browser, f"pct-{name}")
-        assert shown == exact_json(getattr(expected, name))["percent"] + "%"
+        assert shown == exact_json(getattr(expected, name))["shown"] + "%"
     # the exact fractions one click away
     browser.find_element(By.ID, "show-exact").click()
     exact_lines = [line.text for line in browser.find_elements(By.CSS_SELECTOR, "#exact-box .exact")]
@@ -100,8 +100,8 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     cell = "whatif-challenge-up"
     wait_for(lambda: "%" in text_of(browser, cell), what="the what-if strip")
     harder = contest_odds(ContestSetup(ability=3, challenge=3, consequence=2, peril=1))
-    assert f"P(win) {exact_json(harder.win)['percent']}%" in text_of(browser, cell)
-    assert (f"loss {exact_json(harder.loss)['percent']}%, tie {exact_json(harder.tie)['percent']}%"
+    assert f"P(win) {exact_json(harder.win)['shown']}%" in text_of(browser, cell)
+    assert (f"loss {exact_json(harder.loss)['shown']}%, tie {exact_json(harder.tie)['shown']}%"
             in text_of(browser, cell))
     wait_for(lambda: all("\u2026" not in element.text for element in
                          browser.find_elements(By.CSS_SELECTOR, "#whatif .value")),
@@ -212,6 +212,17 @@ def test_dist_page_charts_at_least(browser, live_server, screenshots):
     fill(browser, {"expression": "3q6"})
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "err-expression"), 30, "the expression's message")
+    assert not browser.find_element(By.ID, "answer").is_displayed()   # no old answer under it
+    # only an exact 0 or 1 reads 0 % or 100 %: 10d6 totals 10 with probability 6^-10
+    fill(browser, {"expression": "10d6"})
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: browser.find_element(By.ID, "answer").is_displayed(), 30, "the 10d6 table")
+    cells = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr")[0]
+             .find_elements(By.TAG_NAME, "td")]
+    assert cells[:4] == ["10", "1.7e-06%", "100%", "1.7e-06%"]
+    second = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr")[1]
+              .find_elements(By.TAG_NAME, "td")]
+    assert second[2] == "100 - 1.7e-06%"   # P(at least 11) = 1 - 6^-10
 
 
 def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots):
@@ -234,7 +245,7 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
     wait_for(lambda: shown_success() == exact_json(law["success"])["exact"], 60, "the new outcomes")
     for name, p in law.items():
         cells = browser.find_element(By.ID, f"outcome-{name}").find_elements(By.TAG_NAME, "td")
-        assert cells[1].text == exact_json(p)["percent"] + "%" and cells[2].text == exact_json(p)["exact"]
+        assert cells[1].text == exact_json(p)["shown"] + "%" and cells[2].text == exact_json(p)["exact"]
     browser.save_screenshot(str(screenshots / "systems-contingency.png"))
     Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("karst-attack")
     wait_for(lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-damage"),
@@ -308,7 +319,7 @@ def test_optimal_play_past_max_states_shows_certified_bounds(browser, live_serve
     assert notes[0] == f"gap {expected['gap']}: the search stopped because it reached Max states (raise it)"
     assert "(its exact value rounded down; the fraction under Exact fractions)" in notes[1]
     # the strategy's exact odds as bars; no expectations, no what-if strip of exact answers
-    assert text_of(browser, "pct-win") == exact_json(expected["strategy_odds"]["win"])["percent"] + "%"
+    assert text_of(browser, "pct-win") == exact_json(expected["strategy_odds"]["win"])["shown"] + "%"
     assert not browser.find_element(By.ID, "expectations").is_displayed()
     assert text_of(browser, "whatif").startswith("(not with bounds")
     # the choices folded away under a count (the search stopped far from the answer)
@@ -346,7 +357,7 @@ def test_optimal_player_advice_is_shown_in_words(browser, live_server, screensho
     from exactdice.karbon.solve import explain_first_round
 
     assert lines == explain_first_round(expected)
-    assert text_of(browser, "pct-win") == exact_json(expected.win)["percent"] + "%"
+    assert text_of(browser, "pct-win") == exact_json(expected.win)["shown"] + "%"
     browser.save_screenshot(str(screenshots / "karbon-optimal.png"))
 
 

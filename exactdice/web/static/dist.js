@@ -25,7 +25,11 @@
     event.preventDefault();
     exactdice.clearErrors(form);
     const {code, data} = await exactdice.postJSON("/api/dist", {expression: form.querySelector("#f-expression").value});
-    if (code !== 200) { exactdice.showErrors(form, data.errors); return; }
+    if (code !== 200) {   // the last answer must not sit under the new, bad expression
+      document.getElementById("answer").classList.add("hidden");
+      exactdice.showErrors(form, data.errors);
+      return;
+    }
     last = data;
     document.getElementById("answer").classList.remove("hidden");
     document.getElementById("summary").textContent =
@@ -34,7 +38,7 @@
     body.innerHTML = "";
     for (const row of data.outcomes) {
       const tr = document.createElement("tr");
-      const pct = value => value ? `${value.percent}%` : "";
+      const pct = value => value ? `${value.shown}%` : "";
       tr.innerHTML = `<td>${row.outcome}</td><td>${pct(row.p)}</td><td>${pct(row.at_least)}</td><td>${pct(row.at_most)}</td><td class="exactcell">${row.p.exact}</td>`;
       body.appendChild(tr);
     }

@@ -72,7 +72,7 @@
       if (!value || (name === "never_ends" && value.exact === "0")) continue;
       const row = document.createElement("div");
       row.className = "odds-row";
-      row.innerHTML = `<span>${label}</span><span class="pct" id="pct-${name}">${value.percent}%</span>` +
+      row.innerHTML = `<span>${label}</span><span class="pct" id="pct-${name}">${value.shown}%</span>` +
         `<div class="bar"><span class="${name}" style="width:${Math.min(100, parseFloat(value.percent))}%"></span></div>`;
       odds.appendChild(row);
       lines.push(`${label} = ${value.exact}`);
@@ -161,8 +161,8 @@
       const value = cells[i].querySelector(".value");
       if (data.status === "done") {
         const diff = parseFloat(data.result.win.percent) - parseFloat(base.win.percent);
-        value.innerHTML = `P(win) ${data.result.win.percent}% <span class="${diff >= 0 ? "up" : "down"}">(${diff >= 0 ? "+" : ""}${diff.toFixed(2)})</span>` +
-          `<div class="label">loss ${data.result.loss.percent}%, tie ${data.result.tie.percent}%</div>`;
+        value.innerHTML = `P(win) ${data.result.win.shown}% <span class="${diff >= 0 ? "up" : "down"}">(${diff >= 0 ? "+" : ""}${diff.toFixed(2)})</span>` +
+          `<div class="label">loss ${data.result.loss.shown}%, tie ${data.result.tie.shown}%</div>`;
         value.title = data.result.win.exact;
       } else if (data.status === "cancelled") {
         value.textContent = "cancelled";

@@ -34,7 +34,7 @@
     for (const row of result.outcomes) {
       const tr = document.createElement("tr");
       tr.id = `outcome-${row.outcome}`;
-      tr.innerHTML = `<td>${row.outcome}</td><td class="pct">${row.p.percent}%</td><td class="exactcell">${row.p.exact}</td>` +
+      tr.innerHTML = `<td>${row.outcome}</td><td class="pct">${row.p.shown}%</td><td class="exactcell">${row.p.exact}</td>` +
         `<td><button type="button">copy</button></td>`;
       tr.querySelector("button").onclick = event => exactdice.copyText(row.p.exact, event.target);
       body.appendChild(tr);

@@ -47,7 +47,7 @@
       const tr = document.createElement("tr");
       tr.id = `row-${name}`;
       tr.innerHTML = `<td>${name}</td><td>${row.observed}</td><td>${(100 * row.share).toFixed(2)}%</td>` +
-        `<td title="${row.p}">${result.exact[name].percent}%</td>` +
+        `<td title="${row.p}">${result.exact[name].shown}%</td>` +
         `<td>${row.expected.toFixed(1)}</td><td class="z">${row.z === null ? "\u2014" : (row.z >= 0 ? "+" : "") + row.z.toFixed(2)}</td>`;
       body.appendChild(tr);
     }
