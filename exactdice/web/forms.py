@@ -274,8 +274,15 @@ class _BadValue(Exception):
 
 
 def _read_field(field: Field, raw):
-    """One field's checked value; a number left blank takes its default (None: blank)."""
-    if raw is None or (isinstance(raw, str) and not raw.strip() and field.kind in ("int", "float")):
+    """One field's checked value. A number left blank is refused where the field has a
+    default (the page would show an empty box and compute with a number nobody sees),
+    else it is None; a field left out of the request takes its default."""
+    if isinstance(raw, str) and not raw.strip() and field.kind in ("int", "float"):
+        if field.default is not None:
+            kind = "whole number" if field.kind == "int" else "number"
+            raise _BadValue(f"is empty (or not a number); give a {kind}, for example {field.default}")
+        raw = None
+    if raw is None:
         raw = field.default
     if raw is None and field.kind in ("int", "float"):
         return None

@@ -141,6 +141,8 @@ def test_optimal_player_gives_advice_in_words(client):
     ({"ability": "three"}, "ability", "must be a whole number, got 'three'"),
     ({"ability": 2.5}, "ability", "must be a whole number"),
     ({"ability": True}, "ability", "must be a whole number"),
+    ({"ability": ""}, "ability", "is empty (or not a number); give a whole number, for example 3"),
+    ({"peril": "  "}, "peril", "is empty"),
     ({"consequence": 11}, "consequence", "must be at most 10 on this page"),
     ({"max_states": 0}, "max_states", "must be a whole number >= 1"),
     ({"training": "maybe"}, "training", "must be true or false"),

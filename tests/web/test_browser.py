@@ -126,6 +126,18 @@ def test_an_invalid_field_shows_its_message(browser, live_server, screenshots):
     assert text_of(browser, "err-pool") == '"zz" is not a die; write dice like d8,d8,d10 or 2d8,d10 or none'
     assert text_of(browser, "err-ability") == ""
     browser.save_screenshot(str(screenshots / "karbon-invalid-field.png"))
+    # an emptied box, and letters in a number box (the browser sends them as empty), are
+    # refused, not computed with a default nobody sees; every bad field at once
+    fill(browser, {"ability": "", "pool": "7d6,5d8,3d10"})
+    browser.find_element(By.ID, "f-peril").send_keys("abc")
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: text_of(browser, "err-ability"), 30, "the emptied field's message")
+    assert text_of(browser, "err-ability") == "is empty (or not a number); give a whole number, for example 3"
+    fill(browser, {"peril": ""})
+    browser.find_element(By.ID, "f-peril").send_keys("abc")
+    browser.find_element(By.ID, "compute").click()
+    wait_for(lambda: text_of(browser, "err-peril"), 30, "the letters' message")
+    assert text_of(browser, "err-peril").startswith("is empty (or not a number)")
 
 
 def test_cancel_really_stops_a_long_solve_and_another_tab_is_not_blocked(browser, live_server):
