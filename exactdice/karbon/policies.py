@@ -12,6 +12,7 @@ A policy is ``optimal``, ``kind`` (narrator only: plays for the player), ``rando
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, replace
 
 from exactdice.errors import InputError
@@ -144,7 +145,7 @@ def _parse_option_order(value: str, field_name: str, key: str, allowed: tuple[st
     return tuple(named) + tuple(option for option in allowed if option not in named)
 
 
-def _parse_pairs(text: str, field_name: str):
+def _parse_pairs(text: str, field_name: str, names: tuple[str, ...], keys):
     if not text.strip():
         return
     for part in text.split(";"):
@@ -154,7 +155,11 @@ def _parse_pairs(text: str, field_name: str):
                                          'like "risk=always;break=advantage"')
         key, sep, value = part.partition("=")
         if not sep:
-            raise InputError(field_name, f'"{part}" is not key=value')
+            close = difflib.get_close_matches(part, names + tuple(keys), n=1)
+            raise InputError(field_name, f'"{part}" is not a policy' + (f' (did you mean "{close[0]}"?)' if close
+                                                                      else "")
+                             + f'; give {", ".join(names[:-1])} or {names[-1]}, or preferences as key=value '
+                             f'pairs separated by ";" (keys: {", ".join(keys)})')
         yield key.strip(), value.strip()
 
 
@@ -166,6 +171,7 @@ _PLAYER_KEYS = {
     "glitch": ("glitch_order", GLITCH_OPTIONS),
     "sideswipe_take": ("sideswipe_take", ("dice", "chips")),
 }
+_NARRATOR_NAMES = ("fixed", "optimal", "kind", "random")
 _NARRATOR_KEYS = {
     "draw": ("draw", "dice"),
     "hurt": ("hurt", ("condition", "injury")),
@@ -175,9 +181,9 @@ _NARRATOR_KEYS = {
 }
 
 
-def _parse_fixed(policy, text: str, field_name: str, keys: dict):
+def _parse_fixed(policy, text: str, field_name: str, keys: dict, names: tuple[str, ...]):
     changes = {}
-    for key, value in _parse_pairs(text, field_name):
+    for key, value in _parse_pairs(text, field_name, names, keys):
         if key not in keys:
             raise InputError(field_name, f'unknown policy key "{key}"; keys: {", ".join(keys)}')
         attribute, kind = keys[key]
@@ -210,7 +216,7 @@ def parse_player_policy(text: str | None) -> PlayerPolicy:
         return PlayerPolicy()
     if text in ("random", "kind"):
         raise InputError(field_name, f"{text} is a narrator policy; the player takes optimal or fixed preferences")
-    return _parse_fixed(PlayerPolicy(), text, field_name, _PLAYER_KEYS)
+    return _parse_fixed(PlayerPolicy(), text, field_name, _PLAYER_KEYS, ("optimal", "fixed"))
 
 
 def parse_narrator_policy(text: str | None) -> NarratorPolicy:
@@ -232,5 +238,6 @@ def parse_narrator_policy(text: str | None) -> NarratorPolicy:
         if coin_flips:
             raise InputError(field_name, f"{coin_flips[0]}= is a coin flip under random; random takes only "
                                          "the keys of the dice it draws, takes or gives (draw, plans_take, give)")
-        return replace(_parse_fixed(NarratorPolicy(), rest, field_name, _NARRATOR_KEYS), kind="random")
-    return _parse_fixed(NarratorPolicy(), text, field_name, _NARRATOR_KEYS)
+        return replace(_parse_fixed(NarratorPolicy(), rest, field_name, _NARRATOR_KEYS, _NARRATOR_NAMES),
+                       kind="random")
+    return _parse_fixed(NarratorPolicy(), text, field_name, _NARRATOR_KEYS, _NARRATOR_NAMES)

@@ -271,6 +271,12 @@ def test_policy_parsing_errors():
         parse_player_policy("risk=sometimes")
     with pytest.raises(InputError, match="narrator policy"):
         parse_player_policy("random")
+    # a word that is no policy: the nearest name, and what is allowed
+    with pytest.raises(InputError, match=r'"optimall" is not a policy \(did you mean "optimal"\?\); give '
+                                         r'optimal or fixed, or preferences as key=value pairs'):
+        parse_player_policy("optimall")
+    with pytest.raises(InputError, match=r'"cruel" is not a policy; give fixed, optimal, kind or random'):
+        parse_narrator_policy("cruel")
     # the random narrator's hurt and plans are coin flips: a preference for them is refused
     for text in ("random;hurt=injury", "random; plans=dice", "random;give=d8>d10>d6;hurt=condition"):
         with pytest.raises(InputError, match=r"(hurt|plans)= is a coin flip under random"):
