@@ -377,14 +377,19 @@ def test_a_new_submit_hides_the_last_answer_and_what_if_skips_impossible_values(
     from selenium.webdriver.common.by import By
 
     open_page(browser, live_server, "/karbon")
-    fill(browser, dict(MAIN_CONTEST, peril=0))
+    fill(browser, dict(MAIN_CONTEST, ability=2, peril=0))
+    browser.find_element(By.CSS_SELECTOR, "details summary").click()
+    fill(browser, {"pool": "4d8"})
     browser.find_element(By.ID, "compute").click()
-    wait_for(lambda: any("n/a" in cell.text for cell in browser.find_elements(By.ID, "whatif-peril-down")),
-             what="the what-if strip")
-    assert text_of(browser, "whatif-peril-down").endswith("n/a (Peril (P) goes from 0 to 10)")
+    wait_for(lambda: (cells := browser.find_elements(By.CSS_SELECTOR, "#whatif .value"))
+             and all("\u2026" not in element.text for element in cells), what="the what-if strip")
+    assert text_of(browser, "whatif-peril-down").endswith("n/a: Peril (P) can't go below 0")
+    # a change the pool cannot supply says why
+    assert text_of(browser, "whatif-challenge-up").endswith(
+        "n/a\nthe pool (2d8) cannot supply 3 dice for the narrator's draw")
     # a long solve: the answer above is not left beside the new inputs, nor after Cancel
     before = len(long_solves(live_server))
-    fill(browser, LONG_CONTEST)
+    fill(browser, dict(LONG_CONTEST, pool="7d6,5d8,3d10"))
     browser.find_element(By.ID, "compute").click()
     assert not browser.find_element(By.ID, "answer").is_displayed()
     browser.find_element(By.ID, "cancel").click()

@@ -152,7 +152,8 @@
       const field = fields.find(f => f.name === name);
       const changedValue = Number(values[name]) + step;
       if ((field.low !== null && changedValue < field.low) || (field.high !== null && changedValue > field.high)) {
-        cells[i].querySelector(".value").textContent = `n/a (${field.label} goes from ${field.low} to ${field.high})`;
+        cells[i].querySelector(".value").textContent =
+          `n/a: ${field.label} can't go ${changedValue < field.low ? `below ${field.low}` : `above ${field.high}`}`;
         continue;
       }
       // no bounds search per cell: a change past Max states shows the limit's message
@@ -166,9 +167,12 @@
         value.title = data.result.win.exact;
       } else if (data.status === "cancelled") {
         value.textContent = "cancelled";
-      } else {
-        value.textContent = "\u2014";
-        value.title = Object.values(data.errors || {}).join(" ");
+      } else {   // the change itself is not allowed here (say, the pool cannot supply the dice)
+        value.textContent = "n/a";
+        const why = document.createElement("div");
+        why.className = "label";
+        why.textContent = Object.values(data.errors || {}).join(" ");
+        value.appendChild(why);
       }
     }
     if (mine === generation) whatIfJob = null;
