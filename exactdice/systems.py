@@ -47,7 +47,8 @@ class Parameter:
     to the rules. ``flag`` is the CLI spelling (default ``--name-with-dashes``); ``short``
     an optional one-letter alias such as ``-a``; ``help`` one sentence. ``example``: what
     a form starts with where there is no default but the answer needs a value (the CLI still
-    asks for one), so a page's first submit gives an answer, not an error.
+    asks for one), so a page's first submit gives an answer, not an error. ``label``: a
+    form's name for it (default: the name in words, "fail by one").
 
     >>> Parameter("negative_health", int, 0, "h = -health >= 0.", minimum=0).flag
     '--negative-health'
@@ -70,6 +71,7 @@ class Parameter:
     short: str | None = None
     metavar: str | None = None
     example: Any = None
+    label: str | None = None
 
     @property
     def flag(self) -> str:

@@ -29,7 +29,7 @@ PARAMETERS = (
               "lowest die).", minimum=0),
     Parameter("modifier", int, 0, "Face modifier added to every die of the pool."),
     Parameter("modifiers", str, None, "One face modifier per die, like 1,0,-1 (instead of "
-              "--modifier)."),
+              "--modifier).", label="Modifier per die"),
     Parameter("luck", str, "never", "When to add a luck die of the result die's size.",
               choices=LUCK_POLICIES, role="rules"),
     Parameter("fail_by_one", str, "take", "Whether a total of difficulty - 1 becomes "
@@ -37,7 +37,7 @@ PARAMETERS = (
     Parameter("luck_modifier", bool, False, "Give the luck die the result die's own face "
               "modifier.", role="rules"),
     Parameter("gm_omen", str, "exactly-1", "Which faces give the moderator an omen.",
-              choices=GM_OMEN_RULES, role="rules"),
+              choices=GM_OMEN_RULES, role="rules", label="GM omen"),
     Parameter("any_size", bool, False, "Allow pools of any odd size (the rules roll three "
               "dice).", role="rules"),
 )

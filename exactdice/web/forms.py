@@ -184,7 +184,8 @@ def integer_values(text: str, field: Field) -> list[int]:
     values = parse_integer_list(text, field.name)
     for value in values:
         if (field.low is not None and value < field.low) or (field.high is not None and value > field.high):
-            raise InputError(field.name, f"{value} is outside {field.low}..{field.high}")
+            raise InputError(field.name, f'"{text}" reaches {value}; {field.label or field.name} goes from '
+                                         f'{field.low} to {field.high} on this page')
     if len(set(values)) != len(values):
         raise InputError(field.name, f'"{text}" names a value twice')
     return values
@@ -207,9 +208,9 @@ def karbon_grid(data: dict) -> dict:
     axes = {}
     for side in ("row", "column"):
         try:
+            axis = by_name[values[f"{side}_axis"]]
             axes[side] = integer_values(values[f"{side}_values"], Field(
-                f"{side}_values", "int", low=by_name[values[f"{side}_axis"]].low,
-                high=by_name[values[f"{side}_axis"]].high))
+                f"{side}_values", "int", low=axis.low, high=axis.high, label=axis.label))
         except InputError as error:
             errors[error.field] = error.message
     if not errors and len(axes["row"]) * len(axes["column"]) > MAX_GRID_CELLS:

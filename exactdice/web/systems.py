@@ -46,8 +46,8 @@ def parameter_field(parameter) -> Field:
     >>> parameter_field(Parameter("modifier", int, 0, "Added to the d6.", maximum=5)).high
     5
     """
-    shown = dict(label=parameter.name.replace("_", " ").capitalize(), help=parameter.help,
-                 example=parameter.example)
+    shown = dict(label=parameter.label or parameter.name.replace("_", " ").capitalize(),
+                 help=parameter.help, example=parameter.example)
     if parameter.multiple:
         separator = MULTIPLE_SEPARATORS.get(parameter.kind, ";")
         default, example = (separator.join(str(item) for item in values) if values else None

@@ -247,8 +247,7 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
         return browser.execute_script(
             'const row = document.getElementById("outcome-success"); return row && row.cells[2].textContent;')
 
-    form = open_page(browser, live_server, "/systems")
-    browser.find_element(By.ID, "compute").click()   # the untouched form answers (its example difficulty)
+    form = open_page(browser, live_server, "/systems")   # it answers as it opens (its example difficulty)
     assert wait_for(shown_success, 60, "the outcomes") == exact_json(
         expected_distribution(skill_check("d6,d8,d10", difficulty=4))["success"])["exact"]
     fill(browser, {"difficulty": 7})
@@ -262,6 +261,7 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
     Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("karst-attack")
     wait_for(lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-damage"),
              30, "the Karst form")
+    wait_for(lambda: browser.find_elements(By.ID, "outcome-hit"), 30, "the Karst form's own answer")
     fill(browser, {"defense": 12, "health": 5, "damage": "2q"})
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "err-damage"), 30, "the damage field's message")

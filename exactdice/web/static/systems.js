@@ -58,7 +58,11 @@
     if (data.status === "done") show(data.result);
     else if (data.status !== "cancelled") exactdice.showErrors(form, data.errors);
   });
-  choice.addEventListener("change", async () => { form.dataset.ready = "no"; await showFields(); form.dataset.ready = "yes"; });
+  // each computation answers as it opens (its example values; they are quick to compute)
+  choice.addEventListener("change", async () => {
+    form.dataset.ready = "no"; await showFields(); form.dataset.ready = "yes"; form.requestSubmit();
+  });
   await showFields();
   form.dataset.ready = "yes";
+  form.requestSubmit();
 })();
