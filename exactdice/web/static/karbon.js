@@ -22,6 +22,7 @@
     answerJob = whatIfJob = null;
   }
   let exactText = "";
+  const WIDE_GAP = 0.2;   // bounds further apart than this say too little to act on
 
   // An optimal player past Max states: certified bounds on the value, and the odds of the
   // strategy found where its game was solved exactly.
@@ -44,9 +45,10 @@
     if (fixed) notes.push(result.lower.exact === fixed.exact
       ? "the lower bound is the fixed preferences' value: no better strategy is certified yet"
       : `the fixed preferences' value: ${fixed.decimal.slice(0, fixed.decimal.indexOf(".") + 5)}\u2026 (the search starts from it)`);
-    if (parseFloat(result.gap) > 0.5) notes.push("these bounds are still wide: the search got nowhere near the answer " +
-      "in the time and states given, so the choices below are not advice yet (the CLI can search for longer: " +
-      "exactdice karbon odds --player-policy optimal --max-seconds 600)");
+    if (parseFloat(result.gap) > WIDE_GAP) notes.push("these bounds are still wide: the search got nowhere near the " +
+      "answer in the time and states given, so the choices below are not advice yet. For an exact answer make the " +
+      "game smaller: a smaller Pool and Reserve, or explicit hands (Player hand, Narrator hand); or search for " +
+      "longer from the command line: exactdice karbon odds --player-policy optimal --max-seconds 600");
     const list = document.getElementById("bounds-notes");
     list.innerHTML = "";
     for (const note of notes) { const li = document.createElement("li"); li.textContent = note; list.appendChild(li); }
