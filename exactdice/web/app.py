@@ -199,8 +199,8 @@ def _present_table_file(path: Path) -> dict:
 
 def _stored_table_cell(stored, probability: bool) -> dict | None:
     """A cell of a tables file: ``"p/q"``, None, or certified bounds ``{"lower", "upper"}``
-    (shown "lower-upper"; the page shades a cell by the number its text starts with, here
-    the lower bound, as the exporters do)."""
+    (shown "lower-upper", with their ``gap`` rounded; the page shades a cell by the number
+    its text starts with, here the lower bound, as the exporters do, unless the gap is wide)."""
     if stored is None:
         return None
     if isinstance(stored, dict):
@@ -210,7 +210,8 @@ def _stored_table_cell(stored, probability: bool) -> dict | None:
         bounds = cell_from_data(stored)
         shown = bounds_text(bounds, percent=probability)
         return {"exact": f"[{stored['lower']}, {stored['upper']}]", "lower": stored["lower"],
-                "upper": stored["upper"], ("percent" if probability else "value"): shown}
+                "upper": stored["upper"], "gap": decimal_text(bounds.upper - bounds.lower, 4),
+                ("percent" if probability else "value"): shown}
     return _table_cell(Fraction(stored), probability)
 
 

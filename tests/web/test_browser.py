@@ -468,3 +468,27 @@ def test_every_page_s_cancel_stops_its_job_before_its_id_arrives(browser, live_s
     assert text_of(browser, "status") == "cancelled"
     assert not browser.find_element(By.ID, "grid-answer").is_displayed()
     assert not browser.find_element(By.ID, "cancel").is_displayed()
+
+
+def test_bounds_too_far_apart_are_hatched_not_shaded(browser, live_server):
+    import json
+    import sys
+
+    from selenium.webdriver.common.by import By
+
+    from exactdice.web.app import default_tables_dir
+
+    name = "karbon/ability_challenge_w1_p1_optimal"   # 10 of its 25 cells are more than 0.2 apart
+    stored = json.loads((default_tables_dir() / f"{name}.json").read_text())["tables"][0]["metrics"][0]["exact"]
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)   # an exact lower bound may have tens of thousands of digits
+    try:
+        wide = [[Fraction(cell["upper"]) - Fraction(cell["lower"]) > Fraction(1, 5) for cell in row] for row in stored]
+    finally:
+        sys.set_int_max_str_digits(limit)
+    open_page(browser, live_server, f"/tables?table={name}")
+    wait_for(lambda: browser.find_elements(By.ID, "cell-0-0"), 30, "the heatmap")
+    hatched = [[("repeating-linear-gradient" in browser.find_element(By.ID, f"cell-{r}-{c}").get_attribute("style"))
+                for c in range(len(row))] for r, row in enumerate(stored)]
+    assert hatched == wide and 0 < sum(map(sum, wide)) < 25
+    assert "Hatched: certified bounds more than 0.2 apart, not shaded." in text_of(browser, "legend")

@@ -29,17 +29,26 @@
     return `rgb(${light}, ${mid}, 255)`;
   }
 
+  // certified bounds further apart than this are not shaded (by their lower bound a cell
+  // would look hopeless where its value is simply not known yet): they are hatched grey
+  const WIDE_BOUNDS = 0.2;
+  const UNKNOWN = "repeating-linear-gradient(45deg, #e4e4e4 0 4px, #f7f7f7 4px 8px)";
+  const tooWide = cell => cell.gap !== undefined && parseFloat(cell.gap) > WIDE_BOUNDS;
+
   function draw() {
     const table = data.tables[Number(partChoice.value)];
     const metric = table.metrics[Number(metricChoice.value)];
     document.getElementById("table-title").textContent = table.title;
     heatmap(document.getElementById("heatmap"), table, metric, "cell");
     document.getElementById("legend").textContent =
-      Object.entries(table.legend).map(([k, v]) => `${k}: ${v}`).join("; ") + ". Hover a cell for its exact value.";
+      Object.entries(table.legend).map(([k, v]) => `${k}: ${v}`).join("; ") + ". Hover a cell for its exact value." +
+      (metric.cells.flat().some(c => c && tooWide(c))
+        ? ` Hatched: certified bounds more than ${WIDE_BOUNDS} apart, not shaded.` : "");
   }
 
   function heatmap(grid, table, metric, prefix) {
-    const values = metric.cells.flat().filter(c => c).map(c => parseFloat(metric.probability ? c.percent : c.value));
+    const values = metric.cells.flat().filter(c => c && !tooWide(c))
+      .map(c => parseFloat(metric.probability ? c.percent : c.value));
     const low = Math.min(...values), high = Math.max(...values);
     grid.innerHTML = "";
     const head = document.createElement("tr");
@@ -56,7 +65,12 @@
           const number = parseFloat(metric.probability ? cell.percent : cell.value);
           td.textContent = shown;
           td.title = `${metric.name} at ${table.row_label} ${row}, ${table.column_label} ${table.columns[c]}: ${cell.exact}`;
-          td.style.background = colour(high > low ? (number - low) / (high - low) : 0.5);
+          if (tooWide(cell)) {
+            td.title += " (bounds too far apart to shade: the value is not known closely enough yet)";
+            td.style.background = UNKNOWN;
+          } else {
+            td.style.background = colour(high > low ? (number - low) / (high - low) : 0.5);
+          }
         }
         tr.appendChild(td);
       });
