@@ -307,6 +307,9 @@ def test_a_new_grid_is_made_with_progress(browser, live_server, screenshots):
     expected = contest_cell(ability=3, challenge=2, consequence=1, peril=0)["P(win)"]
     assert cell.text == exact_json(expected, 1)["percent"] + "%"
     assert cell.get_attribute("title").endswith(f"{expected.numerator}/{expected.denominator}")
+    assert text_of(browser, "grid-caption") == (
+        "Ability (A) (rows) x Challenge (C) (columns); Consequence (W) 1, Peril (P) 0, Fortune (F) 0, "
+        "Fallout (K) 0, Pool 7d6,5d8,3d10, Reserve 5d6, Player policy fixed, Narrator policy fixed")
     browser.find_element(By.CSS_SELECTOR, "#grid-form details summary").click()
     browser.execute_script("document.getElementById('grid-form').scrollIntoView()")
     browser.save_screenshot(str(screenshots / "tables-new-grid.png"))

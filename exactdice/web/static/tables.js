@@ -103,6 +103,16 @@
   const gridMetric = document.getElementById("grid-metric");
   let grid = null;
 
+  // what the grid holds fixed, in the form's words (the rule knobs only where they differ)
+  function caption(values) {
+    const label = name => gridFields.find(f => f.name === name).label;
+    const kept = gridFields.filter(f => !AXES.includes(f.name) && f.name !== values.row_axis &&
+                                      f.name !== values.column_axis &&
+                                      (!f.name.startsWith("rule_") || values[f.name] !== f.default));
+    return `${label(values.row_axis)} (rows) x ${label(values.column_axis)} (columns); ` +
+      kept.map(f => `${f.label} ${values[f.name]}`).join(", ");
+  }
+
   function drawGrid() {
     heatmap(document.getElementById("grid-heatmap"), grid, grid.metrics[Number(gridMetric.value)], "grid-cell");
   }
@@ -120,7 +130,9 @@
     grid = data.result;
     fill(gridMetric, grid.metrics.map(m => m.name));
     gridMetric.classList.remove("hidden");
+    document.getElementById("grid-metric-label").classList.remove("hidden");
     document.getElementById("grid-answer").classList.remove("hidden");
+    document.getElementById("grid-caption").textContent = caption(values);
     drawGrid();
   });
   gridForm.dataset.ready = "yes";
