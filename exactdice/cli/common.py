@@ -197,7 +197,8 @@ def _option(parameter):
     declarations = [parameter.cli_flag or parameter.flag]
     if parameter.short:
         declarations.append(parameter.short)
-    settings = {"help": parameter.help}
+    repeat = parameter.multiple and "repeat" not in parameter.help.lower()
+    settings = {"help": parameter.help + (" Repeat the flag for several." if repeat else "")}
     if parameter.kind is bool and "/" not in declarations[0]:
         settings["is_flag"] = True
     else:

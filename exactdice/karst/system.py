@@ -42,8 +42,8 @@ ROLLS = {
                _AID,
                Parameter("modifier", int, 0, "Added to every death roll.")),
               "Karst death rolls from negative health H: column 'outcome', death | stable."),
-    "order": ((Parameter("modifiers", int, (), "One per combatant, repeated: --modifier 2 "
-                         "--modifier 0.", multiple=True, required=True, cli_flag="--modifier",
+    "order": ((Parameter("modifiers", int, (), "Each combatant's order modifier, combatant 1 first.",
+                         multiple=True, required=True, cli_flag="--modifier",
                          example=(2, 0)),
                Parameter("two_actions", int, (), "Combatant I takes two actions.", multiple=True),
                Parameter("surprised", int, (), "Combatant I is surprised.", multiple=True),

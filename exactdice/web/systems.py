@@ -17,6 +17,7 @@ Fraction(1, 1)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -38,21 +39,39 @@ class PreparedCall:
     values: dict
 
 
-def parameter_field(parameter) -> Field:
+def _label(parameter) -> str:
+    return parameter.label or parameter.name.replace("_", " ").capitalize()
+
+
+def in_page_words(text: str, parameters) -> str:
+    """``text`` with each parameter's CLI flag named as the page labels it (the registry's
+    summaries and help are written for the command line).
+
+    >>> from exactdice.systems import Parameter
+    >>> in_page_words("Without --health: hits only.", [Parameter("health", int)])
+    'Without "Health": hits only.'
+    """
+    for parameter in parameters:
+        text = re.sub(rf"{re.escape(parameter.flag)}(?![\w-])", f'"{_label(parameter)}"', text)
+    return text
+
+
+def parameter_field(parameter, parameters=()) -> Field:
     """A form field for one declared `exactdice.systems.Parameter` (its example, if any, is
-    what the page's control starts with).
+    what the page's control starts with; flags in its help named by the labels of
+    ``parameters``, its system's).
 
     >>> from exactdice.systems import Parameter
     >>> parameter_field(Parameter("modifier", int, 0, "Added to the d6.", maximum=5)).high
     5
     """
-    shown = dict(label=parameter.label or parameter.name.replace("_", " ").capitalize(),
-                 help=parameter.help, example=parameter.example)
+    shown = dict(label=_label(parameter), help=in_page_words(parameter.help, parameters or (parameter,)),
+                 example=parameter.example)
     if parameter.multiple:
         separator = MULTIPLE_SEPARATORS.get(parameter.kind, ";")
         default, example = (separator.join(str(item) for item in values) if values else None
                             for values in (parameter.default, parameter.example))
-        shown.update(example=example, help=f"{parameter.help} (several: separate them with '{separator}')")
+        shown.update(example=example, help=f"{shown['help']} (several: separate them with '{separator}')")
         return Field(parameter.name, "text", default or "", **shown)
     if parameter.kind is bool:
         return Field(parameter.name, "bool", bool(parameter.default), **shown)
@@ -141,8 +160,9 @@ def _pages() -> dict[str, SystemPage]:
         members = [(f"{name}-{variant}", variant, member) for variant, member in system.variants.items()] \
             if system.variants else [(name, None, system)]
         for page_name, variant, member in members:
-            pages[page_name] = SystemPage(page_name, getattr(member, "summary", page_name), name, variant,
-                                          tuple(parameter_field(p) for p in member.parameters))
+            parameters = member.parameters
+            pages[page_name] = SystemPage(page_name, in_page_words(getattr(member, "summary", page_name), parameters),
+                                          name, variant, tuple(parameter_field(p, parameters) for p in parameters))
     return pages
 
 
