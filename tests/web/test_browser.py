@@ -95,6 +95,7 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     assert text_of(browser, "played-player") == expected.player_policy.words()
     assert text_of(browser, "played-narrator") == expected.narrator_policy.words()
     assert text_of(browser, "played-rules") == "the default reading"
+    assert expected.expected_injuries == 0 and text_of(browser, "exp-injuries") == "0"   # exact 0 reads 0
     rounds = float(text_of(browser, "exp-rounds"))
     assert abs(rounds - float(expected.expected_rounds)) < 5e-5
     # the what-if strip fills in: Challenge +1 against the Python API

@@ -84,7 +84,10 @@
     for (const name of bounds ? [] : EXPECTED) {
       const value = result[`expected_${name}`];
       const row = document.createElement("tr");
-      const shown = value ? Number(value.decimal).toFixed(4) : "undefined (may never end)";
+      // as with probabilities, only an exact 0 reads 0
+      const fixed = value && Number(value.decimal).toFixed(4);
+      const shown = !value ? "undefined (may never end)" : value.exact === "0" ? "0"
+        : fixed !== "0.0000" ? fixed : Number(value.decimal) > 0 ? Number(value.decimal).toPrecision(2) : "< 1e-10";
       row.innerHTML = `<td>${name}</td><td id="exp-${name}">${shown}</td>` +
         `<td><button type="button" class="exact-one" title="${value ? value.exact : "undefined"}">copy exact</button></td>`;
       row.querySelector("button").onclick = event => exactdice.copyText(value ? value.exact : "undefined", event.target);
