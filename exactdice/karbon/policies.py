@@ -155,12 +155,20 @@ def _parse_pairs(text: str, field_name: str, names: tuple[str, ...], keys):
                                          'like "risk=always;break=advantage"')
         key, sep, value = part.partition("=")
         if not sep:
-            close = difflib.get_close_matches(part, names + tuple(keys), n=1)
-            raise InputError(field_name, f'"{part}" is not a policy' + (f' (did you mean "{close[0]}"?)' if close
-                                                                      else "")
-                             + f'; give {", ".join(names[:-1])} or {names[-1]}, or preferences as key=value '
-                             f'pairs separated by ";" (keys: {", ".join(keys)})')
+            raise InputError(field_name, _not_a_pair(part, names, keys))
         yield key.strip(), value.strip()
+
+
+def _not_a_pair(part: str, names: tuple[str, ...], keys) -> str:
+    """Why ``part`` (no "=") is not understood, with the nearest word it may have meant."""
+    if part in keys:
+        return f'"{part}" is a key without a value; write {part}=VALUE'
+    if part in names:
+        return f'"{part}" is a policy of its own; it cannot be combined with key=value pairs'
+    close = difflib.get_close_matches(part, names + tuple(keys), n=1)
+    return (f'"{part}" is not a policy' + (f' (did you mean "{close[0]}"?)' if close else "")
+            + f'; give {", ".join(names[:-1])} or {names[-1]}, or preferences as key=value pairs '
+            f'separated by ";" (keys: {", ".join(keys)})')
 
 
 _PLAYER_KEYS = {

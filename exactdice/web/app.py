@@ -41,6 +41,7 @@ from exactdice.web.forms import (DIST_FIELDS, GRID_FIELDS, KARBON_FIELD_NAMES, K
 from exactdice.tables.store import ResultKey
 from exactdice.web.jobs import JobManager
 from exactdice.web.systems import SYSTEM_PAGES
+from exactdice.web.tasks import WIDE_BOUNDS
 
 __all__ = ["create_app", "with_labels", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
 
@@ -82,7 +83,23 @@ def _present_odds(result: dict) -> dict:
             shown[name] = exact_json(value)
     if "strategy_odds" in result:
         shown["strategy_odds"] = {name: exact_json(value) for name, value in result["strategy_odds"].items()}
+    if "policies" in result and "ruleset" in result:   # here, so answers stored before it have it too
+        shown["in_words"] = _in_words(result["policies"], result["ruleset"])
     return shown
+
+
+def _in_words(policies: dict, ruleset: dict) -> dict:
+    """How both sides played and under which reading, in words, from the compact policy
+    strings and knobs a result keeps (``policies`` stays in the CLI's syntax for programs).
+
+    >>> _in_words({"player": "optimal", "narrator": "kind"}, {"sudden_death": "on"})["rules"]
+    'sudden_death=on'
+    """
+    from exactdice.karbon import Rules, parse_narrator_policy, parse_player_policy
+
+    return {"player": parse_player_policy(policies["player"]).words(),
+            "narrator": parse_narrator_policy(policies["narrator"]).words(),
+            "rules": Rules(**ruleset).differences()}
 
 
 def _present_validation(result: dict) -> dict:
@@ -194,13 +211,13 @@ def _present_table_file(path: Path) -> dict:
         tables.append({"title": table["title"], "row_label": table["row_label"], "rows": table["rows"],
                        "column_label": table["column_label"], "columns": table["columns"],
                        "legend": table.get("legend", {}), "metrics": metrics})
-    return {"tables": tables}
+    return {"tables": tables, "wide_bounds": decimal_text(WIDE_BOUNDS, 1)}
 
 
 def _stored_table_cell(stored, probability: bool) -> dict | None:
     """A cell of a tables file: ``"p/q"``, None, or certified bounds ``{"lower", "upper"}``
-    (shown "lower-upper", with their ``gap`` rounded; the page shades a cell by the number
-    its text starts with, here the lower bound, as the exporters do, unless the gap is wide)."""
+    (shown "lower-upper"; the page shades a cell by the number its text starts with, here
+    the lower bound, as the exporters do, unless the bounds are ``wide``: `WIDE_BOUNDS`)."""
     if stored is None:
         return None
     if isinstance(stored, dict):
@@ -210,7 +227,7 @@ def _stored_table_cell(stored, probability: bool) -> dict | None:
         bounds = cell_from_data(stored)
         shown = bounds_text(bounds, percent=probability)
         return {"exact": f"[{stored['lower']}, {stored['upper']}]", "lower": stored["lower"],
-                "upper": stored["upper"], "gap": decimal_text(bounds.upper - bounds.lower, 4),
+                "upper": stored["upper"], "wide": bounds.upper - bounds.lower > WIDE_BOUNDS,
                 ("percent" if probability else "value"): shown}
     return _table_cell(Fraction(stored), probability)
 
@@ -370,7 +387,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             data = await _json_body(request)
             text = data.pop("samples", None)
             column = data.pop("column", None)   # blank: the system's outcome column for this setup
-            alpha_text = data.pop("alpha", None) or "0.01"
+            alpha_text = data.pop("alpha", "0.01")   # left out: 0.01; an emptied box is an error
             errors = {}
             if not isinstance(text, str) or not text.strip():
                 errors["samples"] = "choose a CSV file of simulated outcomes (with a header row)"
@@ -381,7 +398,8 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                 if not 0 < alpha < 1:
                     raise ValueError
             except (TypeError, ValueError):
-                errors["alpha"] = f"must be a number strictly between 0 and 1, got {alpha_text!r}"
+                errors["alpha"] = (f"must be a number strictly between 0 and 1, for example 0.01, got "
+                                   f"{alpha_text!r}")
             if page is None and "max_seconds" in data:
                 errors["max_seconds"] = ("is for certified bounds in the calculator; a sample is tested "
                                          "against exact odds only")

@@ -200,7 +200,9 @@ def karbon_grid(data: dict) -> dict:
     """
     from exactdice.karbon import RULE_CHOICES
 
-    values = read_fields(GRID_FIELDS, data)
+    by_axis = {field.name: field.default for field in GRID_FIELDS if field.name.endswith("_axis")}
+    axes_named = [data.get(name, default) for name, default in by_axis.items()] if isinstance(data, dict) else []
+    values = read_fields(GRID_FIELDS, data, unused=axes_named)   # an axis's own box is not read
     by_name = {field.name: field for field in KARBON_FIELDS}
     errors = {}
     if values["row_axis"] == values["column_axis"]:
@@ -236,22 +238,23 @@ def field_descriptions(fields) -> list[dict]:
     return [field.describe() for field in fields]
 
 
-def read_fields(fields, data: dict) -> dict:
+def read_fields(fields, data: dict, unused=()) -> dict:
     """Each declared field's value from ``data`` (defaults for missing ones), checked by kind.
 
     >>> read_fields((Field("peril", "int", 0, low=0), Field("training", "bool", False)),
     ...             {"peril": " 2 ", "training": "on"})
     {'peril': 2, 'training': True}
     """
-    values, errors = read_fields_partly(fields, data)
+    values, errors = read_fields_partly(fields, data, unused)
     if errors:
         raise FormError(errors)
     return values
 
 
-def read_fields_partly(fields, data: dict) -> tuple[dict, dict]:
+def read_fields_partly(fields, data: dict, unused=()) -> tuple[dict, dict]:
     """`read_fields` without raising: (the good fields' values, {field: message} of the bad
     ones), so a form's later checks can run on what is good and report everything at once.
+    Fields named in ``unused`` (the answer will not read them) may be left blank.
 
     >>> read_fields_partly((Field("peril", "int", 0, low=0), Field("fallout", "int", 0)),
     ...                    {"peril": "-1", "fallout": "1"})
@@ -264,7 +267,8 @@ def read_fields_partly(fields, data: dict) -> tuple[dict, dict]:
     values = {}
     for field in fields:
         try:
-            values[field.name] = _read_field(field, data.get(field.name, field.default))
+            values[field.name] = _read_field(field, data.get(field.name, field.default),
+                                             blank_ok=field.name in unused)
         except _BadValue as problem:
             errors[field.name] = str(problem)
     return values, errors
@@ -274,12 +278,13 @@ class _BadValue(Exception):
     """A field's value the page may not send (the message says why)."""
 
 
-def _read_field(field: Field, raw):
+def _read_field(field: Field, raw, blank_ok: bool = False):
     """One field's checked value. A number left blank is refused where the field has a
     default (the page would show an empty box and compute with a number nobody sees),
-    else it is None; a field left out of the request takes its default."""
+    unless ``blank_ok`` (its value is not used), else it is None; a field left out of the
+    request takes its default."""
     if isinstance(raw, str) and not raw.strip() and field.kind in ("int", "float"):
-        if field.default is not None:
+        if field.default is not None and not blank_ok:
             kind = "whole number" if field.kind == "int" else "number"
             raise _BadValue(f"is empty (or not a number); give a {kind}, for example {field.default}")
         raw = None
@@ -348,7 +353,10 @@ def karbon_contest(data: dict):
                                   parse_player_policy)
     from exactdice.karbon.dice import parse_dice_list
 
-    values, errors = read_fields_partly(KARBON_FIELDS, data)
+    hands = [data.get(name) for name in ("player_dice", "narrator_dice")] if isinstance(data, dict) else []
+    explicit_hands = any(isinstance(hand, str) and hand.strip() for hand in hands)
+    values, errors = read_fields_partly(KARBON_FIELDS, data,
+                                        unused=("ability", "challenge") if explicit_hands else ())
 
     def attempt(name, build, *needs):
         """``build()``'s value, its error kept under ``name``; skipped where a field it

@@ -18,10 +18,11 @@ import io
 import re
 import sys
 import time
+from fractions import Fraction
 
 from exactdice.errors import InputError
 
-__all__ = ["karbon_odds", "karbon_bounds", "worker_memory_budget", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS"]
+__all__ = ["karbon_odds", "karbon_bounds", "worker_memory_budget", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS", "WIDE_BOUNDS"]
 
 #: the expectations of a contest, in the order the page shows them
 EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
@@ -72,7 +73,6 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
               "draws": {"player": dice_text(odds.player_draw), "narrator": dice_text(odds.narrator_draw)},
               "ruleset": odds.ruleset.to_dict(),
               "policies": {"player": odds.player_policy.text(), "narrator": odds.narrator_policy.text()},
-              "in_words": _in_words(odds.player_policy, odds.narrator_policy, odds.ruleset),
               "advice": explain_first_round(odds) if optimal else []}
     for name in EXPECTATIONS:
         result[f"expected_{name}"] = getattr(odds, f"expected_{name}")
@@ -80,6 +80,9 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
 
 
 #: why a bounds search stopped short of its precision, in the page's words
+#: certified bounds further apart than this say too little to act on: the calculator flags
+#: them, the tables page hatches them instead of shading them by their lower bound
+WIDE_BOUNDS = Fraction(1, 5)
 _BOUNDS_STOPPED = {"time": "the time given ran out (raise Bounds seconds)",
                    "states": "it reached Max states (raise it)",
                    "memory": "it reached this worker's memory budget (exactdice serve --worker-memory raises it)",
@@ -118,6 +121,7 @@ def karbon_bounds(setup, ruleset, player, narrator, max_states: int, max_seconds
                         "exact": fraction_text(found.lower) if found.lower_kind == "exact" else None},
               "upper": {"decimal": directed_decimal_text(Fraction(found.upper), 4, up=True)},
               "lower_kind": found.lower_kind, "gap": f"{found.gap:.4f}", "precision": found.precision,
+              "wide": Fraction(found.upper) - Fraction(found.lower) > WIDE_BOUNDS,
               "reached": found.gap <= found.precision,
               "stopped": None if found.gap <= found.precision else _BOUNDS_STOPPED.get(found.stopped, found.stopped),
               "states_explored": found.explored, "seconds": round(found.seconds, 1),
@@ -125,19 +129,12 @@ def karbon_bounds(setup, ruleset, player, narrator, max_states: int, max_seconds
               "draws": None if setup.player_dice is None else {"player": dice_text(setup.player_dice),
                                                                 "narrator": dice_text(setup.narrator_dice)},
               "policies": {"player": found.player_policy.text(), "narrator": found.narrator_policy.text()},
-              "in_words": _in_words(found.player_policy, found.narrator_policy, found.ruleset),
               "ruleset": found.ruleset.to_dict(),
               "advice": explain_bounded_first_round(found)}
     if found.win is not None:  # exact, against the narrator's best reply
         result["strategy_odds"] = {"win": found.win, "loss": found.loss, "tie": found.tie,
                                    "never_ends": found.never_ends}
     return result
-
-
-def _in_words(player, narrator, ruleset) -> dict:
-    """How both sides played and under which reading, as the page shows it (`policies`
-    keeps the CLI's compact syntax, which programs read)."""
-    return {"player": player.words(), "narrator": narrator.words(), "rules": ruleset.differences()}
 
 
 def karbon_law(exact: dict) -> dict:

@@ -277,6 +277,10 @@ def test_policy_parsing_errors():
         parse_player_policy("optimall")
     with pytest.raises(InputError, match=r'"cruel" is not a policy; give fixed, optimal, kind or random'):
         parse_narrator_policy("cruel")
+    with pytest.raises(InputError, match=r'"risk" is a key without a value; write risk=VALUE'):
+        parse_player_policy("risk")
+    with pytest.raises(InputError, match=r'"fixed" is a policy of its own; it cannot be combined'):
+        parse_player_policy("fixed;risk=always")
     # the random narrator's hurt and plans are coin flips: a preference for them is refused
     for text in ("random;hurt=injury", "random; plans=dice", "random;give=d8>d10>d6;hurt=condition"):
         with pytest.raises(InputError, match=r"(hurt|plans)= is a coin flip under random"):

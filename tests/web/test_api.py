@@ -163,6 +163,18 @@ def test_bad_fields_are_named(client, body, field, words):
     assert field in errors and words in errors[field], errors
 
 
+def test_a_blank_box_the_answer_does_not_read_is_no_error(client):
+    # explicit hands: no draw, so Ability and Challenge are not read
+    code, data = answer(client, "/api/karbon/odds", dict(TINY_CONTEST, ability="", challenge=" "))
+    assert data["status"] == "done", data
+    # a grid's axis: its own box is not read
+    response = client.post("/api/karbon/grid", json={"row_values": "1", "column_values": "1", "consequence": 1,
+                                                     "ability": "", "challenge": ""})
+    assert response.status_code in (200, 202), response.json()
+    response = client.post("/api/karbon/grid", json={"row_values": "1", "column_values": "1", "peril": ""})
+    assert response.status_code == 422 and "is empty" in response.json()["errors"]["peril"]
+
+
 def test_all_bad_fields_at_once_and_bad_bodies(client):
     errors = client.post("/api/karbon/odds", json={"ability": -1, "challenge": "x"}).json()["errors"]
     assert set(errors) == {"ability", "challenge"}
@@ -419,6 +431,7 @@ def test_validate_fitting_and_misfitting_samples(client):
     ({"samples": "outcome\n"}, "samples", "has a header but no sample rows"),
     ({"samples": "outcome\nwin\n", "alpha": "2"}, "alpha", "strictly between 0 and 1"),
     ({"samples": "outcome\nwin\n", "alpha": "often"}, "alpha", "strictly between 0 and 1"),
+    ({"samples": "outcome\nwin\n", "alpha": ""}, "alpha", "strictly between 0 and 1, for example 0.01"),
     ({"samples": "outcome\nwin\n", "column": 3}, "column", "must be a column name"),
     ({"samples": "outcome\nwin\n", "ability": -2, "player_dice": ""}, "ability", ">= 0"),
     ({"samples": "outcome\nwin\n", "max_seconds": 20}, "max_seconds", "tested against exact odds only"),

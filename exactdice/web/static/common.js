@@ -9,7 +9,10 @@ const exactdice = (() => {
   }
 
   // Build one control per field into `container` (a field's name is its id's suffix).
-  function buildFields(container, fields, filter) {
+  // `examples`: start each control at its field's example where it has one (a page whose
+  // first submit should answer); otherwise at its default (Validate: the values must match
+  // the uploaded samples, so nothing is filled in for the user)
+  function buildFields(container, fields, filter, examples = false) {
     for (const field of fields) {
       if (filter && !filter(field)) continue;
       const box = document.createElement("div");
@@ -20,7 +23,7 @@ const exactdice = (() => {
       label.textContent = field.label;
       label.title = field.help;
       let input;
-      const start = field.start;   // the default, or an example where the answer needs a value
+      const start = examples ? field.start : field.default;
       if (field.kind === "choice") {
         input = document.createElement("select");
         for (const choice of field.choices) {
@@ -118,13 +121,17 @@ const exactdice = (() => {
   }
 
   // Post a job and follow it to its end, showing `cancelButton` meanwhile: Cancel stops it
-  // at any moment, also before the server's reply has named it, and so does a new run with
-  // the same button (the older run then answers {status: "superseded"}, to be ignored).
-  // Returns the final JSON; a 422's errors as they came.
+  // at any moment, also before the server's reply has named it (onProgress("cancelled") at
+  // once), and so does a new run with the same button (the older run then answers
+  // {status: "superseded"}, to be ignored). Returns the final JSON; a 422's errors as they came.
   async function runJob(url, body, cancelButton, onProgress) {
     if (cancelButton.stopJob) cancelButton.stopJob("superseded");
     let job = null, stopped = null;
-    const stop = (why = "cancelled") => { stopped = why; if (job) cancel(job); };
+    const stop = (why = "cancelled") => {
+      stopped = why;
+      if (job) cancel(job);
+      if (why === "cancelled") { cancelButton.classList.add("hidden"); onProgress("cancelled"); }
+    };
     cancelButton.stopJob = stop;
     cancelButton.onclick = () => stop();
     cancelButton.classList.remove("hidden");

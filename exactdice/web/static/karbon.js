@@ -22,7 +22,6 @@
     answerJob = whatIfJob = null;
   }
   let exactText = "";
-  const WIDE_GAP = 0.2;   // bounds further apart than this say too little to act on
 
   // An optimal player past Max states: certified bounds on the value, and the odds of the
   // strategy found where its game was solved exactly.
@@ -45,7 +44,7 @@
     if (fixed) notes.push(result.lower.exact === fixed.exact
       ? "the lower bound is the fixed preferences' value: no better strategy is certified yet"
       : `the fixed preferences' value: ${fixed.decimal.slice(0, fixed.decimal.indexOf(".") + 5)}\u2026 (the search starts from it)`);
-    if (parseFloat(result.gap) > WIDE_GAP) notes.push("these bounds are still wide: the search got nowhere near the " +
+    if (result.wide) notes.push("these bounds are still wide: the search got nowhere near the " +
       "answer in the time and states given, so the choices below are not advice yet. For an exact answer make the " +
       "game smaller: a smaller Pool and Reserve, or explicit hands (Player hand, Narrator hand); or search for " +
       "longer from the command line: exactdice karbon odds --player-policy optimal --max-seconds 600");
@@ -103,11 +102,8 @@
       ? `${result.states_explored.toLocaleString()} states explored by the bounds' search; ${result.seconds} s in all`
       : `${result.states.toLocaleString()} states, ${result.transitions.toLocaleString()} transitions; ` +
         (cached ? `from the results store in ${Math.round(1000 * seconds)} ms` : `solved in ${result.solve_ms} ms`));
-    const words = result.in_words || {...result.policies, rules: ""};   // answers stored before in_words
-    for (const side of ["player", "narrator", "rules"]) {
-      document.getElementById(`played-${side}`).textContent = words[side];
-      document.getElementById(`played-${side}`).parentElement.classList.toggle("hidden", !words[side]);
-    }
+    for (const side of ["player", "narrator", "rules"]) document.getElementById(`played-${side}`).textContent =
+      result.in_words[side];
     const adviceBox = document.getElementById("advice-box");
     const advice = document.getElementById("advice");
     advice.innerHTML = "";
@@ -172,8 +168,10 @@
         value.title = data.result.win.exact;
       } else if (data.status === "cancelled") {
         value.textContent = "cancelled";
-      } else {   // the change itself is not allowed here (say, the pool cannot supply the dice)
-        value.textContent = "n/a";
+      } else {   // n/a: the change is not allowed here (a field's error: the pool cannot supply
+                 // the dice, say); a dash: it could not be computed (past Max states, out of memory)
+        const refused = Object.keys(data.errors || {}).some(name => !["max_states", "form"].includes(name));
+        value.textContent = refused ? "n/a" : "\u2014";
         const why = document.createElement("div");
         why.className = "label";
         why.textContent = Object.values(data.errors || {}).join(" ");

@@ -20,7 +20,7 @@
   async function showFields() {
     const container = document.getElementById("system-fields");
     container.innerHTML = "";
-    exactdice.buildFields(container, await exactdice.fieldsOf(choice.value));
+    exactdice.buildFields(container, await exactdice.fieldsOf(choice.value), null, true);
     document.getElementById("answer").classList.add("hidden");
     exactdice.clearErrors(form);
   }
@@ -51,6 +51,7 @@
     event.preventDefault();
     exactdice.clearErrors(form);
     status.textContent = "computing\u2026";
+    document.getElementById("answer").classList.add("hidden");   // never the last answer beside new inputs
     const data = await exactdice.runJob(`/api/exact/${choice.value}`, exactdice.formValues(form), cancelButton,
                                         text => { status.textContent = text; });
     if (data.status === "superseded") return;

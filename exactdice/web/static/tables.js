@@ -29,11 +29,10 @@
     return `rgb(${light}, ${mid}, 255)`;
   }
 
-  // certified bounds further apart than this are not shaded (by their lower bound a cell
+  // certified bounds the server calls wide are not shaded (by their lower bound a cell
   // would look hopeless where its value is simply not known yet): they are hatched grey
-  const WIDE_BOUNDS = 0.2;
   const UNKNOWN = "repeating-linear-gradient(45deg, #e4e4e4 0 4px, #f7f7f7 4px 8px)";
-  const tooWide = cell => cell.gap !== undefined && parseFloat(cell.gap) > WIDE_BOUNDS;
+  const tooWide = cell => cell.wide === true;
 
   function draw() {
     const table = data.tables[Number(partChoice.value)];
@@ -43,7 +42,7 @@
     document.getElementById("legend").textContent =
       Object.entries(table.legend).map(([k, v]) => `${k}: ${v}`).join("; ") + ". Hover a cell for its exact value." +
       (metric.cells.flat().some(c => c && tooWide(c))
-        ? ` Hatched: certified bounds more than ${WIDE_BOUNDS} apart, not shaded.` : "");
+        ? ` Hatched: certified bounds more than ${data.wide_bounds} apart, not shaded.` : "");
   }
 
   function heatmap(grid, table, metric, prefix) {
@@ -61,7 +60,7 @@
         const td = document.createElement("td");
         td.id = `${prefix}-${r}-${c}`;
         if (cell) {
-          const shown = metric.probability ? `${cell.percent}%` : cell.value;
+          const shown = metric.probability ? `${cell.shown || cell.percent}%` : cell.value;
           const number = parseFloat(metric.probability ? cell.percent : cell.value);
           td.textContent = shown;
           td.title = `${metric.name} at ${table.row_label} ${row}, ${table.column_label} ${table.columns[c]}: ${cell.exact}`;
@@ -123,6 +122,7 @@
     exactdice.clearErrors(gridForm);
     const values = exactdice.formValues(gridForm);
     status.textContent = "computing\u2026";
+    document.getElementById("grid-answer").classList.add("hidden");   // never the last grid beside new inputs
     const data = await exactdice.runJob("/api/karbon/grid", values, cancelButton, text => { status.textContent = text; });
     if (data.status === "superseded") return;
     status.textContent = data.status === "cancelled" ? "cancelled" : (data.cached ? "answered from the results store" : "");

@@ -62,6 +62,7 @@
     values.column = document.getElementById("f-column").value;
     values.alpha = document.getElementById("f-alpha").value;
     status.textContent = "computing\u2026";
+    document.getElementById("answer").classList.add("hidden");   // never the last answer beside new inputs
     const data = await exactdice.runJob(`/api/validate/${choice.value}`, values, cancelButton,
                                         text => { status.textContent = text; });
     if (data.status === "superseded") return;
