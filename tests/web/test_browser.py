@@ -210,6 +210,15 @@ def test_validator_takes_an_uploaded_csv(browser, live_server, screenshots, tmp_
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "err-samples"), 30, "the file's message")
     assert "has no column 'outcome' (its columns: result)" in text_of(browser, "err-samples")
+    # another system's setup starts empty where it has no default (no example filled in:
+    # the values must be the ones the samples were simulated with)
+    from selenium.webdriver.support.ui import Select
+
+    form = browser.find_element(By.TAG_NAME, "form")
+    Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("karst-death")
+    wait_for(lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-negative_health"),
+             30, "the Karst death setup")
+    assert browser.find_element(By.ID, "f-negative_health").get_attribute("value") == ""
 
 
 def test_dist_page_charts_at_least(browser, live_server, screenshots):
