@@ -303,22 +303,38 @@ def split_values(system: RulesSystem, values: Mapping[str, Any]) -> tuple[dict, 
     >>> setup, rules
     ({'dice': '3d6'}, {'luck': 'always'})
     """
+    _check_known(system, values)
     roles = {parameter.name: parameter.role for parameter in system.parameters}
-    unknown = [name for name in values if name not in roles]
-    if unknown:
-        raise InputError(unknown[0], f"is not a parameter of {system.name} "
-                                     f"(its parameters: {', '.join(roles)})")
     setup = {name: value for name, value in values.items() if roles[name] == "setup"}
     rules = {name: value for name, value in values.items() if roles[name] == "rules"}
     return setup, rules
 
 
+def _check_known(system: RulesSystem, values: Mapping[str, Any]) -> None:
+    """Refuse a name that is none of *system*'s parameters (a misspelt one would otherwise
+    leave its parameter at the default, and the answer silently wrong)."""
+    import difflib
+
+    names = [parameter.name for parameter in system.parameters]
+    for name in values:
+        if name not in names:
+            close = difflib.get_close_matches(str(name), names, n=1)
+            raise InputError(name, f"is not a parameter of {system.name}"
+                                   + (f' (did you mean "{close[0]}"?)' if close else "")
+                                   + f"; its parameters: {', '.join(names)}")
+
+
 def setup_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
-    """Every setup parameter of *system* with its value from *values* or its default, checked.
+    """Every setup parameter of *system* with its value from *values* or its default, checked;
+    *values* may hold the rules parameters too, but no name that is not a parameter.
 
     >>> setup_values(get_system("karst").variants["action"], {})
     {'modifier': 0}
+    >>> setup_values(get_system("karst").variants["action"], {"modifer": 1})
+    Traceback (most recent call last):
+    exactdice.errors.InputError: modifer: is not a parameter of action (did you mean "modifier"?); its parameters: modifier
     """
+    _check_known(system, values)
     setup = {}
     for parameter in system.parameters:
         if parameter.role != "setup":
@@ -331,7 +347,9 @@ def setup_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
 
 
 def rules_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
-    """Every rules parameter of *system* with its value from *values* or its default, checked."""
+    """Every rules parameter of *system* with its value from *values* or its default, checked
+    (no name in *values* that is not a parameter)."""
+    _check_known(system, values)
     return {parameter.name: parameter.check(values.get(parameter.name, parameter.default))
             for parameter in system.parameters if parameter.role == "rules"}
 

@@ -112,7 +112,8 @@ def karst_setup(seed: int):
     """A random Karst roll: kind, setup and rules values (aid varied)."""
     rng = random.Random(seed)
     kind = ("action", "attack", "attack", "death", "order")[seed % 5]
-    rules = {"aid": rng.randint(0, 2)}
+    aid = rng.randint(0, 2)   # drawn for every kind, so each seed keeps its case
+    rules = {"aid": aid} if kind in ("attack", "death") else {}   # the rolls that declare it
     if kind == "action":
         return kind, {"modifier": rng.randint(-3, 6)}, rules
     if kind == "death":

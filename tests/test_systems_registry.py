@@ -1,0 +1,39 @@
+"""The registry's one shape refuses what it does not know: a misspelt parameter would
+otherwise be left at its default and the answer silently wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from exactdice.errors import InputError
+from exactdice.systems import get_system, system_names
+
+
+@pytest.mark.parametrize("system, values, field, words", [
+    ("karbon", {"sudden_death": "on"}, "sudden_death", "is not a parameter of karbon; its parameters:"),
+    ("karbon", {"abilty": 3, "challenge": 2}, "abilty", 'did you mean "ability"?'),
+    ("contingency", {"dice": "3d6", "difficulty": 4, "advantge": 1}, "advantge", 'did you mean "advantage"?'),
+    ("chronica", {"sides": ("d6", "d6"), "tierule": "x"}, "tierule", 'did you mean "tie_rule"?'),
+])
+def test_an_unknown_parameter_is_refused_by_setup_and_rules(system, values, field, words):
+    registered = get_system(system)
+    for part in (registered.setup, registered.rules):
+        with pytest.raises(InputError) as raised:
+            part(values)
+        assert raised.value.field == field and words in raised.value.message
+
+
+def test_the_right_spelling_changes_the_answer():
+    karbon = get_system("karbon")
+    setup = karbon.setup({"ability": 3, "challenge": 2, "consequence": 2, "peril": 1})
+    default = karbon.exact(setup, karbon.rules({}))
+    sudden = karbon.exact(setup, karbon.rules({"rules": ["sudden_death=on"]}))
+    assert default["tie"] > 0 == sudden.get("tie", 0)
+
+
+def test_every_system_and_variant_refuses_a_name_it_does_not_declare():
+    for name in system_names():
+        system = get_system(name)
+        for member in list(system.variants.values()) or [system]:
+            with pytest.raises(InputError, match="is not a parameter"):
+                member.setup({"no_such_parameter": 1})
