@@ -55,6 +55,9 @@ class Parameter:
     >>> Parameter("modifier", int, 0, "Added to the d6.", maximum=5).check(9)
     Traceback (most recent call last):
     exactdice.errors.InputError: modifier: must be <= 5, got 9
+    >>> Parameter("modifier", int, 0).check("1")
+    Traceback (most recent call last):
+    exactdice.errors.InputError: modifier: must be a whole number, got '1'
     """
 
     name: str
@@ -86,6 +89,9 @@ class Parameter:
                 if self.required:
                     raise InputError(self.name, "is required")
                 continue
+            if not _is_kind(item, self.kind):
+                raise InputError(self.name, f"must be {_KIND_WORDS.get(self.kind, self.kind.__name__)}, "
+                                            f"got {item!r}")
             if self.choices is not None and item not in self.choices:
                 raise InputError(self.name, f"must be one of {', '.join(self.choices)}, got {item!r}")
             if self.minimum is not None and item < self.minimum:
@@ -93,6 +99,18 @@ class Parameter:
             if self.maximum is not None and item > self.maximum:
                 raise InputError(self.name, f"must be <= {self.maximum}, got {item!r}")
         return value
+
+
+_KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}
+
+
+def _is_kind(value, kind: type) -> bool:
+    """Whether ``value`` is of a parameter's kind (a bool is no number; an int is a float)."""
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind in (int, float):
+        return not isinstance(value, bool) and isinstance(value, int if kind is int else (int, float))
+    return isinstance(value, kind)
 
 
 @dataclass(frozen=True)

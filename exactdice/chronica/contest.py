@@ -39,7 +39,7 @@ from itertools import product
 from math import comb, prod
 from typing import NamedTuple
 
-from exactdice.chronica.ruleset import MAX_CONTEST_DICE, PHYSICAL_DICE, Rules, side_text
+from exactdice.chronica.ruleset import MAX_CONTEST_DICE, PHYSICAL_DICE, Rules, read_sides, side_text
 from exactdice.core.distribution import Distribution
 from exactdice.core.exact import fraction_text
 from exactdice.errors import InputError, TooLargeError, check_invariant
@@ -784,7 +784,8 @@ def solve_contest(sides, rules: Rules | None = None, target: int | None = None,
                   *, concessions: bool = True) -> ContestResult:
     """Solve a contest exactly: P(win) per side, P(tie), success dice and concessions.
 
-    ``sides`` is a list of sides (see `parse_side`); ``target`` is the dN of a condition or
+    ``sides`` is a list of sides, each dice text like ``"d8,d6"`` or pools of die sizes
+    (`read_sides`); ``target`` is the dN of a condition or
     penalty contest. Pushes mix the tie mass into re-rolled contests exactly.
     ``concessions=False`` skips the concession dice (about twice as fast).
 
@@ -793,7 +794,7 @@ def solve_contest(sides, rules: Rules | None = None, target: int | None = None,
     ((Fraction(9, 16), Fraction(5, 16)), Fraction(1, 8))
     """
     rules = rules or Rules()
-    sides = [tuple(tuple(pool) for pool in side) for side in sides]
+    sides = read_sides(sides)
     if len(sides) < 2:
         raise InputError("sides", f"a contest needs at least two sides, got {len(sides)}")
     if target is not None and (not isinstance(target, int) or target < 1):

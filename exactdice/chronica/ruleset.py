@@ -20,7 +20,7 @@ from exactdice.core.distribution import MAX_FACES
 from exactdice.errors import InputError, TooLargeError
 
 __all__ = ["Rules", "TIE_RULES", "PHYSICAL_DICE", "MAX_CONTEST_DICE", "MAX_PUSHES", "dice_text",
-           "parse_die", "parse_dice_list", "parse_side", "side_text"]
+           "parse_die", "parse_dice_list", "parse_side", "read_sides", "side_text"]
 
 #: how a contest ends in a tie: every die discarded (seed 003), or also after four discard rounds (002)
 TIE_RULES = ("all-discarded", "four-ties")
@@ -135,6 +135,33 @@ def parse_side(text: str, field: str = "sides") -> tuple[tuple[int, ...], ...]:
     if not text.strip():
         raise InputError(field, "a side needs at least one die (for example d8,d6)")
     return tuple(parse_dice_list(pool, field) for pool in text.split("/"))
+
+
+def read_sides(sides, field: str = "sides") -> list[tuple[tuple[int, ...], ...]]:
+    """Sides as `solve_contest` takes them: each a text like ``"d8,d6/d10"`` (`parse_side`)
+    or already pools of die sizes, checked either way.
+
+    >>> read_sides(["d8,d6", ((10,),)])
+    [((8, 6),), ((10,),)]
+    >>> read_sides([[(8, 0)], "d6"])
+    Traceback (most recent call last):
+    exactdice.errors.InputError: sides: a die needs a whole number of sides >= 1, got 0
+    """
+    read = []
+    for side in sides:
+        if isinstance(side, str):
+            read.append(parse_side(side, field))
+            continue
+        try:
+            pools = tuple(tuple(pool) for pool in side)
+        except TypeError:
+            raise InputError(field, f'a side is dice like "d8,d6" or pools of die sizes like ((8, 6),), '
+                                    f"got {side!r}") from None
+        for pool in pools:
+            for size in pool:
+                _check_size(size, field)
+        read.append(pools)
+    return read
 
 
 def dice_text(sizes) -> str:

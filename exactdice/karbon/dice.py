@@ -18,9 +18,10 @@ from functools import lru_cache
 
 from exactdice.core.dice_list import dice_text as core_dice_text
 from exactdice.core.dice_list import parse_dice_list as core_dice_list
-from exactdice.core.distribution import Distribution
+from exactdice.core.distribution import MAX_FACES, Distribution
+from exactdice.errors import InputError
 
-__all__ = ["die_classes", "compositions", "DiceCounts", "parse_dice_list", "dice_text", "hit_rank_key", "DiceSizes",
+__all__ = ["die_classes", "compositions", "DiceCounts", "parse_dice_list", "dice_counts", "dice_text", "hit_rank_key", "DiceSizes",
            "hand_roll"]
 
 def die_classes(sides: int) -> tuple[int, int, int]:
@@ -53,6 +54,28 @@ def parse_dice_list(text: str, field: str) -> dict[int, int]:
     {6: 7, 8: 5, 10: 3}
     """
     return dict(sorted(Counter(core_dice_list(text, field, empty_allowed=True)).items()))
+
+
+def dice_counts(value, field: str) -> dict[int, int]:
+    """Dice given as ``"2d8,d10"`` (as on the command line) or as a ``{sides: count}``
+    mapping, checked: {sides: count} with sizes 1 to `MAX_FACES` and whole counts >= 0.
+
+    >>> dice_counts("2d8,d10", "pool"), dice_counts({6: 2}, "pool")
+    ({8: 2, 10: 1}, {6: 2})
+    >>> dice_counts({0: 2}, "pool")
+    Traceback (most recent call last):
+    exactdice.errors.InputError: pool: d0: a die needs 1 to 1,000,000 sides
+    """
+    if isinstance(value, str):
+        return parse_dice_list(value, field)
+    if not isinstance(value, Mapping):
+        raise InputError(field, f'give dice like "2d8,d10" or a {{sides: count}} mapping, got {value!r}')
+    for sides, count in value.items():
+        if not isinstance(sides, int) or isinstance(sides, bool) or not 1 <= sides <= MAX_FACES:
+            raise InputError(field, f"d{sides}: a die needs 1 to {MAX_FACES:,} sides")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise InputError(field, f"d{sides}: the count must be a whole number >= 0, got {count!r}")
+    return dict(value)
 
 
 def dice_text(counts: Mapping[int, int] | Iterable[int]) -> str:

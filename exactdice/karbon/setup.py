@@ -16,7 +16,7 @@ from pathlib import Path
 
 from exactdice.errors import InputError, TooLargeError
 from exactdice.input_files import read_json_file
-from exactdice.karbon.dice import DiceCounts, DiceSizes, compositions, dice_text, parse_dice_list
+from exactdice.karbon.dice import DiceCounts, DiceSizes, compositions, dice_counts, dice_text, parse_dice_list
 from exactdice.karbon.position import STACK_SIZE, Position
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 
@@ -148,7 +148,7 @@ class ContestSetup:
         for name in ("player_dice", "narrator_dice", "pool", "reserve"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, DiceCounts):
-                object.__setattr__(self, name, DiceCounts(value))
+                object.__setattr__(self, name, DiceCounts(dice_counts(value, name)))
 
     # ----- the draw ---------------------------------------------------------------------
 

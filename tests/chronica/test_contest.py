@@ -276,3 +276,11 @@ def test_success_code_packs_and_unpacks_every_multiset():
     for twelves, eights, sixes in product(range(2), range(3), range(4)):
         packed = twelves * code.unit[12] + eights * code.unit[8] + sixes * code.unit[6]
         assert code.decode(packed) == (12,) * twelves + (8,) * eights + (6,) * sixes
+
+
+def test_sides_as_dice_text_are_the_same_contest_and_bad_sizes_are_named():
+    assert solve_contest(["d8,d6", "d10"]) == solve_contest([((8, 6),), ((10,),)])
+    with pytest.raises(InputError, match="sides: a die needs a whole number of sides >= 1, got 0"):
+        solve_contest([((8, 0),), ((6,),)])
+    with pytest.raises(InputError, match='a side is dice like "d8,d6"'):
+        solve_contest([8, 6])

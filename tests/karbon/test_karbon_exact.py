@@ -2,6 +2,7 @@
 test per knob and policy key that fails if the knob were ignored."""
 
 import json
+import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -262,6 +263,17 @@ def test_state_file(tmp_path):
     path.write_text(json.dumps({**state, "pool": None}))
     with pytest.raises(InputError, match='pool: must be a dice string like "2d8,d10" or "none", got null$'):
         read_state_file(path)
+
+
+def test_a_setup_takes_dice_as_text_or_counts_and_names_bad_ones():
+    as_text = ContestSetup(ability=3, challenge=2, pool="7d6,5d8,3d10", reserve="5d6")
+    assert as_text == ContestSetup(ability=3, challenge=2, pool={6: 7, 8: 5, 10: 3}, reserve={6: 5})
+    for pool, words in (({0: 2}, "pool: d0: a die needs 1 to 1,000,000 sides"),
+                        ({6: -1}, "pool: d6: the count must be a whole number >= 0, got -1"),
+                        ([6, 8], 'pool: give dice like "2d8,d10" or a {sides: count} mapping'),
+                        ("d6,zz", 'pool: "zz" is not a die')):
+        with pytest.raises(InputError, match=re.escape(words)):
+            ContestSetup(ability=1, challenge=1, pool=pool)
 
 
 def test_policy_parsing_errors():
