@@ -1,5 +1,6 @@
 """Contingency skill checks (the reading in `exactdice.contingency.reading`): exact model, simulator, tables.
 
+>>> from exactdice.contingency import skill_check, solve_check
 >>> solve_check(skill_check("d6,d6,d6", difficulty=4)).outcome_probabilities()["success"]
 Fraction(1, 2)
 """

@@ -1,5 +1,6 @@
 """Karst rolls (the reading in `exactdice.karst.reading`): action, opposed, attack, knock-out, death and order rolls.
 
+>>> from exactdice.karst import action_success, solve_death
 >>> action_success(2)
 Fraction(1, 2)
 >>> solve_death(2).death
