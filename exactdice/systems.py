@@ -357,10 +357,7 @@ def setup_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
     for parameter in system.parameters:
         if parameter.role != "setup":
             continue
-        value = values.get(parameter.name, parameter.default)
-        if parameter.multiple and value is None:
-            value = ()
-        setup[parameter.name] = parameter.check(tuple(value) if parameter.multiple else value)
+        setup[parameter.name] = parameter.check(_given(parameter, values))
     return setup
 
 
@@ -368,8 +365,19 @@ def rules_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
     """Every rules parameter of *system* with its value from *values* or its default, checked
     (no name in *values* that is not a parameter)."""
     _check_known(system, values)
-    return {parameter.name: parameter.check(values.get(parameter.name, parameter.default))
+    return {parameter.name: parameter.check(_given(parameter, values))
             for parameter in system.parameters if parameter.role == "rules"}
+
+
+def _given(parameter: Parameter, values: Mapping[str, Any]):
+    """A parameter's value in *values*, or its default; a list parameter as a tuple (one
+    text given alone is one item, not its letters)."""
+    value = values.get(parameter.name, parameter.default)
+    if not parameter.multiple:
+        return value
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 @dataclass(frozen=True)

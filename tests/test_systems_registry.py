@@ -37,3 +37,20 @@ def test_every_system_and_variant_refuses_a_name_it_does_not_declare():
         for member in list(system.variants.values()) or [system]:
             with pytest.raises(InputError, match="is not a parameter"):
                 member.setup({"no_such_parameter": 1})
+
+
+def test_a_list_parameter_given_one_text_is_one_item_not_its_letters():
+    karbon = get_system("karbon")
+    assert karbon.rules({"rules": "sudden_death=on"}) == karbon.rules({"rules": ["sudden_death=on"]})
+    chronica = get_system("chronica")
+    assert chronica.setup({"sides": "d6"})["sides"] == ("d6",)
+
+
+def test_on_off_knobs_take_true_and_false_and_lazy_names_are_listed():
+    import exactdice.karbon
+    from exactdice.karbon import Rules
+
+    assert Rules(sudden_death=True) == Rules(sudden_death="on") and Rules(injury_peril=False) == Rules()
+    with pytest.raises(InputError, match="tie_order takes player_first | narrator_first"):
+        Rules(tie_order=True)
+    assert {"contest_odds", "ContestOdds", "KarbonModel"} <= set(dir(exactdice.karbon))

@@ -31,3 +31,7 @@ def __getattr__(name):
     if name in _EXACT_MODEL:
         return getattr(import_module(_EXACT_MODEL[name]), name)
     raise AttributeError(f"module 'exactdice.karbon' has no attribute {name!r}")
+
+
+def __dir__():   # dir() and completion list the names imported on first use too
+    return sorted(set(globals()) | set(__all__))

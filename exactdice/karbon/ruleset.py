@@ -49,6 +49,9 @@ class Rules:
         for knob in fields(self):
             value = getattr(self, knob.name)
             allowed = RULE_CHOICES[knob.name]
+            if isinstance(value, bool) and allowed == ("off", "on"):   # Rules(sudden_death=True)
+                value = "on" if value else "off"
+                object.__setattr__(self, knob.name, value)
             if value not in allowed:
                 raise InputError("rules", f"{knob.name}={value} is not allowed; "
                                            f"{knob.name} takes {' | '.join(allowed)}")

@@ -32,7 +32,17 @@ DEFAULT_MAX_STATES = 3_000_000
 
 @dataclass
 class ContestOdds:
-    """The exact result of one contest under a ruleset and two policies."""
+    """The exact result of one contest under a ruleset and two policies.
+
+    ``win``, ``loss``, ``tie`` and ``never_ends`` (play that can never end: no chips can
+    ever be won) are exact probabilities summing to exactly 1; the ``expected_*`` counts
+    are exact too, None where play may never end. ``value`` is what optimal play
+    maximises (the expected score, win 1 and tie 1/2, or P(win) with ``objective=win``).
+    ``exact`` is False only for the float preview (``arithmetic="float"``: the numbers
+    are then floats). ``states`` and ``transitions`` size the solved game;
+    ``player_draw`` and ``narrator_draw`` are the hands drawn ({sides: count}; under an
+    optimal player its best draw); ``strategy`` the optimal side's choice per state.
+    """
 
     win: Fraction
     loss: Fraction
