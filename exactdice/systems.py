@@ -259,7 +259,7 @@ SYSTEMS: dict[str, RegistryEntry] = {
     "chronica": RegistryEntry("exactdice.chronica.system:SYSTEM",
                               "Chronica contests: the winning side or tie."),
     "karst": RegistryEntry("exactdice.karst.system:SYSTEM",
-                           "Karst rolls: action | attack | death | order (one subcommand each)."),
+                           "Karst rolls: action | opposed | attack | death | order (one subcommand each)."),
 }
 
 _LOADED: dict[str, RulesSystem] = {}

@@ -243,6 +243,7 @@ def simulate():
     \b
     CSV columns (one row per trial):
       action  trial, natural, total, outcome (success|failure)
+      opposed trial, natural, total, versus_natural, versus_total, outcome (first|second|neither)
       attack  trial, natural, total, outcome (hit|miss), damage;  with --health:
               trial, rounds, hits, negative_health, outcome (death|stable with --then-death)
       death   trial, rolls, rounds, final_negative_health, outcome (death|stable)
@@ -256,6 +257,17 @@ def simulate():
 def simulate_action(modifier, n, seed, out):
     """Action rolls. Columns: trial, natural, total, outcome."""
     _run_simulation("action", n, seed, out, modifier=modifier)
+
+
+@simulate.command("opposed")
+@click.option("--modifier", type=int, default=0, show_default=True, help="The first side's modifier.")
+@click.option("--vs", "versus", type=int, default=0, show_default=True, help="The second side's modifier.")
+@click.option("--opposed", "rule", type=click.Choice(OPPOSED_RULES), default="totals", show_default=True,
+              help="How the rolls are compared (see `karst opposed --help`).")
+@_simulation_options
+def simulate_opposed(modifier, versus, rule, n, seed, out):
+    """Opposed action rolls. Columns: trial, natural, total, versus_natural, versus_total, outcome."""
+    _run_simulation("opposed", n, seed, out, Rules(opposed=rule), modifier=modifier, versus=versus)
 
 
 @simulate.command("attack")

@@ -15,7 +15,7 @@ from exactdice.core.distribution import d
 from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
 from exactdice.karst.knockout import KnockoutSetup, damage_per_hit, knockout_then_death, solve_knockout
-from exactdice.karst.rolls import action_success, attack_hit, order_places
+from exactdice.karst.rolls import action_success, attack_hit, opposed, order_places
 from exactdice.karst.ruleset import Rules
 from exactdice.karst.simulate import SIMULATIONS
 
@@ -48,6 +48,8 @@ def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup) -> dict
     if kind == "action":
         p = action_success(setup.get("modifier", 0))
         return {"success": p, "failure": 1 - p}
+    if kind == "opposed":
+        return opposed(setup.get("modifier", 0), setup.get("versus", 0), rules)
     if kind == "death":
         return _death_laws(_solved_death(setup, rules))[0]
     if kind == "attack":
@@ -86,6 +88,9 @@ def column_distributions(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
     if kind == "action":
         modifier = setup.get("modifier", 0)
         return {"natural": shifted(6, 0), "total": shifted(6, modifier)}
+    if kind == "opposed":
+        return {"natural": shifted(6, 0), "total": shifted(6, setup.get("modifier", 0)),
+                "versus_natural": shifted(6, 0), "versus_total": shifted(6, setup.get("versus", 0))}
     if kind == "death":
         return _death_laws(_solved_death(setup, rules))[1]
     if kind == "attack":

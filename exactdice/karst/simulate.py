@@ -4,6 +4,8 @@ Every die is rolled with ``numpy.random.Generator(PCG64(seed))``, vectorised acr
 trials; one row per trial. Columns by simulation (`COLUMNS`):
 
 - ``action``: trial, natural, total, outcome (``success`` | ``failure``)
+- ``opposed``: trial, natural, total, versus_natural, versus_total, outcome (``first`` |
+  ``second`` | ``neither``: who prevails)
 - ``attack`` without health: trial, natural, total, outcome (``hit`` | ``miss``), damage
   (0 on a miss); with health (a knock-out chain, one attack per round): trial, rounds,
   hits, negative_health, outcome (``death`` | ``stable`` with then-death, else empty)
@@ -28,7 +30,7 @@ from exactdice.karst.ruleset import Rules
 
 __all__ = ["SIMULATIONS", "COLUMNS", "simulate", "simulate_rows", "roll_damage"]
 
-SIMULATIONS = ("action", "attack", "death", "order")
+SIMULATIONS = ("action", "opposed", "attack", "death", "order")
 MAX_TRIALS = 10_000_000
 _TERM = re.compile(r"([+-]?)\s*(?:(\d*)[dD](\d+)|(\d+))\s*", re.ASCII)
 
@@ -41,6 +43,8 @@ def COLUMNS(kind: str, *, health=None, combatants: int = 0) -> tuple[str, ...]: 
     """
     if kind == "action":
         return ("trial", "natural", "total", "outcome")
+    if kind == "opposed":
+        return ("trial", "natural", "total", "versus_natural", "versus_total", "outcome")
     if kind == "attack":
         if health is None:
             return ("trial", "natural", "total", "outcome", "damage")
@@ -85,6 +89,21 @@ def _action(rng, n, modifier):
     total = natural + modifier
     success = (natural == 6) | ((natural != 1) & (total >= 6))
     return {"natural": natural, "total": total, "outcome": np.where(success, "success", "failure")}
+
+
+def _opposed(rng, n, modifier, versus, rules: Rules):
+    """Both sides roll an action roll (the second with ``versus``); who prevails, by the
+    rules' ``opposed`` knob."""
+    first, second = _action(rng, n, modifier), _action(rng, n, versus)
+    by_totals = np.where(first["total"] > second["total"], "first",
+                         np.where(first["total"] < second["total"], "second", "neither"))
+    outcome = by_totals
+    if rules.opposed == "success-first":
+        first_succeeds, second_succeeds = first["outcome"] == "success", second["outcome"] == "success"
+        outcome = np.where(first_succeeds & ~second_succeeds, "first",
+                           np.where(second_succeeds & ~first_succeeds, "second", by_totals))
+    return {"natural": first["natural"], "total": first["total"], "versus_natural": second["natural"],
+            "versus_total": second["total"], "outcome": outcome}
 
 
 def _death_rolls(rng, negative_health: np.ndarray, modifier: int, aid: int):
@@ -185,7 +204,7 @@ def _order(rng, n, modifiers, two_actions, surprised):
 def simulate_rows(kind: str, *, n: int, seed: int, rules: Rules = Rules(), **setup) -> list[dict]:
     """`simulate` as rows: one dict of strings per trial, keyed by `COLUMNS`.
 
-    Setup by kind: action(modifier); attack(modifier, defense, damage="d6", health=None,
+    Setup by kind: action(modifier); opposed(modifier, versus); attack(modifier, defense, damage="d6", health=None,
     unaware=False, then_death=False, death_modifier=0); death(negative_health, modifier=0);
     order(modifiers, two_actions=(), surprised=()).
 
@@ -215,6 +234,8 @@ def simulate(kind: str, *, n: int, seed: int, rules: Rules = Rules(), **setup) -
     rng = np.random.Generator(np.random.PCG64(seed))
     if kind == "action":
         arrays = _action(rng, n, setup.get("modifier", 0))
+    elif kind == "opposed":
+        arrays = _opposed(rng, n, setup.get("modifier", 0), setup.get("versus", 0), rules)
     elif kind == "death":
         arrays = _death(rng, n, setup["negative_health"], setup.get("modifier", 0), rules)
     elif kind == "attack":

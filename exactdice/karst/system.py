@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import partial
 
 from exactdice.karst.expected import expected_distribution, outcome_column
-from exactdice.karst.ruleset import Rules
+from exactdice.karst.ruleset import OPPOSED_RULES, Rules
 from exactdice.karst.tables import table_jobs
 from exactdice.systems import DeclaredSystem, Parameter, TableSet
 
@@ -26,6 +26,13 @@ _AID = Parameter("aid", int, 0, "Aid actions per round (each an extra death roll
 ROLLS = {
     "action": ((Parameter("modifier", int, 0, "Added to the d6."),),
                "Karst action rolls (d6 + modifier): column 'outcome', success | failure."),
+    "opposed": ((Parameter("modifier", int, 0, "The first side's modifier."),
+                 Parameter("versus", int, 0, "The second side's modifier.", cli_flag="--vs"),
+                 Parameter("opposed", str, "totals", "totals: the higher total prevails; success-first: a "
+                           "success beats a failure, then the higher total. Equal totals prevail for "
+                           "neither.", choices=OPPOSED_RULES, role="rules")),
+                "Karst opposed action rolls (d6 + modifier each): column 'outcome', first | second | "
+                "neither (who prevails)."),
     "attack": ((Parameter("modifier", int, 0, "Attack modifier added to the d20."),
                 Parameter("defense", int, None, "The target's defense.", required=True, example=12),
                 Parameter("damage", str, "d6", "Weapon damage, a sum of dice like 2d4+1."),
@@ -86,7 +93,7 @@ def _exact_laws(roll: str, setup: Mapping, rules: Rules) -> tuple[dict, dict]:
 
 
 def karst_roll(roll: str) -> DeclaredSystem:
-    """One Karst roll (``action``, ``attack``, ``death`` or ``order``) as a system.
+    """One Karst roll (``action``, ``opposed``, ``attack``, ``death`` or ``order``) as a system.
 
     >>> karst_roll("action").setup({"modifier": 2})
     {'modifier': 2}
@@ -112,7 +119,7 @@ def _table_sets() -> list[TableSet]:
             for name, description in _TABLE_DESCRIPTIONS.items()]
 
 
-#: Karst rolls (spec ``karst.md``): the system is its four rolls
+#: Karst rolls (spec ``karst.md``): the system is its five rolls
 SYSTEM = DeclaredSystem(
-    "karst", "Karst rolls: action | attack | death | order (one subcommand each).", Rules,
+    "karst", "Karst rolls: action | opposed | attack | death | order (one subcommand each).", Rules,
     variants={roll: karst_roll(roll) for roll in ROLLS}, table_sets=_table_sets)

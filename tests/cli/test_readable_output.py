@@ -72,6 +72,7 @@ def samples(tmp_path_factory):
         "karbon": ["karbon", "simulate", "-a", "1", "-c", "1", "-w", "1"],
         "death": ["karst", "simulate", "death", "--negative-health", "1"],
         "action": ["karst", "simulate", "action"],
+        "opposed": ["karst", "simulate", "opposed", "--modifier", "1"],
         "attack": ["karst", "simulate", "attack", "--defense", "12", "--health", "6"],
         "order": ["karst", "simulate", "order", "--modifier", "1", "--modifier", "0"],
     }.items():
@@ -112,6 +113,7 @@ JSON_COMMANDS = {
     "validate contingency": ["validate", "contingency", "--difficulty", "6", "--samples", "@contingency"],
     "validate karbon": ["validate", "karbon", "-a", "1", "-c", "1", "-w", "1", "--samples", "@karbon"],
     "validate karst action": ["validate", "karst", "action", "--samples", "@action"],
+    "validate karst opposed": ["validate", "karst", "opposed", "--modifier", "1", "--samples", "@opposed"],
     "validate karst attack": ["validate", "karst", "attack", "--defense", "12", "--health", "6",
                               "--samples", "@attack"],
     "validate karst death": ["validate", "karst", "death", "--negative-health", "1", "--samples", "@death"],

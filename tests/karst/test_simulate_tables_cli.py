@@ -144,3 +144,21 @@ def test_cli_simulate(tmp_path, capsys):
                  ["order", "--modifier", "0", "--modifier", "1"]):
         code, out, _ = run(["karst", "simulate", *argv, "--n", "500"], capsys)
         assert code == 0 and "simulated 500" in out
+
+
+def test_opposed_rolls_fit_their_own_comparison_and_not_the_other():
+    """d6-3 against d6+2: a natural 6 of the first side is a success beating the second's
+    failures under success-first, and never prevails by totals (the spec's two readings)."""
+    from exactdice.validation import goodness_of_fit
+
+    laws = {rule: expected_distribution("opposed", rules=Rules(opposed=rule), modifier=-3, versus=2)
+            for rule in ("totals", "success-first")}
+    assert laws["totals"]["first"] == 0 and laws["success-first"]["first"] == Fraction(1, 12)
+    for rule, law in laws.items():
+        assert sum(law.values()) == 1
+        samples = simulate("opposed", n=20_000, seed=3, rules=Rules(opposed=rule), modifier=-3, versus=2)
+        counts = Counter(samples["outcome"].tolist())
+        assert goodness_of_fit(law, counts, alpha=0.001).fits
+        other = laws["totals" if rule == "success-first" else "success-first"]
+        assert not goodness_of_fit(other, counts, alpha=0.001).fits
+    assert COLUMNS("opposed") == ("trial", "natural", "total", "versus_natural", "versus_total", "outcome")

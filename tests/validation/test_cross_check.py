@@ -139,6 +139,17 @@ def karst_case(seed: int):
     return registry_case("karst", kind, setup, rules, n=KARST_TRIALS, seed=seed)
 
 
+KARST_OPPOSED_CASES = 8
+
+
+def karst_opposed_case(seed: int):
+    """Opposed action rolls, both comparisons; modifiers wide enough that they differ."""
+    rng = random.Random(seed)
+    setup = {"modifier": rng.randint(-4, 4), "versus": rng.randint(-4, 4)}
+    rules = {"opposed": ("totals", "success-first")[seed % 2]}
+    return registry_case("karst", "opposed", setup, rules, n=KARST_TRIALS, seed=seed)
+
+
 # ----- Chronica ------------------------------------------------------------------------------
 
 CHRONICA_CASES = 30
@@ -220,6 +231,7 @@ SYSTEM_CASES = [
     ("contingency-total", "exactdice.contingency.simulate", contingency_total_case,
      range(CONTINGENCY_CASES)),
     ("karst", "exactdice.karst.simulate", karst_case, range(KARST_CASES)),
+    ("karst-opposed", "exactdice.karst.simulate", karst_opposed_case, range(KARST_OPPOSED_CASES)),
     ("chronica", "exactdice.chronica.simulate", chronica_case, range(CHRONICA_CASES)),
     ("karbon", "exactdice.karbon.simulate", karbon_case, range(KARBON_CASES)),
 ]

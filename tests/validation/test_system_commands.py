@@ -71,8 +71,8 @@ def test_karst_order_and_unknown_roll(capsys):
     code, out, _ = run_cli(["validate", "karst", "order", "--modifier", "0", "--modifier", "0",
                             "--combatant", "2", "--counts", "1=580,2=420", "--json"], capsys)
     assert code == 0 and json.loads(out)["column"] == "place_2"
-    code, _, err = run_cli(["validate", "karst", "opposed"], capsys)
-    assert code == 2 and "No such command 'opposed'" in err
+    code, _, err = run_cli(["validate", "karst", "parley"], capsys)
+    assert code == 2 and "No such command 'parley'" in err
 
 
 def test_chronica_counts(capsys):
