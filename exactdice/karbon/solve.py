@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from exactdice.core.display import counted, percent_text, significant_text, with_decimals
+from exactdice.core.display import counted, fraction_size, percent_text, significant_text, with_decimals
 from exactdice.core.exact import fraction_text
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.draws import DrawSearchModel
@@ -68,6 +68,30 @@ class ContestOdds:
     solution: Solution | None = field(default=None, repr=False)
     model: KarbonModel | DrawSearchModel | None = field(default=None, repr=False)
     draw_values: dict | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        """Short: each probability as a percentage with its fraction's size (the fields
+        hold the exact values; a repr of hundreds of digits helps nobody at a prompt).
+
+        >>> odds = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, pool={8: 2}, reserve={}))
+        >>> repr(odds).startswith("ContestOdds(win=51.0 % (31-digit fraction), loss=49.0 % (31-digit")
+        True
+        """
+        def shown(value):
+            if value is None or not self.exact:
+                return "None" if value is None else f"{float(value):.6g}"
+            size = fraction_size(value)
+            return f"{percent_text(value)} ({fraction_text(value) if size <= 12 else f'{size}-digit fraction'})"
+
+        def number(value):
+            return "None" if value is None else significant_text(value) if self.exact else f"{float(value):.6g}"
+
+        odds = ", ".join(f"{name}={shown(getattr(self, name))}" for name in ("win", "loss", "tie", "never_ends"))
+        counts = ", ".join(f"{name}={number(getattr(self, name))}" for name in
+                           ("expected_rounds", "expected_breaks", "expected_glitches", "expected_injuries",
+                            "expected_conditions"))
+        return (f"ContestOdds({odds}, {counts}, states={self.states:,}, transitions={self.transitions:,}, "
+                f"exact={self.exact})")
 
     def to_json(self) -> dict:
         """The ``--json`` document: exact numbers as ``"p/q"`` strings, and a ``decimal``
