@@ -206,6 +206,8 @@ class DeclaredSystem:
     exact_laws: Callable[[Mapping[str, Any], Any], tuple[dict, dict]] | None = None
     table_sets: Callable[[], list[TableSet]] = list
     variants: Mapping[str, RulesSystem] = field(default_factory=dict)
+    #: optional: an outcome as a person reads it (Chronica's "0" is "side 0 (the player)")
+    outcome_words: Callable[[str], str] | None = None
 
     def __post_init__(self):
         for name in ("exact", "simulate"):

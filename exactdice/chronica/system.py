@@ -113,7 +113,19 @@ def _table_sets() -> list[TableSet]:
 
 
 #: Chronica Mutanis Mundi contests (spec ``chronica.md``)
+def _outcome_words(outcome: str) -> str:
+    """A winner column's value in words: sides are numbered from 0, side 0 the player.
+
+    >>> _outcome_words("0"), _outcome_words("2"), _outcome_words("tie")
+    ('side 0 (the player)', 'side 2', 'tie')
+    """
+    if not outcome.isdigit():
+        return outcome
+    return f"side {outcome}" + (" (the player)" if outcome == "0" else "")
+
+
 SYSTEM = DeclaredSystem(
     "chronica", "Chronica contests: the winning side or tie.", Rules, PARAMETERS,
     make_rules=contest_rules, exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN,
-    column_distributions=_column_distributions, exact_laws=_exact_laws, table_sets=_table_sets)
+    column_distributions=_column_distributions, exact_laws=_exact_laws, table_sets=_table_sets,
+    outcome_words=_outcome_words)

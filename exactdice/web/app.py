@@ -108,7 +108,10 @@ def _present_validation(result: dict) -> dict:
 
 
 def _present_outcomes(result: dict) -> dict:
-    return {"outcomes": [{"outcome": name, "p": exact_json(p)} for name, p in result["outcomes"]]}
+    """Each outcome with its probability and its name in words (answers stored before the
+    words came have none: the outcome itself)."""
+    return {"outcomes": [{"outcome": row[0], "p": exact_json(row[1]), "words": row[2] if len(row) > 2 else row[0]}
+                         for row in result["outcomes"]]}
 
 
 def _present_grid(result: dict) -> dict:
@@ -377,7 +380,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
     async def validate(request):
         from exactdice.validation import read_sample_column
 
-        from exactdice.web.tasks import fit_report, karbon_law
+        from exactdice.web.tasks import fit_report, karbon_law, outcomes_law
 
         system = request.path_params["system"]
         page = SYSTEM_PAGES.get(system)
@@ -422,7 +425,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                 task, arguments = "validate_system", {"system": system, "values": prepared.values}
             cached = await run_in_threadpool(store_get, key)
             if cached is not None:
-                law = karbon_law(cached) if page is None else dict(cached["outcomes"])
+                law = karbon_law(cached) if page is None else outcomes_law(cached)
                 return JSONResponse({"status": "done", "cached": True,
                                      "result": _present_validation(fit_report(law, counts, alpha))})
         except FormError as error:

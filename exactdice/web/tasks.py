@@ -161,15 +161,21 @@ def validate_karbon(counts: dict, setup, ruleset, player, narrator, max_states=N
 def validate_system(counts: dict, system: str, values: dict, alpha: float = 0.01) -> dict:
     """Test sampled outcome counts against another system's exact outcome distribution."""
     exact = system_exact(system, values)
-    return dict(fit_report(dict(exact["outcomes"]), counts, alpha), exact=exact)
+    return dict(fit_report(outcomes_law(exact), counts, alpha), exact=exact)
+
+
+def outcomes_law(result: dict) -> dict:
+    """{outcome: exact probability} of a `system_exact` result (its rows also carry words)."""
+    return {row[0]: row[1] for row in result["outcomes"]}
 
 
 def system_exact(system: str, values: dict) -> dict:
     """Another system's exact outcome distribution (`exactdice.web.systems.exact_outcomes`)."""
-    from exactdice.web.systems import exact_outcomes
+    from exactdice.web.systems import SYSTEM_PAGES, exact_outcomes
 
-    # a list of [outcome, p]: the store sorts mapping keys, and the order is the system's
-    return {"outcomes": [[name, p] for name, p in exact_outcomes(system, values).items()]}
+    words = getattr(SYSTEM_PAGES[system].rules_system(), "outcome_words", None) or str
+    # a list of [outcome, p, in words]: the store sorts mapping keys, and the order is the system's
+    return {"outcomes": [[name, p, words(name)] for name, p in exact_outcomes(system, values).items()]}
 
 
 def karbon_grid(row_axis, rows, column_axis, columns, fixed, player, narrator, rules) -> dict:

@@ -560,6 +560,9 @@ def test_every_system_page_answers_its_untouched_form(client, system):
     assert sum(shown.values()) == 1
     if system in SPEC_MICRO_EXAMPLES:
         assert shown == SPEC_MICRO_EXAMPLES[system]
+    words = [row["words"] for row in data["result"]["outcomes"]]
+    assert words == (["side 0 (the player)", "side 1", "tie"] if system == "chronica"
+                     else [row["outcome"] for row in data["result"]["outcomes"]])
     # a value the page fills in with an example is still needed from a request
     examples = [field["name"] for field in fields if field["start"] != field["default"]]
     assert bool(examples) == (system not in ("karst-action", "karst-opposed"))   # all have defaults

@@ -275,6 +275,11 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
         cells = browser.find_element(By.ID, f"outcome-{name}").find_elements(By.TAG_NAME, "td")
         assert cells[1].text == exact_json(p)["shown"] + "%" and cells[2].text == exact_json(p)["exact"]
     browser.save_screenshot(str(screenshots / "systems-contingency.png"))
+    Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("chronica")   # d6 v d6
+    first = wait_for(lambda: browser.execute_script(
+        'const row = document.getElementById("outcome-0"); return row && row.cells[0].textContent;'),
+        30, "the Chronica answer")
+    assert first == "side 0 (the player)" and text_of(browser, "outcome-0").split()[-2] == "5/12"
     Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("karst-attack")
     wait_for(lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-damage"),
              30, "the Karst form")

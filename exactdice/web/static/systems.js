@@ -34,14 +34,14 @@
     for (const row of result.outcomes) {
       const tr = document.createElement("tr");
       tr.id = `outcome-${row.outcome}`;
-      tr.innerHTML = `<td>${row.outcome}</td><td class="pct">${row.p.shown}%</td><td class="exactcell">${row.p.exact}</td>` +
+      tr.innerHTML = `<td>${row.words}</td><td class="pct">${row.p.shown}%</td><td class="exactcell">${row.p.exact}</td>` +
         `<td><button type="button">copy</button></td>`;
       tr.querySelector("button").onclick = event => exactdice.copyText(row.p.exact, event.target);
       body.appendChild(tr);
     }
     if (chart) chart.destroy();
     chart = new Chart(document.getElementById("chart"), {type: "bar",
-      data: {labels: result.outcomes.map(r => r.outcome),
+      data: {labels: result.outcomes.map(r => r.words),
              datasets: [{label: "P %", data: result.outcomes.map(r => parseFloat(r.p.percent)), backgroundColor: "#2d6fb7"}]},
       options: {animation: false, indexAxis: "y", scales: {x: {beginAtZero: true, max: 100}},
                 plugins: {tooltip: {callbacks: {afterLabel: ctx => `exact ${result.outcomes[ctx.dataIndex].p.exact}`}}}}});
