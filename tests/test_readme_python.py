@@ -29,6 +29,8 @@ def test_the_printed_values_are_the_ones_the_comments_say(capsys):
 
     exec(compile(BLOCKS[0], "README.md", "exec"), {})
     assert capsys.readouterr().out.startswith("5/54 0.0925")
+    exec(compile(BLOCKS[1], "README.md", "exec"), {})
+    assert capsys.readouterr().out.splitlines()[-1] == "53.0 %  (exact: 575-digit fraction)"
     exec(compile(BLOCKS[2], "README.md", "exec"), {})
     assert capsys.readouterr().out.splitlines()[-1] == "3/4"
     exec(compile(BLOCKS[3], "README.md", "exec"), {})
