@@ -25,6 +25,8 @@ parameters (missing ones take their defaults); *rules* is an instance of the sys
 from __future__ import annotations
 
 import importlib
+import numbers
+import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -105,11 +107,14 @@ _KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool: "tru
 
 
 def _is_kind(value, kind: type) -> bool:
-    """Whether ``value`` is of a parameter's kind (a bool is no number; an int is a float)."""
+    """Whether ``value`` is of a parameter's kind: any integer (numpy's too) for ``int``, any
+    real for ``float``, never a bool for either; a path for text (a file's name)."""
     if kind is bool:
         return isinstance(value, bool)
     if kind in (int, float):
-        return not isinstance(value, bool) and isinstance(value, int if kind is int else (int, float))
+        return not isinstance(value, bool) and isinstance(value, numbers.Integral if kind is int else numbers.Real)
+    if kind is str:
+        return isinstance(value, (str, os.PathLike))
     return isinstance(value, kind)
 
 
@@ -336,9 +341,10 @@ def _check_known(system: RulesSystem, values: Mapping[str, Any]) -> None:
     import difflib
 
     names = [parameter.name for parameter in system.parameters]
+    by_flag = {parameter.flag.lstrip("-").replace("-", "_"): parameter.name for parameter in system.parameters}
     for name in values:
         if name not in names:
-            close = difflib.get_close_matches(str(name), names, n=1)
+            close = [by_flag[name]] if name in by_flag else difflib.get_close_matches(str(name), names, n=1)
             raise InputError(name, f"is not a parameter of {system.name}"
                                    + (f' (did you mean "{close[0]}"?)' if close else "")
                                    + f"; its parameters: {', '.join(names)}")

@@ -54,3 +54,22 @@ def test_on_off_knobs_take_true_and_false_and_lazy_names_are_listed():
     with pytest.raises(InputError, match="tie_order takes player_first | narrator_first"):
         Rules(tie_order=True)
     assert {"contest_odds", "ContestOdds", "KarbonModel"} <= set(dir(exactdice.karbon))
+
+
+def test_numpy_integers_and_paths_are_values_too_and_a_flag_name_points_to_its_parameter(tmp_path):
+    import numpy as np
+
+    from exactdice.chronica import solve_contest
+    from exactdice.karbon import ContestSetup
+
+    action = get_system("karst").variants["action"]
+    assert action.setup({"modifier": np.int64(2)}) == {"modifier": 2}
+    assert solve_contest([[(np.int64(8),)], [(6,)]]).win == solve_contest(["d8", "d6"]).win
+    assert ContestSetup(ability=1, challenge=1, pool={6: np.int64(3)}) == ContestSetup(ability=1, challenge=1,
+                                                                                      pool="3d6")
+    karbon = get_system("karbon")
+    assert karbon.setup({"state_file": tmp_path / "state.json"})["state_file"] == tmp_path / "state.json"
+    with pytest.raises(InputError, match=r'vs: is not a parameter of opposed \(did you mean "versus"\?\)'):
+        get_system("karst").variants["opposed"].setup({"vs": 2})
+    with pytest.raises(InputError, match="give a list of sides"):
+        solve_contest("d8,d6")

@@ -12,6 +12,7 @@ are written ``"d8,d8,d6"`` or ``"2d8,d6"``, co-operating pools separated by ``/`
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 from exactdice.core.dice_list import dice_text as core_dice_text
@@ -95,7 +96,7 @@ class Rules:
 
 
 def _check_size(size: int, field: str) -> int:
-    if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+    if not isinstance(size, numbers.Integral) or isinstance(size, bool) or size < 1:
         raise InputError(field, f"a die needs a whole number of sides >= 1, got {size!r}")
     if size > MAX_FACES:
         raise TooLargeError(field, f"d{size} has more than {MAX_FACES:,} faces (the limit)")
@@ -147,6 +148,8 @@ def read_sides(sides, field: str = "sides") -> list[tuple[tuple[int, ...], ...]]
     Traceback (most recent call last):
     exactdice.errors.InputError: sides: a die needs a whole number of sides >= 1, got 0
     """
+    if isinstance(sides, str):
+        raise InputError(field, f'give a list of sides, one per side, like ["d8,d6", "d10"], got {sides!r}')
     read = []
     for side in sides:
         if isinstance(side, str):
@@ -160,7 +163,7 @@ def read_sides(sides, field: str = "sides") -> list[tuple[tuple[int, ...], ...]]
         for pool in pools:
             for size in pool:
                 _check_size(size, field)
-        read.append(pools)
+        read.append(tuple(tuple(int(size) for size in pool) for pool in pools))
     return read
 
 

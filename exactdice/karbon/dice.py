@@ -11,6 +11,7 @@ A multiset of dice is a tuple of counts aligned with a contest's sorted die size
 
 from __future__ import annotations
 
+import numbers
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
@@ -71,11 +72,11 @@ def dice_counts(value, field: str) -> dict[int, int]:
     if not isinstance(value, Mapping):
         raise InputError(field, f'give dice like "2d8,d10" or a {{sides: count}} mapping, got {value!r}')
     for sides, count in value.items():
-        if not isinstance(sides, int) or isinstance(sides, bool) or not 1 <= sides <= MAX_FACES:
+        if not isinstance(sides, numbers.Integral) or isinstance(sides, bool) or not 1 <= sides <= MAX_FACES:
             raise InputError(field, f"d{sides}: a die needs 1 to {MAX_FACES:,} sides")
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        if not isinstance(count, numbers.Integral) or isinstance(count, bool) or count < 0:
             raise InputError(field, f"d{sides}: the count must be a whole number >= 0, got {count!r}")
-    return dict(value)
+    return {int(sides): int(count) for sides, count in value.items()}
 
 
 def dice_text(counts: Mapping[int, int] | Iterable[int]) -> str:

@@ -90,7 +90,7 @@ class ContestOdds:
         counts = ", ".join(f"{name}={number(getattr(self, name))}" for name in
                            ("expected_rounds", "expected_breaks", "expected_glitches", "expected_injuries",
                             "expected_conditions"))
-        return (f"ContestOdds({odds}, {counts}, states={self.states:,}, transitions={self.transitions:,}, "
+        return (f"ContestOdds({odds}, {counts}, states={self.states}, transitions={self.transitions}, "
                 f"exact={self.exact})")
 
     def to_json(self) -> dict:
