@@ -112,7 +112,8 @@ def _is_kind(value, kind: type) -> bool:
     if kind is bool:
         return isinstance(value, bool)
     if kind in (int, float):
-        return not isinstance(value, bool) and isinstance(value, numbers.Integral if kind is int else numbers.Real)
+        number = numbers.Integral if kind is int else numbers.Real
+        return not isinstance(value, bool) and isinstance(value, number)
     if kind is str:
         return isinstance(value, (str, os.PathLike))
     return isinstance(value, kind)

@@ -22,8 +22,8 @@ from fractions import Fraction
 
 from exactdice.core.exact import decimal_text, fraction_text, to_fraction
 
-__all__ = ["Display", "percent_text", "column_percent_text", "significant_text", "fraction_size", "with_decimals", "counted",
-           "DEFAULT_DIGITS", "SHORT_FRACTION"]
+__all__ = ["Display", "percent_text", "column_percent_text", "significant_text", "fraction_size", "with_decimals",
+           "counted", "DEFAULT_DIGITS", "SHORT_FRACTION"]
 
 DEFAULT_DIGITS = 3
 """Significant digits of a percentage or decimal unless ``--digits`` says otherwise."""

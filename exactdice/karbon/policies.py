@@ -179,6 +179,7 @@ _PLAYER_KEYS = {
     "glitch": ("glitch_order", GLITCH_OPTIONS),
     "sideswipe_take": ("sideswipe_take", ("dice", "chips")),
 }
+_PLAYER_NAMES = ("optimal", "fixed")
 _NARRATOR_NAMES = ("fixed", "optimal", "kind", "random")
 _NARRATOR_KEYS = {
     "draw": ("draw", "dice"),
@@ -224,7 +225,7 @@ def parse_player_policy(text: str | None) -> PlayerPolicy:
         return PlayerPolicy()
     if text in ("random", "kind"):
         raise InputError(field_name, f"{text} is a narrator policy; the player takes optimal or fixed preferences")
-    return _parse_fixed(PlayerPolicy(), text, field_name, _PLAYER_KEYS, ("optimal", "fixed"))
+    return _parse_fixed(PlayerPolicy(), text, field_name, _PLAYER_KEYS, _PLAYER_NAMES)
 
 
 def parse_narrator_policy(text: str | None) -> NarratorPolicy:

@@ -110,8 +110,8 @@ def _present_validation(result: dict) -> dict:
 def _present_outcomes(result: dict) -> dict:
     """Each outcome with its probability and its name in words (answers stored before the
     words came have none: the outcome itself)."""
-    return {"outcomes": [{"outcome": row[0], "p": exact_json(row[1]), "words": row[2] if len(row) > 2 else row[0]}
-                         for row in result["outcomes"]]}
+    return {"outcomes": [{"outcome": row[0], "p": exact_json(row[1]),
+                          "words": row[2] if len(row) > 2 else row[0]} for row in result["outcomes"]]}
 
 
 def _present_grid(result: dict) -> dict:
@@ -136,6 +136,11 @@ _PRESENT = {"karbon_grid": _present_grid, "karbon_odds": _present_odds, "validat
 #: every form field's label by name, for messages that quote a parameter (`max_states`)
 _LABELS = {field.name: field.label or field.name
            for field in KARBON_FIELDS + GRID_FIELDS + tuple(f for page in SYSTEM_PAGES.values() for f in page.fields)}
+
+
+#: the form fields a job's error may name (the forms' own and the validate page's)
+_JOB_FIELDS = KARBON_FIELD_NAMES + ("samples", "column", "alpha", "row_values", "column_values") + tuple(
+    field.name for page in SYSTEM_PAGES.values() for field in page.fields)
 
 
 def with_labels(text: str) -> str:
@@ -323,9 +328,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         if snapshot["result"] is not None:
             snapshot["result"] = _PRESENT[job.task](snapshot["result"])
         if snapshot["errors"]:
-            known = KARBON_FIELD_NAMES + ("samples", "column", "alpha", "row_values", "column_values") + tuple(
-                field.name for page in SYSTEM_PAGES.values() for field in page.fields)
-            snapshot["errors"] = {form_field(name, known)
+            snapshot["errors"] = {form_field(name, _JOB_FIELDS)
                                   if name != "form" else "form": with_labels(text)
                                   for name, text in snapshot["errors"].items()}
         return JSONResponse(snapshot, status_code=status_code)

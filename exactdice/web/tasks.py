@@ -79,10 +79,10 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
     return result
 
 
-#: why a bounds search stopped short of its precision, in the page's words
 #: certified bounds further apart than this say too little to act on: the calculator flags
 #: them, the tables page hatches them instead of shading them by their lower bound
 WIDE_BOUNDS = Fraction(1, 5)
+#: why a bounds search stopped short of its precision, in the page's words
 _BOUNDS_STOPPED = {"time": "the time given ran out (raise Bounds seconds)",
                    "states": "it reached Max states (raise it)",
                    "memory": "it reached this worker's memory budget (exactdice serve --worker-memory raises it)",
@@ -102,8 +102,6 @@ def karbon_bounds(setup, ruleset, player, narrator, max_states: int, max_seconds
     >>> found["kind"], found["reached"], float(found["lower"]["decimal"]) <= float(found["upper"]["decimal"])
     ('bounds', True, True)
     """
-    from fractions import Fraction
-
     from exactdice.core.exact import directed_decimal_text, fraction_text
     from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round, interval_text
     from exactdice.karbon.dice import dice_text
