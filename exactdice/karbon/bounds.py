@@ -216,7 +216,7 @@ class BoundedOdds:
             lines.append("strategy's odds: " + ", ".join(
                 f"{name} {fraction_text(value) if exact else percent_text(value)}" for name, value in odds))
         if self.fixed_value is not None:
-            lines.append(f"fixed preferences' value (the starting lower bound): "
+            lines.append("fixed preferences' value (the starting lower bound): "
                          + (fraction_text(self.fixed_value) if exact else f"{float(self.fixed_value):.{decimals}f}"))
         lines.append(f"states explored: {self.explored:,} (touched {self.touched:,}), trajectories "
                      f"{self.trajectories:,}, end components {self.end_components}; "

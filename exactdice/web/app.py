@@ -176,8 +176,9 @@ async def _json_body(request: Request) -> dict:
 
 
 def default_tables_dir() -> Path | None:
-    """The canonical tables (``tables/`` beside the package in a source checkout), or None."""
-    candidate = HERE.parents[1] / "tables"
+    """The canonical tables, or None: ``exactdice/tables/canonical``, a link to the checkout's
+    ``tables/`` and, in an installed wheel, the tables' JSON shipped as package data."""
+    candidate = HERE.parent / "tables" / "canonical"
     return candidate if candidate.is_dir() else None
 
 

@@ -13,7 +13,7 @@
     option.value = option.textContent = name;
     fileChoice.appendChild(option);
   }
-  if (!names.length) document.getElementById("err-table").textContent = "no canonical tables found (run from a source checkout)";
+  if (!names.length) document.getElementById("err-table").textContent = "no canonical tables found (the package was installed without them)";
 
   function fill(select, labels) {
     select.innerHTML = "";
