@@ -1,0 +1,40 @@
+"""Sphinx configuration of the exactdice documentation (MyST Markdown pages, furo theme).
+
+Build: ``sphinx-build -W --keep-going -b html docs docs/_build/html`` (the tests run the same
+build and every example on the pages: ``pytest tests/docs``).
+"""
+
+import exactdice
+
+project = "exactdice"
+author = "The exactdice maintainers"
+copyright = "2026, The exactdice maintainers"
+version = release = exactdice.__version__
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx_click",
+]
+
+source_suffix = {".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "examples"]
+
+# MyST: ``{doc}`` and ``[text](page.md)`` links are checked; headings get anchors for ``page.md#anchor``
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# API reference: numpydoc-style sections (Parameters, Returns, Raises), read by napoleon
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_rtype = False
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+autodoc_default_options = {"members": True, "show-inheritance": False}
+
+html_theme = "furo"
+html_title = f"exactdice {release}"
+html_static_path = []
+# no network in the build: nothing is fetched (no intersphinx, no remote images)
