@@ -123,6 +123,22 @@ def test_the_pages_link_only_within_the_site_or_to_the_repository():
             assert not target.startswith(("../../exactdice", "../exactdice", "/")), f"{_name(page)}: {target}"
 
 
+def test_the_readme_links_lead_to_files():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", readme):
+        if not urlsplit(target).scheme:
+            assert (ROOT / target).exists(), f"README.md links to {target}, which does not exist"
+
+
+def test_the_readme_is_short_and_no_diary():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    diary = re.compile(r"\b(19|20)\d\d\b|this (stop|session)|last stop|the issue's report", re.I)
+    for page in EXAMPLE_PAGES:
+        found = diary.findall(page.read_text(encoding="utf-8"))
+        assert not found, f"{_name(page)} reads like a diary: {found}"
+
+
 # --- the examples ---------------------------------------------------------------------------
 
 
