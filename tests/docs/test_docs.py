@@ -235,16 +235,16 @@ def test_the_commands_print_what_the_page_says(page, page_folder):
     read), with this environment's ``exactdice``; each prints what the page shows."""
     bin_dir = Path(sys.executable).parent
     environment = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "COLUMNS": "100",
-                   "EXACTDICE_STORE": str(page_folder / "results.sqlite")}
+                   "EXACTDICE_STORE": str(page_folder / "results.sqlite"), "PYTHONUNBUFFERED": "1"}
     environment.pop("EXACTDICE_MAX_MEMORY", None)
     failures = []
     for language, body, line in blocks(page):
         if language != "console":
             continue
         for command, want in _console_examples(body):
-            done = subprocess.run(["bash", "-c", command], cwd=page_folder, env=environment, capture_output=True,
-                                  text=True, timeout=300)
-            got = done.stdout + done.stderr
+            done = subprocess.run(["bash", "-c", command], cwd=page_folder, env=environment, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, timeout=300)
+            got = done.stdout
             if not _expected_matches(want, got):
                 failures.append(f"{_name(page)}:{line}: $ {command}\n--- the page says:\n{want}\n--- it printed "
                                 f"(exit {done.returncode}):\n{got}")
