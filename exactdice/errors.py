@@ -19,9 +19,18 @@ class ExactdiceError(Exception):
 class InputError(ExactdiceError, ValueError):
     """Bad input: names the parameter (or file key) at fault and what is allowed.
 
-    ``field`` is the Python parameter's name, never a CLI flag; other parameters named in
-    the message are written in backquotes (`` `difficulty` ``), so the CLI can show flags.
+    A `ValueError`. The command line shows it as one line naming the flag, with exit code 2.
 
+    Parameters
+    ----------
+    field : str or None
+        The Python parameter's name, never a CLI flag; other parameters named in the
+        message are written between backquotes, so the CLI can show their flags instead.
+    message : str
+        What was wrong and what is allowed.
+
+    Examples
+    --------
     >>> str(InputError("ability", "must be >= 0, got -1"))
     'ability: must be >= 0, got -1'
     """
@@ -37,7 +46,15 @@ class InputError(ExactdiceError, ValueError):
 
 
 class TooLargeError(InputError):
-    """Work past a size limit; the message says the size and how to raise the limit."""
+    """Work past a size limit; the message says the size and how to raise the limit.
+
+    Parameters
+    ----------
+    field : str or None
+        The parameter or limit at fault (``max_states``, say).
+    message : str
+        How big the work would be and how to raise the limit.
+    """
 
 
 class InternalError(ExactdiceError, RuntimeError):
@@ -51,6 +68,20 @@ class InternalError(ExactdiceError, RuntimeError):
 def check_invariant(holds: bool, message: str) -> None:
     """Raise `InternalError` with *message* unless *holds* (an ``assert`` that ``-O`` keeps).
 
+    Parameters
+    ----------
+    holds : bool
+        The invariant's value.
+    message : str
+        What broke, for the error.
+
+    Raises
+    ------
+    InternalError
+        When *holds* is false.
+
+    Examples
+    --------
     >>> check_invariant(1 + 1 == 2, "arithmetic")
     >>> check_invariant(False, "weights must sum to 36")
     Traceback (most recent call last):

@@ -55,8 +55,24 @@ class Distribution:
     Build one with `d`, `constant`, `Distribution.from_faces` or from a mapping of
     outcome -> positive int weight. Outcomes are kept sorted. A distribution is immutable
     (its weights are a read-only view and its attributes cannot be set), so it can be
-    cached and shared.
+    cached and shared. Probabilities are `fractions.Fraction` s made from the weights on
+    demand.
 
+    Parameters
+    ----------
+    weights : Mapping[Hashable, int]
+        Outcome -> positive integer weight; the probability of an outcome is its weight
+        over the sum of the weights.
+
+    Raises
+    ------
+    TypeError
+        When a weight is not an int.
+    ValueError
+        When a weight is negative, or no outcome has a positive weight.
+
+    Examples
+    --------
     >>> Distribution({1: 1, 2: 3}).probability(2)
     Fraction(3, 4)
     >>> Distribution({1: 1})._weights[1] = 100
@@ -603,6 +619,25 @@ def _order_pair(a: Distribution, b: Distribution, take_max: bool) -> Distributio
 def d(sides: int) -> Distribution:
     """A fair die with faces 1..sides.
 
+    Parameters
+    ----------
+    sides : int
+        The number of faces, at least 1 and at most `MAX_FACES`.
+
+    Returns
+    -------
+    Distribution
+        Each face 1..sides with weight 1.
+
+    Raises
+    ------
+    InputError
+        When *sides* is not a whole number of at least 1.
+    TooLargeError
+        When *sides* is more than `MAX_FACES`.
+
+    Examples
+    --------
     >>> d(6).probability(3)
     Fraction(1, 6)
     """
@@ -616,6 +651,18 @@ def d(sides: int) -> Distribution:
 def constant(value) -> Distribution:
     """A distribution that always gives ``value``.
 
+    Parameters
+    ----------
+    value : Hashable
+        The one outcome.
+
+    Returns
+    -------
+    Distribution
+        *value* with probability 1.
+
+    Examples
+    --------
     >>> constant(3).mean()
     Fraction(3, 1)
     """

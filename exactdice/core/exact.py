@@ -32,6 +32,18 @@ lift_digit_limit()
 def to_fraction(value) -> Fraction:
     """Convert an exact rational (int, Fraction, gmpy2 mpq, flint fmpq) to ``Fraction``.
 
+    Parameters
+    ----------
+    value : int, Fraction, mpq or fmpq
+        The exact value.
+
+    Returns
+    -------
+    Fraction
+        The same value.
+
+    Examples
+    --------
     >>> to_fraction(3)
     Fraction(3, 1)
     """
@@ -56,6 +68,18 @@ def to_fraction(value) -> Fraction:
 def fraction_text(value) -> str:
     """Write an exact rational as ``"p/q"`` (``"p"`` when q is 1).
 
+    Parameters
+    ----------
+    value : int, Fraction or another exact rational
+        The value (gmpy2 and FLINT rationals too).
+
+    Returns
+    -------
+    str
+        Numerator and denominator in full.
+
+    Examples
+    --------
     >>> fraction_text(Fraction(1, 2)), fraction_text(2)
     ('1/2', '2')
     """
@@ -68,6 +92,23 @@ def fraction_text(value) -> str:
 def parse_fraction(text: str) -> Fraction:
     """Read ``"p/q"`` or ``"p"`` back into a ``Fraction`` (the inverse of `fraction_text`).
 
+    Parameters
+    ----------
+    text : str
+        The fraction as written by `fraction_text` (and in every ``--json`` answer).
+
+    Returns
+    -------
+    Fraction
+        The exact value.
+
+    Raises
+    ------
+    ValueError
+        When *text* is not a fraction.
+
+    Examples
+    --------
     >>> parse_fraction("-3/4")
     Fraction(-3, 4)
     """
@@ -77,6 +118,20 @@ def parse_fraction(text: str) -> Fraction:
 def decimal_text(value, digits: int = 10) -> str:
     """Show an exact rational as a rounded decimal for people (never used in computation).
 
+    Parameters
+    ----------
+    value : int, Fraction or another exact rational
+        The value.
+    digits : int, default 10
+        Digits after the decimal point.
+
+    Returns
+    -------
+    str
+        The value rounded half to even, as text.
+
+    Examples
+    --------
     >>> decimal_text(Fraction(2, 3), 4)
     '0.6667'
     """

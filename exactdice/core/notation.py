@@ -38,7 +38,15 @@ MAX_NOTATION_RESULT_CHARACTERS = 2 * 10**8
 
 
 class NotationError(InputError):
-    """Bad dice notation; the message points at the character at fault."""
+    """Bad dice notation; the message points at the character at fault.
+
+    Parameters
+    ----------
+    field : str or None
+        The name of the input at fault (``notation`` by default).
+    message : str
+        What is wrong and where.
+    """
 
 
 class _Parser:
@@ -195,8 +203,31 @@ class _Parser:
 def parse_dice(text: str, field: str = "notation") -> Distribution:
     """Parse dice notation into an exact distribution.
 
-    Raises `NotationError` (an `InputError`) naming the column of the bad character.
+    Sums and differences of dice (``3d6+2``, ``d6+d8+d10``), keep-highest and keep-lowest
+    (``4d6kh3``, ``2d20kl1``) and parentheses.
 
+    Parameters
+    ----------
+    text : str
+        The expression.
+    field : str, default "notation"
+        The name an error gives the expression (a CLI flag, a form field).
+
+    Returns
+    -------
+    Distribution
+        The exact distribution of the expression's total.
+
+    Raises
+    ------
+    NotationError
+        (an `InputError`) naming the column of the bad character.
+    TooLargeError
+        When the expression has more than `MAX_NOTATION_DICE` dice or its table would be
+        too large.
+
+    Examples
+    --------
     >>> parse_dice("2d20kl1").probability(1)
     Fraction(39, 400)
     >>> parse_dice("3d6x")

@@ -42,18 +42,35 @@ def evaluate_sorted(
 ) -> Distribution:
     """Distribution of ``final(state)`` after feeding the sorted faces of all groups.
 
+    A dynamic program over face values: at each value it weighs "k of these n dice show
+    it" by binomial coefficients, never listing rolls.
+
     Parameters
     ----------
-    groups : (die, count) pairs; dice of different groups may have different faces.
-    transition : ``transition(state, face, counts) -> state`` where ``counts[i]`` is how
-        many dice of group ``i`` show ``face``. Called once per face value that any
-        group can show (counts may all be 0), highest face first when ``descending``.
-    initial : the starting state.
-    final : maps the last state to the outcome (identity when omitted).
-    settled : optional ``settled(state) -> bool``; once true, the state can no longer
-        change, and the dice not yet placed are summed out at once (a large speed-up
-        for keep-highest on big pools).
+    groups : sequence of (Distribution, int)
+        ``(die, count)`` pairs; dice of different groups may have different faces.
+    transition : callable
+        ``transition(state, face, counts) -> state`` where ``counts[i]`` is how many dice of
+        group ``i`` show ``face``. Called once per face value that any group can show
+        (counts may all be 0), highest face first when *descending*.
+    initial : Hashable, optional
+        The starting state.
+    final : callable, optional
+        Maps the last state to the outcome (identity when omitted).
+    descending : bool, default True
+        Feed the faces from the highest down (else from the lowest up).
+    settled : callable, optional
+        ``settled(state) -> bool``; once true, the state can no longer change, and the dice
+        not yet placed are summed out at once (a large speed-up for keep-highest on big
+        pools).
 
+    Returns
+    -------
+    Distribution
+        The exact distribution of the final states.
+
+    Examples
+    --------
     >>> from exactdice.core.distribution import d
     >>> highest = evaluate_sorted([(d(6), 2)], lambda s, face, c: s or (face if c[0] else 0), 0)
     >>> highest.probability(6)
@@ -214,8 +231,22 @@ def _keep_one_kind(die: Distribution, count: int, keep: int, descending: bool) -
 
 
 class Pool:
-    """A multiset of dice (any mix of sizes).
+    """A multiset of dice (any mix of sizes), evaluated one face value at a time.
 
+    Parameters
+    ----------
+    dice : iterable of Distribution, or sequence of (Distribution, int)
+        The dice, one distribution each, or ``(die, count)`` groups.
+
+    Raises
+    ------
+    ValueError
+        When a group's count is negative.
+    TooLargeError
+        When the pool holds more than `MAX_POOL_DICE` dice.
+
+    Examples
+    --------
     >>> from exactdice.core.distribution import d
     >>> Pool([d(6)] * 4).keep_highest(3).mean()
     Fraction(15869, 1296)
