@@ -40,7 +40,7 @@ _PARALLEL_MIN_FRONTIER = 64
 
 
 class StateGraph:
-    """Reachable states of a model as flat arrays.
+    """Reachable states of a model as flat arrays (what `explore` returns and `solve` reads).
 
     Per node: ``kind`` (TERMINAL/CHANCE/DECISION), ``data`` (outcome index for a
     terminal, total weight for a chance node, MAX/MIN for a decision node) and
@@ -49,6 +49,14 @@ class StateGraph:
     (chance; duplicate successors merged), ``action_names`` and ``action_rewards``
     (decision edges). ``weights`` is a signed 64-bit ``array`` (8 bytes an edge, not
     the ~40 of a list of ints) until a weight does not fit; then it becomes a list.
+    ``states[i]`` is node i's state and ``initial`` the initial state's node.
+
+    Parameters
+    ----------
+    outcomes : tuple of str
+        The model's outcomes.
+    reward_names : tuple of str
+        The model's reward counters.
     """
 
     def __init__(self, outcomes, reward_names):
@@ -190,13 +198,38 @@ def paused_gc():
 def explore(model, *, max_states: int = 2_000_000, progress=None, workers: int | None = None) -> StateGraph:
     """Visit every state reachable from ``model.initial_state()`` once, breadth first.
 
-    Raises `TooLargeError` past ``max_states`` states. ``workers``: processes that expand
-    states beside this one (`exactdice.markov.expansion_pool`), started only once exploring
-    has taken `PARALLEL_AFTER_SECONDS` at `PARALLEL_MIN_SECONDS_PER_STATE` or more a
-    state; None: `exactdice.processes.solve_workers`
-    (``$EXACTDICE_SOLVE_WORKERS``, else one per core where they can be forked). The graph
-    is the same, array for array, with any number of workers.
+    The graph is the same, array for array, with any number of workers.
 
+    Parameters
+    ----------
+    model : Model
+        The game.
+    max_states : int, default 2,000,000
+        Stop with `TooLargeError` past this many states.
+    progress : callable, optional
+        Called now and then with the counts so far (the CLI draws a progress bar).
+    workers : int, optional
+        Processes that expand states beside this one (`exactdice.markov.expansion_pool`),
+        started only once exploring has taken `PARALLEL_AFTER_SECONDS` at
+        `PARALLEL_MIN_SECONDS_PER_STATE` or more a state; None: one per core where they can
+        be forked, or ``$EXACTDICE_SOLVE_WORKERS`` (`exactdice.processes.solve_workers`).
+
+    Returns
+    -------
+    StateGraph
+        Every reachable state, its node kind and its edges.
+
+    Raises
+    ------
+    TooLargeError
+        Past *max_states* states (the message says how to raise the limit).
+    ValueError
+        When *workers* is negative.
+    InternalError
+        When the model breaks the protocol (a weight that is not a positive int, say).
+
+    Examples
+    --------
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> graph = explore(GamblersRuin(goal=4, start=2, up=1, down=1))
     >>> graph.states[graph.initial], graph.num_states

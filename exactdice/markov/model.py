@@ -20,6 +20,13 @@ __all__ = ["Terminal", "Chance", "KeyedChance", "KeySlots", "keyed_expander", "D
 class Terminal:
     """Play ended with this outcome (one of ``model.outcomes``).
 
+    Parameters
+    ----------
+    outcome : str
+        The outcome's name.
+
+    Examples
+    --------
     >>> Terminal("win").outcome
     'win'
     """
@@ -31,9 +38,17 @@ class Terminal:
 class Chance:
     """A random event: ``branches`` is a tuple of ``(weight, next_state, rewards)``.
 
-    Probability of a branch = weight / sum of weights; weights are positive ints.
-    ``rewards`` is None or a tuple of ints aligned with ``model.reward_names``.
+    Probability of a branch = weight / sum of weights; weights are positive ints, so every
+    probability is an exact ratio and nothing is rounded.
 
+    Parameters
+    ----------
+    branches : tuple of (int, Hashable, tuple of int or None)
+        Each branch's positive integer weight, the state it leads to and its rewards: None,
+        or a tuple of ints aligned with ``model.reward_names``.
+
+    Examples
+    --------
     >>> len(Chance(((5, 0, None), (1, 1, (1,)))).branches)
     2
     """
@@ -43,9 +58,17 @@ class Chance:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """A player's choice: ``side`` is "max" or "min"; ``actions`` is a tuple of
-    ``(name, next_state, rewards)`` whose order breaks ties (first wins).
+    """A player's choice among named actions.
 
+    Parameters
+    ----------
+    side : {"max", "min"}
+        Whether the side choosing maximises or minimises the expected payoff.
+    actions : tuple of (str, Hashable, tuple of int or None)
+        ``(name, next_state, rewards)`` per action; their order breaks ties (first wins).
+
+    Examples
+    --------
     >>> Decision("max", (("hold", 0, None), ("roll", 1, None))).actions[1][0]
     'roll'
     """
@@ -111,7 +134,28 @@ Node = Union[Terminal, Chance, Decision]
 
 @runtime_checkable
 class Model(Protocol):
-    """What the solver needs from a game (no base class required)."""
+    """What the solver needs from a game (a protocol: no base class required).
+
+    Any object with these attributes and methods is a model: ``outcomes``, the names of
+    the ways play can end (the first is what `solve` maximises by default);
+    ``reward_names``, the counters a branch can add to; ``initial_state()``, a hashable
+    state; and ``expand(state)``, which returns a `Terminal`, a `Chance` or a `Decision`.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None: a protocol is not instantiated; ``isinstance(model, Model)`` checks the shape.
+
+    Examples
+    --------
+    >>> class Coin:
+    ...     outcomes, reward_names = ("heads", "tails"), ()
+    ...     def initial_state(self): return "toss"
+    ...     def expand(self, state):
+    ...         return Chance(((1, "heads", None), (1, "tails", None))) if state == "toss" else Terminal(state)
+    >>> isinstance(Coin(), Model)
+    True
+    """
 
     outcomes: tuple
     reward_names: tuple

@@ -60,8 +60,32 @@ SHARED_DENOMINATOR_BITS = 8_192
 class Solution:
     """What `solve` found, at the initial state unless asked per state.
 
-    Exact solves give ``Fraction`` values (``exact`` is True); float previews give
-    floats. ``expected_steps``/``expected_rewards`` are None when play may never end.
+    Exact solves give ``Fraction`` values (``exact`` is True); float previews give floats.
+
+    Attributes
+    ----------
+    absorption : dict of str to Fraction
+        P(play ends with each outcome).
+    never_ends : Fraction
+        P(play never ends); with ``absorption`` it sums to exactly 1.
+    value : Fraction
+        The expected payoff (under the strategy found, where sides choose).
+    expected_steps : Fraction or None
+        Expected chance steps; None when play may never end.
+    expected_rewards : dict of str to Fraction or None
+        Expected total of each reward counter; None when play may never end.
+    strategy : dict
+        The chosen action's name at every decision state.
+    states, transitions : int
+        The size of the solved graph.
+    components, cyclic_components, largest_component : int
+        Its strongly connected components: how many, how many with a cycle, the largest.
+    seconds : float
+        Time the solve took.
+    exact : bool
+        True for exact arithmetic, False for the float preview.
+    outcomes : tuple of str
+        The model's outcomes.
     """
 
     absorption: dict[str, Number]
@@ -101,14 +125,48 @@ class Solution:
 
 def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states=False,
           arithmetic="exact", progress=None, components=None) -> Solution:
-    """Solve a model (exploring it first) or an explored `StateGraph`.
+    """Solve a model (exploring it first) or an explored `StateGraph`, exactly.
 
-    ``payoff`` maps outcome -> payoff (default 1 for the first outcome, 0 otherwise);
-    never-ending play pays ``nonterminating_payoff`` (default 0). Decisions maximise
-    ("max") or minimise ("min") the expected payoff. ``arithmetic`` is "exact" or
-    "float". ``components``: the graph's strongly connected components, sinks first, if
-    the caller has them already (`StateGraph.strongly_connected_components`).
+    Decisions maximise ("max") or minimise ("min") the expected payoff, by strategy
+    iteration; ties between equally good actions go to the first listed. With no decision
+    the answers come from one exact forward pass (`exactdice.markov.forward`), and the
+    outcome probabilities are checked to sum to exactly 1.
 
+    Parameters
+    ----------
+    graph_or_model : StateGraph or Model
+        What to solve.
+    payoff : dict of str to number, optional
+        Outcome -> payoff; default 1 for the first outcome, 0 for the others.
+    nonterminating_payoff : number, optional
+        What never-ending play pays (default 0).
+    all_states : bool, default False
+        Keep every state's answer, for `Solution.state_absorption` and
+        `Solution.state_value`.
+    arithmetic : {"exact", "float"}
+        Exact rationals, or a float preview.
+    progress : callable, optional
+        Called with the progress of exploring and solving.
+    components : list, optional
+        The graph's strongly connected components, sinks first, if the caller has them
+        already (`StateGraph.strongly_connected_components`).
+
+    Returns
+    -------
+    Solution
+        The outcome probabilities, expectations, strategy and the size of the solve.
+
+    Raises
+    ------
+    InputError
+        When *arithmetic* is unknown or *payoff* names an outcome the model does not have.
+    TooLargeError
+        When exploring passes its state limit.
+    InternalError
+        When an exactness check fails (a bug, never an answer).
+
+    Examples
+    --------
     >>> from exactdice.markov.synthetic import GamblersRuin
     >>> solve(GamblersRuin(goal=4, start=2, up=1, down=1), arithmetic="float").absorption["win"]
     0.5
