@@ -173,8 +173,25 @@ def _binomial_hits(dice: int, sides: int = EXTRA_DIE_SIDES) -> tuple:
 class KarbonModel:
     """One Karbon contest as a `exactdice.markov.Model`.
 
-    Parameters: the contest's `DiceSizes`, the starting situation, the ruleset and
-    both policies. Use `exactdice.karbon.solve.contest_odds` rather than this class.
+    Use `contest_odds` rather than this class: it draws the hands, builds the model and
+    solves it.
+
+    Parameters
+    ----------
+    sizes : DiceSizes
+        The die sizes of the contest (positions hold counts per size).
+    start : Position
+        The starting situation.
+    ruleset : Rules
+        The reading of the rules.
+    player, narrator : PlayerPolicy, NarratorPolicy
+        How each side plays.
+    cap_chips : bool, default True
+        Cut chips in hand to what can still make a difference (an exact merge).
+    fold_chips : bool, default True
+        Hold a placing side's stack in hand until its Test (an exact merge).
+    split_rolls : bool, optional
+        Cut the round after the roll (default: where the fixed player risks).
     """
 
     outcomes = OUTCOMES

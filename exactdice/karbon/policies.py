@@ -26,7 +26,26 @@ GLITCH_OPTIONS = ("hurt", "plans", "sideswipe")
 
 @dataclass(frozen=True)
 class PlayerPolicy:
-    """The player's policy; preference fields are used when ``kind == "fixed"``."""
+    """The player's policy; the preference fields are used when ``kind == "fixed"``.
+
+    Parameters
+    ----------
+    kind : {"fixed", "optimal"}
+        Fixed preferences, or optimal play.
+    draw : tuple of int, default (6, 8, 10)
+        Die sizes in the order the player draws them (d6 while Fortune lasts).
+    risk : {"never", "always"}
+        Whether the player risks after the roll.
+    risk_take : tuple of int, default (6, 8, 10)
+        Die sizes in the order risk hits take them from the pool.
+    break_order : tuple of str
+        The Break options in order of preference (security, footing-discard, footing-dice,
+        advantage).
+    glitch_order : tuple of str
+        The Glitch options in order of preference (hurt, plans, sideswipe).
+    sideswipe_take : {"dice", "chips"}
+        What a sideswipe takes from the narrator.
+    """
 
     kind: str = "fixed"
     draw: tuple[int, ...] = (6, 8, 10)
@@ -63,7 +82,24 @@ class PlayerPolicy:
 
 @dataclass(frozen=True)
 class NarratorPolicy:
-    """The narrator's policy; preference fields serve ``fixed`` and ``random``."""
+    """The narrator's policy; the preference fields serve ``fixed`` and ``random``.
+
+    Parameters
+    ----------
+    kind : {"fixed", "optimal", "kind", "random"}
+        Fixed preferences, optimal play against the player, play for the player, or coin
+        flips at every choice.
+    draw : tuple of int, default (8, 10, 6)
+        Die sizes in the order the narrator draws them.
+    hurt : {"condition", "injury"}
+        What a hurt gives the player.
+    plans : {"peril", "dice"}
+        What the plans option does: add a peril die, or take two pool dice.
+    plans_take : tuple of int, default (6, 8, 10)
+        Die sizes in the order plans takes them.
+    give : tuple of int, default (10, 8, 6)
+        Die sizes in the order the narrator gives dice away (footing-dice).
+    """
 
     kind: str = "fixed"
     draw: tuple[int, ...] = (8, 10, 6)
@@ -212,6 +248,25 @@ def _parse_fixed(policy, text: str, field_name: str, keys: dict, names: tuple[st
 def parse_player_policy(text: str | None) -> PlayerPolicy:
     """Read ``--player-policy``: ``optimal`` or fixed preferences like ``risk=always``.
 
+    Parameters
+    ----------
+    text : str or None
+        ``optimal``, ``fixed``, or ``;``-separated ``key=value`` preferences (keys ``draw``,
+        ``risk``, ``risk_take``, ``break``, ``glitch``, ``sideswipe_take``), naming only what
+        differs from the defaults; None or empty for the defaults.
+
+    Returns
+    -------
+    PlayerPolicy
+        The policy.
+
+    Raises
+    ------
+    InputError
+        An unknown key or value, a key given twice, an empty part.
+
+    Examples
+    --------
     >>> parse_player_policy("risk=always").risk
     'always'
     >>> parse_player_policy("optimal").kind, parse_player_policy("Optimal").kind
@@ -231,6 +286,25 @@ def parse_player_policy(text: str | None) -> PlayerPolicy:
 def parse_narrator_policy(text: str | None) -> NarratorPolicy:
     """Read ``--narrator-policy``: ``optimal``, ``kind``, ``random`` or fixed preferences.
 
+    Parameters
+    ----------
+    text : str or None
+        ``optimal``, ``kind``, ``random``, ``fixed``, or ``;``-separated ``key=value``
+        preferences (keys ``draw``, ``hurt``, ``plans``, ``plans_take``, ``give``); None or
+        empty for the defaults.
+
+    Returns
+    -------
+    NarratorPolicy
+        The policy.
+
+    Raises
+    ------
+    InputError
+        An unknown key or value, a key given twice, an empty part.
+
+    Examples
+    --------
     >>> parse_narrator_policy("hurt=injury;plans=dice").plans, parse_narrator_policy("Kind").kind
     ('dice', 'kind')
     """

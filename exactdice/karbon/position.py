@@ -18,7 +18,23 @@ STACK_SIZE = 5
 
 
 class Position(NamedTuple):
-    """Everything that matters between two rounds; dice are count tuples (see `DiceSizes`)."""
+    """Everything that matters between two rounds; dice are count tuples (see `DiceSizes`).
+
+    Parameters
+    ----------
+    player_hand, narrator_hand, pool, reserve : tuple of int
+        Dice counts per size in each place.
+    player_chips, narrator_chips : int
+        Chips in hand.
+    player_stack, narrator_stack : int
+        Chips on each stack.
+    wins, losses : int
+        Xs and Os on the track.
+    peril : int
+        Peril dice.
+    track : int
+        The track's length W (grows by one in sudden death).
+    """
 
     player_hand: tuple
     narrator_hand: tuple

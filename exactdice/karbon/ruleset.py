@@ -28,13 +28,30 @@ RULE_CHOICES: dict[str, tuple[str, ...]] = {
 class Rules:
     """The reading of the rules a result was computed under (defaults as in the spec).
 
-    - ``peril_chips``: Peril hits go on the narrator's stack, or into its hand.
-    - ``rewards_per_test``: completions a side may earn in one Test.
-    - ``tie_order``: whose rewards resolve first when both sides complete.
-    - ``sideswipe_picker``: who picks the two dice a sideswipe takes.
-    - ``injury_peril``: each injury also adds a peril die.
-    - ``sudden_death``: a tie is followed by a one-place sudden-death contest.
-    - ``objective``: what optimal play maximises (expected score, or P(win) alone).
+    Every field is a knob: a place where the rules' text allows another reading. On the
+    command line each is ``--rule NAME=VALUE``; `Rules.with_rules` reads such texts.
+
+    Parameters
+    ----------
+    peril_chips : {"stack", "hand"}
+        Peril hits go on the narrator's stack, or into its hand.
+    rewards_per_test : {"unlimited", "1"}
+        Completions a side may earn in one Test.
+    tie_order : {"player_first", "narrator_first"}
+        Whose rewards resolve first when both sides complete.
+    sideswipe_picker : {"player", "narrator"}
+        Who picks the two dice a sideswipe takes.
+    injury_peril : {"off", "on"}
+        Each injury also adds a peril die.
+    sudden_death : {"off", "on"}
+        A tie is followed by a one-place sudden-death contest.
+    objective : {"score", "win"}
+        What optimal play maximises: the expected score, or P(win) alone.
+
+    Raises
+    ------
+    InputError
+        A value that is not one of the knob's choices.
     """
 
     peril_chips: str = "stack"

@@ -58,12 +58,51 @@ class ContestStart:
 
 @dataclass(frozen=True)
 class ContestSetup:
-    """A contest as the spec's section 3 gives it (or explicit hands, or a mid-contest state).
+    """A contest as the rules set it up: drawn hands, explicit hands, or a mid-contest state.
 
-    Dice are {sides: count} mappings, kept as read-only `DiceCounts`, so a setup is
-    immutable and hashable. With ``player_dice``/``narrator_dice`` no draw happens
-    (``draw_chips`` pays the draw's chips as if drawn).
+    Dice are {sides: count} mappings (or dice text such as ``"7d6,5d8,3d10"``, or counts),
+    kept as read-only `DiceCounts`, so a setup is immutable and hashable. With
+    ``player_dice``/``narrator_dice`` no draw happens.
 
+    Parameters
+    ----------
+    ability : int, optional
+        Dice the player draws from the pool (A >= 0); needed unless hands are given.
+    challenge : int, optional
+        Dice the narrator draws (C >= 1); needed unless hands are given.
+    consequence : int, default 2
+        The victory track's length (W >= 1).
+    peril : int, default 0
+        Starting peril dice (P >= 0).
+    fortune : int, default 0
+        The player's Fortune: each d6 it draws costs one.
+    training : bool, default False
+        The player gains a chip for each d8 drawn.
+    fallout : int, default 0
+        Glitches thrown before the first round.
+    player_dice, narrator_dice : dice, optional
+        Explicit hands instead of a draw.
+    draw_chips : bool, default False
+        With explicit hands, pay the draw's chips as if the hands were drawn.
+    pool : dice, default 7d6, 5d8, 3d10
+        The main pool.
+    reserve : dice, default 5d6
+        The reserve.
+    player_chips, narrator_chips : int, default 0
+        Chips in hand (a mid-contest state).
+    player_stack, narrator_stack : int, default 0
+        Chips on each stack, 0-4 (a mid-contest state).
+    wins, losses : int, default 0
+        Xs and Os already on the track (a mid-contest state).
+
+    Raises
+    ------
+    InputError
+        Naming the parameter: a negative or missing count, bad dice text, a pool that cannot
+        supply the draw, a full track, a stack of 5 or more.
+
+    Examples
+    --------
     >>> hash(ContestSetup(ability=1, challenge=1)) == hash(ContestSetup(ability=1, challenge=1))
     True
     """
@@ -284,7 +323,22 @@ def _check_draw(pool: dict, drawn: dict, count: int, field_name: str, who: str) 
 def read_state_file(path: str | Path) -> ContestSetup:
     """Read a mid-contest state (one JSON object with `STATE_KEYS`) into a setup.
 
-    Unknown keys and impossible values are `InputError`s naming the key.
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file (the format: the documentation's formats reference, "The state file").
+
+    Returns
+    -------
+    ContestSetup
+        The setup whose odds are the odds "from here".
+
+    Raises
+    ------
+    InputError
+        Naming the key: an unknown or repeated key, a missing required one, an impossible
+        value (a stack of 5 or more, a full track, a negative number), or a file that cannot
+        be read as JSON.
     """
     field_name = "state"
     data = read_json_file(path, "state_file")  # the parameter (the CLI shows --state)

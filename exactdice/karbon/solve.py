@@ -34,14 +34,40 @@ DEFAULT_MAX_STATES = 3_000_000
 class ContestOdds:
     """The exact result of one contest under a ruleset and two policies.
 
-    ``win``, ``loss``, ``tie`` and ``never_ends`` (play that can never end: no chips can
-    ever be won) are exact probabilities summing to exactly 1; the ``expected_*`` counts
-    are exact too, None where play may never end. ``value`` is what optimal play
-    maximises (the expected score, win 1 and tie 1/2, or P(win) with ``objective=win``).
-    ``exact`` is False only for the float preview (``arithmetic="float"``: the numbers
-    are then floats). ``states`` and ``transitions`` size the solved game;
-    ``player_draw`` and ``narrator_draw`` are the hands drawn ({sides: count}; under an
-    optimal player its best draw); ``strategy`` the optimal side's choice per state.
+    Printed short (percentages with each fraction's size); every field holds the exact value.
+
+    Attributes
+    ----------
+    win, loss, tie, never_ends : Fraction
+        Exact probabilities summing to exactly 1 (``never_ends``: play in which no chip can
+        ever be won again).
+    expected_rounds, expected_breaks, expected_glitches, expected_injuries, expected_conditions : Fraction or None
+        Exact expectations; None where play may never end.
+    value : Fraction
+        What optimal play maximises: the expected score (win 1, tie 1/2), or P(win) with
+        ``objective=win``.
+    states, transitions : int
+        The size of the solved game.
+    seconds : float
+        Time the solve took.
+    exact : bool
+        False only for the float preview (``arithmetic="float"``: the numbers are floats).
+    player_draw, narrator_draw : dict
+        The hands drawn ({sides: count}; under an optimal player its best draw).
+    ruleset : Rules
+        The reading of the rules solved.
+    player_policy, narrator_policy : PlayerPolicy, NarratorPolicy
+        How each side played.
+    setup : ContestSetup or None
+        The setup solved.
+    strategy : dict
+        The optimal side's choice per decision state.
+    solution : Solution or None
+        The solver's full answer.
+    model : KarbonModel or None
+        The model solved.
+    draw_values : dict or None
+        With ``contest_odds(..., draw_values=True)``: the value of every player draw.
     """
 
     win: Fraction
@@ -185,10 +211,50 @@ def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,
 
     Fixed policies draw by their preferences; an ``optimal`` player searches every draw
     the pool and Fortune allow and an ``optimal``/``kind`` narrator answers each one
-    (`exactdice.karbon.draws`). ``draw_values`` also gives the value of every player draw.
-    Exploring past ``max_states`` states or ``explore_seconds`` seconds raises
-    `TooLargeError` (field "max_states" or "explore_seconds"): where bounds can answer
-    instead (`exactdice.karbon.bounds`), a caller need not wait for the whole state budget.
+    (`exactdice.karbon.draws`).
+
+    Parameters
+    ----------
+    setup : ContestSetup
+        The contest.
+    ruleset : Rules, optional
+        The reading of the rules (default: `Rules()`, the spec's defaults).
+    player : PlayerPolicy, optional
+        The player's policy (default: the fixed preferences).
+    narrator : NarratorPolicy, optional
+        The narrator's policy (default: the fixed preferences).
+    arithmetic : {"exact", "float"}
+        Exact rationals, or a float preview.
+    max_states : int, default 3,000,000
+        Stop exploring past this many states.
+    explore_seconds : float, optional
+        Stop exploring after this many seconds (where bounds can answer instead,
+        `exactdice.karbon.bounds`, a caller need not wait for the whole state budget).
+    progress : callable, optional
+        Called with exploring's and solving's progress.
+    all_states : bool, default False
+        Keep every state's answer (for per-state values and ``--explain``).
+    draw_values : bool, default False
+        Also give the value of every player draw.
+
+    Returns
+    -------
+    ContestOdds
+        The exact odds, expectations, draws, strategy and size of the solve.
+
+    Raises
+    ------
+    TooLargeError
+        Exploring past *max_states* states or *explore_seconds* seconds (field
+        ``max_states`` or ``explore_seconds``).
+    InputError
+        A setup the pool cannot supply, or a bad argument.
+
+    Examples
+    --------
+    >>> odds = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1))
+    >>> odds.win + odds.loss + odds.tie + odds.never_ends
+    Fraction(1, 1)
     """
     ruleset = ruleset or Rules()
     player = player or PlayerPolicy()
@@ -263,6 +329,22 @@ def expected_distribution(setup, ruleset: Rules | None = None, player: PlayerPol
                           narrator: NarratorPolicy | None = None) -> dict[str, Fraction]:
     """Exact P(outcome) of the simulator's ``outcome`` column (``unfinished`` = never ends).
 
+    Parameters
+    ----------
+    setup : ContestSetup
+        The contest.
+    ruleset : Rules, optional
+        The reading of the rules (default: the spec's).
+    player, narrator : PlayerPolicy, NarratorPolicy, optional
+        The policies (default: the fixed preferences).
+
+    Returns
+    -------
+    dict of str to Fraction
+        ``win``, ``loss``, ``tie`` and ``unfinished``, summing to exactly 1.
+
+    Examples
+    --------
     >>> from exactdice.karbon.setup import ContestSetup
     >>> law = expected_distribution(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1},
     ...                                          consequence=1, pool={}, reserve={}))
