@@ -69,6 +69,20 @@ def apply_target(sides, target: int | None):
     Smallest dice smaller than dN are replaced first (first pool first among equals);
     while a side has fewer than three dice, dN dice are added to its first pool.
 
+    Parameters
+    ----------
+    sides : sequence
+        Pools of die sizes per side.
+    target : int or None
+        The N of dN (None: the sides unchanged).
+
+    Returns
+    -------
+    list
+        The sides as rolled.
+
+    Examples
+    --------
     >>> apply_target([((8,),), ((10, 4),)], 6)
     [((8,),), ((10, 6, 6),)]
     """
@@ -103,6 +117,19 @@ def physical_size(size: int) -> int:
 def apply_physical(side):
     """The first side rolled with physical dice, and whether any die was substituted.
 
+    Parameters
+    ----------
+    side : tuple of tuple of int
+        The first side's pools.
+
+    Returns
+    -------
+    tuple
+        ``(side, substituted)``: each die without a physical counterpart replaced by the
+        nearest smaller d4/d6/d8/d10/d12/d20, and whether any was.
+
+    Examples
+    --------
     >>> apply_physical(((11, 6), (3,)))
     (((10, 6), (3,)), True)
     """
@@ -651,11 +678,26 @@ def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = 
                   concessions: bool = True) -> tuple[Distribution, Distribution | None]:
     """Exact outcome distributions of one roll: ``(winner, success sizes)`` and ``(winner, concessions)``.
 
-    ``winner`` is a side index or `TIE` (-1); success sizes are the winner's success dice,
-    largest first; concessions has one count per side. ``instant_first_side`` is the
-    physical-dice rule (the first side wins a first-comparison tie). With
-    ``concessions=False`` the second distribution is None (and the solve is faster).
+    Parameters
+    ----------
+    sides : sequence
+        Pools of die sizes per side.
+    four_ties : bool, default False
+        The ``four-ties`` tie rule.
+    instant_first_side : bool, default False
+        The physical-dice rule: the first side wins a first-comparison tie.
+    concessions : bool, default True
+        False skips the concession dice (faster).
 
+    Returns
+    -------
+    tuple of (Distribution, Distribution or None)
+        Over ``(winner, success sizes)`` (``winner`` a side index or `TIE`, -1; sizes largest
+        first) and over ``(winner, concessions)`` (one count per side; None without
+        *concessions*).
+
+    Examples
+    --------
     >>> sizes, concessions = roll_outcomes([((4,),), ((4,),)])
     >>> sizes.probability((-1, ())), concessions.probability((0, (0, 1)))
     (Fraction(1, 4), Fraction(3, 8))
@@ -715,11 +757,28 @@ def _add_candidate_outcomes(found: dict, target: dict) -> None:
 
 @dataclass(frozen=True)
 class ContestResult:
-    """Everything a contest solve returns (probabilities are exact `Fraction`s).
+    """Everything a contest solve returns (probabilities are exact `Fraction` values).
 
-    ``size_outcomes`` maps ``(winner, success sizes)`` and ``concession_outcomes`` maps
-    ``(winner, concessions per side)`` to probabilities (winner -1 is a tie); the other
-    fields are their marginals.
+    Attributes
+    ----------
+    sides : tuple
+        The sides as given (pools of die sizes).
+    rolled_sides : tuple
+        The sides as rolled (after a target or physical dice).
+    rules : Rules
+        The reading of the rules.
+    target : int or None
+        The dN of a condition or penalty contest.
+    size_outcomes : dict
+        ``(winner, success sizes)`` -> probability (winner -1 is a tie).
+    concession_outcomes : dict
+        ``(winner, concessions per side)`` -> probability.
+    win : tuple of Fraction
+        P(win) per side, in order.
+    tie : Fraction
+        P(tie).
+    successes, success_sizes, concessions : dict
+        The marginals: success dice counts and sizes per winner, concession dice per side.
     """
 
     sides: tuple
@@ -768,6 +827,18 @@ class ContestResult:
 def sizes_text(sizes) -> str:
     """Success dice sizes written like ``"d12,d8"`` (the JSON key and CSV value).
 
+    Parameters
+    ----------
+    sizes : sequence of int
+        Die sizes.
+
+    Returns
+    -------
+    str
+        The sizes as text.
+
+    Examples
+    --------
     >>> sizes_text((12, 8))
     'd12,d8'
     """
@@ -784,11 +855,34 @@ def solve_contest(sides, rules: Rules | None = None, target: int | None = None,
                   *, concessions: bool = True) -> ContestResult:
     """Solve a contest exactly: P(win) per side, P(tie), success dice and concessions.
 
-    ``sides`` is a list of sides, each dice text like ``"d8,d6"`` or pools of die sizes
-    (`read_sides`); ``target`` is the dN of a condition or
-    penalty contest. Pushes mix the tie mass into re-rolled contests exactly.
-    ``concessions=False`` skips the concession dice (about twice as fast).
+    Pushes mix the tie mass into re-rolled contests exactly.
 
+    Parameters
+    ----------
+    sides : sequence
+        The sides, each dice text like ``"d8,d6"`` (``/`` joins co-operating pools) or
+        pools of die sizes (`read_sides`).
+    rules : Rules, optional
+        The reading of the rules (default: the spec's).
+    target : int, optional
+        The dN of a condition or penalty contest.
+    concessions : bool, default True
+        False skips the concession dice (about twice as fast).
+
+    Returns
+    -------
+    ContestResult
+        The exact answer.
+
+    Raises
+    ------
+    InputError
+        Fewer than two sides, bad dice, a bare text instead of a list of sides.
+    TooLargeError
+        More dice than `MAX_CONTEST_DICE`.
+
+    Examples
+    --------
     >>> r = solve_contest([((8,),), ((6,),)])
     >>> r.win, r.tie
     ((Fraction(9, 16), Fraction(5, 16)), Fraction(1, 8))
@@ -880,6 +974,22 @@ def _summarise(sides, rolled, rules, target, size_outcomes, concession_outcomes)
 def expected_distribution(sides, rules: Rules | None = None, target: int | None = None) -> dict:
     """P(each value of the simulator's ``winner`` column): ``"0"``, ``"1"``, ... and ``"tie"``.
 
+    Parameters
+    ----------
+    sides : sequence
+        The sides, as for `solve_contest`.
+    rules : Rules, optional
+        The reading of the rules.
+    target : int, optional
+        The dN of a condition or penalty contest.
+
+    Returns
+    -------
+    dict of str to Fraction
+        Summing to exactly 1.
+
+    Examples
+    --------
     >>> expected_distribution([((6,),), ((6,),)])
     {'0': Fraction(5, 12), '1': Fraction(5, 12), 'tie': Fraction(1, 6)}
     """

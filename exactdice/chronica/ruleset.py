@@ -39,15 +39,30 @@ MAX_CONTEST_DICE = 36
 
 @dataclass(frozen=True)
 class Rules:
-    """The knobs of one contest.
+    """The knobs of one Chronica contest.
 
-    tie_rule: ``"all-discarded"`` (true tie only when every die is gone) or ``"four-ties"``
-    (also a tie once four successive comparisons ended in discards).
-    push: on a tie, roll the contest again, at most ``max_pushes`` times, adding
-    ``push_dice`` (die sizes) to every side's first pool at each push (they accumulate).
-    physical: the first side rolls dice with no physical counterpart as the nearest smaller
-    physical die, and wins a first-comparison tie at once with one success die.
+    Parameters
+    ----------
+    tie_rule : {"all-discarded", "four-ties"}
+        A true tie only when every die is gone, or also once four successive comparisons
+        ended in discards.
+    push : bool, default False
+        On a tie, roll the contest again, at most *max_pushes* times.
+    push_dice : tuple of int, default ()
+        Die sizes added to every side's first pool at each push (they accumulate).
+    max_pushes : int, default 1
+        Most re-rolls after ties with *push* on.
+    physical : bool, default False
+        The first side rolls dice with no physical counterpart as the nearest smaller
+        physical die, and wins a first-comparison tie at once with one success die.
 
+    Raises
+    ------
+    InputError
+        A value out of its range.
+
+    Examples
+    --------
     >>> Rules(push=True, push_dice=(6,) * 5).to_dict()["push_dice"]
     '5d6'
     """
@@ -106,6 +121,25 @@ def _check_size(size: int, field: str) -> int:
 def parse_die(text: str, field: str = "target") -> int:
     """Read one die, ``"d8"`` -> 8.
 
+    Parameters
+    ----------
+    text : str
+        The die.
+    field : str, default "target"
+        The name an error gives it.
+
+    Returns
+    -------
+    int
+        Its size.
+
+    Raises
+    ------
+    InputError
+        Text that is not one die.
+
+    Examples
+    --------
     >>> parse_die("d10")
     10
     """
@@ -121,6 +155,27 @@ def parse_die(text: str, field: str = "target") -> int:
 def parse_dice_list(text: str, field: str = "sides") -> tuple[int, ...]:
     """Read ``"d8,d8,d6"`` or ``"2d8,d6"`` into die sizes, largest first.
 
+    Parameters
+    ----------
+    text : str
+        The dice.
+    field : str, default "sides"
+        The name an error gives them.
+
+    Returns
+    -------
+    tuple of int
+        The sizes, largest first.
+
+    Raises
+    ------
+    InputError
+        Bad dice.
+    TooLargeError
+        A die of more than `MAX_FACES` faces.
+
+    Examples
+    --------
     >>> parse_dice_list("2d8,d6,d12")
     (12, 8, 8, 6)
     """
@@ -130,6 +185,25 @@ def parse_dice_list(text: str, field: str = "sides") -> tuple[int, ...]:
 def parse_side(text: str, field: str = "sides") -> tuple[tuple[int, ...], ...]:
     """Read one side: pools separated by ``/``, each a dice list.
 
+    Parameters
+    ----------
+    text : str
+        The side, as ``--side`` takes it.
+    field : str, default "sides"
+        The name an error gives it.
+
+    Returns
+    -------
+    tuple of tuple of int
+        One tuple of die sizes per pool.
+
+    Raises
+    ------
+    InputError
+        Bad dice or an empty pool.
+
+    Examples
+    --------
     >>> parse_side("d8, d6 / 2d10")
     ((8, 6), (10, 10))
     """
@@ -170,6 +244,18 @@ def read_sides(sides, field: str = "sides") -> list[tuple[tuple[int, ...], ...]]
 def dice_text(sizes) -> str:
     """``(6, 6, 8)`` -> ``"d8,2d6"``: a dice list written compactly, largest first.
 
+    Parameters
+    ----------
+    sizes : sequence of int
+        Die sizes.
+
+    Returns
+    -------
+    str
+        The dice as text.
+
+    Examples
+    --------
     >>> dice_text((6, 8, 6))
     'd8,2d6'
     """
@@ -179,6 +265,18 @@ def dice_text(sizes) -> str:
 def side_text(side) -> str:
     """A side written back in the ``--side`` syntax.
 
+    Parameters
+    ----------
+    side : tuple of tuple of int
+        One tuple of die sizes per pool.
+
+    Returns
+    -------
+    str
+        The side's text.
+
+    Examples
+    --------
     >>> side_text(((8, 8, 6), (10,)))
     '2d8,d6/d10'
     """

@@ -50,6 +50,21 @@ OUTCOME_COLUMN = "outcome"
 class SkillCheck:
     """One skill check: die sizes, one face modifier per die, advantage units, difficulty.
 
+    Build one with `skill_check`, which checks its values.
+
+    Parameters
+    ----------
+    dice : tuple of int
+        The die sizes, in order (wellness, attribute, skill).
+    modifiers : tuple of int
+        One face modifier per die.
+    advantage, disadvantage : int, default 0
+        Units of advantage and disadvantage (they cancel one for one).
+    difficulty : int, optional
+        The difficulty the result must reach (None: no outcome, only totals and omens).
+
+    Examples
+    --------
     >>> skill_check([4, 6, 8], modifier=1).modifiers
     (1, 1, 1)
     """
@@ -99,6 +114,25 @@ class SkillCheck:
 def parse_pool(text: str, field: str = "dice") -> tuple[int, ...]:
     """Read a pool like ``"d6,d8,d10"`` (``"3d6"`` means three d6) into die sizes, in order.
 
+    Parameters
+    ----------
+    text : str
+        The pool.
+    field : str, default "dice"
+        The name an error gives the pool.
+
+    Returns
+    -------
+    tuple of int
+        The die sizes.
+
+    Raises
+    ------
+    InputError
+        An unknown die.
+
+    Examples
+    --------
     >>> parse_pool("d4, 2d8")
     (4, 8, 8)
     >>> parse_pool("d6,x7")
@@ -130,6 +164,32 @@ def skill_check(dice, *, modifier: int = 0, modifiers=None, advantage: int = 0,
                 disadvantage: int = 0, difficulty: int | None = None) -> SkillCheck:
     """Build a `SkillCheck` from die sizes (ints or a pool string) and one or per-die modifiers.
 
+    Parameters
+    ----------
+    dice : str or sequence of int
+        ``"d6,d8,d10"`` or die sizes.
+    modifier : int, default 0
+        One face modifier for every die.
+    modifiers : sequence of int, optional
+        One modifier per die instead.
+    advantage, disadvantage : int, default 0
+        Units of advantage and disadvantage.
+    difficulty : int, optional
+        The difficulty, 1 (Automatic) and up.
+
+    Returns
+    -------
+    SkillCheck
+        The check.
+
+    Raises
+    ------
+    InputError
+        Both *modifier* and *modifiers*, a wrong number of modifiers, negative units, a
+        modifier or difficulty out of range, bad dice.
+
+    Examples
+    --------
     >>> skill_check("d6,d8,d10", modifiers=[1, 0, -1]).modifiers
     (1, 0, -1)
     """
@@ -209,6 +269,18 @@ def check_work(check: SkillCheck) -> int:
 def player_omens_for_face(face: int) -> int:
     """Player omens a single (modified) face earns: 8-9 -> 1, 10-11 -> 2, 12 and up -> 3.
 
+    Parameters
+    ----------
+    face : int
+        The modified face.
+
+    Returns
+    -------
+    int
+        0 to 3 omens.
+
+    Examples
+    --------
     >>> [player_omens_for_face(face) for face in (7, 8, 10, 12, 15)]
     [0, 1, 2, 3, 3]
     """
@@ -222,6 +294,20 @@ def player_omens_for_face(face: int) -> int:
 def gm_omens_for_face(face: int, rules: Rules = Rules()) -> int:
     """The moderator's omen from one face: a 1 (or, with ``gm_omen=at-most-1``, anything <= 1).
 
+    Parameters
+    ----------
+    face : int
+        The modified face.
+    rules : Rules, optional
+        The reading of the rules (``gm_omen``).
+
+    Returns
+    -------
+    int
+        0 or 1.
+
+    Examples
+    --------
     >>> gm_omens_for_face(0), gm_omens_for_face(0, Rules(gm_omen="at-most-1"))
     (0, 1)
     """
@@ -233,6 +319,22 @@ def gm_omens_for_face(face: int, rules: Rules = Rules()) -> int:
 def classify_total(total: int, difficulty: int, rules: Rules = Rules()) -> str:
     """Outcome of a final total: success at the difficulty, success-with-condition one below.
 
+    Parameters
+    ----------
+    total : int
+        The final total (the result face plus any luck die).
+    difficulty : int
+        The difficulty.
+    rules : Rules, optional
+        The reading of the rules (``fail_by_one``).
+
+    Returns
+    -------
+    str
+        ``"success"``, ``"success-with-condition"`` or ``"failure"``.
+
+    Examples
+    --------
     >>> classify_total(4, 5), classify_total(4, 5, Rules(fail_by_one="refuse"))
     ('success-with-condition', 'failure')
     """
@@ -246,6 +348,18 @@ def classify_total(total: int, difficulty: int, rules: Rules = Rules()) -> str:
 def choose_to_fail(advantage: int = 0, disadvantage: int = 0) -> int:
     """Moderator omens for choosing to fail instead of rolling: 1, 2 or 3.
 
+    Parameters
+    ----------
+    advantage, disadvantage : int, default 0
+        Units of advantage and disadvantage the check would have had.
+
+    Returns
+    -------
+    int
+        1 with net disadvantage, 3 with net advantage, 2 otherwise.
+
+    Examples
+    --------
     >>> choose_to_fail(), choose_to_fail(advantage=2, disadvantage=1), choose_to_fail(disadvantage=1)
     (2, 3, 1)
     """
@@ -338,9 +452,23 @@ def _final_rolls(check: SkillCheck, rules: Rules, before_luck: Distribution,
 
 @dataclass(frozen=True)
 class CheckSolution:
-    """Everything a solve returns; `joint` has outcomes (outcome, total, player omens, gm omens).
+    """Everything a solve returns: the joint distribution and its marginals.
 
-    ``outcome`` is None in `joint` when the check has no difficulty.
+    Attributes
+    ----------
+    check : SkillCheck
+        The check solved.
+    rules : Rules
+        The reading of the rules.
+    joint : Distribution
+        Over ``(outcome, total, player omens, gm omens)``; ``outcome`` is None when the check
+        has no difficulty.
+    result_die : Distribution
+        The result die's size.
+    p_at_least : dict of int to Fraction
+        Difficulty -> P(success).
+    p_at_least_with_condition : dict of int to Fraction
+        Difficulty -> P(success, a condition allowed).
     """
 
     check: SkillCheck
@@ -410,6 +538,28 @@ class CheckSolution:
 def solve_check(check: SkillCheck, rules: Rules = Rules()) -> CheckSolution:
     """Solve one skill check exactly: joint (outcome, total, omens) and every marginal.
 
+    Parameters
+    ----------
+    check : SkillCheck
+        The check.
+    rules : Rules, optional
+        The reading of the rules (default: the spec's).
+
+    Returns
+    -------
+    CheckSolution
+        The exact distributions.
+
+    Raises
+    ------
+    InputError
+        A pool the rules do not allow (a d1, an even number of dice, not three dice
+        without ``any_size``).
+    TooLargeError
+        Too many dice or faces, or a pool whose walk would pass 1e9 steps.
+
+    Examples
+    --------
     >>> solution = solve_check(skill_check([6, 6, 6]))
     >>> solution.total.probability(1)
     Fraction(2, 27)
@@ -447,6 +597,25 @@ def solve_check(check: SkillCheck, rules: Rules = Rules()) -> CheckSolution:
 def expected_distribution(check: SkillCheck, rules: Rules = Rules()) -> dict:
     """Exact P(outcome) for the simulator's ``outcome`` column (every outcome, zeros too).
 
+    Parameters
+    ----------
+    check : SkillCheck
+        The check (with a difficulty).
+    rules : Rules, optional
+        The reading of the rules.
+
+    Returns
+    -------
+    dict of str to Fraction
+        ``success``, ``success-with-condition``, ``failure``, summing to exactly 1.
+
+    Raises
+    ------
+    InputError
+        A check without a difficulty.
+
+    Examples
+    --------
     >>> expected_distribution(skill_check([6, 6, 6], difficulty=4))["success"]
     Fraction(1, 2)
     """

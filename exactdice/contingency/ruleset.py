@@ -24,6 +24,26 @@ GM_OMEN_RULES = ("exactly-1", "at-most-1")
 class Rules:
     """One reading of the Contingency rules; every field is a knob of the spec.
 
+    Parameters
+    ----------
+    luck : {"never", "always", "if-failing"}
+        When the player adds the luck die.
+    fail_by_one : {"take", "refuse"}
+        Whether a total of difficulty - 1 becomes a success with a condition.
+    luck_modifier : bool, default False
+        Whether the luck die gets the result die's own modifier.
+    gm_omen : {"exactly-1", "at-most-1"}
+        Which faces give the moderator an omen.
+    any_size : bool, default False
+        Allow any odd number of dice, not only three.
+
+    Raises
+    ------
+    InputError
+        A value that is not one of the knob's choices.
+
+    Examples
+    --------
     >>> Rules(luck="always").luck
     'always'
     >>> Rules(luck="sometimes")
