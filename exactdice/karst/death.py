@@ -36,6 +36,20 @@ _DEAD, _STABLE = ("death",), ("stable",)
 def death_roll_faces(negative_health: int, modifier: int = 0) -> dict:
     """How many of the six faces make a death roll stable, deadly (a 1) or inconclusive.
 
+    Parameters
+    ----------
+    negative_health : int
+        h, the negative health.
+    modifier : int, default 0
+        Added to the roll.
+
+    Returns
+    -------
+    dict of str to int
+        ``stable``, ``one`` and ``inconclusive`` face counts, summing to 6.
+
+    Examples
+    --------
     >>> death_roll_faces(2)
     {'stable': 1, 'one': 3, 'inconclusive': 2}
     """
@@ -58,6 +72,17 @@ class DeathRollChain:
     round after ``i`` aid rolls (``i == aid``: the end-of-round roll). h is merged above
     the level where every face but a natural 6 already gives 1.
 
+    Parameters
+    ----------
+    negative_health : int
+        h, the negative health (>= 0).
+    modifier : int, default 0
+        Added to each death roll.
+    aid : int, default 0
+        Aid actions each round.
+
+    Examples
+    --------
     >>> DeathRollChain(2).expand(("first", 2)).branches[0]
     (1, ('stable',), None)
     """
@@ -112,7 +137,23 @@ class DeathRollChain:
 
 @dataclass(frozen=True)
 class DeathSolution:
-    """P(death), P(stable), expected rounds and the (cut) distribution of rounds."""
+    """What `solve_death` found.
+
+    Attributes
+    ----------
+    negative_health, modifier : int
+        The roll solved.
+    rules : Rules
+        The reading of the rules (``aid``).
+    death, stable : Fraction
+        The exact probabilities, summing to exactly 1.
+    expected_rounds : Fraction
+        The exact mean number of rounds.
+    rounds : RoundsDistribution
+        P(exactly r rounds) for the listed rounds, and the rest exactly.
+    states : int
+        The size of the solved chain.
+    """
 
     negative_health: int
     modifier: int
@@ -168,6 +209,27 @@ def _rounds_distribution(chain: DeathRollChain) -> RoundsDistribution:
 def solve_death(negative_health: int, modifier: int = 0, rules: Rules = Rules()) -> DeathSolution:
     """Solve the death roll from negative health h exactly (aid per round from ``rules``).
 
+    Parameters
+    ----------
+    negative_health : int
+        h, the negative health (>= 0).
+    modifier : int, default 0
+        Added to each roll.
+    rules : Rules, optional
+        The reading of the rules (``aid``).
+
+    Returns
+    -------
+    DeathSolution
+        P(death), P(stable), the expected rounds and the rounds' distribution.
+
+    Raises
+    ------
+    InputError
+        A negative health that is not a whole number >= 0, or negative aid.
+
+    Examples
+    --------
     >>> solve_death(0).death
     Fraction(1, 2)
     >>> solve_death(0, rules=Rules(aid=1)).rounds.probabilities[0]

@@ -25,6 +25,26 @@ __all__ = ["outcome_column", "expected_distribution", "column_distributions", "e
 def outcome_column(kind: str, *, health=None, then_death: bool = False, combatant: int = 1, **_) -> str:
     """The simulator's CSV column that `expected_distribution` describes.
 
+    Parameters
+    ----------
+    kind : {"action", "opposed", "attack", "death", "order"}
+        The roll.
+    health : int, optional
+        With ``attack``: a knock-out chain's target health.
+    then_death : bool, default False
+        With ``attack`` and *health*: the death rolls after the knock-out.
+    combatant : int, default 1
+        With ``order``: whose place.
+    **_
+        The roll's other setup values (ignored here).
+
+    Returns
+    -------
+    str
+        The column's name.
+
+    Examples
+    --------
     >>> outcome_column("attack", health=8), outcome_column("order", combatant=2)
     ('negative_health', 'place_2')
     """
@@ -40,8 +60,28 @@ def outcome_column(kind: str, *, health=None, then_death: bool = False, combatan
 def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
     """Exact category -> probability for the column named by `outcome_column`.
 
-    Setup keys are those of `exactdice.karst.simulate.simulate` (plus ``combatant`` for order).
+    Parameters
+    ----------
+    kind : {"action", "opposed", "attack", "death", "order"}
+        The roll.
+    rules : Rules, optional
+        The reading of the rules.
+    **setup
+        The roll's setup, with the keys of `exactdice.karst.simulate.simulate` (plus
+        ``combatant`` for order).
 
+    Returns
+    -------
+    dict of str to Fraction
+        The column's categories as the CSV writes them, summing to exactly 1.
+
+    Raises
+    ------
+    InputError
+        An unknown *kind* or a bad setup value.
+
+    Examples
+    --------
     >>> expected_distribution("action", modifier=0)
     {'success': Fraction(1, 6), 'failure': Fraction(5, 6)}
     """

@@ -35,7 +35,21 @@ MAX_HEALTH = 10_000
 
 @dataclass(frozen=True)
 class KnockoutSetup:
-    """Attack modifier, target defense, damage expression, target health, unaware or not."""
+    """An attack chain until knock-out: one attack a round until the target's health is 0 or less.
+
+    Parameters
+    ----------
+    modifier : int
+        The attack modifier.
+    defense : int
+        The target's defense.
+    damage : str, default "d6"
+        The weapon's damage, a dice expression (at least 1 a hit).
+    health : int, default 1
+        The target's health.
+    unaware : bool, default False
+        The first attack's damage is doubled.
+    """
 
     modifier: int
     defense: int
@@ -57,6 +71,25 @@ class KnockoutSetup:
 def damage_per_hit(expression: str, doubled: bool = False) -> Distribution:
     """Damage of one hit: the dice expression, at least 1, doubled against an unaware target.
 
+    Parameters
+    ----------
+    expression : str
+        The damage in dice notation (``"d8"``, ``"2d6+1"``).
+    doubled : bool, default False
+        Double the damage (the first attack on an unaware target).
+
+    Returns
+    -------
+    Distribution
+        The damage.
+
+    Raises
+    ------
+    NotationError
+        Bad dice notation.
+
+    Examples
+    --------
     >>> damage_per_hit("d4-2").probabilities()
     {1: Fraction(3, 4), 2: Fraction(1, 4)}
     >>> damage_per_hit("d4-2", doubled=True).outcomes()
@@ -68,7 +101,23 @@ def damage_per_hit(expression: str, doubled: bool = False) -> Distribution:
 
 @dataclass(frozen=True)
 class KnockoutSolution:
-    """Rounds to knock-out (cut), the joint knock-out list, exact mean and negative health."""
+    """What `solve_knockout` found.
+
+    Attributes
+    ----------
+    setup : KnockoutSetup
+        The chain solved.
+    hit : Fraction
+        P(hit) of one attack.
+    rounds : RoundsDistribution
+        Rounds to knock-out, listed until a small rest, with the rest exact.
+    knockout : dict
+        ``(rounds, negative health)`` -> probability, for the listed rounds.
+    expected_rounds : Fraction
+        The exact mean number of rounds.
+    negative_health : dict of int to Fraction
+        Negative health left at knock-out -> probability (exact, nothing cut).
+    """
 
     setup: KnockoutSetup
     hit: Fraction
@@ -197,8 +246,25 @@ def _aware_chain(health: int, hit: Fraction, damage: Distribution) -> tuple[list
 
 
 def solve_knockout(setup: KnockoutSetup) -> KnockoutSolution:
-    """Solve a knock-out chain exactly (and the death roll after it when ``then_death``).
+    """Solve a knock-out chain exactly.
 
+    Parameters
+    ----------
+    setup : KnockoutSetup
+        The chain.
+
+    Returns
+    -------
+    KnockoutSolution
+        Rounds to knock-out, the negative health left and their joint list.
+
+    Raises
+    ------
+    TooLargeError
+        A chain whose exact work (health^2 x damage totals x overshoots) passes 6e8.
+
+    Examples
+    --------
     >>> chain = solve_knockout(KnockoutSetup(modifier=0, defense=11, damage="d4", health=3))
     >>> chain.hit, chain.negative_health[0]
     (Fraction(1, 2), Fraction(25, 64))
@@ -235,6 +301,22 @@ def knockout_then_death(solution: KnockoutSolution, modifier: int = 0,
                         rules: Rules = Rules()) -> dict:
     """P(death) and P(stable) when the knocked-out target makes its death rolls.
 
+    Parameters
+    ----------
+    solution : KnockoutSolution
+        The knock-out chain (its negative health left feeds the death roll).
+    modifier : int, default 0
+        The death roll's modifier.
+    rules : Rules, optional
+        The reading of the rules (``aid``).
+
+    Returns
+    -------
+    dict of str to Fraction
+        ``death`` and ``stable``, summing to exactly 1.
+
+    Examples
+    --------
     >>> chain = solve_knockout(KnockoutSetup(modifier=100, defense=10, damage="1", health=1))
     >>> knockout_then_death(chain)["death"]
     Fraction(1, 2)

@@ -27,6 +27,18 @@ def action_roll(modifier: int) -> Distribution:
     A natural 1 fails and a natural 6 succeeds whatever the modifier; otherwise the
     roll succeeds at a total of 6 or more.
 
+    Parameters
+    ----------
+    modifier : int
+        Added to the d6.
+
+    Returns
+    -------
+    Distribution
+        Over ``(success, total)`` pairs.
+
+    Examples
+    --------
     >>> action_roll(3).probability((True, 4))
     Fraction(0, 1)
     """
@@ -40,6 +52,18 @@ def action_roll(modifier: int) -> Distribution:
 def action_success(modifier: int) -> Fraction:
     """P(success) of an action roll with the given modifier.
 
+    Parameters
+    ----------
+    modifier : int
+        Added to the d6.
+
+    Returns
+    -------
+    Fraction
+        Between 1/6 (a natural 6) and 5/6 (a natural 1 fails).
+
+    Examples
+    --------
     >>> action_success(-10), action_success(10)
     (Fraction(1, 6), Fraction(5, 6))
     """
@@ -52,6 +76,20 @@ def opposed(first_modifier: int, second_modifier: int, rules: Rules = Rules()) -
     ``totals``: the higher total prevails. ``success-first``: a success beats a failure,
     otherwise the higher total; equal totals prevail for neither.
 
+    Parameters
+    ----------
+    first_modifier, second_modifier : int
+        Each roller's modifier.
+    rules : Rules, optional
+        The reading of the rules (``opposed``).
+
+    Returns
+    -------
+    dict of str to Fraction
+        ``first``, ``second`` and ``neither``, summing to exactly 1.
+
+    Examples
+    --------
     >>> opposed(0, 0)["neither"]
     Fraction(1, 6)
     """
@@ -69,6 +107,20 @@ def opposed(first_modifier: int, second_modifier: int, rules: Rules = Rules()) -
 def attack_roll(modifier: int, defense: int) -> Distribution:
     """Distribution of hit (True) / miss (False): d20 + modifier against a defense.
 
+    Parameters
+    ----------
+    modifier : int
+        Added to the d20.
+    defense : int
+        The target's defense.
+
+    Returns
+    -------
+    Distribution
+        Over True (hit) and False (miss).
+
+    Examples
+    --------
     >>> attack_roll(-100, 10).probability(True)
     Fraction(1, 20)
     """
@@ -78,6 +130,20 @@ def attack_roll(modifier: int, defense: int) -> Distribution:
 def attack_hit(modifier: int, defense: int) -> Fraction:
     """P(hit) of an attack roll: a natural 20 hits, a natural 1 misses.
 
+    Parameters
+    ----------
+    modifier : int
+        Added to the d20.
+    defense : int
+        The target's defense.
+
+    Returns
+    -------
+    Fraction
+        Between 1/20 and 19/20.
+
+    Examples
+    --------
     >>> attack_hit(100, 10)
     Fraction(19, 20)
     """
@@ -88,8 +154,28 @@ def order_scores(modifiers, two_actions=(), surprised=()) -> list[Distribution |
     """Each combatant's order score (None for a surprised combatant, who does not act).
 
     A combatant taking two actions subtracts 3 whenever its score is at least 4.
-    Combatants are numbered from 1 in ``two_actions`` and ``surprised``.
 
+    Parameters
+    ----------
+    modifiers : sequence of int
+        Each combatant's order modifier.
+    two_actions : collection of int, optional
+        The combatants (numbered from 1) taking two actions.
+    surprised : collection of int, optional
+        The combatants (numbered from 1) surprised in the opening round.
+
+    Returns
+    -------
+    list of Distribution or None
+        One score distribution per combatant.
+
+    Raises
+    ------
+    InputError
+        No combatant, or a combatant number out of range.
+
+    Examples
+    --------
     >>> order_scores([0], two_actions=[1])[0].probability(1)
     Fraction(1, 3)
     """
@@ -118,6 +204,25 @@ def order_places(modifiers, two_actions=(), surprised=()) -> list[dict | None]:
     A combatant's place is 1 + the number of acting combatants with a strictly higher
     score; a surprised combatant has no place (None).
 
+    Parameters
+    ----------
+    modifiers : sequence of int
+        Each combatant's order modifier.
+    two_actions, surprised : collection of int, optional
+        As for `order_scores`.
+
+    Returns
+    -------
+    list of dict or None
+        Place -> exact probability, per combatant.
+
+    Raises
+    ------
+    TooLargeError
+        More than 500 combatants, or work past 5e7 steps.
+
+    Examples
+    --------
     >>> order_places([0, 0])[0]
     {1: Fraction(7, 12), 2: Fraction(5, 12)}
     """
@@ -172,6 +277,25 @@ def order_before(modifiers, two_actions=(), surprised=()) -> list[list[Fraction 
 
     A surprised combatant acts before nobody; everyone acting is before it.
 
+    Parameters
+    ----------
+    modifiers : sequence of int
+        Each combatant's order modifier.
+    two_actions, surprised : collection of int, optional
+        As for `order_scores`.
+
+    Returns
+    -------
+    list of list of Fraction or None
+        ``result[i][j]`` = P(i acts strictly before j).
+
+    Raises
+    ------
+    TooLargeError
+        More than 500 combatants, or work past 5e7 steps.
+
+    Examples
+    --------
     >>> order_before([1, 0])[0][1]
     Fraction(7, 12)
     """

@@ -23,6 +23,21 @@ OPPOSED_RULES = ("totals", "success-first")
 class Rules:
     """One reading of the Karst rules; every field is a knob of the spec.
 
+    Parameters
+    ----------
+    opposed : {"totals", "success-first"}
+        How opposed action rolls are compared: the higher total prevails, or a success beats
+        a failure first.
+    aid : int, default 0
+        Ally actions spent on aid each round (each an extra death roll), 0-20.
+
+    Raises
+    ------
+    InputError
+        A value out of its range.
+
+    Examples
+    --------
     >>> Rules(aid=-1)
     Traceback (most recent call last):
     ...
