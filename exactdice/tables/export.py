@@ -552,8 +552,27 @@ _RENDERERS = {"md": _render_md, "csv": _render_csv, "json": _render_json, "html"
 
 
 def render_table(grids: TableGrid | Iterable[TableGrid], fmt: str) -> str | bytes:
-    """Render one grid or several in *fmt*: ``str`` for md/csv/json/html, ``bytes`` for pdf/png.
+    """Render one grid or several in *fmt*.
 
+    Parameters
+    ----------
+    grids : TableGrid or iterable of TableGrid
+        The tables.
+    fmt : {"md", "csv", "json", "html", "pdf", "png"}
+        The format.
+
+    Returns
+    -------
+    str or bytes
+        ``str`` for md, csv, json and html; ``bytes`` for pdf and png.
+
+    Raises
+    ------
+    InputError
+        An unknown format.
+
+    Examples
+    --------
     >>> grid = TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 4)]]})
     >>> render_table(grid, "md").splitlines()[6]
     '| 1 | 25.0% |'
@@ -566,11 +585,32 @@ def render_table(grids: TableGrid | Iterable[TableGrid], fmt: str) -> str | byte
 
 
 def write_table(grid_or_grids: TableGrid | Sequence[TableGrid], fmt: str | None, path) -> Path:
-    """Render and write to *path* atomically by `exactdice.output_files.write_output` (only a
-    regular file, through a symlink; a device, FIFO or folder is refused).
+    """Render and write to *path* atomically (`exactdice.output_files.write_output`).
 
-    *fmt* None means: from the file's suffix. Returns the path written.
+    Only a regular file is written, through a symlink; a device, FIFO or folder is refused
+    before anything is rendered.
 
+    Parameters
+    ----------
+    grid_or_grids : TableGrid or sequence of TableGrid
+        The tables.
+    fmt : str or None
+        The format; None means: from the file's suffix.
+    path : str or Path
+        Where to write.
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Raises
+    ------
+    InputError
+        An unknown format or suffix, or a path that is not a regular file.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> grid = TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 4)]]})
     >>> folder = tempfile.mkdtemp()

@@ -80,7 +80,30 @@ def cell_from_data(data):
 
 @dataclass(frozen=True)
 class TableGrid:
-    """One table: ``metrics[name][row][column]`` is an exact value, `Bounds` or None."""
+    """One table: ``metrics[name][row][column]`` is an exact value, `Bounds` or None.
+
+    Parameters
+    ----------
+    title : str
+        The table's title.
+    row_label, column_label : str
+        The axes' names.
+    rows, columns : list of str
+        The axes' values as printed.
+    metrics : dict of str to list of list
+        Metric name -> its grid of cells (a `fractions.Fraction`, certified `Bounds`, or
+        None for no value); the first metric is the headline.
+    legend : dict of str to str, optional
+        What was held fixed, printed with the table.
+    probability_metrics : tuple of str, optional
+        The metrics shown as percentages (default: names starting with ``P(``); the others
+        (expected rounds) print as numbers.
+
+    Raises
+    ------
+    ValueError
+        A metric's grid whose shape is not rows x columns.
+    """
 
     title: str
     row_label: str

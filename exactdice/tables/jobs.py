@@ -63,8 +63,20 @@ def setup_data(setup: Any, arguments: dict) -> Any:
 class TableJob:
     """One table (or one list of tables) to build: which function, with what, keyed how.
 
-    ``arguments`` are the function's keyword arguments (picklable: ruleset objects are
-    fine). ``setup`` and ``policies`` default to the JSON-ready parts of the arguments.
+    Parameters
+    ----------
+    system : str
+        The rules system (part of the store key).
+    table : str
+        The table's name (part of the store key).
+    function : str
+        ``"module:function"`` building the grid(s) from *arguments*.
+    arguments : dict, optional
+        The function's keyword arguments (picklable: ruleset objects are fine).
+    ruleset : Any, optional
+        The ruleset's JSON-ready description, for the store key.
+    setup, policies : Any, optional
+        JSON-ready parts of the key; default: the JSON-ready parts of *arguments*.
     """
 
     system: str
@@ -106,9 +118,33 @@ class CellGrid:
     For long solves (a Karbon contest per cell), so that an interrupted sweep loses at
     most the cells in flight. Cell (r, c) is ``function(**arguments, row_argument=row
     value, column_argument=column value)``, which returns ``{metric: exact value}``
-    (at least every name in ``metrics``, headline first). ``rows`` and ``columns`` are
-    ``(label, value)`` pairs; values must be JSON-ready (they are part of the key).
+    (at least every name in ``metrics``, headline first).
 
+    Parameters
+    ----------
+    system, table : str
+        The rules system and the table's name (part of the store key).
+    function : str
+        ``"module:function"`` solving one cell.
+    row_argument, column_argument : str
+        The function's arguments that the rows and columns set.
+    rows, columns : tuple of (str, Any)
+        ``(label, value)`` pairs; values must be JSON-ready (they are part of the key).
+    metrics : tuple of str
+        The metrics of the table, headline first.
+    title, row_label, column_label : str
+        As for `TableGrid`.
+    arguments : dict, optional
+        The function's other keyword arguments.
+    ruleset, policies, setup : Any, optional
+        JSON-ready parts of the store key.
+    legend : dict, optional
+        As for `TableGrid`.
+    probability_metrics : tuple of str, optional
+        As for `TableGrid`.
+
+    Examples
+    --------
     >>> grid = CellGrid(system="demo", table="quotients", function="exactdice.tables.jobs:demo_cell",
     ...                 row_argument="numerator", column_argument="denominator",
     ...                 rows=(("1", 1), ("2", 2)), columns=(("3", 3),), metrics=("P(x)",),
@@ -187,9 +223,32 @@ def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | No
     """The grids of each job (a list per job, in job order), in one sweep over every core.
 
     A `TableJob` is one task (its function builds whole grids); a `CellGrid` is one task a
-    cell. Everything goes through the store (``store=None``: no cache). ``executor``: see
-    `exactdice.tables.sweep.sweep` (None: a local pool of *workers* processes).
+    cell. Everything goes through the store.
 
+    Parameters
+    ----------
+    jobs : list of TableJob or CellGrid
+        The tables.
+    store : ResultStore or None
+        The results store (None: no cache).
+    workers : int, default 2
+        Local processes (``1``: this process).
+    progress : bool, default True
+        Draw a progress bar on stderr.
+    description : str, default "tables"
+        The progress bar's label.
+    statistics : SweepStatistics, optional
+        Filled with how many cells were cached and solved.
+    executor : concurrent.futures.Executor, optional
+        See `sweep` (None: a local pool of *workers* processes).
+
+    Returns
+    -------
+    list of list of TableGrid
+        One list of grids per job.
+
+    Examples
+    --------
     >>> jobs = [TableJob("demo", "r", "exactdice.tables.jobs:demo_table", {"size": 2})]
     >>> [[grid.rows for grid in grids] for grids in solve_table_jobs(jobs, store=None, workers=1,
     ...                                                              progress=False)]
@@ -222,6 +281,30 @@ def solve_tables(jobs: list[TableJob | CellGrid], *, store: ResultStore | None, 
                  statistics: SweepStatistics | None = None, executor=None) -> list[TableGrid]:
     """Every grid of every job, in job order (a job may give several grids).
 
+    Parameters
+    ----------
+    jobs : list of TableJob or CellGrid
+        The tables.
+    store : ResultStore or None
+        The results store (None: no cache).
+    workers : int, default 2
+        Local processes (``1``: this process).
+    progress : bool, default True
+        Draw a progress bar on stderr.
+    description : str, default "tables"
+        The progress bar's label.
+    statistics : SweepStatistics, optional
+        Filled with how many cells were cached and solved.
+    executor : concurrent.futures.Executor, optional
+        Where to solve (a Dask client's, say); None: a local pool of *workers*.
+
+    Returns
+    -------
+    list of TableGrid
+        The grids, flattened in job order.
+
+    Examples
+    --------
     >>> jobs = [TableJob("demo", "r", "exactdice.tables.jobs:demo_table", {"size": n})
     ...         for n in (1, 3)]
     >>> [len(grid.rows) for grid in solve_tables(jobs, store=None, workers=1, progress=False)]

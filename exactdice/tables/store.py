@@ -52,6 +52,13 @@ _FIELD = "store_path"
 def default_store_path() -> Path:
     """``$EXACTDICE_STORE`` if set, else ``~/.cache/exactdice/results.sqlite``.
 
+    Returns
+    -------
+    Path
+        The default results store.
+
+    Examples
+    --------
     >>> isinstance(default_store_path(), Path)
     True
     """
@@ -122,6 +129,21 @@ class ResultKey:
 
     The mapping parts may hold Fractions; they are stored as canonical JSON.
 
+    Parameters
+    ----------
+    system : str
+        The rules system.
+    ruleset : Any
+        The reading of the rules, JSON-ready.
+    setup : Any
+        The setup, JSON-ready.
+    policies : Any, optional
+        The policies, JSON-ready.
+    version : str, optional
+        The code version the result belongs to (default: exactdice's).
+
+    Examples
+    --------
     >>> ResultKey("karst", {}, {"modifier": 1}, {}).parts()[2]
     '{"modifier":1}'
     """
@@ -161,6 +183,20 @@ class ResultStore:
     Open it once in the parent process; worker processes do not touch it (the sweep
     writes each result from the parent as it arrives).
 
+    Parameters
+    ----------
+    path : str or Path
+        The SQLite file (created with its folder if missing).
+    timeout : float, optional
+        Seconds to wait for another process's lock.
+
+    Raises
+    ------
+    InputError
+        A path that cannot be opened as a store.
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> store = ResultStore(os.path.join(tempfile.mkdtemp(), "s.sqlite"))
     >>> len(store)
@@ -295,6 +331,20 @@ class ResultStore:
 def open_store(path=None, *, no_cache: bool = False) -> ResultStore | None:
     """The store at *path* (default `default_store_path`), or None when *no_cache*.
 
+    Parameters
+    ----------
+    path : str or Path, optional
+        The SQLite file.
+    no_cache : bool, default False
+        Keep no results.
+
+    Returns
+    -------
+    ResultStore or None
+        The store, or None for no cache.
+
+    Examples
+    --------
     >>> open_store(no_cache=True) is None
     True
     """

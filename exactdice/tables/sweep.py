@@ -58,6 +58,15 @@ _TERMINATE_GRACE_SECONDS = 0.5
 class SweepCell:
     """One unit of work: its store key and the argument of the solve function.
 
+    Parameters
+    ----------
+    key : ResultKey
+        Where its result is stored.
+    task : Any, optional
+        The solve function's argument (default: the key itself).
+
+    Examples
+    --------
     >>> SweepCell(ResultKey("karst", {}, {"m": 1})).argument.system
     'karst'
     """
@@ -73,7 +82,17 @@ class SweepCell:
 
 @dataclass
 class SweepStatistics:
-    """How a sweep went: cells found in the store and cells solved now."""
+    """How a sweep went: cells found in the store and cells solved now.
+
+    Parameters
+    ----------
+    cached : int, default 0
+        Cells found in the store.
+    solved : int, default 0
+        Cells solved by this sweep.
+    seconds : float, default 0.0
+        Wall-clock time of the sweep.
+    """
 
     cached: int = 0
     solved: int = 0
@@ -307,11 +326,41 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
           description: str = "solving", statistics: SweepStatistics | None = None) -> list:
     """Solve every cell and return the results in order.
 
-    ``executor`` is any `concurrent.futures`-style executor (a Dask cluster's, for one);
-    None means a local pool of *workers* processes (``workers=1``: this process).
-    ``store=None`` means no cache (``--no-cache``). A progress bar for the cells goes to
-    stderr when *progress* is true.
+    Finished cells go into the store as they arrive, so an interrupted sweep resumes;
+    Ctrl-C stops it within about 2 s, local workers killed.
 
+    Parameters
+    ----------
+    cells : sequence of SweepCell or ResultKey
+        The work.
+    solve_fn : callable
+        A top-level (picklable) function of a cell's task.
+    store : ResultStore or None
+        The results store (None: no cache, ``--no-cache``).
+    workers : int, default 2
+        Local processes (``1``: this process).
+    executor : concurrent.futures.Executor, optional
+        Any `concurrent.futures`-style executor (a Dask cluster's, for one); None means a
+        local pool of *workers* processes.
+    progress : bool, default True
+        Draw a progress bar for the cells on stderr.
+    description : str, default "solving"
+        The progress bar's label.
+    statistics : SweepStatistics, optional
+        Filled with how many cells were cached and solved.
+
+    Returns
+    -------
+    list
+        The results, in the order of *cells*.
+
+    Raises
+    ------
+    ValueError
+        *workers* below 1.
+
+    Examples
+    --------
     >>> cells = [ResultKey("demo", {}, {"n": n}) for n in (4, 5)]
     >>> sweep(cells, _reciprocal_of_key, store=None, workers=1, progress=False)
     [Fraction(1, 4), Fraction(1, 5)]
