@@ -43,15 +43,40 @@ __all__ = ["Parameter", "TableSet", "RulesSystem", "DeclaredSystem", "RegistryEn
 class Parameter:
     """One declared parameter of a system: enough to build a CLI option or a form field.
 
-    ``kind`` is ``int``, ``float``, ``str`` or ``bool`` (a flag); ``choices`` limits a
-    ``str``; ``minimum``/``maximum`` bound an ``int`` (None: unbounded); ``multiple``
-    takes a list (repeated flag); ``role`` says whether the value belongs to the setup or
-    to the rules. ``flag`` is the CLI spelling (default ``--name-with-dashes``); ``short``
-    an optional one-letter alias such as ``-a``; ``help`` one sentence. ``example``: what
-    a form starts with where there is no default but the answer needs a value (the CLI still
-    asks for one), so a page's first submit gives an answer, not an error. ``label``: a
-    form's name for it (default: the name in words, "fail by one").
+    Parameters
+    ----------
+    name : str
+        The Python name (also the key in a values mapping).
+    kind : {int, float, str, bool}
+        The value's type; ``bool`` is a flag.
+    default : Any, optional
+        The value when none is given.
+    help : str, optional
+        One sentence, for ``--help`` and the form.
+    minimum, maximum : int, optional
+        Bounds of an ``int`` (None: unbounded).
+    choices : tuple of str, optional
+        The allowed values of a ``str``.
+    multiple : bool, default False
+        Takes a list (a repeated flag).
+    required : bool, default False
+        Must be given (no default).
+    role : {"setup", "rules"}
+        Whether the value belongs to the setup or to the rules.
+    cli_flag : str, optional
+        The CLI spelling (default ``--name-with-dashes``; see `flag`).
+    short : str, optional
+        A one-letter alias such as ``-a``.
+    metavar : str, optional
+        The value's name in ``--help``.
+    example : Any, optional
+        What a form starts with where there is no default but the answer needs a value (the
+        CLI still asks for one), so a page's first submit gives an answer, not an error.
+    label : str, optional
+        A form's name for it (default: the name in words, "fail by one").
 
+    Examples
+    --------
     >>> Parameter("negative_health", int, 0, "h = -health >= 0.", minimum=0).flag
     '--negative-health'
     >>> Parameter("modifier", int, 0, "Added to the d6.", maximum=5).check(9)
@@ -123,9 +148,20 @@ def _is_kind(value, kind: type) -> bool:
 class TableSet:
     """One canonical group of table grids, written together as ``<system>/<name>.<format>``.
 
-    ``jobs`` are `exactdice.tables.TableJob`/`CellGrid` objects; ``command`` is the
-    ``exactdice`` command that makes the same file; ``tags`` let a caller pick sets (for
-    example Karbon's ``fixed`` and ``optimal`` policy pairs).
+    Parameters
+    ----------
+    system : str
+        The rules system.
+    name : str
+        The set's file name, without suffix.
+    description : str
+        One line about it (for ``tables/README.md``).
+    command : str
+        The ``exactdice`` command that makes the same file.
+    jobs : tuple, optional
+        `exactdice.tables.TableJob` / `exactdice.tables.CellGrid` objects.
+    tags : tuple of str, optional
+        Let a caller pick sets (for example Karbon's ``fixed`` and ``optimal`` policy pairs).
     """
 
     system: str
@@ -138,7 +174,14 @@ class TableSet:
 
 @runtime_checkable
 class RulesSystem(Protocol):
-    """What the layers above need from a rules system (no base class required).
+    """What the layers above need from a rules system (a protocol: no base class required).
+
+    A system has a ``name``, a one-line ``summary``, its ``rules_type``, its declared
+    ``parameters`` and ``variants``, and these methods: ``setup(values)`` and
+    ``rules(values)`` read a mapping of values into a checked setup and a rules object;
+    ``exact(setup, rules)`` gives the exact outcome distribution (summing to exactly 1);
+    ``simulate(setup, rules, n, seed)`` seeded trials as columns; ``outcome_column(setup)``
+    the simulator's outcome column; ``table_sets()`` its canonical tables.
 
     ``variants`` maps sub-system names to systems of their own (Karst: one per roll);
     a system with variants has no parameters of its own and its other methods are not
@@ -150,6 +193,12 @@ class RulesSystem(Protocol):
     ``exact_laws(setup, rules)`` gives ``(exact(...), column_distributions(...))`` from
     one solve, for a validation that needs both (the first None where ``exact`` would
     refuse the setup).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None: a protocol is not instantiated; ``isinstance(system, RulesSystem)`` checks the
+        shape. `DeclaredSystem` builds one from declarations.
     """
 
     name: str
@@ -179,17 +228,46 @@ class RulesSystem(Protocol):
 
 @dataclass(frozen=True)
 class DeclaredSystem:
-    """A `RulesSystem` made of declarations and plain functions: the one shape the system
-    packages share (any other object with the protocol's attributes fits as well).
+    """A `RulesSystem` made of declarations and plain functions.
 
-    The declared ``parameters`` read a setup and the rules (`setup_values`,
-    `rules_values`); ``make_rules`` builds the `Rules` object from the checked rules values
-    (default: ``rules_type`` itself). ``outcome`` is the outcome column's name, or a
-    function of the setup that gives it. ``exact``, ``simulate``, ``column_distributions``
-    and ``exact_laws`` (optional) and ``table_sets`` are the protocol's functions; a system
-    made of
-    ``variants`` (Karst) declares no ``exact`` or ``simulate`` of its own.
+    The one shape the system packages share (any other object with the protocol's
+    attributes fits as well). The declared *parameters* read a setup and the rules
+    (`setup_values`, `rules_values`).
 
+    Parameters
+    ----------
+    name : str
+        The registry name (``exactdice <name> ...``).
+    summary : str
+        One line about it.
+    rules_type : type
+        Its `Rules` type (a frozen dataclass of the knobs).
+    parameters : tuple of Parameter, optional
+        Its setup and rules parameters.
+    make_rules : callable, optional
+        Builds the rules object from the checked rules values (default: *rules_type*).
+    exact : callable, optional
+        ``exact(setup, rules) -> {outcome: Fraction}``, summing to exactly 1.
+    simulate : callable, optional
+        ``simulate(setup, rules, n, seed) -> {column: values}``, independent of *exact*.
+    outcome : str or callable, default "outcome"
+        The outcome column's name, or a function of the setup that gives it.
+    column_distributions, exact_laws : callable, optional
+        As in `RulesSystem`.
+    table_sets : callable, optional
+        ``table_sets() -> [TableSet]``, its canonical tables.
+    variants : mapping of str to RulesSystem, optional
+        Sub-systems (Karst); a system made of variants declares no *exact* or *simulate*.
+    outcome_words : callable, optional
+        An outcome as a person reads it (Chronica's "0" is "side 0 (the player)").
+
+    Raises
+    ------
+    InternalError
+        A system without variants that lacks *exact* or *simulate*.
+
+    Examples
+    --------
     >>> from fractions import Fraction
     >>> coin = DeclaredSystem("coin", "A coin.", dict,
     ...                       exact=lambda setup, rules: {"heads": Fraction(1, 2), "tails": Fraction(1, 2)},
@@ -250,8 +328,15 @@ class _VariantsOnly:
 
 @dataclass(frozen=True)
 class RegistryEntry:
-    """Where a system lives (``"module:attribute"``, or the object itself) and one line
-    about it, so listing the systems imports none of them."""
+    """Where a system lives and one line about it, so listing the systems imports none of them.
+
+    Parameters
+    ----------
+    target : str or RulesSystem
+        ``"module:attribute"`` naming the system, or the object itself.
+    summary : str
+        One line about it.
+    """
 
     target: Any
     summary: str
@@ -274,8 +359,19 @@ _LOADED: dict[str, RulesSystem] = {}
 
 
 def register(name: str, target, summary: str | None = None) -> None:
-    """Add a system: *target* is the `RulesSystem` object or ``"module:attribute"`` naming it.
+    """Add a system to the registry (or replace one of the same name).
 
+    Parameters
+    ----------
+    name : str
+        Its name on the command line and the web page.
+    target : RulesSystem or str
+        The system, or ``"module:attribute"`` naming it (imported on first use).
+    summary : str, optional
+        One line about it (default: the system's own ``summary``).
+
+    Examples
+    --------
     >>> register("coin", "exactdice.systems:_EXAMPLE", "A coin."); "coin" in system_names()
     True
     >>> unregister("coin")
@@ -287,24 +383,69 @@ def register(name: str, target, summary: str | None = None) -> None:
 
 
 def unregister(name: str) -> None:
-    """Remove a system added with `register` (tests use it to clean up)."""
+    """Remove a system added with `register` (tests use it to clean up).
+
+    Parameters
+    ----------
+    name : str
+        The system's name; an unknown name is ignored.
+    """
     SYSTEMS.pop(name, None)
     _LOADED.pop(name, None)
 
 
 def system_names() -> list[str]:
-    """The registered systems' names, in registry order (imports none of them)."""
+    """The registered systems' names, in registry order (imports none of them).
+
+    Returns
+    -------
+    list of str
+        The names.
+    """
     return list(SYSTEMS)
 
 
 def system_summary(name: str) -> str:
-    """One line about a registered system (imports nothing)."""
+    """One line about a registered system (imports nothing).
+
+    Parameters
+    ----------
+    name : str
+        A registered system's name.
+
+    Returns
+    -------
+    str
+        Its summary.
+
+    Raises
+    ------
+    KeyError
+        An unregistered name.
+    """
     return SYSTEMS[name].summary
 
 
 def get_system(name: str) -> RulesSystem:
     """The registered system called *name* (its package is imported now).
 
+    Parameters
+    ----------
+    name : str
+        A registered system's name.
+
+    Returns
+    -------
+    RulesSystem
+        The system.
+
+    Raises
+    ------
+    InputError
+        An unknown name (the message lists the known ones).
+
+    Examples
+    --------
     >>> get_system("karbon").rules_type.__name__
     'Rules'
     >>> get_system("monopoly")
@@ -325,6 +466,20 @@ def get_system(name: str) -> RulesSystem:
 def split_values(system: RulesSystem, values: Mapping[str, Any]) -> tuple[dict, dict]:
     """``(setup values, rules values)``: *values* split by each parameter's role.
 
+    Parameters
+    ----------
+    system : RulesSystem
+        The system.
+    values : mapping of str to Any
+        Setup and rules values together.
+
+    Returns
+    -------
+    tuple of (dict, dict)
+        The setup values and the rules values.
+
+    Examples
+    --------
     >>> setup, rules = split_values(get_system("contingency"), {"dice": "3d6", "luck": "always"})
     >>> setup, rules
     ({'dice': '3d6'}, {'luck': 'always'})
@@ -352,9 +507,28 @@ def _check_known(system: RulesSystem, values: Mapping[str, Any]) -> None:
 
 
 def setup_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
-    """Every setup parameter of *system* with its value from *values* or its default, checked;
-    *values* may hold the rules parameters too, but no name that is not a parameter.
+    """Every setup parameter of *system* with its value from *values* or its default, checked.
 
+    Parameters
+    ----------
+    system : RulesSystem
+        The system.
+    values : mapping of str to Any
+        The values given; may hold the rules parameters too, but no name that is not a
+        parameter.
+
+    Returns
+    -------
+    dict
+        Every setup parameter's checked value.
+
+    Raises
+    ------
+    InputError
+        A name that is no parameter (with the nearest one), or a value not allowed.
+
+    Examples
+    --------
     >>> setup_values(get_system("karst").variants["action"], {})
     {'modifier': 0}
     >>> setup_values(get_system("karst").variants["action"], {"modifer": 1})
@@ -371,8 +545,25 @@ def setup_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
 
 
 def rules_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
-    """Every rules parameter of *system* with its value from *values* or its default, checked
-    (no name in *values* that is not a parameter)."""
+    """Every rules parameter of *system* with its value from *values* or its default, checked.
+
+    Parameters
+    ----------
+    system : RulesSystem
+        The system.
+    values : mapping of str to Any
+        The values given (setup values may be among them; no name that is not a parameter).
+
+    Returns
+    -------
+    dict
+        Every rules parameter's checked value.
+
+    Raises
+    ------
+    InputError
+        A name that is no parameter (with the nearest one), or a value not allowed.
+    """
     _check_known(system, values)
     return {parameter.name: parameter.check(_given(parameter, values))
             for parameter in system.parameters if parameter.role == "rules"}
