@@ -55,14 +55,22 @@ DEFAULT_RISK = Fraction(1, 10**6)
 class DesignProblem:
     """A grid of setups and how to solve (and screen) one point.
 
-    - ``axes``: parameter name -> the values it takes (the grid is their product).
-    - ``cell(point)``: the `SweepCell` of the exact solve of one point (``point`` is a dict).
-    - ``metric(result)``: the exact value (a Fraction) the target is about, from that result.
-    - ``screen(point)``: the `SweepCell` of a cheap look at one point (None: the system
-      has no screen, every point is solved); ``interval(screen result, risk)`` turns its
-      result into ``{"low", "high", "estimate"}`` (Fractions) holding the exact value
-      except with probability ``risk``.
-    - ``solve_fn``: the top-level function the sweep calls on the cells' tasks.
+    Parameters
+    ----------
+    axes : dict of str to list
+        Parameter name -> the values it takes (the grid is their product).
+    cell : callable
+        ``cell(point)``: the `SweepCell` of the exact solve of one point (a dict).
+    metric : callable
+        ``metric(result)``: the exact value (a Fraction) the target is about.
+    solve_fn : callable
+        The top-level function the sweep calls on the cells' tasks.
+    screen : callable, optional
+        ``screen(point)``: the `SweepCell` of a cheap look at one point (None: the system has
+        no screen, every point is solved).
+    interval : callable, optional
+        ``interval(screen result, risk)``: ``{"low", "high", "estimate"}`` (Fractions) holding
+        the exact value except with probability ``risk``.
     """
 
     axes: dict[str, list]
@@ -79,10 +87,27 @@ class DesignProblem:
 
 
 def check_axes(axes: dict, fixed: dict, allowed, *, only_axes: bool = False) -> None:
-    """Raise `InputError` (field ``axes``) if a parameter is not in *allowed* or is both
-    varied (in *axes*) and fixed. With *only_axes*, *fixed* may hold other arguments too
-    (only the varied names are checked against *allowed*).
+    """Refuse varied parameters that are not allowed, or both varied and fixed.
 
+    Parameters
+    ----------
+    axes : dict
+        The varied parameters.
+    fixed : dict
+        The fixed ones.
+    allowed : collection of str
+        The parameters that may vary.
+    only_axes : bool, default False
+        *fixed* may hold other arguments too (only the varied names are checked against
+        *allowed*).
+
+    Raises
+    ------
+    InputError
+        (field ``axes``) A parameter not in *allowed*, or both varied and fixed.
+
+    Examples
+    --------
     >>> check_axes({"n": [1]}, {"n": 2}, ("n",))
     Traceback (most recent call last):
     ...
@@ -97,10 +122,26 @@ def check_axes(axes: dict, fixed: dict, allowed, *, only_axes: bool = False) -> 
 
 
 def check_every_point(points, check: Callable[[dict], Any]) -> None:
-    """Run ``check(point)`` on every grid point before anything is solved; an `InputError`
-    about a varied parameter names the grid (field ``axes``, the CLI's ``--vary``) and the
-    value, not the parameter's own flag, which the user may not have given.
+    """Run ``check(point)`` on every grid point before anything is solved.
 
+    An `InputError` about a varied parameter names the grid (field ``axes``, the CLI's
+    ``--vary``) and the value, not the parameter's own flag, which the user may not have
+    given.
+
+    Parameters
+    ----------
+    points : iterable of dict
+        The grid's points.
+    check : callable
+        Raises `InputError` for a point that is not allowed.
+
+    Raises
+    ------
+    InputError
+        (field ``axes``) The first point *check* refuses.
+
+    Examples
+    --------
     >>> def at_least_one(point):
     ...     if point["n"] < 1:
     ...         raise InputError("n", f"must be >= 1, got {point['n']}")
@@ -120,10 +161,35 @@ def check_every_point(points, check: Callable[[dict], Any]) -> None:
 
 def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules, rules_data: dict,
                        solve_fn: Callable, metric: Callable[[Any], Fraction]) -> DesignProblem:
-    """A problem without a screen (every point is solved exactly) for systems whose cells
-    are cheap: a point's task is ``(arguments, rules)``, its arguments *fixed* updated
-    by the point, and its store key names *system*, *rules_data* and the arguments.
+    """A problem without a screen (every point is solved exactly), for systems whose cells are cheap.
 
+    A point's task is ``(arguments, rules)``: *fixed* updated by the point; its store key
+    names *system*, *rules_data* and the arguments.
+
+    Parameters
+    ----------
+    axes : dict of str to list
+        Parameter name -> the values it takes.
+    fixed : dict
+        The other arguments of a cell.
+    system : str
+        The rules system (part of the store key).
+    rules : Any
+        The rules object passed to *solve_fn*.
+    rules_data : dict
+        The rules' JSON-ready description (part of the store key).
+    solve_fn : callable
+        ``solve_fn((arguments, rules))``, a top-level function.
+    metric : callable
+        The exact value of a result.
+
+    Returns
+    -------
+    DesignProblem
+        The problem.
+
+    Examples
+    --------
     >>> problem = exact_grid_problem({"n": [2, 3]}, {"m": 1}, system="demo", rules=None, rules_data={},
     ...                              solve_fn=_demo_grid_solve, metric=lambda result: result)
     >>> design_search(problem, target=Fraction(1, 2), best=1, workers=1).candidates[0].point
@@ -139,7 +205,19 @@ def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules
 
 @dataclass(frozen=True)
 class DesignCandidate:
-    """One solved setup: its point, exact value and exact distance to the target."""
+    """One solved setup: its point, exact value and exact distance to the target.
+
+    Parameters
+    ----------
+    point : dict
+        The setup's values on the varied axes.
+    value : Fraction
+        Its exact value of the metric.
+    distance : Fraction
+        ``|value - target|``.
+    result : Any, optional
+        The solve's whole result.
+    """
 
     point: dict
     value: Fraction
@@ -149,7 +227,31 @@ class DesignCandidate:
 
 @dataclass
 class DesignResult:
-    """The answer (best first) and what it cost."""
+    """The answer (best first) and what it cost.
+
+    Parameters
+    ----------
+    candidates : list of DesignCandidate
+        The answer, closest first.
+    target : Fraction
+        The target value.
+    tolerance : Fraction or None
+        The tolerance asked for.
+    grid_size : int
+        Setups in the grid.
+    solved : int
+        Setups solved exactly.
+    screened : int
+        Setups screened by simulation.
+    exhaustive : bool
+        Whether every setup was solved.
+    risk : Fraction or None
+        The chance that some screen's interval missed its exact value (None without screens).
+    within_tolerance : bool, default True
+        False when no setup was within the tolerance (the closest is listed instead).
+    solved_points : list of dict, optional
+        Every point solved exactly.
+    """
 
     candidates: list[DesignCandidate]
     target: Fraction
@@ -164,9 +266,24 @@ class DesignResult:
 
 
 def hoeffding_half_width(samples: int, risk: Fraction) -> Fraction:
-    """A Fraction at least Hoeffding's half-width for a mean of *samples* values in [0, 1]:
+    """A Fraction at least Hoeffding's half-width for a mean of *samples* values in [0, 1].
+
     ``P(|mean - expectation| >= h) <= risk``. Rounded up, never down.
 
+    Parameters
+    ----------
+    samples : int
+        The number of values averaged.
+    risk : Fraction
+        The chance allowed outside the interval.
+
+    Returns
+    -------
+    Fraction
+        h.
+
+    Examples
+    --------
     >>> float(hoeffding_half_width(100_000, Fraction(1, 10**9))) > 0.0102
     True
     """
@@ -188,10 +305,44 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
                   best: int = 5, store=None, workers: int = 2, executor=None,
                   progress: bool = False, exhaustive: bool = False,
                   risk: Fraction = DEFAULT_RISK) -> DesignResult:
-    """The points whose exact value is closest to *target*, best first (see the module text).
+    """The points whose exact value is closest to *target*, best first.
 
-    With *tolerance*: every point within it (or, if none is, the closest one); without:
-    the *best* closest (ties at the last place included).
+    Screens every point where the problem has a screen, then solves points exactly, the
+    most promising first, until no unsolved point's interval can reach the answer (see the
+    module's docstring).
+
+    Parameters
+    ----------
+    problem : DesignProblem
+        The grid and how to solve a point.
+    target : Fraction
+        The value wanted.
+    tolerance : Fraction, optional
+        Every point within it (or, if none is, the closest one).
+    best : int, default 5
+        Without *tolerance*: the *best* closest (ties at the last place included).
+    store : ResultStore, optional
+        The results store (screens and exact cells are kept).
+    workers : int, default 2
+        Local processes.
+    executor : concurrent.futures.Executor, optional
+        Where to solve (a Dask client's, say).
+    progress : bool, default False
+        Draw progress bars on stderr.
+    exhaustive : bool, default False
+        Solve every point exactly (no screen).
+    risk : Fraction, default 1/10**6
+        The chance allowed that some screen's interval misses its exact value.
+
+    Returns
+    -------
+    DesignResult
+        The closest points and what the search cost.
+
+    Raises
+    ------
+    InputError
+        An empty grid.
     """
     _check_search(best, tolerance, risk)
     target = Fraction(target)

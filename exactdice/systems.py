@@ -263,7 +263,7 @@ class DeclaredSystem:
 
     Raises
     ------
-    InternalError
+    TypeError
         A system without variants that lacks *exact* or *simulate*.
 
     Examples

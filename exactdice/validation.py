@@ -82,8 +82,21 @@ TESTS = ("auto", "exact", "chi-square", "g-test")
 class OutcomeRow:
     """One outcome: its count, the count the exact model expects, and the deviation.
 
-    ``z`` is ``(observed - n p) / sqrt(n p (1 - p))``, the deviation in standard errors;
-    it is ``None`` when undefined (p is 0 or 1).
+    Attributes
+    ----------
+    category : Hashable
+        The outcome.
+    observed : int
+        Its count in the samples.
+    expected_count : float
+        n p: the count the exact probability expects.
+    probability : Fraction
+        Its exact probability p.
+    observed_share : float
+        observed / n.
+    z : float or None
+        ``(observed - n p) / sqrt(n p (1 - p))``, the deviation in standard errors; None when
+        undefined (p is 0 or 1).
     """
 
     category: Hashable
@@ -101,7 +114,32 @@ class OutcomeRow:
 
 @dataclass(frozen=True)
 class FitReport:
-    """The result of `goodness_of_fit`: p-value, verdict and one row per outcome."""
+    """The result of `goodness_of_fit`: p-value, verdict and one row per outcome.
+
+    ``fits`` is true when the p-value is at least ``alpha``; ``verdict`` says so in words,
+    naming the outcome furthest off; ``worst`` is that outcome's row.
+
+    Attributes
+    ----------
+    p_value : float
+        The test's p-value.
+    statistic : float or None
+        The test statistic (None for the exact test).
+    statistic_name : str
+        Its name.
+    dof : int or None
+        Degrees of freedom, where the test has them.
+    test : str
+        The test used: exact multinomial, Pearson chi-square or G.
+    alpha : float
+        The level the samples were tested at.
+    n : int
+        The number of samples.
+    rows : tuple of OutcomeRow
+        One row per outcome.
+    pooled : tuple of tuple
+        Sparse outcomes pooled together for the test.
+    """
 
     p_value: float
     statistic: float | None
@@ -248,6 +286,15 @@ class ColumnDistribution:
     A column over an unbounded count (rounds) lists its first values one by one and puts the
     rest in one tail category ``"N+"``; `fold` maps the observed values N, N+1, ... into it.
 
+    Parameters
+    ----------
+    probabilities : dict of str to Fraction
+        Category -> exact probability, summing to exactly 1.
+    tail_from : int, optional
+        N when the last category is the tail ``"N+"``.
+
+    Examples
+    --------
     >>> rounds = ColumnDistribution.with_tail({0: Fraction(1, 2), 1: Fraction(1, 4)})
     >>> rounds.probabilities
     {'0': Fraction(1, 2), '1': Fraction(1, 4), '2+': Fraction(1, 4)}
@@ -417,14 +464,38 @@ def _pool_sparse(categories: list, expected_counts: list[float]) -> list[list[in
 
 def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float = DEFAULT_ALPHA,
                     test: str = "auto", field: str = "observed") -> FitReport:
-    """Test observed counts against exact probabilities; see the module docstring for how.
+    """Test observed counts against exact probabilities.
 
-    ``expected`` maps each outcome to its exact probability (Fractions summing to exactly 1,
-    or a `Distribution`); ``observed`` maps outcomes to counts (outcomes may be given as
-    their text, as read from a CSV file). ``test`` is ``"auto"`` (the choice described
-    above), ``"exact"``, ``"chi-square"`` or ``"g-test"``. Bad counts or an unknown outcome
-    raise `InputError` naming ``field``.
+    The test is chosen by the counts (see the module's docstring): an exact multinomial
+    test for few samples, Pearson's chi-square or the G test otherwise, with sparse outcomes
+    pooled.
 
+    Parameters
+    ----------
+    expected : mapping of outcome to Fraction, or Distribution
+        Each outcome's exact probability (summing to exactly 1).
+    observed : mapping of outcome to int
+        Counts per outcome; outcomes may be given as their text, as read from a CSV file.
+    alpha : float, default 0.01
+        The test's level.
+    test : {"auto", "exact", "chi-square", "g-test"}
+        Which test; ``"auto"`` chooses.
+    field : str, default "observed"
+        The name errors give the counts.
+
+    Returns
+    -------
+    FitReport
+        The p-value, the verdict and one row per outcome.
+
+    Raises
+    ------
+    InputError
+        Bad counts (or counts adding up past 1e15), no samples, an outcome the exact law
+        does not have, an *alpha* outside (0, 1) or an unknown *test*.
+
+    Examples
+    --------
     >>> report = goodness_of_fit({"win": Fraction(1, 2), "loss": Fraction(1, 2)},
     ...                          {"win": 80, "loss": 20})
     >>> report.fits
@@ -516,15 +587,36 @@ def _pooled_test(possible: list[OutcomeRow], n: int, chosen: str) -> tuple:
 
 def read_sample_column(path, column: str, *, field: str = "samples",
                        allow_empty: bool = False) -> Counter:
-    """Count the values of one column of a CSV file with a header row.
+    r"""Count the values of one column of a CSV file with a header row.
 
-    Errors name the file, the column and the line: a missing or empty file, no such column
-    (the message lists the columns there are), a row with too few or too many fields, or an
-    empty value (unless ``allow_empty``: then an empty value is counted as ``""``).
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file.
+    column : str
+        The column to count.
+    field : str, default "samples"
+        The name errors give the file.
+    allow_empty : bool, default False
+        Count an empty value as ``""`` instead of refusing it.
 
+    Returns
+    -------
+    collections.Counter
+        Value -> count.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the column and the line: a missing or empty file, no such column
+        (the message lists the columns there are), a row with too few or too many fields, or
+        an empty value (unless *allow_empty*).
+
+    Examples
+    --------
     >>> import tempfile, os
     >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
-    ...     _ = handle.write("outcome,rounds\\nwin,3\\nloss,2\\nwin,4\\n")
+    ...     _ = handle.write("outcome,rounds\nwin,3\nloss,2\nwin,4\n")
     >>> read_sample_column(handle.name, "outcome")
     Counter({'win': 2, 'loss': 1})
     >>> os.unlink(handle.name)
@@ -565,9 +657,27 @@ def read_sample_column(path, column: str, *, field: str = "samples",
 
 
 def read_sample_columns(path, columns: Iterable[str], *, field: str = "samples") -> dict[str, Counter]:
-    """Count the values of several columns of a CSV file (those the file has; the others are
-    left out of the answer), an empty value counted as ``""``. Errors are those of
-    `read_sample_column`."""
+    """Count the values of several columns of a CSV file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file.
+    columns : iterable of str
+        The columns wanted; those the file lacks are left out of the answer.
+    field : str, default "samples"
+        The name errors give the file.
+
+    Returns
+    -------
+    dict of str to collections.Counter
+        Column -> value -> count, an empty value counted as ``""``.
+
+    Raises
+    ------
+    InputError
+        As for `read_sample_column`.
+    """
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             header = [name.strip() for name in next(csv.reader(handle), [])]
@@ -581,6 +691,26 @@ def read_sample_columns(path, columns: Iterable[str], *, field: str = "samples")
 def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:
     """Read ``"win=412,loss=371,tie=217"`` into ``{"win": 412, "loss": 371, "tie": 217}``.
 
+    Parameters
+    ----------
+    text : str
+        ``outcome=count`` pairs separated by commas.
+    field : str, default "counts"
+        The name errors give the text.
+
+    Returns
+    -------
+    dict of str to int
+        Outcome -> count.
+
+    Raises
+    ------
+    InputError
+        Empty text, a pair without ``=``, a count that is not a whole number >= 0, or an
+        outcome given twice.
+
+    Examples
+    --------
     >>> parse_counts("win=412, loss=371,tie=217")
     {'win': 412, 'loss': 371, 'tie': 217}
     """
