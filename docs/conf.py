@@ -34,6 +34,28 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_default_options = {"members": True, "show-inheritance": False}
 
+
+
+def _load_every_command():
+    """Load the command line's lazily imported commands into their groups, so sphinx-click
+    (which lists a group's loaded ``commands`` once it has any) documents every command."""
+    import click
+
+    from exactdice.cli.main import cli
+
+    def load(group, context):
+        for name in group.list_commands(context):
+            command = group.get_command(context, name)
+            if name not in group.commands:
+                group.add_command(command, name)
+            if isinstance(command, click.Group):
+                load(command, click.Context(command, parent=context, info_name=name))
+
+    load(cli, click.Context(cli, info_name="exactdice"))
+
+
+_load_every_command()
+
 html_theme = "furo"
 html_title = f"exactdice {release}"
 html_static_path = []

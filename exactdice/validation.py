@@ -72,9 +72,10 @@ _RELATIVE_TIE_TOLERANCE = 1e-7
 # exact probabilities longer than this (as "p/q") are shown rounded in the text table
 _LONGEST_FRACTION_SHOWN = 24
 
-# the "test" of a sample holding an outcome the model calls impossible (p is exactly 0)
+#: the "test" of a sample holding an outcome the model calls impossible (p is exactly 0)
 IMPOSSIBLE_TEST = "impossible outcome"
 
+#: the tests `goodness_of_fit` can run (``auto`` chooses by the counts)
 TESTS = ("auto", "exact", "chi-square", "g-test")
 
 
