@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from fractions import Fraction
 from functools import cached_property
 from types import MappingProxyType
+from typing import Any
 
 from gmpy2 import mpz
 
@@ -81,6 +82,9 @@ class Distribution:
     """
 
     __slots__ = ("_weights", "_denominator", "__dict__")
+
+    _weights: Mapping[Any, int]   # outcome -> weight, set once in __init__ (the class refuses setattr)
+    _denominator: int
 
     def __init__(self, weights: Mapping[Hashable, int]):
         cleaned = {}
@@ -439,7 +443,7 @@ class Distribution:
         Fraction(3, 4)
         """
         result, running = {}, 0
-        for outcome, weight in reversed(self._weights.items()):
+        for outcome, weight in reversed(self._weights.items()):  # type: ignore[call-overload]  # a dict's view
             running += weight
             result[outcome] = Fraction(running, self._denominator)
         return dict(reversed(result.items()))
@@ -557,7 +561,7 @@ def _pack(dist: Distribution, slot: int) -> int:
 
 def _unpack(packed: int, low: int, span: int, slot: int) -> Distribution:
     raw = packed.to_bytes(span * slot, "little")
-    weights = {}
+    weights: dict[Any, int] = {}
     for i in range(span):
         weight = int.from_bytes(raw[i * slot:(i + 1) * slot], "little")
         if weight:
@@ -576,14 +580,15 @@ def _kronecker_product(a: Distribution, b: Distribution) -> Distribution:
 
 def _repeated_squaring(dist: Distribution, count: int) -> Distribution:
     """n-fold sum by convolving squares (log2(count) convolutions, not count)."""
-    result, base = None, dist
+    result: Distribution | None = None
+    base = dist
     while count:
         if count & 1:
             result = base if result is None else _convolve(result, base)
         count >>= 1
         if count:
             base = _convolve(base, base)
-    return result
+    return result  # type: ignore[return-value]  # count >= 1, so set
 
 
 def _integer_power(dist: Distribution, count: int) -> Distribution:

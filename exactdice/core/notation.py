@@ -18,6 +18,7 @@ Fraction(1, 8)
 from __future__ import annotations
 
 import math
+from typing import NoReturn
 
 from exactdice.core.distribution import MAX_FACES, Distribution, constant, d
 from exactdice.core.pool import Pool
@@ -60,7 +61,7 @@ class _Parser:
         self.depth = 0
 
     # --- helpers ---
-    def error(self, expected: str, at: int | None = None):
+    def error(self, expected: str, at: int | None = None) -> NoReturn:
         at = self.pos if at is None else at
         if at >= len(self.text):
             found = "end of input"

@@ -277,7 +277,7 @@ class BoundedSolver:
     def _trajectory(self, stop_gap: float) -> None:
         lo, hi, kind, targets = self.lo, self.hi, self.kind, self.targets
         node = self.initial
-        path = []
+        path: list = []
         on_path = set()
         while len(path) < _MAX_TRAJECTORY:
             if kind[node] == _FRONTIER:
@@ -668,7 +668,8 @@ class BoundsView:
     @staticmethod
     def merged(views: list) -> "BoundsView":
         """One view of several searches' (each state's bounds intersected: each is sound)."""
-        bounds, decisions = {}, {}
+        bounds: dict = {}
+        decisions: dict = {}
         for view in views:
             for state, (low, high) in view.index.items():
                 known = bounds.get(state)
@@ -889,8 +890,8 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
             lower = sound_lower_value(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
                                       max_seconds=sound_seconds, components=components)
         raise StrategySolvePassedTime(error.field, str(error).partition(": ")[2], lower, graph.num_states) from error
-    solution.played = fixed.chosen
-    solution.defaulted = fixed.defaulted
+    solution.played = fixed.chosen  # type: ignore[attr-defined]  # what the strategy chose, for the caller
+    solution.defaulted = fixed.defaulted  # type: ignore[attr-defined]
     return solution.value, solution
 
 

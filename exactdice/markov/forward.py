@@ -590,9 +590,9 @@ class _Pass:
         self.classes = Denominators()
         self.inflow: list = [None] * graph.num_states  # class -> amount, per state
         self.inflow[graph.initial] = {0: mpz(1)}
-        self.collected = [{} for _ in range(len(graph.outcomes) + 1)]  # per outcome, then never-ends
+        self.collected: list[dict] = [{} for _ in range(len(graph.outcomes) + 1)]  # per outcome, then never-ends
         self.steps: dict = {}
-        self.rewards = [{} for _ in graph.reward_names]
+        self.rewards: list[dict] = [{} for _ in graph.reward_names]
 
     def collect(self, slot, node):
         """A terminal's (or a dead state's, ``slot`` -1) inflow into its outcome."""

@@ -17,6 +17,7 @@ their join (`_Pass.loop_parts`), and back its numerators, denominator and summed
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from exactdice.limits import check_memory
 from exactdice.processes import ForkedWorkers
@@ -102,7 +103,7 @@ def pass_with_loop_worker(plan, flow, bar=None) -> bool:
     readiness = _Readiness(plan)
     ready = readiness.first()
     queued: deque = deque()  # loops prepared and not handed out: (index, live, class, parts)
-    handed: dict = {}        # loops in the worker: index -> (live, class)
+    handed: dict[int, tuple[Any, Any]] = {}  # loops in the worker: index -> (live, class)
 
     def done(index):
         ready.extend(readiness.done(index))

@@ -18,7 +18,7 @@ from fractions import Fraction
 from exactdice.errors import InputError, InternalError
 from exactdice.markov.graph import explore
 from exactdice.markov.model import Chance, Decision, Terminal
-from exactdice.markov.solver import solve
+from exactdice.markov.solver import Number, solve
 
 __all__ = ["RewardCountModel", "reward_count_distribution", "HasDecisions"]
 
@@ -38,7 +38,7 @@ class RewardCountModel:
             raise InputError("reward", f"the model has no reward {reward!r} (its rewards: {', '.join(names)})")
         self.model, self.slot, self.cap = model, names.index(reward), cap
         self.outcomes = tuple(str(total) for total in range(cap + 1)) + (f"{cap + 1}+",)
-        self._expanded = {}
+        self._expanded: dict = {}
 
     def initial_state(self):
         return (self.model.initial_state(), 0)
@@ -71,7 +71,7 @@ def reward_count_distribution(model, reward: str, cap: int, *, max_states: int =
     """
     wrapped = RewardCountModel(model, reward, cap)
     solution = solve(explore(wrapped, max_states=max_states))
-    law = {outcome: Fraction(solution.absorption.get(outcome, 0)) for outcome in wrapped.outcomes}
+    law: dict[str, Number] = {outcome: Fraction(solution.absorption.get(outcome, 0)) for outcome in wrapped.outcomes}
     law[f"{cap + 1}+"] += solution.never_ends
     if sum(law.values()) != 1:
         raise InternalError("a reward's distribution must sum to exactly 1")

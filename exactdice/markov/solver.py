@@ -172,6 +172,7 @@ def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states
     0.5
     """
     started = time.perf_counter()
+    numbers: ExactArithmetic | FloatArithmetic
     if arithmetic == "exact":
         numbers = ExactArithmetic()
     elif arithmetic == "float":
