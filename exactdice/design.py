@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from exactdice.errors import InputError
-from exactdice.tables.store import ResultKey
+from exactdice.tables.store import ResultKey, ResultStore
 from exactdice.tables.sweep import SweepCell, shared_local_pool, sweep
 
 __all__ = ["DesignProblem", "DesignCandidate", "DesignResult", "design_search", "hoeffding_half_width",
@@ -86,7 +87,7 @@ class DesignProblem:
         return [dict(zip(names, values)) for values in itertools.product(*self.axes.values())]
 
 
-def check_axes(axes: dict, fixed: dict, allowed, *, only_axes: bool = False) -> None:
+def check_axes(axes: dict, fixed: dict, allowed: Collection[str], *, only_axes: bool = False) -> None:
     """Refuse varied parameters that are not allowed, or both varied and fixed.
 
     Parameters
@@ -121,7 +122,7 @@ def check_axes(axes: dict, fixed: dict, allowed, *, only_axes: bool = False) -> 
             raise InputError("axes", f"{name} is both varied and fixed")
 
 
-def check_every_point(points, check: Callable[[dict], Any]) -> None:
+def check_every_point(points: Iterable[dict], check: Callable[[dict], Any]) -> None:
     """Run ``check(point)`` on every grid point before anything is solved.
 
     An `InputError` about a varied parameter names the grid (field ``axes``, the CLI's
@@ -159,7 +160,7 @@ def check_every_point(points, check: Callable[[dict], Any]) -> None:
             raise
 
 
-def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules, rules_data: dict,
+def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules: Any, rules_data: dict,
                        solve_fn: Callable, metric: Callable[[Any], Fraction]) -> DesignProblem:
     """A problem without a screen (every point is solved exactly), for systems whose cells are cheap.
 
@@ -302,7 +303,7 @@ def _distance_bound(interval: dict, target: Fraction) -> Fraction:
 
 
 def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fraction | None = None,
-                  best: int = 5, store=None, workers: int = 2, executor=None,
+                  best: int = 5, store: ResultStore | None = None, workers: int = 2, executor: Executor | None = None,
                   progress: bool = False, exhaustive: bool = False,
                   risk: Fraction = DEFAULT_RISK) -> DesignResult:
     """The points whose exact value is closest to *target*, best first.

@@ -358,14 +358,14 @@ SYSTEMS: dict[str, RegistryEntry] = {
 _LOADED: dict[str, RulesSystem] = {}
 
 
-def register(name: str, target, summary: str | None = None) -> None:
+def register(name: str, target: RulesSystem | DeclaredSystem | str, summary: str | None = None) -> None:
     """Add a system to the registry (or replace one of the same name).
 
     Parameters
     ----------
     name : str
         Its name on the command line and the web page.
-    target : RulesSystem or str
+    target : RulesSystem, DeclaredSystem or str
         The system, or ``"module:attribute"`` naming it (imported on first use).
     summary : str, optional
         One line about it (default: the system's own ``summary``).

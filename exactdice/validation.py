@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from exactdice.core.display import percent_text
+from exactdice.core.distribution import Distribution
 from exactdice.core.exact import fraction_text, to_fraction
 from exactdice.errors import InputError
 from exactdice.input_files import open_text_file
@@ -463,7 +464,8 @@ def _pool_sparse(categories: list, expected_counts: list[float]) -> list[list[in
     return groups
 
 
-def goodness_of_fit(expected, observed: Mapping[Hashable, int], *, alpha: float = DEFAULT_ALPHA,
+def goodness_of_fit(expected: Mapping[Hashable, Fraction] | Distribution, observed: Mapping[Hashable, int], *,
+                    alpha: float = DEFAULT_ALPHA,
                     test: str = "auto", field: str = "observed") -> FitReport:
     """Test observed counts against exact probabilities.
 
@@ -586,7 +588,7 @@ def _pooled_test(possible: list[OutcomeRow], n: int, chosen: str) -> tuple:
 # ----- reading samples -----------------------------------------------------------------------
 
 
-def read_sample_column(path, column: str, *, field: str = "samples",
+def read_sample_column(path: str | Path, column: str, *, field: str = "samples",
                        allow_empty: bool = False) -> Counter:
     r"""Count the values of one column of a CSV file with a header row.
 
@@ -657,7 +659,7 @@ def read_sample_column(path, column: str, *, field: str = "samples",
     return counts
 
 
-def read_sample_columns(path, columns: Iterable[str], *, field: str = "samples") -> dict[str, Counter]:
+def read_sample_columns(path: str | Path, columns: Iterable[str], *, field: str = "samples") -> dict[str, Counter]:
     """Count the values of several columns of a CSV file.
 
     Parameters

@@ -32,6 +32,7 @@ several losers add up.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
@@ -63,7 +64,7 @@ _TIED = ("tie",)
 # ----- setup transforms -----------------------------------------------------------------
 
 
-def apply_target(sides, target: int | None):
+def apply_target(sides: Sequence[Sequence[Sequence[int]]], target: int | None) -> list:
     """Condition / penalty contest: every side but the first takes up to three dN.
 
     Smallest dice smaller than dN are replaced first (first pool first among equals);
@@ -114,7 +115,7 @@ def physical_size(size: int) -> int:
     return max(smaller) if smaller else size
 
 
-def apply_physical(side):
+def apply_physical(side: Sequence[Sequence[int]]) -> tuple[tuple[tuple[int, ...], ...], bool]:
     """The first side rolled with physical dice, and whether any die was substituted.
 
     Parameters
@@ -674,7 +675,7 @@ def _schedule(sizes) -> dict:
     return dict(table)
 
 
-def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = False,
+def roll_outcomes(sides: Sequence[Sequence[Sequence[int]]], *, four_ties: bool = False, instant_first_side: bool = False,
                   concessions: bool = True) -> tuple[Distribution, Distribution | None]:
     """Exact outcome distributions of one roll: ``(winner, success sizes)`` and ``(winner, concessions)``.
 
@@ -824,7 +825,7 @@ class ContestResult:
         }
 
 
-def sizes_text(sizes) -> str:
+def sizes_text(sizes: Iterable[int]) -> str:
     """Success dice sizes written like ``"d12,d8"`` (the JSON key and CSV value).
 
     Parameters
@@ -851,7 +852,7 @@ def _with_push_dice(side, extra):
     return tuple(tuple(pool) for pool in pools)
 
 
-def solve_contest(sides, rules: Rules | None = None, target: int | None = None,
+def solve_contest(sides: Sequence[str | Sequence[Sequence[int]]], rules: Rules | None = None, target: int | None = None,
                   *, concessions: bool = True) -> ContestResult:
     """Solve a contest exactly: P(win) per side, P(tie), success dice and concessions.
 
@@ -971,7 +972,8 @@ def _summarise(sides, rolled, rules, target, size_outcomes, concession_outcomes)
         concessions={s: dict(sorted(t.items())) for s, t in concessions.items()})
 
 
-def expected_distribution(sides, rules: Rules | None = None, target: int | None = None) -> dict:
+def expected_distribution(sides: Sequence[str | Sequence[Sequence[int]]], rules: Rules | None = None,
+                          target: int | None = None) -> dict:
     """P(each value of the simulator's ``winner`` column): ``"0"``, ``"1"``, ... and ``"tie"``.
 
     Parameters

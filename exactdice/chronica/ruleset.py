@@ -13,6 +13,7 @@ are written ``"d8,d8,d6"`` or ``"2d8,d6"``, co-operating pools separated by ``/`
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from exactdice.core.dice_list import dice_text as core_dice_text
@@ -241,7 +242,7 @@ def read_sides(sides, field: str = "sides") -> list[tuple[tuple[int, ...], ...]]
     return read
 
 
-def dice_text(sizes) -> str:
+def dice_text(sizes: Iterable[int]) -> str:
     """``(6, 6, 8)`` -> ``"d8,2d6"``: a dice list written compactly, largest first.
 
     Parameters
@@ -262,7 +263,7 @@ def dice_text(sizes) -> str:
     return core_dice_text(sizes, largest_first=True, empty="")
 
 
-def side_text(side) -> str:
+def side_text(side: Sequence[Sequence[int]]) -> str:
     """A side written back in the ``--side`` syntax.
 
     Parameters

@@ -13,6 +13,7 @@ Fraction(1, 2)
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -160,7 +161,7 @@ def parse_modifiers(text: str | None, field: str = "modifiers") -> list[int] | N
         raise InputError(field, f"give whole numbers separated by commas, got {text!r}") from None
 
 
-def skill_check(dice, *, modifier: int = 0, modifiers=None, advantage: int = 0,
+def skill_check(dice: str | Sequence[int], *, modifier: int = 0, modifiers: Sequence[int] | None = None, advantage: int = 0,
                 disadvantage: int = 0, difficulty: int | None = None) -> SkillCheck:
     """Build a `SkillCheck` from die sizes (ints or a pool string) and one or per-die modifiers.
 

@@ -653,7 +653,7 @@ def d(sides: int) -> Distribution:
     return Distribution(dict.fromkeys(range(1, sides + 1), 1))
 
 
-def constant(value) -> Distribution:
+def constant(value: Hashable) -> Distribution:
     """A distribution that always gives ``value``.
 
     Parameters

@@ -29,7 +29,7 @@ def lift_digit_limit() -> None:
 lift_digit_limit()
 
 
-def to_fraction(value) -> Fraction:
+def to_fraction(value: object) -> Fraction:
     """Convert an exact rational (int, Fraction, gmpy2 mpq, flint fmpq) to ``Fraction``.
 
     Parameters
@@ -65,7 +65,7 @@ def to_fraction(value) -> Fraction:
     raise TypeError(f"not an exact rational: {value!r}")
 
 
-def fraction_text(value) -> str:
+def fraction_text(value: object) -> str:
     """Write an exact rational as ``"p/q"`` (``"p"`` when q is 1).
 
     Parameters
@@ -115,7 +115,7 @@ def parse_fraction(text: str) -> Fraction:
     return Fraction(text.strip())
 
 
-def decimal_text(value, digits: int = 10) -> str:
+def decimal_text(value: object, digits: int = 10) -> str:
     """Show an exact rational as a rounded decimal for people (never used in computation).
 
     Parameters

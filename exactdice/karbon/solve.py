@@ -205,7 +205,7 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
 def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,
                  player: PlayerPolicy | None = None, narrator: NarratorPolicy | None = None, *,
                  arithmetic: str = "exact", max_states: int = DEFAULT_MAX_STATES,
-                 explore_seconds: float | None = None, progress=None, all_states: bool = False,
+                 explore_seconds: float | None = None, progress: bool | None = None, all_states: bool = False,
                  draw_values: bool = False) -> ContestOdds:
     """Exact win/loss/tie odds (and expectations) of a contest under two policies.
 
@@ -230,8 +230,9 @@ def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,
     explore_seconds : float, optional
         Stop exploring after this many seconds (where bounds can answer instead,
         `exactdice.karbon.bounds`, a caller need not wait for the whole state budget).
-    progress : callable, optional
-        Called with exploring's and solving's progress.
+    progress : bool, optional
+        Progress bars on stderr: True always, False never, None (the default) when stderr
+        is a terminal and the game is large.
     all_states : bool, default False
         Keep every state's answer (for per-state values and ``--explain``).
     draw_values : bool, default False
@@ -325,7 +326,7 @@ def explain_first_round(result: ContestOdds, digits: int = 3) -> list[str]:
     return lines
 
 
-def expected_distribution(setup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
+def expected_distribution(setup: ContestSetup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
                           narrator: NarratorPolicy | None = None) -> dict[str, Fraction]:
     """Exact P(outcome) of the simulator's ``outcome`` column (``unfinished`` = never ends).
 

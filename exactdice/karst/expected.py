@@ -10,6 +10,7 @@ keyed by the text the simulator writes in that column.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from exactdice.core.distribution import d
 from exactdice.errors import InputError
@@ -22,7 +23,8 @@ from exactdice.karst.simulate import SIMULATIONS
 __all__ = ["outcome_column", "expected_distribution", "column_distributions", "exact_laws"]
 
 
-def outcome_column(kind: str, *, health=None, then_death: bool = False, combatant: int = 1, **_) -> str:
+def outcome_column(kind: str, *, health: int | None = None, then_death: bool = False, combatant: int = 1,
+                   **_: object) -> str:
     """The simulator's CSV column that `expected_distribution` describes.
 
     Parameters
@@ -57,7 +59,7 @@ def outcome_column(kind: str, *, health=None, then_death: bool = False, combatan
     return "outcome"
 
 
-def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
+def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup: Any) -> dict:
     """Exact category -> probability for the column named by `outcome_column`.
 
     Parameters

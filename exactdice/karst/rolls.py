@@ -8,6 +8,7 @@ Fraction(11, 20)
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from fractions import Fraction
 
 from exactdice.core.distribution import Distribution, d
@@ -150,7 +151,8 @@ def attack_hit(modifier: int, defense: int) -> Fraction:
     return attack_roll(modifier, defense).probability(True)
 
 
-def order_scores(modifiers, two_actions=(), surprised=()) -> list[Distribution | None]:
+def order_scores(modifiers: Sequence[int], two_actions: Collection[int] = (),
+                 surprised: Collection[int] = ()) -> list[Distribution | None]:
     """Each combatant's order score (None for a surprised combatant, who does not act).
 
     A combatant taking two actions subtracts 3 whenever its score is at least 4.
@@ -198,7 +200,8 @@ def order_scores(modifiers, two_actions=(), surprised=()) -> list[Distribution |
     return scores
 
 
-def order_places(modifiers, two_actions=(), surprised=()) -> list[dict | None]:
+def order_places(modifiers: Sequence[int], two_actions: Collection[int] = (),
+                 surprised: Collection[int] = ()) -> list[dict | None]:
     """Per combatant, place -> probability (competition ranking: ties share the better place).
 
     A combatant's place is 1 + the number of acting combatants with a strictly higher
@@ -272,7 +275,8 @@ def _check_order_work(scores) -> None:
                                          "or fewer different modifiers")
 
 
-def order_before(modifiers, two_actions=(), surprised=()) -> list[list[Fraction | None]]:
+def order_before(modifiers: Sequence[int], two_actions: Collection[int] = (),
+                 surprised: Collection[int] = ()) -> list[list[Fraction | None]]:
     """Matrix of P(combatant i acts strictly before j) (None on the diagonal).
 
     A surprised combatant acts before nobody; everyone acting is before it.

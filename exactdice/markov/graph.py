@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 from exactdice.errors import InternalError, TooLargeError
 from exactdice.limits import check_memory
-from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
+from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Model, Terminal, keyed_expander
 from exactdice.processes import solve_workers
 
 __all__ = ["StateGraph", "explore", "BranchMerger", "paused_gc", "TERMINAL", "CHANCE", "DECISION", "MAX", "MIN"]
@@ -195,7 +195,8 @@ def paused_gc():
             gc.enable()
 
 
-def explore(model, *, max_states: int = 2_000_000, progress=None, workers: int | None = None) -> StateGraph:
+def explore(model: Model, *, max_states: int = 2_000_000, progress: bool | None = None,
+            workers: int | None = None) -> StateGraph:
     """Visit every state reachable from ``model.initial_state()`` once, breadth first.
 
     The graph is the same, array for array, with any number of workers.
@@ -206,8 +207,9 @@ def explore(model, *, max_states: int = 2_000_000, progress=None, workers: int |
         The game.
     max_states : int, default 2,000,000
         Stop with `TooLargeError` past this many states.
-    progress : callable, optional
-        Called now and then with the counts so far (the CLI draws a progress bar).
+    progress : bool, optional
+        A progress bar on stderr: True always, False never, None (the default) when
+        stderr is a terminal and the state limit is large.
     workers : int, optional
         Processes that expand states beside this one (`exactdice.markov.expansion_pool`),
         started only once exploring has taken `PARALLEL_AFTER_SECONDS` at

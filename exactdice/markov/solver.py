@@ -26,15 +26,17 @@ state's whole outcome vector instead. Graphs without decisions skip the backward
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from exactdice.core.exact import to_fraction
 from exactdice.errors import InputError
 from exactdice.limits import check_memory
 from exactdice.markov.arithmetic import ExactArithmetic, FloatArithmetic
 from exactdice.markov.forward import forward_pass, solving_bar
+from exactdice.markov.model import Model
 from exactdice.markov.graph import (
     CHANCE,
     DECISION,
@@ -123,8 +125,9 @@ class Solution:
             raise InputError("state", f"{state!r} is not reachable from the initial state") from None
 
 
-def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states=False,
-          arithmetic="exact", progress=None, components=None) -> Solution:
+def solve(graph_or_model: StateGraph | Model, *, payoff: Mapping[str, Any] | None = None,
+          nonterminating_payoff: Any = None, all_states: bool = False, arithmetic: str = "exact",
+          progress: bool | None = None, components: list | None = None) -> Solution:
     """Solve a model (exploring it first) or an explored `StateGraph`, exactly.
 
     Decisions maximise ("max") or minimise ("min") the expected payoff, by strategy
@@ -145,8 +148,9 @@ def solve(graph_or_model, *, payoff=None, nonterminating_payoff=None, all_states
         `Solution.state_value`.
     arithmetic : {"exact", "float"}
         Exact rationals, or a float preview.
-    progress : callable, optional
-        Called with the progress of exploring and solving.
+    progress : bool, optional
+        Progress bars on stderr: True always, False never, None (the default) when stderr
+        is a terminal and the graph is large.
     components : list, optional
         The graph's strongly connected components, sinks first, if the caller has them
         already (`StateGraph.strongly_connected_components`).

@@ -584,7 +584,7 @@ def render_table(grids: TableGrid | Iterable[TableGrid], fmt: str) -> str | byte
     return _RENDERERS[fmt](_as_grids(grids))
 
 
-def write_table(grid_or_grids: TableGrid | Sequence[TableGrid], fmt: str | None, path) -> Path:
+def write_table(grid_or_grids: TableGrid | Sequence[TableGrid], fmt: str | None, path: str | Path) -> Path:
     """Render and write to *path* atomically (`exactdice.output_files.write_output`).
 
     Only a regular file is written, through a symlink; a device, FIFO or folder is refused

@@ -18,6 +18,7 @@ Fraction(1, 2)
 from __future__ import annotations
 
 import importlib
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -219,7 +220,7 @@ def run_task(task) -> Any:
 def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | None,
                      workers: int = 2, progress: bool = True, description: str = "tables",
                      statistics: SweepStatistics | None = None,
-                     executor=None) -> list[list[TableGrid]]:
+                     executor: Executor | None = None) -> list[list[TableGrid]]:
     """The grids of each job (a list per job, in job order), in one sweep over every core.
 
     A `TableJob` is one task (its function builds whole grids); a `CellGrid` is one task a
@@ -278,7 +279,7 @@ def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | No
 
 def solve_tables(jobs: list[TableJob | CellGrid], *, store: ResultStore | None, workers: int = 2,
                  progress: bool = True, description: str = "tables",
-                 statistics: SweepStatistics | None = None, executor=None) -> list[TableGrid]:
+                 statistics: SweepStatistics | None = None, executor: Executor | None = None) -> list[TableGrid]:
     """Every grid of every job, in job order (a job may give several grids).
 
     Parameters

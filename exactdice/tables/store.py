@@ -328,7 +328,7 @@ class ResultStore:
         return False
 
 
-def open_store(path=None, *, no_cache: bool = False) -> ResultStore | None:
+def open_store(path: str | Path | None = None, *, no_cache: bool = False) -> ResultStore | None:
     """The store at *path* (default `default_store_path`), or None when *no_cache*.
 
     Parameters

@@ -38,7 +38,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -322,7 +322,7 @@ def _interrupts_held() -> Iterator[None]:
 # ----- the sweep -------------------------------------------------------------------------
 
 def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
-          store: ResultStore | None, workers: int = 2, executor=None, progress: bool = True,
+          store: ResultStore | None, workers: int = 2, executor: Executor | None = None, progress: bool = True,
           description: str = "solving", statistics: SweepStatistics | None = None) -> list:
     """Solve every cell and return the results in order.
 

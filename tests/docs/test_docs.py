@@ -298,6 +298,21 @@ def test_the_api_reference_documents_every_public_name(built, module_name):
     assert not missing, f"{module_name}: not documented: {missing}"
 
 
+def test_every_public_function_is_annotated():
+    """py.typed promises annotations: every public function's parameters and return."""
+    missing = []
+    for module_name in API_MODULES:
+        for module, name, value in _public(module_name):
+            if not inspect.isfunction(value):
+                continue
+            signature = inspect.signature(value)
+            bare = [parameter for parameter, detail in signature.parameters.items()
+                    if detail.annotation is inspect.Parameter.empty]
+            if bare or signature.return_annotation is inspect.Signature.empty:
+                missing.append(f"{module_name}.{name}: {bare or 'the return'}")
+    assert not missing, "\n".join(missing)
+
+
 #: numpydoc's checks that make a reference usable: a docstring, a summary, every parameter
 #: documented (and none that is not one), a Returns section where something is returned
 NUMPYDOC_CHECKS = {"GL08", "SS01", "PR01", "PR02", "RT01"}
