@@ -20,6 +20,8 @@ extensions = [
 
 source_suffix = {".md": "markdown"}
 root_doc = "index"
+# flags stay flags: no "--" turned into a dash, no curly quotes in commands
+smartquotes = False
 exclude_patterns = ["_build", "examples"]
 
 # MyST: ``{doc}`` and ``[text](page.md)`` links are checked; headings get anchors for ``page.md#anchor``
@@ -32,7 +34,9 @@ napoleon_numpy_docstring = True
 napoleon_use_rtype = False
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
-autodoc_default_options = {"members": True, "show-inheritance": False}
+autodoc_default_options = {"members": True}
+# docstrings name code in `single backquotes`: a link where Sphinx knows the name
+default_role = "py:obj"
 
 
 
