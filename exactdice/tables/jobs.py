@@ -284,20 +284,8 @@ def solve_tables(jobs: list[TableJob | CellGrid], *, store: ResultStore | None, 
 
     Parameters
     ----------
-    jobs : list of TableJob or CellGrid
-        The tables.
-    store : ResultStore or None
-        The results store (None: no cache).
-    workers : int, default 2
-        Local processes (``1``: this process).
-    progress : bool, default True
-        Draw a progress bar on stderr.
-    description : str, default "tables"
-        The progress bar's label.
-    statistics : SweepStatistics, optional
-        Filled with how many cells were cached and solved.
-    executor : concurrent.futures.Executor, optional
-        Where to solve (a Dask client's, say); None: a local pool of *workers*.
+    jobs, store, workers, progress, description, statistics, executor
+        As for `solve_table_jobs`.
 
     Returns
     -------
