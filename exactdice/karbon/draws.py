@@ -11,7 +11,7 @@ import copy
 
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.model import KarbonModel
-from exactdice.karbon.policies import PlayerPolicy
+from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.markov import Chance, Decision
 from exactdice.markov.bounded import choosing
 
@@ -35,6 +35,9 @@ class DrawSearchModel:
                 setup.start(PlayerPolicy(), narrator)
         else:
             self.player_draws = [setup.start(player, narrator).player_draw]
+        if narrator.kind in ("optimal", "kind") and not setup.narrator_draws(self.player_draws[0]):
+            # no narrator draw is left after the player's: the fixed draw's message says why
+            setup.start(PlayerPolicy(), NarratorPolicy(), self.player_draws[0], None)
         #: the player's draws by their text ("d8"): the names of the draw decision's actions
         self.draws_by_text = {dice_text(draw): draw for draw in self.player_draws}
 
@@ -76,6 +79,12 @@ class DrawSearchModel:
                 return Chance(((1, actions[0][1], None),))
             return Chance(((1, self._start(player_draw, None), None),))
         return self.inner.expand(situation)
+
+    def explore_compiled(self, *, max_states: int, progress=None):
+        """The draws and the contest explored by the compiled walk, or None (`KarbonModel`)."""
+        from exactdice.karbon.compiled import explore_compiled
+
+        return explore_compiled(self, max_states=max_states, progress=progress)
 
     def expand_keyed(self, situation):
         """`expand`, with the contest's round starts as `KeyedChance` nodes (for `explore`)."""

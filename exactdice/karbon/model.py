@@ -262,6 +262,13 @@ class KarbonModel:
             return Chance(tuple((weight,) + keyed.table[key] for weight, key in keyed.branches))
         return self._expand_inside_round(situation)
 
+    def explore_compiled(self, *, max_states: int, progress=None):
+        """The graph explored by the compiled walk (`exactdice.karbon.compiled`), or None
+        where the Python walk explores it (`exactdice.markov.explore` asks this first)."""
+        from exactdice.karbon.compiled import explore_compiled
+
+        return explore_compiled(self, max_states=max_states, progress=progress)
+
     def expand_keyed(self, situation):
         """`expand`, with a round start's edges as a `KeyedChance` (for `explore`)."""
         if type(situation) is Position:

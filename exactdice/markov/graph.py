@@ -200,6 +200,9 @@ def explore(model: Model, *, max_states: int = 2_000_000, progress: bool | None 
     """Visit every state reachable from ``model.initial_state()`` once, breadth first.
 
     The graph is the same, array for array, with any number of workers.
+    A model may explore itself in compiled code: ``model.explore_compiled(max_states=...,
+    progress=...)`` returning a `StateGraph` (an `exactdice.markov.arrays.ArrayGraph`), or
+    None to be explored here.
 
     Parameters
     ----------
@@ -240,6 +243,11 @@ def explore(model: Model, *, max_states: int = 2_000_000, progress: bool | None 
     workers = solve_workers() if workers is None else workers
     if workers < 0:
         raise ValueError(f"workers must be >= 0, got {workers}")
+    compiled = getattr(model, "explore_compiled", None)
+    if compiled is not None:
+        graph = compiled(max_states=max_states, progress=progress)
+        if graph is not None:
+            return graph
     with paused_gc():
         return _explore(model, max_states, progress, workers)
 

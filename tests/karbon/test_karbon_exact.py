@@ -463,7 +463,7 @@ def test_round_start_edges_match_a_walk_in_fractions(setup_kwargs, player, narra
     (dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=1, peril=1),
      "optimal", "optimal", []),
 ])
-def test_keyed_and_plain_expansions_give_the_same_graph(setup_kwargs, player, narrator, rules):
+def test_keyed_and_plain_expansions_give_the_same_graph(python_walk, setup_kwargs, player, narrator, rules):
     """`explore` takes round starts as `KeyedChance` nodes (``expand_keyed``); through the
     plain ``expand`` the graph must be the same, array for array."""
     from exactdice.karbon.model import KarbonModel

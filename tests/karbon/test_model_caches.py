@@ -42,7 +42,7 @@ def _models(setup_kwargs, player, narrator, rules, split_rolls):
 
 
 @pytest.mark.parametrize("setup_kwargs,player,narrator,rules,split_rolls", CASES)
-def test_tiny_cache_bounds_change_no_graph_and_no_value(setup_kwargs, player, narrator, rules, split_rolls):
+def test_tiny_cache_bounds_change_no_graph_and_no_value(python_walk, setup_kwargs, player, narrator, rules, split_rolls):
     default, tiny, ruleset, p, n, start = _models(setup_kwargs, player, narrator, rules, split_rolls)
     graphs = [explore(model, progress=False) for model in (default, tiny)]
     for name in ("states", "kind", "data", "offsets", "targets", "weights", "chance_reward_mass"):

@@ -224,7 +224,7 @@ def _cut_one_chip_too_many(original):
 
 
 @pytest.fixture
-def wrongly_cut(monkeypatch, tmp_path):
+def wrongly_cut(python_walk, monkeypatch, tmp_path):
     """The cut case solved by a model whose cut is one chip too low: (strategy path, its law)."""
     monkeypatch.setattr(KarbonModel, "_capped", _cut_one_chip_too_many(KarbonModel._capped))
     path = tmp_path / "wrong-cut.json"

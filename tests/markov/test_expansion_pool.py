@@ -68,7 +68,7 @@ KARBON_CASES = [
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 @pytest.mark.parametrize("setup_kwargs,player,narrator,rules", KARBON_CASES)
-def test_karbon_graphs_are_the_same_with_workers(pool_at_once, setup_kwargs, player, narrator, rules, workers):
+def test_karbon_graphs_are_the_same_with_workers(python_walk, pool_at_once, setup_kwargs, player, narrator, rules, workers):
     alone = explore(_karbon_model(setup_kwargs, player, narrator, rules), workers=0, progress=False)
     shared = explore(_karbon_model(setup_kwargs, player, narrator, rules), workers=workers, progress=False)
     assert_same_graph(alone, shared)

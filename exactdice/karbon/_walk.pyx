@@ -1,0 +1,2060 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# distutils: language = c++
+"""Karbon's rules walk, compiled: the same transitions as `exactdice.karbon.model`, over
+situations packed into a few 64-bit words and interned in a flat hash table.
+
+`CompiledWalk.explore` visits every situation reachable from the start, breadth first,
+and records the graph as flat arrays (CSR): per node its kind, its total weight (chance),
+its outcome (terminal) or side (decision), its reward mass; per edge the successor and
+the integer weight; per decision edge the option's label and rewards. The Python walk
+(`KarbonModel`) stays the reference: the property tests compare the two graphs state
+for state and edge for edge.
+
+Every weight is exact: a path's probability is an integer over ``roll denominator *
+2**e`` (the risk and peril dice are d8 and a random narrator flips fair coins, so every
+factor past the roll is a power of two), summed in unsigned 128-bit integers with every
+multiplication and addition checked. A setup whose numbers would not fit (very large
+hands, dozens of peril dice) raises `WalkOverflow`, and the caller walks it in Python.
+"""
+
+from libc.stdint cimport uint64_t, int64_t, int32_t, uint32_t, uint8_t, int16_t
+from libc.string cimport memset, memcpy
+from libcpp.vector cimport vector
+from libcpp.unordered_map cimport unordered_map
+from libcpp.map cimport map as cppmap
+from libcpp.utility cimport pair
+from cython.operator cimport dereference as deref
+from cpython.exc cimport PyErr_CheckSignals
+
+from exactdice.errors import InternalError
+
+cdef extern from *:
+    """
+    typedef unsigned __int128 exd_u128;
+    static inline int exd_mul(exd_u128 a, exd_u128 b, exd_u128 *r) { return __builtin_mul_overflow(a, b, r); }
+    static inline int exd_add(exd_u128 a, exd_u128 b, exd_u128 *r) { return __builtin_add_overflow(a, b, r); }
+    static inline int exd_bits(exd_u128 x) {
+        unsigned long long hi = (unsigned long long)(x >> 64), lo = (unsigned long long)x;
+        return hi ? 128 - __builtin_clzll(hi) : (lo ? 64 - __builtin_clzll(lo) : 0);
+    }
+    static inline exd_u128 exd_gcd(exd_u128 a, exd_u128 b) {
+        while (b) { exd_u128 t = a % b; a = b; b = t; }
+        return a;
+    }
+    static inline unsigned long long exd_hi(exd_u128 x) { return (unsigned long long)(x >> 64); }
+    static inline unsigned long long exd_lo(exd_u128 x) { return (unsigned long long)x; }
+    static inline exd_u128 exd_make(unsigned long long hi, unsigned long long lo) {
+        return ((exd_u128)hi << 64) | lo;
+    }
+    static inline exd_u128 exd_shl(exd_u128 x, int s) { return s >= 128 ? 0 : x << s; }
+    static inline unsigned long long exd_mix(unsigned long long x) {
+        x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL; x ^= x >> 27; x *= 0x94d049bb133111ebULL; x ^= x >> 31;
+        return x;
+    }
+    """
+    ctypedef unsigned long long u128 "exd_u128"
+    bint exd_mul(u128 a, u128 b, u128 *r) nogil
+    bint exd_add(u128 a, u128 b, u128 *r) nogil
+    int exd_bits(u128 x) nogil
+    u128 exd_gcd(u128 a, u128 b) nogil
+    uint64_t exd_hi(u128 x) nogil
+    uint64_t exd_lo(u128 x) nogil
+    u128 exd_make(uint64_t hi, uint64_t lo) nogil
+    u128 exd_shl(u128 x, int s) nogil
+    uint64_t exd_mix(uint64_t x) nogil
+
+
+class WalkOverflow(ArithmeticError):
+    """A number of the walk (a weight, a packed field) does not fit its compiled width."""
+
+
+# ----- situations -------------------------------------------------------------------------
+
+DEF MAXK = 7            # die types a compiled walk takes
+DEF MAXW = 4            # 64-bit words a packed situation takes at most
+DEF STACK = 5           # chips that make a completion
+DEF RISK_DICE = 3
+DEF MAX_OPTIONS = 512
+
+# phases, in the order of `_PHASE_NAMES`
+DEF PH_POS = 0
+DEF PH_END = 1
+DEF PH_RISK = 2
+DEF PH_TAKE = 3
+DEF PH_BREAK = 4
+DEF PH_SWAP = 5
+DEF PH_GIVE = 6
+DEF PH_GLITCH = 7
+DEF PH_HURT = 8
+DEF PH_PLANS = 9
+DEF PH_PLANSTAKE = 10
+DEF PH_SIDESWIPE = 11
+DEF PH_SWIPEDICE = 12
+DEF PH_PERIL = 13
+DEF PH_RISKROLL = 14
+DEF PH_TEST = 15
+DEF PH_EXTERNAL = 16
+
+_PHASE_NAMES = (None, "end", "risk", "take", "break", "swap", "give", "glitch", "hurt", "plans",
+                "planstake", "sideswipe", "swipedice", "peril", "riskroll", "test")
+_PHASES = {name: index for index, name in enumerate(_PHASE_NAMES) if name}
+
+DEF WIN_P = 0
+DEF WIN_N = 1
+DEF WIN_T = 2
+_WINNERS = ("p", "n", "t")
+
+# who decides / how a node is kept
+DEF SIDE_NONE = 0
+DEF SIDE_MAX = 1
+DEF SIDE_MIN = -1
+
+# node kinds, as `exactdice.markov.graph`
+DEF TERMINAL = 0
+DEF CHANCE = 1
+DEF DECISION = 2
+
+# option labels: small numbers for words, tagged numbers for dice and swaps
+DEF L_NO = 1
+DEF L_YES = 2
+DEF L_SECURITY = 3
+DEF L_DISCARD = 4
+DEF L_FOOTDICE = 5
+DEF L_ADVANTAGE = 6
+DEF L_NONE = 7
+DEF L_HURT = 8
+DEF L_PLANS = 9
+DEF L_SIDESWIPE = 10
+DEF L_INJURY = 11
+DEF L_CONDITION = 12
+DEF L_DICE = 13
+DEF L_PERIL = 14
+DEF L_CHIPS = 15
+_WORDS = {1: "no", 2: "yes", 3: "security", 4: "footing-discard", 5: "footing-dice", 6: "advantage",
+          7: "none", 8: "hurt", 9: "plans", 10: "sideswipe", 11: "injury", 12: "condition", 13: "dice",
+          14: "peril", 15: "chips"}
+_WORD_LABELS = {word: label for label, word in _WORDS.items()}
+cdef uint64_t TAG_DICE = (<uint64_t>1) << 62
+cdef uint64_t TAG_SWAP = (<uint64_t>2) << 62
+cdef uint64_t TAG_EXTERNAL = (<uint64_t>3) << 62
+cdef uint64_t TAG_MASK = (<uint64_t>3) << 62
+
+# rewards along a path, packed 8 bits a counter: rounds, breaks, glitches, injuries, conditions
+DEF R_ROUND = 1
+DEF R_BREAK = 0x100
+DEF R_GLITCH = 0x10000
+DEF R_INJURY = 0x1000000
+DEF R_CONDITION = 0x100000000
+DEF REWARD_COUNTERS = 5
+
+
+cdef struct Pos:
+    int16_t ph[MAXK]
+    int16_t nh[MAXK]
+    int16_t pool[MAXK]
+    int16_t res[MAXK]
+    int64_t pchips
+    int64_t nchips
+    int32_t pstack
+    int32_t nstack
+    int32_t wins
+    int32_t losses
+    int32_t peril
+    int32_t track
+
+
+cdef struct Sit:
+    Pos pos
+    int32_t phase
+    int32_t winner    # risk, take, peril, riskroll
+    int32_t count     # take: dice to take; end: outcome index; external: its number
+    int32_t qpre      # the Test's queue: 1 = G^qa then the placement of qwin; 0 = the rewards
+    int32_t qwin      #   after placement, qa Breaks and qb Glitches in the ruleset's order
+    int32_t qa
+    int32_t qb
+
+
+cdef struct Option:
+    Sit nxt
+    uint64_t reward
+    uint64_t label
+
+
+cdef struct Branch:
+    # one (successor, reward) of a node being expanded: weight over 2**(node's exponent)
+    int64_t target
+    int32_t reward_code
+    u128 weight
+
+
+cdef struct RollEntry:
+    u128 weight
+    int32_t winner
+    int32_t gain_p
+    int32_t gain_n
+    int32_t hands_token   # the hands after the roll, as a number (`hand_ids`)
+    int32_t hands_empty   # both hands empty after the roll
+    int16_t ph[MAXK]
+    int16_t nh[MAXK]
+
+
+cdef inline int _sum(const int16_t* counts, int k) noexcept nogil:
+    cdef int i, total = 0
+    for i in range(k):
+        total += counts[i]
+    return total
+
+
+cdef inline bint _any(const int16_t* counts, int k) noexcept nogil:
+    cdef int i
+    for i in range(k):
+        if counts[i]:
+            return True
+    return False
+
+
+cdef inline int64_t _min64(int64_t a, int64_t b) noexcept nogil:
+    return a if a < b else b
+
+
+cdef inline int64_t _max64(int64_t a, int64_t b) noexcept nogil:
+    return a if a > b else b
+
+
+cdef u128 _comb(int n, int k) noexcept nogil:
+    cdef u128 result = 1
+    cdef int i
+    if k < 0 or k > n:
+        return 0
+    for i in range(1, k + 1):
+        result = result * <u128>(n - k + i) // <u128>i
+    return result
+
+
+cdef inline uint64_t _dice_label(const int16_t* counts, int k) noexcept nogil:
+    cdef uint64_t label = TAG_DICE
+    cdef int i
+    for i in range(k):
+        label |= (<uint64_t>counts[i] & 0xFF) << (8 * i)
+    return label
+
+
+cdef inline uint64_t _swap_label(const int16_t* out, const int16_t* into, int k) noexcept nogil:
+    cdef uint64_t label = TAG_SWAP
+    cdef int i
+    for i in range(k):
+        label |= (<uint64_t>out[i] & 0xF) << (4 * i + 32)
+        label |= (<uint64_t>into[i] & 0xF) << (4 * i)
+    return label
+
+
+# ----- the hash table of packed situations -------------------------------------------------
+
+cdef class _KeyTable:
+    """Packed keys (``width`` words each) -> ids 0..n-1 in order of first sight."""
+
+    cdef int width
+    cdef vector[uint64_t] keys
+    cdef vector[int64_t] slots
+    cdef uint64_t mask
+    cdef int64_t count
+
+    def __cinit__(self, int width, int64_t capacity=1024):
+        self.width = width
+        cdef int64_t size = 1024
+        while size < 2 * capacity:
+            size *= 2
+        self.slots.assign(size, -1)
+        self.mask = size - 1
+        self.count = 0
+
+    cdef inline uint64_t _hash(self, const uint64_t* key) noexcept nogil:
+        cdef uint64_t h = 0x9E3779B97F4A7C15ULL
+        cdef int i
+        for i in range(self.width):
+            h = exd_mix(h ^ key[i])
+        return h
+
+    cdef inline bint _equal(self, int64_t id, const uint64_t* key) noexcept nogil:
+        cdef const uint64_t* stored = &self.keys[id * self.width]
+        cdef int i
+        for i in range(self.width):
+            if stored[i] != key[i]:
+                return False
+        return True
+
+    cdef int64_t find(self, const uint64_t* key) noexcept nogil:
+        cdef uint64_t slot = self._hash(key) & self.mask
+        cdef int64_t id
+        while True:
+            id = self.slots[slot]
+            if id < 0:
+                return -1
+            if self._equal(id, key):
+                return id
+            slot = (slot + 1) & self.mask
+
+    cdef int64_t add(self, const uint64_t* key, bint* added) noexcept nogil:
+        """The id of ``key``, a new one if it was not there (``added`` says which)."""
+        cdef uint64_t slot = self._hash(key) & self.mask
+        cdef int64_t id
+        cdef int i
+        while True:
+            id = self.slots[slot]
+            if id < 0:
+                break
+            if self._equal(id, key):
+                added[0] = False
+                return id
+            slot = (slot + 1) & self.mask
+        id = self.count
+        self.count += 1
+        for i in range(self.width):
+            self.keys.push_back(key[i])
+        self.slots[slot] = id
+        added[0] = True
+        if 2 * self.count > <int64_t>self.slots.size():
+            self._grow()
+        return id
+
+    cdef void _grow(self) noexcept nogil:
+        cdef int64_t size = 2 * self.slots.size()
+        cdef int64_t id
+        cdef uint64_t slot
+        self.slots.assign(size, -1)
+        self.mask = size - 1
+        for id in range(self.count):
+            slot = self._hash(&self.keys[id * self.width]) & self.mask
+            while self.slots[slot] >= 0:
+                slot = (slot + 1) & self.mask
+            self.slots[slot] = id
+
+    cdef void clear(self) noexcept nogil:
+        self.keys.clear()
+        self.slots.assign(1024, -1)
+        self.mask = 1023
+        self.count = 0
+
+    cdef int64_t bytes(self) noexcept nogil:
+        return self.keys.capacity() * 8 + self.slots.capacity() * 8
+
+
+
+cdef struct PairSlot:
+    uint64_t first
+    uint64_t second
+    int64_t id
+
+
+cdef class _PairTable:
+    """Two-word keys -> ids 0..n-1 in order of first sight, the keys kept in the slots
+    (one memory access a look-up: these tables are hit for every roll outcome)."""
+
+    cdef vector[PairSlot] slots
+    cdef uint64_t mask
+    cdef int64_t count
+
+    def __cinit__(self):
+        self.clear()
+
+    cdef inline uint64_t _hash(self, uint64_t first, uint64_t second) noexcept nogil:
+        return exd_mix(exd_mix(first ^ 0x9E3779B97F4A7C15ULL) ^ second)
+
+    cdef int64_t find(self, const uint64_t* key) noexcept nogil:
+        cdef uint64_t slot = self._hash(key[0], key[1]) & self.mask
+        cdef PairSlot* at
+        while True:
+            at = &self.slots[slot]
+            if at.id < 0:
+                return -1
+            if at.first == key[0] and at.second == key[1]:
+                return at.id
+            slot = (slot + 1) & self.mask
+
+    cdef int64_t add(self, const uint64_t* key, bint* added) noexcept nogil:
+        cdef uint64_t slot = self._hash(key[0], key[1]) & self.mask
+        cdef PairSlot* at
+        while True:
+            at = &self.slots[slot]
+            if at.id < 0:
+                break
+            if at.first == key[0] and at.second == key[1]:
+                added[0] = False
+                return at.id
+            slot = (slot + 1) & self.mask
+        at.first = key[0]
+        at.second = key[1]
+        at.id = self.count
+        self.count += 1
+        added[0] = True
+        if 2 * self.count > <int64_t>self.slots.size():
+            self._grow()
+        return self.count - 1
+
+    cdef void _grow(self) noexcept nogil:
+        cdef vector[PairSlot] old
+        old.swap(self.slots)
+        cdef PairSlot empty
+        empty.first = empty.second = 0
+        empty.id = -1
+        self.slots.assign(2 * old.size(), empty)
+        self.mask = self.slots.size() - 1
+        cdef size_t i
+        cdef uint64_t slot
+        for i in range(old.size()):
+            if old[i].id >= 0:
+                slot = self._hash(old[i].first, old[i].second) & self.mask
+                while self.slots[slot].id >= 0:
+                    slot = (slot + 1) & self.mask
+                self.slots[slot] = old[i]
+
+    cdef void clear(self) noexcept nogil:
+        cdef PairSlot empty
+        empty.first = empty.second = 0
+        empty.id = -1
+        self.slots.assign(1024, empty)
+        self.slots.shrink_to_fit()
+        self.mask = 1023
+        self.count = 0
+
+    cdef int64_t bytes(self) noexcept nogil:
+        return self.slots.capacity() * sizeof(PairSlot)
+
+
+# ----- a node's branches, summed by (successor, reward code) ---------------------------------
+
+cdef class _Acc:
+    """Branches (target id, reward code, weight over 2**exponent), summed by key."""
+
+    cdef vector[Branch] items
+    cdef vector[int64_t] slots
+    cdef vector[int64_t] touched
+    cdef int exponent
+
+    def __cinit__(self):
+        self.slots.assign(1024, -1)
+        self.exponent = 0
+
+    cdef void reset(self) noexcept nogil:
+        cdef size_t i
+        for i in range(self.touched.size()):
+            self.slots[self.touched[i]] = -1
+        self.touched.clear()
+        self.items.clear()
+        self.exponent = 0
+
+    cdef int add(self, int64_t target, int32_t code, u128 weight, int exponent) except -1:
+        """Add weight / 2**exponent to the branch (target, code)."""
+        cdef u128 total
+        cdef size_t i
+        cdef int shift
+        if exponent > self.exponent:
+            shift = exponent - self.exponent
+            for i in range(self.items.size()):
+                if exd_bits(self.items[i].weight) + shift > 127:
+                    raise WalkOverflow("a node's weights pass 128 bits")
+                self.items[i].weight = exd_shl(self.items[i].weight, shift)
+            self.exponent = exponent
+        shift = self.exponent - exponent
+        if exd_bits(weight) + shift > 127:
+            raise WalkOverflow("a node's weights pass 128 bits")
+        weight = exd_shl(weight, shift)
+        cdef uint64_t mask = self.slots.size() - 1
+        cdef uint64_t slot = exd_mix((<uint64_t>target << 20) ^ <uint64_t>code) & mask
+        cdef int64_t found
+        while True:
+            found = self.slots[slot]
+            if found < 0:
+                break
+            if self.items[found].target == target and self.items[found].reward_code == code:
+                if exd_add(self.items[found].weight, weight, &total):
+                    raise WalkOverflow("a node's weights pass 128 bits")
+                self.items[found].weight = total
+                return 0
+            slot = (slot + 1) & mask
+        cdef Branch branch
+        branch.target = target
+        branch.reward_code = code
+        branch.weight = weight
+        self.slots[slot] = self.items.size()
+        self.touched.push_back(slot)
+        self.items.push_back(branch)
+        if 2 * self.items.size() > self.slots.size():
+            self._grow()
+        return 0
+
+    cdef void _grow(self) noexcept nogil:
+        cdef size_t size = 2 * self.slots.size(), i
+        cdef uint64_t mask = size - 1, slot
+        self.slots.assign(size, -1)
+        self.touched.clear()
+        for i in range(self.items.size()):
+            slot = exd_mix((<uint64_t>self.items[i].target << 20) ^ <uint64_t>self.items[i].reward_code) & mask
+            while self.slots[slot] >= 0:
+                slot = (slot + 1) & mask
+            self.slots[slot] = i
+            self.touched.push_back(slot)
+
+
+# ----- the walk ------------------------------------------------------------------------------
+
+cdef class CompiledWalk:
+    """One Karbon contest's rules walk, compiled; see the module's docstring.
+
+    Built from a `KarbonModel`'s parameters by `exactdice.karbon.compiled`.
+    """
+
+    # the contest
+    cdef int k
+    cdef int sizes[MAXK]
+    cdef int hit_faces[MAXK]
+    cdef int miss_faces[MAXK]
+    cdef int turn_faces[MAXK]
+    cdef int best_first[MAXK]
+    cdef int rank[MAXK]
+    cdef int risk_take_order[MAXK]
+    cdef int plans_take_order[MAXK]
+    cdef int give_order[MAXK]
+    # the ruleset
+    cdef bint peril_to_stack, one_reward, player_first, sudden_death, injury_peril, picker_player
+    # the policies
+    cdef bint player_decides, narrator_decides, narrator_random, risk_always
+    cdef int narrator_side
+    cdef uint64_t break_order[4]
+    cdef uint64_t glitch_order[3]
+    cdef uint64_t sideswipe_take, hurt_choice, plans_choice
+    # the walk's shape
+    cdef bint cap_chips, fold_chips, split_rolls, peril_recurs
+    # packing: bit widths of each field
+    cdef int width
+    cdef int count_bits[MAXK]
+    cdef int chip_bits, stack_bits, mark_bits, peril_bits, track_bits, base_track
+    # the graph
+    cdef _KeyTable states
+    cdef vector[uint8_t] kind
+    cdef vector[int64_t] data
+    cdef vector[int64_t] offsets
+    cdef vector[int32_t] targets
+    cdef vector[int64_t] weights
+    cdef vector[int64_t] mass
+    cdef vector[uint8_t] has_mass
+    cdef vector[int64_t] label_edges
+    cdef vector[uint64_t] labels
+    cdef vector[int32_t] label_rewards
+    cdef dict big_weights      # node -> [weights as ints], where one passes 2**63 - 1
+    cdef dict big_data         # node -> total weight, where it passes 2**63 - 1
+    cdef dict big_mass         # node -> (reward mass ...), where one passes 2**63 - 1
+    cdef int64_t expanded
+    # reward codes: packed rewards -> small ints
+    cdef vector[uint64_t] reward_values
+    # roll tables by hand pair
+    cdef _PairTable roll_keys
+    cdef vector[int64_t] roll_start
+    cdef vector[int64_t] roll_length
+    cdef vector[RollEntry] roll_entries
+    # rest of a round by post-roll situation: (exponent, branches); keyed by the node's
+    # context (all but hands, chips and stacks: `contexts`) and what the roll changed
+    cdef _KeyTable contexts
+    cdef _PairTable hand_ids
+    cdef _PairTable rest_keys
+    cdef vector[int64_t] rest_start
+    cdef vector[int64_t] rest_length
+    cdef vector[int32_t] rest_exponent
+    cdef vector[Branch] rest_branches
+    cdef int64_t rest_kept
+    # a node's branches; `acc` is the one the walk adds to (the node's, or a scratch one
+    # while a rest of round or an option's certain end is walked)
+    cdef _Acc acc, node_acc, scratch_acc
+    cdef vector[int64_t] merge_place    # by target: its edge while a node is recorded, else -1
+    cdef vector[u128] wide_weights      # the recorded node's merged weights
+    cdef int64_t max_states
+    # external nodes (the draws in front of the contest): given from Python
+    cdef list external_nodes
+    cdef list external_keys
+    cdef dict external_index
+    # binomial hit weights of n d8: hits 1-3 of 8
+    cdef vector[u128] binomial
+    cdef vector[int64_t] binomial_start
+
+    def __cinit__(self):
+        self.big_weights = {}
+        self.big_data = {}
+        self.big_mass = {}
+        self.external_nodes = []
+        self.external_keys = []
+        self.external_index = {}
+
+    def __init__(self, config):
+        """``config``: a dict of plain ints, bools and tuples (`exactdice.karbon.compiled`)."""
+        cdef int i
+        sizes = tuple(config["sizes"])
+        if len(sizes) > MAXK:
+            raise WalkOverflow(f"{len(sizes)} die types (the compiled walk takes {MAXK})")
+        self.k = len(sizes)
+        for i in range(self.k):
+            self.sizes[i] = sizes[i]
+            self.hit_faces[i] = min(3, sizes[i])
+            self.miss_faces[i] = max(0, min(sizes[i], 5) - 3)
+            self.turn_faces[i] = sizes[i] - self.hit_faces[i] - self.miss_faces[i]
+        for name, target in (("best_first", 0), ("risk_take_order", 1), ("plans_take_order", 2),
+                             ("give_order", 3)):
+            order = tuple(config[name])
+            for i in range(self.k):
+                if target == 0:
+                    self.best_first[i] = order[i]
+                    self.rank[order[i]] = i
+                elif target == 1:
+                    self.risk_take_order[i] = order[i]
+                elif target == 2:
+                    self.plans_take_order[i] = order[i]
+                else:
+                    self.give_order[i] = order[i]
+        self.peril_to_stack = config["peril_to_stack"]
+        self.one_reward = config["one_reward"]
+        self.player_first = config["player_first"]
+        self.sudden_death = config["sudden_death"]
+        self.injury_peril = config["injury_peril"]
+        self.picker_player = config["picker_player"]
+        self.player_decides = config["player_decides"]
+        self.narrator_decides = config["narrator_decides"]
+        self.narrator_side = SIDE_MAX if config["narrator_kind"] else SIDE_MIN
+        self.narrator_random = config["narrator_random"]
+        self.risk_always = config["risk_always"]
+        for i, word in enumerate(config["break_order"]):
+            self.break_order[i] = _WORD_LABELS[word]
+        for i, word in enumerate(config["glitch_order"]):
+            self.glitch_order[i] = _WORD_LABELS[word]
+        self.sideswipe_take = _WORD_LABELS[config["sideswipe_take"]]
+        self.hurt_choice = _WORD_LABELS[config["hurt"]]
+        self.plans_choice = _WORD_LABELS[config["plans"]]
+        self.cap_chips = config["cap_chips"]
+        self.fold_chips = config["fold_chips"]
+        self.split_rolls = config["split_rolls"]
+        self.peril_recurs = config["peril_recurs"]
+        self.rest_kept = config.get("rest_kept", 4_000_000)
+        self._layout(config)
+        self.states = _KeyTable(self.width, config.get("expected_states", 1024))
+        self.roll_keys = _PairTable()
+        self.rest_keys = _PairTable()
+        self.contexts = _KeyTable(self.width, 1024)
+        self.hand_ids = _PairTable()
+        self.node_acc = _Acc()
+        self.scratch_acc = _Acc()
+        self.acc = self.node_acc
+        self.offsets.push_back(0)
+        self.reward_values.push_back(0)
+        self._binomials(config["max_peril"])
+
+    cdef void _binomials(self, int most):
+        """Hit weights of n d8 (hits on 1-3), n = 0..most (at most 3 * 42 bits: u128)."""
+        cdef int n, hits
+        cdef u128 weight, power
+        for n in range(most + 1):
+            self.binomial_start.push_back(self.binomial.size())
+            for hits in range(n + 1):
+                weight = _comb(n, hits)
+                for _ in range(hits):
+                    weight *= 3
+                for _ in range(n - hits):
+                    weight *= 5
+                self.binomial.push_back(weight)
+        self.binomial_start.push_back(self.binomial.size())
+
+    def _layout(self, config):
+        """Bit widths of the packed fields; raises `WalkOverflow` past `MAXW` words."""
+        cdef int i, bits
+        totals = config["totals"]
+        bits = 5 + 2 + 3 + 1 + 2 + 8 + 8  # phase, winner, count, queue form, its winner, its counts
+        for i in range(self.k):
+            self.count_bits[i] = max(1, int(totals[i]).bit_length())
+            bits += 4 * self.count_bits[i]
+        self.chip_bits = max(1, int(config["max_chips"]).bit_length())
+        self.stack_bits = 3
+        self.mark_bits = max(1, int(config["max_marks"]).bit_length())
+        self.peril_bits = max(1, int(config["max_peril"]).bit_length())
+        self.base_track = config["base_track"]
+        self.track_bits = 2
+        bits += 2 * self.chip_bits + 2 * self.stack_bits + 2 * self.mark_bits + self.peril_bits + self.track_bits
+        self.width = (bits + 63) // 64
+        if self.width > MAXW:
+            raise WalkOverflow(f"a situation takes {bits} bits (the compiled walk packs {64 * MAXW})")
+
+    # ----- packing -------------------------------------------------------------------------
+
+    cdef int _pack(self, const Sit* s, uint64_t* key) except -1:
+        cdef int word = 0, shift = 0, i
+        cdef const Pos* p = &s.pos
+        memset(key, 0, MAXW * 8)
+        # values go in low bits first; a field never straddles past the last word
+        if s.phase == PH_EXTERNAL:
+            key[0] = (<uint64_t>s.count << 5) | PH_EXTERNAL
+            return 0
+        self._put(key, &word, &shift, s.phase, 5)
+        if s.phase == PH_END:
+            self._put(key, &word, &shift, s.count, 3)
+            return 0
+        self._put(key, &word, &shift, s.winner, 2)
+        self._put(key, &word, &shift, s.count, 3)
+        self._put(key, &word, &shift, s.qpre, 1)
+        self._put(key, &word, &shift, s.qwin, 2)
+        self._put(key, &word, &shift, s.qa, 8)
+        self._put(key, &word, &shift, s.qb, 8)
+        for i in range(self.k):
+            self._put(key, &word, &shift, p.ph[i], self.count_bits[i])
+            self._put(key, &word, &shift, p.nh[i], self.count_bits[i])
+            self._put(key, &word, &shift, p.pool[i], self.count_bits[i])
+            self._put(key, &word, &shift, p.res[i], self.count_bits[i])
+        self._put(key, &word, &shift, p.pchips, self.chip_bits)
+        self._put(key, &word, &shift, p.nchips, self.chip_bits)
+        self._put(key, &word, &shift, p.pstack, self.stack_bits)
+        self._put(key, &word, &shift, p.nstack, self.stack_bits)
+        self._put(key, &word, &shift, p.wins, self.mark_bits)
+        self._put(key, &word, &shift, p.losses, self.mark_bits)
+        self._put(key, &word, &shift, p.peril, self.peril_bits)
+        self._put(key, &word, &shift, p.track - self.base_track, self.track_bits)
+        return 0
+
+    cdef inline int _put(self, uint64_t* key, int* word, int* shift, int64_t value, int bits) except -1:
+        if value < 0 or value >= ((<int64_t>1) << bits):
+            raise WalkOverflow(f"a situation's field holds {value} (compiled width {bits} bits)")
+        cdef uint64_t v = <uint64_t>value
+        key[word[0]] |= v << shift[0]
+        if shift[0] + bits > 64:
+            key[word[0] + 1] |= v >> (64 - shift[0])
+        shift[0] += bits
+        if shift[0] >= 64:
+            shift[0] -= 64
+            word[0] += 1
+        return 0
+
+    cdef inline int64_t _get(self, const uint64_t* key, int* word, int* shift, int bits) noexcept nogil:
+        cdef uint64_t v = key[word[0]] >> shift[0]
+        if shift[0] + bits > 64:
+            v |= key[word[0] + 1] << (64 - shift[0])
+        v &= ((<uint64_t>1) << bits) - 1
+        shift[0] += bits
+        if shift[0] >= 64:
+            shift[0] -= 64
+            word[0] += 1
+        return <int64_t>v
+
+    cdef void _unpack(self, const uint64_t* key, Sit* s) noexcept nogil:
+        cdef int word = 0, shift = 0, i
+        cdef Pos* p = &s.pos
+        memset(s, 0, sizeof(Sit))
+        s.phase = <int32_t>self._get(key, &word, &shift, 5)
+        if s.phase == PH_EXTERNAL:
+            s.count = <int32_t>(key[0] >> 5)
+            return
+        if s.phase == PH_END:
+            s.count = <int32_t>self._get(key, &word, &shift, 3)
+            return
+        s.winner = <int32_t>self._get(key, &word, &shift, 2)
+        s.count = <int32_t>self._get(key, &word, &shift, 3)
+        s.qpre = <int32_t>self._get(key, &word, &shift, 1)
+        s.qwin = <int32_t>self._get(key, &word, &shift, 2)
+        s.qa = <int32_t>self._get(key, &word, &shift, 8)
+        s.qb = <int32_t>self._get(key, &word, &shift, 8)
+        for i in range(self.k):
+            p.ph[i] = <int16_t>self._get(key, &word, &shift, self.count_bits[i])
+            p.nh[i] = <int16_t>self._get(key, &word, &shift, self.count_bits[i])
+            p.pool[i] = <int16_t>self._get(key, &word, &shift, self.count_bits[i])
+            p.res[i] = <int16_t>self._get(key, &word, &shift, self.count_bits[i])
+        p.pchips = self._get(key, &word, &shift, self.chip_bits)
+        p.nchips = self._get(key, &word, &shift, self.chip_bits)
+        p.pstack = <int32_t>self._get(key, &word, &shift, self.stack_bits)
+        p.nstack = <int32_t>self._get(key, &word, &shift, self.stack_bits)
+        p.wins = <int32_t>self._get(key, &word, &shift, self.mark_bits)
+        p.losses = <int32_t>self._get(key, &word, &shift, self.mark_bits)
+        p.peril = <int32_t>self._get(key, &word, &shift, self.peril_bits)
+        p.track = <int32_t>self._get(key, &word, &shift, self.track_bits) + self.base_track
+
+    # ----- rewards ---------------------------------------------------------------------------
+
+    cdef int32_t _reward_code(self, uint64_t packed) except -1:
+        """A small number for a packed reward (a contest meets a few dozen at most)."""
+        cdef size_t i
+        for i in range(self.reward_values.size()):
+            if self.reward_values[i] == packed:
+                return <int32_t>i
+        self.reward_values.push_back(packed)
+        return <int32_t>(self.reward_values.size() - 1)
+
+    # ----- the round start (spec 4.1-4.3) ------------------------------------------------------
+
+    cdef void _capped(self, Pos* p) noexcept nogil:
+        """`KarbonModel._capped`: chips in hand cut to what can still make a difference."""
+        cdef int64_t breaks = p.track - p.wins - p.losses
+        cdef bint sideswipe_possible = p.track - p.losses >= 2
+        cdef int64_t player_cap = _max64(0, STACK * breaks - p.pstack)
+        cdef int64_t narrator_cap = _max64(_max64(STACK * (p.track - p.losses) - p.nstack,
+                                                  STACK * breaks if sideswipe_possible else 0), 1)
+        if p.pchips > player_cap:
+            p.pchips = player_cap
+        if p.nchips > narrator_cap:
+            p.nchips = narrator_cap
+
+    cdef int _hand_roll(self, const int16_t* hand, vector[int64_t]& outcomes, vector[u128]& weights) except -1:
+        """The joint law of (hits, turncoats of each type) of a hand: outcome keys packed
+        8 bits a field (hits lowest), integer weights over the product of the sides."""
+        cdef vector[int64_t] next_outcomes
+        cdef vector[u128] next_weights
+        cdef unordered_map[int64_t, size_t] where
+        cdef int i, hits, turns, count
+        cdef size_t j
+        cdef int64_t key
+        cdef u128 single, w, total
+        outcomes.clear()
+        weights.clear()
+        outcomes.push_back(0)
+        weights.push_back(1)
+        for i in range(self.k):
+            count = hand[i]
+            if not count:
+                continue
+            next_outcomes.clear()
+            next_weights.clear()
+            where.clear()
+            for hits in range(count + 1):
+                for turns in range(count - hits + 1):
+                    single = self._multinomial(count, hits, turns, i)
+                    if single == 0:
+                        continue
+                    for j in range(outcomes.size()):
+                        if exd_mul(weights[j], single, &w):
+                            raise WalkOverflow("a hand's roll weights pass 128 bits")
+                        key = outcomes[j] + hits + ((<int64_t>turns) << (8 * (i + 1)))
+                        found = where.find(key)
+                        if found == where.end():
+                            where[key] = next_outcomes.size()
+                            next_outcomes.push_back(key)
+                            next_weights.push_back(w)
+                        else:
+                            if exd_add(next_weights[deref(found).second], w, &total):
+                                raise WalkOverflow("a hand's roll weights pass 128 bits")
+                            next_weights[deref(found).second] = total
+            outcomes.swap(next_outcomes)
+            weights.swap(next_weights)
+        return 0
+
+    cdef u128 _multinomial(self, int count, int hits, int turns, int i) except? 0:
+        """Weight of ``hits`` hits and ``turns`` turncoats among ``count`` dice of type i."""
+        cdef int misses = count - hits - turns, n
+        cdef u128 w = _comb(count, hits) * _comb(count - hits, turns), w2
+        cdef int faces[3]
+        cdef int times[3]
+        faces[0], faces[1], faces[2] = self.hit_faces[i], self.turn_faces[i], self.miss_faces[i]
+        times[0], times[1], times[2] = hits, turns, misses
+        for j in range(3):
+            for n in range(times[j]):
+                if exd_mul(w, faces[j], &w2):
+                    raise WalkOverflow("a hand's roll weights pass 128 bits")
+                w = w2
+        return w
+
+    cdef int64_t _roll_table(self, const Pos* p) except -1:
+        """The index of the roll table of the position's hands (`KarbonModel._roll_table`):
+        entries (weight, winner, chips gained, hands after the Opening), remembered."""
+        cdef uint64_t key[2]
+        cdef int i
+        cdef bint added
+        key[0] = 0
+        key[1] = 0
+        for i in range(self.k):
+            if p.ph[i] > 255 or p.nh[i] > 255:
+                raise WalkOverflow("a hand holds more than 255 dice of one type")
+            key[0] |= (<uint64_t>p.ph[i]) << (8 * i)
+            key[1] |= (<uint64_t>p.nh[i]) << (8 * i)
+        cdef int64_t index = self.roll_keys.add(key, &added)
+        if not added:
+            return index
+        self.roll_start.push_back(self.roll_entries.size())
+        self._build_roll_table(p)
+        self.roll_length.push_back(self.roll_entries.size() - self.roll_start[index])
+        return index
+
+    cdef int _build_roll_table(self, const Pos* p) except -1:
+        """Both hands' rolls combined: the side with more turncoats offers them (an Opening),
+        the hits decide the winner and the chips gained (spec 4.1-4.3)."""
+        cdef vector[int64_t] player_outcomes, narrator_outcomes
+        cdef vector[u128] player_weights, narrator_weights
+        self._hand_roll(p.ph, player_outcomes, player_weights)
+        self._hand_roll(p.nh, narrator_outcomes, narrator_weights)
+        # entries merged by (turncoats offered, who offers / winner / gains)
+        cdef cppmap[pair[int64_t, int64_t], size_t] where
+        cdef vector[pair[int64_t, int64_t]] keys
+        cdef vector[u128] sums
+        cdef pair[int64_t, int64_t] key
+        cdef size_t a, b
+        cdef int hits_p, hits_n, turns_p, turns_n, winner, gain_p, gain_n, offer, i
+        cdef int64_t offered
+        cdef u128 w, total
+        for a in range(player_outcomes.size()):
+            hits_p = player_outcomes[a] & 0xFF
+            turns_p = _turncoats(player_outcomes[a], self.k)
+            for b in range(narrator_outcomes.size()):
+                hits_n = narrator_outcomes[b] & 0xFF
+                turns_n = _turncoats(narrator_outcomes[b], self.k)
+                if turns_p > turns_n:
+                    offer, offered = 1, player_outcomes[a] >> 8
+                elif turns_n > turns_p:
+                    offer, offered = 2, narrator_outcomes[b] >> 8
+                else:
+                    offer, offered = 0, 0
+                if hits_p > hits_n:
+                    winner, gain_p, gain_n = WIN_P, hits_p, 0
+                elif hits_n > hits_p:
+                    winner, gain_p, gain_n = WIN_N, 0, hits_n
+                else:
+                    winner, gain_p, gain_n = WIN_T, hits_p, hits_n
+                key.first = offered
+                key.second = (offer << 22) | (winner << 20) | (gain_p << 10) | gain_n
+                if exd_mul(player_weights[a], narrator_weights[b], &w):
+                    raise WalkOverflow("a roll's weights pass 128 bits")
+                found = where.find(key)
+                if found == where.end():
+                    where[key] = keys.size()
+                    keys.push_back(key)
+                    sums.push_back(w)
+                else:
+                    if exd_add(sums[deref(found).second], w, &total):
+                        raise WalkOverflow("a roll's weights pass 128 bits")
+                    sums[deref(found).second] = total
+        cdef RollEntry entry
+        for a in range(keys.size()):
+            offered = keys[a].first
+            entry.weight = sums[a]
+            entry.winner = (keys[a].second >> 20) & 3
+            entry.gain_p = (keys[a].second >> 10) & 0x3FF
+            entry.gain_n = keys[a].second & 0x3FF
+            offer = (keys[a].second >> 22) & 3
+            for i in range(self.k):
+                turns_p = (offered >> (8 * i)) & 0xFF
+                if offer == 1:
+                    entry.ph[i] = p.ph[i] - turns_p
+                    entry.nh[i] = p.nh[i] + turns_p
+                elif offer == 2:
+                    entry.ph[i] = p.ph[i] + turns_p
+                    entry.nh[i] = p.nh[i] - turns_p
+                else:
+                    entry.ph[i] = p.ph[i]
+                    entry.nh[i] = p.nh[i]
+            entry.hands_token = self._hands_token(entry.ph, entry.nh)
+            entry.hands_empty = not (_any(entry.ph, self.k) or _any(entry.nh, self.k))
+            self.roll_entries.push_back(entry)
+        return 0
+
+    cdef int32_t _hands_token(self, const int16_t* ph, const int16_t* nh) except -1:
+        cdef uint64_t key[2]
+        cdef int i
+        cdef bint added
+        key[0] = 0
+        key[1] = 0
+        for i in range(self.k):
+            key[0] |= (<uint64_t>ph[i]) << (8 * i)
+            key[1] |= (<uint64_t>nh[i]) << (8 * i)
+        return <int32_t>self.hand_ids.add(key, &added)
+
+    cdef void _after_roll(self, const Pos* p, const RollEntry* entry, Sit* s) noexcept nogil:
+        """`KarbonModel.after_roll`: the risk situation after a roll outcome."""
+        cdef int i
+        memset(s, 0, sizeof(Sit))
+        s.pos = p[0]
+        for i in range(self.k):
+            s.pos.ph[i] = entry.ph[i]
+            s.pos.nh[i] = entry.nh[i]
+        s.pos.pchips += entry.gain_p
+        s.pos.nchips += entry.gain_n
+        s.phase = PH_RISK
+        s.winner = entry.winner
+        if self.fold_chips:
+            self._fold(&s.pos, entry.winner)
+
+    cdef void _fold(self, Pos* p, int winner) noexcept nogil:
+        """`placement_folded`: a side about to place holds its stack in hand."""
+        if not (_any(p.ph, self.k) or _any(p.nh, self.k) or p.peril):
+            return
+        if winner != WIN_N and p.pstack:
+            p.pchips += p.pstack
+            p.pstack = 0
+        if winner != WIN_P and p.nstack and not (self.peril_to_stack and p.peril):
+            p.nchips += p.nstack
+            p.nstack = 0
+
+    cdef int64_t _intern(self, Sit* s) except -2:
+        """The node id of a situation (a round start is capped first, as `round_start`)."""
+        cdef uint64_t key[MAXW]
+        cdef bint added
+        if s.phase == PH_POS and self.cap_chips:
+            self._capped(&s.pos)
+        self._pack(s, key)
+        cdef int64_t id = self.states.add(key, &added)
+        if added and id >= self.max_states:
+            raise _StateLimit(id)
+        return id
+
+    cdef int _emit(self, Sit* s, u128 num, int exponent, uint64_t reward) except -1:
+        return self.acc.add(self._intern(s), self._reward_code(reward), num, exponent)
+
+    # ----- the walk of a round (`KarbonModel._walk`) --------------------------------------------
+
+    cdef int _walk(self, Sit s, u128 num, int exponent, uint64_t reward, bint top) except -1:
+        cdef bint at_top
+        cdef int side, n, chosen, i
+        cdef vector[Option] options
+        cdef u128 w
+        while True:
+            if s.phase == PH_POS:
+                return self._emit(&s, num, exponent, reward)
+            at_top = top
+            top = False
+            if s.phase == PH_END:
+                return self._emit(&s, num, exponent, reward)
+            if s.phase == PH_RISKROLL:
+                return self._risk_roll(&s, num, exponent, reward)
+            if s.phase == PH_PERIL:
+                return self._peril(&s, num, exponent, reward)
+            if s.phase == PH_TEST:
+                reward = self._test_step(&s, reward)
+                continue
+            if not self.player_decides:
+                if s.phase == PH_RISK:
+                    s.phase = PH_RISKROLL if self.risk_always else PH_PERIL
+                    continue
+                if s.phase == PH_TAKE:
+                    self._fixed_take_next(&s)
+                    continue
+            options.clear()
+            side = self._options(&s, options)
+            n = options.size()
+            if n == 1:
+                reward += options[0].reward
+                s = options[0].nxt
+                continue
+            if side != SIDE_NONE and not at_top:
+                return self._emit(&s, num, exponent, reward)
+            chosen = self._fixed_choice(&s, options)
+            if chosen < 0:  # a coin flip (random narrator): two equally likely paths
+                if n != 2:
+                    raise InternalError(f"a coin flip among {n} options")
+                for i in range(n):
+                    self._walk(options[i].nxt, num, exponent + 1, reward + options[i].reward, False)
+                return 0
+            reward += options[chosen].reward
+            s = options[chosen].nxt
+
+    cdef int _risk_roll(self, Sit* s, u128 num, int exponent, uint64_t reward) except -1:
+        cdef int pool_size = _sum(s.pos.pool, self.k), hits, take
+        cdef int64_t start = self.binomial_start[RISK_DICE]
+        cdef Sit nxt
+        cdef u128 w
+        for hits in range(RISK_DICE + 1):
+            nxt = s[0]
+            nxt.pos.nchips += RISK_DICE - hits
+            take = min(hits, pool_size)
+            if take:
+                nxt.phase = PH_TAKE
+                nxt.count = take
+            else:
+                nxt.phase = PH_PERIL
+            if exd_mul(num, self.binomial[start + hits], &w):
+                raise WalkOverflow("a path's weight passes 128 bits")
+            self._walk(nxt, w, exponent + 3 * RISK_DICE, reward, False)
+        return 0
+
+    cdef int _peril(self, Sit* s, u128 num, int exponent, uint64_t reward) except -1:
+        cdef Sit nxt = s[0]
+        cdef int hits, stack, peril = s.pos.peril
+        cdef u128 w
+        nxt.phase = PH_TEST
+        nxt.qpre = 1
+        nxt.qwin = s.winner
+        nxt.qa = 0
+        nxt.qb = 0
+        nxt.winner = 0
+        nxt.count = 0
+        if peril == 0:
+            return self._walk(nxt, num, exponent, reward, False)
+        if peril + 1 >= <int>self.binomial_start.size():
+            raise WalkOverflow(f"{peril} peril dice (the compiled walk rolls at most "
+                               f"{self.binomial_start.size() - 2})")
+        cdef int64_t start = self.binomial_start[peril]
+        cdef Sit after
+        for hits in range(peril + 1):
+            after = nxt
+            if self.peril_to_stack:
+                stack = s.pos.nstack + hits
+                after.pos.nstack = stack % STACK
+                after.qa = stack // STACK
+            else:
+                after.pos.nchips += hits
+            if exd_mul(num, self.binomial[start + hits], &w):
+                raise WalkOverflow("a path's weight passes 128 bits")
+            self._walk(after, w, exponent + 3 * peril, reward, False)
+        return 0
+
+    # ----- the Test (spec 4.7) ----------------------------------------------------------------
+
+    cdef uint64_t _test_step(self, Sit* s, uint64_t reward) except? 0xFFFFFFFFFFFFFFFF:
+        """Resolve the head of the Test's queue in place; returns the reward."""
+        cdef int head  # 0 place, 1 Break, 2 Glitch, -1 empty
+        if s.qpre:
+            head = 2 if s.qa > 0 else 0
+        elif s.qa == 0 and s.qb == 0:
+            head = -1
+        elif self.player_first:
+            head = 1 if s.qa > 0 else 2
+        else:
+            head = 2 if s.qb > 0 else 1
+        if head == -1:
+            s.phase = PH_POS
+            s.qpre = s.qwin = s.qa = s.qb = 0
+            return reward
+        if head == 0:
+            self._placement(s)
+            return reward
+        if head == 1:
+            s.pos.wins += 1
+            reward += R_BREAK
+            s.qa -= 1
+            s.phase = PH_BREAK
+        else:
+            s.pos.losses += 1
+            reward += R_GLITCH
+            if s.qpre:
+                s.qa -= 1
+            else:
+                s.qb -= 1
+            s.phase = PH_GLITCH
+        self._track_check(s)
+        return reward
+
+    cdef void _placement(self, Sit* s) noexcept nogil:
+        cdef int winner = s.qwin, breaks = 0, glitches = 0
+        cdef int64_t chips, total
+        cdef Pos* p = &s.pos
+        if winner == WIN_P or winner == WIN_T:
+            if self.one_reward:
+                if p.pstack + p.pchips >= STACK:
+                    p.pchips = p.pchips - (STACK - p.pstack)
+                    p.pstack = 0
+                    breaks = 1
+                else:
+                    p.pstack = <int32_t>(p.pstack + p.pchips)
+                    p.pchips = 0
+            else:
+                total = p.pstack + p.pchips
+                p.pchips = 0
+                p.pstack = <int32_t>(total % STACK)
+                breaks = <int>(total // STACK)
+        if winner == WIN_N or winner == WIN_T:
+            if self.one_reward:
+                if p.nstack + p.nchips >= STACK:
+                    p.nchips = p.nchips - (STACK - p.nstack)
+                    p.nstack = 0
+                    glitches = 1
+                else:
+                    p.nstack = <int32_t>(p.nstack + p.nchips)
+                    p.nchips = 0
+            else:
+                total = p.nstack + p.nchips
+                p.nchips = 0
+                p.nstack = <int32_t>(total % STACK)
+                glitches = <int>(total // STACK)
+        s.qpre = 0
+        s.qwin = 0
+        s.qa = breaks
+        s.qb = glitches
+
+    cdef void _track_check(self, Sit* s) noexcept nogil:
+        """`KarbonModel._track_check`: the end when the track is full (sudden death goes on)."""
+        cdef Pos* p = &s.pos
+        if p.wins + p.losses < p.track:
+            return
+        if p.wins != p.losses or not self.sudden_death:
+            s.count = 0 if p.wins > p.losses else (1 if p.losses > p.wins else 2)
+            memset(&s.pos, 0, sizeof(Pos))
+            s.phase = PH_END
+            s.winner = s.qpre = s.qwin = s.qa = s.qb = 0
+            return
+        p.track += 1
+        p.pchips = p.nchips = 0
+        p.pstack = p.nstack = 0
+        s.phase = PH_POS
+        s.winner = s.count = s.qpre = s.qwin = s.qa = s.qb = 0
+
+    # ----- decisions (spec 5 and 7) -------------------------------------------------------------
+
+    cdef int _options(self, Sit* s, vector[Option]& options) except -100:
+        """The options at a decision situation, in the spec's order; returns the side that
+        decides as a node (`SIDE_NONE` where a fixed or random policy decides)."""
+        cdef int who = 0  # 0 player, 1 narrator
+        cdef int phase = s.phase
+        if phase == PH_RISK:
+            self._risk_options(s, options)
+        elif phase == PH_TAKE:
+            self._take_options(s, options)
+        elif phase == PH_BREAK:
+            self._break_options(s, options)
+        elif phase == PH_SWAP:
+            self._swap_options(s, options)
+        elif phase == PH_GIVE:
+            self._give_options(s, options)
+            who = 1
+        elif phase == PH_GLITCH:
+            self._glitch_options(s, options)
+        elif phase == PH_HURT:
+            self._hurt_options(s, options)
+            who = 1
+        elif phase == PH_PLANS:
+            self._plans_options(s, options)
+            who = 1
+        elif phase == PH_PLANSTAKE:
+            self._planstake_options(s, options)
+            who = 1
+        elif phase == PH_SIDESWIPE:
+            self._sideswipe_options(s, options)
+        elif phase == PH_SWIPEDICE:
+            self._give_options(s, options)
+            who = 0 if self.picker_player else 1
+        else:
+            raise InternalError(f"phase {phase} is no decision")
+        if options.size() > MAX_OPTIONS:
+            raise WalkOverflow(f"{options.size()} options at one decision")
+        if who == 0:
+            return SIDE_MAX if self.player_decides else SIDE_NONE
+        return self.narrator_side if self.narrator_decides else SIDE_NONE
+
+    cdef inline void _option(self, vector[Option]& options, const Sit* nxt, uint64_t reward,
+                             uint64_t label) noexcept:
+        cdef Option option
+        option.nxt = nxt[0]
+        option.reward = reward
+        option.label = label
+        options.push_back(option)
+
+    cdef inline void _to_test(self, Sit* t) noexcept nogil:
+        t.phase = PH_TEST
+
+    cdef void _risk_options(self, const Sit* s, vector[Option]& options):
+        cdef Sit nxt = s[0]
+        nxt.phase = PH_PERIL
+        self._option(options, &nxt, 0, L_NO)
+        nxt.phase = PH_RISKROLL
+        self._option(options, &nxt, 0, L_YES)
+
+    cdef void _take_options(self, const Sit* s, vector[Option]& options):
+        cdef vector[int16_t] takes
+        cdef int n = _compositions(s.pos.pool, self.k, s.count, takes), c, i
+        cdef Sit nxt
+        for c in range(n):
+            nxt = s[0]
+            nxt.phase = PH_PERIL
+            nxt.count = 0
+            for i in range(self.k):
+                nxt.pos.ph[i] += takes[c * self.k + i]
+                nxt.pos.pool[i] -= takes[c * self.k + i]
+            self._option(options, &nxt, 0, _dice_label(&takes[c * self.k], self.k))
+
+    cdef void _fixed_take_next(self, Sit* s) noexcept:
+        """The pre-peril situation after a fixed player's take (`_fixed_take_next`)."""
+        cdef int16_t taken[MAXK]
+        cdef int i
+        _take_by_preference(s.pos.pool, self.k, s.count, self.risk_take_order, taken)
+        for i in range(self.k):
+            s.pos.ph[i] += taken[i]
+            s.pos.pool[i] -= taken[i]
+        s.phase = PH_PERIL
+        s.count = 0
+
+    cdef void _break_options(self, const Sit* s, vector[Option]& options):
+        cdef Sit nxt
+        if s.pos.peril > 0:
+            nxt = s[0]
+            nxt.phase = PH_TEST
+            nxt.pos.peril -= 1
+            self._option(options, &nxt, 0, L_SECURITY)
+        if s.pos.nchips > 0:
+            nxt = s[0]
+            nxt.phase = PH_TEST
+            nxt.pos.nchips = 0
+            self._option(options, &nxt, 0, L_DISCARD)
+        if _any(s.pos.nh, self.k):
+            nxt = s[0]
+            nxt.phase = PH_GIVE
+            self._option(options, &nxt, 0, L_FOOTDICE)
+        if self._advantage_applicable(&s.pos):
+            nxt = s[0]
+            nxt.phase = PH_SWAP
+            self._option(options, &nxt, 0, L_ADVANTAGE)
+        if options.size() == 0:
+            nxt = s[0]
+            nxt.phase = PH_TEST
+            self._option(options, &nxt, 0, L_NONE)
+
+    cdef bint _advantage_applicable(self, const Pos* p) noexcept:
+        cdef int h, r
+        cdef int16_t out[MAXK]
+        cdef int16_t into[MAXK]
+        if self.player_decides:
+            for h in range(self.k):
+                if p.ph[h]:
+                    for r in range(self.k):
+                        if p.res[r] and h != r:
+                            return True
+            return False
+        return self._greedy_swap(p, out, into) > 0
+
+    cdef int _greedy_swap(self, const Pos* p, int16_t* out, int16_t* into) noexcept:
+        """The fixed advantage: the worst hand die for the best reserve die while that
+        improves the hand, twice at most; returns the swaps made."""
+        cdef int16_t hand[MAXK]
+        cdef int16_t reserve[MAXK]
+        cdef int i, swaps = 0, worst, best, round_
+        for i in range(self.k):
+            hand[i] = p.ph[i]
+            reserve[i] = p.res[i]
+            out[i] = 0
+            into[i] = 0
+        for round_ in range(2):
+            worst = -1
+            best = -1
+            for i in range(self.k):
+                if hand[i] and (worst < 0 or self.rank[i] > self.rank[worst]):
+                    worst = i
+                if reserve[i] and (best < 0 or self.rank[i] < self.rank[best]):
+                    best = i
+            if worst < 0 or best < 0 or self.rank[best] >= self.rank[worst]:
+                break
+            hand[worst] -= 1
+            reserve[worst] += 1
+            hand[best] += 1
+            reserve[best] -= 1
+            out[worst] += 1
+            into[best] += 1
+            swaps += 1
+        return swaps
+
+    cdef void _swap_options(self, const Sit* s, vector[Option]& options):
+        cdef vector[int16_t] outs, intos
+        cdef int size, n_out, n_in, a, b, i
+        cdef bint overlap
+        cdef Sit nxt
+        for size in (1, 2):
+            n_out = _compositions(s.pos.ph, self.k, size, outs)
+            n_in = _compositions(s.pos.res, self.k, size, intos)
+            for a in range(n_out):
+                for b in range(n_in):
+                    overlap = False
+                    for i in range(self.k):
+                        if outs[a * self.k + i] and intos[b * self.k + i]:
+                            overlap = True
+                    if overlap:
+                        continue
+                    nxt = s[0]
+                    nxt.phase = PH_TEST
+                    for i in range(self.k):
+                        nxt.pos.ph[i] += intos[b * self.k + i] - outs[a * self.k + i]
+                        nxt.pos.res[i] += outs[a * self.k + i] - intos[b * self.k + i]
+                    self._option(options, &nxt, 0, _swap_label(&outs[a * self.k], &intos[b * self.k], self.k))
+
+    cdef void _give_options(self, const Sit* s, vector[Option]& options):
+        cdef vector[int16_t] given
+        cdef int total = _sum(s.pos.nh, self.k)
+        cdef int n = _compositions(s.pos.nh, self.k, min(2, total), given), c, i
+        cdef Sit nxt
+        for c in range(n):
+            nxt = s[0]
+            nxt.phase = PH_TEST
+            for i in range(self.k):
+                nxt.pos.nh[i] -= given[c * self.k + i]
+                nxt.pos.ph[i] += given[c * self.k + i]
+            self._option(options, &nxt, 0, _dice_label(&given[c * self.k], self.k))
+
+    cdef void _glitch_options(self, const Sit* s, vector[Option]& options):
+        cdef Sit nxt = s[0]
+        nxt.phase = PH_HURT
+        self._option(options, &nxt, 0, L_HURT)
+        nxt.phase = PH_PLANS
+        self._option(options, &nxt, 0, L_PLANS)
+        if s.pos.wins >= 1:
+            nxt.phase = PH_SIDESWIPE
+            nxt.pos.wins -= 1
+            self._option(options, &nxt, 0, L_SIDESWIPE)
+
+    cdef void _hurt_options(self, const Sit* s, vector[Option]& options):
+        cdef Sit nxt = s[0]
+        nxt.phase = PH_TEST
+        nxt.pos.pchips += 2
+        if self.injury_peril:
+            nxt.pos.peril += 1
+        self._option(options, &nxt, R_INJURY, L_INJURY)
+        nxt = s[0]
+        nxt.phase = PH_TEST
+        self._option(options, &nxt, R_CONDITION, L_CONDITION)
+
+    cdef void _plans_options(self, const Sit* s, vector[Option]& options):
+        cdef Sit nxt = s[0]
+        nxt.phase = PH_PLANSTAKE if _sum(s.pos.pool, self.k) else PH_TEST
+        self._option(options, &nxt, 0, L_DICE)
+        nxt = s[0]
+        nxt.phase = PH_TEST
+        nxt.pos.peril += 1
+        self._option(options, &nxt, 0, L_PERIL)
+
+    cdef void _planstake_options(self, const Sit* s, vector[Option]& options):
+        cdef vector[int16_t] taken
+        cdef int total = _sum(s.pos.pool, self.k)
+        cdef int n = _compositions(s.pos.pool, self.k, min(2, total), taken), c, i
+        cdef Sit nxt
+        for c in range(n):
+            nxt = s[0]
+            nxt.phase = PH_TEST
+            for i in range(self.k):
+                nxt.pos.pool[i] -= taken[c * self.k + i]
+                nxt.pos.nh[i] += taken[c * self.k + i]
+            self._option(options, &nxt, 0, _dice_label(&taken[c * self.k], self.k))
+
+    cdef void _sideswipe_options(self, const Sit* s, vector[Option]& options):
+        cdef Sit nxt = s[0]
+        nxt.phase = PH_TEST
+        nxt.pos.pchips += nxt.pos.nchips
+        nxt.pos.nchips = 0
+        self._option(options, &nxt, 0, L_CHIPS)
+        nxt = s[0]
+        nxt.phase = PH_SWIPEDICE if _any(s.pos.nh, self.k) else PH_TEST
+        self._option(options, &nxt, 0, L_DICE)
+
+    cdef int _fixed_choice(self, const Sit* s, vector[Option]& options) except -2:
+        """The index of the option a fixed policy picks; -1 for a fair coin."""
+        cdef uint64_t wanted = 0
+        cdef int16_t taken[MAXK]
+        cdef int16_t into[MAXK]
+        cdef int i, j, total
+        cdef int phase = s.phase
+        if phase == PH_RISK:
+            wanted = L_YES if self.risk_always else L_NO
+        elif phase == PH_TAKE:
+            _take_by_preference(s.pos.pool, self.k, s.count, self.risk_take_order, taken)
+            wanted = _dice_label(taken, self.k)
+        elif phase == PH_BREAK:
+            for i in range(4):
+                for j in range(options.size()):
+                    if options[j].label == self.break_order[i]:
+                        return j
+        elif phase == PH_SWAP:
+            self._greedy_swap(&s.pos, taken, into)
+            wanted = _swap_label(taken, into, self.k)
+        elif phase == PH_GIVE:
+            _take_by_preference(s.pos.nh, self.k, 2, self.give_order, taken)
+            wanted = _dice_label(taken, self.k)
+        elif phase == PH_GLITCH:
+            for i in range(3):
+                for j in range(options.size()):
+                    if options[j].label == self.glitch_order[i]:
+                        return j
+        elif phase == PH_HURT:
+            if self.narrator_random:
+                return -1
+            wanted = self.hurt_choice
+        elif phase == PH_PLANS:
+            if self.narrator_random:
+                return -1
+            wanted = self.plans_choice
+        elif phase == PH_PLANSTAKE:
+            total = _sum(s.pos.pool, self.k)
+            _take_by_preference(s.pos.pool, self.k, min(2, total), self.plans_take_order, taken)
+            wanted = _dice_label(taken, self.k)
+        elif phase == PH_SIDESWIPE:
+            wanted = self.sideswipe_take
+        elif phase == PH_SWIPEDICE:
+            total = _sum(s.pos.nh, self.k)
+            if self.picker_player:
+                _take_by_preference(s.pos.nh, self.k, min(2, total), self.best_first, taken)
+            else:
+                _take_by_preference(s.pos.nh, self.k, min(2, total), self.give_order, taken)
+            wanted = _dice_label(taken, self.k)
+        for j in range(options.size()):
+            if options[j].label == wanted:
+                return j
+        raise InternalError(f"the fixed policy's choice {wanted} is not among the options at phase {phase}")
+
+    # ----- expanding a node ------------------------------------------------------------------
+
+    cdef int _expand_round_start(self, Sit* s) except -1:
+        """`KarbonModel._round_start_chance`: the roll, then the rest of the round after each
+        roll outcome (remembered per post-roll situation), summed into the node's branches.
+
+        A post-roll situation differs from the round start only in the hands, the chips,
+        the stacks (folded, `_fold`) and the winner, so it is remembered under the round
+        start's other fields (a context, packed once a node) and those few numbers."""
+        cdef int64_t table = self._roll_table(&s.pos)
+        cdef int64_t first = self.roll_start[table], length = self.roll_length[table], e, j, rest
+        cdef int64_t pchips, nchips
+        cdef int32_t pstack, nstack
+        cdef RollEntry* entry
+        cdef uint64_t key[2]
+        cdef u128 w
+        cdef Pos* p = &s.pos
+        cdef uint64_t context = self._context(s)
+        cdef bint fold_player, fold_narrator
+        for e in range(first, first + length):
+            entry = &self.roll_entries[e]
+            pchips, nchips, pstack, nstack = p.pchips + entry.gain_p, p.nchips + entry.gain_n, p.pstack, p.nstack
+            if self.fold_chips and not (entry.hands_empty and not p.peril):
+                if entry.winner != WIN_N and pstack:
+                    pchips += pstack
+                    pstack = 0
+                if entry.winner != WIN_P and nstack and not (self.peril_to_stack and p.peril):
+                    nchips += nstack
+                    nstack = 0
+            if pchips >= (1 << 24) or nchips >= (1 << 24):
+                raise WalkOverflow("chips in hand past 2**24")
+            key[0] = (context << 32) | <uint64_t>entry.hands_token
+            key[1] = (<uint64_t>entry.winner | (<uint64_t>pchips << 2) | (<uint64_t>nchips << 26)
+                      | (<uint64_t>pstack << 50) | (<uint64_t>nstack << 54))
+            rest = self.rest_keys.find(key)
+            if rest < 0:
+                rest = self._rest_of_round(s, entry, key)
+            for j in range(self.rest_start[rest], self.rest_start[rest] + self.rest_length[rest]):
+                if exd_mul(entry.weight, self.rest_branches[j].weight, &w):
+                    raise WalkOverflow("a node's weights pass 128 bits")
+                self.acc.add(self.rest_branches[j].target, self.rest_branches[j].reward_code, w,
+                             self.rest_exponent[rest])
+        return 0
+
+    cdef uint64_t _context(self, const Sit* s) except? 0xFFFFFFFFFFFFFFFF:
+        """A number for the round start's fields that a roll does not change."""
+        cdef Sit context = s[0]
+        cdef uint64_t key[MAXW]
+        cdef bint added
+        cdef int i
+        for i in range(self.k):
+            context.pos.ph[i] = 0
+            context.pos.nh[i] = 0
+        context.pos.pchips = context.pos.nchips = 0
+        context.pos.pstack = context.pos.nstack = 0
+        self._pack(&context, key)
+        cdef int64_t number = self.contexts.add(key, &added)
+        if number >= (1 << 31):
+            raise WalkOverflow("more than 2**31 round-start contexts")
+        return <uint64_t>number
+
+    cdef int64_t _rest_of_round(self, const Sit* s, const RollEntry* entry, const uint64_t* key) except -1:
+        """The round after one roll outcome, with the round counted: its branches over one
+        power of two, remembered (bounded); with the cut after the roll (``split_rolls``)
+        or a deciding player, the one edge to the post-roll (risk) situation."""
+        cdef Sit risk
+        cdef bint added
+        cdef size_t i
+        cdef Branch edge
+        if <int64_t>self.rest_branches.size() > self.rest_kept:
+            self.rest_keys.clear()
+            self.rest_start.clear()
+            self.rest_length.clear()
+            self.rest_exponent.clear()
+            self.rest_branches.clear()
+        self._after_roll(&s.pos, entry, &risk)
+        cdef int64_t index = self.rest_keys.add(key, &added)
+        self.rest_start.push_back(self.rest_branches.size())
+        if self.split_rolls or self.player_decides:
+            edge.target = self._intern(&risk)
+            edge.reward_code = self._reward_code(R_ROUND)
+            edge.weight = 1
+            self.rest_branches.push_back(edge)
+            self.rest_length.push_back(1)
+            self.rest_exponent.push_back(0)
+            return index
+        # walked into the scratch branches: the node's own are in use
+        self.scratch_acc.reset()
+        self.acc = self.scratch_acc
+        try:
+            self._walk(risk, 1, 0, R_ROUND, False)
+        finally:
+            self.acc = self.node_acc
+        self.rest_length.push_back(self.scratch_acc.items.size())
+        self.rest_exponent.push_back(self.scratch_acc.exponent)
+        for i in range(self.scratch_acc.items.size()):
+            self.rest_branches.push_back(self.scratch_acc.items[i])
+        return index
+
+    cdef int _record_chance(self, int64_t node) except -1:
+        """Store the accumulated branches as the node's edges: weights divided by their
+        gcd over (successor, rewards), as `KarbonModel` normalises them, then summed per
+        successor (`exactdice.markov.graph.BranchMerger`) with the reward mass."""
+        cdef _Acc acc = self.node_acc
+        cdef size_t i, n = acc.items.size()
+        cdef u128 divisor = 0, total = 0, w, m, product
+        for i in range(n):
+            if divisor == 1:
+                break
+            divisor = exd_gcd(acc.items[i].weight, divisor)
+        if divisor == 0:
+            raise InternalError("a chance node without branches")
+        cdef u128 masses[REWARD_COUNTERS]
+        cdef bint any_mass = False, big_weight = False, big_mass = False
+        cdef uint64_t packed
+        cdef int c
+        cdef int64_t target, place, first_edge = self.targets.size()
+        memset(masses, 0, sizeof(masses))
+        if <int64_t>self.merge_place.size() < self.states.count:
+            self.merge_place.resize(2 * self.states.count + 1024, -1)
+        for i in range(n):
+            w = acc.items[i].weight if divisor == 1 else acc.items[i].weight // divisor
+            target = acc.items[i].target
+            place = self.merge_place[target]
+            if place < first_edge:
+                self.merge_place[target] = self.targets.size()
+                if target > 0x7FFFFFFF:
+                    raise WalkOverflow("more than 2**31 states")
+                self.targets.push_back(<int32_t>target)
+                self.wide_weights.push_back(w)
+            else:
+                if exd_add(self.wide_weights[place - first_edge], w, &m):
+                    raise WalkOverflow("a node's weights pass 128 bits")
+                self.wide_weights[place - first_edge] = m
+            if exd_add(total, w, &m):
+                raise WalkOverflow("a node's weights pass 128 bits")
+            total = m
+            packed = self.reward_values[acc.items[i].reward_code]
+            if packed:
+                any_mass = True
+                for c in range(REWARD_COUNTERS):
+                    if exd_mul(w, (packed >> (8 * c)) & 0xFF, &product) or exd_add(masses[c], product, &m):
+                        raise WalkOverflow("a node's reward mass passes 128 bits")
+                    masses[c] = m
+        # merge_place holds edge numbers of this node only while it is recorded
+        for i in range(<size_t>(self.targets.size() - first_edge)):
+            self.merge_place[self.targets[first_edge + i]] = -1
+            w = self.wide_weights[i]
+            if exd_bits(w) > 63:
+                big_weight = True
+                self.weights.push_back(-1)
+            else:
+                self.weights.push_back(<int64_t>w)
+        if big_weight:
+            self.big_weights[node] = [_to_python(self.wide_weights[i]) for i in range(self.wide_weights.size())]
+        self.wide_weights.clear()
+        self.kind.push_back(CHANCE)
+        if exd_bits(total) > 63:
+            self.big_data[node] = _to_python(total)
+            self.data.push_back(-1)
+        else:
+            self.data.push_back(<int64_t>total)
+        self.has_mass.push_back(any_mass)
+        for c in range(REWARD_COUNTERS):
+            if exd_bits(masses[c]) > 63:
+                big_mass = True
+            self.mass.push_back(<int64_t>masses[c] if exd_bits(masses[c]) <= 63 else -1)
+        if big_mass:
+            self.big_mass[node] = tuple(_to_python(masses[c]) for c in range(REWARD_COUNTERS))
+        self.offsets.push_back(self.targets.size())
+        return 0
+
+    cdef int _record_terminal(self, int outcome) except -1:
+        self.kind.push_back(TERMINAL)
+        self.data.push_back(outcome)
+        self.has_mass.push_back(False)
+        for c in range(REWARD_COUNTERS):
+            self.mass.push_back(0)
+        self.offsets.push_back(self.targets.size())
+        return 0
+
+    cdef int _expand(self, int64_t node, Sit* s) except -1:
+        cdef vector[Option] options
+        cdef int side, i
+        self.node_acc.reset()
+        if s.phase == PH_POS:
+            self._expand_round_start(s)
+            return self._record_chance(node)
+        if s.phase == PH_END:
+            return self._record_terminal(s.count)
+        if s.phase == PH_EXTERNAL:
+            return self._expand_external(node, s.count)
+        if PH_RISK <= s.phase <= PH_SWIPEDICE:
+            side = self._options(s, options)
+            if side != SIDE_NONE and options.size() > 1:
+                return self._record_decision(side, options)
+        self._walk(s[0], 1, 0, 0, True)
+        return self._record_chance(node)
+
+    cdef int _record_decision(self, int side, vector[Option]& options) except -1:
+        """A decision node: each option an edge (`KarbonModel._action`): straight to the
+        next node where what follows the option is certain."""
+        cdef size_t i
+        cdef Sit target
+        cdef uint64_t reward
+        cdef int64_t id
+        cdef u128 total = 0
+        self.kind.push_back(DECISION)
+        self.data.push_back(side)
+        self.has_mass.push_back(False)
+        for c in range(REWARD_COUNTERS):
+            self.mass.push_back(0)
+        for i in range(options.size()):
+            target = options[i].nxt
+            reward = options[i].reward
+            id = -1
+            if target.phase == PH_PERIL or target.phase == PH_RISKROLL or target.phase == PH_TEST:
+                id = self._certain_target(&target, &reward)
+            if id < 0:
+                id = self._intern(&target)
+            self.label_edges.push_back(self.targets.size())
+            self.labels.push_back(options[i].label)
+            self.label_rewards.push_back(self._reward_code(reward))
+            self.targets.push_back(<int32_t>id)
+            self.weights.push_back(1)
+        self.offsets.push_back(self.targets.size())
+        return 0
+
+    cdef int64_t _certain_target(self, Sit* s, uint64_t* reward) except -2:
+        """The node an option leads to for certain (one branch of probability 1), adding
+        its rewards; -1 when a chance event or an open decision follows."""
+        cdef int64_t result = -1
+        self.scratch_acc.reset()
+        self.acc = self.scratch_acc
+        try:
+            self._walk(s[0], 1, 0, 0, False)
+        finally:
+            self.acc = self.node_acc
+        if (self.scratch_acc.items.size() == 1
+                and self.scratch_acc.items[0].weight == exd_shl(1, self.scratch_acc.exponent)):
+            result = self.scratch_acc.items[0].target
+            reward[0] += self.reward_values[self.scratch_acc.items[0].reward_code]
+        return result
+
+    # ----- external nodes (the draws) ----------------------------------------------------------
+
+    def add_external(self, situation, side, actions):
+        """Declare a node given from Python: ``side`` "max"/"min" (a decision) or "chance";
+        ``actions`` ``(label, successor situation, weight)``; returns its number."""
+        number = len(self.external_nodes)
+        self.external_nodes.append((side, tuple(actions)))
+        self.external_keys.append(situation)
+        self.external_index[situation] = number
+        return number
+
+    cdef int _expand_external(self, int64_t node, int number) except -1:
+        side, actions = self.external_nodes[number]
+        cdef Sit target
+        cdef int64_t id
+        if side == "chance":
+            for label, successor, weight in actions:
+                self._situation_from_python(successor, &target)
+                self.acc.add(self._intern(&target), 0, weight, 0)
+            return self._record_chance(node)
+        cdef int64_t side_number = SIDE_MIN
+        if side == "max":
+            side_number = SIDE_MAX
+        self.kind.push_back(DECISION)
+        self.data.push_back(side_number)
+        self.has_mass.push_back(False)
+        for c in range(REWARD_COUNTERS):
+            self.mass.push_back(0)
+        for index, (label, successor, weight) in enumerate(actions):
+            self._situation_from_python(successor, &target)
+            id = self._intern(&target)
+            self.label_edges.push_back(self.targets.size())
+            self.labels.push_back(TAG_EXTERNAL | ((<uint64_t>number) << 16) | <uint64_t>index)
+            self.label_rewards.push_back(0)
+            self.targets.push_back(<int32_t>id)
+            self.weights.push_back(1)
+        self.offsets.push_back(self.targets.size())
+        return 0
+
+    # ----- Python situations <-> packed ----------------------------------------------------------
+
+    cdef int _situation_from_python(self, situation, Sit* s) except -1:
+        memset(s, 0, sizeof(Sit))
+        number = self.external_index.get(situation) if type(situation) is tuple else None
+        if number is not None:
+            s.phase = PH_EXTERNAL
+            s.count = number
+            return 0
+        if len(situation) == 12 and not isinstance(situation[0], str):  # a Position
+            self._position_from_python(situation, &s.pos)
+            s.phase = PH_POS
+            return 0
+        phase = situation[0]
+        if phase == "end":
+            s.phase = PH_END
+            s.count = ("win", "loss", "tie").index(situation[1])
+            return 0
+        s.phase = _PHASES[phase]
+        self._position_from_python(situation[1], &s.pos)
+        if s.phase in (PH_RISK, PH_PERIL, PH_RISKROLL):
+            s.winner = _WINNERS.index(situation[2])
+        elif s.phase == PH_TAKE:
+            s.winner = _WINNERS.index(situation[2])
+            s.count = situation[3]
+        else:
+            self._queue_from_python(situation[2], s)
+        return 0
+
+    cdef int _queue_from_python(self, queue, Sit* s) except -1:
+        queue = tuple(queue)
+        if "place" in queue:
+            at = queue.index("place")
+            if queue[:at] != ("G",) * at or len(queue) != at + 2:
+                raise ValueError(f"queue {queue!r} is not one the walk makes")
+            s.qpre, s.qa, s.qwin = 1, at, _WINNERS.index(queue[at + 1])
+            return 0
+        breaks, glitches = queue.count("B"), queue.count("G")
+        expected = (("B",) * breaks + ("G",) * glitches if self.player_first
+                    else ("G",) * glitches + ("B",) * breaks)
+        if queue != expected:
+            raise ValueError(f"queue {queue!r} is not one the walk makes")
+        s.qpre, s.qa, s.qb = 0, breaks, glitches
+        return 0
+
+    cdef int _position_from_python(self, position, Pos* p) except -1:
+        cdef int i
+        for i in range(self.k):
+            p.ph[i] = position[0][i]
+            p.nh[i] = position[1][i]
+            p.pool[i] = position[2][i]
+            p.res[i] = position[3][i]
+        p.pchips, p.nchips, p.pstack, p.nstack = position[4], position[5], position[6], position[7]
+        p.wins, p.losses, p.peril, p.track = position[8], position[9], position[10], position[11]
+        return 0
+
+    cdef object _position_to_python(self, const Pos* p):
+        cdef int i
+        cdef tuple fields = (tuple([p.ph[i] for i in range(self.k)]), tuple([p.nh[i] for i in range(self.k)]),
+                  tuple([p.pool[i] for i in range(self.k)]), tuple([p.res[i] for i in range(self.k)]),
+                  p.pchips, p.nchips, p.pstack, p.nstack, p.wins, p.losses, p.peril, p.track)
+        return tuple.__new__(_Position, fields)
+
+    cdef object _queue_to_python(self, const Sit* s):
+        if s.qpre:
+            return ("G",) * s.qa + ("place", _WINNERS[s.qwin])
+        if self.player_first:
+            return ("B",) * s.qa + ("G",) * s.qb
+        return ("G",) * s.qb + ("B",) * s.qa
+
+    cdef object _situation_to_python(self, const Sit* s):
+        if s.phase == PH_EXTERNAL:
+            return self.external_keys[s.count]
+        if s.phase == PH_POS:
+            return self._position_to_python(&s.pos)
+        if s.phase == PH_END:
+            return ("end", ("win", "loss", "tie")[s.count])
+        name = _PHASE_NAMES[s.phase]
+        position = self._position_to_python(&s.pos)
+        if s.phase in (PH_RISK, PH_PERIL, PH_RISKROLL):
+            return (name, position, _WINNERS[s.winner])
+        if s.phase == PH_TAKE:
+            return (name, position, _WINNERS[s.winner], s.count)
+        return (name, position, self._queue_to_python(s))
+
+    def state(self, int64_t node):
+        """The situation of node ``node`` as the Python walk names it."""
+        cdef Sit s
+        if not 0 <= node < self.states.count:
+            raise IndexError(node)
+        self._unpack(&self.states.keys[node * self.width], &s)
+        return self._situation_to_python(&s)
+
+    def node_of(self, situation):
+        """The node id of a situation (as the Python walk names it), or -1."""
+        cdef Sit s
+        cdef uint64_t key[MAXW]
+        try:
+            self._situation_from_python(situation, &s)
+            self._pack(&s, key)
+        except (ValueError, TypeError, IndexError, KeyError, WalkOverflow, OverflowError):
+            return -1
+        return self.states.find(key)
+
+    def label(self, uint64_t label):
+        """An option's label: a word, a dice composition (counts), a swap (out, into) or an
+        external action's name."""
+        cdef uint64_t tag = label & TAG_MASK
+        cdef int i
+        if tag == 0:
+            return _WORDS[label]
+        if tag == TAG_DICE:
+            return ("dice", tuple([(label >> (8 * i)) & 0xFF for i in range(self.k)]))
+        if tag == TAG_SWAP:
+            return ("swap", tuple([(label >> (4 * i + 32)) & 0xF for i in range(self.k)]),
+                    tuple([(label >> (4 * i)) & 0xF for i in range(self.k)]))
+        number, index = (label >> 16) & 0xFFFFFFFF, label & 0xFFFF
+        return self.external_nodes[number][1][index][0]
+
+    # ----- exploring ---------------------------------------------------------------------------
+
+    def explore(self, initial, int64_t max_states, check=None, int64_t check_every=1024):
+        """Visit every situation reachable from ``initial``, breadth first.
+
+        ``check(expanded, found)`` is called every ``check_every`` expansions (progress,
+        memory, time limits: it may raise). Raises `StateLimit` past ``max_states``.
+        """
+        cdef Sit s
+        cdef int64_t node
+        self.max_states = max_states
+        self._situation_from_python(initial, &s)
+        if s.phase == PH_POS and self.cap_chips:
+            self._capped(&s.pos)
+        self._intern(&s)
+        node = self.expanded
+        while node < self.states.count:
+            self._unpack(&self.states.keys[node * self.width], &s)
+            self._expand(node, &s)
+            node += 1
+            self.expanded = node
+            if not node % check_every:
+                PyErr_CheckSignals()
+                if check is not None:
+                    check(node, self.states.count)
+        if check is not None:
+            check(node, self.states.count)
+        return node
+
+    # ----- the graph's arrays --------------------------------------------------------------------
+
+    @property
+    def external_count(self):
+        """Nodes declared from Python (`add_external`)."""
+        return len(self.external_nodes)
+
+    @property
+    def num_states(self):
+        return self.states.count
+
+    @property
+    def num_transitions(self):
+        return self.targets.size()
+
+    def memory_bytes(self):
+        """Bytes held now by the graph, the situation table and the caches."""
+        return (self.states.bytes() + self.kind.capacity() + 8 * self.data.capacity()
+                + 8 * self.offsets.capacity() + 4 * self.targets.capacity() + 8 * self.weights.capacity()
+                + 8 * self.mass.capacity() + self.has_mass.capacity() + 8 * self.label_edges.capacity()
+                + 8 * self.labels.capacity() + 4 * self.label_rewards.capacity()
+                + sizeof(RollEntry) * self.roll_entries.capacity() + self.roll_keys.bytes()
+                + sizeof(Branch) * self.rest_branches.capacity() + self.rest_keys.bytes())
+
+    def stats(self):
+        """Sizes of the caches (for measurements)."""
+        return {"roll_tables": self.roll_keys.count, "roll_entries": self.roll_entries.size(),
+                "rests": self.rest_keys.count, "rest_branches": self.rest_branches.size(),
+                "reward_codes": self.reward_values.size()}
+
+    def drop_caches(self):
+        """Free the roll tables, the remembered rests of rounds and the situation table's
+        hash slots once exploring is over (node ids still decode; `node_of` needs them)."""
+        self.roll_keys.clear()
+        self.roll_entries.clear()
+        self.roll_entries.shrink_to_fit()
+        self.roll_start.clear()
+        self.roll_length.clear()
+        self.rest_keys.clear()
+        self.rest_branches.clear()
+        self.rest_branches.shrink_to_fit()
+        self.rest_start.clear()
+        self.rest_length.clear()
+        self.rest_exponent.clear()
+        self.hand_ids.clear()
+        self.contexts.clear()
+
+    def arrays(self):
+        """The graph as flat arrays: a dict of bytes-like buffers and Python extras."""
+        cdef int64_t n = self.states.count
+        return {
+            "kind": _uint8_bytes(self.kind),
+            "data": _int64_bytes(self.data),
+            "offsets": _int64_bytes(self.offsets),
+            "targets": _int32_bytes(self.targets),
+            "weights": _int64_bytes(self.weights),
+            "mass": _int64_bytes(self.mass),
+            "has_mass": _uint8_bytes(self.has_mass),
+            "label_edges": _int64_bytes(self.label_edges),
+            "labels": [self.labels[i] for i in range(self.labels.size())],
+            "label_rewards": [self.label_rewards[i] for i in range(self.label_rewards.size())],
+            "reward_values": [self.reward_values[i] for i in range(self.reward_values.size())],
+            "big_weights": self.big_weights, "big_data": self.big_data, "big_mass": self.big_mass,
+        }
+
+
+class _StateLimit(Exception):
+    """Exploring found more situations than ``max_states``."""
+
+
+StateLimit = _StateLimit
+
+_Position = None
+
+
+def bind_position(cls):
+    """Tell the module which class a position decodes to (`exactdice.karbon.position.Position`)."""
+    global _Position
+    _Position = cls
+
+
+cdef bytes _int64_bytes(vector[int64_t]& values):
+    if values.size() == 0:
+        return b""
+    return (<char*>values.data())[:8 * values.size()]
+
+
+cdef bytes _uint8_bytes(vector[uint8_t]& values):
+    if values.size() == 0:
+        return b""
+    return (<char*>values.data())[:values.size()]
+
+
+cdef bytes _int32_bytes(vector[int32_t]& values):
+    if values.size() == 0:
+        return b""
+    return (<char*>values.data())[:4 * values.size()]
+
+
+cdef object _to_python(u128 value):
+    return (int(exd_hi(value)) << 64) | int(exd_lo(value))
+
+
+cdef inline int _turncoats(int64_t outcome, int k) noexcept nogil:
+    cdef int i, total = 0
+    for i in range(k):
+        total += (outcome >> (8 * (i + 1))) & 0xFF
+    return total
+
+
+cdef int _compositions(const int16_t* available, int k, int count, vector[int16_t]& out) noexcept:
+    """Every multiset of ``count`` dice from ``available`` (k counts each, flat), in the
+    order of `exactdice.karbon.dice.compositions`; returns how many."""
+    out.clear()
+    if count > _sum(available, k):
+        return 0
+    cdef int16_t prefix[MAXK]
+    _build(available, k, 0, count, prefix, out)
+    return out.size() // k if k else 0
+
+
+cdef void _build(const int16_t* available, int k, int index, int left, int16_t* prefix,
+                 vector[int16_t]& out) noexcept:
+    cdef int take, i
+    if index == k:
+        if left == 0:
+            for i in range(k):
+                out.push_back(prefix[i])
+        return
+    take = available[index] if available[index] < left else left
+    while take >= 0:
+        prefix[index] = take
+        _build(available, k, index + 1, left - take, prefix, out)
+        take -= 1
+
+
+cdef void _take_by_preference(const int16_t* available, int k, int count, const int* order,
+                              int16_t* taken) noexcept nogil:
+    cdef int i, index, take, left = count
+    for i in range(k):
+        taken[i] = 0
+    for i in range(k):
+        if left == 0:
+            break
+        index = order[i]
+        take = available[index] if available[index] < left else left
+        taken[index] = take
+        left -= take

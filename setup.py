@@ -1,0 +1,38 @@
+"""Build the compiled Karbon walk (`exactdice/karbon/_walk.pyx`, typed Cython in C++ mode).
+
+Everything else is declared in pyproject.toml. The extension is optional: where it cannot
+be built (no C++ compiler), the install goes on without it and exactdice explores with the
+Python walk, saying so once (`exactdice.karbon.compiled`).
+"""
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class OptionalBuildExt(build_ext):
+    """Build the extension if the machine can; otherwise install without it."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as error:  # noqa: BLE001 - any build failure leaves the Python walk
+            self.warn(f"the compiled Karbon walk was not built ({error}); exactdice will use the Python walk")
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as error:  # noqa: BLE001
+            self.warn(f"the compiled Karbon walk was not built ({error}); exactdice will use the Python walk")
+
+
+def extensions():
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        return []
+    walk = Extension("exactdice.karbon._walk", ["exactdice/karbon/_walk.pyx"], language="c++",
+                     extra_compile_args=["-O3", "-std=c++17"])
+    return cythonize([walk], compiler_directives={"language_level": 3}, quiet=True)
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -1,0 +1,216 @@
+"""The compiled rules walk (`exactdice.karbon._walk`) against the Python walk, the reference.
+
+Generated setups across every knob, policy kind, custom pools, explicit hands and
+mid-contest states: the two walks must give the same graph (the same states, for each
+state the same successors with the same weights, the same reward masses, the same
+decisions with their options in order) and every exact answer must be the identical
+Fraction on both paths.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from exactdice.errors import InputError, TooLargeError
+from exactdice.karbon import ContestSetup, Rules
+from exactdice.karbon.compiled import WALK_VARIABLE, compiled_available, explore_compiled
+from exactdice.karbon.draws import DrawSearchModel
+from exactdice.karbon.model import KarbonModel
+from exactdice.karbon.policies import BREAK_OPTIONS, GLITCH_OPTIONS, NarratorPolicy, PlayerPolicy
+from exactdice.karbon.ruleset import RULE_CHOICES
+from exactdice.karbon.solve import payoffs
+from exactdice.markov import explore, solve
+from exactdice.markov.arrays import ArrayGraph
+from exactdice.markov.graph import DECISION
+
+pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled walk is not built in this install")
+
+# the Python walk explores these setups in well under a second each
+_MOST_STATES = 3000
+_SIZES = (4, 6, 8, 10, 12)
+
+
+@contextmanager
+def _walk(name):
+    previous = os.environ.get(WALK_VARIABLE)
+    os.environ[WALK_VARIABLE] = name
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ[WALK_VARIABLE]
+        else:
+            os.environ[WALK_VARIABLE] = previous
+
+
+def _model(setup, ruleset, player, narrator, split_rolls=None):
+    if setup.player_dice is None and (player.kind == "optimal" or narrator.kind in ("optimal", "kind")):
+        return DrawSearchModel(setup, ruleset, player, narrator)
+    start = setup.start(player, narrator)
+    return KarbonModel(start.sizes, start.situation(), ruleset, player, narrator, split_rolls=split_rolls)
+
+
+def _signature(graph) -> dict:
+    """Per state: kind, data, its successors (by state, with weights; a decision's options
+    in order, with names and rewards) and its reward mass."""
+    result = {}
+    for node in range(graph.num_states):
+        low, high = graph.offsets[node], graph.offsets[node + 1]
+        if graph.kind[node] == DECISION:
+            edges = tuple((graph.action_names[edge], graph.states[graph.targets[edge]],
+                           graph.action_rewards.get(edge)) for edge in range(low, high))
+        else:
+            edges = tuple(sorted(((graph.states[graph.targets[edge]], graph.weights[edge])
+                                  for edge in range(low, high)), key=repr))
+        result[graph.states[node]] = (graph.kind[node], graph.data[node], edges, graph.chance_reward_mass[node])
+    return result
+
+
+def _both_graphs(setup, ruleset, player, narrator, split_rolls=None):
+    with _walk("python"):
+        reference = explore(_model(setup, ruleset, player, narrator, split_rolls), max_states=_MOST_STATES,
+                            workers=0, progress=False)
+    with _walk("compiled"):
+        compiled = explore(_model(setup, ruleset, player, narrator, split_rolls), max_states=_MOST_STATES,
+                           progress=False)
+    assert isinstance(compiled, ArrayGraph) and not isinstance(reference, ArrayGraph)
+    return reference, compiled
+
+
+def _assert_same(reference, compiled, ruleset):
+    assert compiled.num_states == reference.num_states
+    assert compiled.num_transitions == reference.num_transitions
+    assert _signature(compiled) == _signature(reference)
+    payoff, endless = payoffs(ruleset)
+    answers = [solve(graph, payoff=payoff, nonterminating_payoff=endless) for graph in (reference, compiled)]
+    python_answer, compiled_answer = answers
+    assert compiled_answer.absorption == python_answer.absorption
+    assert compiled_answer.never_ends == python_answer.never_ends
+    assert compiled_answer.value == python_answer.value
+    assert compiled_answer.expected_steps == python_answer.expected_steps
+    assert compiled_answer.expected_rewards == python_answer.expected_rewards
+    assert compiled_answer.strategy == python_answer.strategy
+    assert sum(compiled_answer.absorption.values()) + compiled_answer.never_ends == 1
+
+
+# ----- generated setups ------------------------------------------------------------------------
+
+def _dice(draw, most_types=3, most_count=3, least=0):
+    sizes = draw(st.lists(st.sampled_from(_SIZES), min_size=1, max_size=most_types, unique=True))
+    counts = {size: draw(st.integers(least, most_count)) for size in sizes}
+    return {size: count for size, count in counts.items() if count}
+
+
+@st.composite
+def _policies(draw):
+    player_kind = draw(st.sampled_from(["fixed", "fixed", "fixed", "optimal"]))
+    if player_kind == "optimal":
+        player = PlayerPolicy(kind="optimal")
+    else:
+        player = PlayerPolicy(risk=draw(st.sampled_from(["never", "always"])),
+                              risk_take=tuple(draw(st.permutations([6, 8, 10]))),
+                              break_order=tuple(draw(st.permutations(BREAK_OPTIONS))),
+                              glitch_order=tuple(draw(st.permutations(GLITCH_OPTIONS))),
+                              sideswipe_take=draw(st.sampled_from(["dice", "chips"])))
+    narrator_kind = draw(st.sampled_from(["fixed", "fixed", "random", "optimal", "kind"]))
+    narrator = NarratorPolicy(kind=narrator_kind, hurt=draw(st.sampled_from(["condition", "injury"])),
+                              plans=draw(st.sampled_from(["peril", "dice"])),
+                              plans_take=tuple(draw(st.permutations([6, 8, 10]))),
+                              give=tuple(draw(st.permutations([6, 8, 10]))))
+    return player, narrator
+
+
+@st.composite
+def _rules(draw):
+    return Rules(**{name: draw(st.sampled_from(choices)) for name, choices in RULE_CHOICES.items()})
+
+
+@st.composite
+def _setups(draw):
+    consequence = draw(st.integers(1, 3))
+    common = dict(consequence=consequence, peril=draw(st.integers(0, 2)),
+                  pool=_dice(draw, most_count=2), reserve=_dice(draw, most_types=2, most_count=1))
+    if draw(st.booleans()):  # a draw from the pool
+        setup = dict(ability=draw(st.integers(0, 2)), challenge=draw(st.integers(1, 2)),
+                     fortune=draw(st.integers(0, 2)), training=draw(st.booleans()),
+                     fallout=draw(st.integers(0, 1)), **common)
+    else:  # explicit hands, possibly mid-contest
+        setup = dict(player_dice=_dice(draw, most_count=2), narrator_dice=_dice(draw, most_count=2, least=1),
+                     draw_chips=draw(st.booleans()), fallout=draw(st.integers(0, 1)), **common)
+        if draw(st.booleans()):
+            wins = draw(st.integers(0, consequence - 1))
+            setup.update(player_chips=draw(st.integers(0, 12)), narrator_chips=draw(st.integers(0, 12)),
+                         player_stack=draw(st.integers(0, 4)), narrator_stack=draw(st.integers(0, 4)),
+                         wins=wins, losses=draw(st.integers(0, consequence - 1 - wins)))
+    return setup
+
+
+@settings(max_examples=320, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(_setups(), _policies(), _rules())
+def test_the_compiled_walk_gives_the_python_walks_graph_and_answers(setup_kwargs, policies, ruleset):
+    player, narrator = policies
+    try:
+        setup = ContestSetup(**setup_kwargs)
+        reference, compiled = _both_graphs(setup, ruleset, player, narrator)
+    except (InputError, TooLargeError):
+        assume(False)  # a setup the rules refuse, or past the test's size
+    _assert_same(reference, compiled, ruleset)
+
+
+@pytest.mark.parametrize("split_rolls", [False, True])
+@pytest.mark.parametrize("player", ["never", "always"])
+def test_the_cut_after_the_roll_is_the_same_on_both_walks(split_rolls, player):
+    setup = ContestSetup(ability=1, challenge=1, consequence=1, peril=1, pool={6: 2, 8: 1}, reserve={6: 1})
+    reference, compiled = _both_graphs(setup, Rules(), PlayerPolicy(risk=player), NarratorPolicy(), split_rolls)
+    _assert_same(reference, compiled, Rules())
+
+
+def test_the_spec_micro_example_on_the_compiled_walk():
+    """Spec section 9: 100 reachable states and the exact P(win)."""
+    from fractions import Fraction
+
+    from exactdice.karbon.solve import contest_odds
+
+    setup = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={})
+    with _walk("compiled"):
+        odds = contest_odds(setup)
+    assert odds.states == 100 and odds.tie == 0
+    assert odds.win == Fraction(5990740867607044698482871905123999658267434893078700,
+                                9080225136878889747585636270823606341219939818857851)
+
+
+def test_python_forces_the_reference_walk():
+    setup = ContestSetup(ability=1, challenge=1, consequence=1, pool={8: 2}, reserve={})
+    start = setup.start(PlayerPolicy(), NarratorPolicy())
+    model = KarbonModel(start.sizes, start.situation(), Rules(), PlayerPolicy(), NarratorPolicy())
+    with _walk("python"):
+        assert explore_compiled(model, max_states=100) is None
+    with _walk("compiled"):
+        assert isinstance(explore_compiled(model, max_states=100), ArrayGraph)
+    with _walk("quick"), pytest.raises(InputError, match="EXACTDICE_WALK: must be python or compiled"):
+        explore_compiled(model, max_states=100)
+
+
+def test_a_setup_past_the_compiled_widths_is_walked_in_python():
+    """Dozens of peril dice pass the compiled walk's 128-bit weights: exploring falls back
+    to the Python walk, quietly, with the same answer; asked for, the compiled walk says why."""
+    setup = ContestSetup(player_dice={8: 1}, narrator_dice={8: 1}, consequence=1, peril=60, pool={}, reserve={})
+    start = setup.start(PlayerPolicy(), NarratorPolicy())
+    model = KarbonModel(start.sizes, start.situation(), Rules(), PlayerPolicy(), NarratorPolicy())
+    assert explore_compiled(model, max_states=10_000) is None
+    with _walk("compiled"), pytest.raises(InputError, match="cannot take this contest"):
+        explore_compiled(model, max_states=10_000)
+
+
+def test_the_state_limit_names_the_parameter():
+    setup = ContestSetup(ability=2, challenge=2, consequence=2, peril=1)
+    start = setup.start(PlayerPolicy(), NarratorPolicy())
+    model = KarbonModel(start.sizes, start.situation(), Rules(), PlayerPolicy(), NarratorPolicy())
+    with _walk("compiled"), pytest.raises(TooLargeError, match="max_states: reached 50 states"):
+        explore(model, max_states=50, progress=False)
