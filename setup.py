@@ -1,4 +1,5 @@
-"""Build the compiled Karbon walk (`exactdice/karbon/_walk.pyx`, typed Cython in C++ mode).
+"""Build the compiled parts: the Karbon walk (`exactdice/karbon/_walk.pyx`) and the certified
+float bounds (`exactdice/markov/_interval.pyx`), typed Cython in C++ mode.
 
 Everything else is declared in pyproject.toml. The extension is optional: where it cannot
 be built (no C++ compiler), the install goes on without it and exactdice explores with the
@@ -32,7 +33,11 @@ def extensions():
         return []
     walk = Extension("exactdice.karbon._walk", ["exactdice/karbon/_walk.pyx"], language="c++",
                      extra_compile_args=["-O3", "-std=c++17"])
-    return cythonize([walk], compiler_directives={"language_level": 3}, quiet=True)
+    # -frounding-math: the certified bounds switch the rounding mode, so the compiler must not
+    # fold or move floating-point operations across those switches
+    interval = Extension("exactdice.markov._interval", ["exactdice/markov/_interval.pyx"], language="c++",
+                         extra_compile_args=["-O2", "-std=c++17", "-frounding-math", "-fno-fast-math"])
+    return cythonize([walk, interval], compiler_directives={"language_level": 3}, quiet=True)
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -1957,18 +1957,16 @@ cdef class CompiledWalk:
         self.hand_ids.clear()
         self.contexts.clear()
 
-    def arrays(self):
-        """The graph as flat arrays: a dict of bytes-like buffers and Python extras."""
-        cdef int64_t n = self.states.count
+    def views(self):
+        """The graph's arrays as numpy views of the walk's own memory (no copy; the walk
+        must outlive them and explore no further), and the numbers past 64 bits."""
+        import numpy
         return {
-            "kind": _uint8_bytes(self.kind),
-            "data": _int64_bytes(self.data),
-            "offsets": _int64_bytes(self.offsets),
-            "targets": _int32_bytes(self.targets),
-            "weights": _int64_bytes(self.weights),
-            "mass": _int64_bytes(self.mass),
-            "has_mass": _uint8_bytes(self.has_mass),
-            "label_edges": _int64_bytes(self.label_edges),
+            "kind": _view_uint8(self.kind), "data": _view_int64(self.data), "offsets": _view_int64(self.offsets),
+            "targets": _view_int32(self.targets), "weights": _view_int64(self.weights),
+            "mass": _view_int64(self.mass).reshape(-1, REWARD_COUNTERS),
+            "has_mass": _view_uint8(self.has_mass).view(numpy.bool_),
+            "label_edges": _view_int64(self.label_edges),
             "labels": [self.labels[i] for i in range(self.labels.size())],
             "label_rewards": [self.label_rewards[i] for i in range(self.label_rewards.size())],
             "reward_values": [self.reward_values[i] for i in range(self.reward_values.size())],
@@ -1991,22 +1989,30 @@ def bind_position(cls):
     _Position = cls
 
 
-cdef bytes _int64_bytes(vector[int64_t]& values):
+def _empty(dtype):
+    import numpy
+    return numpy.zeros(0, dtype=dtype)
+
+
+cdef object _view_int64(vector[int64_t]& values):
+    import numpy
     if values.size() == 0:
-        return b""
-    return (<char*>values.data())[:8 * values.size()]
+        return _empty(numpy.int64)
+    return numpy.asarray(<int64_t[:values.size()]>values.data())
 
 
-cdef bytes _uint8_bytes(vector[uint8_t]& values):
+cdef object _view_int32(vector[int32_t]& values):
+    import numpy
     if values.size() == 0:
-        return b""
-    return (<char*>values.data())[:values.size()]
+        return _empty(numpy.int32)
+    return numpy.asarray(<int32_t[:values.size()]>values.data())
 
 
-cdef bytes _int32_bytes(vector[int32_t]& values):
+cdef object _view_uint8(vector[uint8_t]& values):
+    import numpy
     if values.size() == 0:
-        return b""
-    return (<char*>values.data())[:4 * values.size()]
+        return _empty(numpy.uint8)
+    return numpy.asarray(<uint8_t[:values.size()]>values.data())
 
 
 cdef object _to_python(u128 value):

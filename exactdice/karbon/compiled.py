@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import sys
-from array import array
 
 from exactdice.errors import InputError, TooLargeError
 from exactdice.limits import check_memory
@@ -185,31 +184,14 @@ def _explored(model, inner, walk, max_states, progress) -> ArrayGraph:
 
 
 def _graph(model, inner, walk) -> ArrayGraph:
-    parts = walk.arrays()
-    kind = parts["kind"]
-    count = len(kind)
-    data = array("q")
-    data.frombytes(parts["data"])
-    if parts["big_data"]:
-        data = data.tolist()
-        for node, total in parts["big_data"].items():
-            data[node] = total
-    offsets = array("q")
-    offsets.frombytes(parts["offsets"])
-    targets32 = array("i")
-    targets32.frombytes(parts["targets"])
-    targets = array("q", targets32)
-    weights = array("q")
-    weights.frombytes(parts["weights"])
-    if parts["big_weights"]:
-        weights = weights.tolist()
-        for node, values in parts["big_weights"].items():
-            weights[offsets[node]:offsets[node + 1]] = values
-    mass = array("q")
-    mass.frombytes(parts["mass"])
+    parts = walk.views()
+    offsets, data, weights = parts["offsets"], parts["data"], parts["weights"]
+    big = {}
+    for node in set(parts["big_data"]) | set(parts["big_weights"]):
+        low, high = int(offsets[node]), int(offsets[node + 1])
+        big[node] = (parts["big_data"].get(node, int(data[node])),
+                     parts["big_weights"].get(node, weights[low:high].tolist()))
     labels, label_rewards, reward_values = parts["labels"], parts["label_rewards"], parts["reward_values"]
-    decision_edges = array("q")
-    decision_edges.frombytes(parts["label_edges"])
     sizes = inner.sizes
     names: dict = {}
 
@@ -228,13 +210,13 @@ def _graph(model, inner, walk) -> ArrayGraph:
         node = walk.node_of(state)
         return None if node < 0 else node
 
-    terminals = kind.count(0)
-    externals = walk.external_count
-    return ArrayGraph(inner.outcomes, inner.reward_names, kind=kind, data=data, offsets=offsets, targets=targets,
-                      weights=weights, state_of=walk.state, node_of=node_of, has_mass=parts["has_mass"],
-                      mass=mass, big_mass=parts["big_mass"], decision_edges=decision_edges,
-                      action_name=action_name, action_rewards=action_rewards,
-                      bookkeeping=terminals + externals, provenance="compiled walk")
+    terminals = int((parts["kind"] == 0).sum())
+    return ArrayGraph(inner.outcomes, inner.reward_names, kind=parts["kind"], data=data, offsets=offsets,
+                      targets=parts["targets"], weights=weights, state_of=walk.state, node_of=node_of,
+                      mass=parts["mass"], has_mass=parts["has_mass"], big=big, big_mass=parts["big_mass"],
+                      decision_edges=parts["label_edges"], action_name=action_name,
+                      action_rewards=action_rewards, bookkeeping=terminals + walk.external_count, owner=walk,
+                      provenance="compiled walk")
 
 
 def _unpacked(packed: int) -> tuple:

@@ -1,26 +1,99 @@
 """A `StateGraph` over flat arrays made elsewhere (a compiled explorer), with its states
-named on demand.
+named on demand; and the CSR arrays of any `StateGraph` as numpy arrays.
 
 A compiled explorer (`exactdice.karbon.compiled`) keeps its states as packed integers
 and its edges in CSR arrays; `ArrayGraph` hands those arrays to the solvers as they are
-and turns a node id into the model's own state (or back) only where a caller asks for it
-(a strategy's keys, a per-state answer). Nothing here knows which game made the arrays.
+(numpy views, no copy) and turns a node id into the model's own state (or back) only
+where a caller asks for it (a strategy's keys, a per-state answer). The Python lists the
+exact solvers read are made the first time they are asked for. Nothing here knows which
+game made the arrays.
 
->>> graph = ArrayGraph(("win", "loss"), (), kind=bytes([1, 0, 0]), data=[2, 0, 1],
-...                    offsets=[0, 2, 2, 2], targets=[1, 2], weights=[1, 1],
+>>> import numpy
+>>> graph = ArrayGraph(("win", "loss"), (), kind=numpy.array([1, 0, 0], numpy.uint8),
+...                    data=numpy.array([2, 0, 1]), offsets=numpy.array([0, 2, 2, 2]),
+...                    targets=numpy.array([1, 2], numpy.int32), weights=numpy.array([1, 1]),
 ...                    state_of=lambda node: ("s", node), node_of=lambda state: state[1])
->>> graph.num_states, graph.states[2], graph.index[("s", 1)]
-(3, ('s', 2), 1)
+>>> graph.num_states, graph.states[2], graph.index[("s", 1)], list(graph.targets)
+(3, ('s', 2), 1, [1, 2])
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy
 
 from exactdice.markov.graph import StateGraph
 
-__all__ = ["ArrayGraph"]
+__all__ = ["ArrayGraph", "Csr", "csr_arrays"]
+
+
+@dataclass
+class Csr:
+    """A graph's arrays for compiled solvers: ``kind`` (uint8), ``data``, ``offsets``,
+    ``weights`` (int64) and ``targets`` (int32); ``data`` or ``weights`` hold -1 where the
+    number passes 64 bits, given exactly in ``big`` (node -> (total, [weights])), and
+    ``mass`` (nodes x reward counters, int64, -1 likewise, ``big_mass`` node -> masses).
+    """
+
+    kind: numpy.ndarray
+    data: numpy.ndarray
+    offsets: numpy.ndarray
+    targets: numpy.ndarray
+    weights: numpy.ndarray
+    mass: numpy.ndarray
+    big: dict = field(default_factory=dict)
+    big_mass: dict = field(default_factory=dict)
+
+
+def _int64(values) -> tuple[numpy.ndarray, list]:
+    """Values as int64, with -1 for those past 64 bits (listed by position)."""
+    if isinstance(values, numpy.ndarray):
+        return values.astype(numpy.int64, copy=False), []
+    if isinstance(values, array) and values.typecode == "q":
+        return numpy.frombuffer(values, dtype=numpy.int64) if len(values) else numpy.zeros(0, numpy.int64), []
+    big = [place for place, value in enumerate(values) if not -2**63 <= value < 2**63]
+    result = numpy.array([0 if place in big else value for place, value in enumerate(values)] if big else values,
+                         dtype=numpy.int64)
+    result[big] = -1
+    return result, big
+
+
+def csr_arrays(graph: StateGraph) -> Csr:
+    """The graph's arrays as `Csr` (an `ArrayGraph`'s own, without a copy).
+
+    >>> from exactdice.markov.graph import explore
+    >>> from exactdice.markov.synthetic import GamblersRuin
+    >>> csr_arrays(explore(GamblersRuin(goal=3, start=1, up=1, down=1))).targets.dtype
+    dtype('int32')
+    """
+    if isinstance(graph, ArrayGraph):
+        return graph.csr
+    count = graph.num_states
+    kind = numpy.frombuffer(bytes(graph.kind), dtype=numpy.uint8)
+    data, big_data = _int64(graph.data)
+    offsets, _ = _int64(graph.offsets)
+    weights, big_weights = _int64(graph.weights)
+    targets = numpy.asarray(graph.targets, dtype=numpy.int64).astype(numpy.int32)
+    width = len(graph.reward_names)
+    mass = numpy.zeros((count, width), dtype=numpy.int64)
+    big_mass = {}
+    for node in range(count):
+        amounts = graph.chance_reward_mass[node]
+        if amounts:
+            if all(-2**63 <= amount < 2**63 for amount in amounts):
+                mass[node] = amounts
+            else:
+                mass[node] = -1
+                big_mass[node] = tuple(amounts)
+    big = {}
+    starts = numpy.searchsorted(offsets, big_weights, side="right") - 1 if big_weights else []
+    for node in set(big_data) | {int(node) for node in starts}:
+        low, high = offsets[node], offsets[node + 1]
+        big[node] = (graph.data[node], [graph.weights[edge] for edge in range(low, high)])
+    return Csr(kind, data, offsets, targets, weights, mass, big, big_mass)
 
 
 class _States(Sequence):
@@ -39,7 +112,7 @@ class _States(Sequence):
             node += self._count
         if not 0 <= node < self._count:
             raise IndexError(node)
-        return self._state_of(node)
+        return self._state_of(int(node))
 
 
 class _Index(Mapping):
@@ -62,7 +135,7 @@ class _Index(Mapping):
 
 
 class _ByEdge(Mapping):
-    """A mapping edge -> value over the few edges that have one (decision edges), sorted."""
+    """A mapping edge -> value over the few edges that have one (decision edges)."""
 
     def __init__(self, edges, values):
         self._edges = edges
@@ -71,7 +144,7 @@ class _ByEdge(Mapping):
 
     def _lookup(self):
         if self._where is None:
-            self._where = dict(zip(self._edges, range(len(self._edges))))
+            self._where = dict(zip(self._edges.tolist(), range(len(self._edges))))
         return self._where
 
     def __getitem__(self, edge):
@@ -84,7 +157,7 @@ class _ByEdge(Mapping):
         return value
 
     def __iter__(self):
-        return (edge for place, edge in enumerate(self._edges) if self._values(place) is not None)
+        return (edge for place, edge in enumerate(self._edges.tolist()) if self._values(place) is not None)
 
     def __len__(self):
         return sum(1 for _ in self)
@@ -93,8 +166,8 @@ class _ByEdge(Mapping):
 class _RewardMass(Sequence):
     """``chance_reward_mass``: per node a tuple of reward masses, or None."""
 
-    def __init__(self, has_mass, mass, width, big):
-        self._has, self._mass, self._width, self._big = has_mass, mass, width, big
+    def __init__(self, has_mass, mass, big):
+        self._has, self._mass, self._big = has_mass, mass, big
 
     def __len__(self):
         return len(self._has)
@@ -105,47 +178,95 @@ class _RewardMass(Sequence):
         big = self._big.get(node)
         if big is not None:
             return big
-        return tuple(self._mass[node * self._width:(node + 1) * self._width])
+        return tuple(self._mass[node].tolist())
+
+
+def _no_value(place):
+    return None
 
 
 class ArrayGraph(StateGraph):
     """A `StateGraph` whose arrays were made by a compiled explorer.
 
-    Parameters: the model's ``outcomes`` and ``reward_names``; ``kind`` (bytes, one per
-    node), ``data``, ``offsets``, ``targets``, ``weights`` (sequences of ints, as in
-    `StateGraph`); ``state_of(node)`` and ``node_of(state)`` (None or -1 when it is not
-    a node) name states; optional reward masses (``has_mass``, a flat ``mass`` of
-    ``len(reward_names)`` ints a node, ``big_mass`` for those past 64 bits) and decision
-    edges (``decision_edges`` sorted, ``action_name(place)``, ``action_rewards(place)``).
-    ``bookkeeping`` counts nodes that are no state of the game (ends, draws).
+    Parameters
+    ----------
+    outcomes, reward_names : tuple of str
+        As the model lists them.
+    kind, data, offsets, targets, weights : numpy.ndarray
+        The CSR arrays (`Csr`): uint8, int64, int64, int32, int64; -1 marks a number past
+        64 bits, given in ``big``.
+    state_of : callable
+        Node id -> the model's state.
+    node_of : callable
+        The model's state -> node id (None or -1 when it is no node).
+    mass : numpy.ndarray, optional
+        Reward mass per node and counter (int64; -1: in ``big_mass``); ``has_mass`` says
+        which nodes have one.
+    decision_edges : numpy.ndarray, optional
+        The decision edges, sorted; ``action_name(place)`` and ``action_rewards(place)``
+        give each one's name and rewards (None: none).
+    bookkeeping : int
+        Nodes that are no state of the game (ends, draws), for reports.
+    owner : object
+        What holds the memory the arrays view (kept alive with the graph).
     """
 
-    def __init__(self, outcomes, reward_names, *, kind, data, offsets, targets, weights, state_of, node_of,
-                 has_mass=None, mass=(), big_mass=None, decision_edges=(), action_name=None,
-                 action_rewards=None, bookkeeping=0, provenance=None):
-        super().__init__(outcomes, reward_names)
-        self.kind = bytearray(kind)
-        count = len(self.kind)
-        self.data = data
-        self.offsets = offsets if isinstance(offsets, array) else array("q", offsets)
-        self.targets = targets if isinstance(targets, array) else array("q", targets)
-        self.weights = weights
+    def __init__(self, outcomes, reward_names, *, kind, data, offsets, targets, weights,
+                 state_of: Callable, node_of: Callable, mass=None, has_mass=None, big=None, big_mass=None,
+                 decision_edges=None, action_name=None, action_rewards=None, bookkeeping: int = 0,
+                 owner=None, provenance: str | None = None):
+        self.outcomes = tuple(outcomes)
+        self.reward_names = tuple(reward_names)
+        count = len(kind)
+        width = len(self.reward_names)
+        if mass is None:
+            mass = numpy.zeros((count, width), dtype=numpy.int64)
+        self.csr = Csr(numpy.asarray(kind, dtype=numpy.uint8), numpy.asarray(data, dtype=numpy.int64),
+                       numpy.asarray(offsets, dtype=numpy.int64), numpy.asarray(targets, dtype=numpy.int32),
+                       numpy.asarray(weights, dtype=numpy.int64), mass.reshape(count, width), big or {},
+                       big_mass or {})
+        self.kind = bytearray(self.csr.kind.tobytes())
         self.states = _States(count, state_of)
         self.index = _Index(count, node_of)
-        width = len(self.reward_names)
-        self.chance_reward_mass = _RewardMass(has_mass if has_mass is not None else bytes(count), mass, width,
-                                              big_mass or {})
-        no_value = (lambda place: None)
-        self.action_names = _ByEdge(decision_edges, action_name or no_value)
-        self.action_rewards = _ByEdge(decision_edges, action_rewards or no_value)
+        has_mass = numpy.zeros(count, bool) if has_mass is None else has_mass
+        self.chance_reward_mass = _RewardMass(has_mass, self.csr.mass, self.csr.big_mass)
+        edges = numpy.zeros(0, numpy.int64) if decision_edges is None else numpy.asarray(decision_edges)
+        self.action_names = _ByEdge(edges, action_name or _no_value)
+        self.action_rewards = _ByEdge(edges, action_rewards or _no_value)
+        self.initial = 0
         self.bookkeeping = bookkeeping
+        self.owner = owner
         #: where the arrays came from (the compiled walk, say), for reports
         self.provenance = provenance
+        self._lists: dict = {}
+
+    def _listed(self, name):
+        """The exact solvers' form of an array (made once): array('q'), or a list where
+        some number passes 64 bits."""
+        made = self._lists.get(name)
+        if made is None:
+            values = getattr(self.csr, name)
+            made = array("q", values.astype(numpy.int64).tobytes()) if len(values) else array("q")
+            if name == "data" and self.csr.big:
+                made = made.tolist()
+                for node, (total, _) in self.csr.big.items():
+                    made[node] = total
+            elif name == "weights" and self.csr.big:
+                made = made.tolist()
+                for node, (_, node_weights) in self.csr.big.items():
+                    made[self.csr.offsets[node]:self.csr.offsets[node + 1]] = node_weights
+            self._lists[name] = made
+        return made
+
+    data = property(lambda self: self._listed("data"))
+    offsets = property(lambda self: self._listed("offsets"))
+    targets = property(lambda self: self._listed("targets"))
+    weights = property(lambda self: self._listed("weights"))
 
     @property
     def num_states(self) -> int:
-        return len(self.kind)
+        return len(self.csr.kind)
 
     @property
     def num_transitions(self) -> int:
-        return len(self.targets)
+        return len(self.csr.targets)
