@@ -137,32 +137,9 @@ def _with_preference(policy_text: str, key: str, value: str) -> str:
 
 def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str]]]:
     """(variants, skipped changes with the reason) of a base setup (`base_arguments`)."""
-    candidates: list[Variant] = []
-    for name, (label, _) in _STEPPED.items():
-        for step in (-1, 1):
-            candidates.append(Variant("setup", f"{label} {base[name] + step} ({step:+d})",
-                                      {**base, name: base[name] + step}))
-    candidates.append(Variant("setup", f"Training {'off' if base['training'] else 'on'}",
-                              {**base, "training": not base["training"]}))
-    current = dict(rule.split("=", 1) for rule in base["rules"])
-    for knob, values in RULE_CHOICES.items():
-        for value in values:
-            if value != current[knob]:
-                rules = tuple(f"{k}={value if k == knob else v}" for k, v in current.items())
-                candidates.append(Variant("rule", f"rule {knob}={value}", {**base, "rules": rules}))
+    candidates = _setup_variants(base) + _rule_variants(base)
     for side, preferences in (("player", _PLAYER_PREFERENCES), ("narrator", _NARRATOR_PREFERENCES)):
-        text = base[side]
-        if text in ("optimal", "kind"):
-            continue
-        body = text[len("random;"):] if text.startswith("random;") else text
-        now = dict(part.split("=", 1) for part in body.split(";"))
-        for key, kind in preferences.items():
-            if key not in now:  # a random narrator's hurt and plans are coin flips
-                continue
-            for value in _alternatives(now[key], kind):
-                # an order is named by the option moved to the front
-                label = f"{side} {key}: {value.split('>')[0]} first" if ">" in value else f"{side} {key}={value}"
-                candidates.append(Variant(side, label, {**base, side: _with_preference(text, key, value)}))
+        candidates += _preference_variants(base, side, preferences)
     variants, skipped = [], []
     for variant in candidates:
         try:
@@ -172,6 +149,45 @@ def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str
         else:
             variants.append(variant)
     return variants, skipped
+
+
+def _setup_variants(base: dict) -> list[Variant]:
+    """Each stepped setup parameter one step down and up, and Training flipped."""
+    variants = [Variant("setup", f"{label} {base[name] + step} ({step:+d})", {**base, name: base[name] + step})
+                for name, (label, _) in _STEPPED.items() for step in (-1, 1)]
+    variants.append(Variant("setup", f"Training {'off' if base['training'] else 'on'}",
+                            {**base, "training": not base["training"]}))
+    return variants
+
+
+def _rule_variants(base: dict) -> list[Variant]:
+    """Each knob of the rules set to each of its other values."""
+    current = dict(rule.split("=", 1) for rule in base["rules"])
+    variants = []
+    for knob, values in RULE_CHOICES.items():
+        for value in values:
+            if value != current[knob]:
+                rules = tuple(f"{k}={value if k == knob else v}" for k, v in current.items())
+                variants.append(Variant("rule", f"rule {knob}={value}", {**base, "rules": rules}))
+    return variants
+
+
+def _preference_variants(base: dict, side: str, preferences: dict) -> list[Variant]:
+    """Each preference of a fixed (or random) ``side`` changed one at a time."""
+    text = base[side]
+    if text in ("optimal", "kind"):
+        return []
+    body = text[len("random;"):] if text.startswith("random;") else text
+    now = dict(part.split("=", 1) for part in body.split(";"))
+    variants = []
+    for key, kind in preferences.items():
+        if key not in now:  # a random narrator's hurt and plans are coin flips
+            continue
+        for value in _alternatives(now[key], kind):
+            # an order is named by the option moved to the front
+            label = f"{side} {key}: {value.split('>')[0]} first" if ">" in value else f"{side} {key}={value}"
+            variants.append(Variant(side, label, {**base, side: _with_preference(text, key, value)}))
+    return variants
 
 
 def _cell(arguments: dict, max_states: int = DEFAULT_VARIANT_STATES) -> SweepCell:
