@@ -357,7 +357,7 @@ def _html_key(scale: PanelScale) -> str:
     """The table's colour key: what the scale is, and swatches from one end to the other."""
     swatches = "".join(f'<span class="swatch" style="background:{fill};color:{scale.text(value)}">'
                        f"{html.escape(scale.end_text(value))}</span>" for value, fill in scale.samples())
-    bold = " 50% and above is also printed bold." if scale.probability else ""
+    bold = " 50% and above is also printed bold." if scale.probability and not scale.empty else ""
     return f'<p class="key">{html.escape(scale.legend())} {swatches}{bold}</p>'
 
 

@@ -136,7 +136,7 @@ class _TablePages:
         """The colour key: the scale in words, then swatches from one end to the other."""
         pdf = self.pdf
         pdf.set_font(self.family, "", 8)
-        bold = " 50% and above is also printed bold." if scale.probability else ""
+        bold = " 50% and above is also printed bold." if scale.probability and not scale.empty else ""
         pdf.multi_cell(0, 4, self.text(scale.legend() + bold + " Exact fractions: JSON/CSV export."),
                        new_x="LMARGIN", new_y="NEXT")
         pdf.set_font(self.family, "", 7)

@@ -108,8 +108,8 @@ def _heatmap_panel(axes, figure, grid, metric: str, panel_width: float) -> None:
     title = panel_title(grid, metric)
     if grid.has_bounds(metric):
         title += "\ncells: certified bounds lower-upper; colour: the lower bound"
-    if scale.low == scale.high:
-        title += f"\n(every cell {scale.end_text(scale.low)})"
+    if scale.range_text():
+        title += f"\n({scale.range_text()})"
     axes.set_title(_wrapped(title, int(panel_width * 11)), fontsize=9)
     font_size = 8.5 if len(grid.columns) <= 12 else 6.5
     for r, row in enumerate(matrix):

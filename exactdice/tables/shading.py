@@ -52,6 +52,7 @@ class PanelScale:
     low: Fraction
     high: Fraction
     probability: bool
+    empty: bool = False  # no cell has a value
 
     @classmethod
     def over(cls, values, probability: bool) -> "PanelScale":
@@ -61,7 +62,8 @@ class PanelScale:
         if probability and low < _HALF < high:
             reach = max(_HALF - low, high - _HALF)
             return cls("diverging", DIVERGING_COLOURS, _HALF - reach, _HALF + reach, True)
-        return cls("sequential", PROBABILITY_COLOURS if probability else VALUE_COLOURS, low, high, probability)
+        return cls("sequential", PROBABILITY_COLOURS if probability else VALUE_COLOURS, low, high, probability,
+                   empty=not present)
 
     def position(self, value) -> float:
         """Where ``value`` falls on the colour map, 0.0-1.0."""
@@ -88,6 +90,12 @@ class PanelScale:
         fill = self.rgb(value)
         return "#000000" if contrast_ratio(fill, (0, 0, 0)) >= contrast_ratio(fill, (1, 1, 1)) else "#ffffff"
 
+    def range_text(self) -> str:
+        """What a panel's title adds when its scale has no range ("" when it has one)."""
+        if self.empty:
+            return "no cell has a value"
+        return f"every cell {self.end_text(self.low)}" if self.low == self.high else ""
+
     def end_text(self, value) -> str:
         """A value at one end of the scale, as the panel prints it."""
         if self.probability:
@@ -100,6 +108,8 @@ class PanelScale:
         >>> PanelScale.over([Fraction(2, 5), Fraction(7, 10)], probability=True).legend()
         'Colour: diverging around 50% (white): red below, blue above, full depth at 30.0% and 70.0%.'
         """
+        if self.empty:
+            return "No cell has a value."
         if self.kind == "diverging":
             return (f"Colour: diverging around 50% (white): red below, blue above, full depth at "
                     f"{self.end_text(self.low)} and {self.end_text(self.high)}.")
@@ -110,7 +120,9 @@ class PanelScale:
 
     def samples(self, count: int = 9) -> list[tuple[Fraction, str]]:
         """``count`` evenly spaced values from ``low`` to ``high`` with their fills (a key;
-        one value when the two are equal)."""
+        one value when the two are equal, none when no cell has a value)."""
+        if self.empty:
+            return []
         if self.low == self.high:
             return [(self.low, self.fill(self.low))]
         steps = max(count - 1, 1)

@@ -48,7 +48,11 @@ def test_other_metrics_are_sequential_even_across_one_half():
 def test_one_value_is_one_colour_and_said_so():
     scale = PanelScale.over([Fraction(0)] * 4 + [None], probability=True)
     assert scale.fill(Fraction(0)) == PanelScale.over([0, 0], True).fill(0)
-    assert scale.legend() == "Colour: every cell is 0.0%."
+    assert scale.legend() == "Colour: every cell is 0.0%." and scale.range_text() == "every cell 0.0%"
+    assert len(scale.samples()) == 1
+    nothing = PanelScale.over([None, None], probability=True)
+    assert nothing.legend() == "No cell has a value." and nothing.samples() == []
+    assert nothing.range_text() == "no cell has a value"
 
 
 @pytest.mark.parametrize("values, probability", [
