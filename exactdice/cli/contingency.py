@@ -12,6 +12,7 @@ from exactdice.contingency.check import OUTCOMES, choose_to_fail, solve_check, v
 from exactdice.contingency.simulate import COLUMNS, simulate as simulate_columns, simulate_rows
 from exactdice.contingency.system import PARAMETERS, SYSTEM, build_check
 from exactdice.core.display import percent_text
+from exactdice.errors import InputError
 from exactdice.systems import split_values
 
 __all__ = ["contingency"]
@@ -37,8 +38,10 @@ def contingency():
 @contingency.command()
 @parameter_options(PARAMETERS)
 @display_options
+@click.option("--plot", "plot_path", type=OutputFile(),
+              help="Also draw P(success) against difficulty to this PNG (the check's own difficulty marked).")
 @json_option
-def check(as_json, display, **setup):
+def check(as_json, display, plot_path, **setup):
     """Exact odds of one skill check.
 
     \b
@@ -49,11 +52,20 @@ def check(as_json, display, **setup):
 
     \b
     Example:  exactdice contingency check --dice d6,d8,d10 --difficulty 6 --luck if-failing
+    Picture:  exactdice contingency check --dice d6,d8,d10 --difficulty 6 --plot odds.png
     JSON keys: outcome, total, player_omens, gm_omens, result_die, expected_player_omens,
     expected_gm_omens, joint, p_at_least, p_at_least_with_condition (plus setup, rules).
     """
+    if plot_path and not str(plot_path).lower().endswith(".png"):
+        raise InputError("--plot", f"the chart is a PNG: give a path ending in .png, got {plot_path}")
     skill, rules = _build(**setup)
     solution = solve_check(skill, rules)
+    if plot_path:
+        from exactdice.contingency.charts import success_chart
+        from exactdice.tables.charts import chart_png, write_chart_png
+
+        write_chart_png(chart_png(success_chart(solution)), plot_path, "--plot")
+        click.echo(f"wrote P(success) by difficulty to {plot_path}", err=True)
     if as_json:
         emit_json(solution.to_json())
         return

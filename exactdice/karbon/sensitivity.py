@@ -40,7 +40,7 @@ from exactdice.tables.sweep import SweepCell, sweep
 
 __all__ = ["Variant", "SensitivityRow", "SensitivityReport", "base_arguments", "sensitivity_variants",
            "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart", "rules_sensitivity",
-           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES"]
+           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES", "STEPPED_LEAST"]
 
 #: each contest's state budget: the largest fixed-policy corner of the rules' range that
 #: solves (A1 v C8, W7) explores 75,000 states; `risk=always` on the default pool, millions
@@ -52,6 +52,8 @@ _STEPPED = {"ability": ("Ability", 0), "challenge": ("Challenge", 1), "consequen
             "peril": ("Peril P", 0), "fortune": ("Fortune F", 0), "fallout": ("Fallout K", 0)}
 _PLAYER_PREFERENCES = {"draw": "dice", "risk": ("never", "always"), "risk_take": "dice",
                        "break": BREAK_OPTIONS, "glitch": GLITCH_OPTIONS, "sideswipe_take": ("dice", "chips")}
+#: setup parameter -> its least value
+STEPPED_LEAST = {name: least for name, (_, least) in _STEPPED.items()}
 _NARRATOR_PREFERENCES = {"draw": "dice", "hurt": ("condition", "injury"), "plans": ("peril", "dice"),
                          "plans_take": "dice", "give": "dice"}
 _ORDERED = {"break", "glitch"}
@@ -68,12 +70,14 @@ class Variant:
 
 @dataclass(frozen=True)
 class SensitivityRow:
-    """A variant's exact values and their differences from the base setup."""
+    """A variant's exact values and their differences from the base setup; ``setting`` is
+    ``(parameter, value)`` for a stepped setup parameter (Ability, Challenge, ...), else ()."""
 
     group: str
     name: str
     values: dict
     deltas: dict
+    setting: tuple = ()
 
     @property
     def effect(self) -> Fraction:
@@ -238,51 +242,25 @@ def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=Non
                 deltas[metric] = None
             else:
                 deltas[metric] = values[metric] - base_values[metric]
-        rows.append(SensitivityRow(variant.group, variant.name, {m: values[m] for m in METRICS}, deltas))
+        rows.append(SensitivityRow(variant.group, variant.name, {m: values[m] for m in METRICS}, deltas,
+                                   _stepped_setting(base, variant.arguments)))
     rows.sort(key=lambda row: (-row.effect, row.name))
     return SensitivityReport(base=base, base_values=base_values, rows=rows, skipped=skipped)
 
 
+def _stepped_setting(base: dict, arguments: dict) -> tuple:
+    """``(parameter, value)`` where ``arguments`` step one setup parameter of ``base``, else ()."""
+    changed = [name for name in _STEPPED if arguments[name] != base[name]]
+    return (changed[0], arguments[changed[0]]) if len(changed) == 1 else ()
+
+
 def tornado_chart(report: SensitivityReport, plot_path, *, metric: str = "P(win)", top: int = 25) -> None:
-    """Write a PNG tornado chart: the change of *metric* (percentage points) for the
-    *top* variants that move it most, largest at the top; changes of exactly zero are
-    left out and counted in the footnote. The file is written by
+    """Write the PNG of `exactdice.karbon.charts.sensitivity_png` (*metric* against each
+    stepped setup parameter, then the tornado of the *top* changes) by
     `exactdice.output_files.write_output` (a bad path is an `InputError` naming ``plot_path``)."""
-    import matplotlib
+    from exactdice.karbon.charts import sensitivity_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from exactdice.tables.plots import png_bytes
-
-    moving = [row for row in report.rows if row.deltas[metric] is not None and row.deltas[metric] != 0]
-    unchanged = sum(1 for row in report.rows if row.deltas[metric] == 0)
-    rows = sorted(moving, key=lambda row: (-abs(row.deltas[metric]), row.name))[:top]
-    colours = {"setup": "#1f77b4", "rule": "#d62728", "player": "#2ca02c", "narrator": "#9467bd"}
-    height = 1.2 + 0.32 * max(1, len(rows))
-    figure, axis = plt.subplots(figsize=(9, height))
-    labels = [row.name for row in rows][::-1]
-    scale = 1 if metric == "expected rounds" else 100
-    values = [scale * float(row.deltas[metric]) for row in rows][::-1]
-    axis.barh(range(len(rows)), values, color=[colours[row.group] for row in rows][::-1])
-    axis.set_yticks(range(len(rows)), labels, fontsize=8)
-    axis.axvline(0, color="black", linewidth=0.8)
-    base_value = report.base_values[metric]
-    unit = "" if metric == "expected rounds" else " percentage points"
-    shown = f"{float(base_value):.3f}" if metric == "expected rounds" else f"{100 * float(base_value):.2f} %"
-    axis.set_xlabel(f"change of {metric},{unit} (base: {shown}); {unchanged} change(s) move it by exactly 0")
-    base = report.base
-    axis.set_title(f"Karbon sensitivity of {metric}: A{base['ability']} C{base['challenge']} "
-                   f"W{base['consequence']} P{base['peril']} F{base['fortune']} K{base['fallout']}"
-                   f"{' Training' if base['training'] else ''}", fontsize=10)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for colour in colours.values()]
-    axis.legend(handles, list(colours), fontsize=8, loc="lower right")
-    figure.tight_layout()
-    try:
-        chart = png_bytes(figure, dpi=110)
-    finally:
-        plt.close(figure)
-    write_output(plot_path, chart, "plot_path")
+    write_output(plot_path, sensitivity_png(report, metric=metric, top=top), "plot_path")
 
 
 # ----- the canonical rules sensitivity table ------------------------------------------------
