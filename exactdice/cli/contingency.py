@@ -12,7 +12,6 @@ from exactdice.contingency.check import OUTCOMES, choose_to_fail, solve_check, v
 from exactdice.contingency.simulate import COLUMNS, simulate as simulate_columns, simulate_rows
 from exactdice.contingency.system import PARAMETERS, SYSTEM, build_check
 from exactdice.core.display import percent_text
-from exactdice.errors import InputError
 from exactdice.systems import split_values
 
 __all__ = ["contingency"]
@@ -56,8 +55,9 @@ def check(as_json, display, plot_path, **setup):
     JSON keys: outcome, total, player_omens, gm_omens, result_die, expected_player_omens,
     expected_gm_omens, joint, p_at_least, p_at_least_with_condition (plus setup, rules).
     """
-    if plot_path and not str(plot_path).lower().endswith(".png"):
-        raise InputError("--plot", f"the chart is a PNG: give a path ending in .png, got {plot_path}")
+    if plot_path:
+        from exactdice.tables.charts import check_png_path
+        check_png_path(plot_path, "--plot")
     skill, rules = _build(**setup)
     solution = solve_check(skill, rules)
     if plot_path:

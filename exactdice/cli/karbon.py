@@ -231,8 +231,9 @@ def _refuse_flags_that_would_do_nothing(player, narrator, use_float, use_bounds,
 
 
 def _check_plot(plot_path, use_float, use_bounds) -> None:
-    if plot_path and not str(plot_path).lower().endswith(".png"):
-        raise InputError("--plot", f"the chart is a PNG: give a path ending in .png, got {plot_path}")
+    if plot_path:
+        from exactdice.tables.charts import check_png_path
+        check_png_path(plot_path, "--plot")
     if plot_path and (use_float or use_bounds):
         raise InputError("--plot", f"draws the exact game's length: drop {'--float' if use_float else '--bounds'}")
 

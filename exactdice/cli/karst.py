@@ -152,8 +152,6 @@ def _plot_hits(modifier, defense, plot_path) -> None:
     from exactdice.karst.charts import hit_chart
     from exactdice.tables.charts import chart_png, write_chart_png
 
-    if not str(plot_path).lower().endswith(".png"):
-        raise InputError("--plot", f"the chart is a PNG: give a path ending in .png, got {plot_path}")
     write_chart_png(chart_png(hit_chart(modifier, defense)), plot_path, "--plot")
     click.echo(f"wrote P(hit) by defense to {plot_path}", err=True)
 

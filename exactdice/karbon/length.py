@@ -59,14 +59,16 @@ class ContestLength:
 
 def contest_length(odds, *, rounds: int | None = None, max_states: int | None = None) -> ContestLength:
     """The exact P(ended by round n) of a solved contest, n = 1 .. ``rounds`` (None: until
-    less than `TAIL_TARGET` is left, at most `MAX_ROUNDS`)."""
+    less than `TAIL_TARGET` is left, at most `MAX_ROUNDS`). ``max_states`` bounds the
+    graph explored again with the rounds marked (None: room for the solved graph)."""
     if odds.model is None or not odds.exact:
         raise InputError("odds", "the contest's length needs an exact solve (not a float preview or bounds)")
     if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int)
                                or not 1 <= rounds <= MAX_ROUNDS):
         raise InputError("rounds", f"must be a whole number from 1 to {MAX_ROUNDS}, got {rounds!r}")
-    options = {} if max_states is None else {"max_states": max_states}
-    layers = RewardLayers(odds.model, "rounds", strategy=odds.strategy or None, **options)
+    if max_states is None:  # the solved graph, and at most one marker state per transition
+        max_states = max(10_000, 2 * odds.transitions)
+    layers = RewardLayers(odds.model, "rounds", strategy=odds.strategy or None, max_states=max_states)
     so_far = dict.fromkeys(_OUTCOMES, Fraction(0))
     _add(so_far, layers.next_layer())  # ended before any round (a Fallout that settles it)
     ended_in: dict = {outcome: [] for outcome in _OUTCOMES}

@@ -23,7 +23,7 @@ from exactdice.errors import InputError
 from exactdice.output_files import check_output_path, write_output
 from exactdice.tables.plots import png_bytes
 
-__all__ = ["Curve", "Chart", "chart_png", "charts_png", "draw_chart", "write_chart_png"]
+__all__ = ["Curve", "Chart", "chart_png", "charts_png", "draw_chart", "check_png_path", "write_chart_png"]
 
 _COLOURS = ("#1f5fa8", "#c8553d", "#4f8a3c", "#7b4ea3", "#a3862e")
 _STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)))
@@ -172,10 +172,15 @@ def charts_png(charts, title: str, note: str = "", columns: int = 3) -> bytes:
     return png_bytes(figure)
 
 
-def write_chart_png(picture: bytes, path, field: str = "plot") -> None:
-    """Write a chart's PNG bytes to ``path`` (a path that does not end in .png, or cannot
-    be written, is an `InputError` naming ``field``)."""
+def check_png_path(path, field: str = "plot") -> None:
+    """Refuse, before any work, a path a chart cannot be written to: one that does not end
+    in .png, a folder, a device (an `InputError` naming ``field``)."""
     if not str(path).lower().endswith(".png"):
-        raise InputError(field, f"writes PNG files; give a path ending in .png, got {path}")
+        raise InputError(field, f"the chart is a PNG: give a path ending in .png, got {path}")
     check_output_path(path, field)
+
+
+def write_chart_png(picture: bytes, path, field: str = "plot") -> None:
+    """Write a chart's PNG bytes to ``path`` (`check_png_path` first)."""
+    check_png_path(path, field)
     write_output(path, picture, field)

@@ -49,7 +49,7 @@ def test_a_chart_keeps_its_exact_values_and_draws_them_as_percentages(drawn):
 
 
 def test_a_chart_is_written_only_to_a_png_path(tmp_path):
-    with pytest.raises(InputError, match="plot: writes PNG files"):
+    with pytest.raises(InputError, match="plot: the chart is a PNG: give a path ending in .png"):
         write_chart_png(b"x", tmp_path / "c.jpg")
     folder = tmp_path / "folder.png"
     folder.mkdir()
