@@ -35,7 +35,7 @@ from itertools import product
 from math import prod
 from typing import NamedTuple
 
-from exactdice.chronica.concessions import Conceding, ConcessionWalk, Winning
+from exactdice.chronica.concessions import ConcessionWalk, Winning
 from exactdice.chronica.ruleset import MAX_CONTEST_DICE
 from exactdice.chronica.success_dice import SuccessSizes, WinnerDice
 from exactdice.chronica.walk import (OTHER_WINS, TIED, CandidateFrame, join_dice, joining_faces,
