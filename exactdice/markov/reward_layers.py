@@ -211,8 +211,9 @@ class RewardLayers:
                 mass[target] = mass.get(target, 0) + per_weight * graph.weights[edge]
 
     def _loops(self, node) -> bool:
-        return self.graph.kind[node] == CHANCE and node in self.graph.successors(node) and \
-            self.graph.states[node][0] != _EARNED
+        """True for a chance state with a branch back to itself (one that earns nothing)."""
+        graph = self.graph
+        return graph.kind[node] == CHANCE and graph.states[node][0] != _EARNED and node in graph.successors(node)
 
     def _flow_through_loop(self, members, mass) -> None:
         """A loop of branches that earn nothing: solve ``total[v] y[v] - sum w(u, v) y[u] =
