@@ -37,8 +37,10 @@ def contingency():
 @contingency.command()
 @parameter_options(PARAMETERS)
 @display_options
+@click.option("--plot", "plot_path", type=OutputFile(),
+              help="Also draw P(success) against difficulty to this PNG (the check's own difficulty marked).")
 @json_option
-def check(as_json, display, **setup):
+def check(as_json, display, plot_path, **setup):
     """Exact odds of one skill check.
 
     \b
@@ -49,11 +51,21 @@ def check(as_json, display, **setup):
 
     \b
     Example:  exactdice contingency check --dice d6,d8,d10 --difficulty 6 --luck if-failing
+    Picture:  exactdice contingency check --dice d6,d8,d10 --difficulty 6 --plot odds.png
     JSON keys: outcome, total, player_omens, gm_omens, result_die, expected_player_omens,
     expected_gm_omens, joint, p_at_least, p_at_least_with_condition (plus setup, rules).
     """
+    if plot_path:
+        from exactdice.tables.charts import check_png_path
+        check_png_path(plot_path, "--plot")
     skill, rules = _build(**setup)
     solution = solve_check(skill, rules)
+    if plot_path:
+        from exactdice.contingency.charts import success_chart
+        from exactdice.tables.charts import chart_png, write_chart_png
+
+        write_chart_png(chart_png(success_chart(solution)), plot_path, "--plot")
+        click.echo(f"wrote P(success) by difficulty to {plot_path}", err=True)
     if as_json:
         emit_json(solution.to_json())
         return

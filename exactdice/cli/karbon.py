@@ -130,6 +130,9 @@ def karbon():
                    "--max-seconds of exploring).")
 @click.option("--precision", type=float, default=1e-3, show_default=True,
               help="With bounds: stop once upper - lower <= this.")
+@click.option("--plot", "plot_path", type=OutputFile(),
+              help="Also draw how long the contest lasts to this PNG: the exact P(ended by round n), "
+                   "n = 1, 2, ... until less than 1 % is left, with that tail stated (exact solves only).")
 @click.option("--max-seconds", type=float, default=None,
               help="With an optimal player: explore the exact game for at most a quarter of this, then "
                    "answer with bounds instead (the whole answer then takes up to about twice this). "
@@ -141,7 +144,7 @@ def karbon():
                    "stops at --precision, the state or memory budget, or Ctrl-C.")
 @json_option
 def odds(setup, ruleset, player, narrator, use_float, max_states, display, explain, show_draws,
-         strategy, use_bounds, precision, max_seconds, as_json):
+         strategy, use_bounds, precision, plot_path, max_seconds, as_json):
     """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
     Glitches, injuries and conditions.
 
@@ -167,6 +170,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     _check_odds_options(setup, player, narrator, max_states, explain, show_draws, strategy_path,
                         precision, max_seconds)
     _refuse_flags_that_would_do_nothing(player, narrator, use_float, use_bounds, display)
+    _check_plot(plot_path, use_float, use_bounds)
     bounded = functools.partial(_bounded_odds, setup, ruleset, player, narrator, max_states,
                                 precision, max_seconds, show_draws, strategy_path, as_json, explain, display)
     if use_bounds:
@@ -190,9 +194,12 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     else:
         too_large = None
     if too_large is not None:  # outside the except: the partly explored graph is freed first
-        click.echo(f"the exact game is too large ({too_large}); certified bounds instead", err=True)
+        click.echo(f"the exact game is too large ({too_large}); certified bounds instead"
+                   + ("; no --plot (it needs the exact game)" if plot_path else ""), err=True)
         return bounded(too_large=too_large)
     payload = _odds_payload(result, show_draws, strategy_path)
+    if plot_path:
+        payload["contest_length"] = _plot_contest_length(result, plot_path)
     if as_json:
         if explain:  # the same sentences as the text, one string each
             from exactdice.karbon.solve import explain_first_round
@@ -221,6 +228,26 @@ def _refuse_flags_that_would_do_nothing(player, narrator, use_float, use_bounds,
                                     "(drop one)")
     if use_float and display.exact:
         raise InputError("--exact", "a float preview has no exact fractions to print (drop --float or --exact)")
+
+
+def _check_plot(plot_path, use_float, use_bounds) -> None:
+    if plot_path:
+        from exactdice.tables.charts import check_png_path
+        check_png_path(plot_path, "--plot")
+    if plot_path and (use_float or use_bounds):
+        raise InputError("--plot", f"draws the exact game's length: drop {'--float' if use_float else '--bounds'}")
+
+
+def _plot_contest_length(result, plot_path) -> dict:
+    """Draw the contest's length to ``plot_path``; its exact values for the JSON."""
+    from exactdice.karbon.charts import length_chart
+    from exactdice.karbon.length import contest_length
+    from exactdice.tables.charts import chart_png, write_chart_png
+
+    length = contest_length(result)
+    write_chart_png(chart_png(length_chart(length)), plot_path, "--plot")
+    click.echo(f"wrote how long the contest lasts to {plot_path}", err=True)
+    return length.to_json()
 
 
 def _check_odds_options(setup, player, narrator, max_states, explain, show_draws, strategy_path,

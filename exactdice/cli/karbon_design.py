@@ -186,7 +186,8 @@ def _signed(value, metric: str) -> str:
 @click.option("--fallout", type=int, default=0, show_default=True, help="Fallout K.")
 @_contest_options
 @click.option("--plot", "plot_path", type=OutputFile(), default=None,
-              help="Also write a PNG tornado chart of the change of P(win) to this file.")
+              help="Also draw to this PNG: P(win) against each setup parameter one step down and up "
+                   "(the what-if strip), then the tornado of every change's effect on P(win).")
 @click.option("--top", type=click.IntRange(min=1), default=None,
               help="Show only the TOP changes with the largest effect (text and chart; JSON keeps all).")
 @click.option("--max-states", type=int, default=None,
@@ -232,7 +233,7 @@ def sensitivity(ability, challenge, consequence, peril, fortune, fallout, traini
     else:
         _sensitivity_text(report, report.rows if top is None else report.rows[:top])
         if plot_path:
-            click.echo(f"wrote the tornado chart to {plot_path}", err=True)
+            click.echo(f"wrote the what-if strip and the tornado chart to {plot_path}", err=True)
 
 
 def _sensitivity_json(report, plot_path) -> None:

@@ -98,9 +98,11 @@ def _refuse_death_options_without_then_death(then_death: bool, aid: int, death_m
 @click.option("--then-death", is_flag=True, help="Chain the knock-out into the death roll.")
 @click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round (with --then-death).")
 @click.option("--death-modifier", type=int, default=0, show_default=True, help="Death-roll modifier (with --then-death).")
+@click.option("--plot", "plot_path", type=OutputFile(),
+              help="Also draw P(hit) against defense to this PNG (--defense marked).")
 @display_options
 @json_option
-def attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, display, as_json):
+def attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, plot_path, display, as_json):
     """Attack rolls: P(hit), and with --health the knock-out chain.
 
     \b
@@ -115,6 +117,8 @@ def attack(modifier, defense, damage, health, unaware, then_death, aid, death_mo
     if then_death and health is None:
         raise InputError("--then-death", "needs --health")
     damage_per_hit(damage)  # a bad expression is an error even when only the hit chance is asked
+    if plot_path:
+        _plot_hits(modifier, defense, plot_path)
     hit = attack_hit(modifier, defense)
     payload = {"setup": {"modifier": modifier, "defense": defense}, "hit": fraction_text(hit)}
     chain = death = None
@@ -142,6 +146,14 @@ def attack(modifier, defense, damage, health, unaware, then_death, aid, death_mo
         click.echo(f"then the death roll ({rules.describe()}, modifier {death_modifier:+d}):")
         click.echo(f"  P(death)   {display.probability(death['death'])}")
         click.echo(f"  P(stable)  {display.probability(death['stable'])}")
+
+
+def _plot_hits(modifier, defense, plot_path) -> None:
+    from exactdice.karst.charts import hit_chart
+    from exactdice.tables.charts import chart_png, write_chart_png
+
+    write_chart_png(chart_png(hit_chart(modifier, defense)), plot_path, "--plot")
+    click.echo(f"wrote P(hit) by defense to {plot_path}", err=True)
 
 
 @karst.command()

@@ -40,7 +40,7 @@ from exactdice.tables.sweep import SweepCell, sweep
 
 __all__ = ["Variant", "SensitivityRow", "SensitivityReport", "base_arguments", "sensitivity_variants",
            "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart", "rules_sensitivity",
-           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES"]
+           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES", "STEPPED_LEAST"]
 
 #: each contest's state budget: the largest fixed-policy corner of the rules' range that
 #: solves (A1 v C8, W7) explores 75,000 states; `risk=always` on the default pool, millions
@@ -52,6 +52,8 @@ _STEPPED = {"ability": ("Ability", 0), "challenge": ("Challenge", 1), "consequen
             "peril": ("Peril P", 0), "fortune": ("Fortune F", 0), "fallout": ("Fallout K", 0)}
 _PLAYER_PREFERENCES = {"draw": "dice", "risk": ("never", "always"), "risk_take": "dice",
                        "break": BREAK_OPTIONS, "glitch": GLITCH_OPTIONS, "sideswipe_take": ("dice", "chips")}
+#: setup parameter -> its least value
+STEPPED_LEAST = {name: least for name, (_, least) in _STEPPED.items()}
 _NARRATOR_PREFERENCES = {"draw": "dice", "hurt": ("condition", "injury"), "plans": ("peril", "dice"),
                          "plans_take": "dice", "give": "dice"}
 _ORDERED = {"break", "glitch"}
@@ -68,12 +70,14 @@ class Variant:
 
 @dataclass(frozen=True)
 class SensitivityRow:
-    """A variant's exact values and their differences from the base setup."""
+    """A variant's exact values and their differences from the base setup; ``setting`` is
+    ``(parameter, value)`` for a stepped setup parameter (Ability, Challenge, ...), else ()."""
 
     group: str
     name: str
     values: dict
     deltas: dict
+    setting: tuple = ()
 
     @property
     def effect(self) -> Fraction:
@@ -137,32 +141,9 @@ def _with_preference(policy_text: str, key: str, value: str) -> str:
 
 def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str]]]:
     """(variants, skipped changes with the reason) of a base setup (`base_arguments`)."""
-    candidates: list[Variant] = []
-    for name, (label, _) in _STEPPED.items():
-        for step in (-1, 1):
-            candidates.append(Variant("setup", f"{label} {base[name] + step} ({step:+d})",
-                                      {**base, name: base[name] + step}))
-    candidates.append(Variant("setup", f"Training {'off' if base['training'] else 'on'}",
-                              {**base, "training": not base["training"]}))
-    current = dict(rule.split("=", 1) for rule in base["rules"])
-    for knob, values in RULE_CHOICES.items():
-        for value in values:
-            if value != current[knob]:
-                rules = tuple(f"{k}={value if k == knob else v}" for k, v in current.items())
-                candidates.append(Variant("rule", f"rule {knob}={value}", {**base, "rules": rules}))
+    candidates = _setup_variants(base) + _rule_variants(base)
     for side, preferences in (("player", _PLAYER_PREFERENCES), ("narrator", _NARRATOR_PREFERENCES)):
-        text = base[side]
-        if text in ("optimal", "kind"):
-            continue
-        body = text[len("random;"):] if text.startswith("random;") else text
-        now = dict(part.split("=", 1) for part in body.split(";"))
-        for key, kind in preferences.items():
-            if key not in now:  # a random narrator's hurt and plans are coin flips
-                continue
-            for value in _alternatives(now[key], kind):
-                # an order is named by the option moved to the front
-                label = f"{side} {key}: {value.split('>')[0]} first" if ">" in value else f"{side} {key}={value}"
-                candidates.append(Variant(side, label, {**base, side: _with_preference(text, key, value)}))
+        candidates += _preference_variants(base, side, preferences)
     variants, skipped = [], []
     for variant in candidates:
         try:
@@ -172,6 +153,45 @@ def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str
         else:
             variants.append(variant)
     return variants, skipped
+
+
+def _setup_variants(base: dict) -> list[Variant]:
+    """Each stepped setup parameter one step down and up, and Training flipped."""
+    variants = [Variant("setup", f"{label} {base[name] + step} ({step:+d})", {**base, name: base[name] + step})
+                for name, (label, _) in _STEPPED.items() for step in (-1, 1)]
+    variants.append(Variant("setup", f"Training {'off' if base['training'] else 'on'}",
+                            {**base, "training": not base["training"]}))
+    return variants
+
+
+def _rule_variants(base: dict) -> list[Variant]:
+    """Each knob of the rules set to each of its other values."""
+    current = dict(rule.split("=", 1) for rule in base["rules"])
+    variants = []
+    for knob, values in RULE_CHOICES.items():
+        for value in values:
+            if value != current[knob]:
+                rules = tuple(f"{k}={value if k == knob else v}" for k, v in current.items())
+                variants.append(Variant("rule", f"rule {knob}={value}", {**base, "rules": rules}))
+    return variants
+
+
+def _preference_variants(base: dict, side: str, preferences: dict) -> list[Variant]:
+    """Each preference of a fixed (or random) ``side`` changed one at a time."""
+    text = base[side]
+    if text in ("optimal", "kind"):
+        return []
+    body = text[len("random;"):] if text.startswith("random;") else text
+    now = dict(part.split("=", 1) for part in body.split(";"))
+    variants = []
+    for key, kind in preferences.items():
+        if key not in now:  # a random narrator's hurt and plans are coin flips
+            continue
+        for value in _alternatives(now[key], kind):
+            # an order is named by the option moved to the front
+            label = f"{side} {key}: {value.split('>')[0]} first" if ">" in value else f"{side} {key}={value}"
+            variants.append(Variant(side, label, {**base, side: _with_preference(text, key, value)}))
+    return variants
 
 
 def _cell(arguments: dict, max_states: int = DEFAULT_VARIANT_STATES) -> SweepCell:
@@ -222,51 +242,25 @@ def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=Non
                 deltas[metric] = None
             else:
                 deltas[metric] = values[metric] - base_values[metric]
-        rows.append(SensitivityRow(variant.group, variant.name, {m: values[m] for m in METRICS}, deltas))
+        rows.append(SensitivityRow(variant.group, variant.name, {m: values[m] for m in METRICS}, deltas,
+                                   _stepped_setting(base, variant.arguments)))
     rows.sort(key=lambda row: (-row.effect, row.name))
     return SensitivityReport(base=base, base_values=base_values, rows=rows, skipped=skipped)
 
 
+def _stepped_setting(base: dict, arguments: dict) -> tuple:
+    """``(parameter, value)`` where ``arguments`` step one setup parameter of ``base``, else ()."""
+    changed = [name for name in _STEPPED if arguments[name] != base[name]]
+    return (changed[0], arguments[changed[0]]) if len(changed) == 1 else ()
+
+
 def tornado_chart(report: SensitivityReport, plot_path, *, metric: str = "P(win)", top: int = 25) -> None:
-    """Write a PNG tornado chart: the change of *metric* (percentage points) for the
-    *top* variants that move it most, largest at the top; changes of exactly zero are
-    left out and counted in the footnote. The file is written by
+    """Write the PNG of `exactdice.karbon.charts.sensitivity_png` (*metric* against each
+    stepped setup parameter, then the tornado of the *top* changes) by
     `exactdice.output_files.write_output` (a bad path is an `InputError` naming ``plot_path``)."""
-    import matplotlib
+    from exactdice.karbon.charts import sensitivity_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from exactdice.tables.plots import png_bytes
-
-    moving = [row for row in report.rows if row.deltas[metric] is not None and row.deltas[metric] != 0]
-    unchanged = sum(1 for row in report.rows if row.deltas[metric] == 0)
-    rows = sorted(moving, key=lambda row: (-abs(row.deltas[metric]), row.name))[:top]
-    colours = {"setup": "#1f77b4", "rule": "#d62728", "player": "#2ca02c", "narrator": "#9467bd"}
-    height = 1.2 + 0.32 * max(1, len(rows))
-    figure, axis = plt.subplots(figsize=(9, height))
-    labels = [row.name for row in rows][::-1]
-    scale = 1 if metric == "expected rounds" else 100
-    values = [scale * float(row.deltas[metric]) for row in rows][::-1]
-    axis.barh(range(len(rows)), values, color=[colours[row.group] for row in rows][::-1])
-    axis.set_yticks(range(len(rows)), labels, fontsize=8)
-    axis.axvline(0, color="black", linewidth=0.8)
-    base_value = report.base_values[metric]
-    unit = "" if metric == "expected rounds" else " percentage points"
-    shown = f"{float(base_value):.3f}" if metric == "expected rounds" else f"{100 * float(base_value):.2f} %"
-    axis.set_xlabel(f"change of {metric},{unit} (base: {shown}); {unchanged} change(s) move it by exactly 0")
-    base = report.base
-    axis.set_title(f"Karbon sensitivity of {metric}: A{base['ability']} C{base['challenge']} "
-                   f"W{base['consequence']} P{base['peril']} F{base['fortune']} K{base['fallout']}"
-                   f"{' Training' if base['training'] else ''}", fontsize=10)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for colour in colours.values()]
-    axis.legend(handles, list(colours), fontsize=8, loc="lower right")
-    figure.tight_layout()
-    try:
-        chart = png_bytes(figure, dpi=110)
-    finally:
-        plt.close(figure)
-    write_output(plot_path, chart, "plot_path")
+    write_output(plot_path, sensitivity_png(report, metric=metric, top=top), "plot_path")
 
 
 # ----- the canonical rules sensitivity table ------------------------------------------------

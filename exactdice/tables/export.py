@@ -15,12 +15,14 @@ the others (P(tie), P(loss), expected rounds, ...) as further tables or pages.
   "column_label", "rows", "columns", "legend", "metrics": [{"name", "probability",
   "exact", "decimal"}]}]}``; ``exact`` holds ``"p/q"`` strings, ``decimal`` strings
   with `DECIMAL_DIGITS` digits, ``null`` where a cell does not apply.
-* ``html``: a print-ready page, one table a printed page, colour bands whose lightness
-  alone tells them apart (so greyscale prints still read), bold text from 50 %, and the
-  exact value of each cell in its ``data-exact`` attribute and tooltip.
-* ``pdf``: the same tables typeset with fpdf2, one table a page, numbers as text.
-* ``png``: matplotlib heatmaps on a continuous colour scale, each cell annotated and each
-  panel titled with its own metric (`exactdice.tables.plots`).
+* ``html``: a print-ready page, one table a printed page, each cell shaded on the
+  table's own continuous scale (`exactdice.tables.shading`: diverging around 50 % for
+  probabilities on both sides of it, else over the table's range; the key under each
+  table says which), bold text from 50 %, and the exact value of each cell in its
+  ``data-exact`` attribute and tooltip.
+* ``pdf``: the same tables typeset with fpdf2, one table a page, shaded alike, numbers as text.
+* ``png``: matplotlib heatmaps shaded alike, each cell annotated and each panel titled
+  with its own metric (`exactdice.tables.plots`).
 
 A cell known only within certified bounds (`exactdice.tables.grid.Bounds`, optimal play
 past exact reach) reads "lower-upper" (rounded outward: down, up), is shaded by its
@@ -38,10 +40,10 @@ demo,P(win),A,1,C,1,1/2,0.5000000000
 from __future__ import annotations
 
 import csv
-import datetime
 import html
 import io
 import json
+import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -50,11 +52,13 @@ from exactdice.core.exact import decimal_text, directed_decimal_text, fraction_t
 from exactdice.errors import InputError
 from exactdice.output_files import check_output_path, write_output
 from exactdice.tables.grid import Bounds, TableGrid, cell_to_data
+from exactdice.tables.shading import PanelScale, panel_scale
 
 __all__ = [
     "FORMATS", "TEXT_FORMATS", "CSV_COLUMNS", "DECIMAL_DIGITS", "render_table", "write_table",
-    "format_from_path", "cell_text", "band_index", "BAND_LIMITS", "EXACT_TEXT_LIMIT",
-    "CSV_BOUNDS_COLUMNS", "BOUNDS_NOTE", "shading_value", "bounds_text",
+    "format_from_path", "cell_text", "EXACT_TEXT_LIMIT",
+    "CSV_BOUNDS_COLUMNS", "BOUNDS_NOTE", "shading_value", "bounds_text", "corner_label",
+    "title_without_metrics",
 ]
 
 #: every output format, and the ones that are text (the others are bytes)
@@ -72,12 +76,6 @@ DECIMAL_DIGITS = 10
 EXACT_TEXT_LIMIT = 60
 JSON_FORMAT_NAME = "exactdice-tables/1"
 
-#: upper limits (exclusive, as fractions of 1) of the colour bands of probability cells
-BAND_LIMITS = (Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(9, 10))
-# one colour a band, light to dark: lightness falls monotonically, so greyscale keeps the order
-_BAND_COLOURS = ("#f7fbff", "#d6e6f4", "#a8cde4", "#6aaed6", "#3383be", "#0b559f")
-_BAND_TEXT = ("#000000", "#000000", "#000000", "#000000", "#ffffff", "#ffffff")
-_FIXED_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
 
 
 def _as_grids(grid_or_grids) -> list[TableGrid]:
@@ -164,30 +162,24 @@ def shading_value(value: Fraction | Bounds | None) -> Fraction | None:
     return value.lower if isinstance(value, Bounds) else value
 
 
-def band_index(value: Fraction | Bounds | None) -> int | None:
-    """The colour band (0 lightest .. 5 darkest) of a probability (of the lower bound of
-    bounds), None for no value.
+def title_without_metrics(grid: TableGrid) -> str:
+    """The grid's title with every metric name taken out: what a panel or page of one
+    metric is titled by beside its own metric (a grid title such as "Karbon P(win): A x C"
+    names only its headline metric).
 
-    >>> band_index(Fraction(0)), band_index(Fraction(1, 2)), band_index(Bounds(Fraction(1, 2), 1))
-    (0, 3, 3)
+    >>> title_without_metrics(TableGrid("Karbon P(win): A x C", "A", "C", ["1"], ["1"],
+    ...                                 {"P(win)": [[Fraction(1, 2)]], "P(tie)": [[0]]}))
+    'Karbon: A x C'
     """
-    value = shading_value(value)
-    if value is None:
-        return None
-    for index, limit in enumerate(BAND_LIMITS):
-        if value < limit:
-            return index
-    return len(BAND_LIMITS)
+    context = grid.title
+    for name in grid.metrics:
+        context = context.replace(name, "")
+    context = re.sub(r"\s+([:,])", r"\1", context)
+    context = re.sub(r"([:,])\s*([:,])", r"\1", context)
+    return re.sub(r"\s{2,}", " ", context).strip(" :,")
 
 
-def _band_label(index: int) -> str:
-    low = Fraction(0) if index == 0 else BAND_LIMITS[index - 1]
-    high = Fraction(1) if index == len(BAND_LIMITS) else BAND_LIMITS[index]
-    closing = "]" if index == len(BAND_LIMITS) else ")"
-    return f"[{decimal_text(low * 100, 0)}%, {decimal_text(high * 100, 0)}%{closing}"
-
-
-def _corner(grid: TableGrid) -> str:
+def corner_label(grid: TableGrid) -> str:
     """The top-left heading: ``rows \\ columns`` (just the row label when columns have none)."""
     if not grid.column_label:
         return grid.row_label
@@ -225,7 +217,7 @@ def _md_escape(text: str) -> str:
 
 
 def _md_grid(grid: TableGrid, cells: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join([_md_escape(_corner(grid))] + [_md_escape(c) for c in grid.columns]) + " |",
+    lines = ["| " + " | ".join([_md_escape(corner_label(grid))] + [_md_escape(c) for c in grid.columns]) + " |",
              "|" + "---|" * (len(grid.columns) + 1)]
     for label, row in zip(grid.rows, cells):
         lines.append("| " + " | ".join([_md_escape(label)] + row) + " |")
@@ -348,14 +340,11 @@ table.grid th { background: #eee; }
 table.grid th.corner { text-align: left; font-weight: normal; font-style: italic; }
 td.strong { font-weight: bold; }
 td.na { color: #777; text-align: center; }
-""" + "".join(
-    f"td.band{index} {{ background: {colour}; color: {text}; }}\n"
-    for index, (colour, text) in enumerate(zip(_BAND_COLOURS, _BAND_TEXT))) + """
 dl.legend { display: grid; grid-template-columns: max-content auto; gap: 0 1em; font-size: 9pt; }
 dl.legend dt { font-weight: bold; }
 dl.legend dd { margin: 0; }
 p.key { font-size: 8.5pt; }
-p.key span { display: inline-block; padding: 0 0.5em; border: 1px solid #555; margin-right: 0.3em; }
+p.key span.swatch { display: inline-block; padding: 0 0.4em; border: 1px solid #555; margin-right: 0.15em; }
 @media print {
   @page { size: A4 landscape; margin: 12mm; }
   body { margin: 0; }
@@ -364,20 +353,18 @@ p.key span { display: inline-block; padding: 0 0.5em; border: 1px solid #555; ma
 """
 
 
-def _html_key() -> str:
-    spans = "".join(f'<span class="band{index}" style="background:{colour};color:{text}">'
-                    f"{html.escape(_band_label(index))}</span>"
-                    for index, (colour, text) in enumerate(zip(_BAND_COLOURS, _BAND_TEXT)))
-    return (f'<p class="key">Shading, lighter to darker: {spans}'
-            "(the shades differ in lightness, so a greyscale print keeps their order; "
-            "50% and above is also printed bold).</p>")
+def _html_key(scale: PanelScale) -> str:
+    """The table's colour key: what the scale is, and swatches from one end to the other."""
+    swatches = "".join(f'<span class="swatch" style="background:{fill};color:{scale.text(value)}">'
+                       f"{html.escape(scale.end_text(value))}</span>" for value, fill in scale.samples())
+    bold = " 50% and above is also printed bold." if scale.probability and not scale.empty else ""
+    return f'<p class="key">{html.escape(scale.legend())} {swatches}{bold}</p>'
 
 
-def _html_table(grid: TableGrid, metric: str) -> str:
-    is_probability = grid.is_probability(metric)
+def _html_table(grid: TableGrid, metric: str, scale: PanelScale) -> str:
     parts = ['<table class="grid" data-metric="' + html.escape(metric) + '">',
              "<thead><tr>",
-             f'<th class="corner">{html.escape(_corner(grid))}</th>']
+             f'<th class="corner">{html.escape(corner_label(grid))}</th>']
     parts += [f'<th scope="col">{html.escape(column)}</th>' for column in grid.columns]
     parts.append("</tr></thead><tbody>")
     for label, row in zip(grid.rows, grid.metrics[metric]):
@@ -386,16 +373,15 @@ def _html_table(grid: TableGrid, metric: str) -> str:
             if value is None:
                 parts.append('<td class="na">-</td>')
                 continue
+            shade = shading_value(value)
             classes = ["bounds"] if isinstance(value, Bounds) else []
-            if is_probability:
-                classes.append(f"band{band_index(value)}")
-                if shading_value(value) >= Fraction(1, 2):
-                    classes.append("strong")
+            if scale.probability and shade >= Fraction(1, 2):
+                classes.append("strong")
             exact = html.escape(_exact(value))
             class_attr = f' class="{" ".join(classes)}"' if classes else ""
             tooltip = f' title="{exact}"' if len(exact) <= EXACT_TEXT_LIMIT else ""
-            parts.append(f'<td{class_attr} data-exact="{exact}"{tooltip}>'
-                         f"{html.escape(cell_text(grid, metric, value))}</td>")
+            parts.append(f'<td{class_attr} style="background:{scale.fill(shade)};color:{scale.text(shade)}" '
+                         f'data-exact="{exact}"{tooltip}>{html.escape(cell_text(grid, metric, value))}</td>')
         parts.append("</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
@@ -417,12 +403,12 @@ def _render_html(grids: list[TableGrid]) -> str:
     for grid in grids:
         for metric in _metric_names(grid):
             parts.append('<section class="table-page">')
-            parts.append(f"<h1>{html.escape(grid.title)}</h1>")
+            parts.append(f"<h1>{html.escape(title_without_metrics(grid) or grid.title)}</h1>")
             parts.append(f"<h2>{html.escape(metric)}"
                          + (" (percent)" if grid.is_probability(metric) else "") + "</h2>")
-            parts.append(_html_table(grid, metric))
-            if grid.is_probability(metric):
-                parts.append(_html_key())
+            scale = panel_scale(grid, metric)
+            parts.append(_html_table(grid, metric, scale))
+            parts.append(_html_key(scale))
             if grid.has_bounds(metric):
                 parts.append(f'<p class="key">{html.escape(BOUNDS_NOTE)}</p>')
             parts.append(_html_legend(grid))
@@ -436,107 +422,10 @@ def _render_html(grids: list[TableGrid]) -> str:
 
 # ----- PDF --------------------------------------------------------------------------------
 
-def _unicode_font_path() -> str | None:
-    try:
-        import matplotlib
-    except ImportError:  # pragma: no cover - matplotlib is a dependency
-        return None
-    path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
-    return str(path) if path.exists() else None
-
-
-def _hex_rgb(colour: str) -> tuple[int, int, int]:
-    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
-
-
-def _pdf_style(value, is_probability: bool):
-    """A cell's colour band and weight (None: plain)."""
-    from fpdf.fonts import FontFace
-
-    if not is_probability or value is None:
-        return None
-    band = band_index(value)
-    return FontFace(emphasis="BOLD" if shading_value(value) >= Fraction(1, 2) else None,
-                    color=_hex_rgb(_BAND_TEXT[band]), fill_color=_hex_rgb(_BAND_COLOURS[band]))
-
-
 def _render_pdf(grids: list[TableGrid]) -> bytes:
-    from fpdf import FPDF
-    from fpdf.fonts import FontFace
+    from exactdice.tables.pdf import render_pdf
 
-    pdf = FPDF(orientation="landscape", unit="mm", format="A4")
-    pdf.set_creation_date(_FIXED_DATE)
-    pdf.set_producer("exactdice")
-    pdf.set_creator("exactdice")
-    pdf.set_title(grids[0].title)
-    pdf.set_auto_page_break(auto=True, margin=10)
-    pdf.set_margins(10, 10, 10)
-    font_path = _unicode_font_path()
-    if font_path:
-        pdf.add_font("DejaVu", "", font_path)
-        bold_path = font_path.replace("DejaVuSans.ttf", "DejaVuSans-Bold.ttf")
-        pdf.add_font("DejaVu", "B", bold_path if Path(bold_path).exists() else font_path)
-        family = "DejaVu"
-    else:  # pragma: no cover
-        family = "Helvetica"
-
-    def text(value: str) -> str:
-        return value if font_path else value.encode("latin-1", "replace").decode("latin-1")
-
-    usable_width = pdf.w - pdf.l_margin - pdf.r_margin
-    for grid in grids:
-        for metric in _metric_names(grid):
-            pdf.add_page()
-            pdf.set_font(family, "B", 13)
-            pdf.multi_cell(0, 6, text(grid.title), new_x="LMARGIN", new_y="NEXT")
-            pdf.set_font(family, "B", 10)
-            suffix = " (percent)" if grid.is_probability(metric) else ""
-            pdf.cell(0, 6, text(metric + suffix), new_x="LMARGIN", new_y="NEXT")
-            count = len(grid.columns) + 1
-            if len(grid.rows) <= 15 and count <= 10:
-                font_size, line_height = 11, 6.5
-            elif len(grid.rows) <= 25 and count <= 14:
-                font_size, line_height = 9, 5
-            else:
-                font_size, line_height = 7, 3.6
-            pdf.set_font(family, "", font_size)
-            label_width = min(70.0, 5 + 1.15 * max(pdf.get_string_width(text(label)) for label in
-                                            list(grid.rows) + [_corner(grid)]))
-            # a hair under the page width: fpdf2 refuses a table wider than the page by rounding
-            widest = 34.0 if grid.has_bounds(metric) else 24.0  # "lower-upper" needs more room
-            column_width = min(widest, (usable_width - label_width - 0.01) / len(grid.columns))
-            widths = (label_width,) + (column_width,) * len(grid.columns)
-            is_probability = grid.is_probability(metric)
-            with pdf.table(col_widths=widths, width=sum(widths), align="LEFT",
-                           line_height=line_height, text_align="RIGHT",
-                           headings_style=FontFace(emphasis="BOLD", fill_color=(235, 235, 235)),
-                           first_row_as_headings=True, repeat_headings=1) as table:
-                heading = table.row()
-                heading.cell(text(_corner(grid)), align="LEFT")
-                for column in grid.columns:
-                    heading.cell(text(column))
-                for label, values in zip(grid.rows, grid.metrics[metric]):
-                    row = table.row()
-                    row.cell(text(label), align="LEFT")
-                    for value in values:
-                        row.cell(cell_text(grid, metric, value), style=_pdf_style(value, is_probability))
-            pdf.ln(3)
-            pdf.set_font(family, "", 8)
-            if is_probability:
-                pdf.multi_cell(0, 4, text(
-                    "Shading, lighter to darker: " + ", ".join(
-                        _band_label(i) for i in range(len(_BAND_COLOURS)))
-                    + "; 50% and above in bold. Exact fractions: JSON/CSV export."),
-                    new_x="LMARGIN", new_y="NEXT")
-            if grid.has_bounds(metric):
-                pdf.multi_cell(0, 4, text(BOUNDS_NOTE), new_x="LMARGIN", new_y="NEXT")
-            for key, value in grid.legend.items():
-                pdf.set_font(family, "B", 8)
-                pdf.write(4, text(f"{key}: "))
-                pdf.set_font(family, "", 8)
-                pdf.write(4, text(str(value)))
-                pdf.ln(4)
-    return bytes(pdf.output())
+    return render_pdf(grids)
 
 
 # ----- PNG --------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""PNG pictures: table heatmaps on a continuous colour scale, and dice distributions.
+"""PNG pictures: table heatmaps, each panel on its own continuous colour scale, and dice distributions.
 
 matplotlib draws floats, so every value here is converted at the display edge only; the
 numbers printed in the cells come from the exact fractions (`exactdice.tables.export.cell_text`).
@@ -16,18 +16,12 @@ b'\\x89PNG'
 from __future__ import annotations
 
 import io
-import re
 from fractions import Fraction
 
 from exactdice.errors import InputError
 from exactdice.output_files import check_output_path, write_output
 
-__all__ = ["heatmap_png", "panel_title", "plot_distribution", "distribution_png",
-           "png_bytes", "PROBABILITY_COLOURS", "VALUE_COLOURS"]
-
-#: matplotlib colour maps: probabilities on a fixed 0-100 % scale, other values on their own range
-PROBABILITY_COLOURS = "viridis"
-VALUE_COLOURS = "cividis"
+__all__ = ["heatmap_png", "panel_title", "plot_distribution", "distribution_png", "png_bytes"]
 
 
 def _figure(width, height):
@@ -40,14 +34,11 @@ def _figure(width, height):
 
 
 def panel_title(grid, metric: str) -> str:
-    """A panel's title: its own metric first, then the grid's title with every metric name taken out
-    (a grid title such as "Karbon P(win): A x C" names only its headline metric)."""
-    context = grid.title
-    for name in grid.metrics:
-        context = context.replace(name, "")
-    context = re.sub(r"\s+([:,])", r"\1", context)
-    context = re.sub(r"([:,])\s*([:,])", r"\1", context)
-    context = re.sub(r"\s{2,}", " ", context).strip(" :,")
+    """A panel's title: its own metric first, then the grid's title with every metric name
+    taken out (`exactdice.tables.export.title_without_metrics`)."""
+    from exactdice.tables.export import title_without_metrics
+
+    context = title_without_metrics(grid)
     return f"{metric}\n{context}" if context else metric
 
 
@@ -57,56 +48,56 @@ def _wrapped(title: str, width: int) -> str:
     return "\n".join(textwrap.fill(line, width) for line in title.splitlines())
 
 
-def _text_colour(rgba) -> str:
-    """Black or white, whichever reads better on a cell of this colour (relative luminance)."""
-    red, green, blue = rgba[:3]
-    return "black" if 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.45 else "white"
-
-
 def heatmap_png(grids) -> bytes:
     """One heatmap panel per grid and metric, with each cell's value written in it.
 
-    Probabilities share one continuous scale from 0 % to 100 % (so equal colours mean
-    equal odds across panels); other metrics use a second colour map over their own range.
+    Each panel is coloured on its own continuous scale (`exactdice.tables.shading`):
+    diverging around 50 % for a probability panel with values on both sides of it,
+    else from its smallest value (lightest) to its largest (darkest); the colour bar's
+    label says which. Numbers are black or white, whichever reads better on the cell.
     A cell of certified bounds reads "lower-upper" and is coloured by its lower bound
     (the panel's title says so).
     """
     panels = [(grid, metric) for grid in grids for metric in grid.metrics]
     columns = min(len(panels), max(len(grid.metrics) for grid in grids), 2)
     rows = -(-len(panels) // columns)
-    panel_width = max(4.0, 0.75 * max(len(grid.columns) for grid, _ in panels) + 2.5)
+    panel_width = max(4.5, 0.8 * max(len(grid.columns) for grid, _ in panels) + 2.8)
     if any(grid.has_bounds(metric) for grid, metric in panels):
         panel_width *= 1.6  # "lower-upper" is twice as wide as one value
-    panel_height = max(3.0, 0.32 * max(len(grid.rows) for grid, _ in panels) + 1.9)
+    panel_height = max(3.2, 0.36 * max(len(grid.rows) for grid, _ in panels) + 2.0)
     figure = _figure(panel_width * columns, panel_height * rows)
     for index, (grid, metric) in enumerate(panels):
         _heatmap_panel(figure.add_subplot(rows, columns, index + 1), figure, grid, metric, panel_width)
     return png_bytes(figure)
 
 
-def _colour_scale(numbers, is_probability: bool):
-    """(colour map, norm): probabilities on 0-100 %, other values on their own range."""
-    from matplotlib import colormaps
-    from matplotlib.colors import Normalize
+def _scale_bar(figure, axes, scale) -> None:
+    """The panel's colour bar, labelled with the kind of scale (none when every cell is equal)."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import ListedColormap, Normalize
 
-    if is_probability:
-        return colormaps[PROBABILITY_COLOURS], Normalize(0.0, 1.0)
-    present = [x for row in numbers for x in row if x == x]
-    low, high = (min(present), max(present)) if present else (0.0, 1.0)
-    return colormaps[VALUE_COLOURS], Normalize(low, high if high > low else low + 1)
+    if scale.low == scale.high:
+        return
+    steps = 256
+    values = [scale.low + (scale.high - scale.low) * Fraction(step, steps - 1) for step in range(steps)]
+    mappable = ScalarMappable(Normalize(float(scale.low), float(scale.high)),
+                              ListedColormap([scale.rgb(value) for value in values]))
+    bar = figure.colorbar(mappable, ax=axes, shrink=0.85,
+                          format=(lambda x, _: f"{x:.0%}") if scale.probability else None)
+    bar.set_label("diverging around 50%" if scale.kind == "diverging" else "this panel's own range", fontsize=8)
+    bar.ax.tick_params(labelsize=8)
 
 
 def _heatmap_panel(axes, figure, grid, metric: str, panel_width: float) -> None:
     from exactdice.tables.export import cell_text, shading_value
+    from exactdice.tables.shading import panel_scale
 
     matrix = grid.metrics[metric]
-    is_probability = grid.is_probability(metric)
+    scale = panel_scale(grid, metric)
     shades = [[shading_value(value) for value in row] for row in matrix]
-    numbers = [[float("nan") if v is None else float(v) for v in row] for row in shades]
-    colours, norm = _colour_scale(numbers, is_probability)
-    image = axes.imshow(numbers, cmap=colours, norm=norm, aspect="auto")
-    figure.colorbar(image, ax=axes, shrink=0.8,
-                    format=(lambda x, _: f"{x:.0%}") if is_probability else None)
+    colours = [[(1.0, 1.0, 1.0) if shade is None else scale.rgb(shade) for shade in row] for row in shades]
+    axes.imshow(colours, aspect="auto")
+    _scale_bar(figure, axes, scale)
     long_labels = max(len(label) for label in grid.columns) > 4
     axes.set_xticks(range(len(grid.columns)), labels=grid.columns, fontsize=8,
                     rotation=35 if long_labels else 0, ha="right" if long_labels else "center",
@@ -117,14 +108,17 @@ def _heatmap_panel(axes, figure, grid, metric: str, panel_width: float) -> None:
     title = panel_title(grid, metric)
     if grid.has_bounds(metric):
         title += "\ncells: certified bounds lower-upper; colour: the lower bound"
+    if scale.range_text():
+        title += f"\n({scale.range_text()})"
     axes.set_title(_wrapped(title, int(panel_width * 11)), fontsize=9)
-    font_size = 7 if len(grid.columns) <= 12 else 5.5
+    font_size = 8.5 if len(grid.columns) <= 12 else 6.5
     for r, row in enumerate(matrix):
         for c, value in enumerate(row):
             shade = shades[r][c]
-            colour = "black" if shade is None else _text_colour(colours(norm(float(shade))))
-            axes.text(c, r, cell_text(grid, metric, value), ha="center", va="center",
-                      fontsize=font_size, color=colour)
+            axes.text(c, r, cell_text(grid, metric, value), ha="center", va="center", fontsize=font_size,
+                      color="black" if shade is None else scale.text(shade),
+                      fontweight="bold" if scale.probability and shade is not None and shade >= Fraction(1, 2)
+                      else "normal")
 
 
 def png_bytes(figure, **savefig_options) -> bytes:

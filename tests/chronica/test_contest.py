@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdice.chronica import Rules, apply_physical, apply_target, roll_outcomes, solve_contest
-from exactdice.chronica.contest import TIE, PairStatus, _close_pairs, _pair_step, _SuccessCode, physical_size
+from exactdice.chronica.concessions import PairStatus, close_pairs, pair_step
+from exactdice.chronica.contest import TIE, physical_size
+from exactdice.chronica.success_dice import SuccessCode
 from exactdice.errors import InputError, TooLargeError
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -254,17 +256,17 @@ def test_tie_outcome_uses_the_tie_index():
 
 
 def test_pair_steps_walking_down_give_the_concession_rule():
-    """`_pair_step` fed face by face (highest first), then `_close_pairs`, gives spec step 6 read directly."""
+    """`pair_step` fed face by face (highest first), then `close_pairs`, gives spec step 6 read directly."""
     for winner_faces in product(range(1, 5), repeat=2):
         for loser_count in range(3):
             for loser_faces in product(range(1, 5), repeat=loser_count):
                 status, count, gains = PairStatus.OPEN, 0, [0, 0]
                 for face in range(4, 0, -1):
-                    status, count, won, lost = _pair_step(status, count, winner_faces.count(face),
+                    status, count, won, lost = pair_step(status, count, winner_faces.count(face),
                                                           loser_faces.count(face))
                     gains[0] += won
                     gains[1] += lost
-                (loser_gain,), winner_gain = _close_pairs(((status, count),), gains)
+                (loser_gain,), winner_gain = close_pairs(((status, count),), gains)
                 win_high, lose_high = max(winner_faces), max(loser_faces, default=0)
                 expected = (sum(f > lose_high for f in winner_faces) if win_high > lose_high else 0,
                             sum(f > win_high for f in loser_faces) if lose_high > win_high else 0)
@@ -272,7 +274,7 @@ def test_pair_steps_walking_down_give_the_concession_rule():
 
 
 def test_success_code_packs_and_unpacks_every_multiset():
-    code = _SuccessCode([12, 8, 8, 6, 6, 6])
+    code = SuccessCode([12, 8, 8, 6, 6, 6])
     for twelves, eights, sixes in product(range(2), range(3), range(4)):
         packed = twelves * code.unit[12] + eights * code.unit[8] + sixes * code.unit[6]
         assert code.decode(packed) == (12,) * twelves + (8,) * eights + (6,) * sixes

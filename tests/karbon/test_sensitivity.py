@@ -147,3 +147,26 @@ def test_cli_max_states_skips_the_large_change(capsys):
         cli_main.main(["karbon", "sensitivity", "-a", "1", "-c", "1", "--max-states", "0"])
     assert exit_.value.code == 2
     assert "--max-states: must be >= 1, got 0" in capsys.readouterr().err
+
+
+def test_the_what_if_strip_shows_each_stepped_parameters_exact_p_win(report, monkeypatch):
+    """One small chart per setup parameter with a solved neighbour: P(win) at the base and
+    at each step, the exact values of the report's rows, drawn as read back from the axes."""
+    from matplotlib.axes import Axes
+
+    from exactdice.karbon.charts import sensitivity_png, what_if_charts
+
+    charts = what_if_charts(report)
+    by_title = {chart.title: chart for chart in charts}
+    ability = by_title["Ability"].curves[0]
+    assert ability.xs == (0, 1, 2) and by_title["Ability"].marked_x == 1
+    assert ability.ys == (_row(report, "Ability 0 (-1)").values["P(win)"], report.base_values["P(win)"],
+                          _row(report, "Ability 2 (+1)").values["P(win)"])
+    # Challenge 0 does not exist: only the step up, and no note about it
+    assert by_title["Challenge"].curves[0].xs == (1, 2) and by_title["Challenge"].note == ""
+    drawn = []
+    original = Axes.plot
+    monkeypatch.setattr(Axes, "plot", lambda self, xs, ys, *a, **k: (drawn.append((list(xs), list(ys))), original(self, xs, ys, *a, **k))[1])
+    assert sensitivity_png(report, top=5)[:8] == b"\x89PNG\r\n\x1a\n"
+    assert drawn[0] == ([0.0, 1.0, 2.0], [float(p) * 100 for p in ability.ys])
+    assert len(drawn) == len(charts)

@@ -11,6 +11,7 @@ import pytest
 from exactdice.tables.export import (BOUNDS_NOTE, CSV_BOUNDS_COLUMNS, CSV_COLUMNS, cell_text,
                                      grids_to_json, render_table)
 from exactdice.tables.grid import Bounds, TableGrid, cell_from_data
+from exactdice.tables.shading import PanelScale
 from exactdice.tables.store import ResultKey, ResultStore
 
 TABLES = Path(__file__).resolve().parents[2] / "tables"
@@ -89,8 +90,11 @@ def test_json_gives_both_exact_ends_and_flags_the_metric():
 
 def test_html_shades_bounds_by_their_lower_end():
     text = render_table(_grid(), "html")
-    # 28.697 % is in the 25-50 % band (index 2), whatever the upper end; below 50 %: not bold
-    assert 'class="bounds band2" data-exact="[28697/100000, 38613/100000]"' in text
+    # the "value" panel's scale runs over the lower ends (28.697 %, 1/3 and 1/2), whatever
+    # the upper ones; below 50 %: not bold
+    scale = PanelScale.over([LOW, Fraction(1, 3), Fraction(1, 2)], probability=True)
+    assert (f'class="bounds" style="background:{scale.fill(LOW)};color:{scale.text(LOW)}" '
+            'data-exact="[28697/100000, 38613/100000]"') in text
     assert ">28.6-38.7%</td>" in text
     assert BOUNDS_NOTE.replace('"', "&quot;") in text
 
@@ -107,8 +111,9 @@ def test_pdf_prints_bounds_and_the_note():
 def test_png_colours_a_bounds_cell_by_its_lower_end():
     """The same picture with a cell of bounds and with that cell at its lower bound: the
     colour of the cell (sampled away from its text) is the same; at its upper bound it is not."""
-    def picture(value):
-        return render_table(TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[value]]}), "png")
+    def picture(value):  # beside a cell of 0, so that the panel's scale has a range
+        return render_table(TableGrid("t", "r", "c", ["1"], ["1", "2"], {"P(win)": [[value, Fraction(0)]]}),
+                            "png")
 
     with_bounds = picture(Bounds(Fraction(1, 10), Fraction(9, 10)))
     at_lower, at_upper = picture(Fraction(1, 10)), picture(Fraction(9, 10))

@@ -1,4 +1,4 @@
-"""Heatmaps on a continuous colour scale with one metric per panel title; dist --plot."""
+"""Heatmaps on each panel's own continuous colour scale with one metric per panel title; dist --plot."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ from fractions import Fraction
 
 import pytest
 from matplotlib.axes import Axes
-from matplotlib.colors import BoundaryNorm
+from matplotlib.figure import Figure
 
 from exactdice.cli.main import cli
 from exactdice.tables.grid import TableGrid
 from exactdice.tables.plots import heatmap_png, panel_title
+from exactdice.tables.shading import panel_scale
 
 
 def karbon_like_grid():
@@ -21,22 +22,29 @@ def karbon_like_grid():
                      probability_metrics=("P(win)", "P(tie)"))
 
 
-def test_each_panel_is_titled_with_its_own_metric_and_the_scale_is_continuous(monkeypatch):
-    titles, images = [], []
-    original_title, original_imshow = Axes.set_title, Axes.imshow
+def test_each_panel_is_titled_with_its_own_metric_and_coloured_on_its_own_scale(monkeypatch):
+    titles, images, bars, texts = [], [], [], []
+    original_title, original_imshow, original_text = Axes.set_title, Axes.imshow, Axes.text
+    original_colorbar = Figure.colorbar
     monkeypatch.setattr(Axes, "set_title", lambda self, text, *a, **k: (titles.append(text), original_title(self, text, *a, **k))[1])
-    monkeypatch.setattr(Axes, "imshow", lambda self, data, *a, **k: (images.append(k), original_imshow(self, data, *a, **k))[1])
-    assert heatmap_png([karbon_like_grid()])[:4] == b"\x89PNG"
+    monkeypatch.setattr(Axes, "imshow", lambda self, data, *a, **k: (images.append(data), original_imshow(self, data, *a, **k))[1])
+    monkeypatch.setattr(Axes, "text", lambda self, x, y, s, *a, **k: (texts.append((s, k["color"])), original_text(self, x, y, s, *a, **k))[1])
+    monkeypatch.setattr(Figure, "colorbar", lambda self, mappable, *a, **k: (bars.append(mappable.norm), original_colorbar(self, mappable, *a, **k))[1])
+    grid = karbon_like_grid()
+    assert heatmap_png([grid])[:4] == b"\x89PNG"
     assert [title.splitlines()[0] for title in titles] == ["P(win)", "P(tie)", "expected rounds"]
     assert all("P(win)" not in title for title in titles[1:])  # no panel borrows the headline
-    for options in images:
-        assert not isinstance(options["norm"], BoundaryNorm)
-    probability = images[0]["norm"]
-    assert (probability.vmin, probability.vmax) == (0.0, 1.0)
-    colours = [images[0]["cmap"](probability(x)) for x in (0.30, 0.33, 0.36)]
-    assert len(set(colours)) == 3  # 30 %, 33 % and 36 % no longer share one band's colour
-    rounds = images[2]["norm"]
-    assert (rounds.vmin, rounds.vmax) == (3.5, 4.0)
+    assert "every cell 50.0%" in titles[1]  # one value: one colour, said in the title, no colour bar
+    # P(win) 30-36 %: its own range, lightest to darkest, three distinct colours (no bands)
+    win = panel_scale(grid, "P(win)")
+    assert (bars[0].vmin, bars[0].vmax) == (0.30, 0.36) and win.kind == "sequential"
+    assert images[0][0] == [win.rgb(Fraction(30, 100)), win.rgb(Fraction(33, 100)), win.rgb(Fraction(36, 100))]
+    assert len(set(images[0][0])) == 3
+    rounds = bars[1]  # expected rounds: 3.5-4 on its own scale; the empty cell is white
+    assert (rounds.vmin, rounds.vmax) == (3.5, 4.0) and images[2][0][2] == (1.0, 1.0, 1.0)
+    # the numbers: the exact values' text, in the scale's text colour for their cell
+    assert texts[:3] == [("30.0%", win.text(Fraction(30, 100))), ("33.0%", win.text(Fraction(33, 100))),
+                         ("36.0%", win.text(Fraction(36, 100)))]
 
 
 def test_panel_title_takes_every_metric_name_out_of_the_grid_title():
