@@ -21,6 +21,8 @@ several losers add up.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -44,11 +46,28 @@ OUTCOME_COLUMN = "winner"
 
 @dataclass(frozen=True)
 class ContestResult:
-    """Everything a contest solve returns (probabilities are exact `Fraction`s).
+    """Everything a contest solve returns (probabilities are exact `Fraction` values).
 
-    ``size_outcomes`` maps ``(winner, success sizes)`` and ``concession_outcomes`` maps
-    ``(winner, concessions per side)`` to probabilities (winner -1 is a tie); the other
-    fields are their marginals.
+    Attributes
+    ----------
+    sides : tuple
+        The sides as given (pools of die sizes).
+    rolled_sides : tuple
+        The sides as rolled (after a target or physical dice).
+    rules : Rules
+        The reading of the rules.
+    target : int or None
+        The dN of a condition or penalty contest.
+    size_outcomes : dict
+        ``(winner, success sizes)`` -> probability (winner -1 is a tie).
+    concession_outcomes : dict
+        ``(winner, concessions per side)`` -> probability.
+    win : tuple of Fraction
+        P(win) per side, in order.
+    tie : Fraction
+        P(tie).
+    successes, success_sizes, concessions : dict
+        The marginals: success dice counts and sizes per winner, concession dice per side.
     """
 
     sides: tuple
@@ -94,24 +113,59 @@ class ContestResult:
         }
 
 
-def sizes_text(sizes) -> str:
+def sizes_text(sizes: Iterable[int]) -> str:
     """Success dice sizes written like ``"d12,d8"`` (the JSON key and CSV value).
 
+    Parameters
+    ----------
+    sizes : sequence of int
+        Die sizes.
+
+    Returns
+    -------
+    str
+        The sizes as text.
+
+    Examples
+    --------
     >>> sizes_text((12, 8))
     'd12,d8'
     """
     return ",".join(f"d{s}" for s in sizes)
 
 
-def solve_contest(sides, rules: Rules | None = None, target: int | None = None,
+def solve_contest(sides: Sequence[str | Sequence[Sequence[int]]], rules: Rules | None = None, target: int | None = None,
                   *, concessions: bool = True) -> ContestResult:
     """Solve a contest exactly: P(win) per side, P(tie), success dice and concessions.
 
-    ``sides`` is a list of sides, each dice text like ``"d8,d6"`` or pools of die sizes
-    (`read_sides`); ``target`` is the dN of a condition or
-    penalty contest. Pushes mix the tie mass into re-rolled contests exactly.
-    ``concessions=False`` skips the concession dice (about twice as fast).
+    Pushes mix the tie mass into re-rolled contests exactly.
 
+    Parameters
+    ----------
+    sides : sequence
+        The sides, each dice text like ``"d8,d6"`` (``/`` joins co-operating pools) or
+        pools of die sizes (`read_sides`).
+    rules : Rules, optional
+        The reading of the rules (default: the spec's).
+    target : int, optional
+        The dN of a condition or penalty contest.
+    concessions : bool, default True
+        False skips the concession dice (about twice as fast).
+
+    Returns
+    -------
+    ContestResult
+        The exact answer.
+
+    Raises
+    ------
+    InputError
+        Fewer than two sides, bad dice, a bare text instead of a list of sides.
+    TooLargeError
+        More dice than `MAX_CONTEST_DICE`.
+
+    Examples
+    --------
     >>> r = solve_contest([((8,),), ((6,),)])
     >>> r.win, r.tie
     ((Fraction(9, 16), Fraction(5, 16)), Fraction(1, 8))
@@ -190,9 +244,26 @@ def _summarise(sides, rolled, rules, target, size_outcomes, concession_outcomes)
         concessions={s: dict(sorted(t.items())) for s, t in concessions.items()})
 
 
-def expected_distribution(sides, rules: Rules | None = None, target: int | None = None) -> dict:
+def expected_distribution(sides: Sequence[str | Sequence[Sequence[int]]], rules: Rules | None = None,
+                          target: int | None = None) -> dict:
     """P(each value of the simulator's ``winner`` column): ``"0"``, ``"1"``, ... and ``"tie"``.
 
+    Parameters
+    ----------
+    sides : sequence
+        The sides, as for `solve_contest`.
+    rules : Rules, optional
+        The reading of the rules.
+    target : int, optional
+        The dN of a condition or penalty contest.
+
+    Returns
+    -------
+    dict of str to Fraction
+        Summing to exactly 1.
+
+    Examples
+    --------
     >>> expected_distribution([((6,),), ((6,),)])
     {'0': Fraction(5, 12), '1': Fraction(5, 12), 'tie': Fraction(1, 6)}
     """

@@ -30,6 +30,8 @@ the decision only each side's count of dice matters.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from collections import defaultdict
 from itertools import product
 from math import prod
@@ -320,18 +322,33 @@ def _state_bound(sides, candidate) -> int:
     return bound
 
 
-def roll_outcomes(sides, *, four_ties: bool = False, instant_first_side: bool = False,
+def roll_outcomes(sides: Sequence[Sequence[Sequence[int]]], *, four_ties: bool = False, instant_first_side: bool = False,
                   concessions: bool = True) -> tuple[Distribution, Distribution | None]:
     """Exact outcome distributions of one roll: ``(winner, success sizes)`` and ``(winner, concessions)``.
 
-    ``winner`` is a side index or `TIE` (-1); success sizes are the winner's success dice,
-    largest first; concessions has one count per side. ``instant_first_side`` is the
-    physical-dice rule (the first side wins a first-comparison tie). With
-    ``concessions=False`` the second distribution is None (and the solve is faster).
+    Parameters
+    ----------
+    sides : sequence
+        Pools of die sizes per side.
+    four_ties : bool, default False
+        The ``four-ties`` tie rule.
+    instant_first_side : bool, default False
+        The physical-dice rule: the first side wins a first-comparison tie.
+    concessions : bool, default True
+        False skips the concession dice (faster).
 
-    >>> sizes, _ = roll_outcomes([((6,),), ((6,),)], concessions=False)
-    >>> sizes.probability((0, (6,)))
-    Fraction(5, 12)
+    Returns
+    -------
+    tuple of (Distribution, Distribution or None)
+        Over ``(winner, success sizes)`` (``winner`` a side index or `TIE`, -1; sizes largest
+        first) and over ``(winner, concessions)`` (one count per side; None without
+        *concessions*).
+
+    Examples
+    --------
+    >>> sizes, concessions = roll_outcomes([((4,),), ((4,),)])
+    >>> sizes.probability((-1, ())), concessions.probability((0, (0, 1)))
+    (Fraction(1, 4), Fraction(3, 8))
     """
     sides = _checked_sides(sides)
     size_weights: dict = defaultdict(int)

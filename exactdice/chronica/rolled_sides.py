@@ -12,6 +12,8 @@ program only ever sees the dice actually rolled.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from exactdice.chronica.ruleset import PHYSICAL_DICE, Rules
 
 __all__ = ["apply_target", "physical_size", "apply_physical", "with_push_dice", "rolled_contests"]
@@ -20,16 +22,28 @@ __all__ = ["apply_target", "physical_size", "apply_physical", "with_push_dice", 
 TARGET_DICE = 3
 
 
-def apply_target(sides, target: int | None):
+def apply_target(sides: Sequence[Sequence[Sequence[int]]], target: int | None) -> list:
     """Condition / penalty contest: every side but the first takes up to three dN.
 
-    Spec point 9: "the opposition may automatically replace three of their dice with the
-    target die type if it is advantageous to do so (including any missing dice)".
     Smallest dice smaller than dN are replaced first (first pool first among equals);
     while a side has fewer than three dice, dN dice are added to its first pool.
 
-    >>> apply_target([((4,),), ((4, 4), (2, 2, 8))], 10)
-    [((4,),), ((10, 4), (10, 10, 8))]
+    Parameters
+    ----------
+    sides : sequence
+        Pools of die sizes per side.
+    target : int or None
+        The N of dN (None: the sides unchanged).
+
+    Returns
+    -------
+    list
+        The sides as rolled.
+
+    Examples
+    --------
+    >>> apply_target([((8,),), ((10, 4),)], 6)
+    [((8,),), ((10, 6, 6),)]
     """
     if target is None:
         return [tuple(tuple(pool) for pool in side) for side in sides]
@@ -59,9 +73,22 @@ def physical_size(size: int) -> int:
     return max(smaller) if smaller else size
 
 
-def apply_physical(side):
+def apply_physical(side: Sequence[Sequence[int]]) -> tuple[tuple[tuple[int, ...], ...], bool]:
     """The first side rolled with physical dice, and whether any die was substituted.
 
+    Parameters
+    ----------
+    side : tuple of tuple of int
+        The first side's pools.
+
+    Returns
+    -------
+    tuple
+        ``(side, substituted)``: each die without a physical counterpart replaced by the
+        nearest smaller d4/d6/d8/d10/d12/d20, and whether any was.
+
+    Examples
+    --------
     >>> apply_physical(((11, 6), (3,)))
     (((10, 6), (3,)), True)
     """

@@ -203,11 +203,14 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
     data[node]``) from every node reachable from ``initial``, where play ends with
     probability 1 (the caller checks that).
 
-    Lower bounds iterate up from 0; upper bounds are guessed above them and kept only once
-    one sweep in round-up mode shows the guess is inductive (optimistic value iteration:
-    a vector U with B(U) <= U lies above the least fixed point, the expectation). Returns
-    ``(lower, upper, widest_relative, certified)``; ``certified`` is False where a component's
-    guess never held within ``most_sweeps`` (its upper bounds are then +inf).
+    Lower bounds iterate up from 0. Upper bounds iterate down from a bound proven first:
+    in a cyclic component, once every member leaves it within K steps with probability at
+    least q (a lower bound from K round-down sweeps), the expected steps inside are at most
+    K / q, so a member's expectation is at most K / q times the largest reward a step
+    pays there plus the largest upper bound of an exit. Every later round-up sweep stays
+    above the expectation (the step is monotone), and the sweeps stop once each interval
+    is within ``tolerance`` relative to 1 + its lower end. Returns ``(lower, upper,
+    widest_relative, sweeps)``.
     """
     import numpy
 
@@ -219,74 +222,172 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
     upper_array = numpy.zeros((count, rewards))
     cdef double[:, ::1] lower = lower_array
     cdef double[:, ::1] upper = upper_array
-    cdef double[:, ::1] scratch = numpy.zeros((count, rewards))
+    cdef double[::1] left = numpy.zeros(count)
+    cdef double[::1] left_next = numpy.zeros(count)
+    cdef uint8_t[::1] inside = numpy.zeros(count, dtype=numpy.uint8)
+    upper_array[:] = INFINITY
     cdef _Components parts = _components(offsets, targets, count, initial)
-    cdef int64_t c, i, node, start, end, sweeps, attempt
+    cdef int64_t c, i, node, start, end, sweeps = 0, total_sweeps = 0
     cdef int r
-    cdef double widest = 0.0, scale, change
-    cdef bint certified = True, holds
+    cdef double widest = 0.0, width, steps_bound
     cdef int previous = fegetround()
     big = overrides or {}
     try:
         for c in range(<int64_t>parts.cyclic.size()):
             start, end = parts.starts[c], parts.starts[c + 1]
+            node = parts.order[start]
             if not parts.cyclic[c]:
-                node = parts.order[start]
-                if kind[node] != TERMINAL:
+                if kind[node] == TERMINAL:
+                    for r in range(rewards):
+                        upper[node, r] = 0.0
+                else:
                     _reward_sweep(kind, data, offsets, targets, weights, mass, lower, parts.order, start, end,
-                                  rewards, big, FE_DOWNWARD, NULL)
+                                  rewards, big, FE_DOWNWARD)
                     _reward_sweep(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end,
-                                  rewards, big, FE_UPWARD, NULL)
+                                  rewards, big, FE_UPWARD)
                 continue
+            for i in range(start, end):
+                inside[parts.order[i]] = 1
+            steps_bound = _steps_bound(kind, data, offsets, targets, weights, parts.order, start, end, inside,
+                                       left, left_next, big)
+            _first_upper(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end, rewards,
+                         inside, big, steps_bound)
+            for i in range(start, end):
+                inside[parts.order[i]] = 0
             sweeps = 0
-            holds = False
-            attempt = 0
-            while sweeps < most_sweeps:
-                change = 0.0
+            while True:
                 _reward_sweep(kind, data, offsets, targets, weights, mass, lower, parts.order, start, end,
-                              rewards, big, FE_DOWNWARD, &change)
+                              rewards, big, FE_DOWNWARD)
+                _reward_sweep(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end,
+                              rewards, big, FE_UPWARD)
                 sweeps += 1
-                if change > tolerance and sweeps % 8:
-                    continue
-                # a guess above the lower bounds; inductive (one round-up sweep stays below it)?
-                attempt += 1
-                scale = tolerance * (0.5 ** min(attempt, 20)) if change <= tolerance else change
+                total_sweeps += 1
+                width = 0.0
                 for i in range(start, end):
                     node = parts.order[i]
                     for r in range(rewards):
-                        upper[node, r] = lower[node, r] + scale * (1.0 + lower[node, r]) * 2.0
-                if _inductive(kind, data, offsets, targets, weights, mass, upper, scratch, parts.order, start,
-                              end, rewards, big):
-                    holds = True
+                        if upper[node, r] - lower[node, r] > width * (1.0 + lower[node, r]):
+                            width = (upper[node, r] - lower[node, r]) / (1.0 + lower[node, r])
+                if width <= tolerance or sweeps >= most_sweeps:
+                    if width > widest:
+                        widest = width
                     break
-                if not sweeps % 64:
+                if not total_sweeps % 64:
                     fesetround(previous)
                     PyErr_CheckSignals()
                     if check is not None:
                         check()
-            if not holds:
-                certified = False
-                for i in range(start, end):
-                    node = parts.order[i]
-                    for r in range(rewards):
-                        upper[node, r] = INFINITY
-            for i in range(start, end):
-                node = parts.order[i]
-                for r in range(rewards):
-                    if upper[node, r] - lower[node, r] > widest * (1.0 + lower[node, r]):
-                        widest = (upper[node, r] - lower[node, r]) / (1.0 + lower[node, r])
     finally:
         fesetround(previous)
-    return lower_array, upper_array, widest, certified
+    return lower_array, upper_array, widest, total_sweeps
+
+
+cdef double _steps_bound(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
+                         const int32_t[:] targets, const int64_t[:] weights, vector[int64_t]& order,
+                         int64_t start, int64_t end, uint8_t[::1] inside, double[::1] left,
+                         double[::1] left_next, dict big) except -1:
+    """An upper bound on the expected steps spent in component order[start:end] from any
+    member: K / q once every member has left within K steps with probability >= q (lower
+    bounds from K round-down Jacobi sweeps of the probability of having left)."""
+    cdef int64_t i, node, edge, target, steps = 0
+    cdef double least = 0.0, total, sum_
+    for i in range(start, end):
+        left[order[i]] = 0.0
+    fesetround(FE_DOWNWARD)
+    try:
+        while least < 0.5:
+            steps += 1
+            if steps > 10_000_000:
+                raise ArithmeticError("a component that play does not leave")
+            for i in range(start, end):
+                node = order[i]
+                if data[node] < 0 or big and node in big:
+                    left_next[node] = _left_big(node, offsets, targets, inside, left, big[node])
+                    continue
+                sum_ = 0.0
+                for edge in range(offsets[node], offsets[node + 1]):
+                    target = targets[edge]
+                    sum_ += <double>weights[edge] * (left[target] if inside[target] else 1.0)
+                left_next[node] = sum_ / _total_up(data[node])
+            least = 1.0
+            for i in range(start, end):
+                node = order[i]
+                left[node] = left_next[node]
+                if left[node] < least:
+                    least = left[node]
+        fesetround(FE_UPWARD)
+        total = <double>steps / least
+    finally:
+        fesetround(FE_TONEAREST)
+    return total
+
+
+cdef double _left_big(int64_t node, const int64_t[:] offsets, const int32_t[:] targets, uint8_t[::1] inside,
+                      double[::1] left, tuple exact) except -1:
+    from fractions import Fraction
+
+    total, node_weights = exact[0], exact[1]
+    value = 0.0
+    cdef int64_t edge, target
+    for edge in range(offsets[node], offsets[node + 1]):
+        target = targets[edge]
+        p = _down(Fraction(node_weights[edge - offsets[node]], total))
+        fesetround(FE_DOWNWARD)
+        value = value + p * (left[target] if inside[target] else 1.0)
+    return value
+
+
+cdef int _first_upper(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
+                      const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
+                      double[:, ::1] upper, vector[int64_t]& order, int64_t start, int64_t end, int rewards,
+                      uint8_t[::1] inside, dict big, double steps_bound) except -1:
+    """A first upper bound for every member: steps_bound times the largest reward a step
+    pays in the component, plus the largest upper bound of a node it leaves to."""
+    cdef int64_t i, node, edge, target
+    cdef int r
+    cdef double most_reward[64]
+    cdef double most_exit[64]
+    cdef double step
+    for r in range(rewards):
+        most_reward[r] = 0.0
+        most_exit[r] = 0.0
+    fesetround(FE_UPWARD)
+    for i in range(start, end):
+        node = order[i]
+        for r in range(rewards):
+            if data[node] < 0 or mass[node, r] < 0 or big and node in big:
+                step = _up_ratio(big[node], r)
+                fesetround(FE_UPWARD)
+            else:
+                step = <double>mass[node, r] / _total_down(data[node])
+            if step > most_reward[r]:
+                most_reward[r] = step
+        for edge in range(offsets[node], offsets[node + 1]):
+            target = targets[edge]
+            if not inside[target]:
+                for r in range(rewards):
+                    if upper[target, r] > most_exit[r]:
+                        most_exit[r] = upper[target, r]
+    for i in range(start, end):
+        for r in range(rewards):
+            upper[order[i], r] = most_reward[r] * steps_bound + most_exit[r]
+    fesetround(FE_TONEAREST)
+    return 0
+
+
+def _up_ratio(exact, int r):
+    from fractions import Fraction
+    total, _weights, masses = exact
+    return _up(Fraction(masses[r], total))
 
 
 cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                        const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
                        double[:, ::1] values, vector[int64_t]& order, int64_t start, int64_t end, int rewards,
-                       dict big, int mode, double* change, double[:, ::1] source=None) except -1:
+                       dict big, int mode, double[:, ::1] source=None) except -1:
     """One sweep of expected totals in one rounding mode (down: the lower bounds, which
     only grow; up: the upper bounds) into ``values``: Gauss-Seidel, or Jacobi from
-    ``source`` where one is given; ``change`` gets the largest relative rise."""
+    ``source`` where one is given. A lower bound only rises and an upper bound only falls."""
     if source is None:
         source = values
     cdef int64_t i, node, edge
@@ -300,7 +401,7 @@ cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64
         if kind[node] == DECISION:
             raise ValueError("chain_expectations takes a chain (no decision nodes)")
         if data[node] < 0 or big and node in big or mass[node, 0] < 0:
-            _reward_big(node, offsets, targets, values, source, rewards, big[node], mode, change)
+            _reward_big(node, offsets, targets, values, source, rewards, big[node], mode)
             continue
         fesetround(mode)
         for r in range(rewards):
@@ -312,39 +413,14 @@ cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64
         total = _total_up(data[node]) if mode == FE_DOWNWARD else _total_down(data[node])
         for r in range(rewards):
             value = sums[r] / total
-            if change != NULL and value - values[node, r] > change[0] * (1.0 + value):
-                change[0] = (value - values[node, r]) / (1.0 + value)
-            values[node, r] = value
+            if (value > values[node, r]) if mode == FE_DOWNWARD else (value < values[node, r]):
+                values[node, r] = value
     fesetround(FE_TONEAREST)
     return 0
 
 
-cdef bint _inductive(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
-                     const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
-                     double[:, ::1] upper, double[:, ::1] scratch, vector[int64_t]& order, int64_t start,
-                     int64_t end, int rewards, dict big) except -1:
-    """Whether one round-up Bellman step B from ``upper`` (a Jacobi step: every member's
-    from the same vector U, into ``scratch``) stays at or below U on order[start:end]. If
-    B(U) <= U, U lies above the least fixed point (the expectation), and so does B(U),
-    which then replaces U."""
-    cdef int64_t i, node
-    cdef int r
-    _reward_sweep(kind, data, offsets, targets, weights, mass, scratch, order, start, end, rewards, big,
-                  FE_UPWARD, NULL, upper)
-    for i in range(start, end):
-        node = order[i]
-        for r in range(rewards):
-            if scratch[node, r] > upper[node, r]:
-                return False
-    for i in range(start, end):
-        node = order[i]
-        for r in range(rewards):
-            upper[node, r] = scratch[node, r]
-    return True
-
-
 cdef int _reward_big(int64_t node, const int64_t[:] offsets, const int32_t[:] targets, double[:, ::1] values,
-                     double[:, ::1] source, int rewards, tuple exact, int mode, double* change) except -1:
+                     double[:, ::1] source, int rewards, tuple exact, int mode) except -1:
     """A node whose weights or masses pass 64 bits: its step in exact rationals, each
     probability rounded outward (``exact`` is (total, weights, masses) as ints)."""
     from fractions import Fraction
@@ -362,9 +438,8 @@ cdef int _reward_big(int64_t node, const int64_t[:] offsets, const int32_t[:] ta
             fesetround(mode)
             value = value + p * source[targets[edge], r]
         fesetround(FE_TONEAREST)
-        if change != NULL and value - values[node, r] > change[0] * (1.0 + value):
-            change[0] = (value - values[node, r]) / (1.0 + value)
-        values[node, r] = value
+        if (value > values[node, r]) if mode == FE_DOWNWARD else (value < values[node, r]):
+            values[node, r] = value
     return 0
 
 

@@ -89,7 +89,7 @@ def csr_arrays(graph: StateGraph) -> Csr:
                 mass[node] = -1
                 big_mass[node] = tuple(amounts)
     big = {}
-    starts = numpy.searchsorted(offsets, big_weights, side="right") - 1 if big_weights else []
+    starts = (numpy.searchsorted(offsets, big_weights, side="right") - 1).tolist() if big_weights else []
     for node in set(big_data) | {int(node) for node in starts}:
         low, high = offsets[node], offsets[node + 1]
         big[node] = (graph.data[node], [graph.weights[edge] for edge in range(low, high)])
@@ -226,13 +226,14 @@ class ArrayGraph(StateGraph):
                        numpy.asarray(weights, dtype=numpy.int64), mass.reshape(count, width), big or {},
                        big_mass or {})
         self.kind = bytearray(self.csr.kind.tobytes())
-        self.states = _States(count, state_of)
-        self.index = _Index(count, node_of)
+        # read-only views where StateGraph keeps a list and a dict (the explorer appends)
+        self.states = _States(count, state_of)  # type: ignore[assignment]
+        self.index = _Index(count, node_of)  # type: ignore[assignment]
         has_mass = numpy.zeros(count, bool) if has_mass is None else has_mass
-        self.chance_reward_mass = _RewardMass(has_mass, self.csr.mass, self.csr.big_mass)
+        self.chance_reward_mass = _RewardMass(has_mass, self.csr.mass, self.csr.big_mass)  # type: ignore[assignment]
         edges = numpy.zeros(0, numpy.int64) if decision_edges is None else numpy.asarray(decision_edges)
-        self.action_names = _ByEdge(edges, action_name or _no_value)
-        self.action_rewards = _ByEdge(edges, action_rewards or _no_value)
+        self.action_names = _ByEdge(edges, action_name or _no_value)  # type: ignore[assignment]
+        self.action_rewards = _ByEdge(edges, action_rewards or _no_value)  # type: ignore[assignment]
         self.initial = 0
         self.bookkeeping = bookkeeping
         self.owner = owner

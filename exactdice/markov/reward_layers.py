@@ -235,9 +235,9 @@ class RewardLayers:
                     rows[inside][position[node]] = rows[inside].get(position[node], 0) - graph.weights[edge]
         arriving = [[mass.pop(node, mpq(0))] for node in members]
         flows = self.numbers.solve_linear(rows, arriving)
-        inside = set(members)
+        members_set = set(members)
         for node, (per_weight,) in zip(members, flows):
-            self._send(node, per_weight, mass, skip=inside)
+            self._send(node, per_weight, mass, skip=members_set)
 
 
 def _reaches_a_terminal(graph) -> bytearray:

@@ -1,0 +1,237 @@
+"""Certified float answers: every probability and expectation as an interval that holds
+the exact value, from compiled interval iteration (`exactdice.markov._interval`).
+
+Where exact rationals are too costly, floats are fast but wrong by an unknown amount;
+here each number comes with a lower and an upper bound, both computed from the graph's
+exact integer weights with outward rounding, and the iteration runs until every interval
+at the initial state is narrower than the tolerance asked for. So "certified to within
+1e-9" means: the exact value lies between the two bounds printed, and they are at most
+1e-9 apart.
+
+>>> from exactdice.markov.graph import explore
+>>> from exactdice.markov.synthetic import GamblersRuin
+>>> answer = certified_solve(explore(GamblersRuin(goal=3, start=1, up=1, down=1)))
+>>> low, high = answer.absorption["win"]
+>>> low <= 1/3 <= high and high - low <= 1e-9
+True
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from exactdice.errors import InputError
+from exactdice.limits import check_memory
+from exactdice.markov.arrays import csr_arrays
+from exactdice.markov.graph import DECISION, StateGraph
+
+__all__ = ["IntervalSolution", "certified_solve", "compiled_bounds_available", "DEFAULT_TOLERANCE"]
+
+#: the width asked of every interval at the initial state
+DEFAULT_TOLERANCE = 1e-9
+# Gauss-Seidel sweeps a cyclic component gets at most before its width is reported as it is
+_MOST_SWEEPS = 1_000_000
+
+try:
+    from exactdice.markov import _interval
+except ImportError:  # an install that could not build the extension
+    _interval = None  # type: ignore[assignment]
+
+Interval = tuple[float, float]
+
+
+def compiled_bounds_available() -> bool:
+    """Whether the compiled interval iteration is built in this install.
+
+    >>> isinstance(compiled_bounds_available(), bool)
+    True
+    """
+    return _interval is not None
+
+
+@dataclass
+class IntervalSolution:
+    """Certified intervals at the initial state: each ``(low, high)`` holds the exact value.
+
+    Attributes
+    ----------
+    absorption : dict
+        Outcome -> interval of its probability.
+    never_ends : tuple
+        Interval of the probability that play never ends.
+    value : tuple
+        Interval of the expected payoff.
+    expected_steps : tuple or None
+        Interval of the expected number of chance steps (None where play may never end).
+    expected_rewards : dict
+        Reward counter -> interval of its expected total (None where play may never end,
+        or where an upper bound could not be certified).
+    width : float
+        The widest interval among the outcome probabilities (at most ``tolerance`` unless
+        the sweeps ran out).
+    tolerance : float
+        The width asked for.
+    states, transitions, sweeps : int
+        The graph's size and the Gauss-Seidel sweeps made.
+    seconds : float
+        Time spent.
+    """
+
+    absorption: dict
+    never_ends: Interval
+    value: Interval
+    expected_steps: Interval | None
+    expected_rewards: dict
+    width: float
+    tolerance: float
+    states: int
+    transitions: int
+    sweeps: int
+    seconds: float
+
+    @property
+    def certified(self) -> bool:
+        """Whether every outcome's interval is within the tolerance."""
+        return self.width <= self.tolerance
+
+
+def certified_solve(graph: StateGraph, *, payoff: dict | None = None, nonterminating_payoff=None,
+                    tolerance: float = DEFAULT_TOLERANCE, rewards: bool = True,
+                    most_sweeps: int = _MOST_SWEEPS) -> IntervalSolution:
+    """Certified intervals for a graph without decisions (a chain).
+
+    Parameters
+    ----------
+    graph : StateGraph
+        An explored graph (`exactdice.markov.explore`).
+    payoff : dict, optional
+        Outcome -> payoff for the value (default 1 for the first outcome).
+    nonterminating_payoff : number, optional
+        What never-ending play pays (default 0).
+    tolerance : float, default 1e-9
+        The width to reach at the initial state, for each outcome's probability (and,
+        relative to 1 + the value, for each expectation).
+    rewards : bool, default True
+        Also bound the expected steps and rewards.
+    most_sweeps : int
+        Sweeps a cyclic component gets at most.
+
+    Returns
+    -------
+    IntervalSolution
+
+    Raises
+    ------
+    InputError
+        For a graph with decisions (`exactdice.markov.solve` answers those), or a
+        tolerance that is not a positive number.
+    """
+    if not tolerance > 0:
+        raise InputError("tolerance", f"must be a positive number, got {tolerance!r}")
+    if _interval is None:
+        raise InputError("arithmetic", "the certified float solver is not built in this install; "
+                                       "use the exact solve")
+    if DECISION in graph.kind:
+        raise InputError("arithmetic", "certified floats take a graph without decisions (fixed or random "
+                                       "policies); solve optimal play exactly or with bounds")
+    started = time.perf_counter()
+    csr = csr_arrays(graph)
+    outcomes = graph.outcomes
+    overrides = {node: (total, weights) for node, (total, weights) in csr.big.items()}
+
+    def check():
+        check_memory("while computing certified bounds")
+
+    lower, upper, _reach, sweeps, widest = _interval.chain_bounds(
+        csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, len(outcomes), graph.initial,
+        tolerance / 2, most_sweeps, overrides, check)
+    initial = graph.initial
+    absorption = {name: (float(lower[initial, i]), float(upper[initial, i])) for i, name in enumerate(outcomes)}
+    width = max((high - low for low, high in absorption.values()), default=0.0)
+    never_low = _down(1 - sum((Fraction(high) for _, high in absorption.values()), Fraction(0)))
+    never_high = _up(1 - sum((Fraction(low) for low, _ in absorption.values()), Fraction(0)))
+    never_ends = (max(0.0, never_low), min(1.0, never_high))
+    value = _value_interval(absorption, never_ends, outcomes, payoff, nonterminating_payoff)
+    ends_for_sure = _ends_for_sure(csr, _reach, initial)
+    steps, expected = None, {name: None for name in graph.reward_names}
+    if rewards and ends_for_sure:
+        steps, expected = _expectations(csr, graph, initial, tolerance, most_sweeps, check)
+    return IntervalSolution(
+        absorption=absorption, never_ends=(0.0, 0.0) if ends_for_sure else never_ends, value=value,
+        expected_steps=steps, expected_rewards=expected, width=width, tolerance=tolerance,
+        states=graph.num_states, transitions=graph.num_transitions, sweeps=int(sweeps),
+        seconds=time.perf_counter() - started)
+
+
+def _ends_for_sure(csr, reach, initial) -> bool:
+    """Whether every node reachable from the initial one can still reach an outcome: then
+    play ends with probability 1 (a finite chain leaves its transient part for sure)."""
+    import numpy
+
+    seen = numpy.zeros(len(csr.kind), dtype=bool)
+    stack = [initial]
+    seen[initial] = True
+    offsets, targets = csr.offsets, csr.targets
+    while stack:
+        node = stack.pop()
+        if not reach[node]:
+            return False
+        for target in targets[offsets[node]:offsets[node + 1]].tolist():
+            if not seen[target]:
+                seen[target] = True
+                stack.append(target)
+    return True
+
+
+def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
+    """Intervals of the expected steps and rewards (certified by an inductive upper guess)."""
+    import numpy
+
+    steps_column = numpy.where(csr.kind == 1, csr.data, 0).astype(numpy.int64)
+    mass = numpy.column_stack([steps_column, csr.mass]) if csr.mass.shape[1] else steps_column[:, None]
+    mass = numpy.ascontiguousarray(mass, dtype=numpy.int64)
+    overrides = {}
+    for node in set(csr.big) | set(csr.big_mass):
+        total, weights = csr.big.get(node, (int(csr.data[node]),
+                                            csr.weights[csr.offsets[node]:csr.offsets[node + 1]].tolist()))
+        masses = csr.big_mass.get(node, tuple(csr.mass[node].tolist()))
+        overrides[node] = (total, weights, (total,) + tuple(masses))
+        mass[node, 0] = -1
+    lower, upper, _widest, _sweeps = _interval.chain_expectations(
+        csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, mass, initial, tolerance / 2, most_sweeps,
+        overrides, check)
+    intervals = [(float(lower[initial, r]), float(upper[initial, r])) for r in range(mass.shape[1])]
+    steps, rest = intervals[0], intervals[1:]
+    return steps, dict(zip(graph.reward_names, rest))
+
+
+def _value_interval(absorption, never_ends, outcomes, payoff, nonterminating_payoff) -> Interval:
+    """The expected payoff's interval from the outcomes' (in exact rationals, rounded out)."""
+    if payoff is None:
+        payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
+    pays = {name: Fraction(payoff.get(name, 0)) for name in outcomes}
+    endless = Fraction(nonterminating_payoff or 0)
+    low = high = Fraction(0)
+    for name, (p_low, p_high) in list(absorption.items()) + [("never", never_ends)]:
+        pay = endless if name == "never" else pays[name]
+        low += pay * Fraction(p_low if pay >= 0 else p_high)
+        high += pay * Fraction(p_high if pay >= 0 else p_low)
+    return _down(low), _up(high)
+
+
+def _down(value: Fraction) -> float:
+    """The largest float at or below ``value``."""
+    import math
+
+    result = float(value)
+    return result if Fraction(result) <= value else math.nextafter(result, -math.inf)
+
+
+def _up(value: Fraction) -> float:
+    """The smallest float at or above ``value``."""
+    import math
+
+    result = float(value)
+    return result if Fraction(result) >= value else math.nextafter(result, math.inf)
