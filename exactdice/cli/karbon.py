@@ -113,7 +113,8 @@ def karbon():
 
 @karbon.command()
 @with_setup
-@click.option("--float", "use_float", is_flag=True, help="Fast float preview (NOT exact; labelled as such).")
+@click.option("--float", "use_float", is_flag=True, help="Certified floats instead of exact fractions: each number printed as an interval that "
+                   "holds the exact value, at most 1e-9 wide; much faster on large contests.")
 @click.option("--max-states", type=int, default=DEFAULT_MAX_STATES, show_default=True,
               help="Stop exploring past this many states (the message says how many were reached).")
 @display_options
@@ -224,10 +225,10 @@ def _refuse_flags_that_would_do_nothing(player, narrator, use_float, use_bounds,
         raise InputError(flag, "is for certified bounds, which need --narrator-policy fixed, random or "
                                "optimal (not kind)")
     if use_float and use_bounds:
-        raise InputError("--float", "is a preview of the exact solve; --bounds computes bounds instead "
+        raise InputError("--float", "certifies the whole game's numbers; --bounds computes bounds instead "
                                     "(drop one)")
     if use_float and display.exact:
-        raise InputError("--exact", "a float preview has no exact fractions to print (drop --float or --exact)")
+        raise InputError("--exact", "certified floats have no exact fractions to print (drop --float or --exact)")
 
 
 def _check_plot(plot_path, use_float, use_bounds) -> None:
@@ -306,6 +307,8 @@ def _print_odds(result, payload, display, explain, show_draws, strategy_path) ->
 
 def odds_lines(result, display: Display, state_file=None) -> list[str]:
     """The text output of `karbon odds`: percentages and decimals first, in lines under 100 characters."""
+    if result.bounds is not None:
+        return _certified_lines(result, display, state_file)
     lines = [_odds_heading(result, state_file),
              f"  P(win)   {display.probability(result.win)}",
              f"  P(loss)  {display.probability(result.loss)}",
@@ -322,6 +325,36 @@ def odds_lines(result, display: Display, state_file=None) -> list[str]:
     lines.append(f"rules:    {result.ruleset.differences()} (exactdice karbon rules)")
     if not display.exact and result.exact:
         lines.append("every fraction in full: --exact; everything for programs: --json")
+    return lines
+
+
+def _certified_lines(result, display: Display, state_file=None) -> list[str]:
+    """`odds_lines` for certified floats: each number with the interval that holds it."""
+    bounds = result.bounds
+    digits = max(display.significant, 10)
+
+    def shown(name, percent):
+        interval = bounds[name]
+        if interval is None:
+            return "undefined (play may never end)"
+        low, high = interval
+        if high == float("inf"):
+            return f"at least {low:.{digits}g} (no upper bound certified)"
+        scale, unit = (100, " %") if percent else (1, "")
+        return f"{low * scale:.{digits}g} to {high * scale:.{digits}g}{unit}"
+
+    lines = [_odds_heading(result, state_file),
+             f"  P(win)   {shown('win', True)}", f"  P(loss)  {shown('loss', True)}",
+             f"  P(tie)   {shown('tie', True)}"]
+    if bounds["never_ends"][1] > 0:
+        lines.append(f"  P(never ends)  {shown('never_ends', True)}")
+    for label, name in (("rounds", "rounds"), ("Breaks", "breaks"), ("Glitches", "glitches"),
+                        ("injuries", "injuries"), ("conditions", "conditions")):
+        lines.append(f"  expected {label:<11} {shown(f'expected_{name}', False)}")
+    lines.append(f"{result.states:,} states, {result.transitions:,} transitions, solved in {result.seconds:.2f} s; "
+                 f"certified floats: each exact value lies in its interval, within {result.tolerance:g}")
+    lines.extend(_policy_lines(result.player_policy, result.narrator_policy))
+    lines.append(f"rules:    {result.ruleset.differences()} (exactdice karbon rules)")
     return lines
 
 

@@ -17,12 +17,14 @@ from exactdice.core.display import counted, fraction_size, percent_text, signifi
 from exactdice.core.exact import fraction_text
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.draws import DrawSearchModel
-from exactdice.karbon.model import KarbonModel
+from exactdice.karbon.model import REWARD_NAMES, KarbonModel
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.setup import ContestSetup, ContestStart
 from exactdice.limits import time_limit
 from exactdice.markov import Solution, explore, solve
+from exactdice.markov.graph import DECISION
+from exactdice.markov.interval import certified_solve
 
 __all__ = ["ContestOdds", "contest_odds", "expected_distribution", "solve_start", "DEFAULT_MAX_STATES",
            "payoffs"]
@@ -51,7 +53,8 @@ class ContestOdds:
     seconds : float
         Time the solve took.
     exact : bool
-        False only for the float preview (``arithmetic="float"``: the numbers are floats).
+        False for certified floats (``arithmetic="float"``): each number is then a float
+        inside its interval in ``bounds``.
     player_draw, narrator_draw : dict
         The hands drawn ({sides: count}; under an optimal player its best draw).
     ruleset : Rules
@@ -68,6 +71,11 @@ class ContestOdds:
         The model solved.
     draw_values : dict or None
         With ``contest_odds(..., draw_values=True)``: the value of every player draw.
+    bounds : dict or None
+        With ``arithmetic="float"``: field name -> ``(low, high)``, floats that hold the
+        exact value (``exactdice.markov.interval``), at most ``tolerance`` apart.
+    tolerance : float or None
+        The width asked of those intervals.
     """
 
     win: Fraction
@@ -94,6 +102,8 @@ class ContestOdds:
     solution: Solution | None = field(default=None, repr=False)
     model: KarbonModel | DrawSearchModel | None = field(default=None, repr=False)
     draw_values: dict | None = field(default=None, repr=False)
+    bounds: dict | None = field(default=None, repr=False)
+    tolerance: float | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         """Short: each probability as a percentage with its fraction's size (the fields
@@ -142,6 +152,10 @@ class ContestOdds:
             "ruleset": self.ruleset.to_dict(),
             "policies": {"player": self.player_policy.text(), "narrator": self.narrator_policy.text()},
         }
+        if self.bounds is not None:
+            result["certified"] = {"tolerance": self.tolerance,
+                                   "bounds": {name: None if interval is None else list(interval)
+                                              for name, interval in self.bounds.items()}}
         if self.setup is not None:
             result["setup"] = self.setup.to_dict()
         return with_decimals(result)
@@ -174,12 +188,17 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
     with time_limit(explore_seconds, "explore_seconds", passed):
         graph = explore(model, max_states=max_states, progress=progress)
     payoff, endless = payoffs(ruleset)
+    bookkeeping = getattr(graph, "bookkeeping", None)
+    if bookkeeping is None:
+        bookkeeping = sum(1 for state in graph.states
+                          if type(state) is tuple and state[0] in ("end", "draw", "ndraw"))
+    if arithmetic == "float" and DECISION not in graph.kind:
+        return _certified(graph, payoff, endless, began, draws, bookkeeping, ruleset, player, narrator, setup,
+                          model)
     solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, arithmetic=arithmetic,
                      progress=progress, all_states=all_states or draw_values)
     absorption = solution.absorption
     rewards = solution.expected_rewards or {}
-    bookkeeping = sum(1 for state in graph.states
-                      if type(state) is tuple and state[0] in ("end", "draw", "ndraw"))
     values = None
     if draws is None:  # the draws were decisions: read them off the strategy
         player_text = solution.strategy.get(("draw",)) or model.initial_state()[1]
@@ -200,6 +219,32 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
         player_draw=draws[0], narrator_draw=draws[1],
         ruleset=ruleset, player_policy=player, narrator_policy=narrator, setup=setup,
         strategy=solution.strategy, solution=solution, model=model, draw_values=values)
+
+
+def _certified(graph, payoff, endless, began, draws, bookkeeping, ruleset, player, narrator, setup,
+               model) -> ContestOdds:
+    """Certified floats of a contest without decisions: each number the middle of an
+    interval that holds the exact value (`exactdice.markov.interval`)."""
+    answer = certified_solve(graph, payoff=payoff, nonterminating_payoff=endless)
+    bounds = {name: answer.absorption[name] for name in ("win", "loss", "tie")}
+    bounds["never_ends"] = answer.never_ends
+    bounds["value"] = answer.value
+    for name in REWARD_NAMES:
+        bounds[f"expected_{name}"] = answer.expected_rewards.get(name)
+
+    def middle(name):
+        interval = bounds[name]
+        return None if interval is None else (interval[0] + interval[1]) / 2
+
+    return ContestOdds(
+        win=middle("win"), loss=middle("loss"), tie=middle("tie"), never_ends=middle("never_ends"),
+        value=middle("value"), expected_rounds=middle("expected_rounds"),
+        expected_breaks=middle("expected_breaks"), expected_glitches=middle("expected_glitches"),
+        expected_injuries=middle("expected_injuries"), expected_conditions=middle("expected_conditions"),
+        states=graph.num_states - bookkeeping, transitions=graph.num_transitions,
+        seconds=time.perf_counter() - began, exact=False, player_draw=draws[0], narrator_draw=draws[1],
+        ruleset=ruleset, player_policy=player, narrator_policy=narrator, setup=setup, model=model,
+        bounds=bounds, tolerance=answer.tolerance)
 
 
 def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,

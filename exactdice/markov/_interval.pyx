@@ -355,7 +355,7 @@ cdef int _first_upper(const uint8_t[:] kind, const int64_t[:] data, const int64_
     for i in range(start, end):
         node = order[i]
         for r in range(rewards):
-            if data[node] < 0 or mass[node, r] < 0 or big and node in big:
+            if data[node] < 0 or big and node in big:
                 step = _up_ratio(big[node], r)
                 fesetround(FE_UPWARD)
             else:
@@ -400,7 +400,7 @@ cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64
             continue
         if kind[node] == DECISION:
             raise ValueError("chain_expectations takes a chain (no decision nodes)")
-        if data[node] < 0 or big and node in big or mass[node, 0] < 0:
+        if data[node] < 0 or big and node in big:
             _reward_big(node, offsets, targets, values, source, rewards, big[node], mode)
             continue
         fesetround(mode)

@@ -66,8 +66,10 @@ class IntervalSolution:
     expected_steps : tuple or None
         Interval of the expected number of chance steps (None where play may never end).
     expected_rewards : dict
-        Reward counter -> interval of its expected total (None where play may never end,
-        or where an upper bound could not be certified).
+        Reward counter -> interval of its expected total (None where play may never end).
+        A reward of one sign is within ``tolerance`` relative to 1 + its expectation; one
+        of both signs is bounded as its positive part minus its negative part, each within
+        ``tolerance / 4`` relative to 1 + that part.
     width : float
         The widest interval among the outcome probabilities (at most ``tolerance`` unless
         the sweeps ran out).
@@ -186,25 +188,41 @@ def _ends_for_sure(csr, reach, initial) -> bool:
 
 
 def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
-    """Intervals of the expected steps and rewards (certified by an inductive upper guess)."""
+    """Intervals of the expected steps and rewards. The compiled routine bounds totals of
+    rewards >= 0, so a reward that can be negative is split into its positive and its
+    negative parts, node by node (an expectation is linear in the per-node masses)."""
     import numpy
 
     steps_column = numpy.where(csr.kind == 1, csr.data, 0).astype(numpy.int64)
-    mass = numpy.column_stack([steps_column, csr.mass]) if csr.mass.shape[1] else steps_column[:, None]
-    mass = numpy.ascontiguousarray(mass, dtype=numpy.int64)
+    columns = [steps_column]
+    big_columns = {node: [int(csr.big.get(node, (int(csr.data[node]), None))[0])] for node in
+                   set(csr.big) | set(csr.big_mass)}
+    for r in range(csr.mass.shape[1]):
+        column = csr.mass[:, r]
+        columns += [numpy.maximum(column, 0), numpy.maximum(-column, 0)]
+        for node, values in big_columns.items():
+            amount = csr.big_mass[node][r] if node in csr.big_mass else int(column[node])
+            values += [max(amount, 0), max(-amount, 0)]
+    mass = numpy.ascontiguousarray(numpy.column_stack(columns), dtype=numpy.int64)
     overrides = {}
-    for node in set(csr.big) | set(csr.big_mass):
+    for node, values in big_columns.items():
         total, weights = csr.big.get(node, (int(csr.data[node]),
                                             csr.weights[csr.offsets[node]:csr.offsets[node + 1]].tolist()))
-        masses = csr.big_mass.get(node, tuple(csr.mass[node].tolist()))
-        overrides[node] = (total, weights, (total,) + tuple(masses))
-        mass[node, 0] = -1
+        overrides[node] = (total, weights, tuple(values))
     lower, upper, _widest, _sweeps = _interval.chain_expectations(
-        csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, mass, initial, tolerance / 2, most_sweeps,
+        csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, mass, initial, tolerance / 4, most_sweeps,
         overrides, check)
-    intervals = [(float(lower[initial, r]), float(upper[initial, r])) for r in range(mass.shape[1])]
-    steps, rest = intervals[0], intervals[1:]
-    return steps, dict(zip(graph.reward_names, rest))
+    low, high = lower[initial], upper[initial]
+    steps = (float(low[0]), float(high[0]))
+    rewards = {}
+    for r, name in enumerate(graph.reward_names):
+        plus, minus = 1 + 2 * r, 2 + 2 * r
+        if high[minus] == 0:
+            rewards[name] = (float(low[plus]), float(high[plus]))
+        else:  # differences of two bounded totals, rounded outward
+            rewards[name] = (_down(Fraction(float(low[plus])) - Fraction(float(high[minus]))),
+                             _up(Fraction(float(high[plus])) - Fraction(float(low[minus]))))
+    return steps, rewards
 
 
 def _value_interval(absorption, never_ends, outcomes, payoff, nonterminating_payoff) -> Interval:

@@ -230,7 +230,7 @@ def test_cli_turns_to_bounds_after_max_seconds_of_exploring(capsys):
     (["--max-seconds", "5"], "--max-seconds: is for certified bounds on optimal play"),
     (["--player-policy", "optimal", "--narrator-policy", "kind", "--max-seconds", "5"],
      "--max-seconds: is for certified bounds, which need --narrator-policy fixed, random or optimal"),
-    (["--float", "--exact"], "--exact: a float preview has no exact fractions"),
+    (["--float", "--exact"], "--exact: certified floats have no exact fractions"),
     (["--player-policy", "optimal", "--bounds", "--float"], "--float: is a preview of the exact solve"),
 ])
 def test_cli_bounds_input_errors(flags, field, capsys):

@@ -1,0 +1,120 @@
+"""Certified float intervals (`exactdice.markov.interval`) against the exact solver: every
+interval holds the exact Fraction, and is as narrow as asked."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from exactdice.errors import InputError
+from exactdice.markov import explore, solve
+from exactdice.markov.interval import DEFAULT_TOLERANCE, certified_solve, compiled_bounds_available
+from exactdice.markov.synthetic import ContestChain, GamblersRuin
+
+from .test_solver import RandomChain, RandomGame
+
+pytestmark = pytest.mark.skipif(not compiled_bounds_available(), reason="the compiled bounds are not built")
+
+
+def _holds(interval, exact) -> bool:
+    low, high = interval
+    return Fraction(low) <= exact <= Fraction(high)
+
+
+def _assert_certifies(graph, payoff=None, endless=0, tolerance=DEFAULT_TOLERANCE, signed=()):
+    exact = solve(graph, payoff=payoff, nonterminating_payoff=endless)
+    answer = certified_solve(graph, payoff=payoff, nonterminating_payoff=endless, tolerance=tolerance)
+    for name, interval in answer.absorption.items():
+        assert _holds(interval, exact.absorption[name]), name
+        assert interval[1] - interval[0] <= tolerance
+    assert _holds(answer.never_ends, exact.never_ends)
+    assert _holds(answer.value, exact.value)
+    if exact.expected_steps is None:
+        assert answer.expected_steps is None
+        assert all(interval is None for interval in answer.expected_rewards.values())
+    else:
+        assert _holds(answer.expected_steps, exact.expected_steps)
+        for name, interval in answer.expected_rewards.items():
+            assert _holds(interval, exact.expected_rewards[name]), name
+            if name not in signed:  # (a signed reward's width is relative to both parts' totals)
+                assert interval[1] - interval[0] <= tolerance * (1 + abs(float(exact.expected_rewards[name])))
+    assert answer.certified
+    return answer
+
+
+def test_the_gamblers_ruin_by_hand():
+    """From 1 of 3 with a fair coin: P(win) = 1/3 and 2 expected steps (by hand)."""
+    answer = _assert_certifies(explore(GamblersRuin(goal=3, start=1, up=1, down=1)))
+    assert _holds(answer.absorption["win"], Fraction(1, 3))
+    assert _holds(answer.expected_steps, Fraction(2))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_chains_with_loops_signed_rewards_and_endless_play(seed):
+    _assert_certifies(explore(RandomChain(seed, size=12)), payoff={"win": 1, "tie": Fraction(1, 2)},
+                      endless=Fraction(1, 2), signed=("wounds",))
+
+
+@pytest.mark.parametrize("tolerance", [1e-3, 1e-12])
+def test_any_tolerance_is_met(tolerance):
+    answer = _assert_certifies(explore(ContestChain(size=300, branches=12, seed=4)), tolerance=tolerance)
+    assert answer.width <= tolerance
+
+
+def test_weights_past_64_bits_are_bounded_exactly():
+    """A chance node whose weights need more than 64 bits goes through the exact path."""
+    from exactdice.markov import Chance, Terminal
+
+    class Wide:
+        outcomes, reward_names = ("win", "loss"), ("steps",)
+
+        def initial_state(self):
+            return 0
+
+        def expand(self, state):
+            if state == 0:
+                return Chance(((3**50, 1, (1,)), (2**70 + 1, "loss", None), (5**30, 0, (2,))))
+            if state == 1:
+                return Chance(((7, "win", (1,)), (2**80 + 3, 0, None)))
+            return Terminal(state)
+
+    graph = explore(Wide())
+    assert any(weight >= 2**63 for weight in graph.weights)
+    _assert_certifies(graph)
+
+
+def test_a_graph_with_decisions_is_refused_with_its_reason():
+    with pytest.raises(InputError, match="without decisions"):
+        certified_solve(explore(RandomGame(3)))
+
+
+@pytest.mark.parametrize("setup", [
+    dict(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={}),
+    dict(ability=3, challenge=3, consequence=3, peril=1),
+    dict(ability=1, challenge=1, consequence=2, peril=1, pool={6: 2, 8: 1, 10: 1}, reserve={6: 1}),
+])
+@pytest.mark.parametrize("player", ["never", "always"])
+def test_karbon_contests(setup, player):
+    from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules
+    from exactdice.karbon.model import KarbonModel
+    from exactdice.karbon.solve import payoffs
+
+    policy = PlayerPolicy(risk=player)
+    start = ContestSetup(**setup).start(policy, NarratorPolicy())
+    if player == "always" and "ability" in setup and setup["ability"] == 3:
+        pytest.skip("risk=always with the default pool is a large graph; the benchmarks time it")
+    graph = explore(KarbonModel(start.sizes, start.situation(), Rules(), policy, NarratorPolicy()))
+    payoff, endless = payoffs(Rules())
+    _assert_certifies(graph, payoff, endless)
+
+
+def test_the_cli_prints_the_intervals_and_says_certified():
+    from click.testing import CliRunner
+
+    from exactdice.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["karbon", "odds", "-a", "3", "-c", "2", "-w", "2", "-p", "1", "--float"])
+    assert result.exit_code == 0, result.output
+    assert "P(win)   15.90573669 to 15.9057367 %" in result.output
+    assert "certified floats: each exact value lies in its interval, within 1e-09" in result.output
