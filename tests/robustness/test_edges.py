@@ -92,3 +92,77 @@ def test_validate_into_a_closed_pipe_does_not_claim_the_samples_misfit(tmp_path)
     finally:
         os.close(writing)
     assert code == 141 and stderr == "", (code, stderr)
+
+
+# ----- input files that never end, or are huge ---------------------------------------------------
+
+@pytest.fixture
+def fifo(tmp_path):
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return str(path)
+
+
+@pytest.mark.parametrize("arguments, flag", [
+    (["karbon", "odds", "--state", "{file}"], "--state"),
+    (["validate", "karbon", "--samples", "{file}", "-a", "3", "-c", "2"], "--samples"),
+    (["karbon", "simulate", "-a", "1", "-c", "1", "--player-policy", "optimal", "--n", "5",
+      "--strategy", "{file}"], "--strategy"),
+])
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo"])
+def test_files_that_cannot_be_bounded_are_refused_at_once(arguments, flag, kind, fifo):
+    """The issue: --state /dev/zero grew to 18.7 GB, --samples /dev/zero raised MemoryError,
+    a FIFO waited forever."""
+    path = fifo if kind == "fifo" else kind
+    code, _, stderr, seconds = run([word.format(file=path) for word in arguments], timeout=30)
+    assert code == 2
+    one_line_error(stderr, flag, "not a regular file")
+    assert seconds < 15
+
+
+def test_a_samples_file_of_one_endless_line_is_refused(tmp_path):
+    zeros = tmp_path / "zeros.csv"
+    zeros.write_bytes(b"\0" * 3_000_000)
+    code, _, stderr, _ = run(["validate", "karbon", "--samples", str(zeros), "-a", "3", "-c", "2"])
+    assert code == 2
+    one_line_error(stderr, "--samples", "line 1 is longer than 1,000,000 characters")
+
+
+def test_a_samples_column_of_endless_distinct_values_is_refused(tmp_path):
+    from exactdice.validation import MAX_DISTINCT_VALUES
+
+    samples = tmp_path / "unique.csv"
+    samples.write_text("outcome\n" + "".join(f"v{i}\n" for i in range(MAX_DISTINCT_VALUES + 5)))
+    code, _, stderr, _ = run(["validate", "karbon", "--samples", str(samples), "-a", "1", "-c", "1"])
+    assert code == 2
+    one_line_error(stderr, "--samples", "more than 100,000 distinct values")
+
+
+def test_a_deeply_nested_state_file_is_refused_before_parsing(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 5_000_000)
+    code, _, stderr, seconds = run(["karbon", "odds", "--state", str(deep)])
+    assert code == 2 and seconds < 15
+    one_line_error(stderr, "--state", "nests lists/objects 5000000 levels deep; at most 64")
+
+
+def test_reading_a_json_file_stays_within_the_memory_budget(tmp_path):
+    """A file made to parse into ~20x its size: the budget stops it, not the kernel."""
+    wide = tmp_path / "wide.json"
+    wide.write_text("[" + "[]," * 10_000_000 + "[]]")
+    code, _, stderr, _ = run(["--max-memory", "256M", "karbon", "odds", "--state", str(wide)])
+    assert code == 2
+    one_line_error(stderr, "--max-memory")   # the parse's cap, or the watchdog: either names the budget
+    big = tmp_path / "big.json"
+    big.write_text('{"x": "' + "a" * 100_000_000 + '"}')
+    code, _, stderr, _ = run(["--max-memory", "256M", "karbon", "odds", "--state", str(big)])
+    assert code == 2
+    one_line_error(stderr, "--state", "reading it takes about", "--max-memory")
+
+
+def test_json_depth_counts_brackets_outside_strings_only():
+    from exactdice.input_files import json_depth
+
+    assert json_depth(b'{"a": "[[[[", "b": [[1]], "c": "\\"[["}') == 3
+    assert json_depth(b"[" * 3_000_000 + b"]" * 3_000_000) == 3_000_000
+    assert json_depth(b"[" * 3_000_000, stop_past=64) > 64
