@@ -59,13 +59,10 @@ def display_options(function):
     @click.option("--exact", "show_exact", is_flag=True,
                   help="Print every exact fraction in full beside its percentage or decimal.")
     @click.option("--digits", type=int, default=None,
-                  help="Significant digits of percentages and decimals (default 3); with --exact, "
-                       "also cut long fractions to this many leading digits.")
+                  help="Significant digits of percentages and decimals (default 3, at most 1,000); with "
+                       "--exact, also cut long fractions to this many leading digits.")
     @functools.wraps(function)
     def wrapper(*args, show_exact, digits, **kwargs):
-        if digits is not None and digits < 1:
-            from exactdice.errors import InputError
-            raise InputError("digits", f"must be >= 1, got {digits}")
         return function(*args, display=Display(exact=show_exact, digits=digits), **kwargs)
     return wrapper
 

@@ -166,3 +166,28 @@ def test_json_depth_counts_brackets_outside_strings_only():
     assert json_depth(b'{"a": "[[[[", "b": [[1]], "c": "\\"[["}') == 3
     assert json_depth(b"[" * 3_000_000 + b"]" * 3_000_000) == 3_000_000
     assert json_depth(b"[" * 3_000_000, stop_past=64) > 64
+
+
+# ----- counts a user can type: refused up front, with the estimate ------------------------------
+
+@pytest.mark.parametrize("arguments, flag, words", [
+    (["chronica", "contest"] + ["--side", "d8"] * 12, "--side", "units of work, more than the limit"),
+    (["chronica", "contest"] + ["--side", "d8"] * 13, "--side", "units of work"),
+    (["dist", "3d6", "--digits", "9999999"], "--digits", "must be from 1 to 1,000"),
+    (["dist", "+".join(["d6"] * 5000)], "EXPRESSION", "more than 1,000 terms"),
+    (["dist", "+".join(f"d{sides}" for sides in range(2, 300))], "EXPRESSION", "units of exact work"),
+    (["dist", "400d6kh200"], "EXPRESSION", "units of exact work"),
+])
+def test_work_past_a_limit_is_refused_before_it_starts(arguments, flag, words):
+    code, _, stderr, seconds = run(arguments)
+    assert code == 2 and seconds < 5, (code, seconds)
+    one_line_error(stderr, flag, words)
+
+
+def test_like_dice_in_a_long_sum_are_rolled_together():
+    """d6+d6+... is 300d6, evaluated at once: the same exact law, not 300 convolutions."""
+    from exactdice.core.notation import parse_dice
+
+    began = time.monotonic()
+    assert parse_dice("+".join(["d6"] * 300) + "+2-d4-d4") == parse_dice("300d6+2-2d4")
+    assert time.monotonic() - began < 5
