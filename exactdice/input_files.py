@@ -35,7 +35,7 @@ from contextlib import contextmanager
 
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["read_json_file", "read_json_bytes", "open_text_file", "check_input_file", "json_depth",
+__all__ = ["read_json_file", "read_json_bytes", "flat_json_object", "open_text_file", "check_input_file", "json_depth",
            "MAX_JSON_BYTES", "MAX_CSV_BYTES", "MAX_JSON_DEPTH", "JSON_MEMORY_FACTOR"]
 
 #: the largest JSON file read (a strategy of a few hundred thousand decisions is ~100 MB)
@@ -158,6 +158,30 @@ def read_json_bytes(data: bytes, field: str, shown: str = "the document", max_de
         raise InputError(field, f"{shown} is not valid JSON: {error.msg} at line {error.lineno}") from None
     except RecursionError:  # not reached past json_depth; kept as the parser's own guard
         raise InputError(field, f"{shown} nests lists/objects too deeply") from None
+
+
+def flat_json_object(data: bytes, field: str, shown: str, max_members: int) -> dict:
+    """A JSON object of plain values (no lists or objects inside) with at most *max_members*
+    keys, its shape checked before parsing: what a form sends. Bounded by its shape, its
+    parse takes about its own size in memory (no address-space cap, which would reach the
+    other threads of a server).
+
+    >>> flat_json_object(b'{"a": "[{", "b": 2}', "form", "the body", 10)
+    {'a': '[{', 'b': 2}
+    >>> flat_json_object(b'{"a": [[[1]]]}', "form", "the body", 10)
+    Traceback (most recent call last):
+    ...
+    exactdice.errors.InputError: form: the body must be one JSON object of field values (no lists or objects inside); it nests 4 levels
+    """
+    outline = _JSON_STRING.sub(b'""', data)
+    depth = json_depth(outline, stop_past=64)
+    if depth > 1 or not outline.lstrip().startswith(b"{"):
+        raise InputError(field, f"{shown} must be one JSON object of field values (no lists or objects inside)"
+                                + (f"; it nests {depth:,} levels" if depth > 1 else ""))
+    members = outline.count(b":")
+    if members > max_members:
+        raise InputError(field, f"{shown} has {members:,} fields; at most {max_members:,}")
+    return read_json_bytes(data, field, shown, max_depth=1, within_budget=False)
 
 
 #: a JSON string (escapes included), matched in linear time

@@ -24,7 +24,7 @@ from exactdice.core.pool import Pool
 from exactdice.errors import InputError, TooLargeError
 
 __all__ = ["parse_dice", "NotationError", "MAX_NOTATION_DICE", "MAX_NOTATION_SPAN", "MAX_NOTATION_DEPTH",
-           "MAX_NOTATION_RESULT_CHARACTERS", "MAX_NOTATION_TERMS", "MAX_NOTATION_WORK"]
+           "MAX_NOTATION_RESULT_CHARACTERS", "MAX_NOTATION_TERMS", "MAX_NOTATION_WORK", "notation_size"]
 
 #: most dice one expression may roll
 MAX_NOTATION_DICE = 1000
@@ -308,6 +308,18 @@ def _evaluate(node) -> Distribution:
         value = _evaluate(part) if sign > 0 else -_evaluate(part)
         result = value if result is None else result + value
     return constant(constant_total) if result is None else result + constant_total
+
+
+def notation_size(text: str, field: str = "notation") -> tuple[int, float]:
+    """(most totals, decimal digits of the exact weights) of an expression, read without
+    computing it (every limit of `parse_dice` but the work is checked): what a caller
+    needs to refuse an answer too large to send before any work.
+
+    >>> notation_size("3d6+2")[0]
+    16
+    """
+    tree = _Parser(text, field).parse()
+    return _span(tree) + 1, _digits(tree)
 
 
 def parse_dice(text: str, field: str = "notation") -> Distribution:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import secrets
 import signal
 import threading
@@ -166,8 +167,8 @@ class JobManager:
             if job.finished:  # cancelled while it waited
                 return
             receiving, sending = self._context.Pipe(duplex=False)
-            process = self._context.Process(target=run_task, args=(sending, job.task, job.arguments, self.memory_limit),
-                                            daemon=True)
+            process = self._context.Process(target=run_task, daemon=True,
+                                            args=(sending, job.task, job.arguments, self.memory_limit, os.getpid()))
             with job._lock:
                 if job.finished:
                     return

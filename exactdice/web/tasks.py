@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from exactdice.errors import InputError
 
-__all__ = ["karbon_odds", "karbon_bounds", "worker_memory_budget", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS", "WIDE_BOUNDS"]
+__all__ = ["dist_table", "sample_counts", "MAX_RESULT_BYTES", "karbon_odds", "karbon_bounds", "worker_memory_budget", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS", "WIDE_BOUNDS"]
 
 #: the expectations of a contest, in the order the page shows them
 EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
@@ -148,18 +148,42 @@ def fit_report(law: dict, counts: dict, alpha: float) -> dict:
     return {"report": report.to_json(), "law": [[name, p] for name, p in law.items()]}
 
 
-def validate_karbon(counts: dict, setup, ruleset, player, narrator, max_states=None,
-                    alpha: float = 0.01) -> dict:
-    """Test sampled outcome counts against a contest's exact P(outcome) (`goodness_of_fit`);
-    ``exact`` is the contest's `karbon_odds` result (the server keeps it)."""
-    exact = karbon_odds(setup, ruleset, player, narrator, max_states)
+def validate_karbon(samples: str, column: str, setup, ruleset, player, narrator, max_states=None,
+                    alpha: float = 0.01, exact=None) -> dict:
+    """Test the outcome counts of a sample CSV's *column* against a contest's exact
+    P(outcome) (`goodness_of_fit`); ``exact`` is the contest's `karbon_odds` result (the
+    server keeps it, and passes it back to skip the solve)."""
+    counts = sample_counts(samples, column)
+    exact = exact or karbon_odds(setup, ruleset, player, narrator, max_states)
     return dict(fit_report(karbon_law(exact), counts, alpha), exact=exact)
 
 
-def validate_system(counts: dict, system: str, values: dict, alpha: float = 0.01) -> dict:
-    """Test sampled outcome counts against another system's exact outcome distribution."""
-    exact = system_exact(system, values)
+def validate_system(samples: str, column: str, system: str, values: dict, alpha: float = 0.01,
+                    exact=None) -> dict:
+    """Test a sample CSV column's counts against another system's exact outcome distribution."""
+    counts = sample_counts(samples, column)
+    exact = exact or system_exact(system, values)
     return dict(fit_report(outcomes_law(exact), counts, alpha), exact=exact)
+
+
+def sample_counts(text: str, column: str) -> dict:
+    """Outcome counts of one column of an uploaded CSV, read by the CLI's own reader (via a
+    temporary file, in the worker: a large upload is counted off the server's event loop)."""
+    import os
+    import tempfile
+
+    from exactdice.validation import read_sample_column
+
+    handle, path = tempfile.mkstemp(suffix=".csv", prefix="exactdice-upload-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+        try:
+            return dict(read_sample_column(path, column, field="samples"))
+        except InputError as error:
+            raise InputError("samples", error.message.replace(path, "the uploaded file")) from None
+    finally:
+        os.unlink(path)
 
 
 def outcomes_law(result: dict) -> dict:
@@ -174,6 +198,29 @@ def system_exact(system: str, values: dict) -> dict:
     words = getattr(SYSTEM_PAGES[system].rules_system(), "outcome_words", None) or str
     # a list of [outcome, p, in words]: the store sorts mapping keys, and the order is the system's
     return {"outcomes": [[name, p, words(name)] for name, p in exact_outcomes(system, values).items()]}
+
+
+def dist_table(expression: str) -> dict:
+    """A dice expression's exact distribution (`parse_dice`), checked to sum to exactly 1:
+    each outcome with P(exactly), P(at least), P(at most) (the last two for integer
+    outcomes), and the mean.
+
+    >>> dist_table("d2")["outcomes"][0]
+    ['1', Fraction(1, 2), Fraction(1, 1), Fraction(1, 2)]
+    """
+    from exactdice.core.notation import parse_dice
+
+    distribution = parse_dice(expression, field="expression")
+    probabilities = distribution.probabilities()
+    if sum(probabilities.values(), Fraction(0)) != 1:
+        raise ArithmeticError("the probabilities do not sum to exactly 1")
+    integer = all(isinstance(outcome, int) for outcome in probabilities)
+    at_least = distribution.survival() if integer else {}
+    at_most = distribution.cdf() if integer else {}
+    return {"expression": expression,
+            "outcomes": [[str(outcome), p, at_least.get(outcome), at_most.get(outcome)]
+                         for outcome, p in probabilities.items()],
+            "mean": distribution.mean() if integer else None}
 
 
 def karbon_grid(row_axis, rows, column_axis, columns, fixed, player, narrator, rules) -> dict:
@@ -204,7 +251,8 @@ def _progress(text: str) -> None:
         sys.stderr.send(text)
 
 
-TASKS = {"karbon_grid": karbon_grid, "validate_system": validate_system, "karbon_odds": karbon_odds, "validate_karbon": validate_karbon, "system_exact": system_exact}
+TASKS = {"karbon_grid": karbon_grid, "validate_system": validate_system, "karbon_odds": karbon_odds,
+         "validate_karbon": validate_karbon, "system_exact": system_exact, "dist": dist_table}
 
 
 _TQDM_LINE = re.compile(r"^(?P<desc>[^:|]+):\s+\d+%\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s+\[(?P<elapsed>[\d:]+)")
@@ -279,7 +327,37 @@ def _out_of_memory(memory_limit: int | None) -> dict:
                           "exactdice serve --worker-memory GIB, or lower max_states)"}
 
 
-def run_task(connection, name: str, arguments: dict, memory_limit: int | None = None) -> None:
+#: the largest answer a worker sends back (pickled); past it, the size is the answer
+MAX_RESULT_BYTES = 64 * 2**20
+
+
+def _watch_server(server: int) -> None:
+    """End this worker when the server process is gone, even by SIGKILL (which no clean-up
+    sees): the worker's parent is the fork server, so the parent-death signal does not
+    tell; a thread looks every half second (`exactdice.processes.die_with_parent` ends it
+    with the fork server too)."""
+    import os
+    import threading
+
+    from exactdice.processes import WATCHDOG_SECONDS, die_with_parent
+
+    die_with_parent(os.getppid())
+
+    def watch():
+        while True:
+            try:
+                os.kill(server, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except OSError:
+                pass
+            time.sleep(WATCHDOG_SECONDS)
+
+    threading.Thread(target=watch, name="exactdice-server-watchdog", daemon=True).start()
+
+
+def run_task(connection, name: str, arguments: dict, memory_limit: int | None = None,
+             server: int | None = None) -> None:
     """Run ``TASKS[name](**arguments)`` in this (worker) process and send the outcome.
 
     Sends ``("progress", text)`` messages, then ``("done", result)`` or
@@ -289,6 +367,8 @@ def run_task(connection, name: str, arguments: dict, memory_limit: int | None = 
     """
     from exactdice.limits import MEMORY_FLAG, memory_budget, set_memory_budget
 
+    if server is not None:
+        _watch_server(server)
     sys.stderr = _ProgressPipe(connection)
     import threading
 
@@ -314,6 +394,14 @@ def run_task(connection, name: str, arguments: dict, memory_limit: int | None = 
     except Exception as error:  # reported on the page as a message, not a traceback
         connection.send(("failed", f"{type(error).__name__}: {error}"))
     else:
-        connection.send(("done", result))
+        import pickle
+
+        size = len(pickle.dumps(result))
+        if size > MAX_RESULT_BYTES:
+            connection.send(("input_error", {"form": f"the answer is {size:,} bytes, past the page's limit of "
+                                                     f"{MAX_RESULT_BYTES:,}; ask for less (the command line "
+                                                     "prints any size)"}))
+        else:
+            connection.send(("done", result))
     finally:
         connection.close()

@@ -189,7 +189,7 @@ def test_all_bad_fields_at_once_and_bad_bodies(client):
     assert plain.status_code == 422 and "Content-Type: application/json" in plain.json()["errors"]["form"]
     huge = client.post("/api/karbon/odds", content=b"{" + b" " * 20_000_001 + b"}",
                        headers={"Content-Type": "application/json"})
-    assert huge.status_code == 422 and "at most 20,000,000" in huge.json()["errors"]["form"]
+    assert huge.status_code == 413 and "at most 20,000,000" in huge.json()["errors"]["form"]
 
 
 def test_work_past_the_limit_is_refused_with_the_cli_message(client):
