@@ -42,7 +42,7 @@ from exactdice.web.jobs import JobManager
 from exactdice.web.systems import SYSTEM_PAGES
 from exactdice.web.tasks import WIDE_BOUNDS
 
-__all__ = ["create_app", "with_labels", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
+__all__ = ["create_app", "TokenRequired", "TOKEN_ENVIRONMENT_VARIABLE", "TOKEN_HEADER", "with_labels", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
 
 HERE = Path(__file__).parent
 MAX_UPLOAD_BYTES = 20_000_000
@@ -304,17 +304,48 @@ def _table_cell(value: Fraction, probability: bool) -> dict:
     return {"exact": fraction_text(value), "value": decimal_text(value, 2)}
 
 
+#: the environment variable that sets the token of a server open to the network
+TOKEN_ENVIRONMENT_VARIABLE = "EXACTDICE_SERVE_TOKEN"
+#: the request header (or ``token`` query parameter, for the page's unload beacon) carrying it
+TOKEN_HEADER = "x-exactdice-token"
+
+
+class TokenRequired:
+    """ASGI middleware: every ``/api/`` request must carry the server's token (header
+    `TOKEN_HEADER`, or ``?token=``); pages and static files need none (they hold no data).
+    A header, not a cookie, so another site's page cannot send it along."""
+
+    def __init__(self, app, token: str):
+        self.app, self.token = app, token
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            import secrets
+            from urllib.parse import parse_qs
+
+            given = dict(scope.get("headers") or ()).get(TOKEN_HEADER.encode(), b"").decode("latin-1")
+            given = given or parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+            if not secrets.compare_digest(given.encode(), self.token.encode()):
+                response = JSONResponse({"status": "error", "errors": {"token": (
+                    "this server is open to the network and needs its token (printed where exactdice "
+                    "serve was started)" if not given else "wrong token")}}, status_code=401)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 #: Host headers the app answers by default (this machine; "testserver" is the test client's)
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1", "testserver")
 
 
 def create_app(store_path=None, workers: int = 2, tables_dir="default",
-               worker_memory: int | None = None, allowed_hosts=LOCAL_HOSTS) -> Starlette:
+               worker_memory: int | None = None, allowed_hosts=LOCAL_HOSTS, token: str | None = None) -> Starlette:
     """The web app. ``store_path``: the SQLite results store (None: no cache);
     ``tables_dir``: the canonical tables to browse (default: the checkout's ``tables/``);
     ``worker_memory``: bytes of address space each worker process may use (None: no cap);
     ``allowed_hosts``: the Host headers it answers (another name is refused, so a web
-    site that points its own name at 127.0.0.1 cannot reach it)."""
+    site that points its own name at 127.0.0.1 cannot reach it); ``token``: what every API
+    request must carry (`TokenRequired`; a server open to the network), or None."""
     manager = JobManager(workers=workers, memory_limit=worker_memory)
     tables = _table_files(default_tables_dir() if tables_dir == "default" else
                           (Path(tables_dir) if tables_dir else None))
@@ -596,7 +627,8 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                                         InputError: store_or_input_error, _TooLarge: too_large,
                                         _ClientGone: client_gone, 500: internal_error},
                     lifespan=lifespan,
-                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
+                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
+                    + ([Middleware(TokenRequired, token=token)] if token else []))
     app.state.jobs = manager
     app.state.store_path = store_path
     return app
