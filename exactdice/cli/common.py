@@ -88,8 +88,8 @@ def write_csv_rows(path, fieldnames, rows, field: str = "out") -> None:
 class OutputFile(click.ParamType):
     """A click type for a file the command will write: checked when the flags are parsed
     (before any work) by `exactdice.output_files.check_output_path`, so a device, FIFO or
-    folder is refused up front with an error naming the flag. ``-`` (stdout) passes when
-    *allow_dash*."""
+    folder is refused up front with an error naming the flag. ``-`` and ``/dev/stdout``
+    (standard output) pass as ``-`` when *allow_dash*."""
 
     name = "file"
 
@@ -99,8 +99,10 @@ class OutputFile(click.ParamType):
     def convert(self, value, param, ctx):
         from exactdice.output_files import check_output_path
 
-        if self.allow_dash and value == "-":
-            return value
+        from exactdice.output_files import STDOUT, STDOUT_ALIASES
+
+        if self.allow_dash and value in STDOUT_ALIASES:
+            return STDOUT
         flag = max(param.opts, key=len) if param is not None else "file"
         check_output_path(value, flag)
         return value

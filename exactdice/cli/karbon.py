@@ -40,7 +40,18 @@ def setup_from_options(**values):
     setup_part, rules_part = split_values(SYSTEM, values)
     ruleset = SYSTEM.rules(rules_part)
     contest, player, narrator = contest_from_values(setup_part)
+    _refuse_an_objective_nobody_pursues(values, player, narrator)
     return contest, ruleset, player, narrator
+
+
+def _refuse_an_objective_nobody_pursues(values, player, narrator) -> None:
+    """``--objective win`` (or ``--rule objective=...``) says what optimal play maximises; with
+    fixed (or random) policies on both sides nobody chooses, so it would change nothing."""
+    by_rule = any(str(rule).replace(" ", "").startswith("objective=") for rule in values.get("rules") or ())
+    if (values.get("objective") or by_rule) and player.kind != "optimal" and narrator.kind not in ("optimal", "kind"):
+        raise InputError("--objective" if values.get("objective") else "--rule",
+                         "is what optimal play maximises: it needs --player-policy optimal or --narrator-policy "
+                         "optimal|kind (with fixed policies nobody chooses, so it would change nothing)")
 
 
 _SETUP_FLAGS = ("ability", "challenge", "consequence", "peril", "fortune", "training", "fallout",

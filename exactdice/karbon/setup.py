@@ -139,7 +139,13 @@ class ContestSetup:
             if self.ability is not None or self.challenge is not None:
                 raise InputError("ability", "give either `ability`/`challenge` (a draw) or explicit hands, not both")
         else:
-            if self.ability is None or self.challenge is None:
+            if self.ability is not None and self.challenge is None:
+                raise InputError("challenge", "give `challenge` too: a draw needs both `ability` and `challenge` "
+                                              "(or give explicit `player_dice` and `narrator_dice`)")
+            if self.ability is None and self.challenge is not None:
+                raise InputError("ability", "give `ability` too: a draw needs both `ability` and `challenge` "
+                                            "(or give explicit `player_dice` and `narrator_dice`)")
+            if self.ability is None:
                 raise InputError("ability", "give `ability` and `challenge` (or explicit `player_dice` and `narrator_dice`)")
         if self.draw_chips and not explicit:
             raise InputError("draw_chips", "only applies to explicit hands")

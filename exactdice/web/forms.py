@@ -351,6 +351,7 @@ def karbon_contest(data: dict):
     """
     from exactdice.karbon import (RULE_CHOICES, ContestSetup, Rules, parse_narrator_policy,
                                   parse_player_policy)
+    from exactdice.karbon.policies import check_policy_dice
     from exactdice.karbon.dice import parse_dice_list
 
     hands = [data.get(name) for name in ("player_dice", "narrator_dice")] if isinstance(data, dict) else []
@@ -396,6 +397,7 @@ def karbon_contest(data: dict):
             training=values["training"], fallout=values["fallout"],
             player_dice=dice["player_dice"], narrator_dice=dice["narrator_dice"],
             draw_chips=values["draw_chips"], pool=dice["pool"], reserve=dice["reserve"], **position)
+        check_policy_dice(player, narrator, setup.sizes().sizes)
     except InputError as error:
         raise FormError({form_field(error.field, KARBON_FIELD_NAMES): error.message}) from None
     return setup, ruleset, player, narrator, {name: values[name] for name in ("max_states", "max_seconds")}
