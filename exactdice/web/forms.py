@@ -182,10 +182,13 @@ def integer_values(text: str, field: Field) -> list[int]:
     [1, 2, 3, 5]
     """
     values = parse_integer_list(text, field.name)
-    for value in values:
-        if (field.low is not None and value < field.low) or (field.high is not None and value > field.high):
-            raise InputError(field.name, f'"{text}" reaches {value}; {field.label or field.name} goes from '
-                                         f'{field.low} to {field.high} on this page')
+    beyond = [value for value in values if (field.low is not None and value < field.low)
+              or (field.high is not None and value > field.high)]
+    if beyond:   # the value farthest out: "1-20" goes up to 20, not "reaches 16"
+        worst = max(beyond) if max(beyond) > (field.high if field.high is not None else max(beyond) - 1) else min(beyond)
+        direction = "up to" if field.high is not None and worst > field.high else "down to"
+        raise InputError(field.name, f'"{text}" goes {direction} {worst}; {field.label or field.name} goes from '
+                                     f'{field.low} to {field.high} on this page')
     if len(set(values)) != len(values):
         raise InputError(field.name, f'"{text}" names a value twice')
     return values

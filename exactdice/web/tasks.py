@@ -256,6 +256,8 @@ TASKS = {"karbon_grid": karbon_grid, "validate_system": validate_system, "karbon
 
 
 _TQDM_LINE = re.compile(r"^(?P<desc>[^:|]+):\s+\d+%\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s+\[(?P<elapsed>[\d:]+)")
+#: the exploring bar's own line (`exactdice.markov.graph`: states found against the limit, no ETA)
+_EXPLORING_LINE = re.compile(r"^exploring: (?P<n>\d+) states \(limit (?P<total>\d+)\) \[(?P<elapsed>[\d:]+)")
 
 
 def _plain_progress(line: str) -> str:
@@ -264,9 +266,14 @@ def _plain_progress(line: str) -> str:
 
     >>> _plain_progress("exploring:   0%|          | 13106/3000000 [00:02<10:00, 4977.70states/s]")
     'exploring: 13,106 states so far (limit 3,000,000), 00:02'
+    >>> _plain_progress("exploring: 13106 states (limit 3000000) [00:02, 4977.70states/s]")
+    'exploring: 13,106 states so far (limit 3,000,000), 00:02'
     >>> _plain_progress("cell 2 of 4: ability 1, challenge 2")
     'cell 2 of 4: ability 1, challenge 2'
     """
+    match = _EXPLORING_LINE.match(line)
+    if match is not None:
+        return f"exploring: {int(match['n']):,} states so far (limit {int(match['total']):,}), {match['elapsed']}"
     match = _TQDM_LINE.match(line)
     if match is None:
         return line

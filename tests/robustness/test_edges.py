@@ -224,3 +224,25 @@ def test_simulate_out_dash_writes_the_csv_to_stdout(target, tmp_path):
     code, out, stderr, _ = run(["chronica", "simulate", "--side", "d6", "--side", "d8", "--n", "2", "--out", target])
     assert code == 0 and out.splitlines()[0].startswith("winner,") and len(out.splitlines()) == 3
     assert "Wrote 2 trials" in stderr
+
+
+def test_the_exploring_bar_shows_no_time_left_against_the_state_limit(capsys):
+    """The issue: A5 v C5, W5 P2 showed 49:42 left for a job under a minute (the ETA counted
+    against --max-states, which is a limit, not the work)."""
+    from exactdice.markov.graph import _progress_bar
+
+    bar = _progress_bar(True, 3_000_000)
+    bar.update(13_106)
+    bar.refresh()
+    bar.close()
+    shown = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+    assert shown.startswith("exploring: 13106 states (limit 3000000) [")
+    assert "<" not in shown and "%" not in shown
+
+
+def test_a_grid_range_past_its_bounds_names_its_farthest_value():
+    from exactdice.web.forms import FormError, karbon_grid
+
+    with pytest.raises(FormError) as raised:
+        karbon_grid({"row_values": "1-20", "column_values": "1"})
+    assert raised.value.errors["row_values"].startswith('"1-20" goes up to 20; Ability (A) goes from 0 to 15')

@@ -682,11 +682,11 @@ def test_new_karbon_grid_cells_are_the_table_function_s_exact_values(client):
 
 @pytest.mark.parametrize("body, field, words", [
     ({"row_axis": "peril", "column_axis": "peril"}, "column_axis", "must differ"),
-    ({"row_values": "1-20"}, "row_values", '"1-20" reaches 16; Ability (A) goes from 0 to 15 on this page'),
+    ({"row_values": "1-20"}, "row_values", '"1-20" goes up to 20; Ability (A) goes from 0 to 15 on this page'),
     ({"row_values": "1-11", "column_values": "1-10"}, "row_values", "11 x 10 = 110 cells; the page makes at most 100"),
     ({"column_values": "x"}, "column_values", "is not a number"),
     ({"column_values": "2,2"}, "column_values", "names a value twice"),
-    ({"column_values": "0-2"}, "column_values", '"0-2" reaches 0; Challenge (C) goes from 1 to 15'),
+    ({"column_values": "0-2"}, "column_values", '"0-2" goes down to 0; Challenge (C) goes from 1 to 15'),
     ({"pool": "zz"}, "pool", "is not a die"),
     ({"row_axis": "luck"}, "row_axis", "must be one of"),
     ({"player_dice": "d8"}, "player_dice", "unknown field"),
