@@ -137,13 +137,14 @@ def karbon():
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @click.option("--bounds", "use_bounds", is_flag=True,
               help="With an optimal player: certified lower and upper bounds on the value instead of the "
-                   "exact game (also used when the exact game passes --max-states, or a quarter of "
-                   "--max-seconds of exploring).")
+                   "exact game (also used when the exact game passes --max-states, or explores past a "
+                   "tenth of --max-seconds, 10 s without it).")
 @click.option("--precision", type=float, default=1e-3, show_default=True,
               help="With bounds: stop once upper - lower <= this.")
 @click.option("--max-seconds", type=float, default=None,
-              help="With an optimal player: explore the exact game for at most a quarter of this, then "
-                   "answer with bounds instead (the whole answer then takes up to about twice this). "
+              help="With an optimal player: explore the exact game for at most a tenth of this (10 s "
+                   "without it), then answer with bounds instead (the whole answer then takes up to about "
+                   "1.6 times this). "
                    "With bounds: stop the search after this many seconds and report the bounds reached "
                    "(the exact check of the strategy follows, within --max-states and half as many "
                    "seconds more; where its game is explored but not solved in time, the lower bound "
@@ -168,7 +169,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     Both sides play fixed preferences by default (the habits of a table that plays by
     the book; `exactdice karbon rules` says them): optimal play with the default pool
     explores millions of states (README, "Limits"). Ask for it with --player-policy optimal;
-    past --max-states or a quarter of --max-seconds of exploring (or with --bounds) it is
+    past --max-states or a tenth of --max-seconds of exploring (10 s without it; or with --bounds) it is
     answered with certified bounds: a lower bound the returned strategy guarantees, an
     upper bound no play beats (Ctrl-C stops early and prints the bounds reached).
     Text output: percentages first, the exact fractions' sizes beside them (--exact
@@ -183,10 +184,11 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     if use_bounds:
         _check_bounds_options(player, narrator)
         return bounded()
-    from exactdice.karbon.bounds import bounds_apply, exact_attempt_seconds
+    from exactdice.karbon.attempt import attempt_words, exact_attempt_seconds
+    from exactdice.karbon.bounds import bounds_apply
 
-    can_bound = bounds_apply(player, narrator)
-    try:  # where bounds can answer, the exact game gets a share of --max-seconds, not more
+    can_bound = bounds_apply(player, narrator) and not use_float
+    try:  # where bounds can answer, the exact game gets a tenth of the time, not more (attempt.py)
         result = contest_odds(setup, ruleset, player, narrator,
                               arithmetic="float" if use_float else "exact", max_states=max_states,
                               explore_seconds=exact_attempt_seconds(max_seconds) if can_bound else None,
@@ -197,7 +199,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
             raise
         too_large = error_with_flags(error, {"max_states": "--max-states"}).message
         if error.field == "explore_seconds":
-            too_large += ", a quarter of --max-seconds"
+            too_large += f", {attempt_words(max_seconds, '--max-seconds')}"
     else:
         too_large = None
     if too_large is not None:  # outside the except: the partly explored graph is freed first

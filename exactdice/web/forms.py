@@ -142,10 +142,10 @@ def _karbon_fields() -> tuple[Field, ...]:
                         label="Max states", help="Stop exploring past this many states."))
     fields.append(Field("max_seconds", "int", DEFAULT_BOUNDS_SECONDS, low=0, high=MAX_BOUNDS_SECONDS,
                         label="Bounds seconds",
-                        help="An optimal player whose exact game passes Max states, or a quarter of "
+                        help="An optimal player whose exact game passes Max states, or a tenth of "
                              "this many seconds of exploring, is answered with certified bounds searched "
-                             "for this long; with the exact check that follows, the answer takes up to "
-                             "about twice this (0: no bounds; stop at Max states instead)."))
+                             "for this long, with their gap; with the exact check that follows, the answer "
+                             "takes up to about 1.6 times this (0: no bounds; stop at Max states instead)."))
     return tuple(fields)
 
 

@@ -31,11 +31,12 @@ EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
 def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None, max_seconds=None) -> dict:
     """A contest's exact odds and expectations (`contest_odds`), checked to sum to exactly 1;
     under an optimal player also the first-round advice in words. An optimal player's game
-    past ``max_states``, or past a quarter of ``max_seconds`` of exploring
-    (`exact_attempt_seconds`), is answered with certified bounds searched for
+    past ``max_states``, or past a tenth of ``max_seconds`` of exploring
+    (`exactdice.karbon.attempt`), is answered with certified bounds searched for
     ``max_seconds`` (`karbon_bounds`) when that is given and not 0, as the CLI does."""
     from exactdice.errors import TooLargeError
-    from exactdice.karbon.bounds import bounds_apply, exact_attempt_seconds
+    from exactdice.karbon.attempt import attempt_words, exact_attempt_seconds
+    from exactdice.karbon.bounds import bounds_apply
     from exactdice.karbon.dice import dice_text
     from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
     from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds, explain_first_round
@@ -56,7 +57,7 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
         if not can_bound:
             raise
         too_large = {"max_states": f"past Max states, {max_states:,}",
-                     "explore_seconds": f"{error.message}, a quarter of Bounds seconds",
+                     "explore_seconds": f"{error.message}, {attempt_words(max_seconds, 'Bounds seconds')}",
                      MEMORY_FLAG: "past this worker's memory budget"}.get(error.field, error.message)
     else:
         too_large = None

@@ -248,12 +248,12 @@ def test_an_optimal_player_past_max_states_gets_the_cli_bounds(client):
     answer(client, "/api/karbon/odds", OPTIMAL_PAST_REACH)  # (let it end before the next test)
 
 
-def test_exploring_past_a_quarter_of_bounds_seconds_turns_to_bounds(client):
+def test_exploring_past_a_tenth_of_bounds_seconds_turns_to_bounds(client):
     # the default pool's draw under optimal play passes millions of states (minutes of
-    # exploring): the exact attempt gets a quarter of Bounds seconds, not the whole Max states
+    # exploring): the exact attempt gets a tenth of Bounds seconds, not the whole Max states
     code, data = answer(client, "/api/karbon/odds", dict(OPTIMAL_PAST_REACH, max_states=3_000_000, max_seconds=2))
     assert data["status"] == "done", data
-    assert data["result"]["too_large"] == "more than 0.5 s of exploring, a quarter of Bounds seconds"
+    assert data["result"]["too_large"] == "more than 0.2 s of exploring, a tenth of Bounds seconds"
     assert data["result"]["states_explored"] > 0
 
 
