@@ -43,6 +43,7 @@ from exactdice.errors import InputError, TooLargeError
 from exactdice.input_files import MAX_CSV_BYTES, open_text_file
 
 __all__ = [
+    "fit_sample_columns",
     "DEFAULT_ALPHA",
     "EXACT_LIMIT",
     "IMPOSSIBLE_TEST",
@@ -614,6 +615,27 @@ def read_sample_columns(path, columns: Iterable[str], *, field: str = "samples")
     present = [column for column in columns if column in header]
     return {column: read_sample_column(path, column, field=field, allow_empty=True)
             for column in present}
+
+
+def fit_sample_columns(path, headline: str, headline_law: Mapping, column_laws: Mapping, *,
+                       alpha: float = DEFAULT_ALPHA, test: str = "auto", field: str = "samples") -> dict:
+    """Test the CSV file's *headline* column against *headline_law* and every further column
+    it has with a law in *column_laws* (`ColumnDistribution`), each at ``alpha / k`` for k
+    columns (Bonferroni, so all k together keep level alpha): {column: `FitReport`}, the
+    headline first. A value a column's law never gives counts as an impossible outcome (a
+    misfit), not a typo. `exactdice validate` and the web page's Validate both test this way.
+    """
+    fits = {headline: (headline_law, read_sample_column(path, headline, field=field))}
+    others = {name: law for name, law in column_laws.items() if name != headline}
+    for name, observed in read_sample_columns(path, list(others), field=field).items():
+        law = others[name]
+        observed = law.fold(observed)
+        expected = dict(law.probabilities)
+        expected.update({value: Fraction(0) for value in observed if value not in expected})
+        fits[name] = (expected, observed)
+    level = alpha / len(fits)
+    return {name: goodness_of_fit(expected, observed, alpha=level, test=test, field=field)
+            for name, (expected, observed) in fits.items()}
 
 
 def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:

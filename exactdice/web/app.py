@@ -102,8 +102,12 @@ def _in_words(policies: dict, ruleset: dict) -> dict:
 
 
 def _present_validation(result: dict) -> dict:
-    """A fit report with each outcome's exact probability (keyed as in the CSV column)."""
-    return {"report": result["report"], "exact": {name: exact_json(p) for name, p in result["law"]}}
+    """A fit report with each outcome's exact probability (keyed as in the CSV column), and
+    where every column was tested, each column's report and the verdict over all of them."""
+    shown = {"report": result["report"], "exact": {name: exact_json(p) for name, p in result["law"]}}
+    if "columns" in result:
+        shown.update(columns=result["columns"], fits=result["fits"])
+    return shown
 
 
 def _present_outcomes(result: dict) -> dict:
@@ -501,6 +505,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                 errors.update(error.errors)
             if errors:
                 raise FormError(errors)
+            all_columns = not column   # blank: the outcome column and every further one with a law, as the CLI
             if not column:
                 column = "outcome" if page is None else page.outcome_column(prepared.values)
             _check_sample_head(text, column)
@@ -517,7 +522,8 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             return _errors(error.errors)
         except InputError as error:
             return _errors({form_field(error.field, ("samples", "column", "alpha")): error.message})
-        job = manager.submit(task, dict(arguments, samples=text, column=column, alpha=alpha, exact=cached),
+        job = manager.submit(task, dict(arguments, samples=text, column=column, alpha=alpha, exact=cached,
+                                        all_columns=all_columns),
                              on_done=None if cached is not None else lambda result: store_put(key, result["exact"]))
         return job_response(job, 202)
 

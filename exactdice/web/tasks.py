@@ -18,6 +18,7 @@ import io
 import re
 import sys
 import time
+from contextlib import contextmanager
 from fractions import Fraction
 
 from exactdice.errors import InputError
@@ -150,39 +151,99 @@ def fit_report(law: dict, counts: dict, alpha: float) -> dict:
 
 
 def validate_karbon(samples: str, column: str, setup, ruleset, player, narrator, max_states=None,
-                    alpha: float = 0.01, exact=None) -> dict:
-    """Test the outcome counts of a sample CSV's *column* against a contest's exact
-    P(outcome) (`goodness_of_fit`); ``exact`` is the contest's `karbon_odds` result (the
-    server keeps it, and passes it back to skip the solve)."""
-    counts = sample_counts(samples, column)
+                    alpha: float = 0.01, exact=None, all_columns: bool = False) -> dict:
+    """Test a sample CSV against a contest's exact laws: its *column* (the outcome) against
+    P(outcome), and with *all_columns* every count column it has (rounds, Breaks, ...) as
+    ``exactdice validate karbon`` does (`fit_sample_columns`). ``exact`` is the contest's
+    `karbon_odds` result (the server keeps it, and passes it back to skip the solve)."""
     exact = exact or karbon_odds(setup, ruleset, player, narrator, max_states)
-    return dict(fit_report(karbon_law(exact), counts, alpha), exact=exact)
+
+    def column_laws(header):
+        from exactdice.karbon.count_laws import COUNT_COLUMNS, column_distributions
+
+        if not set(header) & set(COUNT_COLUMNS):
+            return {}
+        return column_distributions(setup, ruleset, player, narrator)
+
+    return dict(_fit_samples(samples, column, karbon_law(exact), column_laws if all_columns else None, alpha),
+                exact=exact)
 
 
 def validate_system(samples: str, column: str, system: str, values: dict, alpha: float = 0.01,
-                    exact=None) -> dict:
-    """Test a sample CSV column's counts against another system's exact outcome distribution."""
-    counts = sample_counts(samples, column)
+                    exact=None, all_columns: bool = False) -> dict:
+    """Test a sample CSV against another system's exact laws, its outcome column and (with
+    *all_columns*) every further column the system gives a law for, as the CLI does."""
     exact = exact or system_exact(system, values)
-    return dict(fit_report(outcomes_law(exact), counts, alpha), exact=exact)
+
+    def column_laws(header):
+        from exactdice.web.systems import SYSTEM_PAGES
+
+        page = SYSTEM_PAGES[system]
+        declared = page.rules_system()
+        setup, rules = page.build(values)
+        both = getattr(declared, "exact_laws", None)
+        if both is not None:
+            return dict(both(setup, rules)[1])
+        columns = getattr(declared, "column_distributions", None)
+        return dict(columns(setup, rules)) if columns is not None else {}
+
+    return dict(_fit_samples(samples, column, outcomes_law(exact), column_laws if all_columns else None, alpha),
+                exact=exact)
+
+
+def _fit_samples(samples: str, column: str, law: dict, column_laws, alpha: float) -> dict:
+    """The page's fit report of an uploaded CSV: the *column* against *law*, and where
+    *column_laws* (header -> {column: law}) is given, every further column with a law, each
+    at alpha / k (`fit_sample_columns`, as ``exactdice validate``)."""
+    from exactdice.validation import fit_sample_columns
+
+    with _uploaded(samples) as path:
+        try:
+            if column_laws is None:
+                return fit_report(law, sample_counts_of(path, column), alpha)
+            reports = fit_sample_columns(path, column, law, column_laws(_header(path)), alpha=alpha, field="samples")
+        except InputError as error:
+            raise InputError("samples", error.message.replace(path, "the uploaded file")) from None
+    return {"report": reports[column].to_json(), "law": [[name, p] for name, p in law.items()],
+            "columns": {name: report.to_json() for name, report in reports.items()},
+            "fits": all(report.fits for report in reports.values())}
+
+
+def _header(path) -> list[str]:
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        return [name.strip() for name in next(csv.reader([handle.readline(1_000_000)]), [])]
 
 
 def sample_counts(text: str, column: str) -> dict:
     """Outcome counts of one column of an uploaded CSV, read by the CLI's own reader (via a
     temporary file, in the worker: a large upload is counted off the server's event loop)."""
+    with _uploaded(text) as path:
+        try:
+            return sample_counts_of(path, column)
+        except InputError as error:
+            raise InputError("samples", error.message.replace(path, "the uploaded file")) from None
+
+
+def sample_counts_of(path, column: str) -> dict:
+    """Counts of one column of the CSV file *path* (`read_sample_column`)."""
+    from exactdice.validation import read_sample_column
+
+    return dict(read_sample_column(path, column, field="samples"))
+
+
+@contextmanager
+def _uploaded(text: str):
+    """The uploaded text in a temporary file, removed afterwards."""
     import os
     import tempfile
-
-    from exactdice.validation import read_sample_column
 
     handle, path = tempfile.mkstemp(suffix=".csv", prefix="exactdice-upload-")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
             file.write(text)
-        try:
-            return dict(read_sample_column(path, column, field="samples"))
-        except InputError as error:
-            raise InputError("samples", error.message.replace(path, "the uploaded file")) from None
+        yield path
     finally:
         os.unlink(path)
 

@@ -778,3 +778,40 @@ def test_a_broken_store_is_a_message_not_a_traceback(tmp_path):
             assert response.status_code == 500, (url, response.text)
             message = response.json()["errors"]["form"]
             assert "results store" in message and "Traceback" not in response.text
+
+
+def test_validate_tests_every_column_the_cli_tests_with_the_same_verdict(client, tmp_path):
+    """Issue 36: the page tested only the outcome column where the CLI tests all six."""
+    import csv
+    import json as json_module
+    from contextlib import redirect_stdout
+
+    from exactdice.cli.main import main
+
+    samples = tmp_path / "s.csv"
+    main_flags = ["-a", "1", "-c", "1", "-w", "1", "--pool", "2d8", "--reserve", "none"]
+    with pytest.raises(SystemExit):
+        main(["karbon", "simulate", *main_flags, "--n", "3000", "--seed", "3", "--out", str(samples)])
+    rows = list(csv.DictReader(samples.open()))
+    for row in rows:   # one column made wrong: a simulator that counts two rounds too many
+        row["rounds"] = str(int(row["rounds"]) + 2)
+    with samples.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    printed = io.StringIO()
+    with redirect_stdout(printed), pytest.raises(SystemExit) as exit_:
+        main(["validate", "karbon", "--samples", str(samples), *main_flags, "--json"])
+    cli = json_module.loads(printed.getvalue())
+    assert exit_.value.code == 1 and cli["fits"] is False
+    body = {"ability": 1, "challenge": 1, "consequence": 1, "pool": "2d8", "reserve": "none",
+            "samples": samples.read_text()}
+    code, data = answer(client, "/api/validate/karbon", body)
+    assert data["status"] == "done", data
+    page = data["result"]
+    assert set(page["columns"]) == set(cli["columns"]) == {"outcome", "rounds", "breaks", "glitches",
+                                                            "injuries", "conditions"}
+    assert page["fits"] is False and not page["columns"]["rounds"]["fits"]
+    for name, report in cli["columns"].items():
+        assert page["columns"][name]["p_value"] == report["p_value"], name
+        assert page["columns"][name]["fits"] == report["fits"], name
