@@ -23,6 +23,9 @@ from exactdice.systems import split_values
 
 __all__ = ["karbon", "karbon_setup_options", "setup_from_options"]
 
+#: most cells of one `karbon table` (each is one exact solve)
+MAX_TABLE_CELLS = 400
+
 _RULES_HELP = "; ".join(f"{name}={'|'.join(values)}" for name, values in RULE_CHOICES.items())
 
 
@@ -466,7 +469,15 @@ def karbon_table(ability, challenge, consequence, peril, fortune, fallout, pool,
     if len(axes) != 2:
         raise InputError("--ability", f"give exactly two parameters as ranges or lists (the table's axes); "
                                       f"got {len(axes)}: {', '.join(axes) or 'none'}")
-    parse_dice_list(pool, "pool"), parse_dice_list(reserve, "reserve")
+    cells = len(values[axes[0]]) * len(values[axes[1]])
+    if cells > MAX_TABLE_CELLS:
+        raise TooLargeError(f"--{axes[0]}", f"{len(values[axes[0]])} x {len(values[axes[1]])} = {cells:,} cells, each "
+                                            f"one exact solve; at most {MAX_TABLE_CELLS:,} in one table")
+    from exactdice.karbon.setup import ContestSetup
+
+    for pick in (min, max):   # the corners' limits (a hand, the track, peril) checked before any solve
+        ContestSetup(**{name: pick(listed) for name, listed in values.items()},
+                     pool=parse_dice_list(pool, "pool"), reserve=parse_dice_list(reserve, "reserve"))
     Rules().with_rules(rules)
     refuse_empty_policies(player_policy, narrator_policy)
     parse_player_policy(player_policy), parse_narrator_policy(narrator_policy)

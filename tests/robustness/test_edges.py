@@ -246,3 +246,16 @@ def test_a_grid_range_past_its_bounds_names_its_farthest_value():
     with pytest.raises(FormError) as raised:
         karbon_grid({"row_values": "1-20", "column_values": "1"})
     assert raised.value.errors["row_values"].startswith('"1-20" goes up to 20; Ability (A) goes from 0 to 15')
+
+
+@pytest.mark.parametrize("arguments, flag, words", [
+    (["karbon", "odds", "--player-dice", "1000d6", "--narrator-dice", "d6"], "--player-dice",
+     "1,000 dice in a hand is more than the limit of 20"),
+    (["karbon", "odds", "-a", "25", "-c", "1"], "--ability", "25 dice in a hand"),
+    (["karbon", "table", "-a", "1-200", "-c", "1-200"], "--ability", "40,000 cells"),
+    (["karbon", "table", "-a", "1-30", "-c", "1-2"], "--ability", "30 dice in a hand"),
+])
+def test_karbon_counts_past_their_limits_are_refused_up_front(arguments, flag, words):
+    code, _, stderr, seconds = run(arguments)
+    assert code == 2 and seconds < 10
+    one_line_error(stderr, flag, words)
