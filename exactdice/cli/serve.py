@@ -20,7 +20,8 @@ __all__ = ["serve"]
               help="The SQLite results store (default: $EXACTDICE_STORE or ~/.cache/exactdice/results.sqlite).")
 @click.option("--no-cache", is_flag=True, help="Keep no results between requests.")
 @click.option("--workers", type=int, default=2, show_default=True,
-              help="Solves run at once, each in its own process (the rest wait their turn).")
+              help="Solves run at once, each in its own process (the rest wait their turn; dice "
+                   "distributions have two more lanes of their own).")
 @click.option("--worker-memory", type=float, default=4.0, show_default=True,
               help="GiB of address space each worker process may use; a solve past it stops with a message.")
 @click.option("--allow-remote", "remote_names", metavar="NAME[,NAME...]", default=None,

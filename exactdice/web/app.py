@@ -188,6 +188,17 @@ MAX_ANSWER_BYTES = 32 * 2**20
 MAX_PAGE_TOTALS = 20_000
 
 
+#: how long a dist request waits for its worker's answer before the page follows the job
+DIST_WAIT_SECONDS = 2.0
+
+
+async def _until_finished(job, seconds: float) -> None:
+    """Wait up to *seconds* for *job* to end, on the event loop (no thread is held)."""
+    deadline = time.monotonic() + seconds
+    while not job.finished and time.monotonic() < deadline:
+        await asyncio.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
+
+
 class _ClientGone(Exception):
     """The client closed the connection while its request was read: nobody to answer."""
 
@@ -450,7 +461,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                                              "narrator": narrator, **limits}, on_done=keep_exact)
         return job_response(job, 202)
 
-    def job_status(request):  # a plain function: Starlette runs it in a thread, so it may wait
+    async def job_status(request):   # waits without a thread: fifty pollers would hold the thread pool
         job = manager.get(request.path_params["job"])
         if job is None:
             return _errors({"job": f"no job {request.path_params['job']!r} (finished jobs are "
@@ -463,8 +474,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         except ValueError:
             return _errors({"wait": f"must be a number of seconds from 0 to {MAX_WAIT_SECONDS:g}, "
                                     f"got {wait!r}"})
-        if seconds:
-            job.wait(seconds)
+        await _until_finished(job, seconds)
         return job_response(job)
 
     def cancel(request):  # a plain function: the kill and join run in a thread, not the event loop
@@ -551,10 +561,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         except InputError as error:
             return _errors({"expression": error.message})
         job = manager.submit("dist", {"expression": expression})
-        for _ in range(int(MAX_WAIT_SECONDS / 0.01)):   # most answers in milliseconds: answer at once
-            if job.finished:
-                break
-            await asyncio.sleep(0.01)
+        await _until_finished(job, DIST_WAIT_SECONDS)   # most answers take milliseconds: answer at once
         if job.status == "done":
             return JSONResponse(_present_dist(job.result))
         if job.status == "error":

@@ -434,43 +434,57 @@ def run_task(connection, name: str, arguments: dict, memory_limit: int | None = 
     process's address space, so one huge solve stops with a message instead of starving
     the machine, and sets the memory budget below it (`worker_memory_budget`).
     """
-    from exactdice.limits import MEMORY_FLAG, memory_budget, set_memory_budget
-
-    if server is not None:
-        _watch_server(server)
+    _start_worker(memory_limit, server)
     sys.stderr = _ProgressPipe(connection)
+    try:
+        connection.send(task_outcome(name, arguments, memory_limit))
+    finally:
+        connection.close()
+
+
+def _start_worker(memory_limit: int | None, server: int | None) -> None:
+    """A worker's set-up: it ends with the server, its memory is capped (`run_task`)."""
     import threading
 
     from tqdm import tqdm
 
+    from exactdice.limits import memory_budget, set_memory_budget
+
+    if server is not None:
+        _watch_server(server)
     tqdm.set_lock(threading.RLock())  # not a process-shared semaphore: Cancel kills this process
     if memory_limit:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
         set_memory_budget(min(memory_budget(), worker_memory_budget(memory_limit)), export=False)
+
+
+def start_quick_worker(memory_limit: int | None, server: int | None) -> None:
+    """The set-up of a long-lived worker of quick tasks (`exactdice.web.jobs.QUICK_TASKS`)."""
+    _start_worker(memory_limit, server)
+
+
+def task_outcome(name: str, arguments: dict, memory_limit: int | None = None) -> tuple:
+    """``("done", result)``, ``("input_error", errors)`` or ``("failed", text)`` of one task,
+    run here; an answer past `MAX_RESULT_BYTES` is refused with its size."""
+    from exactdice.limits import MEMORY_FLAG
+
     try:
         result = TASKS[name](**arguments)
     except MemoryError:
-        connection.send(("input_error", _out_of_memory(memory_limit)))
-        return
+        return ("input_error", _out_of_memory(memory_limit))
     except InputError as error:
         if error.field == MEMORY_FLAG:  # the budget above: the server's advice, not the CLI's flag
-            connection.send(("input_error", _out_of_memory(memory_limit)))
-        else:
-            errors = getattr(error, "errors", None)
-            connection.send(("input_error", errors or {error.field or "form": error.message}))
+            return ("input_error", _out_of_memory(memory_limit))
+        errors = getattr(error, "errors", None)
+        return ("input_error", errors or {error.field or "form": error.message})
     except Exception as error:  # reported on the page as a message, not a traceback
-        connection.send(("failed", f"{type(error).__name__}: {error}"))
-    else:
-        import pickle
+        return ("failed", f"{type(error).__name__}: {error}")
+    import pickle
 
-        size = len(pickle.dumps(result))
-        if size > MAX_RESULT_BYTES:
-            connection.send(("input_error", {"form": f"the answer is {size:,} bytes, past the page's limit of "
-                                                     f"{MAX_RESULT_BYTES:,}; ask for less (the command line "
-                                                     "prints any size)"}))
-        else:
-            connection.send(("done", result))
-    finally:
-        connection.close()
+    size = len(pickle.dumps(result))
+    if size > MAX_RESULT_BYTES:
+        return ("input_error", {"form": f"the answer is {size:,} bytes, past the page's limit of "
+                                        f"{MAX_RESULT_BYTES:,}; ask for less (the command line prints any size)"})
+    return ("done", result)

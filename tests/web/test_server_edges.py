@@ -156,6 +156,7 @@ def test_deep_json_and_clients_that_leave_are_quiet(server):
 
 def test_sigkill_on_serve_leaves_no_process_behind(tmp_path):
     running = Server(tmp_path)
+    assert running.post("/api/dist", {"expression": "3d6"})[0] == 200   # the quick workers start too
     status, job = running.post("/api/karbon/odds", {"ability": 5, "challenge": 5, "consequence": 5, "peril": 2})
     assert status == 202
     deadline = time.monotonic() + 30
