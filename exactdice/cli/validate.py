@@ -69,6 +69,10 @@ def system_command(system) -> click.Command:
         if (samples is None) == (counts is None):
             raise InputError("samples", "give exactly one of `samples` FILE.csv or "
                                         "`counts` OUTCOME=N,...")
+        if samples is not None:   # a device, FIFO or missing file is refused before any solve
+            from exactdice.input_files import MAX_CSV_BYTES, check_input_file
+
+            check_input_file(samples, "samples", "CSV", MAX_CSV_BYTES)
         setup_part, rules_part = split_values(system, values)
         setup, rules = system.setup(setup_part), system.rules(rules_part)
         headline = system.outcome_column(setup)
