@@ -31,8 +31,8 @@ def exact_attempt_seconds(max_seconds: float | None) -> float:
 def attempt_words(max_seconds: float | None, seconds_name: str) -> str:
     """Where the attempt's time came from, for the message that bounds answer instead.
 
-    >>> attempt_words(None, "--max-seconds")
-    'the exact attempt's 10 s (give --max-seconds S for a tenth of S)'
+    >>> print(attempt_words(None, "--max-seconds"))
+    the exact attempt's 10 s (give --max-seconds S for a tenth of S)
     """
     if max_seconds is None:
         return f"the exact attempt's {DEFAULT_ATTEMPT_SECONDS:g} s (give {seconds_name} S for a tenth of S)"
