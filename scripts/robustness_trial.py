@@ -228,12 +228,12 @@ def help_cases(count: int, seed: int) -> list[tuple[str, bool]]:
 
 # ----- running them ----------------------------------------------------------------------------
 
-def run_cli(command: str, timeout: float, memory: int) -> dict:
+def run_cli(command: str, timeout: float, memory: int, folder: Path | None = None) -> dict:
     """One case: exit status, seconds, peak resident memory (the kernel's, via wait4), output."""
     began = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(EXACTDICE + shlex.split(command), stdout=out, stderr=err,
-                                   stdin=subprocess.DEVNULL, start_new_session=True,
+                                   stdin=subprocess.DEVNULL, start_new_session=True, cwd=folder,
                                    env={**os.environ, "EXACTDICE_MAX_MEMORY": str(memory)})
         hung = False
         while True:
@@ -396,7 +396,7 @@ def main(argv=None) -> int:
     report = {}
     with ThreadPoolExecutor(arguments.parallel) as pool:
         for name, cases in sets.items():
-            results = list(pool.map(lambda case: dict(run_cli(case[0], arguments.timeout, arguments.memory),
+            results = list(pool.map(lambda case: dict(run_cli(case[0], arguments.timeout, arguments.memory, folder),
                                                       must_refuse=case[1]), cases))
             report[name] = results
     api_results, server = run_api(api_cases(), arguments.timeout, arguments.memory, folder)
