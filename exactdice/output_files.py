@@ -31,7 +31,13 @@ from pathlib import Path
 
 from exactdice.errors import InputError
 
-__all__ = ["check_output_path", "open_output", "write_output"]
+__all__ = ["check_output_path", "open_output", "write_output", "STDOUT", "STDOUT_ALIASES"]
+
+#: the file name that means standard output
+STDOUT = "-"
+#: names of standard output that are not files to replace (writing a temporary file beside
+#: the target and renaming it would leave the shell's redirection pointing at the old file)
+STDOUT_ALIASES = ("-", "/dev/stdout", "/proc/self/fd/1", "/dev/fd/1")
 
 _KINDS = ((stat.S_ISDIR, "a directory, not a file; give a file name"),
           (stat.S_ISCHR, "a character device, not a regular file; exactdice writes only regular files"),
@@ -79,6 +85,8 @@ def open_output(path, field: str, *, binary: bool = False, newline: str | None =
     On an exception the temporary file is removed and *path* is untouched. ``OSError``
     while writing becomes an `InputError` naming *field*.
 
+    ``-`` writes to standard output (a CSV into a pipe: ``--out -``).
+
     >>> import os, tempfile
     >>> target = os.path.join(tempfile.mkdtemp(), "t.csv")
     >>> with open_output(target, "--out") as handle:
@@ -86,6 +94,11 @@ def open_output(path, field: str, *, binary: bool = False, newline: str | None =
     >>> open(target).read()
     'a,b\\n'
     """
+    if os.fspath(path) == STDOUT:
+        import sys
+
+        yield sys.stdout.buffer if binary else sys.stdout
+        return
     with _replacing(check_output_path(path, field), path, field, binary=binary, newline=newline) as stream:
         yield stream
 

@@ -40,10 +40,11 @@ import numpy as np
 from exactdice.core.display import percent_text
 from exactdice.core.distribution import Distribution
 from exactdice.core.exact import fraction_text, to_fraction
-from exactdice.errors import InputError
-from exactdice.input_files import open_text_file
+from exactdice.errors import InputError, TooLargeError
+from exactdice.input_files import MAX_CSV_BYTES, open_text_file
 
 __all__ = [
+    "fit_sample_columns",
     "DEFAULT_ALPHA",
     "EXACT_LIMIT",
     "IMPOSSIBLE_TEST",
@@ -588,6 +589,40 @@ def _pooled_test(possible: list[OutcomeRow], n: int, chosen: str) -> tuple:
 # ----- reading samples -----------------------------------------------------------------------
 
 
+#: the longest line of a samples file read (a row of a simulator's CSV is under 200 bytes)
+MAX_CSV_LINE_CHARACTERS = 1_000_000
+#: most distinct values one column may hold (every exact law here has far fewer outcomes)
+MAX_DISTINCT_VALUES = 100_000
+#: the longest value counted (an outcome's name or a count)
+MAX_VALUE_CHARACTERS = 200
+
+
+def _bounded_lines(handle, path, field: str):
+    """The file's lines, each read with a length limit: a file of one endless line stops
+    with a message instead of growing one string without end."""
+    number = 0
+    while True:
+        line = handle.readline(MAX_CSV_LINE_CHARACTERS + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > MAX_CSV_LINE_CHARACTERS:
+            raise TooLargeError(field, f"{path} line {number} is longer than {MAX_CSV_LINE_CHARACTERS:,} "
+                                       "characters; a samples file has one short row per sample")
+        yield line
+
+
+def _check_new_value(value: str, distinct: int, path, line: int, column: str, field: str) -> None:
+    """A value not seen before in the column: refused past `MAX_VALUE_CHARACTERS`, or when
+    the column already holds `MAX_DISTINCT_VALUES` others (its counts would not be a law's)."""
+    if len(value) > MAX_VALUE_CHARACTERS:
+        raise InputError(field, f"{path} line {line}: a value of {len(value):,} characters in column "
+                                f"{column!r}; at most {MAX_VALUE_CHARACTERS}")
+    if distinct >= MAX_DISTINCT_VALUES:
+        raise TooLargeError(field, f"{path} column {column!r} has more than {MAX_DISTINCT_VALUES:,} distinct "
+                                   f"values (line {line:,}); samples of an exact law have far fewer")
+
+
 def read_sample_column(path: str | Path, column: str, *, field: str = "samples",
                        allow_empty: bool = False) -> Counter:
     r"""Count the values of one column of a CSV file with a header row.
@@ -625,11 +660,11 @@ def read_sample_column(path: str | Path, column: str, *, field: str = "samples",
     >>> os.unlink(handle.name)
     """
     path = Path(path)
-    handle = open_text_file(path, field, "CSV", newline="")
+    handle = open_text_file(path, field, "CSV", MAX_CSV_BYTES, newline="")
     counts: Counter = Counter()
     try:
         with handle:
-            reader = csv.reader(handle)
+            reader = csv.reader(_bounded_lines(handle, path, field))
             header = next(reader, None)
             if header is None:
                 raise InputError(field, f"{path} is empty (expected a header row with a "
@@ -649,11 +684,15 @@ def read_sample_column(path: str | Path, column: str, *, field: str = "samples",
                 if not value and not allow_empty:
                     raise InputError(field, f"{path} line {reader.line_num}: empty value in "
                                             f"column {column!r}")
+                if value not in counts:
+                    _check_new_value(value, len(counts), path, reader.line_num, column, field)
                 counts[value] += 1
     except UnicodeDecodeError:
         raise InputError(field, f"{path} is not a UTF-8 text file") from None
     except csv.Error as error:
         raise InputError(field, f"{path} is not valid CSV: {error}") from None
+    except OSError as error:
+        raise InputError(field, f"cannot read {path}: {error.strerror or error}") from None
     if not counts:
         raise InputError(field, f"{path} has a header but no sample rows")
     return counts
@@ -682,13 +721,34 @@ def read_sample_columns(path: str | Path, columns: Iterable[str], *, field: str 
         As for `read_sample_column`.
     """
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            header = [name.strip() for name in next(csv.reader(handle), [])]
-    except (OSError, UnicodeDecodeError, csv.Error):
+        with open_text_file(path, field, "CSV", MAX_CSV_BYTES, newline="") as handle:
+            header = [name.strip() for name in next(csv.reader(_bounded_lines(handle, path, field)), [])]
+    except (OSError, UnicodeDecodeError, csv.Error, InputError):
         header = []  # read_sample_column names the problem when the outcome column is read
     present = [column for column in columns if column in header]
     return {column: read_sample_column(path, column, field=field, allow_empty=True)
             for column in present}
+
+
+def fit_sample_columns(path, headline: str, headline_law: Mapping, column_laws: Mapping, *,
+                       alpha: float = DEFAULT_ALPHA, test: str = "auto", field: str = "samples") -> dict:
+    """Test the CSV file's *headline* column against *headline_law* and every further column
+    it has with a law in *column_laws* (`ColumnDistribution`), each at ``alpha / k`` for k
+    columns (Bonferroni, so all k together keep level alpha): {column: `FitReport`}, the
+    headline first. A value a column's law never gives counts as an impossible outcome (a
+    misfit), not a typo. `exactdice validate` and the web page's Validate both test this way.
+    """
+    fits = {headline: (headline_law, read_sample_column(path, headline, field=field))}
+    others = {name: law for name, law in column_laws.items() if name != headline}
+    for name, observed in read_sample_columns(path, list(others), field=field).items():
+        law = others[name]
+        observed = law.fold(observed)
+        expected = dict(law.probabilities)
+        expected.update({value: Fraction(0) for value in observed if value not in expected})
+        fits[name] = (expected, observed)
+    level = alpha / len(fits)
+    return {name: goodness_of_fit(expected, observed, alpha=level, test=test, field=field)
+            for name, (expected, observed) in fits.items()}
 
 
 def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:

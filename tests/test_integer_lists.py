@@ -49,5 +49,5 @@ def test_a_huge_range_is_refused_before_it_is_built():
 
 
 def test_the_web_grid_checks_bounds_after_reading():
-    with pytest.raises(InputError, match='"-1-2" reaches -1; Peril goes from 0 to 10 on this page'):
+    with pytest.raises(InputError, match='"-1-2" goes down to -1; Peril goes from 0 to 10 on this page'):
         forms.integer_values("-1-2", forms.Field("peril", "int", 0, low=0, high=10, label="Peril"))

@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from exactdice.chronica.roll import MAX_STATES, TIE, roll_outcomes
+from exactdice.chronica.roll import MAX_STATES, MAX_WORK, TIE, roll_outcomes
 from exactdice.chronica.rolled_sides import apply_physical, apply_target, physical_size, rolled_contests
 from exactdice.chronica.ruleset import Rules, read_sides, side_text
 from exactdice.core.exact import fraction_text
@@ -35,7 +35,7 @@ from exactdice.errors import InputError, check_invariant
 
 __all__ = ["ContestResult", "solve_contest", "roll_outcomes", "expected_distribution", "column_distributions",
            "exact_laws", "apply_target", "apply_physical", "physical_size", "sizes_text", "TIE",
-           "OUTCOME_COLUMN", "MAX_STATES"]
+           "OUTCOME_COLUMN", "MAX_STATES", "MAX_WORK"]
 
 #: the simulator's CSV column that `expected_distribution` describes
 OUTCOME_COLUMN = "winner"

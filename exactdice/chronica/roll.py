@@ -44,8 +44,9 @@ from exactdice.chronica.walk import (OTHER_WINS, TIED, CandidateFrame, join_dice
                                      ways_to_show)
 from exactdice.core.distribution import Distribution
 from exactdice.errors import InputError, TooLargeError, check_invariant
+from exactdice.limits import check_memory
 
-__all__ = ["TIE", "MAX_STATES", "roll_outcomes", "Undecided", "DiceCounters", "CandidatePass"]
+__all__ = ["TIE", "MAX_STATES", "MAX_WORK", "roll_outcomes", "Undecided", "DiceCounters", "CandidatePass"]
 
 #: the winner index of a tie in outcome tuples
 TIE = -1
@@ -145,6 +146,7 @@ class CandidatePass:
     def _walk_face(self, layer, face):
         """One face value: every state's step, then the queued `Conceding` steps."""
         next_layer: dict = defaultdict(int)
+        check_memory("while solving the contest")
         for (state, dice_left), weight in layer.items():
             kind = type(state)
             if kind is Undecided:
@@ -390,7 +392,33 @@ def _checked_sides(sides) -> list:
     if states > MAX_STATES:
         raise TooLargeError("sides", f"this contest needs up to {states:,} dice-left states per face, "
                                       f"more than the limit of {MAX_STATES:,} (use fewer or more alike dice)")
+    work = _work_estimate(sides)
+    if work > MAX_WORK:
+        raise TooLargeError("sides", f"this contest of {len(sides)} sides and {dice} dice would take about "
+                                      f"{work:,} units of work, more than the limit of {MAX_WORK:,} (a few "
+                                      "seconds): use fewer sides, fewer dice or more alike dice")
     return sides
+
+
+#: most work one solve may take (`_work_estimate`): ten dice a side up to d20 (two sides)
+#: is 5.2 x 10^8 (~16 s loaded), seven sides of one d6 10^8 (3 s)
+MAX_WORK = 600_000_000
+
+
+def _work_estimate(sides) -> int:
+    """The solve's work before it starts, per candidate winner and face: its undecided
+    states squared (each meets the others' options), plus the concession walk, which grows
+    with every side's dice together (the cube of the product of (dice + 1) over the sides
+    fits the timed solves). Calibrated: 12 sides of one d8 (past 60 s and 1.8 GB unchecked)
+    is 6.6 x 10^12; 8 of them (23 s loaded) 1.1 x 10^9; four sides of 4d10, five of 3d8,
+    three of six mixed dice (each past 50 s) 1.4 x 10^9 to 4 x 10^10.
+
+    >>> _work_estimate([((8,),)] * 12) > MAX_WORK > _work_estimate([((6,),)] * 7)
+    True
+    """
+    faces = max(size for side in sides for pool in side for size in pool)
+    together = prod(sum(len(pool) for pool in side) + 1 for side in sides)
+    return faces * sum(_state_bound(sides, candidate) ** 2 + together ** 3 for candidate in range(len(sides)))
 
 
 def _add_candidate_outcomes(found: dict, target: dict) -> None:

@@ -15,6 +15,7 @@ from exactdice.chronica.simulate import columns, simulate_rows, summarise, write
 from exactdice.chronica.system import PARAMETERS, SYSTEM, parse_contest
 from exactdice.cli.common import CommandGroup, OutputFile, display_options, emit_json, json_option, parameter_options
 from exactdice.core.display import percent_text
+from exactdice.errors import InputError
 from exactdice.systems import split_values
 
 __all__ = ["chronica"]
@@ -96,11 +97,13 @@ Without --out, prints the observed winner frequencies.""")
 @parameter_options(PARAMETERS)
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of trials.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the PCG64 generator.")
-@click.option("--out", type=OutputFile(), default=None,
-              help="Write every trial to this CSV file.")
+@click.option("--out", type=OutputFile(allow_dash=True), default=None,
+              help="Write every trial to this CSV file, or - for standard output.")
 @json_option
 def simulate(n, seed, out, as_json, **values):
     trials = n
+    if as_json and out == "-":
+        raise InputError("--json", "and --out - would both print to standard output; give --out a file name")
     parsed, target_size, rules = _setup(**values)
     rows = simulate_rows(parsed, rules, target_size, n=n, seed=seed)
     if out:
@@ -110,11 +113,12 @@ def simulate(n, seed, out, as_json, **values):
         emit_json({"trials": trials, "seed": seed, "out": out, "columns": columns(len(parsed)),
                    "winner_frequencies": observed})
         return
+    aside = out == "-"   # the CSV is on standard output: the summary goes to stderr
     if out:
-        click.echo(f"Wrote {trials} trials to {out} (columns: {', '.join(columns(len(parsed)))})")
+        click.echo(f"Wrote {trials} trials to {out} (columns: {', '.join(columns(len(parsed)))})", err=aside)
     for key, frequency in observed.items():
         label = "tie" if key == "tie" else f"side {key} wins"
-        click.echo(f"  {label:<12} {frequency * 100:.3g} %")
+        click.echo(f"  {label:<12} {frequency * 100:.3g} %", err=aside)
 
 
 def _attach_shared_commands():

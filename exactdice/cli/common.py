@@ -59,13 +59,10 @@ def display_options(function):
     @click.option("--exact", "show_exact", is_flag=True,
                   help="Print every exact fraction in full beside its percentage or decimal.")
     @click.option("--digits", type=int, default=None,
-                  help="Significant digits of percentages and decimals (default 3); with --exact, "
-                       "also cut long fractions to this many leading digits.")
+                  help="Significant digits of percentages and decimals (default 3, at most 1,000); with "
+                       "--exact, also cut long fractions to this many leading digits.")
     @functools.wraps(function)
     def wrapper(*args, show_exact, digits, **kwargs):
-        if digits is not None and digits < 1:
-            from exactdice.errors import InputError
-            raise InputError("digits", f"must be >= 1, got {digits}")
         return function(*args, display=Display(exact=show_exact, digits=digits), **kwargs)
     return wrapper
 
@@ -91,8 +88,8 @@ def write_csv_rows(path, fieldnames, rows, field: str = "out") -> None:
 class OutputFile(click.ParamType):
     """A click type for a file the command will write: checked when the flags are parsed
     (before any work) by `exactdice.output_files.check_output_path`, so a device, FIFO or
-    folder is refused up front with an error naming the flag. ``-`` (stdout) passes when
-    *allow_dash*."""
+    folder is refused up front with an error naming the flag. ``-`` and ``/dev/stdout``
+    (standard output) pass as ``-`` when *allow_dash*."""
 
     name = "file"
 
@@ -102,8 +99,10 @@ class OutputFile(click.ParamType):
     def convert(self, value, param, ctx):
         from exactdice.output_files import check_output_path
 
-        if self.allow_dash and value == "-":
-            return value
+        from exactdice.output_files import STDOUT, STDOUT_ALIASES
+
+        if self.allow_dash and value in STDOUT_ALIASES:
+            return STDOUT
         flag = max(param.opts, key=len) if param is not None else "file"
         check_output_path(value, flag)
         return value

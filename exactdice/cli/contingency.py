@@ -103,8 +103,8 @@ def _indent(text: str) -> str:
 @parameter_options(PARAMETERS)
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of checks to roll.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64 generator.")
-@click.option("--out", type=OutputFile(), default=None,
-              help="Write one CSV row per check here (without it, print a summary).")
+@click.option("--out", type=OutputFile(allow_dash=True), default=None,
+              help="Write one CSV row per check here, or - for standard output (without it, print a summary).")
 def simulate(n, seed, out, **setup):
     """Roll skill checks with real (pseudo-random) dice, independently of the exact model.
 

@@ -23,6 +23,9 @@ from exactdice.systems import split_values
 
 __all__ = ["karbon", "karbon_setup_options", "setup_from_options"]
 
+#: most cells of one `karbon table` (each is one exact solve)
+MAX_TABLE_CELLS = 400
+
 _RULES_HELP = "; ".join(f"{name}={'|'.join(values)}" for name, values in RULE_CHOICES.items())
 
 
@@ -40,7 +43,18 @@ def setup_from_options(**values):
     setup_part, rules_part = split_values(SYSTEM, values)
     ruleset = SYSTEM.rules(rules_part)
     contest, player, narrator = contest_from_values(setup_part)
+    _refuse_an_objective_nobody_pursues(values, player, narrator)
     return contest, ruleset, player, narrator
+
+
+def _refuse_an_objective_nobody_pursues(values, player, narrator) -> None:
+    """``--objective win`` (or ``--rule objective=...``) says what optimal play maximises; with
+    fixed (or random) policies on both sides nobody chooses, so it would change nothing."""
+    by_rule = any(str(rule).replace(" ", "").startswith("objective=") for rule in values.get("rules") or ())
+    if (values.get("objective") or by_rule) and player.kind != "optimal" and narrator.kind not in ("optimal", "kind"):
+        raise InputError("--objective" if values.get("objective") else "--rule",
+                         "is what optimal play maximises: it needs --player-policy optimal or --narrator-policy "
+                         "optimal|kind (with fixed policies nobody chooses, so it would change nothing)")
 
 
 _SETUP_FLAGS = ("ability", "challenge", "consequence", "peril", "fortune", "training", "fallout",
@@ -127,16 +141,17 @@ def karbon():
                    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
 @click.option("--bounds", "use_bounds", is_flag=True,
               help="With an optimal player: certified lower and upper bounds on the value instead of the "
-                   "exact game (also used when the exact game passes --max-states, or a quarter of "
-                   "--max-seconds of exploring).")
+                   "exact game (also used when the exact game passes --max-states, or explores past a "
+                   "tenth of --max-seconds, 10 s without it).")
 @click.option("--precision", type=float, default=1e-3, show_default=True,
               help="With bounds: stop once upper - lower <= this.")
 @click.option("--plot", "plot_path", type=OutputFile(),
               help="Also draw how long the contest lasts to this PNG: the exact P(ended by round n), "
                    "n = 1, 2, ... until less than 1 % is left, with that tail stated (exact solves only).")
 @click.option("--max-seconds", type=float, default=None,
-              help="With an optimal player: explore the exact game for at most a quarter of this, then "
-                   "answer with bounds instead (the whole answer then takes up to about twice this). "
+              help="With an optimal player: explore the exact game for at most a tenth of this (10 s "
+                   "without it), then answer with bounds instead (the whole answer then takes up to about "
+                   "1.6 times this). "
                    "With bounds: stop the search after this many seconds and report the bounds reached "
                    "(the exact check of the strategy follows, within --max-states and half as many "
                    "seconds more; where its game is explored but not solved in time, the lower bound "
@@ -161,7 +176,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     Both sides play fixed preferences by default (the habits of a table that plays by
     the book; `exactdice karbon rules` says them): optimal play with the default pool
     explores millions of states (README, "Limits"). Ask for it with --player-policy optimal;
-    past --max-states or a quarter of --max-seconds of exploring (or with --bounds) it is
+    past --max-states or a tenth of --max-seconds of exploring (10 s without it; or with --bounds) it is
     answered with certified bounds: a lower bound the returned strategy guarantees, an
     upper bound no play beats (Ctrl-C stops early and prints the bounds reached).
     Text output: percentages first, the exact fractions' sizes beside them (--exact
@@ -177,10 +192,11 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
     if use_bounds:
         _check_bounds_options(player, narrator)
         return bounded()
-    from exactdice.karbon.bounds import bounds_apply, exact_attempt_seconds
+    from exactdice.karbon.attempt import attempt_words, exact_attempt_seconds
+    from exactdice.karbon.bounds import bounds_apply
 
-    can_bound = bounds_apply(player, narrator)
-    try:  # where bounds can answer, the exact game gets a share of --max-seconds, not more
+    can_bound = bounds_apply(player, narrator) and not use_float
+    try:  # where bounds can answer, the exact game gets a tenth of the time, not more (attempt.py)
         result = contest_odds(setup, ruleset, player, narrator,
                               arithmetic="float" if use_float else "exact", max_states=max_states,
                               explore_seconds=exact_attempt_seconds(max_seconds) if can_bound else None,
@@ -191,7 +207,7 @@ def odds(setup, ruleset, player, narrator, use_float, max_states, display, expla
             raise
         too_large = error_with_flags(error, {"max_states": "--max-states"}).message
         if error.field == "explore_seconds":
-            too_large += ", a quarter of --max-seconds"
+            too_large += f", {attempt_words(max_seconds, '--max-seconds')}"
     else:
         too_large = None
     if too_large is not None:  # outside the except: the partly explored graph is freed first
@@ -513,7 +529,15 @@ def karbon_table(ability, challenge, consequence, peril, fortune, fallout, pool,
     if len(axes) != 2:
         raise InputError("--ability", f"give exactly two parameters as ranges or lists (the table's axes); "
                                       f"got {len(axes)}: {', '.join(axes) or 'none'}")
-    parse_dice_list(pool, "pool"), parse_dice_list(reserve, "reserve")
+    cells = len(values[axes[0]]) * len(values[axes[1]])
+    if cells > MAX_TABLE_CELLS:
+        raise TooLargeError(f"--{axes[0]}", f"{len(values[axes[0]])} x {len(values[axes[1]])} = {cells:,} cells, each "
+                                            f"one exact solve; at most {MAX_TABLE_CELLS:,} in one table")
+    from exactdice.karbon.setup import ContestSetup
+
+    for pick in (min, max):   # the corners' limits (a hand, the track, peril) checked before any solve
+        ContestSetup(**{name: pick(listed) for name, listed in values.items()},
+                     pool=parse_dice_list(pool, "pool"), reserve=parse_dice_list(reserve, "reserve"))
     Rules().with_rules(rules)
     refuse_empty_policies(player_policy, narrator_policy)
     parse_player_policy(player_policy), parse_narrator_policy(narrator_policy)

@@ -10,6 +10,7 @@ import textwrap
 
 import click
 
+from exactdice.errors import InputError
 from exactdice.cli.common import OutputFile, emit_json, played_json_option
 from exactdice.cli.karbon import refuse_strategy_without_choices, with_setup
 from exactdice.karbon.simulate import OUTCOMES, summarize, write_samples_csv
@@ -61,8 +62,8 @@ def _strategy_for(setup, ruleset, player, narrator, strategy_file):
 @with_setup
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of contests to play.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the random generator (PCG64).")
-@click.option("--out", type=OutputFile(), default=None,
-              help="Write one CSV row per contest to this file (else print a summary).")
+@click.option("--out", type=OutputFile(allow_dash=True), default=None,
+              help="Write one CSV row per contest to this file, or - for standard output (else print a summary).")
 @click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None,
               help=_STRATEGY_HELP)
 @played_json_option
@@ -95,6 +96,8 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
       exactdice karbon simulate --player-dice d6 --narrator-dice d8 --pool d4 --reserve d4 -w 1 -p 1 \\
           --player-policy optimal --strategy s.json --n 100000
     """
+    if as_json and out == "-":
+        raise InputError("--json", "and --out - would both print to standard output; give --out a file name")
     strategy_file = strategy
     strategy = _strategy_for(setup, ruleset, player, narrator, strategy_file)
     result = simulate_contests(setup, ruleset, player, narrator, n=n, seed=seed, strategy=strategy)

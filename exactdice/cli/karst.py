@@ -222,8 +222,8 @@ def order(modifiers, two_actions, surprised, display, as_json):
 # ----- simulators -------------------------------------------------------------------------
 
 def _simulation_options(function):
-    function = click.option("--out", type=OutputFile(), default=None,
-                            help="Write one CSV row per trial here (without it, print a summary).")(function)
+    function = click.option("--out", type=OutputFile(allow_dash=True), default=None,
+                            help="Write one CSV row per trial here, or - for standard output (without it, print a summary).")(function)
     function = click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64.")(function)
     function = click.option("--n", "n", type=int, default=100_000, show_default=True, help="Trials.")(function)
     return function

@@ -72,8 +72,8 @@ def _simulate_command(system) -> click.Command:
     @click.option("--n", "n", type=int, default=100_000, show_default=True,
                   help="Number of trials.")
     @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the generator.")
-    @click.option("--out", type=OutputFile(), default=None,
-                  help="Write one CSV row per trial here (without it, print the outcome shares).")
+    @click.option("--out", type=OutputFile(allow_dash=True), default=None,
+                  help="Write one CSV row per trial here, or - for standard output (without it, print the outcome shares).")
     def simulate(n, seed, out, **values):
         setup, rules = _built(system, values)
         columns = system.simulate(setup, rules, n, seed)

@@ -84,6 +84,8 @@ def produce_tables(jobs: list[TableJob | CellGrid], *, fmt=None, output=None, no
 
     Returns the grids. *progress* None means: a progress bar when stderr is a terminal.
     """
+    if fmt and output not in (None, "-"):
+        _refuse_a_contradicting_suffix(output, fmt)
     fmt = format_from_path(output, fmt)
     if output in (None, "-") and fmt not in TEXT_FORMATS:
         raise InputError("--output", f"{fmt} is a binary format: give -o FILE.{fmt}")
@@ -97,6 +99,18 @@ def produce_tables(jobs: list[TableJob | CellGrid], *, fmt=None, output=None, no
         write_table(grids, fmt, output)
         click.echo(f"wrote {len(grids)} table(s) as {fmt} to {output}", err=True)
     return grids
+
+
+def _refuse_a_contradicting_suffix(output, fmt: str) -> None:
+    """``-o out.pdf --format csv`` would write CSV into a file named .pdf: an error. A name
+    whose suffix names no format (``out.txt``) takes the format given."""
+    try:
+        named = format_from_path(output)
+    except InputError:
+        return
+    if named != fmt.lower():
+        raise InputError("--format", f"{fmt.lower()} contradicts the file name {output!r} ({named}); drop "
+                                     f"--format or name the file .{fmt.lower()}")
 
 
 # ----- Contingency ------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import click
 from exactdice.cli.common import CommandGroup, emit_json, parameter_options
 from exactdice.errors import InputError
 from exactdice.systems import get_system, split_values, system_names, system_summary
-from exactdice.validation import (DEFAULT_ALPHA, TESTS, goodness_of_fit, parse_counts,
+from exactdice.validation import (DEFAULT_ALPHA, TESTS, fit_sample_columns, goodness_of_fit, parse_counts,
                                   read_sample_column, read_sample_columns)
 
 __all__ = ["validate", "system_command"]
@@ -69,6 +69,10 @@ def system_command(system) -> click.Command:
         if (samples is None) == (counts is None):
             raise InputError("samples", "give exactly one of `samples` FILE.csv or "
                                         "`counts` OUTCOME=N,...")
+        if samples is not None:   # a device, FIFO or missing file is refused before any solve
+            from exactdice.input_files import MAX_CSV_BYTES, check_input_file
+
+            check_input_file(samples, "samples", "CSV", MAX_CSV_BYTES)
         setup_part, rules_part = split_values(system, values)
         setup, rules = system.setup(setup_part), system.rules(rules_part)
         headline = system.outcome_column(setup)
@@ -76,29 +80,12 @@ def system_command(system) -> click.Command:
         exact, others = _exact_laws(system, setup, rules, with_columns=samples is not None)
         others.pop(headline, None)
         field = "samples" if samples is not None else "counts"
-        fits = {}
-        if column_name not in others:  # the outcome, from its own column or one named by --column
-            headline = column_name or headline
-            observed = read_sample_column(samples, headline) if samples is not None else parse_counts(counts)
-            fits[headline] = (exact if exact is not None else system.exact(setup, rules), observed)
-        elif samples is None:
-            raise InputError("column_name", f"column {column_name!r} is read from `samples` FILE.csv")
-        if samples is not None and others:
-            wanted = [column_name] if column_name in others else [] if column_name else list(others)
-            read = read_sample_columns(samples, wanted)
-            if column_name in others and column_name not in read:
-                read_sample_column(samples, column_name)  # names the missing column
-            for name, observed in read.items():
-                law = others[name]
-                observed = law.fold(observed)
-                # a value the exact law never gives is an impossible outcome (a misfit), not a typo
-                expected = dict(law.probabilities)
-                expected.update({value: Fraction(0) for value in observed if value not in expected})
-                fits[name] = (expected, observed)
-        # each of k columns is tested at alpha / k (Bonferroni): all k together keep level alpha
-        level = alpha / len(fits)
-        reports = {name: goodness_of_fit(expected, observed, alpha=level, test=test, field=field)
-                   for name, (expected, observed) in fits.items()}
+        if samples is not None and column_name is None:   # every column with a law, as the page does
+            law = exact if exact is not None else system.exact(setup, rules)
+            reports = fit_sample_columns(samples, headline, law, others, alpha=alpha, test=test, field=field)
+        else:
+            reports = _one_column(system, setup, rules, exact, others, samples, counts, column_name, headline,
+                                  alpha, test, field)
         fitting = all(report.fits for report in reports.values())
         first = next(iter(reports))
         if as_json:
@@ -133,6 +120,27 @@ def system_command(system) -> click.Command:
                  f"the samples were simulated with.")
     decorated = _own_options(parameter_options(system.parameters)(callback))
     return click.command(name=system.name, help=help_text, epilog=_EPILOG)(decorated)
+
+
+def _one_column(system, setup, rules, exact, others, samples, counts, column_name, headline, alpha, test,
+                field) -> dict:
+    """``--column NAME`` (or ``--counts``): that one column's report."""
+    if column_name in others:
+        if samples is None:
+            raise InputError("column_name", f"column {column_name!r} is read from `samples` FILE.csv")
+        read = read_sample_columns(samples, [column_name])
+        if column_name not in read:
+            read_sample_column(samples, column_name)  # names the missing column
+        law = others[column_name]
+        observed = law.fold(read[column_name])
+        # a value the exact law never gives is an impossible outcome (a misfit), not a typo
+        expected = dict(law.probabilities)
+        expected.update({value: Fraction(0) for value in observed if value not in expected})
+    else:  # the outcome, from its own column or one named by --column
+        column_name = column_name or headline
+        observed = read_sample_column(samples, column_name) if samples is not None else parse_counts(counts)
+        expected = exact if exact is not None else system.exact(setup, rules)
+    return {column_name: goodness_of_fit(expected, observed, alpha=alpha, test=test, field=field)}
 
 
 def _exact_laws(system, setup, rules, *, with_columns: bool) -> tuple[dict | None, dict]:

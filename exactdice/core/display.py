@@ -26,6 +26,8 @@ __all__ = ["Display", "percent_text", "column_percent_text", "significant_text",
            "counted", "DEFAULT_DIGITS", "SHORT_FRACTION"]
 
 DEFAULT_DIGITS = 3
+#: the most significant digits shown (more says nothing; 10^7 took minutes to format)
+MAX_DIGITS = 1000
 """Significant digits of a percentage or decimal unless ``--digits`` says otherwise."""
 
 SHORT_FRACTION = 21
@@ -171,6 +173,12 @@ class Display:
     exact: bool = False
     digits: int | None = None
     float_preview: bool = False
+
+    def __post_init__(self):
+        if self.digits is not None and not 1 <= self.digits <= MAX_DIGITS:
+            from exactdice.errors import InputError
+
+            raise InputError("digits", f"must be from 1 to {MAX_DIGITS:,} significant digits, got {self.digits:,}")
 
     @property
     def significant(self) -> int:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from exactdice.errors import InputError
 
 __all__ = ["PlayerPolicy", "NarratorPolicy", "parse_player_policy", "parse_narrator_policy",
-           "BREAK_OPTIONS", "GLITCH_OPTIONS"]
+           "check_policy_dice", "BREAK_OPTIONS", "GLITCH_OPTIONS"]
 
 BREAK_OPTIONS = ("security", "footing-discard", "footing-dice", "advantage")
 GLITCH_OPTIONS = ("hurt", "plans", "sideswipe")
@@ -324,3 +324,27 @@ def parse_narrator_policy(text: str | None) -> NarratorPolicy:
         return replace(_parse_fixed(NarratorPolicy(), rest, field_name, _NARRATOR_KEYS, _NARRATOR_NAMES),
                        kind="random")
     return _parse_fixed(NarratorPolicy(), text, field_name, _NARRATOR_KEYS, _NARRATOR_NAMES)
+
+
+def check_policy_dice(player: PlayerPolicy, narrator: NarratorPolicy, sizes) -> None:
+    """A preference that names a die size the contest never holds (``draw=d12`` with a pool
+    of d6, d8 and d10) is a slip, not a preference: an `InputError` naming the policy. The
+    spec's default orders (d6, d8, d10) may name sizes a small pool lacks.
+
+    >>> check_policy_dice(parse_player_policy("draw=d12"), NarratorPolicy(), {6, 8, 10})
+    Traceback (most recent call last):
+    ...
+    exactdice.errors.InputError: player_policy: draw=d12 names d12, which no hand, pool or reserve of this contest holds (its dice: d6, d8, d10)
+    """
+    held = set(sizes)
+    for field, policy, keys in (("player_policy", player, ("draw", "risk_take")),
+                                ("narrator_policy", narrator, ("draw", "plans_take", "give"))):
+        if policy.kind in ("optimal", "kind"):
+            continue
+        default = type(policy)()
+        for key in keys:
+            named = [size for size in getattr(policy, key) if size not in held and size not in getattr(default, key)]
+            if named:
+                given = "=".join([key, ">".join(f"d{size}" for size in getattr(policy, key))])
+                raise InputError(field, f"{given} names d{named[0]}, which no hand, pool or reserve of this contest "
+                                        f"holds (its dice: {', '.join(f'd{size}' for size in sorted(held))})")

@@ -33,6 +33,9 @@ MAX_PERIL = 200
 MAX_FALLOUT = 200
 #: longest victory track: the states grow with it (W = 20 with -a 1 -c 1: 14 s on a busy machine)
 MAX_CONSEQUENCE = 20
+#: most dice in one hand (Ability, Challenge or an explicit hand): a hand's roll table grows
+#: with its outcomes (20 d6 against a d6: 5.5 s on a loaded machine; 1000 d6 ran for minutes)
+MAX_HAND_DICE = 20
 
 STATE_KEYS = ("player_dice", "narrator_dice", "pool", "reserve", "player_chips", "narrator_chips",
               "player_stack", "narrator_stack", "wins", "losses", "peril", "consequence")
@@ -159,6 +162,12 @@ class ContestSetup:
         if self.consequence > MAX_CONSEQUENCE:
             raise TooLargeError("consequence", f"{self.consequence:,} is more than the limit of {MAX_CONSEQUENCE} "
                                                "(the contest's states grow with the track's length)")
+        for name, count in (("ability", self.ability), ("challenge", self.challenge),
+                            ("player_dice", sum((self.player_dice or {}).values())),
+                            ("narrator_dice", sum((self.narrator_dice or {}).values()))):
+            if count is not None and count > MAX_HAND_DICE:
+                raise TooLargeError(name, f"{count:,} dice in a hand is more than the limit of {MAX_HAND_DICE} (a "
+                                          "hand's roll table grows with the outcomes of its dice)")
 
     def _check_position(self) -> None:
         """A mid-contest position that can be: stacks below a completion, the track not full."""
@@ -178,7 +187,13 @@ class ContestSetup:
             if self.ability is not None or self.challenge is not None:
                 raise InputError("ability", "give either `ability`/`challenge` (a draw) or explicit hands, not both")
         else:
-            if self.ability is None or self.challenge is None:
+            if self.ability is not None and self.challenge is None:
+                raise InputError("challenge", "give `challenge` too: a draw needs both `ability` and `challenge` "
+                                              "(or give explicit `player_dice` and `narrator_dice`)")
+            if self.ability is None and self.challenge is not None:
+                raise InputError("ability", "give `ability` too: a draw needs both `ability` and `challenge` "
+                                            "(or give explicit `player_dice` and `narrator_dice`)")
+            if self.ability is None:
                 raise InputError("ability", "give `ability` and `challenge` (or explicit `player_dice` and `narrator_dice`)")
         if self.draw_chips and not explicit:
             raise InputError("draw_chips", "only applies to explicit hands")

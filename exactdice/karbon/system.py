@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from exactdice.errors import InputError
 from exactdice.karbon.dice import dice_text, parse_dice_list
-from exactdice.karbon.policies import parse_narrator_policy, parse_player_policy
+from exactdice.karbon.policies import check_policy_dice, parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import RULE_CHOICES, Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup, read_state_file
 from exactdice.karbon.simulate import OUTCOME_COLUMN
@@ -88,7 +88,9 @@ def contest_from_values(setup: Mapping):
     player = parse_player_policy(values["player_policy"])
     narrator = parse_narrator_policy(values["narrator_policy"])
     if values["state_file"]:
-        return read_state_file(values["state_file"]), player, narrator
+        contest = read_state_file(values["state_file"])
+        check_policy_dice(player, narrator, contest.sizes().sizes)
+        return contest, player, narrator
     hands = {name: parse_dice_list(values[name], name) if values[name] else None
              for name in ("player_dice", "narrator_dice")}
     contest = ContestSetup(
@@ -97,6 +99,7 @@ def contest_from_values(setup: Mapping):
         training=values["training"], fallout=values["fallout"], draw_chips=values["draw_chips"],
         pool=parse_dice_list(values["pool"], "pool"),
         reserve=parse_dice_list(values["reserve"], "reserve"), **hands)
+    check_policy_dice(player, narrator, contest.sizes().sizes)
     return contest, player, narrator
 
 

@@ -175,8 +175,11 @@ def _progress_bar(progress, total_hint):
         return None
     from tqdm import tqdm
 
-    # the bar counts what the limit counts (states found), with the limit as its total
-    return tqdm(total=total_hint, unit="states", desc="exploring", leave=False)
+    # the bar counts what the limit counts (states found); the limit is no estimate of the
+    # work, so no percentage and no time left (an ETA against --max-states read 49:42 for a
+    # job under a minute)
+    return tqdm(total=total_hint, unit="states", desc="exploring", leave=False,
+                bar_format="{desc}: {n_fmt} states (limit {total_fmt}) [{elapsed}, {rate_fmt}]")
 
 
 @contextmanager

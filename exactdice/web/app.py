@@ -14,11 +14,10 @@ from the exact fraction, never computed in floats).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
-import os
 import re
-import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -43,7 +42,7 @@ from exactdice.web.jobs import JobManager
 from exactdice.web.systems import SYSTEM_PAGES
 from exactdice.web.tasks import WIDE_BOUNDS
 
-__all__ = ["create_app", "with_labels", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
+__all__ = ["create_app", "TokenRequired", "TOKEN_ENVIRONMENT_VARIABLE", "TOKEN_HEADER", "with_labels", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
 
 HERE = Path(__file__).parent
 MAX_UPLOAD_BYTES = 20_000_000
@@ -103,8 +102,12 @@ def _in_words(policies: dict, ruleset: dict) -> dict:
 
 
 def _present_validation(result: dict) -> dict:
-    """A fit report with each outcome's exact probability (keyed as in the CSV column)."""
-    return {"report": result["report"], "exact": {name: exact_json(p) for name, p in result["law"]}}
+    """A fit report with each outcome's exact probability (keyed as in the CSV column), and
+    where every column was tested, each column's report and the verdict over all of them."""
+    shown = {"report": result["report"], "exact": {name: exact_json(p) for name, p in result["law"]}}
+    if "columns" in result:
+        shown.update(columns=result["columns"], fits=result["fits"])
+    return shown
 
 
 def _present_outcomes(result: dict) -> dict:
@@ -128,7 +131,26 @@ def _present_grid(result: dict) -> dict:
                         for name, cells in result["metrics"]]}
 
 
-_PRESENT = {"karbon_grid": _present_grid, "karbon_odds": _present_odds, "validate_karbon": _present_validation,
+def _present_dist(result: dict) -> dict:
+    """A distribution as the page's JSON: each outcome with its exact P(exactly), P(at least)
+    and P(at most), and the mean."""
+    mean = result["mean"]
+    return {"expression": result["expression"],
+            "outcomes": [{"outcome": outcome, "p": exact_json(p), "at_least": exact_json(at_least),
+                          "at_most": exact_json(at_most)} for outcome, p, at_least, at_most in result["outcomes"]],
+            "mean": exact_json(mean), "mean_value": None if mean is None else fraction_text(mean)}
+
+
+def _sized(payload: dict, status_code: int = 200) -> JSONResponse:
+    """The JSON response, or past `MAX_ANSWER_BYTES` an error saying its size."""
+    response = JSONResponse(payload, status_code=status_code)
+    if len(response.body) > MAX_ANSWER_BYTES:
+        return _errors({"form": f"the answer is {len(response.body):,} bytes, past the page's limit of "
+                                f"{MAX_ANSWER_BYTES:,}; ask for less (the command line prints any size)"}, 413)
+    return response
+
+
+_PRESENT = {"dist": _present_dist, "karbon_grid": _present_grid, "karbon_odds": _present_odds, "validate_karbon": _present_validation,
             "validate_system": _present_validation,
             "system_exact": _present_outcomes}
 
@@ -158,21 +180,72 @@ def _errors(errors: dict, status: int = 422) -> JSONResponse:
                         status_code=status)
 
 
+#: most fields one request may send (the Karbon form has under 40)
+MAX_REQUEST_FIELDS = 200
+#: the largest answer sent, in bytes of JSON; past it the size is the answer
+MAX_ANSWER_BYTES = 32 * 2**20
+#: the most totals a distribution shown on the page may have (a chart of more bars says nothing)
+MAX_PAGE_TOTALS = 20_000
+
+
+#: how long a dist request waits for its worker's answer before the page follows the job
+DIST_WAIT_SECONDS = 2.0
+
+
+async def _until_finished(job, seconds: float) -> None:
+    """Wait up to *seconds* for *job* to end, on the event loop (no thread is held)."""
+    deadline = time.monotonic() + seconds
+    while not job.finished and time.monotonic() < deadline:
+        await asyncio.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
+
+
+class _ClientGone(Exception):
+    """The client closed the connection while its request was read: nobody to answer."""
+
+
+async def _body_bytes(request: Request) -> bytes:
+    """The request body, never more than `MAX_UPLOAD_BYTES`: a Content-Length past it is
+    refused before anything is read, and a body that streams past it is cut there."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise FormError({"form": f"Content-Length {declared!r} is not a number of bytes"})
+        if int(declared) > MAX_UPLOAD_BYTES:
+            raise _TooLarge(int(declared))
+    from starlette.requests import ClientDisconnect
+
+    chunks, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_UPLOAD_BYTES:
+                raise _TooLarge(None)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise _ClientGone() from None
+    return b"".join(chunks)
+
+
+class _TooLarge(Exception):
+    """A request body past `MAX_UPLOAD_BYTES` (its declared size, or None: cut while streaming)."""
+
+    def __init__(self, declared):
+        super().__init__(declared)
+        self.declared = declared
+
+
 async def _json_body(request: Request) -> dict:
     # JSON only: a browser sends that cross-site only after asking (CORS), which this
     # server never allows, so another site cannot start work here
     if not request.headers.get("content-type", "").startswith("application/json"):
         raise FormError({"form": "send the fields as JSON (Content-Type: application/json)"})
-    body = await request.body()
-    if len(body) > MAX_UPLOAD_BYTES:
-        raise FormError({"form": f"the request is {len(body):,} bytes; at most {MAX_UPLOAD_BYTES:,}"})
+    from exactdice.input_files import flat_json_object
+
+    body = await _body_bytes(request)
     try:
-        data = json.loads(body or b"{}")
-    except ValueError:
-        raise FormError({"form": "the request body is not JSON"}) from None
-    if not isinstance(data, dict):
-        raise FormError({"form": "the request body must be a JSON object of field values"})
-    return data
+        return flat_json_object(body or b"{}", "form", "the request body", MAX_REQUEST_FIELDS)
+    except InputError as error:
+        raise FormError({"form": error.message}) from None
 
 
 def default_tables_dir() -> Path | None:
@@ -247,17 +320,48 @@ def _table_cell(value: Fraction, probability: bool) -> dict:
     return {"exact": fraction_text(value), "value": decimal_text(value, 2)}
 
 
+#: the environment variable that sets the token of a server open to the network
+TOKEN_ENVIRONMENT_VARIABLE = "EXACTDICE_SERVE_TOKEN"
+#: the request header (or ``token`` query parameter, for the page's unload beacon) carrying it
+TOKEN_HEADER = "x-exactdice-token"
+
+
+class TokenRequired:
+    """ASGI middleware: every ``/api/`` request must carry the server's token (header
+    `TOKEN_HEADER`, or ``?token=``); pages and static files need none (they hold no data).
+    A header, not a cookie, so another site's page cannot send it along."""
+
+    def __init__(self, app, token: str):
+        self.app, self.token = app, token
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            import secrets
+            from urllib.parse import parse_qs
+
+            given = dict(scope.get("headers") or ()).get(TOKEN_HEADER.encode(), b"").decode("latin-1")
+            given = given or parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+            if not secrets.compare_digest(given.encode(), self.token.encode()):
+                response = JSONResponse({"status": "error", "errors": {"token": (
+                    "this server is open to the network and needs its token (printed where exactdice "
+                    "serve was started)" if not given else "wrong token")}}, status_code=401)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 #: Host headers the app answers by default (this machine; "testserver" is the test client's)
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1", "testserver")
 
 
 def create_app(store_path=None, workers: int = 2, tables_dir="default",
-               worker_memory: int | None = None, allowed_hosts=LOCAL_HOSTS) -> Starlette:
+               worker_memory: int | None = None, allowed_hosts=LOCAL_HOSTS, token: str | None = None) -> Starlette:
     """The web app. ``store_path``: the SQLite results store (None: no cache);
     ``tables_dir``: the canonical tables to browse (default: the checkout's ``tables/``);
     ``worker_memory``: bytes of address space each worker process may use (None: no cap);
     ``allowed_hosts``: the Host headers it answers (another name is refused, so a web
-    site that points its own name at 127.0.0.1 cannot reach it)."""
+    site that points its own name at 127.0.0.1 cannot reach it); ``token``: what every API
+    request must carry (`TokenRequired`; a server open to the network), or None."""
     manager = JobManager(workers=workers, memory_limit=worker_memory)
     tables = _table_files(default_tables_dir() if tables_dir == "default" else
                           (Path(tables_dir) if tables_dir else None))
@@ -328,6 +432,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         snapshot = job.snapshot()
         if snapshot["result"] is not None:
             snapshot["result"] = _PRESENT[job.task](snapshot["result"])
+            return _sized(snapshot, status_code)
         if snapshot["errors"]:
             snapshot["errors"] = {form_field(name, _JOB_FIELDS)
                                   if name != "form" else "form": with_labels(text)
@@ -357,7 +462,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                                              "narrator": narrator, **limits}, on_done=keep_exact)
         return job_response(job, 202)
 
-    def job_status(request):  # a plain function: Starlette runs it in a thread, so it may wait
+    async def job_status(request):   # waits without a thread: fifty pollers would hold the thread pool
         job = manager.get(request.path_params["job"])
         if job is None:
             return _errors({"job": f"no job {request.path_params['job']!r} (finished jobs are "
@@ -370,8 +475,7 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         except ValueError:
             return _errors({"wait": f"must be a number of seconds from 0 to {MAX_WAIT_SECONDS:g}, "
                                     f"got {wait!r}"})
-        if seconds:
-            job.wait(seconds)
+        await _until_finished(job, seconds)
         return job_response(job)
 
     def cancel(request):  # a plain function: the kill and join run in a thread, not the event loop
@@ -382,10 +486,6 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         return job_response(job)
 
     async def validate(request):
-        from exactdice.validation import read_sample_column
-
-        from exactdice.web.tasks import fit_report, karbon_law, outcomes_law
-
         system = request.path_params["system"]
         page = SYSTEM_PAGES.get(system)
         if system != "karbon" and page is None:
@@ -416,9 +516,10 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                 errors.update(error.errors)
             if errors:
                 raise FormError(errors)
+            all_columns = not column   # blank: the outcome column and every further one with a law, as the CLI
             if not column:
                 column = "outcome" if page is None else page.outcome_column(prepared.values)
-            counts = _read_counts(text, column, read_sample_column)
+            _check_sample_head(text, column)
             if page is None:
                 setup, ruleset, player, narrator, limits = prepared
                 key = karbon_key(setup, ruleset, player, narrator)
@@ -427,21 +528,18 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             else:
                 key = _system_key(page, prepared)
                 task, arguments = "validate_system", {"system": system, "values": prepared.values}
-            cached = await run_in_threadpool(store_get, key)
-            if cached is not None:
-                law = karbon_law(cached) if page is None else outcomes_law(cached)
-                return JSONResponse({"status": "done", "cached": True,
-                                     "result": _present_validation(fit_report(law, counts, alpha))})
+            cached = await run_in_threadpool(store_get, key)   # the worker then only counts and tests
         except FormError as error:
             return _errors(error.errors)
         except InputError as error:
             return _errors({form_field(error.field, ("samples", "column", "alpha")): error.message})
-        job = manager.submit(task, dict(arguments, counts=counts, alpha=alpha),
-                             on_done=lambda result: store_put(key, result["exact"]))
+        job = manager.submit(task, dict(arguments, samples=text, column=column, alpha=alpha, exact=cached,
+                                        all_columns=all_columns),
+                             on_done=None if cached is not None else lambda result: store_put(key, result["exact"]))
         return job_response(job, 202)
 
     async def dist(request):
-        from exactdice.core.notation import parse_dice
+        from exactdice.core.notation import notation_size
 
         try:
             data = await _json_body(request)
@@ -453,24 +551,24 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
                 raise FormError({"expression": "give a dice expression such as 3d6+2 or 4d6kh3"})
             if len(expression) > 500:
                 raise FormError({"expression": f"is {len(expression)} characters long; at most 500"})
-            distribution = parse_dice(expression, field="expression")
+            totals, digits = notation_size(expression, field="expression")
+            answer = totals * (8 * digits + 400)   # four exact values and their decimals a row
+            if totals > MAX_PAGE_TOTALS or answer > MAX_ANSWER_BYTES:
+                raise FormError({"expression": f"has up to {totals:,} totals (an answer of about "
+                                               f"{answer / 2**20:,.0f} MiB); the page shows at most "
+                                               f"{MAX_PAGE_TOTALS:,} (exactdice dist prints any size)"})
         except FormError as error:
             return _errors(error.errors)
         except InputError as error:
             return _errors({"expression": error.message})
-        probabilities = distribution.probabilities()
-        integer = all(isinstance(outcome, int) for outcome in probabilities)
-        at_least = distribution.survival() if integer else {}
-        at_most = distribution.cdf() if integer else {}
-        outcomes = [{"outcome": str(outcome), "p": exact_json(p),
-                     "at_least": exact_json(at_least.get(outcome)),
-                     "at_most": exact_json(at_most.get(outcome))}
-                    for outcome, p in probabilities.items()]
-        if sum(probabilities.values(), Fraction(0)) != 1:
-            return _errors({"expression": "the probabilities do not sum to exactly 1"}, 500)
-        return JSONResponse({"expression": expression, "outcomes": outcomes,
-                             "mean": exact_json(distribution.mean()) if integer else None,
-                             "mean_value": fraction_text(distribution.mean()) if integer else None})
+        job = manager.submit("dist", {"expression": expression})
+        await _until_finished(job, DIST_WAIT_SECONDS)   # most answers take milliseconds: answer at once
+        if job.status == "done":
+            return JSONResponse(_present_dist(job.result))
+        if job.status == "error":
+            return _errors({form_field(name, ("expression",)): with_labels(text)
+                            for name, text in (job.errors or {}).items()})
+        return job_response(job, 202)
 
     async def karbon_grid(request):
         began = time.perf_counter()
@@ -507,6 +605,15 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
         # e.g. a results store that became unreadable: a message, never a traceback
         return _errors({"form": str(exc)}, 500)
 
+    async def too_large(request, exc):
+        size = f"{exc.declared:,} bytes" if exc.declared is not None else f"more than {MAX_UPLOAD_BYTES:,} bytes"
+        return JSONResponse({"status": "error", "errors": {"form": f"the request is {size}; at most "
+                                                                   f"{MAX_UPLOAD_BYTES:,}"}},
+                            status_code=413, headers={"Connection": "close"})
+
+    async def client_gone(request, exc):   # nobody reads it; no traceback in the log
+        return JSONResponse({"status": "error", "errors": {"form": "the client went away"}}, status_code=400)
+
     async def internal_error(request, exc):
         return _errors({"form": f"internal error ({type(exc).__name__}: {exc}); please report it"}, 500)
 
@@ -531,9 +638,11 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default",
             manager.shutdown()
 
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: method_not_allowed,
-                                        InputError: store_or_input_error, 500: internal_error},
+                                        InputError: store_or_input_error, _TooLarge: too_large,
+                                        _ClientGone: client_gone, 500: internal_error},
                     lifespan=lifespan,
-                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))])
+                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
+                    + ([Middleware(TokenRequired, token=token)] if token else []))
     app.state.jobs = manager
     app.state.store_path = store_path
     return app
@@ -544,15 +653,12 @@ def _system_key(page, call) -> ResultKey:
     return ResultKey(page.name, {}, {"result": "web_exact", **call.values}, {})
 
 
-def _read_counts(text: str, column: str, read_sample_column) -> dict:
-    """Outcome counts of one CSV column, read by the CLI's own reader (via a temporary file)."""
-    handle, path = tempfile.mkstemp(suffix=".csv", prefix="exactdice-upload-")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-        try:
-            return dict(read_sample_column(path, column, field="samples"))
-        except InputError as error:
-            raise InputError("samples", error.message.replace(path, "the uploaded file")) from None
-    finally:
-        os.unlink(path)
+def _check_sample_head(text: str, column: str) -> None:
+    """The upload's header and first row read at once (the column missing, no rows: a 422
+    now), when they are short; the whole file is counted in the worker."""
+    from exactdice.web.tasks import sample_counts
+
+    end = text.find("\n", text.find("\n") + 1)
+    head = text if end < 0 else text[:end + 1]
+    if len(head) <= 65_536:
+        sample_counts(head, column)

@@ -142,10 +142,10 @@ def _karbon_fields() -> tuple[Field, ...]:
                         label="Max states", help="Stop exploring past this many states."))
     fields.append(Field("max_seconds", "int", DEFAULT_BOUNDS_SECONDS, low=0, high=MAX_BOUNDS_SECONDS,
                         label="Bounds seconds",
-                        help="An optimal player whose exact game passes Max states, or a quarter of "
+                        help="An optimal player whose exact game passes Max states, or a tenth of "
                              "this many seconds of exploring, is answered with certified bounds searched "
-                             "for this long; with the exact check that follows, the answer takes up to "
-                             "about twice this (0: no bounds; stop at Max states instead)."))
+                             "for this long, with their gap; with the exact check that follows, the answer "
+                             "takes up to about 1.6 times this (0: no bounds; stop at Max states instead)."))
     return tuple(fields)
 
 
@@ -182,10 +182,13 @@ def integer_values(text: str, field: Field) -> list[int]:
     [1, 2, 3, 5]
     """
     values = parse_integer_list(text, field.name)
-    for value in values:
-        if (field.low is not None and value < field.low) or (field.high is not None and value > field.high):
-            raise InputError(field.name, f'"{text}" reaches {value}; {field.label or field.name} goes from '
-                                         f'{field.low} to {field.high} on this page')
+    beyond = [value for value in values if (field.low is not None and value < field.low)
+              or (field.high is not None and value > field.high)]
+    if beyond:   # the value farthest out: "1-20" goes up to 20, not "reaches 16"
+        worst = max(beyond) if max(beyond) > (field.high if field.high is not None else max(beyond) - 1) else min(beyond)
+        direction = "up to" if field.high is not None and worst > field.high else "down to"
+        raise InputError(field.name, f'"{text}" goes {direction} {worst}; {field.label or field.name} goes from '
+                                     f'{field.low} to {field.high} on this page')
     if len(set(values)) != len(values):
         raise InputError(field.name, f'"{text}" names a value twice')
     return values
@@ -351,6 +354,7 @@ def karbon_contest(data: dict):
     """
     from exactdice.karbon import (RULE_CHOICES, ContestSetup, Rules, parse_narrator_policy,
                                   parse_player_policy)
+    from exactdice.karbon.policies import check_policy_dice
     from exactdice.karbon.dice import parse_dice_list
 
     hands = [data.get(name) for name in ("player_dice", "narrator_dice")] if isinstance(data, dict) else []
@@ -396,6 +400,7 @@ def karbon_contest(data: dict):
             training=values["training"], fallout=values["fallout"],
             player_dice=dice["player_dice"], narrator_dice=dice["narrator_dice"],
             draw_chips=values["draw_chips"], pool=dice["pool"], reserve=dice["reserve"], **position)
+        check_policy_dice(player, narrator, setup.sizes().sizes)
     except InputError as error:
         raise FormError({form_field(error.field, KARBON_FIELD_NAMES): error.message}) from None
     return setup, ruleset, player, narrator, {name: values[name] for name in ("max_states", "max_seconds")}

@@ -22,16 +22,19 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import secrets
 import signal
 import threading
 import time
 from collections import OrderedDict
 
-__all__ = ["Job", "JobManager", "JOB_STATUSES", "CANCELLED_EXIT_CODE"]
+__all__ = ["Job", "JobManager", "JOB_STATUSES", "CANCELLED_EXIT_CODE", "QUICK_TASKS"]
 
 JOB_STATUSES = ("queued", "running", "done", "error", "cancelled")
 _KEPT_FINISHED_JOBS = 200
+#: tasks whose work is bounded to seconds before they start: they run in their own lane
+QUICK_TASKS = frozenset({"dist"})
 #: the exit status of a cancelled worker process (ended by SIGTERM)
 CANCELLED_EXIT_CODE = -signal.SIGTERM
 #: how long a cancelled worker may take to end before it is killed (seconds)
@@ -121,13 +124,18 @@ class Job:
 
 
 class JobManager:
-    """Runs jobs in worker processes, at most ``workers`` at once (the rest wait their turn);
-    each worker's address space is capped at ``memory_limit`` bytes when given."""
+    """Runs jobs in worker processes, at most ``workers`` at once (the rest wait their turn),
+    and `QUICK_TASKS` in ``quick_workers`` more; each worker's address space is capped at
+    ``memory_limit`` bytes when given."""
 
-    def __init__(self, workers: int = 2, memory_limit: int | None = None):
+    def __init__(self, workers: int = 2, memory_limit: int | None = None, quick_workers: int = 2):
         if workers < 1:
             raise ValueError("workers must be >= 1")
         self.memory_limit = memory_limit
+        # quick tasks (bounded up front to seconds: a dice distribution) run in long-lived
+        # workers of their own: they never wait behind long solves, nor for a process to start
+        self._quick_workers = max(1, quick_workers)
+        self._quick_pool = None
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(["exactdice.web.tasks", "exactdice.karbon",
                                               "exactdice.karbon.solve", "exactdice.validation"])
@@ -145,9 +153,43 @@ class JobManager:
             finished = [key for key, old in self._jobs.items() if old.finished]
             for key in finished[:max(0, len(finished) - _KEPT_FINISHED_JOBS)]:
                 del self._jobs[key]
-        threading.Thread(target=self._run, args=(job,), daemon=True,
-                         name=f"exactdice-job-{identifier}").start()
+        if task in QUICK_TASKS:
+            self._run_quick(job)
+        else:
+            threading.Thread(target=self._run, args=(job,), daemon=True,
+                             name=f"exactdice-job-{identifier}").start()
         return job
+
+    def _run_quick(self, job: Job) -> None:
+        """A quick task in the long-lived pool; its answer finishes the job when it comes."""
+        from concurrent.futures import ProcessPoolExecutor
+
+        from exactdice.web.tasks import start_quick_worker, task_outcome
+
+        with self._lock:
+            if self._quick_pool is None:
+                self._quick_pool = ProcessPoolExecutor(self._quick_workers, mp_context=self._context,
+                                                       initializer=start_quick_worker,
+                                                       initargs=(self.memory_limit, os.getpid()))
+            pool = self._quick_pool
+        job.status, job.progress = "running", "started"
+
+        def finished(future):
+            try:
+                kind, value = future.result()
+            except Exception as error:   # the pool broke (a worker died): a new one next time
+                with self._lock:
+                    if self._quick_pool is pool:
+                        self._quick_pool = None
+                job._finish("error", errors={"form": self._death_message(f"{type(error).__name__}")})
+                return
+            if kind == "done":
+                job._finish("done", result=value)
+            else:
+                job._finish("error", errors=value if kind == "input_error" else {"form": value})
+            job._process_ended.set()
+
+        pool.submit(task_outcome, job.task, job.arguments, self.memory_limit).add_done_callback(finished)
 
     def get(self, identifier: str) -> Job | None:
         """The job with this id, or None."""
@@ -162,12 +204,12 @@ class JobManager:
     def _run(self, job: Job) -> None:
         from exactdice.web.tasks import run_task
 
-        with self._slots:
+        with self._quick_slots if job.task in QUICK_TASKS else self._slots:
             if job.finished:  # cancelled while it waited
                 return
             receiving, sending = self._context.Pipe(duplex=False)
-            process = self._context.Process(target=run_task, args=(sending, job.task, job.arguments, self.memory_limit),
-                                            daemon=True)
+            process = self._context.Process(target=run_task, daemon=True,
+                                            args=(sending, job.task, job.arguments, self.memory_limit, os.getpid()))
             with job._lock:
                 if job.finished:
                     return
@@ -209,3 +251,9 @@ class JobManager:
         """Cancel every unfinished job (their worker processes are killed)."""
         for job in self.running():
             job.cancel()
+        with self._lock:
+            pool, self._quick_pool = self._quick_pool, None
+        if pool is not None:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -18,11 +18,12 @@ import io
 import re
 import sys
 import time
+from contextlib import contextmanager
 from fractions import Fraction
 
 from exactdice.errors import InputError
 
-__all__ = ["karbon_odds", "karbon_bounds", "worker_memory_budget", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS", "WIDE_BOUNDS"]
+__all__ = ["dist_table", "sample_counts", "MAX_RESULT_BYTES", "karbon_odds", "karbon_bounds", "worker_memory_budget", "validate_karbon", "validate_system", "system_exact", "fit_report", "karbon_law", "run_task", "TASKS", "EXPECTATIONS", "WIDE_BOUNDS"]
 
 #: the expectations of a contest, in the order the page shows them
 EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
@@ -31,11 +32,12 @@ EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
 def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None, max_seconds=None) -> dict:
     """A contest's exact odds and expectations (`contest_odds`), checked to sum to exactly 1;
     under an optimal player also the first-round advice in words. An optimal player's game
-    past ``max_states``, or past a quarter of ``max_seconds`` of exploring
-    (`exact_attempt_seconds`), is answered with certified bounds searched for
+    past ``max_states``, or past a tenth of ``max_seconds`` of exploring
+    (`exactdice.karbon.attempt`), is answered with certified bounds searched for
     ``max_seconds`` (`karbon_bounds`) when that is given and not 0, as the CLI does."""
     from exactdice.errors import TooLargeError
-    from exactdice.karbon.bounds import bounds_apply, exact_attempt_seconds
+    from exactdice.karbon.attempt import attempt_words, exact_attempt_seconds
+    from exactdice.karbon.bounds import bounds_apply
     from exactdice.karbon.dice import dice_text
     from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
     from exactdice.karbon.solve import DEFAULT_MAX_STATES, contest_odds, explain_first_round
@@ -56,7 +58,7 @@ def karbon_odds(setup, ruleset=None, player=None, narrator=None, max_states=None
         if not can_bound:
             raise
         too_large = {"max_states": f"past Max states, {max_states:,}",
-                     "explore_seconds": f"{error.message}, a quarter of Bounds seconds",
+                     "explore_seconds": f"{error.message}, {attempt_words(max_seconds, 'Bounds seconds')}",
                      MEMORY_FLAG: "past this worker's memory budget"}.get(error.field, error.message)
     else:
         too_large = None
@@ -148,18 +150,102 @@ def fit_report(law: dict, counts: dict, alpha: float) -> dict:
     return {"report": report.to_json(), "law": [[name, p] for name, p in law.items()]}
 
 
-def validate_karbon(counts: dict, setup, ruleset, player, narrator, max_states=None,
-                    alpha: float = 0.01) -> dict:
-    """Test sampled outcome counts against a contest's exact P(outcome) (`goodness_of_fit`);
-    ``exact`` is the contest's `karbon_odds` result (the server keeps it)."""
-    exact = karbon_odds(setup, ruleset, player, narrator, max_states)
-    return dict(fit_report(karbon_law(exact), counts, alpha), exact=exact)
+def validate_karbon(samples: str, column: str, setup, ruleset, player, narrator, max_states=None,
+                    alpha: float = 0.01, exact=None, all_columns: bool = False) -> dict:
+    """Test a sample CSV against a contest's exact laws: its *column* (the outcome) against
+    P(outcome), and with *all_columns* every count column it has (rounds, Breaks, ...) as
+    ``exactdice validate karbon`` does (`fit_sample_columns`). ``exact`` is the contest's
+    `karbon_odds` result (the server keeps it, and passes it back to skip the solve)."""
+    exact = exact or karbon_odds(setup, ruleset, player, narrator, max_states)
+
+    def column_laws(header):
+        from exactdice.karbon.count_laws import COUNT_COLUMNS, column_distributions
+
+        if not set(header) & set(COUNT_COLUMNS):
+            return {}
+        return column_distributions(setup, ruleset, player, narrator)
+
+    return dict(_fit_samples(samples, column, karbon_law(exact), column_laws if all_columns else None, alpha),
+                exact=exact)
 
 
-def validate_system(counts: dict, system: str, values: dict, alpha: float = 0.01) -> dict:
-    """Test sampled outcome counts against another system's exact outcome distribution."""
-    exact = system_exact(system, values)
-    return dict(fit_report(outcomes_law(exact), counts, alpha), exact=exact)
+def validate_system(samples: str, column: str, system: str, values: dict, alpha: float = 0.01,
+                    exact=None, all_columns: bool = False) -> dict:
+    """Test a sample CSV against another system's exact laws, its outcome column and (with
+    *all_columns*) every further column the system gives a law for, as the CLI does."""
+    exact = exact or system_exact(system, values)
+
+    def column_laws(header):
+        from exactdice.web.systems import SYSTEM_PAGES
+
+        page = SYSTEM_PAGES[system]
+        declared = page.rules_system()
+        setup, rules = page.build(values)
+        both = getattr(declared, "exact_laws", None)
+        if both is not None:
+            return dict(both(setup, rules)[1])
+        columns = getattr(declared, "column_distributions", None)
+        return dict(columns(setup, rules)) if columns is not None else {}
+
+    return dict(_fit_samples(samples, column, outcomes_law(exact), column_laws if all_columns else None, alpha),
+                exact=exact)
+
+
+def _fit_samples(samples: str, column: str, law: dict, column_laws, alpha: float) -> dict:
+    """The page's fit report of an uploaded CSV: the *column* against *law*, and where
+    *column_laws* (header -> {column: law}) is given, every further column with a law, each
+    at alpha / k (`fit_sample_columns`, as ``exactdice validate``)."""
+    from exactdice.validation import fit_sample_columns
+
+    with _uploaded(samples) as path:
+        try:
+            if column_laws is None:
+                return fit_report(law, sample_counts_of(path, column), alpha)
+            reports = fit_sample_columns(path, column, law, column_laws(_header(path)), alpha=alpha, field="samples")
+        except InputError as error:
+            raise InputError("samples", error.message.replace(path, "the uploaded file")) from None
+    return {"report": reports[column].to_json(), "law": [[name, p] for name, p in law.items()],
+            "columns": {name: report.to_json() for name, report in reports.items()},
+            "fits": all(report.fits for report in reports.values())}
+
+
+def _header(path) -> list[str]:
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        return [name.strip() for name in next(csv.reader([handle.readline(1_000_000)]), [])]
+
+
+def sample_counts(text: str, column: str) -> dict:
+    """Outcome counts of one column of an uploaded CSV, read by the CLI's own reader (via a
+    temporary file, in the worker: a large upload is counted off the server's event loop)."""
+    with _uploaded(text) as path:
+        try:
+            return sample_counts_of(path, column)
+        except InputError as error:
+            raise InputError("samples", error.message.replace(path, "the uploaded file")) from None
+
+
+def sample_counts_of(path, column: str) -> dict:
+    """Counts of one column of the CSV file *path* (`read_sample_column`)."""
+    from exactdice.validation import read_sample_column
+
+    return dict(read_sample_column(path, column, field="samples"))
+
+
+@contextmanager
+def _uploaded(text: str):
+    """The uploaded text in a temporary file, removed afterwards."""
+    import os
+    import tempfile
+
+    handle, path = tempfile.mkstemp(suffix=".csv", prefix="exactdice-upload-")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+        yield path
+    finally:
+        os.unlink(path)
 
 
 def outcomes_law(result: dict) -> dict:
@@ -174,6 +260,29 @@ def system_exact(system: str, values: dict) -> dict:
     words = getattr(SYSTEM_PAGES[system].rules_system(), "outcome_words", None) or str
     # a list of [outcome, p, in words]: the store sorts mapping keys, and the order is the system's
     return {"outcomes": [[name, p, words(name)] for name, p in exact_outcomes(system, values).items()]}
+
+
+def dist_table(expression: str) -> dict:
+    """A dice expression's exact distribution (`parse_dice`), checked to sum to exactly 1:
+    each outcome with P(exactly), P(at least), P(at most) (the last two for integer
+    outcomes), and the mean.
+
+    >>> dist_table("d2")["outcomes"][0]
+    ['1', Fraction(1, 2), Fraction(1, 1), Fraction(1, 2)]
+    """
+    from exactdice.core.notation import parse_dice
+
+    distribution = parse_dice(expression, field="expression")
+    probabilities = distribution.probabilities()
+    if sum(probabilities.values(), Fraction(0)) != 1:
+        raise ArithmeticError("the probabilities do not sum to exactly 1")
+    integer = all(isinstance(outcome, int) for outcome in probabilities)
+    at_least = distribution.survival() if integer else {}
+    at_most = distribution.cdf() if integer else {}
+    return {"expression": expression,
+            "outcomes": [[str(outcome), p, at_least.get(outcome), at_most.get(outcome)]
+                         for outcome, p in probabilities.items()],
+            "mean": distribution.mean() if integer else None}
 
 
 def karbon_grid(row_axis, rows, column_axis, columns, fixed, player, narrator, rules) -> dict:
@@ -204,10 +313,13 @@ def _progress(text: str) -> None:
         sys.stderr.send(text)
 
 
-TASKS = {"karbon_grid": karbon_grid, "validate_system": validate_system, "karbon_odds": karbon_odds, "validate_karbon": validate_karbon, "system_exact": system_exact}
+TASKS = {"karbon_grid": karbon_grid, "validate_system": validate_system, "karbon_odds": karbon_odds,
+         "validate_karbon": validate_karbon, "system_exact": system_exact, "dist": dist_table}
 
 
 _TQDM_LINE = re.compile(r"^(?P<desc>[^:|]+):\s+\d+%\|[^|]*\|\s*(?P<n>\d+)/(?P<total>\d+)\s+\[(?P<elapsed>[\d:]+)")
+#: the exploring bar's own line (`exactdice.markov.graph`: states found against the limit, no ETA)
+_EXPLORING_LINE = re.compile(r"^exploring: (?P<n>\d+) states \(limit (?P<total>\d+)\) \[(?P<elapsed>[\d:]+)")
 
 
 def _plain_progress(line: str) -> str:
@@ -216,9 +328,14 @@ def _plain_progress(line: str) -> str:
 
     >>> _plain_progress("exploring:   0%|          | 13106/3000000 [00:02<10:00, 4977.70states/s]")
     'exploring: 13,106 states so far (limit 3,000,000), 00:02'
+    >>> _plain_progress("exploring: 13106 states (limit 3000000) [00:02, 4977.70states/s]")
+    'exploring: 13,106 states so far (limit 3,000,000), 00:02'
     >>> _plain_progress("cell 2 of 4: ability 1, challenge 2")
     'cell 2 of 4: ability 1, challenge 2'
     """
+    match = _EXPLORING_LINE.match(line)
+    if match is not None:
+        return f"exploring: {int(match['n']):,} states so far (limit {int(match['total']):,}), {match['elapsed']}"
     match = _TQDM_LINE.match(line)
     if match is None:
         return line
@@ -279,7 +396,37 @@ def _out_of_memory(memory_limit: int | None) -> dict:
                           "exactdice serve --worker-memory GIB, or lower max_states)"}
 
 
-def run_task(connection, name: str, arguments: dict, memory_limit: int | None = None) -> None:
+#: the largest answer a worker sends back (pickled); past it, the size is the answer
+MAX_RESULT_BYTES = 64 * 2**20
+
+
+def _watch_server(server: int) -> None:
+    """End this worker when the server process is gone, even by SIGKILL (which no clean-up
+    sees): the worker's parent is the fork server, so the parent-death signal does not
+    tell; a thread looks every half second (`exactdice.processes.die_with_parent` ends it
+    with the fork server too)."""
+    import os
+    import threading
+
+    from exactdice.processes import WATCHDOG_SECONDS, die_with_parent
+
+    die_with_parent(os.getppid())
+
+    def watch():
+        while True:
+            try:
+                os.kill(server, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except OSError:
+                pass
+            time.sleep(WATCHDOG_SECONDS)
+
+    threading.Thread(target=watch, name="exactdice-server-watchdog", daemon=True).start()
+
+
+def run_task(connection, name: str, arguments: dict, memory_limit: int | None = None,
+             server: int | None = None) -> None:
     """Run ``TASKS[name](**arguments)`` in this (worker) process and send the outcome.
 
     Sends ``("progress", text)`` messages, then ``("done", result)`` or
@@ -287,33 +434,57 @@ def run_task(connection, name: str, arguments: dict, memory_limit: int | None = 
     process's address space, so one huge solve stops with a message instead of starving
     the machine, and sets the memory budget below it (`worker_memory_budget`).
     """
-    from exactdice.limits import MEMORY_FLAG, memory_budget, set_memory_budget
-
+    _start_worker(memory_limit, server)
     sys.stderr = _ProgressPipe(connection)
+    try:
+        connection.send(task_outcome(name, arguments, memory_limit))
+    finally:
+        connection.close()
+
+
+def _start_worker(memory_limit: int | None, server: int | None) -> None:
+    """A worker's set-up: it ends with the server, its memory is capped (`run_task`)."""
     import threading
 
     from tqdm import tqdm
 
+    from exactdice.limits import memory_budget, set_memory_budget
+
+    if server is not None:
+        _watch_server(server)
     tqdm.set_lock(threading.RLock())  # not a process-shared semaphore: Cancel kills this process
     if memory_limit:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
         set_memory_budget(min(memory_budget(), worker_memory_budget(memory_limit)), export=False)
+
+
+def start_quick_worker(memory_limit: int | None, server: int | None) -> None:
+    """The set-up of a long-lived worker of quick tasks (`exactdice.web.jobs.QUICK_TASKS`)."""
+    _start_worker(memory_limit, server)
+
+
+def task_outcome(name: str, arguments: dict, memory_limit: int | None = None) -> tuple:
+    """``("done", result)``, ``("input_error", errors)`` or ``("failed", text)`` of one task,
+    run here; an answer past `MAX_RESULT_BYTES` is refused with its size."""
+    from exactdice.limits import MEMORY_FLAG
+
     try:
         result = TASKS[name](**arguments)
     except MemoryError:
-        connection.send(("input_error", _out_of_memory(memory_limit)))
-        return
+        return ("input_error", _out_of_memory(memory_limit))
     except InputError as error:
         if error.field == MEMORY_FLAG:  # the budget above: the server's advice, not the CLI's flag
-            connection.send(("input_error", _out_of_memory(memory_limit)))
-        else:
-            errors = getattr(error, "errors", None)
-            connection.send(("input_error", errors or {error.field or "form": error.message}))
+            return ("input_error", _out_of_memory(memory_limit))
+        errors = getattr(error, "errors", None)
+        return ("input_error", errors or {error.field or "form": error.message})
     except Exception as error:  # reported on the page as a message, not a traceback
-        connection.send(("failed", f"{type(error).__name__}: {error}"))
-    else:
-        connection.send(("done", result))
-    finally:
-        connection.close()
+        return ("failed", f"{type(error).__name__}: {error}")
+    import pickle
+
+    size = len(pickle.dumps(result))
+    if size > MAX_RESULT_BYTES:
+        return ("input_error", {"form": f"the answer is {size:,} bytes, past the page's limit of "
+                                        f"{MAX_RESULT_BYTES:,}; ask for less (the command line prints any size)"})
+    return ("done", result)

@@ -196,23 +196,45 @@ def test_contest_odds_stops_exploring_after_explore_seconds():
     assert (timed.win, timed.loss, timed.tie, timed.states) == (plain.win, plain.loss, plain.tie, plain.states)
 
 
+def test_without_max_seconds_the_exact_attempt_is_time_boxed_too():
+    """The issue: with no flags but the policies, A1 v C1, W1 P0 explored 3,000,000 states
+    (about 145 s) of an exact game that could not finish before the bounds search began."""
+    import time
+
+    from exactdice.karbon import attempt
+
+    began = time.monotonic()
+    saved = attempt.DEFAULT_ATTEMPT_SECONDS
+    attempt.DEFAULT_ATTEMPT_SECONDS = 1.0   # the default's mechanism, on a test's budget
+    try:
+        outcome = CliRunner().invoke(cli, ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "-p", "0",
+                                           "--player-policy", "optimal", "--precision", "0.5"])
+    finally:
+        attempt.DEFAULT_ATTEMPT_SECONDS = saved
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.output.startswith("the exact game is too large (more than 1 s of exploring, the exact "
+                                     "attempt's 1 s (give --max-seconds S for a tenth of S)); certified bounds")
+    assert "value (expected score) is in [" in outcome.output
+    assert time.monotonic() - began < 120
+
+
 def test_cli_turns_to_bounds_after_max_seconds_of_exploring(capsys):
     from exactdice.cli.main import main
 
     # the default pool's draw under optimal play: minutes to reach --max-states, so the
-    # exact attempt gets a quarter of --max-seconds of exploring, not more
+    # exact attempt gets a tenth of --max-seconds of exploring, not more
     outcome = CliRunner().invoke(cli, ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1",
                                        "--player-policy", "optimal", "--max-seconds", "2"])
     assert outcome.exit_code == 0, outcome.output
-    assert outcome.output.startswith("the exact game is too large (more than 0.5 s of exploring, "
-                                     "a quarter of --max-seconds); certified bounds instead\n")
+    assert outcome.output.startswith("the exact game is too large (more than 0.2 s of exploring, "
+                                     "a tenth of --max-seconds); certified bounds instead\n")
     assert "value (expected score) is in [" in outcome.output
     with pytest.raises(SystemExit) as exit_:
         main(["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--player-policy", "optimal", "--max-seconds", "2",
               "--json"])
     assert exit_.value.code == 0
     payload = json.loads(capsys.readouterr().out)  # (the reason's line went to stderr)
-    assert payload["too_large"] == "more than 0.5 s of exploring, a quarter of --max-seconds"
+    assert payload["too_large"] == "more than 0.2 s of exploring, a tenth of --max-seconds"
     # a game explored within the time is answered exactly, as without --max-seconds
     quick = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--max-seconds", "600", "--json"])
     plain = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--json"])

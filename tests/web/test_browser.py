@@ -187,8 +187,8 @@ def test_validator_takes_an_uploaded_csv(browser, live_server, screenshots, tmp_
     odds = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
                                      pool={}, reserve={}))
     counts = {"win": 690, "loss": 310}   # z = +2.0 for win: fits at alpha 0.01
-    path = tmp_path / "samples.csv"
-    path.write_text(sample_csv(counts))
+    path = tmp_path / "samples.csv"   # the outcome column alone (a rounds column is tested too)
+    path.write_text("".join(line.rsplit(",", 1)[0] + "\n" for line in sample_csv(counts).splitlines()))
     open_page(browser, live_server, "/validate")
     browser.find_element(By.ID, "f-samples").send_keys(str(path))
     browser.find_element(By.CSS_SELECTOR, "details summary").click()
@@ -532,3 +532,61 @@ def test_bounds_too_far_apart_are_hatched_not_shaded(browser, live_server):
                 for c in range(len(row))] for r, row in enumerate(stored)]
     assert hatched == wide and 0 < sum(map(sum, wide)) < 25
     assert "Hatched: certified bounds more than 0.2 apart, not shaded." in text_of(browser, "legend")
+
+
+def test_a_server_open_to_the_network_asks_the_page_for_its_token_once(browser):
+    """exactdice serve --allow-remote: the printed link carries the token; without it the page
+    asks once, keeps it, and every request of the page (fields, answers) goes through."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from selenium.webdriver.common.by import By
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "exactdice.cli.main", "serve", "--port", str(port),
+                                "--no-cache", "--allow-remote", "localhost"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env={**os.environ, "EXACTDICE_SERVE_TOKEN": "t0ken"})
+
+    class Here:
+        url = f"http://127.0.0.1:{port}"
+
+    try:
+        def up():
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    return True
+            except OSError:
+                return False
+        wait_for(up, 60, "the server")
+        browser.get(Here.url + "/static/favicon.svg")   # this origin, no request to the API yet
+        browser.execute_script("localStorage.clear()")
+        browser.get(Here.url + "/dist")
+        wait_for(lambda: _alert(browser), 30, "the token prompt")
+        alert = browser.switch_to.alert
+        alert.send_keys("t0ken")
+        alert.accept()
+        form = browser.find_element(By.TAG_NAME, "form")
+        wait_for(lambda: form.get_attribute("data-ready") == "yes", 30, "the form")
+        fill(browser, {"expression": "2d6"})
+        browser.find_element(By.ID, "compute").click()
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr")) == 11, 30, "the table")
+        browser.get(Here.url + "/static/favicon.svg")   # the printed link carries it too
+        browser.execute_script("localStorage.clear()")
+        open_page(browser, Here, "/dist#token=t0ken")
+        assert browser.execute_script("return localStorage.getItem('exactdice-token')") == "t0ken"
+        assert "token" not in browser.current_url
+    finally:
+        browser.execute_script("localStorage.clear()")
+        process.terminate()
+        process.wait(30)
+
+
+def _alert(browser):
+    try:
+        return browser.switch_to.alert
+    except Exception:
+        return None

@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -71,3 +72,75 @@ def test_serve_refuses_a_store_that_is_not_a_database(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("exactdice: error: --store: results store") and "corrupt" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# ----- the network: loopback only unless --allow-remote, then a token (issue 36) --------------
+
+def test_a_port_in_use_and_a_bad_host_are_one_line_errors():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(SERVE + ["--port", str(port), "--no-cache"], capture_output=True, text=True,
+                                timeout=60)
+    assert result.returncode == 2 and result.stderr.strip() == (
+        f"exactdice: error: --port: port {port} on 127.0.0.1 is in use (another program listens there); "
+        "choose another with --port")
+    for host, words in (("no.such.host.invalid", "--host: cannot use 'no.such.host.invalid'"),
+                        ("192.0.2.1", "--host: 192.0.2.1 is not an address of this machine")):
+        result = subprocess.run(SERVE + ["--host", host, "--port", str(_free_port()), "--no-cache"],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2 and result.stderr.startswith(f"exactdice: error: {words}"), result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_binding_past_loopback_needs_allow_remote():
+    result = subprocess.run(SERVE + ["--host", "0.0.0.0", "--port", str(_free_port()), "--no-cache"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.startswith("exactdice: error: --host: 0.0.0.0 is reachable from other machines; "
+                                    "to serve them add --allow-remote NAME")
+
+
+def _wait_listening(port, process):
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2):
+                return
+        except OSError:
+            assert process.poll() is None
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+
+
+def _get(port, path, host="127.0.0.1", headers=None):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Host": host, **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_allow_remote_warns_keeps_the_host_check_and_needs_the_token():
+    import os
+
+    port = _free_port()
+    process = subprocess.Popen(SERVE + ["--host", "0.0.0.0", "--port", str(port), "--no-cache",
+                                        "--allow-remote", "dice.example"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "EXACTDICE_SERVE_TOKEN": "s3cret"})
+    try:
+        _wait_listening(port, process)
+        assert _get(port, "/karbon", host="dice.example:8000") == 200         # pages: no token
+        assert _get(port, "/api/systems", host="dice.example") == 401         # the API: the token
+        assert _get(port, "/api/systems", host="dice.example", headers={"X-Exactdice-Token": "wrong"}) == 401
+        assert _get(port, "/api/systems", host="dice.example", headers={"X-Exactdice-Token": "s3cret"}) == 200
+        assert _get(port, "/api/systems?token=s3cret", host="localhost") == 200
+        assert _get(port, "/api/systems", host="evil.example", headers={"X-Exactdice-Token": "s3cret"}) == 400
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=30)
+    assert "WARNING: open to the network on 0.0.0.0" in stderr and "Names answered: dice.example" in stderr
+    assert "token s3cret  (open http://dice.example:" in stderr and "Traceback" not in stderr

@@ -3,6 +3,33 @@
 "use strict";
 
 const exactdice = (() => {
+  // A server open to the network (exactdice serve --allow-remote) wants its token on every
+  // API request: taken once from the link it printed (#token=...) or asked for, then kept.
+  const TOKEN_KEY = "exactdice-token";
+  const linked = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (linked) { localStorage.setItem(TOKEN_KEY, linked); history.replaceState(null, "", location.pathname + location.search); }
+  const plainFetch = window.fetch.bind(window);
+  window.fetch = async (url, options = {}) => {
+    const api = String(url).startsWith("/api/");
+    const send = () => {
+      const token = localStorage.getItem(TOKEN_KEY);
+      const headers = new Headers(options.headers || {});
+      if (api && token) headers.set("X-Exactdice-Token", token);
+      return plainFetch(url, {...options, headers});
+    };
+    let response = await send();
+    if (api && response.status === 401) {
+      const asked = window.prompt("This exactdice server is open to the network: its token " +
+                                  "(printed where `exactdice serve` was started)");
+      if (asked) { localStorage.setItem(TOKEN_KEY, asked.trim()); response = await send(); }
+    }
+    return response;
+  };
+  const withToken = url => {
+    const token = localStorage.getItem(TOKEN_KEY);
+    return token ? `${url}?token=${encodeURIComponent(token)}` : url;
+  };
+
   async function fieldsOf(system) {
     const response = await fetch(`/api/fields/${system}`);
     return (await response.json()).fields;
@@ -113,7 +140,7 @@ const exactdice = (() => {
   // hold a worker for the whole solve (a beacon still goes out while the page unloads).
   const followed = new Set();
   window.addEventListener("pagehide", () => {
-    for (const job of followed) navigator.sendBeacon(`/api/jobs/${job}/cancel`);
+    for (const job of followed) navigator.sendBeacon(withToken(`/api/jobs/${job}/cancel`));
   });
 
   async function cancel(jobId) {

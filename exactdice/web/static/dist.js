@@ -24,7 +24,11 @@
   form.addEventListener("submit", async event => {
     event.preventDefault();
     exactdice.clearErrors(form);
-    const {code, data} = await exactdice.postJSON("/api/dist", {expression: form.querySelector("#f-expression").value});
+    let {code, data} = await exactdice.postJSON("/api/dist", {expression: form.querySelector("#f-expression").value});
+    if (code === 202) {   // a longer one runs in a worker: follow it to its end
+      const last = await exactdice.follow(data, () => {});
+      ({code, data} = last.status === "done" ? {code: 200, data: last.result} : {code: 422, data: last});
+    }
     if (code !== 200) {   // the last answer must not sit under the new, bad expression
       document.getElementById("answer").classList.add("hidden");
       exactdice.showErrors(form, data.errors);

@@ -35,8 +35,24 @@
     const report = result.report;
     document.getElementById("answer").classList.remove("hidden");
     const verdict = document.getElementById("verdict");
-    verdict.textContent = report.verdict;
-    verdict.className = `verdict ${report.fits ? "fits" : "misfit"}`;
+    const columns = Object.entries(result.columns || {});
+    if (columns.length > 1) {   // every column with a law, each at alpha / k, as `exactdice validate`
+      const failed = columns.filter(([, r]) => !r.fits).map(([name]) => name);
+      verdict.textContent = failed.length ? `does not fit: column(s) ${failed.join(", ")}`
+                                          : `fits: all ${columns.length} columns`;
+      verdict.className = `verdict ${result.fits ? "fits" : "misfit"}`;
+    } else {
+      verdict.textContent = report.verdict;
+      verdict.className = `verdict ${report.fits ? "fits" : "misfit"}`;
+    }
+    const list = document.getElementById("columns");
+    list.innerHTML = "";
+    for (const [name, r] of columns.length > 1 ? columns : []) {
+      const item = document.createElement("li");
+      item.id = `column-${name}`;
+      item.textContent = `column ${name}: ${r.verdict} (p = ${r.p_value.toPrecision(4)}, alpha ${r.alpha})`;
+      list.appendChild(item);
+    }
     document.getElementById("p-value").textContent = report.p_value.toPrecision(4);
     document.getElementById("test").textContent = report.test;
     document.getElementById("n").textContent = report.n.toLocaleString();
