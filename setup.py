@@ -37,7 +37,9 @@ def extensions():
     # fold or move floating-point operations across those switches
     interval = Extension("exactdice.markov._interval", ["exactdice/markov/_interval.pyx"], language="c++",
                          extra_compile_args=["-O2", "-std=c++17", "-frounding-math", "-fno-fast-math"])
-    return cythonize([walk, interval], compiler_directives={"language_level": 3}, quiet=True)
+    graph = Extension("exactdice.markov._graph", ["exactdice/markov/_graph.pyx"], language="c++",
+                      extra_compile_args=["-O2", "-std=c++17"])
+    return cythonize([graph, walk, interval], compiler_directives={"language_level": 3}, quiet=True)
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -730,13 +730,43 @@ def read_sample_columns(path: str | Path, columns: Iterable[str], *, field: str 
             for column in present}
 
 
-def fit_sample_columns(path, headline: str, headline_law: Mapping, column_laws: Mapping, *,
+def fit_sample_columns(path: str | Path, headline: str, headline_law: Mapping, column_laws: Mapping, *,
                        alpha: float = DEFAULT_ALPHA, test: str = "auto", field: str = "samples") -> dict:
-    """Test the CSV file's *headline* column against *headline_law* and every further column
-    it has with a law in *column_laws* (`ColumnDistribution`), each at ``alpha / k`` for k
-    columns (Bonferroni, so all k together keep level alpha): {column: `FitReport`}, the
-    headline first. A value a column's law never gives counts as an impossible outcome (a
-    misfit), not a typo. `exactdice validate` and the web page's Validate both test this way.
+    """Test a simulator's CSV file column by column against the exact laws.
+
+    The *headline* column is tested against *headline_law* and every further column the
+    file has against its law in *column_laws*, each at ``alpha / k`` for k columns
+    (Bonferroni, so all k together keep level alpha). A value a column's law never gives
+    counts as an impossible outcome (a misfit), not a typo. `exactdice validate` and the
+    web page's Validate both test this way.
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV file (a header row, one row per sample).
+    headline : str
+        The column every file must have (``outcome``, say).
+    headline_law : Mapping
+        Its exact law: value -> probability.
+    column_laws : Mapping
+        Column -> `ColumnDistribution` for the further columns (those the file lacks are
+        left out).
+    alpha : float, default `DEFAULT_ALPHA`
+        The level of the whole test.
+    test : str, default "auto"
+        Which goodness-of-fit test (as `goodness_of_fit`).
+    field : str, default "samples"
+        The name errors give the file.
+
+    Returns
+    -------
+    dict
+        Column -> `FitReport`, the headline first.
+
+    Raises
+    ------
+    InputError
+        As for `read_sample_column`, or for a bad *alpha* or *test*.
     """
     fits = {headline: (headline_law, read_sample_column(path, headline, field=field))}
     others = {name: law for name, law in column_laws.items() if name != headline}

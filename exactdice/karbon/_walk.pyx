@@ -27,6 +27,7 @@ from cython.operator cimport dereference as deref
 from cpython.exc cimport PyErr_CheckSignals
 
 from exactdice.errors import InternalError
+from exactdice.markov._graph cimport CHANCE, DECISION, FRONTIER, TERMINAL, GrowingGraph
 
 cdef extern from *:
     """
@@ -109,10 +110,6 @@ DEF SIDE_NONE = 0
 DEF SIDE_MAX = 1
 DEF SIDE_MIN = -1
 
-# node kinds, as `exactdice.markov.graph`
-DEF TERMINAL = 0
-DEF CHANCE = 1
-DEF DECISION = 2
 
 # option labels: small numbers for words, tagged numbers for dice and swaps
 DEF L_NO = 1
@@ -498,7 +495,7 @@ cdef class _Acc:
 
 # ----- the walk ------------------------------------------------------------------------------
 
-cdef class CompiledWalk:
+cdef class CompiledWalk(GrowingGraph):
     """One Karbon contest's rules walk, compiled; see the module's docstring.
 
     Built from a `KarbonModel`'s parameters by `exactdice.karbon.compiled`.
@@ -529,22 +526,16 @@ cdef class CompiledWalk:
     cdef int width
     cdef int count_bits[MAXK]
     cdef int chip_bits, stack_bits, mark_bits, peril_bits, track_bits, base_track
-    # the graph
+    # the graph (its nodes and edges are the `GrowingGraph`'s): situations by node id,
+    # reward masses per node (with ``keep_rewards``), decision edges' labels and rewards
     cdef _KeyTable states
-    cdef vector[uint8_t] kind
-    cdef vector[int64_t] data
-    cdef vector[int64_t] offsets
-    cdef vector[int32_t] targets
-    cdef vector[int64_t] weights
+    cdef bint keep_rewards
     cdef vector[int64_t] mass
     cdef vector[uint8_t] has_mass
     cdef vector[int64_t] label_edges
     cdef vector[uint64_t] labels
     cdef vector[int32_t] label_rewards
-    cdef dict big_weights      # node -> [weights as ints], where one passes 2**63 - 1
-    cdef dict big_data         # node -> total weight, where it passes 2**63 - 1
     cdef dict big_mass         # node -> (reward mass ...), where one passes 2**63 - 1
-    cdef int64_t expanded
     # reward codes: packed rewards -> small ints
     cdef vector[uint64_t] reward_values
     # roll tables by hand pair
@@ -577,8 +568,6 @@ cdef class CompiledWalk:
     cdef vector[int64_t] binomial_start
 
     def __cinit__(self):
-        self.big_weights = {}
-        self.big_data = {}
         self.big_mass = {}
         self.external_nodes = []
         self.external_keys = []
@@ -641,7 +630,7 @@ cdef class CompiledWalk:
         self.node_acc = _Acc()
         self.scratch_acc = _Acc()
         self.acc = self.node_acc
-        self.offsets.push_back(0)
+        self.keep_rewards = config.get("keep_rewards", True)
         self.reward_values.push_back(0)
         self._binomials(config["max_peril"])
 
@@ -989,8 +978,13 @@ cdef class CompiledWalk:
             self._capped(&s.pos)
         self._pack(s, key)
         cdef int64_t id = self.states.add(key, &added)
-        if added and id >= self.max_states:
-            raise _StateLimit(id)
+        if added:
+            if id >= self.max_states:
+                raise _StateLimit(id)
+            self.add_node()
+            if self.keep_rewards:
+                self.mass.resize(REWARD_COUNTERS * (id + 1), 0)
+                self.has_mass.push_back(0)
         return id
 
     cdef int _emit(self, Sit* s, u128 num, int exponent, uint64_t reward) except -1:
@@ -1597,6 +1591,7 @@ cdef class CompiledWalk:
         cdef int c
         cdef int64_t target, place, first_edge = self.targets.size()
         memset(masses, 0, sizeof(masses))
+        self.begin_edges(node, CHANCE, 0)
         if <int64_t>self.merge_place.size() < self.states.count:
             self.merge_place.resize(2 * self.states.count + 1024, -1)
         for i in range(n):
@@ -1632,32 +1627,25 @@ cdef class CompiledWalk:
                 self.weights.push_back(-1)
             else:
                 self.weights.push_back(<int64_t>w)
-        if big_weight:
-            self.big_weights[node] = [_to_python(self.wide_weights[i]) for i in range(self.wide_weights.size())]
+        self.data[node] = <int64_t>total if exd_bits(total) <= 63 else -1
+        if big_weight or exd_bits(total) > 63:
+            self.big[node] = (_to_python(total), [_to_python(self.wide_weights[i])
+                                                  for i in range(self.wide_weights.size())])
         self.wide_weights.clear()
-        self.kind.push_back(CHANCE)
-        if exd_bits(total) > 63:
-            self.big_data[node] = _to_python(total)
-            self.data.push_back(-1)
-        else:
-            self.data.push_back(<int64_t>total)
-        self.has_mass.push_back(any_mass)
-        for c in range(REWARD_COUNTERS):
-            if exd_bits(masses[c]) > 63:
-                big_mass = True
-            self.mass.push_back(<int64_t>masses[c] if exd_bits(masses[c]) <= 63 else -1)
-        if big_mass:
-            self.big_mass[node] = tuple(_to_python(masses[c]) for c in range(REWARD_COUNTERS))
-        self.offsets.push_back(self.targets.size())
+        self.end_edges(node)
+        if self.keep_rewards:
+            self.has_mass[node] = any_mass
+            for c in range(REWARD_COUNTERS):
+                if exd_bits(masses[c]) > 63:
+                    big_mass = True
+                self.mass[REWARD_COUNTERS * node + c] = <int64_t>masses[c] if exd_bits(masses[c]) <= 63 else -1
+            if big_mass:
+                self.big_mass[node] = tuple(_to_python(masses[c]) for c in range(REWARD_COUNTERS))
         return 0
 
-    cdef int _record_terminal(self, int outcome) except -1:
-        self.kind.push_back(TERMINAL)
-        self.data.push_back(outcome)
-        self.has_mass.push_back(False)
-        for c in range(REWARD_COUNTERS):
-            self.mass.push_back(0)
-        self.offsets.push_back(self.targets.size())
+    cdef int _record_terminal(self, int64_t node, int outcome) except -1:
+        self.begin_edges(node, TERMINAL, outcome)
+        self.end_edges(node)
         return 0
 
     cdef int _expand(self, int64_t node, Sit* s) except -1:
@@ -1668,29 +1656,24 @@ cdef class CompiledWalk:
             self._expand_round_start(s)
             return self._record_chance(node)
         if s.phase == PH_END:
-            return self._record_terminal(s.count)
+            return self._record_terminal(node, s.count)
         if s.phase == PH_EXTERNAL:
             return self._expand_external(node, s.count)
         if PH_RISK <= s.phase <= PH_SWIPEDICE:
             side = self._options(s, options)
             if side != SIDE_NONE and options.size() > 1:
-                return self._record_decision(side, options)
+                return self._record_decision(node, side, options)
         self._walk(s[0], 1, 0, 0, True)
         return self._record_chance(node)
 
-    cdef int _record_decision(self, int side, vector[Option]& options) except -1:
+    cdef int _record_decision(self, int64_t node, int side, vector[Option]& options) except -1:
         """A decision node: each option an edge (`KarbonModel._action`): straight to the
         next node where what follows the option is certain."""
         cdef size_t i
         cdef Sit target
         cdef uint64_t reward
         cdef int64_t id
-        cdef u128 total = 0
-        self.kind.push_back(DECISION)
-        self.data.push_back(side)
-        self.has_mass.push_back(False)
-        for c in range(REWARD_COUNTERS):
-            self.mass.push_back(0)
+        self.begin_edges(node, DECISION, side)
         for i in range(options.size()):
             target = options[i].nxt
             reward = options[i].reward
@@ -1704,8 +1687,7 @@ cdef class CompiledWalk:
             self.label_rewards.push_back(self._reward_code(reward))
             self.targets.push_back(<int32_t>id)
             self.weights.push_back(1)
-        self.offsets.push_back(self.targets.size())
-        return 0
+        return self.end_edges(node)
 
     cdef int64_t _certain_target(self, Sit* s, uint64_t* reward) except -2:
         """The node an option leads to for certain (one branch of probability 1), adding
@@ -1746,11 +1728,7 @@ cdef class CompiledWalk:
         cdef int64_t side_number = SIDE_MIN
         if side == "max":
             side_number = SIDE_MAX
-        self.kind.push_back(DECISION)
-        self.data.push_back(side_number)
-        self.has_mass.push_back(False)
-        for c in range(REWARD_COUNTERS):
-            self.mass.push_back(0)
+        self.begin_edges(node, DECISION, side_number)
         for index, (label, successor, weight) in enumerate(actions):
             self._situation_from_python(successor, &target)
             id = self._intern(&target)
@@ -1759,8 +1737,7 @@ cdef class CompiledWalk:
             self.label_rewards.push_back(0)
             self.targets.push_back(<int32_t>id)
             self.weights.push_back(1)
-        self.offsets.push_back(self.targets.size())
-        return 0
+        return self.end_edges(node)
 
     # ----- Python situations <-> packed ----------------------------------------------------------
 
@@ -1866,6 +1843,30 @@ cdef class CompiledWalk:
             return -1
         return self.states.find(key)
 
+    def action_label(self, int64_t edge):
+        """The label (see `label`) of decision edge ``edge``."""
+        cdef int64_t low = 0, high = self.label_edges.size(), middle
+        while low < high:
+            middle = (low + high) // 2
+            if self.label_edges[middle] < edge:
+                low = middle + 1
+            else:
+                high = middle
+        if low >= <int64_t>self.label_edges.size() or self.label_edges[low] != edge:
+            raise KeyError(edge)
+        return self.label(self.labels[low])
+
+    def first_edge_of(self, int64_t node):
+        """The first edge of an expanded node (-1 for a frontier node)."""
+        return self.first_edge[node]
+
+    def node_edges(self, int64_t node):
+        """(kind, data, [(target, weight), ...]) of an expanded node (kind as `GrowingGraph`)."""
+        cdef int64_t first = self.first_edge[node], edge
+        return (self.kind[node], self.data[node],
+                [(self.targets[edge], self.weights[edge]) for edge in range(first, first + self.edge_count[node])]
+                if first >= 0 else [])
+
     def label(self, uint64_t label):
         """An option's label: a word, a dice composition (counts), a swap (out, into) or an
         external action's name."""
@@ -1883,25 +1884,32 @@ cdef class CompiledWalk:
 
     # ----- exploring ---------------------------------------------------------------------------
 
+    def start(self, initial, int64_t max_states):
+        """Find the initial situation (node 0) and set the state limit."""
+        cdef Sit s
+        self.max_states = max_states
+        self._situation_from_python(initial, &s)
+        if s.phase == PH_POS and self.cap_chips:
+            self._capped(&s.pos)
+        self._intern(&s)
+
+    cdef int expand(self, int64_t node) except -1:
+        cdef Sit s
+        self._unpack(&self.states.keys[node * self.width], &s)
+        return self._expand(node, &s)
+
     def explore(self, initial, int64_t max_states, check=None, int64_t check_every=1024):
         """Visit every situation reachable from ``initial``, breadth first.
 
         ``check(expanded, found)`` is called every ``check_every`` expansions (progress,
         memory, time limits: it may raise). Raises `StateLimit` past ``max_states``.
         """
-        cdef Sit s
-        cdef int64_t node
-        self.max_states = max_states
-        self._situation_from_python(initial, &s)
-        if s.phase == PH_POS and self.cap_chips:
-            self._capped(&s.pos)
-        self._intern(&s)
-        node = self.expanded
+        cdef int64_t node = 0
+        self.start(initial, max_states)
         while node < self.states.count:
-            self._unpack(&self.states.keys[node * self.width], &s)
-            self._expand(node, &s)
+            if self.kind[node] == FRONTIER:
+                self.expand(node)
             node += 1
-            self.expanded = node
             if not node % check_every:
                 PyErr_CheckSignals()
                 if check is not None:
@@ -1928,11 +1936,14 @@ cdef class CompiledWalk:
     def memory_bytes(self):
         """Bytes held now by the graph, the situation table and the caches."""
         return (self.states.bytes() + self.kind.capacity() + 8 * self.data.capacity()
-                + 8 * self.offsets.capacity() + 4 * self.targets.capacity() + 8 * self.weights.capacity()
+                + 8 * self.first_edge.capacity() + 4 * self.edge_count.capacity()
+                + 4 * self.targets.capacity() + 8 * self.weights.capacity()
                 + 8 * self.mass.capacity() + self.has_mass.capacity() + 8 * self.label_edges.capacity()
                 + 8 * self.labels.capacity() + 4 * self.label_rewards.capacity()
                 + sizeof(RollEntry) * self.roll_entries.capacity() + self.roll_keys.bytes()
                 + sizeof(Branch) * self.rest_branches.capacity() + self.rest_keys.bytes())
+
+    # ----- the graph's arrays --------------------------------------------------------------------
 
     def stats(self):
         """Sizes of the caches (for measurements)."""
@@ -1962,16 +1973,32 @@ cdef class CompiledWalk:
         must outlive them and explore no further), and the numbers past 64 bits."""
         import numpy
         return {
-            "kind": _view_uint8(self.kind), "data": _view_int64(self.data), "offsets": _view_int64(self.offsets),
+            "kind": _view_uint8(self.kind), "data": _view_int64(self.data), "offsets": self._offsets(),
             "targets": _view_int32(self.targets), "weights": _view_int64(self.weights),
-            "mass": _view_int64(self.mass).reshape(-1, REWARD_COUNTERS),
-            "has_mass": _view_uint8(self.has_mass).view(numpy.bool_),
+            "mass": _view_int64(self.mass).reshape(-1, REWARD_COUNTERS) if self.keep_rewards else None,
+            "has_mass": _view_uint8(self.has_mass).view(numpy.bool_) if self.keep_rewards else None,
             "label_edges": _view_int64(self.label_edges),
             "labels": [self.labels[i] for i in range(self.labels.size())],
             "label_rewards": [self.label_rewards[i] for i in range(self.label_rewards.size())],
             "reward_values": [self.reward_values[i] for i in range(self.reward_values.size())],
-            "big_weights": self.big_weights, "big_data": self.big_data, "big_mass": self.big_mass,
+            "big": self.big, "big_mass": self.big_mass,
         }
+
+    def _offsets(self):
+        """The CSR offsets (node i's edges are offsets[i]:offsets[i + 1]): the first edges,
+        which follow each other when every node was expanded in id order."""
+        import numpy
+        cdef int64_t n = self.kind.size(), i
+        offsets = numpy.empty(n + 1, dtype=numpy.int64)
+        cdef int64_t[::1] view = offsets
+        cdef int64_t at = 0
+        for i in range(n):
+            if self.first_edge[i] != at:
+                raise InternalError("the graph was not expanded in id order (or not whole)")
+            view[i] = at
+            at += self.edge_count[i]
+        view[n] = at
+        return offsets
 
 
 class _StateLimit(Exception):

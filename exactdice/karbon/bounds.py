@@ -33,6 +33,7 @@ from fractions import Fraction
 from exactdice.core.display import counted, percent_text
 from exactdice.core.exact import directed_decimal_text, fraction_text
 from exactdice.errors import InputError, InternalError, TooLargeError
+from exactdice.karbon.compiled import compiled_bounded_solver
 from exactdice.karbon.dice import dice_text
 from exactdice.karbon.draws import DrawSearchModel
 from exactdice.karbon.model import KarbonModel
@@ -51,6 +52,9 @@ __all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds
            "bounds_apply", "exact_attempt_seconds", "interval_text", "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
+#: the exact check of the strategy found gets at most this long when the request sets no
+#: seconds (past it the search's own certified lower bound stands)
+DEFAULT_CERTIFY_SECONDS = 10.0
 #: what a `BoundedOdds.lower` is: the returned strategy's exact value; that strategy's own
 #: value in floats, outward rounded (its game explored, its exact solve out of time); the
 #: bounded iteration's float lower bound (unexpanded states at their starting bounds)
@@ -237,22 +241,26 @@ def game_model(setup: ContestSetup, ruleset: Rules, player: PlayerPolicy, narrat
     return KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
 
 
-def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_seconds: float | None = None):
+def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_seconds: float | None = None,
+                            per_state: bool = True):
     """(value of the fixed preferences at the start, state -> lower bound function) from
     one exact solve of the fixed player against ``narrator`` (the model `contest_odds`
     solves); (None, None) if exploring it passes ``max_states`` or exploring and solving
     pass ``max_seconds``. A state
     the fixed play reaches gets its exact value there (rounded down to a float); every
-    other state None."""
+    other state None (with ``per_state`` False the function is None: the value alone)."""
     model = game_model(setup, ruleset, PlayerPolicy(), narrator)
     payoff, endless = payoffs(ruleset)
     try:
         with time_limit(max_seconds, "max_seconds", f"the fixed preferences' solve passed {max_seconds} s"):
             graph = explore(model if max_seconds is None else TimeLimitedModel(model, max_seconds),
                             max_states=max_states, progress=False)
-            solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, progress=False, all_states=True)
+            solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, progress=False,
+                             all_states=per_state)
     except TooLargeError:
         return None, None
+    if not per_state:
+        return solution.value, None
     per_state, reached = solution._per_state, graph.index
     cache: dict = {}
 
@@ -391,7 +399,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     ``progress(lower, upper, explored, seconds)`` is called as the gap shrinks, and
     ``phase(text)`` as each step begins (the fixed preferences' value, the search, the check).
     ``certify`` solves the returned strategy exactly (up to ``certify_states`` states and
-    ``certify_seconds`` of exploring and solving, default half of ``max_seconds``);
+    ``certify_seconds`` of exploring and solving, default half of ``max_seconds``, or
+    `DEFAULT_CERTIFY_SECONDS` without it);
     ``fixed_start`` seeds the lower bounds with the fixed preferences' exact values
     (skipped when exploring their game passes ``fixed_states``, default ``max_states``, or
     ``fixed_seconds``, default a third of ``max_seconds``). With ``workers`` >= 2 (None:
@@ -408,17 +417,24 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     model = game_model(setup, ruleset, player, narrator)
     phase = phase or (lambda text: None)
     fixed_value, from_fixed = None, None
+    compiled = compiled_bounded_solver(model, payoff=payoff, nonterminating_payoff=endless, seed=seed)
     if fixed_start:
         phase("solving the fixed preferences exactly (the starting lower bound)")
         if fixed_seconds is None and max_seconds is not None:
             fixed_seconds = max_seconds / 3
+        # the compiled search takes no seeding (a per-state look-up from compiled code
+        # would cost more than the search gains): the value is reported beside its bounds
         fixed_value, from_fixed = fixed_play_lower_bounds(setup, ruleset, narrator,
                                                           max_states=fixed_states or max_states,
-                                                          max_seconds=fixed_seconds)
+                                                          max_seconds=fixed_seconds,
+                                                          per_state=compiled is None)
     budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
-    parts = _draw_parts(model, workers)
+    parts = None if compiled is not None else _draw_parts(model, workers)
     phase("searching for bounds")
-    if parts is None:
+    if compiled is not None:
+        solver = compiled
+        found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
+    elif parts is None:
         initial = from_fixed and _with_root_bound(model, fixed_value, from_fixed)
         solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial,
                                seed=seed)
@@ -441,7 +457,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     bounded_done = time.perf_counter()
     result = BoundedOdds(
         lower=found.lower, upper=found.upper, precision=precision, lower_method="float, outward rounding",
-        upper_method="bounded value iteration (KKW end components), floats widened outward",
+        upper_method=("bounded value iteration (KKW end components), " +
+                      ("compiled, rounded outward" if compiled is not None else "floats widened outward")),
         iteration_lower=found.lower, explored=found.expanded, touched=found.touched,
         trajectories=found.trajectories, end_components=found.end_components, seconds=0.0,
         bounded_seconds=found.seconds, certify_seconds=0.0, stopped=found.stopped, fixed_value=fixed_value,
@@ -451,8 +468,8 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
         result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model.draws_by_text}
     if certify:
         phase("checking the strategy found exactly")
-        if certify_seconds is None and max_seconds is not None:
-            certify_seconds = max_seconds / 2
+        if certify_seconds is None:
+            certify_seconds = DEFAULT_CERTIFY_SECONDS if max_seconds is None else max_seconds / 2
         _certify(result, found.strategy, (payoff, endless), certify_states, certify_seconds)
     result.sides = {situation: model.who_decides(situation) for situation in result.strategy}
     result.certify_seconds = time.perf_counter() - bounded_done

@@ -29,7 +29,8 @@ from exactdice.markov.arrays import ArrayGraph
 from exactdice.markov.graph import _progress_bar
 from exactdice.karbon.position import Position
 
-__all__ = ["compiled_available", "walk_choice", "explore_compiled", "WALK_VARIABLE"]
+__all__ = ["compiled_available", "walk_choice", "explore_compiled", "WALK_VARIABLE", "CompiledBoundedSolver",
+           "compiled_bounded_solver"]
 
 #: the environment variable that picks the walk: python | compiled (unset: compiled where it can)
 WALK_VARIABLE = "EXACTDICE_WALK"
@@ -186,11 +187,6 @@ def _explored(model, inner, walk, max_states, progress) -> ArrayGraph:
 def _graph(model, inner, walk) -> ArrayGraph:
     parts = walk.views()
     offsets, data, weights = parts["offsets"], parts["data"], parts["weights"]
-    big = {}
-    for node in set(parts["big_data"]) | set(parts["big_weights"]):
-        low, high = int(offsets[node]), int(offsets[node + 1])
-        big[node] = (parts["big_data"].get(node, int(data[node])),
-                     parts["big_weights"].get(node, weights[low:high].tolist()))
     labels, label_rewards, reward_values = parts["labels"], parts["label_rewards"], parts["reward_values"]
     sizes = inner.sizes
     names: dict = {}
@@ -213,7 +209,8 @@ def _graph(model, inner, walk) -> ArrayGraph:
     terminals = int((parts["kind"] == 0).sum())
     return ArrayGraph(inner.outcomes, inner.reward_names, kind=parts["kind"], data=data, offsets=offsets,
                       targets=parts["targets"], weights=weights, state_of=walk.state, node_of=node_of,
-                      mass=parts["mass"], has_mass=parts["has_mass"], big=big, big_mass=parts["big_mass"],
+                      mass=parts["mass"], has_mass=parts["has_mass"], big=dict(parts["big"]),
+                      big_mass=parts["big_mass"],
                       decision_edges=parts["label_edges"], action_name=action_name,
                       action_rewards=action_rewards, bookkeeping=terminals + walk.external_count, owner=walk,
                       provenance="compiled walk")
@@ -232,3 +229,137 @@ def _label_text(label, sizes) -> str:
     if label[0] == "swap":
         return f"{sizes.text(label[1])}->{sizes.text(label[2])}"
     raise ValueError(f"unknown label {label!r}")
+
+
+class CompiledBoundedSolver:
+    """Certified bounds for optimal play, searched over the compiled walk: the interface of
+    `exactdice.markov.bounded.BoundedSolver` that `exactdice.karbon.bounds` uses, with the
+    game's states packed and expanded in compiled code and the search itself compiled
+    (`exactdice.markov._interval.GameSearch`: BRTDP with KKW end components, outward
+    rounding). Made by `compiled_bounded_solver`.
+    """
+
+    def __init__(self, model, inner, walk, search, least: float, greatest: float):
+        self.model, self._inner, self._walk, self._search = model, inner, walk, search
+        self.least, self.greatest = least, greatest
+        self.index = _NodeIndex(walk)
+
+    @property
+    def expanded(self) -> int:
+        return self._walk.expanded
+
+    @property
+    def touched(self) -> int:
+        return self._walk.nodes
+
+    def memory_bytes(self) -> int:
+        """The bytes the graph, its caches and the bounds hold."""
+        return self._walk.memory_bytes() + self._search.memory_bytes()
+
+    def run(self, precision: float, *, max_seconds=None, max_states=None, progress=None,
+            progress_every: float = 0.5, stop_check=None, root_lower: float | None = None):
+        """Search until the gap at the initial state is <= ``precision`` (or a limit):
+        a `exactdice.markov.bounded.BoundedResult`. ``root_lower``: a sound lower bound
+        known for the initial state (the fixed preferences' value, say)."""
+        import time
+
+        from exactdice.markov.bounded import BoundedResult
+
+        if not precision > 0:
+            raise InputError("precision", f"must be > 0, got {precision}")
+        started = time.perf_counter()
+        if root_lower is not None:
+            self._search.raise_lower(0, root_lower)
+
+        def check():
+            try:
+                check_memory("while searching for bounds", states=self._walk.nodes)
+            except TooLargeError:
+                raise _MemoryPassed() from None
+
+        try:
+            stopped, history = self._search.run(precision, max_seconds=max_seconds, max_nodes=max_states,
+                                                progress=progress, progress_every=progress_every,
+                                                stop_check=stop_check, check=check)
+        except _MemoryPassed:
+            stopped, history = "memory", []
+            self._search.sweep()
+        search = self._search
+        return BoundedResult(lower=search.lower, upper=search.upper, expanded=self._walk.expanded,
+                             touched=self._walk.nodes, trajectories=search.trajectories,
+                             end_component_passes=search.end_component_passes,
+                             end_components=search.end_components, seconds=time.perf_counter() - started,
+                             stopped=stopped, sweeps=search.sweeps, strategy=self.strategy(), history=history,
+                             solver=self)
+
+    def strategy(self) -> dict:
+        """Each "max" state play reaches through the actions best for the lower bounds ->
+        the action it takes (`GameSearch.best_actions`)."""
+        walk, sizes = self._walk, self._inner.sizes
+        return {walk.state(node): _label_text(walk.action_label(edge), sizes)
+                for node, edge in self._search.best_actions().items()}
+
+    def bounds_of(self, state):
+        """(lower, upper) of a state (the least and greatest payoff if never met)."""
+        node = self._walk.node_of(state)
+        return (self.least, self.greatest) if node < 0 else self._search.bounds(node)
+
+    def decision_bounds(self, state):
+        """(side, [(action name, lower, upper), ...]) at an expanded decision state, else None."""
+        node = self._walk.node_of(state)
+        if node < 0:
+            return None
+        kind, side, edges = self._walk.node_edges(node)
+        if kind != 2:
+            return None
+        start = self._walk.first_edge_of(node)
+        names = [(_label_text(self._walk.action_label(start + place), self._inner.sizes),
+                  *self._search.bounds(target)) for place, (target, _) in enumerate(edges)]
+        return ("max" if side > 0 else "min"), names
+
+
+class _MemoryPassed(Exception):
+    """The memory budget passed during the compiled search (it stops with what it has)."""
+
+
+class _NodeIndex:
+    """``state in solver.index``: whether the search has met the state (iterating names
+    every state met)."""
+
+    def __init__(self, walk):
+        self._walk = walk
+
+    def __contains__(self, state) -> bool:
+        return self._walk.node_of(state) >= 0
+
+    def __iter__(self):
+        return (self._walk.state(node) for node in range(self._walk.nodes))
+
+    def __len__(self) -> int:
+        return self._walk.nodes
+
+
+def compiled_bounded_solver(model, *, payoff, nonterminating_payoff, seed: int = 0):
+    """A `CompiledBoundedSolver` for a `KarbonModel` or `DrawSearchModel`, or None where the
+    Python search should run (the compiled walk not built or asked off, or a setup past its
+    widths)."""
+    choice = walk_choice()
+    if choice == "python" or _walk is None:
+        return None
+    from exactdice.markov._interval import GameSearch
+
+    inner = getattr(model, "inner", model)
+    try:
+        config = _config(model, inner)
+        config["keep_rewards"] = False
+        walk = _walk.CompiledWalk(config)
+        _declare_draws(model, walk)
+        walk.start(model.initial_state(), 2**31 - 1)
+    except _walk.WalkOverflow as error:
+        if choice == "compiled":
+            raise InputError(WALK_VARIABLE, f"the compiled walk cannot take this contest: {error}") from None
+        return None
+    pays = [float(payoff.get(outcome, 0)) for outcome in inner.outcomes]
+    endless = float(nonterminating_payoff)
+    search = GameSearch(walk, pays, endless, 0, seed)
+    return CompiledBoundedSolver(model, inner, walk, search, min(pays + [endless]), max(pays + [endless]))

@@ -549,3 +549,534 @@ def _up(p):
     import math
     value = float(p)
     return value if value >= p else math.nextafter(value, math.inf)
+
+
+# ----- games: bounded value iteration over a growing graph (BRTDP with KKW end components) ----
+
+from exactdice.markov._graph cimport CHANCE as G_CHANCE, DECISION as G_DECISION, FRONTIER as G_FRONTIER
+from exactdice.markov._graph cimport TERMINAL as G_TERMINAL, GrowingGraph
+from libcpp.unordered_set cimport unordered_set
+
+DEF MAX_TRAJECTORY = 100_000
+
+
+cdef class GameSearch:
+    """Lower and upper bounds on the value of every node of a turn-based stochastic game
+    (chance, "max" and "min" nodes) that a `GrowingGraph` explores as the search goes.
+
+    Trajectories from the initial node follow the bounds (BRTDP: McMahan, Likhachev,
+    Gordon 2005), expanding the frontier nodes they meet and backing the bounds up along
+    their path; `sweep` backs up every expanded node; `settle_end_components` pulls the
+    upper bounds of end components down and pushes the lower ones up (Kelmendi,
+    Kretinsky, Weininger, CAV 2018) so both converge where play can circle. Every chance
+    backup is computed in round-down (lower) and round-up (upper) arithmetic from the
+    exact integer weights, so the bounds stay sound. A node holds 16 bytes here (its two
+    bounds) besides the graph's own arrays.
+    """
+
+    cdef GrowingGraph graph
+    cdef vector[double] lo
+    cdef vector[double] hi
+    cdef vector[double] payoff
+    cdef double least, greatest, endless
+    cdef int64_t initial
+    cdef uint64_t rng
+    cdef public int64_t trajectories, sweeps, end_component_passes, end_components
+    cdef bint cycle_seen
+    cdef vector[int64_t] path
+    cdef unordered_set[int64_t] on_path
+
+    def __init__(self, GrowingGraph graph, payoffs, double endless, int64_t initial=0, uint64_t seed=0):
+        """``payoffs``: the payoff of each outcome (by index); ``endless``: what play that
+        never ends pays."""
+        self.graph = graph
+        for value in payoffs:
+            self.payoff.push_back(value)
+        self.endless = endless
+        self.least = min(list(payoffs) + [endless])
+        self.greatest = max(list(payoffs) + [endless])
+        self.initial = initial
+        self.rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL
+        self.trajectories = self.sweeps = self.end_component_passes = self.end_components = 0
+        self._grow()
+
+    cdef inline double _random(self) noexcept nogil:
+        """A float in [0, 1) (xorshift64*)."""
+        self.rng ^= self.rng >> 12
+        self.rng ^= self.rng << 25
+        self.rng ^= self.rng >> 27
+        return ((self.rng * 0x2545F4914F6CDD1DULL) >> 11) * (1.0 / 9007199254740992.0)
+
+    cdef void _grow(self) noexcept:
+        """Bounds for the nodes the graph found since: the least and greatest payoff (a
+        terminal's own payoff once expanded)."""
+        cdef int64_t n = self.graph.node_count(), node
+        cdef int64_t before = self.lo.size()
+        self.lo.resize(n, self.least)
+        self.hi.resize(n, self.greatest)
+        for node in range(before, n):
+            if self.graph.kind[node] == G_TERMINAL:
+                self.lo[node] = self.hi[node] = self.payoff[self.graph.data[node]]
+
+    cdef int _expand(self, int64_t node) except -1:
+        self.graph.expand(node)
+        self._grow()
+        if self.graph.kind[node] == G_TERMINAL:
+            self.lo[node] = self.hi[node] = self.payoff[self.graph.data[node]]
+        return 0
+
+    cdef bint _backup(self, int64_t node) except -1:
+        """One Bellman backup of both bounds; True where one moved."""
+        cdef uint8_t kind = self.graph.kind[node]
+        cdef int64_t first = self.graph.first_edge[node], count = self.graph.edge_count[node], edge, target
+        cdef double low, high, w, total
+        cdef bint moved = False
+        if kind == G_CHANCE:
+            if self.graph.data[node] < 0:
+                low, high = self._chance_big(node)
+            else:
+                fesetround(FE_DOWNWARD)
+                low = 0.0
+                for edge in range(first, first + count):
+                    low += <double>self.graph.weights[edge] * self.lo[self.graph.targets[edge]]
+                low = low / _total_up(self.graph.data[node])
+                fesetround(FE_UPWARD)
+                high = 0.0
+                for edge in range(first, first + count):
+                    high += <double>self.graph.weights[edge] * self.hi[self.graph.targets[edge]]
+                high = high / _total_down(self.graph.data[node])
+                fesetround(FE_TONEAREST)
+        elif kind == G_DECISION:
+            target = self.graph.targets[first]
+            low, high = self.lo[target], self.hi[target]
+            for edge in range(first + 1, first + count):
+                target = self.graph.targets[edge]
+                if self.graph.data[node] > 0:
+                    if self.lo[target] > low:
+                        low = self.lo[target]
+                    if self.hi[target] > high:
+                        high = self.hi[target]
+                else:
+                    if self.lo[target] < low:
+                        low = self.lo[target]
+                    if self.hi[target] < high:
+                        high = self.hi[target]
+        else:
+            return False
+        if low > self.lo[node]:
+            self.lo[node] = low
+            moved = True
+        if high < self.hi[node]:
+            self.hi[node] = high
+            moved = True
+        if moved and self.lo[node] > self.hi[node]:
+            raise ArithmeticError(f"the bounds crossed at node {node} ([{self.lo[node]!r}, {self.hi[node]!r}])")
+        return moved
+
+    cdef tuple _chance_big(self, int64_t node):
+        """A chance backup where the weights pass 64 bits: each probability rounded outward."""
+        from fractions import Fraction
+        total, node_weights = self.graph.big[node]
+        cdef int64_t first = self.graph.first_edge[node], edge
+        low = high = 0.0
+        for edge in range(first, first + self.graph.edge_count[node]):
+            p = Fraction(node_weights[edge - first], total)
+            low_p, high_p = _down(p), _up(p)
+            fesetround(FE_DOWNWARD)
+            low = low + low_p * self.lo[self.graph.targets[edge]]
+            fesetround(FE_UPWARD)
+            high = high + high_p * self.hi[self.graph.targets[edge]]
+            fesetround(FE_TONEAREST)
+        return low, high
+
+    cdef int64_t _choose(self, int64_t node, bint maximise) noexcept:
+        """Among the actions best for the upper bounds ("max") or the lower ones ("min"),
+        one drawn with weight its gap (a fixed tie-break can circle an end component and
+        never look at an equally good exit)."""
+        cdef int64_t first = self.graph.first_edge[node], count = self.graph.edge_count[node], edge, target
+        cdef int64_t first_tied = -1, last_tied = -1
+        cdef double best, value, total = 0.0, pick
+        target = self.graph.targets[first]
+        best = self.hi[target] if maximise else self.lo[target]
+        for edge in range(first + 1, first + count):
+            target = self.graph.targets[edge]
+            value = self.hi[target] if maximise else self.lo[target]
+            if value > best if maximise else value < best:
+                best = value
+        for edge in range(first, first + count):
+            target = self.graph.targets[edge]
+            if (self.hi[target] if maximise else self.lo[target]) == best:
+                total += self.hi[target] - self.lo[target]
+                if first_tied < 0:
+                    first_tied = target
+                last_tied = target
+        if total <= 0.0:
+            return first_tied
+        pick = self._random() * total
+        for edge in range(first, first + count):
+            target = self.graph.targets[edge]
+            if (self.hi[target] if maximise else self.lo[target]) == best:
+                pick -= self.hi[target] - self.lo[target]
+                if pick < 0:
+                    return target
+        return last_tied
+
+    cdef int _trajectory(self, double stop_gap) except -1:
+        cdef int64_t node = self.initial, next_node = -1, edge, first, count, target
+        cdef uint8_t kind
+        cdef double total, weight_sum, pick
+        cdef Py_ssize_t i
+        self.path.clear()
+        self.on_path.clear()
+        while <int64_t>self.path.size() < MAX_TRAJECTORY:
+            if self.graph.kind[node] == G_FRONTIER:
+                self._expand(node)
+            self.path.push_back(node)
+            self.on_path.insert(node)
+            kind = self.graph.kind[node]
+            if kind == G_TERMINAL or self.hi[node] - self.lo[node] <= stop_gap:
+                break
+            first, count = self.graph.first_edge[node], self.graph.edge_count[node]
+            if kind == G_DECISION:
+                next_node = self._choose(node, self.graph.data[node] > 0)
+            else:
+                total = 0.0
+                weight_sum = 0.0
+                for edge in range(first, first + count):
+                    target = self.graph.targets[edge]
+                    total += <double>self.graph.weights[edge] * (self.hi[target] - self.lo[target])
+                    weight_sum += <double>self.graph.weights[edge]
+                if weight_sum <= 0 or total <= stop_gap * weight_sum:
+                    break  # what the successors could still gain is below the gap sought
+                pick = self._random() * total
+                next_node = self.graph.targets[first + count - 1]
+                for edge in range(first, first + count):
+                    target = self.graph.targets[edge]
+                    pick -= <double>self.graph.weights[edge] * (self.hi[target] - self.lo[target])
+                    if pick < 0:
+                        next_node = target
+                        break
+            if self.on_path.count(next_node):
+                self.cycle_seen = True
+                break
+            node = next_node
+        for i in range(<Py_ssize_t>self.path.size() - 1, -1, -1):
+            self._backup(self.path[i])
+        self.trajectories += 1
+        return 0
+
+    def sweep(self, int passes=3):
+        """Back up every expanded node, last found first, up to ``passes`` times (until no
+        bound moves); returns the passes made."""
+        cdef int made = 0
+        cdef int64_t node
+        cdef bint moved
+        while made < passes:
+            made += 1
+            moved = False
+            for node in range(<int64_t>self.lo.size() - 1, -1, -1):
+                if self.graph.kind[node] != G_FRONTIER and self.lo[node] < self.hi[node]:
+                    if self._backup(node):
+                        moved = True
+            if not moved:
+                break
+        self.sweeps += made
+        return made
+
+    # ----- end components -----------------------------------------------------------------
+
+    def settle_end_components(self):
+        """Pull the upper bounds of end components down and push the lower ones up.
+
+        Upper: in an end component T where every "min" node keeps an action inside T (its
+        actions restricted to those best for the lower bounds, KKW), "min" can keep play in
+        T until "max" leaves it, so no node of T is worth more than max(best exit of a
+        "max" node, what endless play pays): sound for any such T. Lower: the mirror
+        image. Returns the end components found.
+        """
+        cdef int found = 0
+        for for_upper in (True, False):
+            found += self._settle(for_upper)
+        self.end_component_passes += 1
+        self.end_components = found
+        return found
+
+    cdef int _settle(self, bint for_upper) except -1:
+        cdef int64_t n = self.lo.size(), m = self.graph.targets.size(), node, edge, first, count, target
+        cdef vector[uint8_t] inside       # a candidate member of an end component
+        cdef vector[uint8_t] allowed      # per edge: usable inside one
+        cdef vector[int64_t] component
+        inside.assign(n, 0)
+        allowed.assign(m, 0)
+        cdef double best
+        cdef bint restricted
+        for node in range(n):
+            if self.graph.kind[node] != G_CHANCE and self.graph.kind[node] != G_DECISION:
+                continue
+            inside[node] = 1
+            first, count = self.graph.first_edge[node], self.graph.edge_count[node]
+            restricted = (self.graph.kind[node] == G_DECISION
+                          and ((self.graph.data[node] < 0) if for_upper else (self.graph.data[node] > 0)))
+            if restricted:  # the restricted side keeps only its actions best for the other bound
+                best = self.lo[self.graph.targets[first]] if for_upper else self.hi[self.graph.targets[first]]
+                for edge in range(first, first + count):
+                    target = self.graph.targets[edge]
+                    if for_upper and self.lo[target] < best:
+                        best = self.lo[target]
+                    elif not for_upper and self.hi[target] > best:
+                        best = self.hi[target]
+                for edge in range(first, first + count):
+                    target = self.graph.targets[edge]
+                    allowed[edge] = (self.lo[target] == best) if for_upper else (self.hi[target] == best)
+            else:
+                for edge in range(first, first + count):
+                    allowed[edge] = 1
+        cdef bint changed = True
+        cdef bint keep
+        while changed:
+            _restricted_components(self.graph, inside, allowed, component)
+            changed = False
+            for node in range(n):
+                if not inside[node]:
+                    continue
+                first, count = self.graph.first_edge[node], self.graph.edge_count[node]
+                keep = False
+                for edge in range(first, first + count):
+                    if not allowed[edge]:
+                        continue
+                    target = self.graph.targets[edge]
+                    if inside[target] and component[target] == component[node]:
+                        keep = True
+                    elif self.graph.kind[node] == G_CHANCE:
+                        keep = False   # a chance node with a branch outside is in no end component
+                        break
+                    else:
+                        allowed[edge] = 0
+                        changed = True
+                if not keep:
+                    inside[node] = 0
+                    changed = True
+        # the groups: the components of what is left
+        _restricted_components(self.graph, inside, allowed, component)
+        cdef dict caps = {}
+        cdef int64_t group
+        for node in range(n):
+            if not inside[node]:
+                continue
+            group = component[node]
+            if group not in caps:
+                caps[group] = self.endless
+            if self.graph.kind[node] == G_DECISION and ((self.graph.data[node] > 0) if for_upper
+                                                         else (self.graph.data[node] < 0)):
+                first, count = self.graph.first_edge[node], self.graph.edge_count[node]
+                for edge in range(first, first + count):
+                    target = self.graph.targets[edge]
+                    if inside[target] and component[target] == group:
+                        continue
+                    if for_upper and self.hi[target] > caps[group]:
+                        caps[group] = self.hi[target]
+                    elif not for_upper and self.lo[target] < caps[group]:
+                        caps[group] = self.lo[target]
+        for node in range(n):
+            if not inside[node]:
+                continue
+            best = caps[component[node]]
+            if for_upper and best < self.hi[node]:
+                self.hi[node] = best
+            elif not for_upper and best > self.lo[node]:
+                self.lo[node] = best
+        return len(caps)
+
+    # ----- the run ----------------------------------------------------------------------------
+
+    def run(self, double precision, max_seconds=None, max_nodes=None, progress=None,
+            double progress_every=0.5, stop_check=None, check=None, double sweep_growth=1.5):
+        """Trajectories until the gap at the initial node is <= ``precision``, ``max_seconds``
+        pass, ``max_nodes`` nodes are expanded, ``check()`` raises or Ctrl-C; returns
+        ``(stopped, history)`` ("precision", "time", "states", "interrupted", or the reason
+        ``stop_check(lower, upper)`` returned; history: (seconds, lower, upper, expanded)).
+        """
+        import time
+        cdef double started = time.perf_counter(), now, next_report
+        cdef double stop_gap = precision / 100
+        cdef int64_t since_settle = 0, root = self.initial
+        cdef double next_sweep = max(2000, self.graph.expanded_count * sweep_growth)
+        stopped = "precision"
+        history = []
+        next_report = started
+        try:
+            while self.hi[root] - self.lo[root] > precision:
+                if not self.trajectories % 16:
+                    now = time.perf_counter()
+                    if max_seconds is not None and now - started >= max_seconds:
+                        stopped = "time"
+                        break
+                    if max_nodes is not None and self.graph.expanded_count >= max_nodes:
+                        stopped = "states"
+                        break
+                    if now >= next_report:
+                        history.append((now - started, self.lo[root], self.hi[root], self.graph.expanded_count))
+                        if progress is not None:
+                            progress(self.lo[root], self.hi[root], self.graph.expanded_count, now - started)
+                        if check is not None:
+                            check()
+                        next_report = now + progress_every
+                        if stop_check is not None:
+                            reason = stop_check(self.lo[root], self.hi[root])
+                            if reason:
+                                stopped = reason
+                                break
+                    PyErr_CheckSignals()
+                self._trajectory(stop_gap)
+                since_settle += 1
+                if self.cycle_seen and since_settle >= max(16, self.graph.expanded_count // 20):
+                    self.settle_end_components()
+                    self.cycle_seen = False
+                    since_settle = 0
+                if self.graph.expanded_count >= next_sweep:
+                    self.sweep()
+                    next_sweep = self.graph.expanded_count * sweep_growth
+            if stopped not in ("precision", "interrupted"):
+                self.sweep()
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+        history.append((time.perf_counter() - started, self.lo[root], self.hi[root], self.graph.expanded_count))
+        return stopped, history
+
+    def bounds(self, int64_t node):
+        """(lower, upper) of a node."""
+        return self.lo[node], self.hi[node]
+
+    def raise_lower(self, int64_t node, double value):
+        """Take a sound lower bound known from elsewhere (the value of a fixed strategy)."""
+        if value > self.hi[node]:
+            raise ArithmeticError(f"a lower bound {value!r} above the upper bound {self.hi[node]!r}")
+        if value > self.lo[node]:
+            self.lo[node] = value
+
+    @property
+    def lower(self):
+        return self.lo[self.initial]
+
+    @property
+    def upper(self):
+        return self.hi[self.initial]
+
+    def memory_bytes(self):
+        return 8 * (self.lo.capacity() + self.hi.capacity())
+
+    def best_actions(self):
+        """Expanded "max" node -> the edge it takes: among its actions best for the lower
+        bounds, over the nodes play reaches from the initial one that way; ties go to an
+        action through which the node first joins, walking backward, the nodes that lead to
+        a terminal or frontier node (greedy alone can circle an end component forever)."""
+        cdef int64_t n = self.lo.size(), node, edge, first, count, target
+        cdef vector[uint8_t] seen
+        cdef vector[int64_t] stack, reached
+        seen.assign(n, 0)
+        seen[self.initial] = 1
+        stack.push_back(self.initial)
+        best_edges = {}
+        cdef double best
+        while stack.size():
+            node = stack.back()
+            stack.pop_back()
+            reached.push_back(node)
+            kind = self.graph.kind[node]
+            if kind == G_TERMINAL or kind == G_FRONTIER:
+                continue
+            first, count = self.graph.first_edge[node], self.graph.edge_count[node]
+            if kind == G_DECISION and self.graph.data[node] > 0:
+                best = max([self.lo[self.graph.targets[edge]] for edge in range(first, first + count)])
+                chosen = [edge for edge in range(first, first + count) if self.lo[self.graph.targets[edge]] == best]
+                best_edges[node] = chosen
+                following = [self.graph.targets[edge] for edge in chosen]
+            else:
+                following = [self.graph.targets[edge] for edge in range(first, first + count)]
+            for target in following:
+                if not seen[target]:
+                    seen[target] = 1
+                    stack.push_back(target)
+        # backward from the terminal and frontier nodes reached
+        predecessors = {}
+        for node in reached:
+            kind = self.graph.kind[node]
+            if kind == G_CHANCE or (kind == G_DECISION and self.graph.data[node] < 0):
+                first, count = self.graph.first_edge[node], self.graph.edge_count[node]
+                for edge in range(first, first + count):
+                    predecessors.setdefault(self.graph.targets[edge], []).append((node, -1))
+            elif kind == G_DECISION:
+                for edge in best_edges[node]:
+                    predecessors.setdefault(self.graph.targets[edge], []).append((node, edge))
+        queue = [node for node in reached if self.graph.kind[node] in (G_TERMINAL, G_FRONTIER)]
+        joined = set(queue)
+        chosen_edge = {}
+        while queue:
+            for node, edge in predecessors.get(queue.pop(), ()):
+                if node in joined:
+                    continue
+                joined.add(node)
+                if edge >= 0:
+                    chosen_edge[node] = edge
+                queue.append(node)
+        return {node: chosen_edge.get(node, edges[0]) for node, edges in best_edges.items()}
+
+
+cdef int _restricted_components(GrowingGraph graph, vector[uint8_t]& inside, vector[uint8_t]& allowed,
+                                vector[int64_t]& component) except -1:
+    """Strongly connected components (an iterative Tarjan) of the nodes marked ``inside``
+    over their ``allowed`` edges to other such nodes: ``component[node]`` numbers them."""
+    cdef int64_t n = inside.size(), counter = 0, root, node, edge, child, member, number = 0
+    cdef vector[int64_t] index, low, stack, work_node, work_edge
+    cdef vector[uint8_t] on_stack
+    index.assign(n, -1)
+    low.assign(n, 0)
+    on_stack.assign(n, 0)
+    component.assign(n, -1)
+    cdef bint descended
+    for root in range(n):
+        if not inside[root] or index[root] != -1:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.push_back(root)
+        on_stack[root] = 1
+        work_node.push_back(root)
+        work_edge.push_back(graph.first_edge[root])
+        while work_node.size():
+            node = work_node.back()
+            edge = work_edge.back()
+            descended = False
+            while edge < graph.first_edge[node] + graph.edge_count[node]:
+                child = graph.targets[edge]
+                edge += 1
+                if not allowed[edge - 1] or not inside[child]:
+                    continue
+                if index[child] == -1:
+                    work_edge[work_edge.size() - 1] = edge
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.push_back(child)
+                    on_stack[child] = 1
+                    work_node.push_back(child)
+                    work_edge.push_back(graph.first_edge[child])
+                    descended = True
+                    break
+                if on_stack[child] and index[child] < low[node]:
+                    low[node] = index[child]
+            if descended:
+                continue
+            work_node.pop_back()
+            work_edge.pop_back()
+            if work_node.size() and low[node] < low[work_node.back()]:
+                low[work_node.back()] = low[node]
+            if low[node] == index[node]:
+                while True:
+                    member = stack.back()
+                    stack.pop_back()
+                    on_stack[member] = 0
+                    component[member] = number
+                    if member == node:
+                        break
+                number += 1
+    return 0

@@ -836,6 +836,18 @@ class TimeLimitedModel:
         self._check_time()
         return keyed_expander(self.model)(state)
 
+    def explore_compiled(self, *, max_states: int, progress=None):
+        """The model's own compiled exploring (`exactdice.markov.graph.explore`), within the
+        time left (it checks the clock as it goes; past the deadline it raises here too);
+        None where the model has none."""
+        compiled = getattr(self.model, "explore_compiled", None)
+        if compiled is None:
+            return None
+        self._check_time()
+        graph = compiled(max_states=max_states, progress=progress)
+        self._check_time()
+        return graph
+
     def _check_time(self):
         if time.perf_counter() > self.deadline:
             raise TooLargeError("max_seconds", f"exploring passed {self.seconds:g} s; give it more time")

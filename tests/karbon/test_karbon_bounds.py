@@ -15,6 +15,7 @@ from exactdice.errors import InputError
 from exactdice.karbon.bounds import _default_action, bounded_odds, explain_bounded_first_round, game_model
 from exactdice.karbon.solve import payoffs
 from exactdice.markov.bounded import BoundedSolver, BoundsView, evaluate_strategy
+from exactdice.karbon.compiled import compiled_available
 from exactdice.markov.model import KeyedChance
 from exactdice.processes import fork_supported
 
@@ -37,6 +38,16 @@ CASES = {
 }
 
 
+@pytest.fixture(params=["python", "compiled"], autouse=True)
+def search_walk(request, monkeypatch):
+    """Every test with both searches: the compiled one (the compiled walk and
+    `GameSearch`) and the Python one it falls back to (`BoundedSolver`)."""
+    if request.param == "compiled" and not compiled_available():
+        pytest.skip("the compiled walk is not built in this install")
+    monkeypatch.setenv("EXACTDICE_WALK", request.param)
+    return request.param
+
+
 @pytest.fixture(scope="module")
 def exact_values():
     values = {}
@@ -50,13 +61,14 @@ def exact_values():
 @pytest.mark.parametrize("workers", WORKERS)
 @pytest.mark.parametrize("narrator", ["fixed", "optimal"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_bounds_contain_the_exact_optimal_value_and_close(exact_values, name, narrator, workers):
+def test_bounds_contain_the_exact_optimal_value_and_close(search_walk, exact_values, name, narrator, workers):
     setup, objective = CASES[name]
     exact = exact_values[name, narrator]
     found = bounded_odds(ContestSetup(**setup), Rules(objective=objective), OPTIMAL,
                          NarratorPolicy(kind=narrator), precision=EPS, max_seconds=300, workers=workers)
     drawn = ContestSetup(**setup).player_dice is None
-    assert isinstance(found.solver, BoundsView) == (drawn and workers > 1)  # split where there are draws
+    # the Python search splits the draws among workers; the compiled one needs none
+    assert isinstance(found.solver, BoundsView) == (drawn and workers > 1 and search_walk == "python")
     assert found.stopped == "precision"
     assert found.lower_method == "exact" and found.lower_kind == "exact"
     assert isinstance(found.lower, Fraction)
@@ -70,7 +82,7 @@ def test_bounds_contain_the_exact_optimal_value_and_close(exact_values, name, na
     assert found.fixed_value <= exact.value
 
 
-def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
+def test_limits_and_ctrl_c_return_sound_bounds(search_walk, exact_values):
     name = "d6 v d10, pool d4, reserve d4, W1 P1"
     setup, _ = CASES[name]
     exact = exact_values[name, "optimal"].value
@@ -79,10 +91,12 @@ def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
     assert by_states.stopped == "states"
     assert by_states.lower <= exact <= Fraction(by_states.upper)
     assert "(stopped at the state budget; raise --max-states)" in by_states.summary_lines()[0]
-    # the start begins at the fixed preferences' value, so even a short run is no worse
+    # the Python search starts at the fixed preferences' value, so even a short run is no
+    # worse (the compiled one starts from the payoffs' range and is sound all the same)
     from exactdice.karbon.bounds import float_below
-    assert by_states.iteration_lower >= float_below(by_states.fixed_value)
-    assert by_states.lower >= by_states.fixed_value
+    if search_walk == "python":
+        assert by_states.iteration_lower >= float_below(by_states.fixed_value)
+        assert by_states.lower >= by_states.fixed_value
 
     calls = []
 
@@ -116,7 +130,7 @@ def test_best_draw_is_certified_once_its_lower_bound_beats_the_others(exact_valu
 
 
 @pytest.mark.skipif(not fork_supported(), reason="the draws are split among forked worker processes")
-def test_ctrl_c_while_the_draws_are_searched_in_workers_returns_sound_bounds():
+def test_ctrl_c_while_the_draws_are_searched_in_workers_returns_sound_bounds(search_walk):
     """A Ctrl-C in this process (the workers ignore it) stops every worker at its next
     report; the bounds reached are returned, and the strategy is still certified."""
     setup = ContestSetup(ability=1, challenge=1, consequence=1, peril=0)  # the default pool: a long search
@@ -129,10 +143,12 @@ def test_ctrl_c_while_the_draws_are_searched_in_workers_returns_sound_bounds():
 
     found = bounded_odds(setup, player=OPTIMAL, narrator=NarratorPolicy(kind="fixed"), precision=1e-9,
                          progress=progress, workers=2, max_seconds=600)
-    assert found.stopped == "interrupted" and isinstance(found.solver, BoundsView)
+    assert found.stopped == "interrupted"
+    assert isinstance(found.solver, BoundsView) == (search_walk == "python")
     assert found.lower_method == "exact" and found.lower <= Fraction(found.upper)
     from exactdice.karbon.bounds import float_below
-    assert found.lower >= float_below(found.fixed_value)  # the fixed draw's part starts at its exact value
+    if search_walk == "python":  # the fixed draw's part starts at its exact value
+        assert found.lower >= float_below(found.fixed_value)
     assert found.upper < 1  # some work was done before the stop
 
 
@@ -253,7 +269,7 @@ def test_cli_turns_to_bounds_after_max_seconds_of_exploring(capsys):
     (["--player-policy", "optimal", "--narrator-policy", "kind", "--max-seconds", "5"],
      "--max-seconds: is for certified bounds, which need --narrator-policy fixed, random or optimal"),
     (["--float", "--exact"], "--exact: certified floats have no exact fractions"),
-    (["--player-policy", "optimal", "--bounds", "--float"], "--float: is a preview of the exact solve"),
+    (["--player-policy", "optimal", "--bounds", "--float"], "--float: certifies the whole game's numbers"),
 ])
 def test_cli_bounds_input_errors(flags, field, capsys):
     from exactdice.cli.main import main
