@@ -367,6 +367,10 @@ def _certified_lines(result, display: Display, state_file=None) -> list[str]:
     for label, name in (("rounds", "rounds"), ("Breaks", "breaks"), ("Glitches", "glitches"),
                         ("injuries", "injuries"), ("conditions", "conditions")):
         lines.append(f"  expected {label:<11} {shown(f'expected_{name}', False)}")
+    if result.player_policy.kind == "optimal" or result.narrator_policy.kind in ("optimal", "kind"):
+        objective = "P(win)" if result.ruleset.objective == "win" else "expected score"
+        lines.append(f"  value ({objective}) of optimal play  {shown('value', False)}; the odds above are the "
+                     "play of the strategies found")
     lines.append(f"{result.states:,} states, {result.transitions:,} transitions, solved in {result.seconds:.2f} s; "
                  f"certified floats: each exact value lies in its interval, within {result.tolerance:g}")
     lines.extend(_policy_lines(result.player_policy, result.narrator_policy))

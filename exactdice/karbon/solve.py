@@ -24,7 +24,7 @@ from exactdice.karbon.setup import ContestSetup, ContestStart
 from exactdice.limits import time_limit
 from exactdice.markov import Solution, explore, solve
 from exactdice.markov.graph import DECISION
-from exactdice.markov.interval import certified_solve
+from exactdice.markov.interval import certified_game, certified_solve
 
 __all__ = ["ContestOdds", "contest_odds", "expected_distribution", "solve_start", "DEFAULT_MAX_STATES",
            "payoffs"]
@@ -192,7 +192,7 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
     if bookkeeping is None:
         bookkeeping = sum(1 for state in graph.states
                           if type(state) is tuple and state[0] in ("end", "draw", "ndraw"))
-    if arithmetic == "float" and DECISION not in graph.kind:
+    if arithmetic == "float":
         return _certified(graph, payoff, endless, began, draws, bookkeeping, ruleset, player, narrator, setup,
                           model)
     solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, arithmetic=arithmetic,
@@ -223,9 +223,16 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
 
 def _certified(graph, payoff, endless, began, draws, bookkeeping, ruleset, player, narrator, setup,
                model) -> ContestOdds:
-    """Certified floats of a contest without decisions: each number the middle of an
-    interval that holds the exact value (`exactdice.markov.interval`)."""
-    answer = certified_solve(graph, payoff=payoff, nonterminating_payoff=endless)
+    """Certified floats: each number the middle of an interval that holds the exact value
+    (`exactdice.markov.interval`). Under optimal play the value's interval is the game's;
+    the odds and expectations are those of the strategies found (each side's choices best
+    for its bounds), and the draws those they take."""
+    if DECISION in graph.kind:
+        answer = certified_game(graph, payoff=payoff, nonterminating_payoff=endless)
+        if draws is None:
+            draws = _certified_draws(graph, answer.strategy, model, player, narrator)
+    else:
+        answer = certified_solve(graph, payoff=payoff, nonterminating_payoff=endless)
     bounds = {name: answer.absorption[name] for name in ("win", "loss", "tie")}
     bounds["never_ends"] = answer.never_ends
     bounds["value"] = answer.value
@@ -245,6 +252,19 @@ def _certified(graph, payoff, endless, began, draws, bookkeeping, ruleset, playe
         seconds=time.perf_counter() - began, exact=False, player_draw=draws[0], narrator_draw=draws[1],
         ruleset=ruleset, player_policy=player, narrator_policy=narrator, setup=setup, model=model,
         bounds=bounds, tolerance=answer.tolerance)
+
+
+def _certified_draws(graph, strategy, model, player, narrator):
+    """The hands the strategies found draw (``strategy``: decision node -> edge)."""
+    def taken(state):
+        node = graph.index.get(state)
+        return graph.action_names[strategy[node]] if node is not None and node in strategy else None
+
+    player_text = taken(("draw",)) or model.initial_state()[1]
+    narrator_text = taken(("ndraw", player_text))
+    start = model.setup.start(player, narrator, model.draws_by_text[player_text],
+                              parse_dice_list(narrator_text, "draw") if narrator_text else None)
+    return start.player_draw, start.narrator_draw
 
 
 def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,

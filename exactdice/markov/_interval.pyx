@@ -801,17 +801,23 @@ cdef class GameSearch:
         self.end_components = found
         return found
 
-    cdef int _settle(self, bint for_upper) except -1:
-        cdef int64_t n = self.lo.size(), m = self.graph.targets.size(), node, edge, first, count, target
+    cdef int _settle(self, bint for_upper, const int64_t* members=NULL, int64_t member_count=0) except -1:
+        """`settle_end_components` for one side, over every expanded node or over
+        ``members`` only."""
+        cdef int64_t n = self.lo.size(), m = self.graph.targets.size(), node, edge, first, count, target, i
         cdef vector[uint8_t] inside       # a candidate member of an end component
         cdef vector[uint8_t] allowed      # per edge: usable inside one
         cdef vector[int64_t] component
+        cdef vector[uint8_t] candidate
         inside.assign(n, 0)
         allowed.assign(m, 0)
+        candidate.assign(n, 1 if members == NULL else 0)
+        for i in range(member_count):
+            candidate[members[i]] = 1
         cdef double best
         cdef bint restricted
         for node in range(n):
-            if self.graph.kind[node] != G_CHANCE and self.graph.kind[node] != G_DECISION:
+            if not candidate[node] or (self.graph.kind[node] != G_CHANCE and self.graph.kind[node] != G_DECISION):
                 continue
             inside[node] = 1
             first, count = self.graph.first_edge[node], self.graph.edge_count[node]
@@ -943,6 +949,71 @@ cdef class GameSearch:
         history.append((time.perf_counter() - started, self.lo[root], self.hi[root], self.graph.expanded_count))
         return stopped, history
 
+    def solve_all(self, double tolerance, int64_t most_sweeps=1_000_000, check=None):
+        """Bounds for a whole, expanded graph: its components, sinks first, each swept
+        (Gauss-Seidel) until every member's interval is within ``tolerance``, its end
+        components settled every 64 sweeps that do not get there and whenever no bound
+        moves (then, if settling moves none either, the component is as narrow as its exits
+        allow). Returns (sweeps, widest interval left)."""
+        cdef int64_t n = self.lo.size(), node, c, count_components, i, start, end, made, total_made = 0
+        cdef vector[uint8_t] inside, allowed
+        cdef vector[int64_t] component, order, starts
+        cdef double widest = 0.0, width, before
+        cdef bint moved
+        for node in range(n):
+            if self.graph.kind[node] == G_FRONTIER:
+                raise ValueError("solve_all needs the whole graph expanded")
+        inside.assign(n, 1)
+        allowed.assign(self.graph.targets.size(), 1)
+        _restricted_components(self.graph, inside, allowed, component)
+        count_components = 0
+        for node in range(n):
+            if component[node] + 1 > count_components:
+                count_components = component[node] + 1
+        starts.assign(count_components + 1, 0)
+        for node in range(n):
+            starts[component[node] + 1] += 1
+        for c in range(count_components):
+            starts[c + 1] += starts[c]
+        order.assign(n, 0)
+        cdef vector[int64_t] fill = starts
+        for node in range(n):
+            order[fill[component[node]]] = node
+            fill[component[node]] += 1
+        for c in range(count_components):   # Tarjan numbers the sinks first
+            start, end = starts[c], starts[c + 1]
+            made = 0
+            while True:
+                moved = False
+                for i in range(start, end):
+                    if self.graph.kind[order[i]] != G_TERMINAL and self._backup(order[i]):
+                        moved = True
+                made += 1
+                width = 0.0
+                for i in range(start, end):
+                    if self.hi[order[i]] - self.lo[order[i]] > width:
+                        width = self.hi[order[i]] - self.lo[order[i]]
+                if width <= tolerance or made >= most_sweeps:
+                    break
+                if not moved or not made % 64:
+                    before = width
+                    self._settle(True, &order[start], end - start)
+                    self._settle(False, &order[start], end - start)
+                    width = 0.0
+                    for i in range(start, end):
+                        if self.hi[order[i]] - self.lo[order[i]] > width:
+                            width = self.hi[order[i]] - self.lo[order[i]]
+                    if not moved and width >= before:
+                        break
+                    if check is not None:
+                        check()
+                    PyErr_CheckSignals()
+            total_made += made
+            if width > widest:
+                widest = width
+        self.sweeps += total_made
+        return total_made, widest
+
     def bounds(self, int64_t node):
         """(lower, upper) of a node."""
         return self.lo[node], self.hi[node]
@@ -965,19 +1036,26 @@ cdef class GameSearch:
     def memory_bytes(self):
         return 8 * (self.lo.capacity() + self.hi.capacity())
 
-    def best_actions(self):
-        """Expanded "max" node -> the edge it takes: among its actions best for the lower
-        bounds, over the nodes play reaches from the initial one that way; ties go to an
-        action through which the node first joins, walking backward, the nodes that lead to
-        a terminal or frontier node (greedy alone can circle an end component forever)."""
+    def best_actions(self, double tie=0.0):
+        """Expanded "max" node -> the edge it takes (`strategy_edges`)."""
+        return {node: edge for node, edge in self.strategy_edges(tie).items() if self.graph.data[node] > 0}
+
+    def strategy_edges(self, double tie=0.0):
+        """Decision node -> the edge it takes, for the nodes play reaches from the initial
+        one this way: "max" among its actions best for the lower bounds, "min" among those
+        best for the upper bounds (within ``tie`` of the best). Ties go to an action
+        through which the node first joins, walking backward, the nodes that lead to a
+        terminal or frontier node: greedy alone can circle an end component forever (an
+        exit worth the same as staying)."""
         cdef int64_t n = self.lo.size(), node, edge, first, count, target
         cdef vector[uint8_t] seen
         cdef vector[int64_t] stack, reached
+        cdef double best, value
+        cdef bint maximise
         seen.assign(n, 0)
         seen[self.initial] = 1
         stack.push_back(self.initial)
-        best_edges = {}
-        cdef double best
+        candidates = {}
         while stack.size():
             node = stack.back()
             stack.pop_back()
@@ -986,10 +1064,14 @@ cdef class GameSearch:
             if kind == G_TERMINAL or kind == G_FRONTIER:
                 continue
             first, count = self.graph.first_edge[node], self.graph.edge_count[node]
-            if kind == G_DECISION and self.graph.data[node] > 0:
-                best = max([self.lo[self.graph.targets[edge]] for edge in range(first, first + count)])
-                chosen = [edge for edge in range(first, first + count) if self.lo[self.graph.targets[edge]] == best]
-                best_edges[node] = chosen
+            if kind == G_DECISION:
+                maximise = self.graph.data[node] > 0
+                values = [self.lo[self.graph.targets[edge]] if maximise else self.hi[self.graph.targets[edge]]
+                          for edge in range(first, first + count)]
+                best = max(values) if maximise else min(values)
+                chosen = [first + i for i, value in enumerate(values)
+                          if (value >= best - tie if maximise else value <= best + tie)]
+                candidates[node] = chosen
                 following = [self.graph.targets[edge] for edge in chosen]
             else:
                 following = [self.graph.targets[edge] for edge in range(first, first + count)]
@@ -997,29 +1079,30 @@ cdef class GameSearch:
                 if not seen[target]:
                     seen[target] = 1
                     stack.push_back(target)
-        # backward from the terminal and frontier nodes reached
         predecessors = {}
         for node in reached:
             kind = self.graph.kind[node]
-            if kind == G_CHANCE or (kind == G_DECISION and self.graph.data[node] < 0):
+            if kind == G_CHANCE:
                 first, count = self.graph.first_edge[node], self.graph.edge_count[node]
                 for edge in range(first, first + count):
                     predecessors.setdefault(self.graph.targets[edge], []).append((node, -1))
             elif kind == G_DECISION:
-                for edge in best_edges[node]:
+                for edge in candidates[node]:
                     predecessors.setdefault(self.graph.targets[edge], []).append((node, edge))
         queue = [node for node in reached if self.graph.kind[node] in (G_TERMINAL, G_FRONTIER)]
         joined = set(queue)
         chosen_edge = {}
-        while queue:
-            for node, edge in predecessors.get(queue.pop(), ()):
+        position = 0
+        while position < len(queue):   # breadth first: the shortest way to an end
+            for node, edge in predecessors.get(queue[position], ()):
                 if node in joined:
                     continue
                 joined.add(node)
                 if edge >= 0:
                     chosen_edge[node] = edge
                 queue.append(node)
-        return {node: chosen_edge.get(node, edges[0]) for node, edges in best_edges.items()}
+            position += 1
+        return {node: chosen_edge.get(node, edges[0]) for node, edges in candidates.items()}
 
 
 cdef int _restricted_components(GrowingGraph graph, vector[uint8_t]& inside, vector[uint8_t]& allowed,

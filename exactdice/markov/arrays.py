@@ -69,7 +69,7 @@ def csr_arrays(graph: StateGraph) -> Csr:
     >>> csr_arrays(explore(GamblersRuin(goal=3, start=1, up=1, down=1))).targets.dtype
     dtype('int32')
     """
-    if isinstance(graph, ArrayGraph):
+    if isinstance(getattr(graph, "csr", None), Csr):  # an ArrayGraph: its own arrays
         return graph.csr
     count = graph.num_states
     kind = numpy.frombuffer(bytes(graph.kind), dtype=numpy.uint8)

@@ -27,7 +27,8 @@ from exactdice.limits import check_memory
 from exactdice.markov.arrays import csr_arrays
 from exactdice.markov.graph import DECISION, StateGraph
 
-__all__ = ["IntervalSolution", "certified_solve", "compiled_bounds_available", "DEFAULT_TOLERANCE"]
+__all__ = ["IntervalSolution", "certified_solve", "certified_game", "compiled_bounds_available",
+           "DEFAULT_TOLERANCE"]
 
 #: the width asked of every interval at the initial state
 DEFAULT_TOLERANCE = 1e-9
@@ -79,6 +80,10 @@ class IntervalSolution:
         The graph's size and the Gauss-Seidel sweeps made.
     seconds : float
         Time spent.
+    strategy : dict
+        For a graph with decisions (`certified_game`): decision node -> the edge each
+        side's strategy found takes (the outcomes' and expectations' intervals are those of
+        that play; ``value``'s is the game's).
     """
 
     absorption: dict
@@ -92,6 +97,7 @@ class IntervalSolution:
     transitions: int
     sweeps: int
     seconds: float
+    strategy: dict | None = None
 
     @property
     def certified(self) -> bool:
@@ -165,6 +171,103 @@ def certified_solve(graph: StateGraph, *, payoff: dict | None = None, nontermina
         expected_steps=steps, expected_rewards=expected, width=width, tolerance=tolerance,
         states=graph.num_states, transitions=graph.num_transitions, sweeps=int(sweeps),
         seconds=time.perf_counter() - started)
+
+
+def certified_game(graph: StateGraph, *, payoff: dict | None = None, nonterminating_payoff=None,
+                   tolerance: float = DEFAULT_TOLERANCE, rewards: bool = True) -> IntervalSolution:
+    """Certified intervals for a graph with decisions ("max" and "min" nodes).
+
+    The value's interval is the game's: interval iteration over the whole graph,
+    component by component with end components settled (`exactdice.markov._interval.
+    GameSearch.solve_all`). The outcomes and expectations are those of the strategies
+    found (each side's choices best for its bounds), certified on the chain they leave.
+
+    Parameters are those of `certified_solve`.
+
+    Returns
+    -------
+    IntervalSolution
+        With ``strategy`` set.
+
+    Raises
+    ------
+    InputError
+        Where the compiled solver is not built, or a tolerance that is not positive.
+    """
+    import numpy
+
+    from exactdice.markov._graph import CsrGraph
+    from exactdice.markov._interval import GameSearch
+
+    if not tolerance > 0:
+        raise InputError("tolerance", f"must be a positive number, got {tolerance!r}")
+    if _interval is None:
+        raise InputError("arithmetic", "the certified float solver is not built in this install; "
+                                       "use the exact solve")
+    started = time.perf_counter()
+    outcomes = graph.outcomes
+    if payoff is None:
+        payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
+    csr = csr_arrays(graph)
+    owner = getattr(graph, "owner", None)
+    grown = owner if owner is not None and hasattr(owner, "expand_node") else CsrGraph(
+        csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, csr.big)
+    search = GameSearch(grown, [float(Fraction(payoff.get(name, 0))) for name in outcomes],
+                        float(Fraction(nonterminating_payoff or 0)), graph.initial)
+
+    def check():
+        check_memory("while computing certified bounds")
+
+    sweeps, _widest = search.solve_all(tolerance / 2, check=check)
+    value = search.bounds(graph.initial)
+    # each side's choices within the tolerance of its best (the bounds are that close)
+    chosen = search.strategy_edges(tolerance)
+    # the play of the strategies found: each decision node keeps its chosen edge only
+    # the play of the strategies found: each decision node a chance node keeping its chosen
+    # edge alone (weight 1 of 1), the edge's rewards its reward mass
+    kind, offsets, data, mass = csr.kind.copy(), csr.offsets, csr.data.copy(), csr.mass.copy()
+    counts = numpy.diff(offsets)
+    keep = numpy.ones(len(csr.targets), dtype=bool)
+    for node in numpy.flatnonzero(kind == DECISION).tolist():
+        low, high = int(offsets[node]), int(offsets[node + 1])
+        edge = chosen.get(node, low)
+        keep[low:high] = False
+        keep[edge] = True
+        counts[node], kind[node], data[node] = 1, 1, 1
+        earned = graph.action_rewards.get(edge)
+        if earned:
+            mass[node] = earned
+    played = _PlayedGraph(graph, kind, data, numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64),
+                          csr.targets[keep], csr.weights[keep], mass, csr)
+    answer = certified_solve(played, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
+                             tolerance=tolerance, rewards=rewards)
+    answer.value = (float(value[0]), float(value[1]))
+    answer.sweeps += int(sweeps)
+    answer.seconds = time.perf_counter() - started
+    answer.strategy = chosen
+    answer.states, answer.transitions = graph.num_states, graph.num_transitions
+    return answer
+
+
+class _PlayedGraph(StateGraph):
+    """The chain a pair of strategies leaves of a game (`certified_game`): its arrays only."""
+
+    def __init__(self, graph, kind, data, offsets, targets, weights, mass, csr):
+        from exactdice.markov.arrays import Csr
+
+        self.outcomes, self.reward_names, self.initial = graph.outcomes, graph.reward_names, graph.initial
+        self.kind = bytearray(kind.tobytes())
+        self.csr = Csr(kind, data, offsets, targets.astype("int32"), weights.astype("int64"), mass,
+                       {node: big for node, big in csr.big.items() if kind[node] == 1 and csr.kind[node] == 1},
+                       csr.big_mass)
+
+    @property
+    def num_states(self) -> int:
+        return len(self.kind)
+
+    @property
+    def num_transitions(self) -> int:
+        return len(self.csr.targets)
 
 
 def _ends_for_sure(csr, reach, initial) -> bool:

@@ -9,7 +9,8 @@ import pytest
 
 from exactdice.errors import InputError
 from exactdice.markov import explore, solve
-from exactdice.markov.interval import DEFAULT_TOLERANCE, certified_solve, compiled_bounds_available
+from exactdice.markov.interval import (DEFAULT_TOLERANCE, certified_game, certified_solve,
+                                      compiled_bounds_available)
 from exactdice.markov.synthetic import ContestChain, GamblersRuin
 
 from .test_solver import RandomChain, RandomGame
@@ -87,6 +88,36 @@ def test_weights_past_64_bits_are_bounded_exactly():
 def test_a_graph_with_decisions_is_refused_with_its_reason():
     with pytest.raises(InputError, match="without decisions"):
         certified_solve(explore(RandomGame(3)))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_games_value_and_the_strategies_play(seed):
+    """The game's value in its interval; the odds those of the strategies found, which
+    play as well as the exact optimal ones (the same value, exactly, in every case here)."""
+    graph = explore(RandomGame(seed, size=12))
+    payoff, endless = {"win": 1, "tie": Fraction(1, 2)}, Fraction(1, 2)
+    exact = solve(graph, payoff=payoff, nonterminating_payoff=endless)
+    answer = certified_game(graph, payoff=payoff, nonterminating_payoff=endless)
+    assert _holds(answer.value, exact.value) and answer.value[1] - answer.value[0] <= 1e-9
+    played = answer.absorption["win"], answer.absorption["tie"], answer.never_ends
+    low = Fraction(played[0][0]) + (Fraction(played[1][0]) + Fraction(played[2][0])) / 2
+    high = Fraction(played[0][1]) + (Fraction(played[1][1]) + Fraction(played[2][1])) / 2
+    assert low - Fraction(1, 10**8) <= exact.value <= high + Fraction(1, 10**8)
+
+
+@pytest.mark.parametrize("player, narrator", [("optimal", "fixed"), ("fixed", "optimal"), ("optimal", "optimal"),
+                                              ("optimal", "kind")])
+def test_karbon_optimal_play(player, narrator):
+    from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, contest_odds
+
+    setup = ContestSetup(ability=1, challenge=1, consequence=1, pool={6: 2, 8: 1, 10: 1}, reserve={6: 1})
+    exact = contest_odds(setup, None, PlayerPolicy(kind=player), NarratorPolicy(kind=narrator))
+    floats = contest_odds(setup, None, PlayerPolicy(kind=player), NarratorPolicy(kind=narrator),
+                          arithmetic="float")
+    assert _holds(floats.bounds["value"], exact.value)
+    assert floats.player_draw == exact.player_draw and floats.narrator_draw == exact.narrator_draw
+    for name in ("win", "loss", "tie"):
+        assert _holds(floats.bounds[name], getattr(exact, name)), name
 
 
 @pytest.mark.parametrize("setup", [
