@@ -69,8 +69,9 @@ def csr_arrays(graph: StateGraph) -> Csr:
     >>> csr_arrays(explore(GamblersRuin(goal=3, start=1, up=1, down=1))).targets.dtype
     dtype('int32')
     """
-    if isinstance(getattr(graph, "csr", None), Csr):  # an ArrayGraph: its own arrays
-        return graph.csr
+    own = getattr(graph, "csr", None)
+    if isinstance(own, Csr):  # an ArrayGraph: its own arrays
+        return own
     count = graph.num_states
     kind = numpy.frombuffer(bytes(graph.kind), dtype=numpy.uint8)
     data, big_data = _int64(graph.data)
