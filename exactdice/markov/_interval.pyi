@@ -4,6 +4,7 @@ from collections.abc import Callable
 
 import numpy
 
+def strongly_connected(offsets: numpy.ndarray, targets: numpy.ndarray) -> list[list[int]]: ...
 def chain_bounds(kind: numpy.ndarray, data: numpy.ndarray, offsets: numpy.ndarray, targets: numpy.ndarray,
                  weights: numpy.ndarray, outcomes: int, initial: int, tolerance: float, most_sweeps: int,
                  overrides: dict | None = ..., check: Callable[[], None] | None = ...

@@ -110,6 +110,15 @@ cdef _Components _components(const int64_t[:] offsets, const int32_t[:] targets,
     return result
 
 
+def strongly_connected(const int64_t[:] offsets, const int32_t[:] targets):
+    """The strongly connected components of a CSR graph, sinks first, as lists of node ids
+    (`exactdice.markov.graph.StateGraph.strongly_connected_components`, compiled)."""
+    cdef int64_t count = offsets.shape[0] - 1, c
+    cdef _Components parts = _components(offsets, targets, count, -1)
+    return [[parts.order[i] for i in range(parts.starts[c], parts.starts[c + 1])]
+            for c in range(<int64_t>parts.cyclic.size())]
+
+
 def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                  const int32_t[:] targets, const int64_t[:] weights, int outcomes, int64_t initial,
                  double tolerance, int64_t most_sweeps, overrides=None, check=None):

@@ -265,6 +265,14 @@ class ArrayGraph(StateGraph):
     targets = property(lambda self: self._listed("targets"))
     weights = property(lambda self: self._listed("weights"))
 
+    def strongly_connected_components(self) -> list[list[int]]:
+        """`StateGraph.strongly_connected_components`, compiled where it is built."""
+        try:
+            from exactdice.markov._interval import strongly_connected
+        except ImportError:
+            return super().strongly_connected_components()
+        return strongly_connected(self.csr.offsets, self.csr.targets)
+
     @property
     def num_states(self) -> int:
         return len(self.csr.kind)
