@@ -556,8 +556,7 @@ cdef class CompiledWalk(GrowingGraph):
     # a node's branches; `acc` is the one the walk adds to (the node's, or a scratch one
     # while a rest of round or an option's certain end is walked)
     cdef _Acc acc, node_acc, scratch_acc
-    cdef vector[int64_t] merge_place    # by target: its edge while a node is recorded, else -1
-    cdef vector[u128] wide_weights      # the recorded node's merged weights
+    cdef _Acc merged                    # the recorded node's weights summed per successor
     cdef int64_t max_states
     # external nodes (the draws in front of the contest): given from Python
     cdef list external_nodes
@@ -629,6 +628,7 @@ cdef class CompiledWalk(GrowingGraph):
         self.hand_ids = _PairTable()
         self.node_acc = _Acc()
         self.scratch_acc = _Acc()
+        self.merged = _Acc()
         self.acc = self.node_acc
         self.keep_rewards = config.get("keep_rewards", True)
         self.reward_values.push_back(0)
@@ -1589,25 +1589,14 @@ cdef class CompiledWalk(GrowingGraph):
         cdef bint any_mass = False, big_weight = False, big_mass = False
         cdef uint64_t packed
         cdef int c
-        cdef int64_t target, place, first_edge = self.targets.size()
+        cdef int64_t target
+        cdef _Acc merged = self.merged
         memset(masses, 0, sizeof(masses))
         self.begin_edges(node, CHANCE, 0)
-        if <int64_t>self.merge_place.size() < self.states.count:
-            self.merge_place.resize(2 * self.states.count + 1024, -1)
-        for i in range(n):
+        merged.reset()
+        for i in range(n):  # a small table per node: its successors stay in the cache
             w = acc.items[i].weight if divisor == 1 else acc.items[i].weight // divisor
-            target = acc.items[i].target
-            place = self.merge_place[target]
-            if place < first_edge:
-                self.merge_place[target] = self.targets.size()
-                if target > 0x7FFFFFFF:
-                    raise WalkOverflow("more than 2**31 states")
-                self.targets.push_back(<int32_t>target)
-                self.wide_weights.push_back(w)
-            else:
-                if exd_add(self.wide_weights[place - first_edge], w, &m):
-                    raise WalkOverflow("a node's weights pass 128 bits")
-                self.wide_weights[place - first_edge] = m
+            merged.add(acc.items[i].target, 0, w, 0)
             if exd_add(total, w, &m):
                 raise WalkOverflow("a node's weights pass 128 bits")
             total = m
@@ -1618,10 +1607,12 @@ cdef class CompiledWalk(GrowingGraph):
                     if exd_mul(w, (packed >> (8 * c)) & 0xFF, &product) or exd_add(masses[c], product, &m):
                         raise WalkOverflow("a node's reward mass passes 128 bits")
                     masses[c] = m
-        # merge_place holds edge numbers of this node only while it is recorded
-        for i in range(<size_t>(self.targets.size() - first_edge)):
-            self.merge_place[self.targets[first_edge + i]] = -1
-            w = self.wide_weights[i]
+        for i in range(merged.items.size()):
+            target = merged.items[i].target
+            if target > 0x7FFFFFFF:
+                raise WalkOverflow("more than 2**31 states")
+            self.targets.push_back(<int32_t>target)
+            w = merged.items[i].weight
             if exd_bits(w) > 63:
                 big_weight = True
                 self.weights.push_back(-1)
@@ -1629,9 +1620,8 @@ cdef class CompiledWalk(GrowingGraph):
                 self.weights.push_back(<int64_t>w)
         self.data[node] = <int64_t>total if exd_bits(total) <= 63 else -1
         if big_weight or exd_bits(total) > 63:
-            self.big[node] = (_to_python(total), [_to_python(self.wide_weights[i])
-                                                  for i in range(self.wide_weights.size())])
-        self.wide_weights.clear()
+            self.big[node] = (_to_python(total), [_to_python(merged.items[i].weight)
+                                                  for i in range(merged.items.size())])
         self.end_edges(node)
         if self.keep_rewards:
             self.has_mass[node] = any_mass
@@ -1937,7 +1927,7 @@ cdef class CompiledWalk(GrowingGraph):
         """Bytes held now by the graph, the situation table and the caches."""
         return (self.states.bytes() + self.kind.capacity() + 8 * self.data.capacity()
                 + 8 * self.first_edge.capacity() + 4 * self.edge_count.capacity()
-                + 4 * self.targets.capacity() + 8 * self.weights.capacity()
+                + 4 * self.targets.size() + 8 * self.weights.size()   # (mapped: room unwritten is free)
                 + 8 * self.mass.capacity() + self.has_mass.capacity() + 8 * self.label_edges.capacity()
                 + 8 * self.labels.capacity() + 4 * self.label_rewards.capacity()
                 + sizeof(RollEntry) * self.roll_entries.capacity() + self.roll_keys.bytes()
@@ -1967,17 +1957,26 @@ cdef class CompiledWalk(GrowingGraph):
         self.rest_exponent.clear()
         self.hand_ids.clear()
         self.contexts.clear()
+        self.kind.shrink_to_fit()
+        self.data.shrink_to_fit()
+        self.first_edge.shrink_to_fit()
+        self.edge_count.shrink_to_fit()
+        self.targets.shrink_to_fit()
+        self.weights.shrink_to_fit()
+        self.mass.shrink_to_fit()
+        self.has_mass.shrink_to_fit()
 
     def views(self):
         """The graph's arrays as numpy views of the walk's own memory (no copy; the walk
         must outlive them and explore no further), and the numbers past 64 bits."""
         import numpy
         return {
-            "kind": _view_uint8(self.kind), "data": _view_int64(self.data), "offsets": self._offsets(),
-            "targets": _view_int32(self.targets), "weights": _view_int64(self.weights),
-            "mass": _view_int64(self.mass).reshape(-1, REWARD_COUNTERS) if self.keep_rewards else None,
+            "kind": _view_uint8(self.kind), "data": _view_int64(self.data.data(), self.data.size()), "offsets": self._offsets(),
+            "targets": _view_int32(self.targets.data(), self.targets.size()),
+            "weights": _view_int64(self.weights.data(), self.weights.size()),
+            "mass": _view_int64(self.mass.data(), self.mass.size()).reshape(-1, REWARD_COUNTERS) if self.keep_rewards else None,
             "has_mass": _view_uint8(self.has_mass).view(numpy.bool_) if self.keep_rewards else None,
-            "label_edges": _view_int64(self.label_edges),
+            "label_edges": _view_int64(self.label_edges.data(), self.label_edges.size()),
             "labels": [self.labels[i] for i in range(self.labels.size())],
             "label_rewards": [self.label_rewards[i] for i in range(self.label_rewards.size())],
             "reward_values": [self.reward_values[i] for i in range(self.reward_values.size())],
@@ -2021,18 +2020,18 @@ def _empty(dtype):
     return numpy.zeros(0, dtype=dtype)
 
 
-cdef object _view_int64(vector[int64_t]& values):
+cdef object _view_int64(int64_t* values, size_t count):
     import numpy
-    if values.size() == 0:
+    if count == 0:
         return _empty(numpy.int64)
-    return numpy.asarray(<int64_t[:values.size()]>values.data())
+    return numpy.asarray(<int64_t[:count]>values)
 
 
-cdef object _view_int32(vector[int32_t]& values):
+cdef object _view_int32(int32_t* values, size_t count):
     import numpy
-    if values.size() == 0:
+    if count == 0:
         return _empty(numpy.int32)
-    return numpy.asarray(<int32_t[:values.size()]>values.data())
+    return numpy.asarray(<int32_t[:count]>values)
 
 
 cdef object _view_uint8(vector[uint8_t]& values):

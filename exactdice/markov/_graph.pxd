@@ -3,6 +3,19 @@ from libc.stdint cimport int64_t, int32_t, uint8_t
 from libcpp.vector cimport vector
 
 
+cdef extern from "_mapped.h" nogil:
+    cdef cppclass MappedArray[T]:
+        void push_back(const T&) except +
+        T& operator[](size_t)
+        T& back()
+        T* data()
+        size_t size()
+        size_t capacity()
+        void clear()
+        void shrink_to_fit() except +
+        void release()
+
+
 # node kinds (as exactdice.markov.graph's, and FRONTIER: found, not expanded yet)
 cdef enum:
     TERMINAL = 0
@@ -19,9 +32,9 @@ cdef class GrowingGraph:
     cdef vector[int64_t] data
     cdef vector[int64_t] first_edge
     cdef vector[int32_t] edge_count
-    # per edge: successor and integer weight (1 on a decision edge)
-    cdef vector[int32_t] targets
-    cdef vector[int64_t] weights
+    # per edge: successor and integer weight (1 on a decision edge), in growable mappings
+    cdef MappedArray[int32_t] targets
+    cdef MappedArray[int64_t] weights
     cdef int64_t expanded_count
     # nodes whose total or weights pass 64 bits (data or weights hold -1): node -> (total, [weights])
     cdef dict big

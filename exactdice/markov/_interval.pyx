@@ -31,6 +31,8 @@ cdef extern from "<fenv.h>" nogil:
 DEF TERMINAL = 0
 DEF CHANCE = 1
 DEF DECISION = 2
+# bit 63 of a reach mask: the node is reached from the initial one
+cdef uint64_t VISITED = (<uint64_t>1) << 63
 
 
 cdef class _Components:
@@ -129,7 +131,8 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
     (`exactdice.markov.graph.StateGraph`); a weight or total of -1 is given exactly in
     ``overrides`` (node -> (total, [weights]) as Python ints; past 64 bits).
     Returns ``(lower, upper, reach, sweeps, widest)``: float64 arrays of shape
-    (nodes, outcomes), a per-node bit mask of the outcomes it can reach, the sweeps made
+    (nodes, outcomes), a per-node bit mask of the outcomes it can reach (bit 63 set on
+    every node reached from ``initial``), the sweeps made
     and the widest interval left in a cyclic component (below ``tolerance`` unless
     ``most_sweeps`` ran out). ``check()`` is called now and then (it may raise).
     """
@@ -162,10 +165,10 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
                 if kind[node] == TERMINAL:
                     mask |= (<uint64_t>1) << data[node]
                 for edge in range(offsets[node], offsets[node + 1]):
-                    mask |= reach[targets[edge]]
+                    mask |= reach[targets[edge]] & ~VISITED
             for i in range(start, end):
                 node = parts.order[i]
-                reach[node] = mask
+                reach[node] = mask | VISITED
                 for o in range(outcomes):
                     if kind[node] == TERMINAL:
                         lower[node, o] = upper[node, o] = 1.0 if data[node] == o else 0.0

@@ -270,24 +270,17 @@ class _PlayedGraph(StateGraph):
         return len(self.csr.targets)
 
 
+_VISITED = 1 << 63
+
+
 def _ends_for_sure(csr, reach, initial) -> bool:
-    """Whether every node reachable from the initial one can still reach an outcome: then
-    play ends with probability 1 (a finite chain leaves its transient part for sure)."""
+    """Whether every node reachable from the initial one can still reach an outcome (its
+    reach mask, bit 63 marking the nodes reached): then play ends with probability 1 (a
+    finite chain leaves its transient part for sure)."""
     import numpy
 
-    seen = numpy.zeros(len(csr.kind), dtype=bool)
-    stack = [initial]
-    seen[initial] = True
-    offsets, targets = csr.offsets, csr.targets
-    while stack:
-        node = stack.pop()
-        if not reach[node]:
-            return False
-        for target in targets[offsets[node]:offsets[node + 1]].tolist():
-            if not seen[target]:
-                seen[target] = True
-                stack.append(target)
-    return True
+    reached = (reach & numpy.uint64(_VISITED)) != 0
+    return bool(((reach & numpy.uint64(_VISITED - 1))[reached] != 0).all())
 
 
 def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
