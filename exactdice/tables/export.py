@@ -57,7 +57,7 @@ from exactdice.tables.shading import PanelScale, panel_scale
 __all__ = [
     "FORMATS", "TEXT_FORMATS", "CSV_COLUMNS", "DECIMAL_DIGITS", "render_table", "write_table",
     "format_from_path", "cell_text", "EXACT_TEXT_LIMIT",
-    "CSV_BOUNDS_COLUMNS", "BOUNDS_NOTE", "shading_value", "bounds_text", "corner_label",
+    "CSV_BOUNDS_COLUMNS", "BOUNDS_NOTE", "UNCERTIFIED_GAP", "shading_value", "bounds_text", "corner_label",
     "title_without_metrics",
 ]
 
@@ -67,10 +67,15 @@ TEXT_FORMATS = ("md", "csv", "json", "html")
 CSV_COLUMNS = ("table", "metric", "row_axis", "row", "column_axis", "column", "exact", "decimal")
 #: added when a cell holds bounds: each cell's exact lower and upper ends (equal for an exact cell)
 CSV_BOUNDS_COLUMNS = ("lower", "upper", "lower_decimal", "upper_decimal")
+#: certified bounds further apart than this say too little to print: the cell reads
+#: "not certified" (its bounds stay in the JSON and CSV)
+UNCERTIFIED_GAP = Fraction(1, 20)
 #: what every format says about interval cells
 BOUNDS_NOTE = ("A cell \"a-b\" holds certified bounds on optimal play (the game is too large to solve "
                "exactly): no play does better than b, and the returned strategy guarantees a; the "
-               "ends are rounded outward and the cell is shaded by its lower bound a.")
+               "ends are rounded outward and the cell is shaded by its lower bound a. A cell whose "
+               "bounds are more than 0.05 apart reads \"not certified\" and is not shaded (its bounds "
+               "are in the JSON and CSV files).")
 DECIMAL_DIGITS = 10
 #: exact fractions longer than this are left to the JSON/CSV (md tables, html tooltips)
 EXACT_TEXT_LIMIT = 60
@@ -128,18 +133,23 @@ def cell_text(grid: TableGrid, metric: str, value: Fraction | Bounds | None) -> 
     """What a person reads in a cell: a percentage for probabilities, else a decimal.
 
     A probability that is neither 0 nor 1 never reads as "0.0%" or "100.0%"; bounds read
-    "lower-upper", rounded outward.
+    "lower-upper", rounded outward, or for a probability "not certified" more than
+    `UNCERTIFIED_GAP` apart.
 
     >>> grid = TableGrid("t", "r", "c", ["1"], ["1"], {"P(win)": [[Fraction(1, 3)]]})
     >>> cell_text(grid, "P(win)", Fraction(1, 3)), cell_text(grid, "E[rounds]", Fraction(7, 2))
     ('33.3%', '3.50')
     >>> cell_text(grid, "P(win)", Fraction(1, 10**5)), cell_text(grid, "P(win)", 1 - Fraction(1, 10**5))
     ('<0.1%', '>99.9%')
-    >>> cell_text(grid, "P(win)", Bounds(Fraction(1, 3), Fraction(2, 3)))
-    '33.3-66.7%'
+    >>> cell_text(grid, "P(win)", Bounds(Fraction(1, 3), Fraction(34, 100)))
+    '33.3-34.0%'
+    >>> cell_text(grid, "P(win)", Bounds(Fraction(0), Fraction(1)))
+    'not certified'
     """
     if value is None:
         return "-"
+    if isinstance(value, Bounds) and grid.is_probability(metric) and value.upper - value.lower > UNCERTIFIED_GAP:
+        return "not certified"
     if isinstance(value, Bounds):
         percent = grid.is_probability(metric)
         return bounds_text(value, percent) + ("%" if percent else "")
@@ -152,14 +162,17 @@ def cell_text(grid: TableGrid, metric: str, value: Fraction | Bounds | None) -> 
     return decimal_text(value, 2)
 
 
-def shading_value(value: Fraction | Bounds | None) -> Fraction | None:
+def shading_value(value: Fraction | Bounds | None, probability: bool = True) -> Fraction | None:
     """The number a cell is shaded by: its value, or for bounds the lower bound (what the
-    returned strategy guarantees).
+    returned strategy guarantees); None (no shade) for a probability's bounds too wide to
+    print (`UNCERTIFIED_GAP`).
 
-    >>> shading_value(Bounds(Fraction(1, 4), 1)), shading_value(None)
-    (Fraction(1, 4), None)
+    >>> shading_value(Bounds(Fraction(1, 4), Fraction(1, 4))), shading_value(Bounds(0, 1)), shading_value(None)
+    (Fraction(1, 4), None, None)
     """
-    return value.lower if isinstance(value, Bounds) else value
+    if isinstance(value, Bounds):
+        return value.lower if not probability or value.upper - value.lower <= UNCERTIFIED_GAP else None
+    return value
 
 
 def title_without_metrics(grid: TableGrid) -> str:
@@ -373,14 +386,20 @@ def _html_table(grid: TableGrid, metric: str, scale: PanelScale) -> str:
             if value is None:
                 parts.append('<td class="na">-</td>')
                 continue
-            shade = shading_value(value)
+            shade = shading_value(value, scale.probability)
             classes = ["bounds"] if isinstance(value, Bounds) else []
-            if scale.probability and shade >= Fraction(1, 2):
+            if shade is None:  # bounds too wide to say much: no shade, the bounds in the tooltip
+                classes.append("uncertified")
+            elif scale.probability and shade >= Fraction(1, 2):
                 classes.append("strong")
             exact = html.escape(_exact(value))
             class_attr = f' class="{" ".join(classes)}"' if classes else ""
             tooltip = f' title="{exact}"' if len(exact) <= EXACT_TEXT_LIMIT else ""
-            parts.append(f'<td{class_attr} style="background:{scale.fill(shade)};color:{scale.text(shade)}" '
+            if shade is None:
+                tooltip = (f' title="certified bounds {html.escape(bounds_text(value, scale.probability))}'
+                           f'{"%" if scale.probability else ""}, too far apart to print"')
+            style = "" if shade is None else f' style="background:{scale.fill(shade)};color:{scale.text(shade)}"'
+            parts.append(f'<td{class_attr}{style} '
                          f'data-exact="{exact}"{tooltip}>{html.escape(cell_text(grid, metric, value))}</td>')
         parts.append("</tr>")
     parts.append("</tbody></table>")

@@ -167,7 +167,7 @@ def _cell_style(value, scale: PanelScale):
     """A cell's fill, text colour and weight (None for a cell with no value)."""
     from fpdf.fonts import FontFace
 
-    shade = shading_value(value)
+    shade = shading_value(value, scale.probability)
     if shade is None:
         return None
     bold = scale.probability and shade >= Fraction(1, 2)

@@ -94,7 +94,7 @@ def _heatmap_panel(axes, figure, grid, metric: str, panel_width: float) -> None:
 
     matrix = grid.metrics[metric]
     scale = panel_scale(grid, metric)
-    shades = [[shading_value(value) for value in row] for row in matrix]
+    shades = [[shading_value(value, scale.probability) for value in row] for row in matrix]
     colours = [[(1.0, 1.0, 1.0) if shade is None else scale.rgb(shade) for shade in row] for row in shades]
     axes.imshow(colours, aspect="auto")
     _scale_bar(figure, axes, scale)

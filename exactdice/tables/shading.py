@@ -134,8 +134,9 @@ def panel_scale(grid, metric: str) -> PanelScale:
     """The scale of one panel of a `TableGrid` (bounds shaded by their lower end)."""
     from exactdice.tables.export import shading_value
 
-    values = [shading_value(value) for row in grid.metrics[metric] for value in row]
-    return PanelScale.over(values, grid.is_probability(metric))
+    probability = grid.is_probability(metric)
+    values = [shading_value(value, probability) for row in grid.metrics[metric] for value in row]
+    return PanelScale.over(values, probability)
 
 
 def relative_luminance(rgb) -> float:

@@ -17,7 +17,7 @@ from exactdice.tables.store import ResultKey, ResultStore
 TABLES = Path(__file__).resolve().parents[2] / "tables"
 # a lower bound just under 28.7 %, which rounds to nearest as 28.7 % but outward as 28.6 %
 LOW = Fraction(28697, 100000)
-HIGH = Fraction(38613, 100000)
+HIGH = Fraction(31613, 100000)
 
 
 def _grid() -> TableGrid:
@@ -38,7 +38,7 @@ def test_bounds_check_their_order_and_keep_exact_ends():
 
 def test_cell_text_rounds_bounds_outward():
     grid = _grid()
-    assert cell_text(grid, "value", Bounds(LOW, HIGH)) == "28.6-38.7%"
+    assert cell_text(grid, "value", Bounds(LOW, HIGH)) == "28.6-31.7%"
     assert cell_text(grid, "P(win)", LOW) == "28.7%"  # an exact value still rounds to nearest
     plain = TableGrid("t", "r", "c", ["1"], ["1"], {"E": [[Bounds(Fraction(1, 3), Fraction(5, 3))]]})
     assert cell_text(plain, "E", Bounds(Fraction(1, 3), Fraction(5, 3))) == "0.33-1.67"
@@ -56,10 +56,10 @@ def test_grid_and_store_round_trip_bounds(tmp_path):
 
 def test_markdown_shows_bounds_and_says_what_they_mean():
     text = render_table(_grid(), "md")
-    assert "| 1 | 28.6-38.7% | 33.3-66.7% |" in text
+    assert "| 1 | 28.6-31.7% | not certified |" in text
     assert "| 2 | 50.0% | - |" in text
     assert BOUNDS_NOTE in text
-    assert "[28697/100000, 38613/100000]" in text  # the exact ends, where short
+    assert "[28697/100000, 31613/100000]" in text  # the exact ends, where short
 
 
 def test_csv_gives_both_exact_ends():
@@ -81,7 +81,7 @@ def test_json_gives_both_exact_ends_and_flags_the_metric():
     table = data["tables"][0]
     value, win = table["metrics"]
     assert value["bounds"] is True and "bounds" not in win
-    assert value["exact"][0][0] == {"lower": "28697/100000", "upper": "38613/100000"}
+    assert value["exact"][0][0] == {"lower": "28697/100000", "upper": "31613/100000"}
     assert value["decimal"][0][1] == {"lower": "0.3333333333", "upper": "0.6666666667"}
     assert cell_from_data(value["exact"][0][0]) == Bounds(LOW, HIGH)
     assert value["exact"][1] == ["1/2", None]
@@ -94,8 +94,8 @@ def test_html_shades_bounds_by_their_lower_end():
     # the upper ones; below 50 %: not bold
     scale = PanelScale.over([LOW, Fraction(1, 3), Fraction(1, 2)], probability=True)
     assert (f'class="bounds" style="background:{scale.fill(LOW)};color:{scale.text(LOW)}" '
-            'data-exact="[28697/100000, 38613/100000]"') in text
-    assert ">28.6-38.7%</td>" in text
+            'data-exact="[28697/100000, 31613/100000]"') in text
+    assert ">28.6-31.7%</td>" in text
     assert BOUNDS_NOTE.replace('"', "&quot;") in text
 
 
@@ -104,19 +104,19 @@ def test_pdf_prints_bounds_and_the_note():
 
     reader = PdfReader(io.BytesIO(render_table(_grid(), "pdf")))
     first_page = reader.pages[0].extract_text()
-    assert "28.6-38.7%" in first_page and "33.3-66.7%" in first_page
+    assert "28.6-31.7%" in first_page and "not certified" in first_page
     assert "certified bounds" in first_page
 
 
 def test_png_colours_a_bounds_cell_by_its_lower_end():
     """The same picture with a cell of bounds and with that cell at its lower bound: the
     colour of the cell (sampled away from its text) is the same; at its upper bound it is not."""
-    def picture(value):  # beside a cell of 0, so that the panel's scale has a range
-        return render_table(TableGrid("t", "r", "c", ["1"], ["1", "2"], {"P(win)": [[value, Fraction(0)]]}),
-                            "png")
+    def picture(value):  # beside cells of 0 and 1: the panel's scale is the same in every picture
+        return render_table(TableGrid("t", "r", "c", ["1"], ["1", "2", "3"],
+                                      {"P(win)": [[value, Fraction(0), Fraction(1)]]}), "png")
 
-    with_bounds = picture(Bounds(Fraction(1, 10), Fraction(9, 10)))
-    at_lower, at_upper = picture(Fraction(1, 10)), picture(Fraction(9, 10))
+    with_bounds = picture(Bounds(Fraction(1, 10), Fraction(3, 20)))
+    at_lower, at_upper = picture(Fraction(1, 10)), picture(Fraction(3, 20))
     import matplotlib.image
 
     def corner(png):
@@ -164,6 +164,6 @@ def test_web_page_shows_bounds_cells_from_a_tables_file(tmp_path):
     path = write_table([_grid()], "json", tmp_path / "set.json")
     shown = _present_table_file(path)["tables"][0]["metrics"]
     cell = shown[0]["cells"][0][0]
-    assert cell["percent"] == "28.6-38.7" and float(cell["percent"].split("-")[0]) == 28.6
+    assert cell["percent"] == "28.6-31.7" and float(cell["percent"].split("-")[0]) == 28.6
     assert (Fraction(cell["lower"]), Fraction(cell["upper"])) == (LOW, HIGH)
     assert shown[0]["cells"][1][0]["exact"] == "1/2" and shown[0]["cells"][1][1] is None

@@ -69,6 +69,15 @@ def test_numbers_read_on_every_shade(values, probability):
 
 def test_a_panel_is_shaded_by_the_lower_end_of_its_bounds():
     grid = TableGrid("t", "r", "c", ["1"], ["1", "2"],
-                     {"P(win)": [[Bounds(Fraction(1, 10), Fraction(9, 10)), Fraction(1, 5)]]})
+                     {"P(win)": [[Bounds(Fraction(1, 10), Fraction(3, 20)), Fraction(1, 5)]]})
     scale = panel_scale(grid, "P(win)")
     assert (scale.low, scale.high, scale.kind) == (Fraction(1, 10), Fraction(1, 5), "sequential")
+
+
+def test_bounds_too_wide_to_print_are_left_out_of_the_scale():
+    """A probability known only to within more than 0.05 reads "not certified" and takes
+    no part in its panel's colours (it is not shaded)."""
+    grid = TableGrid("t", "r", "c", ["1"], ["1", "2", "3"],
+                     {"P(win)": [[Bounds(Fraction(0), Fraction(1)), Fraction(1, 5), Fraction(2, 5)]]})
+    scale = panel_scale(grid, "P(win)")
+    assert (scale.low, scale.high) == (Fraction(1, 5), Fraction(2, 5))
