@@ -289,17 +289,26 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
     negative parts, node by node (an expectation is linear in the per-node masses)."""
     import numpy
 
-    steps_column = numpy.where(csr.kind == 1, csr.data, 0).astype(numpy.int64)
-    columns = [steps_column]
     big_columns = {node: [int(csr.big.get(node, (int(csr.data[node]), None))[0])] for node in
                    set(csr.big) | set(csr.big_mass)}
-    for r in range(csr.mass.shape[1]):
+    # a node of `big_mass` holds -1 in its mass columns: its signs are read from its ints
+    exact_rows = numpy.ones(len(csr.kind), dtype=bool)
+    exact_rows[list(csr.big_mass)] = False
+    signed = [bool((csr.mass[exact_rows, r] < 0).any()) or any(amounts[r] < 0 for amounts in csr.big_mass.values())
+              for r in range(csr.mass.shape[1])]
+    width = 1 + sum(2 if split else 1 for split in signed)
+    mass = numpy.empty((len(csr.kind), width), dtype=numpy.int64)
+    mass[:, 0] = numpy.where(csr.kind == 1, csr.data, 0)
+    place = 1
+    for r, split in enumerate(signed):
         column = csr.mass[:, r]
-        columns += [numpy.maximum(column, 0), numpy.maximum(-column, 0)]
+        mass[:, place] = numpy.maximum(column, 0) if split else column
+        if split:
+            mass[:, place + 1] = numpy.maximum(-column, 0)
         for node, values in big_columns.items():
             amount = csr.big_mass[node][r] if node in csr.big_mass else int(column[node])
-            values += [max(amount, 0), max(-amount, 0)]
-    mass = numpy.ascontiguousarray(numpy.column_stack(columns), dtype=numpy.int64)
+            values += [max(amount, 0), max(-amount, 0)] if split else [amount]
+        place += 2 if split else 1
     overrides = {}
     for node, values in big_columns.items():
         total, weights = csr.big.get(node, (int(csr.data[node]),
@@ -311,13 +320,15 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
     low, high = lower[initial], upper[initial]
     steps = (float(low[0]), float(high[0]))
     rewards = {}
-    for r, name in enumerate(graph.reward_names):
-        plus, minus = 1 + 2 * r, 2 + 2 * r
-        if high[minus] == 0:
-            rewards[name] = (float(low[plus]), float(high[plus]))
+    place = 1
+    for name, split in zip(graph.reward_names, signed):
+        if not split:
+            rewards[name] = (float(low[place]), float(high[place]))
         else:  # differences of two bounded totals, rounded outward
+            plus, minus = place, place + 1
             rewards[name] = (_down(Fraction(float(low[plus])) - Fraction(float(high[minus]))),
                              _up(Fraction(float(high[plus])) - Fraction(float(low[minus]))))
+        place += 2 if split else 1
     return steps, rewards
 
 
