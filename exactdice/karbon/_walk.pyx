@@ -427,6 +427,7 @@ cdef class _Acc:
     cdef vector[int64_t] slots
     cdef vector[int64_t] touched
     cdef int exponent
+    cdef bint mixed_codes      # two reward codes met (else every item's successor is its own)
 
     def __cinit__(self):
         self.slots.assign(1024, -1)
@@ -439,6 +440,7 @@ cdef class _Acc:
         self.touched.clear()
         self.items.clear()
         self.exponent = 0
+        self.mixed_codes = False
 
     cdef int add(self, int64_t target, int32_t code, u128 weight, int exponent) except -1:
         """Add weight / 2**exponent to the branch (target, code)."""
@@ -473,6 +475,8 @@ cdef class _Acc:
         branch.target = target
         branch.reward_code = code
         branch.weight = weight
+        if self.items.size() and self.items[0].reward_code != code:
+            self.mixed_codes = True
         self.slots[slot] = self.items.size()
         self.touched.push_back(slot)
         self.items.push_back(branch)
@@ -1596,7 +1600,10 @@ cdef class CompiledWalk(GrowingGraph):
         merged.reset()
         for i in range(n):  # a small table per node: its successors stay in the cache
             w = acc.items[i].weight if divisor == 1 else acc.items[i].weight // divisor
-            merged.add(acc.items[i].target, 0, w, 0)
+            if acc.mixed_codes:
+                merged.add(acc.items[i].target, 0, w, 0)
+            else:  # one reward code: the successors are distinct already
+                acc.items[i].weight = w
             if exd_add(total, w, &m):
                 raise WalkOverflow("a node's weights pass 128 bits")
             total = m
@@ -1607,12 +1614,13 @@ cdef class CompiledWalk(GrowingGraph):
                     if exd_mul(w, (packed >> (8 * c)) & 0xFF, &product) or exd_add(masses[c], product, &m):
                         raise WalkOverflow("a node's reward mass passes 128 bits")
                     masses[c] = m
-        for i in range(merged.items.size()):
-            target = merged.items[i].target
+        cdef _Acc edges = merged if acc.mixed_codes else acc
+        for i in range(edges.items.size()):
+            target = edges.items[i].target
             if target > 0x7FFFFFFF:
                 raise WalkOverflow("more than 2**31 states")
             self.targets.push_back(<int32_t>target)
-            w = merged.items[i].weight
+            w = edges.items[i].weight
             if exd_bits(w) > 63:
                 big_weight = True
                 self.weights.push_back(-1)
@@ -1620,8 +1628,8 @@ cdef class CompiledWalk(GrowingGraph):
                 self.weights.push_back(<int64_t>w)
         self.data[node] = <int64_t>total if exd_bits(total) <= 63 else -1
         if big_weight or exd_bits(total) > 63:
-            self.big[node] = (_to_python(total), [_to_python(merged.items[i].weight)
-                                                  for i in range(merged.items.size())])
+            self.big[node] = (_to_python(total), [_to_python(edges.items[i].weight)
+                                                  for i in range(edges.items.size())])
         self.end_edges(node)
         if self.keep_rewards:
             self.has_mass[node] = any_mass
