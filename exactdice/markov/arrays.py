@@ -22,6 +22,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy
 
@@ -260,10 +261,11 @@ class ArrayGraph(StateGraph):
             self._lists[name] = made
         return made
 
-    data = property(lambda self: self._listed("data"))
-    offsets = property(lambda self: self._listed("offsets"))
-    targets = property(lambda self: self._listed("targets"))
-    weights = property(lambda self: self._listed("weights"))
+    # made on first use, then plain attributes (the exact solvers read them per node)
+    data = cached_property(lambda self: self._listed("data"))
+    offsets = cached_property(lambda self: self._listed("offsets"))
+    targets = cached_property(lambda self: self._listed("targets"))
+    weights = cached_property(lambda self: self._listed("weights"))
 
     def strongly_connected_components(self) -> list[list[int]]:
         """`StateGraph.strongly_connected_components`, compiled where it is built."""
