@@ -28,7 +28,7 @@ from exactdice.markov import explore, solve
 from exactdice.markov.arrays import ArrayGraph
 from exactdice.markov.graph import DECISION
 
-pytestmark = pytest.mark.skipif(not compiled_available(), reason="the compiled walk is not built in this install")
+needs_compiled = pytest.mark.skipif(not compiled_available(), reason="the compiled walk is not built in this install")
 
 # the Python walk explores these setups in well under a second each
 _MOST_STATES = 3000
@@ -150,6 +150,7 @@ def _setups(draw):
     return setup
 
 
+@needs_compiled
 @settings(max_examples=320, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(_setups(), _policies(), _rules())
@@ -163,6 +164,7 @@ def test_the_compiled_walk_gives_the_python_walks_graph_and_answers(setup_kwargs
     _assert_same(reference, compiled, ruleset)
 
 
+@needs_compiled
 @pytest.mark.parametrize("split_rolls", [False, True])
 @pytest.mark.parametrize("player", ["never", "always"])
 def test_the_cut_after_the_roll_is_the_same_on_both_walks(split_rolls, player):
@@ -171,6 +173,7 @@ def test_the_cut_after_the_roll_is_the_same_on_both_walks(split_rolls, player):
     _assert_same(reference, compiled, Rules())
 
 
+@needs_compiled
 def test_the_spec_micro_example_on_the_compiled_walk():
     """Spec section 9: 100 reachable states and the exact P(win)."""
     from fractions import Fraction
@@ -185,6 +188,7 @@ def test_the_spec_micro_example_on_the_compiled_walk():
                                 9080225136878889747585636270823606341219939818857851)
 
 
+@needs_compiled
 def test_python_forces_the_reference_walk():
     setup = ContestSetup(ability=1, challenge=1, consequence=1, pool={8: 2}, reserve={})
     start = setup.start(PlayerPolicy(), NarratorPolicy())
@@ -197,6 +201,7 @@ def test_python_forces_the_reference_walk():
         explore_compiled(model, max_states=100)
 
 
+@needs_compiled
 def test_a_setup_past_the_compiled_widths_is_walked_in_python():
     """Dozens of peril dice pass the compiled walk's 128-bit weights: exploring falls back
     to the Python walk, quietly, with the same answer; asked for, the compiled walk says why."""
@@ -208,9 +213,32 @@ def test_a_setup_past_the_compiled_widths_is_walked_in_python():
         explore_compiled(model, max_states=10_000)
 
 
+@needs_compiled
 def test_the_state_limit_names_the_parameter():
     setup = ContestSetup(ability=2, challenge=2, consequence=2, peril=1)
     start = setup.start(PlayerPolicy(), NarratorPolicy())
     model = KarbonModel(start.sizes, start.situation(), Rules(), PlayerPolicy(), NarratorPolicy())
     with _walk("compiled"), pytest.raises(TooLargeError, match="max_states: reached 50 states"):
         explore(model, max_states=50, progress=False)
+
+
+def test_an_install_without_the_compiled_walk_says_so_once_and_walks_in_python(monkeypatch, capsys):
+    """The extension missing (a machine that could not build it): one line on stderr, the
+    first time, and the Python walk's graph; asked for by name, a clear error."""
+    import exactdice.karbon.compiled as compiled
+
+    monkeypatch.setattr(compiled, "_walk", None)
+    monkeypatch.setattr(compiled, "_IMPORT_ERROR", "No module named 'exactdice.karbon._walk'")
+    monkeypatch.setattr(compiled, "_notice_given", False)
+    monkeypatch.delenv(WALK_VARIABLE, raising=False)
+    setup = ContestSetup(ability=1, challenge=1, consequence=1, pool={8: 2}, reserve={})
+    start = setup.start(PlayerPolicy(), NarratorPolicy())
+    model = KarbonModel(start.sizes, start.situation(), Rules(), PlayerPolicy(), NarratorPolicy())
+    first = explore(model, progress=False)
+    second = explore(model, progress=False)
+    assert not isinstance(first, ArrayGraph) and first.num_states == second.num_states
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == ["exactdice: the compiled Karbon walk is not built in this install (No module named "
+                     "'exactdice.karbon._walk'); the Python walk explores instead (slower, the same answers)"]
+    with _walk("compiled"), pytest.raises(InputError, match="the compiled walk is not built in this install"):
+        explore(model, progress=False)
