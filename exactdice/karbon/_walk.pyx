@@ -252,7 +252,7 @@ cdef class _KeyTable:
 
     cdef int width
     cdef vector[uint64_t] keys
-    cdef vector[int64_t] slots
+    cdef vector[int32_t] slots     # ids (a walk refuses more than 2**31 states)
     cdef uint64_t mask
     cdef int64_t count
 
@@ -308,7 +308,7 @@ cdef class _KeyTable:
         self.count += 1
         for i in range(self.width):
             self.keys.push_back(key[i])
-        self.slots[slot] = id
+        self.slots[slot] = <int32_t>id
         added[0] = True
         if 2 * self.count > <int64_t>self.slots.size():
             self._grow()
@@ -324,7 +324,7 @@ cdef class _KeyTable:
             slot = self._hash(&self.keys[id * self.width]) & self.mask
             while self.slots[slot] >= 0:
                 slot = (slot + 1) & self.mask
-            self.slots[slot] = id
+            self.slots[slot] = <int32_t>id
 
     cdef void clear(self) noexcept nogil:
         self.keys.clear()
@@ -333,7 +333,7 @@ cdef class _KeyTable:
         self.count = 0
 
     cdef int64_t bytes(self) noexcept nogil:
-        return self.keys.capacity() * 8 + self.slots.capacity() * 8
+        return self.keys.capacity() * 8 + self.slots.capacity() * 4
 
 
 

@@ -37,6 +37,8 @@ WALK_VARIABLE = "EXACTDICE_WALK"
 _WALKS = ("python", "compiled")
 # most peril dice whose hit weights the compiled walk keeps (8**42 < 2**128)
 _COMPILED_MOST_PERIL = 40
+# remembered branches of rests of rounds in the bounds search (32 bytes each)
+_SEARCH_RESTS_KEPT = 500_000
 
 try:
     from exactdice.karbon import _walk
@@ -351,7 +353,10 @@ def compiled_bounded_solver(model, *, payoff, nonterminating_payoff, seed: int =
     inner = getattr(model, "inner", model)
     try:
         config = _config(model, inner)
+        # the search needs no rewards, and keeps a smaller cache of rests of rounds: a state
+        # it meets costs about 60 bytes besides its edges
         config["keep_rewards"] = False
+        config["rest_kept"] = _SEARCH_RESTS_KEPT
         walk = _walk.CompiledWalk(config)
         _declare_draws(model, walk)
         walk.start(model.initial_state(), 2**31 - 1)
