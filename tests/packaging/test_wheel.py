@@ -64,6 +64,18 @@ def test_the_wheel_holds_the_package_data(built):
     assert {f"exactdice/tables/canonical/{name}.json" for name in TABLE_FILES} <= names
     assert not any(name.endswith((".pdf", ".png", ".html")) for name in names if "/canonical/" in name)
     assert any(name.endswith("licenses/LICENSE") for name in names)
+    # the compiled parts, built for this machine (where a compiler is: the build then has them)
+    for module in ("exactdice/karbon/_walk", "exactdice/markov/_graph", "exactdice/markov/_interval"):
+        assert any(name.startswith(module) and name.endswith(".so") for name in names), module
+
+
+def test_the_sdist_holds_the_compiled_parts_sources(built):
+    import tarfile
+
+    with tarfile.open(next(built.glob("*.tar.gz"))) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert {"setup.py", "exactdice/karbon/_walk.pyx", "exactdice/markov/_graph.pyx", "exactdice/markov/_graph.pxd",
+            "exactdice/markov/_interval.pyx", "exactdice/markov/_mapped.h"} <= names
 
 
 def test_the_installed_wheel_runs_the_main_command(installed, tmp_path):
@@ -77,6 +89,11 @@ def test_the_installed_wheel_runs_the_main_command(installed, tmp_path):
                            "--peril", "1"], capture_output=True, text=True, cwd=tmp_path)
     assert odds.returncode == 0, odds.stderr
     assert "P(win)   15.9 %" in odds.stdout
+    assert "not built" not in odds.stderr  # the compiled walk explored it
+    compiled = subprocess.run([str(installed / "bin" / "python"), "-c", "from exactdice.karbon.compiled import "
+                               "compiled_available; print(compiled_available())"],
+                              capture_output=True, text=True, cwd=tmp_path, check=True).stdout
+    assert compiled.strip() == "True"
 
 
 def test_the_installed_wheel_serves_the_canonical_tables(installed, tmp_path):
