@@ -174,8 +174,8 @@ def _explored(model, inner, walk, max_states, progress) -> ArrayGraph:
         if bar is not None:
             bar.update(found - bar.n)
 
-    try:
-        walk.explore(model.initial_state(), max_states, check)
+    try:  # (node ids are 32-bit: a limit past 2**31 - 1 states is that limit)
+        walk.explore(model.initial_state(), min(max_states, 2**31 - 1), check)
     except _walk.StateLimit:
         raise TooLargeError("max_states", f"reached {max_states:,} states (limit {max_states:,}) while exploring; "
                                           f"raise the limit with `max_states`") from None
