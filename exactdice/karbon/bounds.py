@@ -249,6 +249,16 @@ def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_se
     pass ``max_seconds``. A state
     the fixed play reaches gets its exact value there (rounded down to a float); every
     other state None (with ``per_state`` False the function is None: the value alone)."""
+    solution, lower_bound = _fixed_play_solution(setup, ruleset, narrator, max_states=max_states,
+                                                 max_seconds=max_seconds, per_state=per_state)
+    return (None if solution is None else solution.value), lower_bound
+
+
+def _fixed_play_solution(setup, ruleset, narrator, *, max_states: int, max_seconds: float | None,
+                         per_state: bool):
+    """(the fixed play's exact `Solution`, state -> lower bound function or None), or
+    (None, None): `fixed_play_lower_bounds` with the whole solution (its odds, the
+    narrator's reply) for when the fixed preferences become the returned strategy."""
     model = game_model(setup, ruleset, PlayerPolicy(), narrator)
     payoff, endless = payoffs(ruleset)
     try:
@@ -260,20 +270,20 @@ def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_se
     except TooLargeError:
         return None, None
     if not per_state:
-        return solution.value, None
-    per_state, reached = solution._per_state, graph.index
+        return solution, None
+    per_state_value, reached = solution._per_state, graph.index
     cache: dict = {}
 
     def lower_bound(state):
         if state not in reached:
             return None
-        value = per_state(state)[1]
+        value = per_state_value(state)[1]
         bound = cache.get(value)
         if bound is None:
             bound = cache[value] = float_below(value)
         return (bound, math.inf)
 
-    return solution.value, lower_bound
+    return solution, lower_bound
 
 
 def _fixed_draw_text(model) -> str | None:
@@ -386,6 +396,22 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
     result.strategy.update(solution.strategy)  # the narrator's best reply (optimal narrator)
 
 
+def _return_fixed_preferences(result: BoundedOdds, solution) -> None:
+    """Make the fixed preferences the returned strategy: their exact value is a better
+    guarantee than the searched strategy's (a search stopped far from its answer)."""
+    result.lower, result.lower_kind = solution.value, "exact"
+    result.lower_method = ("exact (the fixed preferences' value: the search's own strategy guaranteed "
+                           "less, so the fixed preferences are the strategy returned)")
+    absorption = solution.absorption
+    result.win, result.loss, result.tie = (absorption.get("win", 0), absorption.get("loss", 0),
+                                           absorption.get("tie", 0))
+    result.never_ends = solution.never_ends
+    result.strategy_states = solution.states
+    fixed_draw = _fixed_draw_text(result.model)
+    result.strategy = {} if fixed_draw is None else {("draw",): fixed_draw}
+    result.strategy.update(solution.strategy)  # the narrator's best reply (optimal narrator)
+
+
 def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
                  narrator: NarratorPolicy | None = None, *, precision: float = 1e-3,
                  max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
@@ -416,24 +442,27 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
     payoff, endless = payoffs(ruleset)
     model = game_model(setup, ruleset, player, narrator)
     phase = phase or (lambda text: None)
-    fixed_value, from_fixed = None, None
+    fixed_value, from_fixed, fixed_solution = None, None, None
     compiled = compiled_bounded_solver(model, payoff=payoff, nonterminating_payoff=endless, seed=seed)
     if fixed_start:
         phase("solving the fixed preferences exactly (the starting lower bound)")
         if fixed_seconds is None and max_seconds is not None:
             fixed_seconds = max_seconds / 3
-        # the compiled search takes no seeding (a per-state look-up from compiled code
-        # would cost more than the search gains): the value is reported beside its bounds
-        fixed_value, from_fixed = fixed_play_lower_bounds(setup, ruleset, narrator,
+        # the compiled search is seeded at its root only (a per-state look-up from compiled
+        # code would cost more than the search gains); the fixed preferences stay the
+        # fallback strategy when they guarantee more than the one it returns
+        fixed_solution, from_fixed = _fixed_play_solution(setup, ruleset, narrator,
                                                           max_states=fixed_states or max_states,
                                                           max_seconds=fixed_seconds,
                                                           per_state=compiled is None)
+        fixed_value = None if fixed_solution is None else fixed_solution.value
     budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
     parts = None if compiled is not None else _draw_parts(model, workers)
     phase("searching for bounds")
     if compiled is not None:
         solver = compiled
-        found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
+        found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress,
+                           root_lower=None if fixed_value is None else float_below(fixed_value))
     elif parts is None:
         initial = from_fixed and _with_root_bound(model, fixed_value, from_fixed)
         solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial,
@@ -471,6 +500,9 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
         if certify_seconds is None:
             certify_seconds = DEFAULT_CERTIFY_SECONDS if max_seconds is None else max_seconds / 2
         _certify(result, found.strategy, (payoff, endless), certify_states, certify_seconds)
+    if fixed_solution is not None and (fixed_value > result.lower or
+                                       (fixed_value == result.lower and result.lower_kind != "exact")):
+        _return_fixed_preferences(result, fixed_solution)
     result.sides = {situation: model.who_decides(situation) for situation in result.strategy}
     result.certify_seconds = time.perf_counter() - bounded_done
     result.seconds = time.perf_counter() - began
