@@ -304,7 +304,7 @@ def _distance_bound(interval: dict, target: Fraction) -> Fraction:
 
 def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fraction | None = None,
                   best: int = 5, store: ResultStore | None = None, workers: int = 2, executor: Executor | None = None,
-                  progress: bool = False, exhaustive: bool = False,
+                  progress=False, exhaustive: bool = False,
                   risk: Fraction = DEFAULT_RISK) -> DesignResult:
     """The points whose exact value is closest to *target*, best first.
 
@@ -328,8 +328,9 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
         Local processes.
     executor : concurrent.futures.Executor, optional
         Where to solve (a Dask client's, say).
-    progress : bool, default False
-        Draw progress bars on stderr.
+    progress : bool or callable, default False
+        A progress callback given a report per setup solved, or True for bars on stderr
+        (`exactdice.tables.sweep.sweep`).
     exhaustive : bool, default False
         Solve every point exactly (no screen).
     risk : Fraction, default 1/10**6

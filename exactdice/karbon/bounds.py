@@ -59,12 +59,13 @@ LOWER_KINDS = ("exact", "strategy-float", "search-float")
 #: this share of that time more (`exactdice.markov.bounded.sound_lower_value`)
 SOUND_SHARE = 0.2
 #: why a search stopped short of its precision, and how to give it more
-_STOPPED_HINTS = {"time": "at the time limit; raise --max-seconds",
-                  "states": "at the state budget; raise --max-states",
-                  "memory": "at the memory budget; raise --max-memory",
+_STOPPED_HINTS = {"time": "at the time limit; raise `max_seconds`",
+                  "states": "at the state budget; raise `max_states`",
+                  "memory": "at the memory budget; raise `max_memory`",
                   "interrupted": "interrupted"}
-_MORE_FOR_THE_CHECK = ("to solve it exactly, give the check more: half of --max-seconds and all of --max-states "
-                       "go to it on the command line, certify_seconds / certify_states in the API")
+_MORE_FOR_THE_CHECK = ("to solve it exactly, give the check more: half of `max_seconds` and all of `max_states` "
+                       "go to it in a request (`exactdice.answers.karbon_bounds`), certify_seconds / "
+                       "certify_states in `bounded_odds`")
 
 
 def bounds_apply(player: PlayerPolicy, narrator: NarratorPolicy) -> bool:
@@ -360,7 +361,7 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
     except TooLargeError as error:
         if error.field == MEMORY_FLAG:
             result.lower_method = ("float, outward rounding (solving the strategy's game passed the memory "
-                                   "budget; raise it with --max-memory to solve it exactly)")
+                                   "budget; raise it with `max_memory` to solve it exactly)")
             return
         passed = f"{certify_seconds:g} s" if error.field == "max_seconds" else f"{certify_states:,} states"
         result.lower_method = f"float, outward rounding (the strategy's game passed {passed}; {_MORE_FOR_THE_CHECK})"

@@ -139,11 +139,14 @@ def _with_preference(policy_text: str, key: str, value: str) -> str:
     return prefix + ";".join(f"{name}={value if name == key else old}" for name, _, old in pairs)
 
 
-def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str]]]:
-    """(variants, skipped changes with the reason) of a base setup (`base_arguments`)."""
+def sensitivity_variants(base: dict, groups=None) -> tuple[list[Variant], list[tuple[str, str]]]:
+    """(variants, skipped changes with the reason) of a base setup (`base_arguments`); only
+    the *groups* of change named (``setup``, ``rule``, ``player``, ``narrator``) when given."""
     candidates = _setup_variants(base) + _rule_variants(base)
     for side, preferences in (("player", _PLAYER_PREFERENCES), ("narrator", _NARRATOR_PREFERENCES)):
         candidates += _preference_variants(base, side, preferences)
+    if groups is not None:
+        candidates = [variant for variant in candidates if variant.group in groups]
     variants, skipped = [], []
     for variant in candidates:
         try:
@@ -214,17 +217,19 @@ def solve_variant(arguments: dict) -> dict:
     except TooLargeError as error:
         if error.field != "max_states":
             raise
-        return {"too large": f"its exact game passes {arguments['max_states']:,} states (raise --max-states)"}
+        return {"too large": f"its exact game passes {arguments['max_states']:,} states (raise `max_states`)"}
 
 
 def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=None,
-                       progress: bool = False, max_states: int = DEFAULT_VARIANT_STATES) -> SensitivityReport:
-    """Solve the base setup and every variant, each within ``max_states`` (a variant past it
-    is skipped, with the reason); rows sorted by effect, largest first."""
+                       progress=False, max_states: int = DEFAULT_VARIANT_STATES,
+                       groups=None) -> SensitivityReport:
+    """Solve the base setup and every variant (of the *groups* named, `sensitivity_variants`),
+    each within ``max_states`` (a variant past it is skipped, with the reason); rows sorted
+    by effect, largest first. ``progress``: as for `exactdice.tables.sweep.sweep`."""
     _check(base)
     if max_states < 1:
         raise InputError("max_states", f"must be >= 1, got {max_states}")
-    variants, skipped = sensitivity_variants(base)
+    variants, skipped = sensitivity_variants(base, groups)
     cells = [_cell(base, max_states)] + [_cell(variant.arguments, max_states) for variant in variants]
     results = sweep(cells, solve_variant, store=store, workers=workers, executor=executor,
                     progress=progress, description="sensitivity")
