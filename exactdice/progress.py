@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Progress", "ProgressCallback", "solver_bars", "progress_words", "Throttled", "TerminalBars",
            "report"]
@@ -71,8 +72,18 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-def report(progress: ProgressCallback | None, stage: str, **numbers) -> None:
-    """Call *progress* (when given) with a `Progress` of *stage*."""
+def report(progress: ProgressCallback | None, stage: str, **numbers: Any) -> None:
+    """Call *progress* (when given) with a `Progress` of *stage*.
+
+    Parameters
+    ----------
+    progress : callable or None
+        The callback (None: nothing to do).
+    stage : str
+        The stage.
+    **numbers
+        The rest of the `Progress` (``done``, ``total``, ...).
+    """
     if progress is not None:
         progress(Progress(stage, **numbers))
 
@@ -80,6 +91,18 @@ def report(progress: ProgressCallback | None, stage: str, **numbers) -> None:
 def progress_words(progress: Progress) -> str:
     """A progress report as a person reads it (the web page's status line).
 
+    Parameters
+    ----------
+    progress : Progress
+        The report.
+
+    Returns
+    -------
+    str
+        The stage, how far it got against its total or limit, and the time.
+
+    Examples
+    --------
     >>> progress_words(Progress("solving", 20, 80, unit="states", seconds=61))
     'solving: 20 of 80 states, 1 min 1 s'
     >>> progress_words(Progress("searching for bounds"))
@@ -109,7 +132,15 @@ def _seconds_text(seconds: float) -> str:
 
 class Throttled:
     """A callback passing at most one report every *interval* seconds to *callback* (a new
-    stage always passes), for a receiver that pays per report (a pipe to the server)."""
+    stage always passes), for a receiver that pays per report (a pipe to the server).
+
+    Parameters
+    ----------
+    callback : callable
+        The receiver.
+    interval : float, default 0.2
+        Seconds between two reports of one stage.
+    """
 
     def __init__(self, callback: ProgressCallback, interval: float = 0.2):
         self.callback, self.interval = callback, interval
@@ -173,9 +204,18 @@ def _bar_progress(bar) -> Progress:
 
 @contextmanager
 def solver_bars(progress: ProgressCallback | None) -> Iterator[bool]:
-    """Within the block the solver's own tqdm bars report to *progress* instead of drawing:
-    yields whether to ask the solver for bars (``progress=`` of `contest_odds`, `explore`,
-    `solve`). Without a callback nothing changes and no bars are asked for."""
+    """Within the block the solver's own tqdm bars report to *progress* instead of drawing.
+
+    Parameters
+    ----------
+    progress : callable or None
+        The callback; without one nothing changes and no bars are asked for.
+
+    Yields
+    ------
+    bool
+        Whether to ask the solver for bars (``progress=`` of `contest_odds`, `explore`, `solve`).
+    """
     if progress is None:
         yield False
         return
@@ -191,6 +231,15 @@ class TerminalBars:
     """A progress callback drawing tqdm bars on the terminal's stderr: one bar per stage,
     shown after *delay* seconds (quick work draws nothing), closed when the next stage starts.
 
+    Parameters
+    ----------
+    file : file-like, optional
+        Where to draw (default: the real stderr).
+    delay : float, default 0.5
+        Seconds a stage runs before its bar shows.
+
+    Examples
+    --------
     >>> bars = TerminalBars(file=io.StringIO(), delay=0)
     >>> bars(Progress("cells", 1, 4, unit="cells")); bars(Progress("cells", 2, 4, unit="cells")); bars.close()
     """

@@ -114,8 +114,10 @@ class Parameter:
         Reads a text value (a dice list, a policy), raising `InputError` naming the
         parameter: `check` calls it, so a form reports each bad field on its own.
 
-    Help texts name other parameters between backquotes (`` `luck` ``): the command line
-    shows their flags, the page their labels.
+    Notes
+    -----
+    A help text names other parameters quoted in single backquotes: the command line shows
+    their flags, the page their labels.
 
     Examples
     --------

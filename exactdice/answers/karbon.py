@@ -144,6 +144,9 @@ def karbon_odds(values: Mapping[str, Any], *, arithmetic: str = "exact", bounds:
         if arithmetic == "float":
             raise InputError("arithmetic", "certified floats certify the whole game's numbers; bounds compute "
                                            "bounds instead (drop one)")
+        if not _bounds_apply(request):
+            raise InputError("bounds", "needs `player_policy` optimal against a narrator who plays fixed, random "
+                                       "or optimal (a fixed player's odds are exact; a kind narrator helps)")
         return karbon_bounds(values, advice=advice, progress=progress, request=request)
     max_seconds = request.limits["max_seconds"]
     can_bound = _bounds_apply(request) and arithmetic == "exact" and max_seconds != 0
@@ -245,9 +248,32 @@ def karbon_bounds(values: Mapping[str, Any], *, advice: bool = False, progress: 
     """Certified bounds on an optimal player's value (`exactdice.karbon.bounds.bounded_odds`),
     searched for ``max_seconds`` (none: until ``precision``, ``max_states``, the memory budget
     or Ctrl-C), within ``max_states``; the strategy found is checked exactly within
-    ``max_states`` too. ``workers``: processes searching the draws apart (None: one per core
-    where they can be forked; 0: this process alone).
+    ``max_states`` too.
 
+    Parameters
+    ----------
+    values : mapping
+        Karbon's parameters by name; the player must play optimally, the narrator not kind.
+    advice : bool, default False
+        The strategy's draw and first-round risk choices in words, with their bounds.
+    progress : callable, optional
+        Given a `exactdice.progress.Progress` as the search goes on (the gap so far).
+    request : KarbonRequest, optional
+        The values already checked (`karbon_request`).
+    too_large : Stop, optional
+        Why the exact game was not solved, kept in the answer.
+    workers : int, optional
+        Processes searching the draws apart (None: one per core where they can be forked;
+        0: this process alone).
+
+    Returns
+    -------
+    Bounds
+        The bounds, the strategy's exact odds where its game was solved, and why the search
+        stopped short of ``precision`` if it did.
+
+    Examples
+    --------
     >>> found = karbon_bounds({"player_dice": "d6", "narrator_dice": "d8", "pool": "d4", "reserve": "none",
     ...                        "consequence": 1, "player_policy": "optimal", "max_seconds": 10})
     >>> found.kind, found.reached, found.lower <= found.upper

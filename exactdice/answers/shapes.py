@@ -33,9 +33,17 @@ __all__ = ["Stop", "Provenance", "Outcomes", "Bounds", "Validation", "chart_data
 
 @dataclass(frozen=True)
 class Stop:
-    """Why work stopped short: ``reason`` (``states``, ``time``, ``memory``,
-    ``interrupted``), the ``parameter`` whose limit it reached, and a ``message`` naming
-    parameters between backquotes (`` `max_states` ``) for an edge to show as flags or labels.
+    """Why work stopped short, in words that name parameters (quoted in single backquotes,
+    for an edge to show as flags or labels).
+
+    Attributes
+    ----------
+    reason : str
+        ``states``, ``time``, ``memory`` or ``interrupted``.
+    parameter : str or None
+        The parameter whose limit it reached (``max_states``).
+    message : str
+        What happened and how to go further.
     """
 
     reason: str
@@ -49,9 +57,21 @@ class Stop:
 
 @dataclass
 class Provenance:
-    """Where an answer came from: the system, how it was found (``exact``, ``certified
-    floats``, ``certified bounds``), the setup, rules and policies as solved, the size of the
-    work and its seconds."""
+    """Where an answer came from.
+
+    Attributes
+    ----------
+    system : str
+        The computation (``karbon``, ``karst-attack``).
+    method : str
+        How it was found: ``exact``, ``certified floats`` or ``certified bounds``.
+    setup, rules, policies : dict
+        What was solved, as plain data.
+    states, transitions : int or None
+        The size of the solved game.
+    seconds : float
+        The time it took.
+    """
 
     system: str
     method: str = "exact"
@@ -77,8 +97,19 @@ def _exact(number):
     return Fraction(number)
 
 
-def chart_data(chart) -> dict:
-    """A `exactdice.tables.charts.Chart` as plain data with its exact values."""
+def chart_data(chart: Any) -> dict:
+    """A chart as plain data with its exact values.
+
+    Parameters
+    ----------
+    chart : exactdice.tables.charts.Chart
+        The chart.
+
+    Returns
+    -------
+    dict
+        Its title, axes, marked x, note and curves, each point's value a `Fraction`.
+    """
     return {"title": chart.title, "x_label": chart.x_label, "y_label": chart.y_label,
             "probability": chart.probability, "marked_x": chart.marked_x, "marked_label": chart.marked_label,
             "note": chart.note, "steps": chart.steps,
@@ -88,12 +119,34 @@ def chart_data(chart) -> dict:
 
 @dataclass
 class Outcomes:
-    """An exact law of outcomes: ``outcomes`` {outcome: exact probability}, checked to sum
-    to exactly 1; ``expectations`` {name: exact value, None where play may never end};
-    ``words`` each outcome as a person reads it. Certified floats (``intervals``: name ->
-    ``(low, high)``, at most ``tolerance`` wide) hold floats in ``outcomes`` instead, each
-    inside its interval. ``charts``: pictures of it (`exactdice.tables.charts.Chart`);
-    ``advice``: an optimal player's first choices in words; ``draws``: the hands drawn."""
+    """An exact law of outcomes, checked to sum to exactly 1.
+
+    Attributes
+    ----------
+    outcomes : dict
+        {outcome: exact probability}, in the system's order; with certified floats, a float
+        inside each interval of ``intervals``.
+    provenance : Provenance
+        Where it came from.
+    expectations : dict
+        {name: exact expected value, None where play may never end}.
+    words : dict
+        Each outcome as a person reads it.
+    intervals : dict or None
+        Certified floats: name -> ``(low, high)`` holding the exact value.
+    tolerance : float or None
+        The widest interval asked for.
+    charts : dict
+        Pictures of it (`exactdice.tables.charts.Chart`), drawn from exact values.
+    advice : list of str
+        An optimal player's first choices in words.
+    draws : dict or None
+        The hands drawn (``player``, ``narrator``).
+    detail : Any
+        The library's own answer (a `exactdice.karbon.ContestOdds`).
+    kind : str
+        ``outcomes``.
+    """
 
     outcomes: dict
     provenance: Provenance
@@ -133,11 +186,39 @@ class Outcomes:
 
 @dataclass
 class Bounds:
-    """Certified bounds on what optimal play achieves (``objective``: P(win) or the expected
-    score): no play beats ``upper``; the returned strategy guarantees ``lower`` (exact when
-    ``lower_kind`` is ``exact``). ``stopped`` says why the gap is above ``precision`` (None:
-    it is within); ``strategy_outcomes`` are the strategy's exact odds against the narrator's
-    best reply, where its game was solved; ``too_large`` why the exact game was not solved."""
+    """Certified bounds on what optimal play achieves.
+
+    Attributes
+    ----------
+    objective : str
+        What is bounded: P(win) or the expected score (win 1, tie 1/2).
+    lower, upper : Fraction or float
+        The returned strategy guarantees ``lower``; no play beats ``upper``.
+    lower_kind : str
+        ``exact`` (the strategy's exact value), else a sound float.
+    precision : float
+        The gap asked for.
+    provenance : Provenance
+        Where it came from.
+    stopped : Stop or None
+        Why the gap is above ``precision`` (None: it is within).
+    strategy_outcomes : dict or None
+        The strategy's exact odds against the narrator's best reply, where its game was solved.
+    fixed_value : Fraction or None
+        The fixed preferences' exact value (where the search started).
+    explored : int
+        States the search explored.
+    advice : list of str
+        The strategy's first choices, with their bounds.
+    draws : dict or None
+        Explicit hands, where given.
+    too_large : Stop or None
+        Why the exact game was not solved.
+    detail : Any
+        The library's own answer (`exactdice.karbon.bounds.BoundedOdds`).
+    kind : str
+        ``bounds``.
+    """
 
     objective: str
     lower: Fraction | float
@@ -179,9 +260,24 @@ class Bounds:
 
 @dataclass
 class Validation:
-    """Samples against the exact laws: ``reports`` {column: `exactdice.validation.FitReport`},
-    the outcome column (``headline``) first, each tested at alpha / k for k columns;
-    ``law`` the outcome column's exact law."""
+    """Samples against the exact laws.
+
+    Attributes
+    ----------
+    system : str
+        The computation.
+    headline : str
+        The outcome column.
+    reports : dict
+        {column: `exactdice.validation.FitReport`}, the outcome column first, each tested
+        at alpha / k for k columns.
+    law : dict
+        The outcome column's exact law.
+    detail : Any
+        Nothing more, for now.
+    kind : str
+        ``validation``.
+    """
 
     system: str
     headline: str

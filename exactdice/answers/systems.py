@@ -46,6 +46,13 @@ def computations() -> dict[str, Computation]:
     """Every computation of the registry by name, in registry order (variants as
     ``<system>-<variant>``).
 
+    Returns
+    -------
+    dict of str to Computation
+        Each computation, with its task in words.
+
+    Examples
+    --------
     >>> computations()["karst-attack"].task
     'Karst attack'
     """
@@ -76,11 +83,26 @@ def _jsonable(value):
     return str(value)
 
 
-def system_answer(name: str, values: Mapping[str, Any], *, progress: ProgressCallback | None = None):
+def system_answer(name: str, values: Mapping[str, Any], *, progress: ProgressCallback | None = None) -> Any:
     """One computation's exact outcomes (checked to sum to exactly 1), in words, with the
-    pictures its system draws (`exactdice.systems.DeclaredSystem.charts`). Karbon answers
-    by `exactdice.answers.karbon_odds` (which may give bounds).
+    pictures its system draws (`exactdice.systems.DeclaredSystem.charts`).
 
+    Parameters
+    ----------
+    name : str
+        The computation (`computations`).
+    values : mapping
+        Its parameters by name (missing ones take their defaults).
+    progress : callable, optional
+        Given progress reports (a Karbon contest's).
+
+    Returns
+    -------
+    Outcomes or Bounds
+        The exact law; Karbon answers by `exactdice.answers.karbon_odds`, which may give bounds.
+
+    Examples
+    --------
     >>> system_answer("karst-attack", {"defense": 12, "modifier": 3}).words
     {'hit': 'the attack hits', 'miss': 'the attack misses'}
     """
@@ -101,7 +123,8 @@ def system_answer(name: str, values: Mapping[str, Any], *, progress: ProgressCal
                     words={outcome: words(outcome) for outcome in law}, charts=charts)
 
 
-def validate_samples(name: str, values: Mapping[str, Any], *, samples=None, counts=None, column: str | None = None,
+def validate_samples(name: str, values: Mapping[str, Any], *, samples: Any = None, counts: str | None = None,
+                     column: str | None = None,
                      alpha: float | None = None, test: str = "auto", law: Mapping | None = None,
                      progress: ProgressCallback | None = None) -> Validation:
     """Do a simulator's samples fit the exact laws of computation *name* with these *values*?
@@ -136,10 +159,12 @@ def validate_samples(name: str, values: Mapping[str, Any], *, samples=None, coun
     from exactdice.validation import DEFAULT_ALPHA, fit_sample_columns
 
     alpha = DEFAULT_ALPHA if alpha is None else alpha
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise InputError("alpha", f"must be strictly between 0 and 1, for example 0.01, got {alpha!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise InputError("alpha", f"must be a number strictly between 0 and 1, got {alpha!r}")
+    if not 0 < alpha < 1:   # the level asked, before it is shared among the columns
+        raise InputError("alpha", f"must be strictly between 0 and 1, got {alpha:g}")
     if (samples is None) == (counts is None):
-        raise InputError("samples", "give exactly one of `samples` (a CSV file) or `counts` (OUTCOME=N,...)")
+        raise InputError("samples", "give exactly one of `samples` FILE.csv or `counts` OUTCOME=N,...")
     if samples is not None:   # a device, FIFO or missing file is refused before any solve
         from exactdice.input_files import MAX_CSV_BYTES, check_input_file
 
@@ -148,11 +173,13 @@ def validate_samples(name: str, values: Mapping[str, Any], *, samples=None, coun
     declared = found.rules_system()
     setup, rules = declared.setup(values), declared.rules(values)
     headline = declared.outcome_column(setup)
-    law = dict(law) if law is not None else _outcome_law(found, declared, values, setup, rules, progress)
-    if samples is not None and column is None:
-        others = _column_laws(declared, setup, rules, samples, headline)
-        reports = fit_sample_columns(samples, headline, law, others, alpha=alpha, test=test, field="samples")
+    if samples is not None and column is None:   # every column with a law, from one solve where it can
+        both = _column_laws(declared, setup, rules, samples, headline, law is None)
+        law = dict(law) if law is not None else both[0] or _outcome_law(found, declared, values, setup, rules,
+                                                                          progress)
+        reports = fit_sample_columns(samples, headline, law, both[1], alpha=alpha, test=test, field="samples")
     else:
+        law = dict(law) if law is not None else _outcome_law(found, declared, values, setup, rules, progress)
         reports = _one_column(declared, setup, rules, law, samples, counts, column or headline, alpha, test)
     return Validation(name, headline, reports, law)
 
@@ -173,22 +200,30 @@ def karbon_law(outcomes: Mapping) -> dict:
             "unfinished": outcomes["never_ends"]}
 
 
-def _column_laws(declared, setup, rules, samples, headline: str) -> dict:
-    """The exact laws of the file's further columns (none asked for when it has none)."""
+def _column_laws(declared, setup, rules, samples, headline: str, with_outcome: bool = False) -> tuple:
+    """``(the outcome column's law or None, the laws of the file's further columns)``: none
+    asked for when it has no further columns; both from one solve where the system offers
+    ``exact_laws`` and *with_outcome* asks for the outcome's law too."""
     if not set(_header(samples)) - {headline}:
-        return {}
+        return None, {}
     both = getattr(declared, "exact_laws", None)
     if both is not None:
-        return dict(both(setup, rules)[1])
+        law, columns = both(setup, rules)
+        return (dict(law) if with_outcome else None), dict(columns)
     columns = getattr(declared, "column_distributions", None)
-    return dict(columns(setup, rules)) if columns is not None else {}
+    return None, (dict(columns(setup, rules)) if columns is not None else {})
 
 
 def _header(path) -> list[str]:
+    """The file's column names, as far as its first line reads (a bad file is reported by
+    the reader that counts it)."""
     import csv
 
-    with open(path, encoding="utf-8", newline="") as handle:
-        return [name.strip() for name in next(csv.reader([handle.readline(1_000_000)]), [])]
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return [name.strip() for name in next(csv.reader([handle.readline(1_000_000)]), [])]
+    except (csv.Error, OSError, UnicodeDecodeError):
+        return []
 
 
 def _one_column(declared, setup, rules, law, samples, counts, column: str, alpha: float, test: str) -> dict:
@@ -199,7 +234,7 @@ def _one_column(declared, setup, rules, law, samples, counts, column: str, alpha
     field = "samples" if samples is not None else "counts"
     others = {}
     if column != declared.outcome_column(setup):
-        others = _column_laws(declared, setup, rules, samples, "") if samples is not None else {}
+        others = _column_laws(declared, setup, rules, samples, "")[1] if samples is not None else {}
     if column in others:
         read = read_sample_columns(samples, [column])
         if column not in read:

@@ -17,6 +17,7 @@ process with ``workers=1``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from exactdice.errors import InputError, TooLargeError
@@ -81,8 +82,9 @@ def karbon_table_check(values: Mapping[str, Any], axes: Mapping[str, list], max_
     return arguments
 
 
-def karbon_table(values: Mapping[str, Any], axes: Mapping[str, list], *, store=None, workers: int = 1,
-                 executor=None, max_cells: int = MAX_TABLE_CELLS, progress: ProgressCallback | None = None):
+def karbon_table(values: Mapping[str, Any], axes: Mapping[str, list], *, store: Any = None, workers: int = 1,
+                 executor: Any = None, max_cells: int = MAX_TABLE_CELLS,
+                 progress: ProgressCallback | None = None) -> Any:
     """A table of P(win), P(tie), P(loss) and expected rounds over two setup parameters.
 
     Parameters
@@ -143,14 +145,35 @@ def base_setup(values: Mapping[str, Any]) -> dict:
                           tuple(f"{name}={value}" for name, value in request.ruleset.to_dict().items()))
 
 
-def karbon_sensitivity(values: Mapping[str, Any], *, groups=None, max_states: int | None = None, store=None,
-                       workers: int = 1, executor=None, progress: ProgressCallback | None = None):
+def karbon_sensitivity(values: Mapping[str, Any], *, groups: tuple | None = None, max_states: int | None = None,
+                       store: Any = None, workers: int = 1, executor: Any = None,
+                       progress: ProgressCallback | None = None) -> Any:
     """How P(win), P(loss), P(tie) and expected rounds move with every one-step change of a
-    contest (`exactdice.karbon.sensitivity.karbon_sensitivity`): a `SensitivityReport`.
+    contest (`exactdice.karbon.sensitivity.karbon_sensitivity`).
 
-    ``groups`` picks the kinds of change (``setup``, ``rule``, ``player``, ``narrator``;
-    None: all); ``max_states`` is each contest's state budget (None: the values' own, else
-    `exactdice.karbon.sensitivity.DEFAULT_VARIANT_STATES`).
+    Parameters
+    ----------
+    values : mapping
+        Karbon's parameters by name: a drawn contest (not explicit hands).
+    groups : tuple of str, optional
+        The kinds of change: ``setup``, ``rule``, ``player``, ``narrator`` (None: all).
+    max_states : int, optional
+        Each contest's state budget (None: the values' own, else
+        `exactdice.karbon.sensitivity.DEFAULT_VARIANT_STATES`); a change past it is skipped.
+    store : ResultStore, optional
+        The results store (None: no cache).
+    workers : int, default 1
+        Local processes (1: this one).
+    executor : concurrent.futures.Executor, optional
+        Where the contests are solved (a cluster's).
+    progress : callable, optional
+        Given a report per contest solved.
+
+    Returns
+    -------
+    SensitivityReport
+        The base values, every change's exact values and differences (largest effect
+        first), and the changes skipped with the reason.
     """
     from exactdice.karbon.sensitivity import DEFAULT_VARIANT_STATES
     from exactdice.karbon.sensitivity import karbon_sensitivity as sensitivity
@@ -162,12 +185,29 @@ def karbon_sensitivity(values: Mapping[str, Any], *, groups=None, max_states: in
                        groups=groups)
 
 
-def karbon_what_if(values: Mapping[str, Any], *, metric: str = "P(win)", progress: ProgressCallback | None = None):
+def karbon_what_if(values: Mapping[str, Any], *, metric: str = "P(win)",
+                   progress: ProgressCallback | None = None) -> tuple:
     """The what-if strip: *metric* with each stepped setup parameter (Ability, Challenge,
     Consequence, Peril, Fortune, Fallout) one step down and up, solved exactly (each within
-    the values' ``max_states``): ``(report, charts)``, one chart per parameter
-    (`exactdice.karbon.charts.what_if_charts`).
+    the values' ``max_states``).
 
+    Parameters
+    ----------
+    values : mapping
+        Karbon's parameters by name: a drawn contest.
+    metric : str, default "P(win)"
+        What the charts show (``P(win)``, ``P(loss)``, ``P(tie)``, ``expected rounds``).
+    progress : callable, optional
+        Given a report per contest solved.
+
+    Returns
+    -------
+    tuple
+        ``(report, charts)``: the `SensitivityReport` of the steps and one chart per
+        parameter (`exactdice.karbon.charts.what_if_charts`).
+
+    Examples
+    --------
     >>> report, charts = karbon_what_if({"ability": 1, "challenge": 1, "consequence": 1,
     ...                                  "pool": "d8,d8,d8", "reserve": "none"})
     >>> [chart.title for chart in charts][:2], charts[0].curves[0].xs
@@ -186,14 +226,53 @@ DESIGN_SYSTEMS = {"karbon": "exactdice.karbon.design:karbon_design_problem",
                   "karst": "exactdice.karst.design:karst_design_problem"}
 
 
-def design(system: str, axes: Mapping[str, list], fixed: Mapping[str, Any], *, metric: str, target, tolerance=None,
-           best: int = 5, store=None, workers: int = 1, executor=None, exhaustive: bool = False, risk=None,
-           progress: ProgressCallback | None = None, **problem_options):
-    """The setups of a grid (*axes*, the rest *fixed*) whose exact *metric* is closest to
-    *target*, best first (`exactdice.design.design_search` over the system's design problem;
-    *problem_options*: the problem's own, such as Karbon's policies or a system's rules).
+def design(system: str, axes: Mapping[str, list], fixed: Mapping[str, Any], *, metric: str, target: Fraction,
+           tolerance: Fraction | None = None, best: int = 5, store: Any = None, workers: int = 1,
+           executor: Any = None, exhaustive: bool = False, risk: Fraction | None = None,
+           progress: ProgressCallback | None = None, **problem_options: Any) -> Any:
+    """The setups of a grid whose exact *metric* is closest to *target*, best first
+    (`exactdice.design.design_search` over the system's design problem).
 
-    >>> from fractions import Fraction
+    Parameters
+    ----------
+    system : str
+        One of `DESIGN_SYSTEMS`.
+    axes : mapping of str to list
+        The parameters varied and their values (the grid is their product).
+    fixed : mapping
+        The other parameters' values.
+    metric : str
+        What the target is about (``win``, ``success``, ``hit``, ...: the system's).
+    target : Fraction
+        The value wanted.
+    tolerance : Fraction, optional
+        Every setup within it (or, if none is, the closest).
+    best : int, default 5
+        Without *tolerance*: the *best* closest.
+    store : ResultStore, optional
+        The results store.
+    workers : int, default 1
+        Local processes (1: this one).
+    executor : concurrent.futures.Executor, optional
+        Where to solve (a cluster's).
+    exhaustive : bool, default False
+        Solve every setup exactly (no screening).
+    risk : Fraction, optional
+        The chance allowed that some screen misses its exact value (default
+        `exactdice.design.DEFAULT_RISK`).
+    progress : callable, optional
+        Given a report per setup solved.
+    **problem_options
+        The design problem's own (Karbon's ``player``, ``narrator``, ``rules``, ``samples``;
+        a system's ``rules``).
+
+    Returns
+    -------
+    DesignResult
+        The closest setups with their exact values, and how many were solved.
+
+    Examples
+    --------
     >>> found = design("karst", {"defense": list(range(8, 21))}, {"modifier": 3}, metric="hit",
     ...                target=Fraction(1, 2), best=1)
     >>> [candidate.point for candidate in found.candidates]

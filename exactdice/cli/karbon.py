@@ -142,7 +142,8 @@ def odds(use_float, display, explain, show_draws, strategy_path, use_bounds, plo
 
 
 # library errors name the request's parameters; these are the flags that set them
-odds.parameter_flags = {"arithmetic": "--float", "advice": "--explain", "strategy": "--strategy"}
+odds.parameter_flags = {"arithmetic": "--float", "advice": "--explain", "strategy": "--strategy",
+                        "bounds": "--bounds"}
 
 
 def _flags_in(text: str) -> str:
@@ -155,23 +156,8 @@ def _refuse_options_that_do_nothing(request, values, use_float, use_bounds, disp
                                     strategy_path, plot_path) -> None:
     """Options the rest of the command would ignore are an error, not a silent no-op; in the
     order a user meets them."""
-    optimal = request.player.kind == "optimal"
-    if show_draws and not optimal:
-        raise InputError("--show-draws", "needs --player-policy optimal (a fixed player has one draw)")
-    if show_draws and request.setup.player_dice is not None:
-        raise InputError("--show-draws", "needs a draw (--ability/--challenge), not explicit hands or --state")
-    if strategy_path:
-        refuse_strategy_without_choices(request.player, request.narrator)
-    if explain and not optimal:
-        raise InputError("--explain", "needs --player-policy optimal (a fixed player makes no choices)")
-    for name in ("precision", "max_seconds"):
-        flag = "--" + name.replace("_", "-")
-        if name in values and not optimal:
-            raise InputError(flag, "is for certified bounds on optimal play: needs --player-policy optimal "
-                                   "(a fixed player's odds are exact)")
-        if name in values and request.narrator.kind == "kind":
-            raise InputError(flag, "is for certified bounds, which need --narrator-policy fixed, random or "
-                                   "optimal (not kind)")
+    _refuse_choices_nobody_makes(request, explain, show_draws, strategy_path)
+    _refuse_bounds_limits_without_bounds(request, values)
     if use_float and use_bounds:
         raise InputError("--float", "certifies the whole game's numbers; --bounds computes bounds instead "
                                     "(drop one)")
@@ -182,6 +168,32 @@ def _refuse_options_that_do_nothing(request, values, use_float, use_bounds, disp
         check_png_path(plot_path, "--plot")
         if use_float or use_bounds:
             raise InputError("--plot", f"draws the exact game's length: drop {'--float' if use_float else '--bounds'}")
+
+
+def _refuse_choices_nobody_makes(request, explain, show_draws, strategy_path) -> None:
+    """--show-draws, --strategy and --explain are about an optimal side's choices."""
+    optimal = request.player.kind == "optimal"
+    if show_draws and not optimal:
+        raise InputError("--show-draws", "needs --player-policy optimal (a fixed player has one draw)")
+    if show_draws and request.setup.player_dice is not None:
+        raise InputError("--show-draws", "needs a draw (--ability/--challenge), not explicit hands or --state")
+    if strategy_path:
+        refuse_strategy_without_choices(request.player, request.narrator)
+    if explain and not optimal:
+        raise InputError("--explain", "needs --player-policy optimal (a fixed player makes no choices)")
+
+
+def _refuse_bounds_limits_without_bounds(request, values) -> None:
+    """--precision and --max-seconds steer certified bounds, which only optimal play against a
+    narrator who does not help can have."""
+    for name in ("precision", "max_seconds"):
+        flag = "--" + name.replace("_", "-")
+        if name in values and request.player.kind != "optimal":
+            raise InputError(flag, "is for certified bounds on optimal play: needs --player-policy optimal "
+                                   "(a fixed player's odds are exact)")
+        if name in values and request.narrator.kind == "kind":
+            raise InputError(flag, "is for certified bounds, which need --narrator-policy fixed, random or "
+                                   "optimal (not kind)")
 
 
 def _plot_length(answer, plot_path) -> dict | None:
@@ -224,4 +236,4 @@ def karbon_table(output_options, **values):
                                       f"got {len(axes)}: {', '.join(axes) or 'none'}")
     values = given_values(values)
     values.update({name: numbers[0] for name, numbers in listed.items() if name not in axes})
-    produce_tables(functools.partial(table, values, axes), **output_options)
+    produce_tables(lambda **where: [table(values, axes, **where)], **output_options)

@@ -228,7 +228,7 @@ def _sensitivity_json(report, plot_path) -> None:
         "changes": [{"group": row.group, "change": row.name, "effect": exact(row.effect),
                      "values": {m: exact(v) for m, v in row.values.items()},
                      "deltas": {m: exact(v) for m, v in row.deltas.items()}} for row in report.rows],
-        "skipped": [{"change": name, "reason": reason} for name, reason in report.skipped],
+        "skipped": [{"change": name, "reason": _flags_in(reason)} for name, reason in report.skipped],
         "plot": plot_path,
     })
 
@@ -248,4 +248,11 @@ def _sensitivity_text(report, rows) -> None:
     for row in rows:
         click.echo(f"{row.name[:44]:<44} " + " ".join(f"{_signed(row.deltas[m], m):>8}" for m in METRICS))
     for name, reason in report.skipped:
-        click.echo(f"skipped {name}: {reason}")
+        click.echo(f"skipped {name}: {_flags_in(reason)}")
+
+
+def _flags_in(text: str) -> str:
+    """Library text naming parameters, in the command's flags."""
+    from exactdice.cli.common import command_flags, with_flags
+
+    return with_flags(text, command_flags(click.get_current_context().command))

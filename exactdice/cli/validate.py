@@ -66,11 +66,10 @@ def system_command(system, name: str | None = None) -> click.Command:
     def run(samples, counts, column_name, alpha, test, as_json, **values):
         from exactdice.answers.systems import validate_samples
 
-        values = given_values(values)
         bars = terminal_bars()
         try:
-            found = validate_samples(computation, values, samples=samples, counts=counts, column=column_name,
-                                     alpha=alpha, test=test, progress=bars)
+            found = validate_samples(computation, given_values(values), samples=samples, counts=counts,
+                                     column=column_name, alpha=alpha, test=test, progress=bars)
         finally:
             if bars is not None:
                 bars.close()

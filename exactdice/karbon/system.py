@@ -20,8 +20,7 @@ from exactdice.errors import InputError
 from exactdice.karbon.dice import dice_text, parse_dice_list
 from exactdice.karbon.policies import check_policy_dice, parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import RULE_CHOICES, Rules
-from exactdice.karbon.setup import (DEFAULT_POOL, DEFAULT_RESERVE, MAX_CONSEQUENCE, MAX_FALLOUT, MAX_HAND_DICE,
-                                    MAX_PERIL, ContestSetup, read_state_file)
+from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, ContestSetup, read_state_file
 from exactdice.karbon.simulate import OUTCOME_COLUMN
 from exactdice.systems import DeclaredSystem, Parameter, TableSet
 
@@ -62,19 +61,21 @@ _POSITION = (("player_chips", "Player chips", 100, "Chips in the player's hand."
              ("losses", "Track O (losses)", 9, "Places the player has lost on the track."))
 
 PARAMETERS = (
+    # (the setup's own limits, a hand's dice, the track, peril and fallout, are checked by
+    # `ContestSetup` with their reasons; the page's are declared here)
     Parameter("ability", int, None, "Dice the player draws (A >= 0).", short="-a", minimum=0,
-              maximum=MAX_HAND_DICE, page_maximum=15, example=3, label="Ability (A)"),
+              page_maximum=15, example=3, label="Ability (A)"),
     Parameter("challenge", int, None, "Dice the narrator draws (C >= 1).", short="-c", minimum=1,
-              maximum=MAX_HAND_DICE, page_maximum=15, example=2, label="Challenge (C)"),
+              page_maximum=15, example=2, label="Challenge (C)"),
     Parameter("consequence", int, 2, "Length W of the victory track.", short="-w", minimum=1,
-              maximum=MAX_CONSEQUENCE, page_maximum=10, label="Consequence (W)"),
-    Parameter("peril", int, 0, "Starting peril dice P.", short="-p", minimum=0, maximum=MAX_PERIL,
-              page_maximum=10, label="Peril (P)"),
+              page_maximum=10, label="Consequence (W)"),
+    Parameter("peril", int, 0, "Starting peril dice P.", short="-p", minimum=0, page_maximum=10,
+              label="Peril (P)"),
     Parameter("fortune", int, 0, "The player's Fortune F: each d6 it draws costs one.", minimum=0,
               page_maximum=15, label="Fortune (F)"),
     Parameter("training", bool, False, "The player gains 1 chip per d8 drawn."),
     Parameter("fallout", int, 0, "Glitches thrown before the first round (Fallout K).", minimum=0,
-              maximum=MAX_FALLOUT, page_maximum=10, label="Fallout (K)"),
+              page_maximum=10, label="Fallout (K)"),
     Parameter("player_dice", str, None, "Explicit player hand, e.g. d8,d8,d10 or 2d8,d10 (no draw: "
               "instead of `ability` and `challenge`).", label="Player hand", section="hands",
               reader=_dice("player_dice")),

@@ -26,7 +26,7 @@ from exactdice.errors import InputError
 from exactdice.systems import Parameter
 
 __all__ = ["Field", "FormError", "fields", "read_computation", "read_fields", "grid_request", "grid_fields",
-           "karbon_fields", "get_parameters",
+           "karbon_fields", "get_parameters", "integer_values",
            "MULTIPLE_SEPARATORS", "KNOB_PREFIX", "DIST_FIELDS", "GRID_AXES_FIELDS", "form_field"]
 
 #: how a parameter that takes several values is written in one text field
@@ -312,21 +312,31 @@ def grid_fields() -> list[Field]:
                                if field.name not in _NOT_IN_A_GRID]
 
 
-def _axis_values(text: str, side: str, field: Field) -> list[int]:
-    """``1-5`` or ``1,3,5`` within the axis parameter's range on this page."""
+def integer_values(text: str, field: Field) -> list[int]:
+    """``3``, ``1-5`` or ``1,2,4`` -> whole numbers within the field's range on this page
+    (errors name the field).
+
+    >>> integer_values("1-3,5", Field("peril", "int", 0, low=0, high=10))
+    [1, 2, 3, 5]
+    """
     from exactdice.integer_lists import parse_integer_list
 
-    values = parse_integer_list(text, f"{side}_values")
+    values = parse_integer_list(text, field.name)
     beyond = [value for value in values if (field.low is not None and value < field.low)
               or (field.high is not None and value > field.high)]
     if beyond:   # the value farthest out: "1-20" goes up to 20, not "reaches 16"
         high = field.high is not None and max(beyond) > field.high
         worst = max(beyond) if high else min(beyond)
-        raise InputError(f"{side}_values", f'"{text}" goes {"up" if high else "down"} to {worst}; {field.label} goes '
-                                           f'from {field.low} to {field.high} on this page')
+        raise InputError(field.name, f'"{text}" goes {"up" if high else "down"} to {worst}; '
+                                     f'{field.label or field.name} goes from {field.low} to {field.high} on this page')
     if len(set(values)) != len(values):
-        raise InputError(f"{side}_values", f'"{text}" names a value twice')
+        raise InputError(field.name, f'"{text}" names a value twice')
     return values
+
+
+def _axis_values(text: str, side: str, axis: Field) -> list[int]:
+    """One axis's values, within its parameter's range on this page."""
+    return integer_values(text, Field(f"{side}_values", "int", low=axis.low, high=axis.high, label=axis.label))
 
 
 def grid_request(data) -> tuple[dict, dict]:

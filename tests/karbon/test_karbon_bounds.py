@@ -78,7 +78,7 @@ def test_limits_and_ctrl_c_return_sound_bounds(exact_values):
                              precision=1e-12, max_states=300)
     assert by_states.stopped == "states"
     assert by_states.lower <= exact <= Fraction(by_states.upper)
-    assert "(stopped at the state budget; raise --max-states)" in by_states.summary_lines()[0]
+    assert "(stopped at the state budget; raise `max_states`)" in by_states.summary_lines()[0]
     # the start begins at the fixed preferences' value, so even a short run is no worse
     from exactdice.karbon.bounds import float_below
     assert by_states.iteration_lower >= float_below(by_states.fixed_value)
@@ -201,7 +201,7 @@ def test_without_max_seconds_the_exact_attempt_is_time_boxed_too():
     (about 145 s) of an exact game that could not finish before the bounds search began."""
     import time
 
-    from exactdice.karbon import attempt
+    from exactdice.answers import karbon as attempt
 
     began = time.monotonic()
     saved = attempt.DEFAULT_ATTEMPT_SECONDS
@@ -253,7 +253,7 @@ def test_cli_turns_to_bounds_after_max_seconds_of_exploring(capsys):
     (["--player-policy", "optimal", "--narrator-policy", "kind", "--max-seconds", "5"],
      "--max-seconds: is for certified bounds, which need --narrator-policy fixed, random or optimal"),
     (["--float", "--exact"], "--exact: certified floats have no exact fractions"),
-    (["--player-policy", "optimal", "--bounds", "--float"], "--float: is a preview of the exact solve"),
+    (["--player-policy", "optimal", "--bounds", "--float"], "--float: certifies the whole game's numbers"),
 ])
 def test_cli_bounds_input_errors(flags, field, capsys):
     from exactdice.cli.main import main

@@ -22,9 +22,9 @@ from exactdice.answers.systems import computations
 from exactdice.web.app import create_app, exact_json
 from exactdice.web.jobs import CANCELLED_EXIT_CODE, JobManager
 
-SYSTEM_PAGES = [name for name, found in computations().items() if found.system != "karbon"]
-
 from .contests import LONG_CONTEST, MAIN_CONTEST, TINY_CONTEST, sample_csv
+
+SYSTEM_PAGES = [name for name, found in computations().items() if found.system != "karbon"]
 
 
 @pytest.fixture(scope="module")
