@@ -112,7 +112,8 @@ def chart_data(chart: Any) -> dict:
     """
     return {"title": chart.title, "x_label": chart.x_label, "y_label": chart.y_label,
             "probability": chart.probability, "marked_x": chart.marked_x, "marked_label": chart.marked_label,
-            "note": chart.note, "steps": chart.steps,
+            "note": chart.note, "steps": chart.steps, "full_scale": chart.full_scale,
+            "label_points": chart.label_points,
             "labels": {str(x): text for x, text in chart.labels.items()},
             "curves": [{"label": curve.label, "xs": list(curve.xs), "ys": list(curve.ys)} for curve in chart.curves]}
 

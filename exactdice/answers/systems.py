@@ -22,7 +22,7 @@ from exactdice.answers.shapes import Outcomes, Provenance, Validation
 from exactdice.errors import InputError
 from exactdice.progress import ProgressCallback
 
-__all__ = ["Computation", "computations", "computation", "system_answer", "validate_samples"]
+__all__ = ["Computation", "computations", "computation", "system_answer", "validate_samples", "plain_value"]
 
 
 @dataclass(frozen=True)
@@ -75,11 +75,16 @@ def computation(name: str) -> Computation:
     return known[name]
 
 
-def _jsonable(value):
+def plain_value(value):
+    """A parameter's value as plain JSON data (a tuple as a list, a path as text).
+
+    >>> plain_value(("d6", 2))
+    ['d6', 2]
+    """
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if isinstance(value, (list, tuple)):
-        return [_jsonable(item) for item in value]
+        return [plain_value(item) for item in value]
     return str(value)
 
 
@@ -118,7 +123,7 @@ def system_answer(name: str, values: Mapping[str, Any], *, progress: ProgressCal
     words = getattr(declared, "outcome_words", None) or str
     charts = declared.charts(setup, rules) if getattr(declared, "charts", None) else {}
     rules_data = rules.to_dict() if hasattr(rules, "to_dict") else {}
-    return Outcomes(law, Provenance(name, "exact", {key: _jsonable(value) for key, value in setup.items()},
+    return Outcomes(law, Provenance(name, "exact", {key: plain_value(value) for key, value in setup.items()},
                                     rules_data, seconds=time.perf_counter() - began),
                     words={outcome: words(outcome) for outcome in law}, charts=charts)
 

@@ -214,8 +214,11 @@ def karbon_what_if(values: Mapping[str, Any], *, metric: str = "P(win)",
     (['Ability', 'Challenge'], (0, 1, 2))
     """
     from exactdice.karbon.charts import what_if_charts
+    from exactdice.karbon.sensitivity import steps_below_least
 
     report = karbon_sensitivity(values, groups=("setup",), progress=progress)
+    missing = steps_below_least(report.base)   # values that do not exist: nothing to say about them
+    report.skipped = [(name, why) for name, why in report.skipped if name not in missing]
     return report, what_if_charts(report, metric)
 
 

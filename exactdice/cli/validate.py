@@ -98,8 +98,10 @@ def system_command(system, name: str | None = None) -> click.Command:
 def _emit(found, system, values) -> None:
     """``--json``: the first column's report at the top, every column under ``columns``."""
     first = next(iter(found.reports))
+    from exactdice.answers.systems import plain_value
+
     payload = {"system": system.name, "column": first,
-               "setup": {name: _plain(value) for name, value in values.items()}}
+               "setup": {name: plain_value(value) for name, value in values.items()}}
     payload.update(found.reports[first].to_json())
     payload["fits"] = found.fits
     payload["columns"] = {name: report.to_json() for name, report in found.reports.items()}
@@ -166,11 +168,3 @@ def validate():
     \b
     Exit code 0: the samples fit (p >= --alpha); 1: they do not; 2: bad input.
     """
-
-
-def _plain(value):
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return str(value)

@@ -40,7 +40,7 @@ from exactdice.tables.sweep import SweepCell, sweep
 
 __all__ = ["Variant", "SensitivityRow", "SensitivityReport", "base_arguments", "sensitivity_variants",
            "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart", "rules_sensitivity",
-           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES", "STEPPED_LEAST"]
+           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES", "STEPPED_LEAST", "steps_below_least"]
 
 #: each contest's state budget: the largest fixed-policy corner of the rules' range that
 #: solves (A1 v C8, W7) explores 75,000 states; `risk=always` on the default pool, millions
@@ -165,6 +165,17 @@ def _setup_variants(base: dict) -> list[Variant]:
     variants.append(Variant("setup", f"Training {'off' if base['training'] else 'on'}",
                             {**base, "training": not base["training"]}))
     return variants
+
+
+def steps_below_least(base: dict) -> set[str]:
+    """The names of the setup changes that step a parameter below its least value (values
+    that do not exist, as opposed to changes the setup cannot take).
+
+    >>> sorted(steps_below_least(base_arguments(1, 1)))
+    ['Fallout K -1 (-1)', 'Fortune F -1 (-1)', 'Peril P -1 (-1)']
+    """
+    return {f"{label} {base[name] - 1} (-1)" for name, (label, least) in _STEPPED.items()
+            if base[name] - 1 < least}
 
 
 def _rule_variants(base: dict) -> list[Variant]:

@@ -194,7 +194,11 @@ class JobManager:
         with self._slots:
             if job.finished:  # cancelled while it waited
                 return
-            receiving, process = self._start(job)
+            try:
+                receiving, process = self._start(job)
+            except Exception as error:   # no process (out of memory, or of processes): said, not hung
+                job.finish(("failed", f"no worker process could start ({type(error).__name__}: {error})"))
+                return
             if process is None:
                 return
             try:

@@ -91,13 +91,17 @@ def _outcome_rows(rows) -> list[dict]:
 
 def chart_json(chart: dict) -> dict:
     """A chart's data with each point's exact value (a percentage for probabilities)."""
+    from exactdice.core.display import percent_text, significant_text
+
     def point(x, y):
         value = exact_json(y, 4) if chart["probability"] else {"exact": fraction_text(Fraction(y)),
                                                                "value": decimal_text(Fraction(y), 4)}
+        # the label `--plot` writes beside a point: three significant digits
+        value["label"] = percent_text(Fraction(y)) if chart["probability"] else significant_text(Fraction(y))
         return {"x": x, "y": value}
 
-    return {**{key: chart[key] for key in ("title", "x_label", "y_label", "probability", "marked_x",
-                                          "marked_label", "note", "steps", "labels")},
+    return {**{key: chart[key] for key in ("title", "x_label", "y_label", "probability", "marked_x", "marked_label",
+                                          "note", "steps", "labels", "full_scale", "label_points")},
             "curves": [{"label": curve["label"], "points": [point(x, y) for x, y in zip(curve["xs"], curve["ys"])]}
                        for curve in chart["curves"]]}
 

@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-__all__ = ["Services", "PageStore", "services", "cached_or_started", "ANSWER_FORMAT"]
+__all__ = ["Services", "PageStore", "services", "keeper", "answered", "ANSWER_FORMAT"]
 
 #: the version of the answers' data the store keeps for the page (part of every key)
 ANSWER_FORMAT = 2
@@ -79,24 +79,20 @@ def services(request: Request) -> Services:
     return request.app.state.services
 
 
-async def cached_or_started(request: Request, key, task: str, arguments: dict, *, keep=None,
-                            fields=()) -> JSONResponse:
-    """The stored answer of *key* (``cached``), else a job started for it (HTTP 202) whose
-    answer is stored when it is done (where *keep* says so: bounds depend on the seconds
-    searched)."""
-    from exactdice.web.http import job_response
+def keeper(request: Request, key, keep=None):
+    """What a job calls with its answer: keep it in the store under *key* (where *keep* says
+    so: bounds depend on the seconds searched)."""
+    store = services(request).store
+
+    def kept(result) -> None:
+        if keep is None or keep(result):
+            store.put(key, result)
+    return kept
+
+
+def answered(data, began: float) -> JSONResponse:
+    """An answer found in the store, as the page reads a finished job's."""
     from exactdice.web.present import present
 
-    began = time.perf_counter()
-    found = services(request)
-    cached = await found.store.get(key)
-    if cached is not None:
-        return JSONResponse({"status": "done", "cached": True, "result": present(cached),
-                             "seconds": round(time.perf_counter() - began, 4)})
-
-    def store(result):
-        if keep is None or keep(result):
-            found.store.put(key, result)
-
-    job = found.jobs.submit(task, arguments, on_done=store, fields=fields)
-    return job_response(job, 202)
+    return JSONResponse({"status": "done", "cached": True, "result": present(data),
+                         "seconds": round(time.perf_counter() - began, 4)})

@@ -5,12 +5,14 @@ answered from the results store or by a job calling its library entry point
 
 from __future__ import annotations
 
+import time
+
 from starlette.requests import Request
 from starlette.routing import Route
 
 from exactdice.web.forms import grid_fields, grid_request, karbon_fields, read_computation
-from exactdice.web.http import form_errors, json_body
-from exactdice.web.services import cached_or_started, services
+from exactdice.web.http import form_errors, job_response, json_body
+from exactdice.web.services import answered, keeper, services
 
 __all__ = ["ROUTES"]
 
@@ -20,29 +22,43 @@ _NOT_IN_THE_KEY = ("max_states", "max_seconds")
 
 @form_errors
 async def odds(request: Request):
+    began, found = time.perf_counter(), services(request)
     values = read_computation("karbon", await json_body(request))
-    key = services(request).store.key("karbon", "odds", {name: value for name, value in values.items()
-                                                         if name not in _NOT_IN_THE_KEY})
+    key = found.store.key("karbon", "odds", {name: value for name, value in values.items()
+                                             if name not in _NOT_IN_THE_KEY})
+    cached = await found.store.get(key)
+    if cached is not None:
+        return answered(cached, began)
     # bounds depend on the seconds searched: only exact answers are kept
-    return await cached_or_started(request, key, "karbon_odds", {"values": values},
-                                   keep=lambda result: result.get("kind") != "bounds", fields=karbon_fields())
+    job = found.jobs.submit("karbon_odds", {"values": values}, fields=karbon_fields(),
+                            on_done=keeper(request, key, keep=lambda result: result.get("kind") != "bounds"))
+    return job_response(job, 202)
 
 
 @form_errors
 async def what_if(request: Request):
+    began, found = time.perf_counter(), services(request)
     values = read_computation("karbon", await json_body(request))
     values.pop("max_seconds", None)   # each change is solved exactly or skipped: no bounds
-    key = services(request).store.key("karbon", "what_if", values)
-    return await cached_or_started(request, key, "what_if", {"values": values}, fields=karbon_fields())
+    key = found.store.key("karbon", "what_if", values)
+    cached = await found.store.get(key)
+    if cached is not None:
+        return answered(cached, began)
+    job = found.jobs.submit("what_if", {"values": values}, on_done=keeper(request, key), fields=karbon_fields())
+    return job_response(job, 202)
 
 
 @form_errors
 async def grid(request: Request):
+    began, found = time.perf_counter(), services(request)
     values, axes = grid_request(await json_body(request))
-    key = services(request).store.key("karbon", "grid", {**values, "axes": [[name, listed] for name, listed
-                                                                           in axes.items()]})
-    return await cached_or_started(request, key, "karbon_grid", {"values": values, "axes": axes},
-                                   fields=[field.name for field in grid_fields()])
+    key = found.store.key("karbon", "grid", {**values, "axes": [[name, listed] for name, listed in axes.items()]})
+    cached = await found.store.get(key)
+    if cached is not None:
+        return answered(cached, began)
+    job = found.jobs.submit("karbon_grid", {"values": values, "axes": axes}, on_done=keeper(request, key),
+                            fields=[field.name for field in grid_fields()])
+    return job_response(job, 202)
 
 
 ROUTES = [Route("/api/karbon/odds", odds, methods=["POST"]), Route("/api/karbon/whatif", what_if, methods=["POST"]),

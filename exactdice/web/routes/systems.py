@@ -4,14 +4,16 @@ outcomes with its pictures (``POST /api/exact/{name}``)."""
 
 from __future__ import annotations
 
+import time
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from exactdice.answers.systems import computations
 from exactdice.web.forms import DIST_FIELDS, fields, get_parameters, grid_fields, read_computation
-from exactdice.web.http import errors, form_errors, json_body
-from exactdice.web.services import cached_or_started, services
+from exactdice.web.http import errors, form_errors, job_response, json_body
+from exactdice.web.services import answered, keeper, services
 
 __all__ = ["ROUTES"]
 
@@ -58,10 +60,15 @@ async def exact(request: Request):
     if name not in computations() or name == "karbon":
         known = ", ".join(other for other in computations() if other != "karbon")
         return errors({"system": f"unknown system {name!r}; known: {known}"}, 404)
+    began, found = time.perf_counter(), services(request)
     values = read_computation(name, await json_body(request))
-    key = services(request).store.key(name, "exact", values)
-    return await cached_or_started(request, key, "system_exact", {"system": name, "values": values},
-                                   fields=[field.name for field in _form(name)])
+    key = found.store.key(name, "exact", values)
+    cached = await found.store.get(key)
+    if cached is not None:
+        return answered(cached, began)
+    job = found.jobs.submit("system_exact", {"system": name, "values": values}, on_done=keeper(request, key),
+                            fields=[field.name for field in _form(name)])
+    return job_response(job, 202)
 
 
 ROUTES = [Route("/api/fields/{system}", form_fields), Route("/api/systems", listing, methods=["GET"]),

@@ -132,6 +132,19 @@ const exactdice = (() => {
     if (old) old.destroy();
     const COLOURS = ["#1f5fa8", "#c8553d", "#4f8a3c", "#7b4ea3", "#a3862e"];
     const number = y => parseFloat(chart.probability ? y.percent : y.value);
+    const values = chart.curves.flatMap(curve => curve.points.map(p => number(p.y)));
+    const scale = chart.probability && chart.full_scale ? {min: 0, max: 100}
+      : {min: 0, max: chart.probability ? Math.min(100, 5 * Math.ceil((Math.max(...values) * 1.25 + 2) / 5)) : undefined};
+    // each point's value written beside it, as `--plot` writes it (a what-if strip's few points)
+    const labelled = !chart.label_points ? null : {
+      id: "labels", afterDatasetsDraw(c) {
+        c.ctx.save(); c.ctx.fillStyle = "#333"; c.ctx.textAlign = "center"; c.ctx.font = "11px sans-serif";
+        c.data.datasets.forEach((dataset, i) => c.getDatasetMeta(i).data.forEach((point, j) => {
+          const y = chart.curves[i].points[j].y;
+          c.ctx.fillText(y.label, point.x, point.y - 8);
+        }));
+        c.ctx.restore();
+      }};
     const marked = chart.marked_x === null ? null : {
       id: "marked", afterDraw(c) {
         const x = c.scales.x.getPixelForValue(chart.marked_x), {top, bottom} = c.chartArea;
@@ -143,15 +156,14 @@ const exactdice = (() => {
       data: {datasets: chart.curves.map((curve, i) => ({label: curve.label, borderColor: COLOURS[i % 5],
         backgroundColor: COLOURS[i % 5], stepped: chart.steps ? "before" : false, pointRadius: 3,
         data: curve.points.map(p => ({x: p.x, y: number(p.y)}))}))},
-      options: {animation: false, parsing: false,
+      options: {animation: false, parsing: false, layout: {padding: {left: 8, right: 24, top: 6}},
         scales: {x: {type: "linear", title: {display: true, text: chart.x_label},
                      ticks: {stepSize: 1, callback: v => chart.labels[v] || v}},
-                 y: {title: {display: true, text: chart.y_label + (chart.probability ? " (%)" : "")},
-                     ...(chart.probability ? {min: 0, max: 100} : {beginAtZero: true})}},
+                 y: {title: {display: true, text: chart.y_label + (chart.probability ? " (%)" : "")}, ...scale}},
         plugins: {title: {display: !!chart.title, text: chart.title},
                   legend: {display: chart.curves.length > 1},
                   tooltip: {callbacks: {afterLabel: ctx => `exact ${chart.curves[ctx.datasetIndex].points[ctx.dataIndex].y.exact}`}}}},
-      plugins: marked ? [marked] : []});
+      plugins: [marked, labelled].filter(Boolean)});
   }
 
   function formValues(form) {
