@@ -35,7 +35,6 @@ from typing import Any, Protocol, runtime_checkable
 from exactdice.errors import InputError
 
 
-
 class _Same:
     """A `Parameter`'s page default when the page has none of its own (its default then)."""
 
@@ -46,6 +45,7 @@ class _Same:
         return "SAME"
 
 
+#: a `Parameter`'s ``page_default`` when the page has no default of its own
 SAME: Any = _Same()
 
 __all__ = ["Parameter", "TableSet", "RulesSystem", "DeclaredSystem", "RegistryEntry", "SYSTEMS", "get_system",

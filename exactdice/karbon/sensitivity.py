@@ -172,7 +172,7 @@ def steps_below_least(base: dict) -> set[str]:
     that do not exist, as opposed to changes the setup cannot take).
 
     >>> sorted(steps_below_least(base_arguments(1, 1)))
-    ['Fallout K -1 (-1)', 'Fortune F -1 (-1)', 'Peril P -1 (-1)']
+    ['Challenge 0 (-1)', 'Fallout K -1 (-1)', 'Fortune F -1 (-1)', 'Peril P -1 (-1)']
     """
     return {f"{label} {base[name] - 1} (-1)" for name, (label, least) in _STEPPED.items()
             if base[name] - 1 < least}

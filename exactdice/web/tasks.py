@@ -20,7 +20,7 @@ from fractions import Fraction
 from exactdice.errors import InputError
 from exactdice.progress import Throttled
 
-__all__ = ["karbon_odds", "what_if", "karbon_grid", "system_exact", "validate", "dist_table", "TASKS",
+__all__ = ["karbon_odds", "karbon_length", "what_if", "karbon_grid", "system_exact", "validate", "dist_table", "TASKS",
            "run_task", "task_outcome", "MAX_RESULT_BYTES", "QUICK_TASKS"]
 
 #: the largest answer a worker sends back (pickled); past it, the size is the answer
@@ -28,11 +28,19 @@ MAX_RESULT_BYTES = 64 * 2**20
 
 
 def karbon_odds(values: dict, progress=None) -> dict:
-    """A contest's odds (`exactdice.answers.karbon_odds`): with an optimal player's advice in
-    words, and how long the contest lasts where the game is solved exactly."""
+    """A contest's odds (`exactdice.answers.karbon_odds`), with an optimal player's advice in
+    words."""
     from exactdice.answers import karbon_odds as odds
 
-    return odds(values, advice=True, length=True, progress=progress).to_data()
+    return odds(values, advice=True, progress=progress).to_data()
+
+
+def karbon_length(values: dict, progress=None) -> dict:
+    """How long a contest lasts (`exactdice.answers.karbon_odds` with its ``length`` chart):
+    asked apart from the odds, which come first (the chart can take several times the solve)."""
+    from exactdice.answers import karbon_odds as odds
+
+    return odds(dict(values, max_seconds=0), length=True, progress=progress).to_data()
 
 
 def what_if(values: dict, progress=None) -> dict:
@@ -115,7 +123,7 @@ def dist_table(expression: str, progress=None) -> dict:
             "mean": distribution.mean() if integer else None}
 
 
-TASKS = {"karbon_odds": karbon_odds, "what_if": what_if, "karbon_grid": karbon_grid, "system_exact": system_exact,
+TASKS = {"karbon_odds": karbon_odds, "karbon_length": karbon_length, "what_if": what_if, "karbon_grid": karbon_grid, "system_exact": system_exact,
          "validate": validate, "dist": dist_table}
 #: tasks whose work is bounded to seconds before they start: they run in a pool of their own
 QUICK_TASKS = frozenset({"dist"})

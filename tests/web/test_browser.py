@@ -126,17 +126,18 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     assert expected.expected_injuries == 0 and text_of(browser, "exp-injuries") == "0"   # exact 0 reads 0
     rounds = float(text_of(browser, "exp-rounds"))
     assert abs(rounds - float(expected.expected_rounds)) < 5e-5
-    # how long it lasts: the library's exact chart, read back off the page
     from exactdice.karbon.charts import length_chart
     from exactdice.karbon.length import contest_length
 
-    assert plotted(browser, "length-chart") == as_plotted(length_chart(contest_length(expected)))
     # the what-if strip: P(win) at Challenge 1, 2 (the base) and 3 against the Python API
     strip = wait_for(lambda: plotted(browser, "whatif-challenge"), what="the what-if strip")
     setups = {value: ContestSetup(ability=3, challenge=value, consequence=2, peril=1) for value in (1, 2, 3)}
     assert strip == [[[value, float(exact_json(contest_odds(setup).win, 4)["percent"])]
                       for value, setup in setups.items()]]
     assert len(browser.find_elements(By.CSS_SELECTOR, "#whatif canvas")) == 6
+    assert wait_for(lambda: plotted(browser, "length-chart"), what="how long it lasts") == as_plotted(
+        length_chart(contest_length(expected)))
+    assert text_of(browser, "length-note").startswith("Exact values. Not ended by round")
     browser.find_element(By.ID, "show-exact").click()   # folded again for the picture
     browser.save_screenshot(str(screenshots / "karbon.png"))
 

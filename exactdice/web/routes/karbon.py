@@ -1,5 +1,6 @@
 """The Karbon calculator's API: a contest's odds (``POST /api/karbon/odds``), its what-if strip
-(``POST /api/karbon/whatif``) and a new grid of contests (``POST /api/karbon/grid``), each
+(``POST /api/karbon/whatif``), how long it lasts (``POST /api/karbon/length``) and a new grid
+of contests (``POST /api/karbon/grid``), each
 answered from the results store or by a job calling its library entry point
 (`exactdice.web.tasks`)."""
 
@@ -35,17 +36,28 @@ async def odds(request: Request):
     return job_response(job, 202)
 
 
-@form_errors
-async def what_if(request: Request):
+async def _exact_only(request: Request, task: str):
+    """A follow-up of the odds that the exact game alone answers (no bounds): the what-if strip,
+    how long the contest lasts."""
     began, found = time.perf_counter(), services(request)
     values = read_computation("karbon", await json_body(request))
-    values.pop("max_seconds", None)   # each change is solved exactly or skipped: no bounds
-    key = found.store.key("karbon", "what_if", values)
+    values.pop("max_seconds", None)
+    key = found.store.key("karbon", task, values)
     cached = await found.store.get(key)
     if cached is not None:
         return answered(cached, began)
-    job = found.jobs.submit("what_if", {"values": values}, on_done=keeper(request, key), fields=karbon_fields())
+    job = found.jobs.submit(task, {"values": values}, on_done=keeper(request, key), fields=karbon_fields())
     return job_response(job, 202)
+
+
+@form_errors
+async def what_if(request: Request):
+    return await _exact_only(request, "what_if")
+
+
+@form_errors
+async def length(request: Request):
+    return await _exact_only(request, "karbon_length")
 
 
 @form_errors
@@ -62,4 +74,4 @@ async def grid(request: Request):
 
 
 ROUTES = [Route("/api/karbon/odds", odds, methods=["POST"]), Route("/api/karbon/whatif", what_if, methods=["POST"]),
-          Route("/api/karbon/grid", grid, methods=["POST"])]
+          Route("/api/karbon/length", length, methods=["POST"]), Route("/api/karbon/grid", grid, methods=["POST"])]

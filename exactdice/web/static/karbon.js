@@ -13,9 +13,10 @@
   // own job while the answer's job runs on
   let answerJob = null;
   let whatIfJob = null;
+  let lengthJob = null;
   function cancelJobs() {
-    for (const job of [answerJob, whatIfJob]) if (job) exactdice.cancel(job);
-    answerJob = whatIfJob = null;
+    for (const job of [answerJob, whatIfJob, lengthJob]) if (job) exactdice.cancel(job);
+    answerJob = whatIfJob = lengthJob = null;
   }
   let exactText = "";
   const LABELS = {win: "P(win)", loss: "P(loss)", tie: "P(tie)", never_ends: "P(never ends)"};
@@ -98,12 +99,24 @@
       : "the draw and each first roll's risk choice";
   }
 
-  function showLength(result) {
-    const chart = (result.charts || {}).length;
-    document.getElementById("length-box").classList.toggle("hidden", !chart);
-    if (!chart) return;
-    exactdice.drawChart(document.getElementById("length-chart"), chart);
-    document.getElementById("length-note").textContent = chart.note;
+  // how long it lasts: asked after the odds (it can take several times the solve)
+  async function showLength(values, mine) {
+    const box = document.getElementById("length-box"), note = document.getElementById("length-note");
+    box.classList.remove("hidden");
+    const canvas = document.getElementById("length-chart");
+    const old = Chart.getChart(canvas);
+    if (old) old.destroy();
+    note.textContent = "computing\u2026";
+    const data = await ask("/api/karbon/length", values, mine, (text, job) => { lengthJob = job; note.textContent = text; });
+    if (mine !== generation) return;
+    lengthJob = null;
+    if (data.status !== "done") {
+      note.textContent = data.status === "cancelled" ? "cancelled" : Object.values(data.errors || {}).join(" ");
+      return;
+    }
+    const chart = data.result.charts.length;
+    exactdice.drawChart(canvas, chart);
+    note.textContent = chart.note;
   }
 
   function showAnswer(result, seconds, cached) {
@@ -131,7 +144,7 @@
     for (const side of ["player", "narrator", "rules"]) document.getElementById(`played-${side}`).textContent =
       result.in_words[side];
     showAdvice(result.advice, bounds);
-    showLength(bounds ? {} : result);
+    document.getElementById("length-box").classList.add("hidden");
   }
 
   // the job of submit number `mine`: Cancel or a new submit may come before its id does,
@@ -198,7 +211,7 @@
       if (data.result.kind === "bounds") {
         document.getElementById("whatif").textContent = "";
         document.getElementById("whatif-status").textContent = "(not with bounds: each change would search again)";
-      } else whatIf(values, mine);
+      } else whatIf(values, mine).then(() => { if (mine === generation) showLength(values, mine); });
     } else if (data.status === "cancelled") {
       status.textContent = "cancelled";
     } else {
