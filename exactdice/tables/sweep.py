@@ -242,8 +242,11 @@ def _raise_interrupt(signum, frame):
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """While the sweep runs, SIGTERM stops it exactly as Ctrl-C does."""
-    if threading.current_thread() is not threading.main_thread():
+    """While the sweep runs, SIGTERM stops it exactly as Ctrl-C does (but in a worker
+    process, which takes SIGTERM's default action: its parent stops it so)."""
+    import multiprocessing
+
+    if threading.current_thread() is not threading.main_thread() or multiprocessing.parent_process() is not None:
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)

@@ -397,6 +397,24 @@ def test_every_cancelled_worker_ends_with_the_same_exit_status():
         manager.shutdown()
 
 
+def test_a_cancelled_grid_ends_by_the_signal_too():
+    """A grid runs through the sweep, which turns SIGTERM into an interrupt in a command's
+    process: in a worker it must not (the load test once found its traceback in the log)."""
+    from exactdice.web.forms import grid_request
+
+    values, axes = grid_request({"row_values": "1-5", "column_values": "1-5", "consequence": 5, "peril": 2})
+    manager = JobManager(workers=1)
+    try:
+        job = manager.submit("karbon_grid", {"values": values, "axes": axes})
+        deadline = time.monotonic() + 30
+        while job.progress.stage != "cells" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert job.progress.stage == "cells" and not job.finished   # the sweep is running
+        assert job.cancel() and job.exit_code == CANCELLED_EXIT_CODE
+    finally:
+        manager.shutdown()
+
+
 def test_job_errors(client):
     missing = client.get("/api/jobs/no-such-job")
     assert missing.status_code == 404 and "no job 'no-such-job'" in missing.json()["errors"]["job"]
