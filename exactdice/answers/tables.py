@@ -180,6 +180,9 @@ def karbon_sensitivity(values: Mapping[str, Any], *, groups: tuple | None = None
 
     if max_states is None:
         max_states = values.get("max_states") or DEFAULT_VARIANT_STATES
+    from exactdice.karbon.system import SYSTEM
+
+    next(parameter for parameter in SYSTEM.parameters if parameter.name == "max_states").check(max_states)
     return sensitivity(base_setup(values), store=store, workers=workers, executor=executor,
                        progress=progress if progress is not None else False, max_states=max_states,
                        groups=groups)

@@ -47,6 +47,9 @@ def _dice(name: str):
 #: `contest_odds`'s state budget (its ``DEFAULT_MAX_STATES``, not imported here: the registry
 #: loads no solver; a test checks they agree)
 DEFAULT_MAX_STATES = 3_000_000
+#: the most states any budget may name: no machine holds a trillion states (and the compiled
+#: walk counts them in 64 bits)
+MOST_STATES = 10**12
 #: the page's ceiling of ``max_states``: the server's workers share one machine
 PAGE_MAX_STATES = 20_000_000
 #: seconds the page searches for certified bounds by default, and at most
@@ -113,8 +116,8 @@ PARAMETERS = (
               multiple=True, role="rules", cli_flag="--rule", metavar="NAME=VALUE", section="rules",
               knobs=_knobs()),
     Parameter("max_states", int, DEFAULT_MAX_STATES, "Stop exploring past this many states (the message "
-              "says how many were reached).", role="limits", minimum=1, page_maximum=PAGE_MAX_STATES,
-              label="Max states", section="limits"),
+              "says how many were reached).", role="limits", minimum=1, maximum=MOST_STATES,
+              page_maximum=PAGE_MAX_STATES, label="Max states", section="limits"),
     Parameter("max_seconds", float, None, "With an optimal player: explore the exact game for at most a "
               "tenth of this (10 s without it), then answer with certified bounds searched for this long "
               "(the whole answer takes up to about 1.6 times this; 0: no bounds, the exact game or "
