@@ -43,6 +43,7 @@ from typing import Any
 
 from exactdice.errors import InputError
 from exactdice.tables.store import ResultKey, ResultStore
+from exactdice.progress import ProgressCallback
 from exactdice.tables.sweep import SweepCell, shared_local_pool, sweep
 
 __all__ = ["DesignProblem", "DesignCandidate", "DesignResult", "design_search", "hoeffding_half_width",
@@ -304,7 +305,7 @@ def _distance_bound(interval: dict, target: Fraction) -> Fraction:
 
 def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fraction | None = None,
                   best: int = 5, store: ResultStore | None = None, workers: int = 2, executor: Executor | None = None,
-                  progress: bool = False, exhaustive: bool = False,
+                  progress: bool | ProgressCallback = False, exhaustive: bool = False,
                   risk: Fraction = DEFAULT_RISK) -> DesignResult:
     """The points whose exact value is closest to *target*, best first.
 
@@ -328,8 +329,9 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
         Local processes.
     executor : concurrent.futures.Executor, optional
         Where to solve (a Dask client's, say).
-    progress : bool, default False
-        Draw progress bars on stderr.
+    progress : bool or callable, default False
+        A progress callback given a report per setup solved, or True for bars on stderr
+        (`exactdice.tables.sweep.sweep`).
     exhaustive : bool, default False
         Solve every point exactly (no screen).
     risk : Fraction, default 1/10**6

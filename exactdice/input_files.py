@@ -225,14 +225,14 @@ def _small_depth(brackets: bytes) -> int:
 def _refuse_past_the_budget(size: int, shown: str, field: str) -> None:
     """A JSON file whose parsed form would not fit what the memory budget leaves is refused
     before it is read, with the budget's flag."""
-    from exactdice.limits import MEMORY_FLAG, memory_budget, resident_memory, size_text
+    from exactdice.limits import MEMORY_PARAMETER, memory_budget, resident_memory, size_text
 
     needed = size * (JSON_MEMORY_FACTOR + 1)
     left = memory_budget() - resident_memory()
     if needed > left:
         raise TooLargeError(field, f"{shown} has {size:,} bytes; reading it takes about {size_text(needed)}, more "
                                    f"than the {size_text(max(left, 0))} the memory budget leaves (raise it with "
-                                   f"exactdice {MEMORY_FLAG} SIZE)")
+                                   f"`{MEMORY_PARAMETER}`)")
 
 
 @contextmanager
@@ -240,7 +240,7 @@ def _parse_within_budget(field: str, shown: str, size: int):
     """Run a parse under an address-space cap of what the memory budget leaves (Linux), so a
     document that parses into far more memory than `JSON_MEMORY_FACTOR` says stops with a
     `TooLargeError` instead of taking the machine."""
-    from exactdice.limits import MEMORY_FLAG, memory_budget, resident_memory, size_text
+    from exactdice.limits import MEMORY_PARAMETER, memory_budget, resident_memory, size_text
 
     try:
         import resource
@@ -262,7 +262,7 @@ def _parse_within_budget(field: str, shown: str, size: int):
         yield
     except MemoryError:
         raise TooLargeError(field, f"{shown} ({size:,} bytes) parses into more memory than the "
-                                   f"{size_text(left)} the budget leaves (raise it with exactdice "
-                                   f"{MEMORY_FLAG} SIZE)") from None
+                                   f"{size_text(left)} the budget leaves (raise it with "
+                                   f"`{MEMORY_PARAMETER}`)") from None
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

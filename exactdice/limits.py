@@ -1,8 +1,8 @@
 """Work limits shared by every layer: a memory budget checked while long solves run, and
 up-front refusals of work past a size limit.
 
-**Memory budget.** The budget is, in order: what `set_memory_budget` set (the CLI's
-``exactdice --max-memory SIZE``), else ``$EXACTDICE_MAX_MEMORY``, else half of the
+**Memory budget.** The budget is, in order: what `set_memory_budget` set (the parameter
+``max_memory``: the CLI's ``exactdice --max-memory SIZE``), else ``$EXACTDICE_MAX_MEMORY``, else half of the
 machine's memory (or of the container's limit, if lower). `check_memory` compares the
 resident memory of this process with it; it is cheap enough to call from any loop (it
 reads the process size at most every `CHECK_INTERVAL_SECONDS`), and raises `TooLargeError`
@@ -10,14 +10,14 @@ naming the size reached and how to raise the budget. The state-graph explorer an
 solver call it; `memory_watchdog` adds a thread that checks the same budget for any other
 work of the CLI (and the worker processes, which inherit ``$EXACTDICE_MAX_MEMORY``).
 
->>> parse_size("1.5G", "--max-memory") == 3 * 2**29
+>>> parse_size("1.5G", "max_memory") == 3 * 2**29
 True
 >>> size_text(3 * 2**29)
 '1.5 GiB'
->>> refuse_past_limit(10**7, 10**6, "--damage", "the damage distribution would have {estimate} terms")
+>>> refuse_past_limit(10**7, 10**6, "damage", "the damage distribution would have {estimate} terms")
 Traceback (most recent call last):
 ...
-exactdice.errors.TooLargeError: --damage: the damage distribution would have 10,000,000 terms (limit 1,000,000)
+exactdice.errors.TooLargeError: damage: the damage distribution would have 10,000,000 terms (limit 1,000,000)
 """
 
 from __future__ import annotations
@@ -32,11 +32,14 @@ from exactdice.errors import InputError, TooLargeError
 
 __all__ = ["parse_size", "size_text", "default_memory_budget", "memory_budget", "set_memory_budget",
            "check_memory", "count_workers", "forget_workers", "time_limit", "memory_watchdog",
-           "refuse_past_limit", "MEMORY_ENVIRONMENT_VARIABLE", "MEMORY_FLAG", "CHECK_INTERVAL_SECONDS"]
+           "refuse_past_limit", "MEMORY_ENVIRONMENT_VARIABLE", "MEMORY_PARAMETER", "MEMORY_FLAG",
+           "CHECK_INTERVAL_SECONDS"]
 
 MEMORY_ENVIRONMENT_VARIABLE = "EXACTDICE_MAX_MEMORY"
-#: the CLI flag that sets the budget (named in every message)
-MEMORY_FLAG = "--max-memory"
+#: the parameter that sets the budget (named in every message; the CLI's ``--max-memory``)
+MEMORY_PARAMETER = "max_memory"
+#: the field of a memory error: `MEMORY_PARAMETER` (under the name the solver compares with)
+MEMORY_FLAG = MEMORY_PARAMETER
 #: `check_memory` reads the process size at most this often
 CHECK_INTERVAL_SECONDS = 0.05
 #: the default budget: this share of the machine's (or container's) memory
@@ -54,7 +57,7 @@ _worker_pids: set = set()  # `count_workers`
 _budget_reported = False  # set when check_memory raised: the watchdog then stands down
 
 
-def parse_size(text: str, field: str = MEMORY_FLAG) -> int:
+def parse_size(text: str, field: str = MEMORY_PARAMETER) -> int:
     """Bytes in a size like ``8G``, ``512M``, ``1.5GiB`` or ``1000000`` (binary units).
 
     >>> parse_size("512M")
@@ -62,7 +65,7 @@ def parse_size(text: str, field: str = MEMORY_FLAG) -> int:
     >>> parse_size("lots")
     Traceback (most recent call last):
     ...
-    exactdice.errors.InputError: --max-memory: "lots" is not a size; write e.g. 8G, 512M or 1.5GiB
+    exactdice.errors.InputError: max_memory: "lots" is not a size; write e.g. 8G, 512M or 1.5GiB
     """
     match = _SIZE.match(str(text))
     if not match:
@@ -182,9 +185,8 @@ def _workers_memory(force: bool = False) -> int:
 
 def _over_budget_message(size: int, budget: int, doing: str) -> str:
     return (f"the process reached {size_text(size)} of memory{' ' if doing else ''}{doing}, past the memory budget of "
-            f"{size_text(budget)}; raise it with `exactdice {MEMORY_FLAG} SIZE ...` (e.g. "
-            f"{MEMORY_FLAG} {max(1, round(2 * budget / 2**30))}G) or ${MEMORY_ENVIRONMENT_VARIABLE}, "
-            "or make the problem smaller")
+            f"{size_text(budget)}; raise it with `{MEMORY_PARAMETER}` (e.g. "
+            f"{max(1, round(2 * budget / 2**30))}G) or ${MEMORY_ENVIRONMENT_VARIABLE}, or make the problem smaller")
 
 
 def check_memory(doing: str | None = None, *, states: int | None = None, force: bool = False) -> None:
@@ -214,7 +216,7 @@ def check_memory(doing: str | None = None, *, states: int | None = None, force: 
             doing += f" ({states:,} states)"
         if _worker_pids:
             doing += f" (with its {len(_worker_pids)} worker processes)"
-        raise TooLargeError(MEMORY_FLAG, _over_budget_message(size, budget, doing))
+        raise TooLargeError(MEMORY_PARAMETER, _over_budget_message(size, budget, doing))
 
 
 @contextmanager
@@ -295,7 +297,7 @@ class memory_watchdog:
     def __exit__(self, kind, error, traceback):
         self._stop.set()
         if self.exceeded and kind is not None and not issubclass(kind, TooLargeError):
-            raise TooLargeError(MEMORY_FLAG, self.exceeded) from None  # what our interrupt became
+            raise TooLargeError(MEMORY_PARAMETER, self.exceeded) from None  # what our interrupt became
         return False
 
 
@@ -303,7 +305,7 @@ def refuse_past_limit(estimate: int, limit: int, field: str, what: str, how_to_r
     """Raise `TooLargeError` naming *field* when *estimate* > *limit*: the message is *what*
     with ``{estimate}`` filled in, then the limit, then *how_to_raise*.
 
-    >>> refuse_past_limit(5, 10, "--x", "{estimate} steps")  # within the limit: nothing
+    >>> refuse_past_limit(5, 10, "x", "{estimate} steps")  # within the limit: nothing
     """
     if estimate > limit:
         message = f"{what.format(estimate=f'{estimate:,}')} (limit {limit:,})"

@@ -1,13 +1,20 @@
-"""Worker processes: forked for one solve (`ForkedWorkers`), ending with the process that
-started them.
+"""Worker processes, one layer for all of them: started the same way, capped the same way,
+stopped the same way, their deaths reported the same way.
 
-Table sweeps, exploring and the exact pass's loops start worker processes; if their
-parent is killed (even by SIGKILL, which no clean-up sees) they must not live on,
-waiting for work.
+Three kinds of work start them: one solve's forked helpers (`ForkedWorkers`: exploring,
+the exact pass's loops, a bounds search split by draw); a sweep's pool of cells
+(`process_pool`, `exactdice.tables.sweep`); the web server's jobs (`exactdice.web.jobs`: a
+process per long job, a pool for quick ones). Each worker calls `start_worker` first: it
+ends with the process that started it (even one killed by SIGKILL, which no clean-up sees)
+and with a server it watches, ignores Ctrl-C (the terminal sends it to the whole process
+group: its parent stops it), draws no progress bars, and has its memory capped where
+asked (`cap_memory`). `stop_processes` and `stop_pool` end workers now (SIGTERM, then
+SIGKILL after a grace period); `death_message` says why one ended without an answer.
 
->>> import os
->>> os.getppid() > 0
-True
+>>> pool = process_pool(1)
+>>> pool.submit(abs, -3).result()
+3
+>>> stop_pool(pool)
 """
 
 from __future__ import annotations
@@ -21,10 +28,135 @@ import time
 from exactdice.limits import count_workers, forget_workers
 
 __all__ = ["die_with_parent", "ForkedWorkers", "fork_supported", "usable_cores", "solve_workers",
-           "WORKERS_ENVIRONMENT_VARIABLE"]
+           "WORKERS_ENVIRONMENT_VARIABLE", "start_worker", "cap_memory", "worker_memory_budget", "process_pool",
+           "stop_processes", "stop_pool", "death_message", "GRACE_SECONDS", "NotATerminal"]
 
 #: how often a worker's watchdog checks that its parent is alive (seconds)
 WATCHDOG_SECONDS = 0.5
+#: how long a worker asked to stop (SIGTERM) may take before it is killed (seconds)
+GRACE_SECONDS = 5.0
+
+
+class NotATerminal:
+    """A worker's stderr that says it is not a terminal, so the solvers' automatic progress
+    bars stay off in workers (whoever started them reports progress)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def start_worker(parent: int | None = None, memory_limit: int | None = None, watch: int | None = None) -> None:
+    """The set-up of every worker process: it ends with its *parent* (None: the process that
+    started it, a fork server's child) and with the process *watch* (the server whose fork
+    server started it), ignores Ctrl-C, takes SIGTERM's default action, draws no bars, and
+    with *memory_limit* (bytes) has its address space capped (`cap_memory`)."""
+    import threading
+
+    from tqdm import tqdm
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if not isinstance(sys.stderr, NotATerminal):
+        sys.stderr = NotATerminal(sys.stderr)
+    tqdm.set_lock(threading.RLock())   # not a semaphore shared with others: a worker may be killed
+    die_with_parent(os.getppid() if parent is None else parent)
+    if watch is not None:
+        _watch_process(watch)
+    if memory_limit:
+        cap_memory(memory_limit)
+
+
+def _watch_process(pid: int) -> None:
+    """End this process once process *pid* is gone (checked every `WATCHDOG_SECONDS`)."""
+    def watch():
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except OSError:
+                pass
+            time.sleep(WATCHDOG_SECONDS)
+
+    threading.Thread(target=watch, name="exactdice-watchdog", daemon=True).start()
+
+
+def worker_memory_budget(memory_limit: int) -> int:
+    """The library's memory budget (resident bytes, `exactdice.limits`) in a worker whose
+    address space is capped at ``memory_limit``: below the cap by a fifth, at least 512 MiB
+    (what the address space holds beyond the resident memory), but never under half of it.
+    Long work then stops itself with its message first, and a bounds search with the
+    bounds it reached, instead of a `MemoryError` that loses them.
+
+    >>> [round(worker_memory_budget(int(gib * 2**30)) / 2**30, 2) for gib in (4, 1, 0.5)]
+    [3.2, 0.5, 0.25]
+    """
+    return max(memory_limit // 2, memory_limit - max(memory_limit // 5, 512 * 2**20))
+
+
+def cap_memory(memory_limit: int) -> None:
+    """Cap this process's address space at *memory_limit* bytes, and the library's memory
+    budget below it (`worker_memory_budget`)."""
+    import resource
+
+    from exactdice.limits import memory_budget, set_memory_budget
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    set_memory_budget(min(memory_budget(), worker_memory_budget(memory_limit)), export=False)
+
+
+def process_pool(workers: int, *, context=None, memory_limit: int | None = None, watch: int | None = None):
+    """A `concurrent.futures.ProcessPoolExecutor` of *workers* processes, each set up by
+    `start_worker` (*context*: a multiprocessing context, default the platform's)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    forked = (context or multiprocessing.get_context()).get_start_method() == "fork"
+    # a forked worker's parent is this process; a fork server's child's is the fork server
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=start_worker,
+                               initargs=(os.getpid() if forked else None, memory_limit, watch))
+
+
+def stop_processes(processes, grace: float = GRACE_SECONDS) -> None:
+    """End *processes* now: SIGTERM, then SIGKILL for any still running after *grace*
+    seconds; each is waited for."""
+    processes = list(processes)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    deadline = time.monotonic() + grace
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join(1.0)
+
+
+def stop_pool(pool, grace: float = 0.5) -> None:
+    """End a `process_pool` now: queued work is dropped, running workers are stopped."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    stop_processes(processes, grace)
+
+
+def death_message(exitcode, memory_limit: int | None = None) -> str:
+    """Why a worker ended without an answer, as far as can be told.
+
+    >>> death_message(-9, 2**30)
+    'the worker process stopped without an answer (exit code -9); it may have run out of its 1.0 GiB of memory'
+    """
+    if memory_limit:
+        return (f"the worker process stopped without an answer (exit code {exitcode}); it may have run out "
+                f"of its {memory_limit / 2 ** 30:.1f} GiB of memory")
+    return f"the worker process stopped without an answer (exit code {exitcode}; out of memory?)"
 
 
 def die_with_parent(parent: int) -> None:
@@ -122,11 +254,7 @@ class ForkedWorkers:
 
     def close(self) -> None:
         """Stop the workers now (what they were doing is no longer wanted)."""
-        for process in self._processes:
-            if process.is_alive():
-                process.terminate()
-        for process in self._processes:
-            process.join(5)
+        stop_processes(self._processes)
         forget_workers([process.pid for process in self._processes])
         for channel in (*self._tasks, self._results):
             channel.cancel_join_thread()

@@ -34,9 +34,26 @@ from typing import Any, Protocol, runtime_checkable
 
 from exactdice.errors import InputError
 
+
+class _Same:
+    """A `Parameter`'s page default when the page has none of its own (its default then)."""
+
+    def __repr__(self) -> str:
+        return "SAME"
+
+    def __reduce__(self):
+        return "SAME"
+
+
+#: a `Parameter`'s ``page_default`` when the page has no default of its own
+SAME: Any = _Same()
+
 __all__ = ["Parameter", "TableSet", "RulesSystem", "DeclaredSystem", "RegistryEntry", "SYSTEMS", "get_system",
            "register", "unregister", "system_names", "system_summary", "setup_values",
-           "rules_values", "split_values"]
+           "rules_values", "limit_values", "split_values", "SAME", "ROLES"]
+
+#: what a parameter's value belongs to: the setup, the rules, or the limits of the work
+ROLES = ("setup", "rules", "limits")
 
 
 @dataclass(frozen=True)
@@ -61,8 +78,9 @@ class Parameter:
         Takes a list (a repeated flag).
     required : bool, default False
         Must be given (no default).
-    role : {"setup", "rules"}
-        Whether the value belongs to the setup or to the rules.
+    role : {"setup", "rules", "limits"}
+        Whether the value belongs to the setup, to the rules or to the limits of the work
+        (``max_states``: how far a solve may go, not what it solves).
     cli_flag : str, optional
         The CLI spelling (default ``--name-with-dashes``; see `flag`).
     short : str, optional
@@ -74,6 +92,32 @@ class Parameter:
         CLI still asks for one), so a page's first submit gives an answer, not an error.
     label : str, optional
         A form's name for it (default: the name in words, "fail by one").
+    page_minimum, page_maximum : int, optional
+        The web page's own range, where it must be stricter than the command line (the
+        server's workers share one machine); None: the same as ``minimum``/``maximum``.
+    page_default : Any, optional
+        The page's default, where it differs (a search's seconds: 20 on the page, none on
+        the command line).
+    on_page, on_cli : bool, default True
+        Whether the web page's form and the command line offer it (a file to read is the
+        command line's; a knob the page shows knob by knob is not offered twice).
+    section : str, optional
+        Where a form groups it ("" for the first fields; "hands", "position", "policies",
+        "rules", "limits" fold away).
+    presets : tuple of (str, str), optional
+        Common values of a text parameter with their words; a form offers them as a choice
+        beside a box for any other value.
+    knobs : mapping, optional
+        For a repeated ``NAME=VALUE`` parameter (Karbon's ``rules``): each name's values
+        (the default first) and one line about it; a form shows one choice per name.
+    reader : callable, optional
+        Reads a text value (a dice list, a policy), raising `InputError` naming the
+        parameter: `check` calls it, so a form reports each bad field on its own.
+
+    Notes
+    -----
+    A help text names other parameters quoted in single backquotes: the command line shows
+    their flags, the page their labels.
 
     Examples
     --------
@@ -102,15 +146,42 @@ class Parameter:
     metavar: str | None = None
     example: Any = None
     label: str | None = None
+    page_minimum: int | None = None
+    page_maximum: int | None = None
+    page_default: Any = SAME
+    on_page: bool = True
+    on_cli: bool = True
+    section: str = ""
+    presets: tuple[tuple[str, str], ...] = ()
+    knobs: Mapping[str, tuple[tuple[str, ...], str]] | None = None
+    reader: Callable[[Any], Any] | None = None
 
     @property
     def flag(self) -> str:
         """The CLI flag: ``cli_flag`` when declared, else ``--`` and the name with dashes."""
-        return self.cli_flag or "--" + self.name.replace("_", "-")
+        return (self.cli_flag or "--" + self.name.replace("_", "-")).split("/")[0]
 
-    def check(self, value):
-        """The value if it is allowed, else an `InputError` naming this parameter."""
+    @property
+    def words(self) -> str:
+        """Its name on a form: the label, else the name in words ("fail by one" -> "Fail by one")."""
+        return self.label or self.name.replace("_", " ").capitalize()
+
+    def default_for(self, page: bool = False):
+        """The default, on the page where it has one of its own."""
+        return self.page_default if page and self.page_default is not SAME else self.default
+
+    def bounds(self, page: bool = False) -> tuple[int | None, int | None]:
+        """``(least, most)`` allowed: on the page its own range where it has one."""
+        if not page:
+            return self.minimum, self.maximum
+        return (self.minimum if self.page_minimum is None else self.page_minimum,
+                self.maximum if self.page_maximum is None else self.page_maximum)
+
+    def check(self, value, page: bool = False):
+        """The value if it is allowed (on the page, within its range there), else an
+        `InputError` naming this parameter."""
         values = value if self.multiple else (value,)
+        least, most = self.bounds(page)
         for item in values:
             if item is None:
                 if self.required:
@@ -121,10 +192,13 @@ class Parameter:
                                             f"got {item!r}")
             if self.choices is not None and item not in self.choices:
                 raise InputError(self.name, f"must be one of {', '.join(self.choices)}, got {item!r}")
-            if self.minimum is not None and item < self.minimum:
-                raise InputError(self.name, f"must be >= {self.minimum}, got {item!r}")
-            if self.maximum is not None and item > self.maximum:
-                raise InputError(self.name, f"must be <= {self.maximum}, got {item!r}")
+            if least is not None and item < least:
+                raise InputError(self.name, f"must be >= {least:,}, got {item!r}")
+            if most is not None and item > most:
+                wider = "" if most == self.maximum else " on this page (the command line takes more)"
+                raise InputError(self.name, f"must be <= {most:,}{wider}, got {item!r}")
+            if self.reader is not None:
+                self.reader(item)
         return value
 
 
@@ -260,6 +334,11 @@ class DeclaredSystem:
         Sub-systems (Karst); a system made of variants declares no *exact* or *simulate*.
     outcome_words : callable, optional
         An outcome as a person reads it (Chronica's "0" is "side 0 (the player)").
+    task : str, optional
+        What a person asks of it, for a menu ("Contingency skill check"; default: the name).
+    charts : callable, optional
+        ``charts(setup, rules) -> {name: exactdice.tables.charts.Chart}``: pictures of the
+        answer drawn from exact values (a check's chance against difficulty).
 
     Raises
     ------
@@ -292,6 +371,8 @@ class DeclaredSystem:
     variants: Mapping[str, RulesSystem] = field(default_factory=dict)
     #: optional: an outcome as a person reads it (Chronica's "0" is "side 0 (the player)")
     outcome_words: Callable[[str], str] | None = None
+    task: str = ""
+    charts: Callable[[Mapping[str, Any], Any], dict] | None = None
 
     def __post_init__(self):
         for name in ("exact", "simulate"):
@@ -489,6 +570,31 @@ def split_values(system: RulesSystem, values: Mapping[str, Any]) -> tuple[dict, 
     setup = {name: value for name, value in values.items() if roles[name] == "setup"}
     rules = {name: value for name, value in values.items() if roles[name] == "rules"}
     return setup, rules
+
+
+def limit_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
+    """Every limit parameter of *system* with its value from *values* or its default, checked.
+
+    Parameters
+    ----------
+    system : RulesSystem
+        The system.
+    values : mapping of str to Any
+        The values given (setup and rules values may be among them).
+
+    Returns
+    -------
+    dict
+        Every limit parameter's checked value.
+
+    Examples
+    --------
+    >>> limit_values(get_system("karbon"), {"max_states": 500})["max_states"]
+    500
+    """
+    _check_known(system, values)
+    return {parameter.name: parameter.check(_given(parameter, values))
+            for parameter in system.parameters if parameter.role == "limits"}
 
 
 def _check_known(system: RulesSystem, values: Mapping[str, Any]) -> None:

@@ -256,7 +256,7 @@ class FitReport:
             described += f" (sparse outcomes pooled: {groups})"
         if long_fractions:
             lines.append(f"* exact fraction longer than {_LONGEST_FRACTION_SHOWN} characters: "
-                         f"shown as a percentage here, exact in --json")
+                         f"shown as a percentage here, exact in the JSON")
         lines.append("")
         p_text = "0" if self.test == IMPOSSIBLE_TEST else _p_text(self.p_value)
         lines.append(f"{described}; p-value {p_text} (alpha {self.alpha:g})")
@@ -732,36 +732,33 @@ def read_sample_columns(path: str | Path, columns: Iterable[str], *, field: str 
 
 def fit_sample_columns(path: str | Path, headline: str, headline_law: Mapping, column_laws: Mapping, *,
                        alpha: float = DEFAULT_ALPHA, test: str = "auto", field: str = "samples") -> dict:
-    """Test a simulator's CSV file column by column against the exact laws.
-
-    The *headline* column is tested against *headline_law* and every further column the
-    file has against its law in *column_laws*, each at ``alpha / k`` for k columns
-    (Bonferroni, so all k together keep level alpha). A value a column's law never gives
-    counts as an impossible outcome (a misfit), not a typo. `exactdice validate` and the
-    web page's Validate both test this way.
+    """Test the CSV file's *headline* column against *headline_law* and every further column
+    it has with a law in *column_laws*, each at ``alpha / k`` for k columns (Bonferroni, so
+    all k together keep level alpha). A value a column's law never gives counts as an
+    impossible outcome (a misfit), not a typo. `exactdice validate` and the web page's
+    Validate both test this way (`exactdice.answers.validate_samples`).
 
     Parameters
     ----------
     path : str or Path
-        The CSV file (a header row, one row per sample).
+        The CSV file of samples, with a header row.
     headline : str
-        The column every file must have (``outcome``, say).
-    headline_law : Mapping
-        Its exact law: value -> probability.
-    column_laws : Mapping
-        Column -> `ColumnDistribution` for the further columns (those the file lacks are
-        left out).
-    alpha : float, default `DEFAULT_ALPHA`
-        The level of the whole test.
+        The outcome column.
+    headline_law : mapping
+        Its exact law, {outcome: probability}.
+    column_laws : mapping of str to ColumnDistribution
+        The exact laws of further columns (those the file has are tested).
+    alpha : float, default 0.01
+        The significance level of all the columns together.
     test : str, default "auto"
-        Which goodness-of-fit test (as `goodness_of_fit`).
+        As for `goodness_of_fit`.
     field : str, default "samples"
-        The name errors give the file.
+        The parameter an error names.
 
     Returns
     -------
-    dict
-        Column -> `FitReport`, the headline first.
+    dict of str to FitReport
+        Each column tested, the headline first.
 
     Raises
     ------

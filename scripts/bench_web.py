@@ -94,7 +94,7 @@ def main():
             with httpx.Client(timeout=120) as client:
                 ask(client, url, dict(MAIN, peril=0))   # warm-up: the fork server starts
                 answer = ask(client, url, MAIN)
-                assert answer["result"]["states"] == contest_odds(ContestSetup(**MAIN)).states
+                assert answer["result"]["provenance"]["states"] == contest_odds(ContestSetup(**MAIN)).states
                 rows.append(("web, warm, not cached (POST + poll)", timed(lambda: ask(client, url, MAIN), repeats)))
                 ask(client, cached_url, MAIN)
                 rows.append(("web, answer from the results store", timed(lambda: ask(client, cached_url, MAIN), repeats)))

@@ -10,6 +10,7 @@ what must not be loaded at run time.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -131,6 +132,54 @@ def test_library_errors_name_parameters_not_flags():
                     and isinstance(node.args[0].value, str) and node.args[0].value.startswith("-")):
                 bad.append(f"{name}:{node.lineno} {node.args[0].value}")
     assert bad == []
+
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def _messages(tree: ast.AST):
+    """Every text of a module that may reach a person: its string constants and f-strings,
+    but not docstrings and other bare strings (documentation), nor the declarations of a
+    parameter's command-line spelling (``cli_flag=``, ``short=``), nor command lines."""
+    documentation, declared = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, (ast.Constant, ast.JoinedStr)):
+            documentation.add(id(node.value))
+        if isinstance(node, ast.keyword) and node.arg in ("cli_flag", "short"):
+            declared.update(id(part) for part in ast.walk(node.value))
+    for node in ast.walk(tree):
+        if id(node) in documentation or id(node) in declared:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                declared.add(id(part))
+            text = "".join(part.value if isinstance(part, ast.Constant) else "{}" for part in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if not text.startswith("exactdice "):   # a command line is the command line's own spelling
+            yield node.lineno, text
+
+
+def test_nothing_outside_the_cli_and_the_web_names_a_flag_in_a_message():
+    """Library errors, stop reasons and help name parameters (`` `max_states` ``); the CLI
+    shows their flags, the page their labels (issue 37)."""
+    bad = []
+    for name, path in MODULES.items():
+        if name.startswith(("exactdice.cli", "exactdice.web")):
+            continue
+        for line, text in _messages(ast.parse(path.read_text(encoding="utf-8"))):
+            if _FLAG.search(text):
+                bad.append(f"{name}:{line} {text[:80]!r}")
+    assert bad == []
+
+
+def test_the_flag_scan_finds_a_flag_in_a_message():
+    # guards against a scan that can never fail
+    tree = ast.parse('raise InputError("max_states", f"raise it with --max-states, got {n}")\n'
+                     'Parameter("rules", str, cli_flag="--rule")\n"""A docstring naming --help."""')
+    assert [text for _, text in _messages(tree) if _FLAG.search(text)] == ["raise it with --max-states, got {}"]
 
 
 def test_the_karbon_simulator_loads_neither_the_exact_model_nor_the_solver():

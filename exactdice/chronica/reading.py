@@ -28,7 +28,7 @@ highest remaining dice: the higher side gains as concession dice its dice above 
 other's highest (nothing on equal dice). With three or more sides, this pairwise reading
 is exactdice's own: the text does not settle it.
 
-Target dice (--target dN, condition and penalty contests). Every side but the first
+Target dice (`target` dN, condition and penalty contests). Every side but the first
 replaces up to three of its smallest dice below dN with dN, adding dN while it has fewer
 than three dice.
 
@@ -50,5 +50,4 @@ KNOBS = {
               "d4/d6/d8/d10/d12/d20, and wins a first-comparison tie with one success die"}),
 }
 
-SETUP = ("set with the flags --tie-rule, --push/--no-push, --push-dice, --max-pushes, "
-         "--physical/--no-physical")
+SETUP = "set with `tie_rule`, `push`, `push_dice`, `max_pushes`, `physical`"

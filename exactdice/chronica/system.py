@@ -31,11 +31,11 @@ PARAMETERS = (
     Parameter("tie_rule", str, TIE_RULES[0], "all-discarded: a true tie only when every die "
               "is gone; four-ties: also a tie once four successive comparisons ended in "
               "discards.", choices=TIE_RULES, role="rules"),
-    Parameter("push", bool, False, "On a tie, roll the contest again (at most --max-pushes "
+    Parameter("push", bool, False, "On a tie, roll the contest again (at most `max_pushes` "
               "times).", role="rules", cli_flag="--push/--no-push"),
     Parameter("push_dice", str, None, "Dice added to every side's first pool at each push "
-              "(they accumulate), e.g. 5d6. Needs --push.", role="rules", metavar="DICE"),
-    Parameter("max_pushes", int, None, "Most re-rolls after ties with --push (default 1).",
+              "(they accumulate), e.g. 5d6. Needs `push`.", role="rules", metavar="DICE"),
+    Parameter("max_pushes", int, None, "Most re-rolls after ties with `push` (default 1).",
               role="rules"),
     Parameter("physical", bool, False, "Side 0 rolls dice with no physical counterpart as the "
               "nearest smaller physical die (d4 d6 d8 d10 d12 d20) and wins a first-comparison "
@@ -112,20 +112,20 @@ def _table_sets() -> list[TableSet]:
             for count in (2, 3)]
 
 
-#: Chronica Mutanis Mundi contests (spec ``chronica.md``)
 def _outcome_words(outcome: str) -> str:
     """A winner column's value in words: sides are numbered from 0, side 0 the player.
 
     >>> _outcome_words("0"), _outcome_words("2"), _outcome_words("tie")
-    ('side 0 (the player)', 'side 2', 'tie')
+    ('the player (side 0) wins', 'side 2 wins', 'a tie')
     """
     if not outcome.isdigit():
-        return outcome
-    return f"side {outcome}" + (" (the player)" if outcome == "0" else "")
+        return "a tie" if outcome == "tie" else outcome
+    return "the player (side 0) wins" if outcome == "0" else f"side {outcome} wins"
 
 
+#: Chronica Mutanis Mundi contests (spec ``chronica.md``)
 SYSTEM = DeclaredSystem(
     "chronica", "Chronica contests: the winning side or tie.", Rules, PARAMETERS,
     make_rules=contest_rules, exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN,
     column_distributions=_column_distributions, exact_laws=_exact_laws, table_sets=_table_sets,
-    outcome_words=_outcome_words)
+    outcome_words=_outcome_words, task="Chronica contest")

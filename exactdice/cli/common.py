@@ -21,8 +21,8 @@ from exactdice.core.exact import fraction_text, lift_digit_limit
 lift_digit_limit()
 
 __all__ = ["emit_json", "json_option", "played_json_option", "display_options", "fraction_text", "write_csv_rows",
-           "CommandGroup", "LazyGroup", "parameter_options", "command_flags", "error_with_flags",
-           "OutputFile", "ascii_int"]
+           "CommandGroup", "LazyGroup", "parameter_options", "command_flags", "error_with_flags", "with_flags",
+           "given_values", "terminal_bars", "OutputFile", "ascii_int"]
 
 
 def ascii_int(text) -> int:
@@ -155,6 +155,18 @@ def command_flags(command: click.Command | None) -> dict[str, str]:
 
 
 _QUOTED_PARAMETER = re.compile(r"`([a-z_][a-z0-9_]*)`")
+#: flags of the root command, which any library message may name (the memory budget's)
+ROOT_FLAGS = {"max_memory": "--max-memory"}
+
+
+def with_flags(text: str, flags: dict[str, str]) -> str:
+    """Library text with each quoted parameter (`` `max_states` ``) shown as its flag.
+
+    >>> with_flags("raise `max_states` or `max_memory`", {"max_states": "--max-states"})
+    'raise --max-states or --max-memory'
+    """
+    known = {**ROOT_FLAGS, **flags}
+    return _QUOTED_PARAMETER.sub(lambda match: known.get(match.group(1), match.group(0)), text)
 
 
 def error_with_flags(error, flags: dict[str, str]):
@@ -168,9 +180,8 @@ def error_with_flags(error, flags: dict[str, str]):
     ...                      {"luck": "--luck", "difficulty": "--difficulty"}))
     '--luck: if-failing needs --difficulty'
     """
-    field = flags.get(error.field, error.field) if error.field else error.field
-    message = _QUOTED_PARAMETER.sub(lambda match: flags.get(match.group(1), match.group(0)),
-                                    error.message)
+    field = {**ROOT_FLAGS, **flags}.get(error.field, error.field) if error.field else error.field
+    message = with_flags(error.message, flags)
     if (field, message) == (error.field, error.message):
         return error
     renamed = copy.copy(error)
@@ -179,26 +190,46 @@ def error_with_flags(error, flags: dict[str, str]):
     return renamed
 
 
-def parameter_options(parameters, *, skip=()):
-    """A decorator adding one click option per declared `exactdice.systems.Parameter`.
+def parameter_options(parameters, *, skip=(), roles=("setup", "rules", "limits"), required=(), lists=None):
+    """A decorator adding one click option per declared `exactdice.systems.Parameter` that
+    the command line offers (``on_cli``), of the *roles* named.
 
     Values reach the command under the parameter's name; ranges and required values are
-    left to the library, so its errors (mapped to flags) are the ones a user sees.
+    left to the library, so its errors (mapped to flags) are the ones a user sees. Other
+    parameters a help text names (`` `luck` ``) are shown as their flags. *required*: names
+    this command needs although the registry has a default for them; *lists*: names (with
+    their default text) taken as a value, a range or a list ("1-5", "1,3,5"), for a table.
     """
+    chosen = [p for p in parameters if p.name not in skip and p.role in roles and p.on_cli]
+    flags = {p.name: p.flag for p in parameters}
+    lists = lists or {}
+
     def decorate(function):
-        for parameter in reversed([p for p in parameters if p.name not in skip]):
-            function = _option(parameter)(function)
+        for parameter in reversed(chosen):
+            function = _option(parameter, flags, parameter.name in required, lists.get(parameter.name))(function)
         return function
     return decorate
 
 
-def _option(parameter):
+def given_values(values: dict) -> dict:
+    """The values a user gave (on the command line or from the environment), without the
+    options left at their defaults: the library fills those in from the registry, and can
+    tell what was asked for from what was not."""
+    context = click.get_current_context()
+    return {name: value for name, value in values.items()
+            if context.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)}
+
+
+def _option(parameter, flags: dict, required: bool, list_default):
     declarations = [parameter.cli_flag or parameter.flag]
     if parameter.short:
         declarations.append(parameter.short)
     repeat = parameter.multiple and "repeat" not in parameter.help.lower()
-    settings = {"help": parameter.help + (" Repeat the flag for several." if repeat else "")}
-    if parameter.kind is bool and "/" not in declarations[0]:
+    settings = {"help": with_flags(parameter.help, flags) + (" Repeat the flag for several." if repeat else "")}
+    if list_default is not None:
+        settings.update(default=list_default, show_default=True,
+                        help=settings["help"] + " A value, a range (1-5) or a list (1,3,5).")
+    elif parameter.kind is bool and "/" not in declarations[0]:
         settings["is_flag"] = True
     else:
         if parameter.choices is not None:
@@ -209,11 +240,19 @@ def _option(parameter):
         settings["show_default"] = parameter.default is not None and not parameter.multiple
     if parameter.multiple:
         settings["multiple"] = True
-    if parameter.required:
+    if parameter.required or required:
         settings["required"] = True
     if parameter.metavar:
         settings["metavar"] = parameter.metavar
     return click.option(*declarations, parameter.name, **settings)
+
+
+def terminal_bars():
+    """The progress callback of a command: tqdm bars on stderr when it is a terminal
+    (`exactdice.progress.TerminalBars`), else None (no reports at all)."""
+    from exactdice.progress import TerminalBars
+
+    return TerminalBars() if sys.stderr.isatty() else None
 
 
 class LazyGroup(CommandGroup):

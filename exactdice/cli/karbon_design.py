@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import sys
 from fractions import Fraction
 
 import click
 
 from exactdice.cli import design_common
-from exactdice.cli.common import OutputFile, emit_json, fraction_text, json_option
+from exactdice.cli.common import (OutputFile, emit_json, fraction_text, given_values, json_option,
+                                  parameter_options, terminal_bars)
 from exactdice.cli.table_commands import DEFAULT_WORKERS, scheduler_option
 from exactdice.errors import InputError
-from exactdice.karbon.dice import dice_text
-from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE
+from exactdice.karbon.system import PARAMETERS
 from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE
 from exactdice.tables.sweep import store_and_executor
 
@@ -45,15 +44,6 @@ def parse_vary(text: str, max_setups: int = design_common.DEFAULT_MAX_SETUPS) ->
     return design_common.parse_vary(text, parsers, _VARY_EXAMPLE, max_setups)
 
 
-_CONTEST_OPTIONS = (
-    click.option("--training", is_flag=True, help="The player gains 1 chip per d8 drawn."),
-    click.option("--pool", default=dice_text(DEFAULT_POOL), show_default=True, help="The main pool."),
-    click.option("--reserve", default=dice_text(DEFAULT_RESERVE), show_default=True, help="The reserve."),
-    click.option("--player-policy", default="fixed", show_default=True, help="As for `karbon odds`."),
-    click.option("--narrator-policy", default="fixed", show_default=True, help="As for `karbon odds`."),
-    click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
-                 help="A ruleset knob (repeatable), as for `karbon odds`."),
-)
 _SWEEP_OPTIONS = (
     click.option("--no-cache", is_flag=True, help="Neither read nor write the results store."),
     click.option("--store", "store_path", type=OutputFile(), default=None,
@@ -63,11 +53,14 @@ _SWEEP_OPTIONS = (
                  help="Processes solving contests in parallel."),
     scheduler_option,
 )
+#: the registry's parameters a design or a sensitivity leaves out (they need a draw to vary)
+_NOT_DRAWN = ("player_dice", "narrator_dice", "draw_chips", "state_file", "objective", "player_chips",
+              "narrator_chips", "player_stack", "narrator_stack", "wins", "losses")
 
 
-def _contest_options(function):
-    """The contest options `design` and `sensitivity` share (as for `karbon odds`)."""
-    return design_common.with_options(function, _CONTEST_OPTIONS)
+def _contest_options(required=()):
+    """The contest's options `design` and `sensitivity` share, from Karbon's registry parameters."""
+    return parameter_options(PARAMETERS, skip=_NOT_DRAWN, roles=("setup", "rules"), required=required)
 
 
 def _sweep_options(function):
@@ -96,22 +89,15 @@ def _parse_risk(text: str) -> Fraction:
     ("win", "loss", "tie", "score", "rounds"),
     "The grid: parameters and their values, e.g. challenge=1-8,peril=0-3,consequence=1-6 "
     "(ability, challenge, consequence, peril, fortune, fallout).", "win=0.6")
-@click.option("--ability", "-a", type=int, default=None, help="Fixed Ability (or vary it).")
-@click.option("--challenge", "-c", type=int, default=None, help="Fixed Challenge (or vary it).")
-@click.option("--consequence", "-w", type=int, default=None, help="Fixed Consequence W [default: 2].")
-@click.option("--peril", "-p", type=int, default=None, help="Fixed Peril P [default: 0].")
-@click.option("--fortune", type=int, default=None, help="Fixed Fortune F [default: 0].")
-@click.option("--fallout", type=int, default=None, help="Fixed Fallout K [default: 0].")
-@_contest_options
+@_contest_options()
 @click.option("--samples", type=int, default=None,
               help="Contests simulated to screen each setup [default: 50,000].")
 @click.option("--risk", "risk_text", default="1e-6", show_default=True,
               help="Chance allowed that some screen misses its exact value (all screens together).")
 @click.option("--exhaustive", is_flag=True, help="Solve every setup exactly (no screening).")
 @_sweep_options
-def design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, ability, challenge, consequence,
-           peril, fortune, fallout, training, pool, reserve, player_policy, narrator_policy, rules, samples,
-           risk_text, exhaustive, no_cache, store_path, workers, scheduler):
+def design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, samples, risk_text,
+           exhaustive, no_cache, store_path, workers, scheduler, **values):
     """The setups whose exact P(win) (or loss, tie, score, expected rounds) is closest to a
     target, best first.
 
@@ -130,27 +116,29 @@ def design(target_text, vary_text, tolerance, best, full_fractions, as_json, max
     solved. --exhaustive solves every setup in any case. Results are kept in the
     store, so asking again (another target on the same grid) reuses them.
     """
-    from exactdice.design import design_search
-    from exactdice.karbon.design import DEFAULT_SAMPLES, METRICS, karbon_design_problem
+    from exactdice.answers import design as design_search
+    from exactdice.karbon.design import DEFAULT_SAMPLES, METRICS, VARIABLE_PARAMETERS
 
     metric, target = parse_target(target_text)
     axes = parse_vary(vary_text, max_setups)
-    fixed = _design_fixed(axes, {"ability": ability, "challenge": challenge, "consequence": consequence,
-                                 "peril": peril, "fortune": fortune, "fallout": fallout})
-    fixed.update(training=training, pool=pool, reserve=reserve)
+    given = given_values(values)
+    fixed = _design_fixed(axes, {name: given.get(name) for name in VARIABLE_PARAMETERS})
+    fixed.update({name: given[name] for name in ("training", "pool", "reserve") if name in given})
     tolerance_value = design_common.parse_tolerance(tolerance)
     risk = _parse_risk(risk_text)
     samples = samples or DEFAULT_SAMPLES
-    problem = karbon_design_problem(axes, fixed, metric=metric, player=player_policy,
-                                    narrator=narrator_policy, rules=tuple(rules), samples=samples)
-    with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
-        found = design_search(problem, target=target, tolerance=tolerance_value, best=best, store=store,
-                              workers=workers, executor=executor, progress=sys.stderr.isatty(),
-                              exhaustive=exhaustive, risk=risk)
-    if found.exhaustive:
-        method = "no screen (every setup solved)"
-    else:
-        method = f"all screened by simulation ({samples:,} contests each)"
+    bars = terminal_bars()
+    try:
+        with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
+            found = design_search("karbon", axes, fixed, metric=metric, target=target, tolerance=tolerance_value,
+                                  best=best, store=store, workers=workers, executor=executor, progress=bars,
+                                  exhaustive=exhaustive, risk=risk, player=values["player_policy"],
+                                  narrator=values["narrator_policy"], rules=tuple(values["rules"]), samples=samples)
+    finally:
+        if bars is not None:
+            bars.close()
+    method = "no screen (every setup solved)" if found.exhaustive else \
+        f"all screened by simulation ({samples:,} contests each)"
     design_common.report_design(
         found, metric=metric, meaning=METRICS[metric], axes=axes, fixed=fixed, as_json=as_json,
         full_fractions=full_fractions, as_number=metric == "rounds", method=method,
@@ -178,13 +166,7 @@ def _signed(value, metric: str) -> str:
 
 
 @click.command("sensitivity")
-@click.option("--ability", "-a", type=int, required=True, help="Dice the player draws (A >= 0).")
-@click.option("--challenge", "-c", type=int, required=True, help="Dice the narrator draws (C >= 1).")
-@click.option("--consequence", "-w", type=int, default=2, show_default=True, help="Length W of the victory track.")
-@click.option("--peril", "-p", type=int, default=0, show_default=True, help="Starting peril dice P.")
-@click.option("--fortune", type=int, default=0, show_default=True, help="The player's Fortune F.")
-@click.option("--fallout", type=int, default=0, show_default=True, help="Fallout K.")
-@_contest_options
+@_contest_options(required=("ability", "challenge"))
 @click.option("--plot", "plot_path", type=OutputFile(), default=None,
               help="Also draw to this PNG: P(win) against each setup parameter one step down and up "
                    "(the what-if strip), then the tornado of every change's effect on P(win).")
@@ -196,9 +178,7 @@ def _signed(value, metric: str) -> str:
                    "default pool).  [default: 100,000]")
 @_sweep_options
 @json_option
-def sensitivity(ability, challenge, consequence, peril, fortune, fallout, training, pool, reserve,
-                player_policy, narrator_policy, rules, plot_path, top, max_states, no_cache, store_path, workers,
-                scheduler, as_json):
+def sensitivity(plot_path, top, max_states, no_cache, store_path, workers, scheduler, as_json, **values):
     """How P(win), P(loss), P(tie) and expected rounds move with each one-step change of a
     setup, sorted by effect (the largest move of any of the three probabilities).
 
@@ -215,17 +195,21 @@ def sensitivity(ability, challenge, consequence, peril, fortune, fallout, traini
       exactdice karbon sensitivity -a 3 -c 3 -w 2 -p 1
       exactdice karbon sensitivity -a 2 -c 2 --plot tornado.png --top 15 --json
     """
-    from exactdice.karbon.sensitivity import (DEFAULT_VARIANT_STATES, base_arguments, karbon_sensitivity,
-                                              tornado_chart)
+    from exactdice.answers import karbon_sensitivity
+    from exactdice.karbon.sensitivity import DEFAULT_VARIANT_STATES, tornado_chart
 
-    base = base_arguments(ability, challenge, consequence, peril, fortune, fallout, training, pool,
-                          reserve, player_policy, narrator_policy, tuple(rules))
-    if plot_path and not str(plot_path).lower().endswith(".png"):
-        raise InputError("--plot", f"the chart is a PNG: give a path ending in .png, got {plot_path}")
-    with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
-        report = karbon_sensitivity(base, store=store, workers=workers, executor=executor,
-                                    progress=sys.stderr.isatty(),
-                                    max_states=DEFAULT_VARIANT_STATES if max_states is None else max_states)
+    if plot_path:
+        from exactdice.tables.charts import check_png_path
+        check_png_path(plot_path, "--plot")
+    bars = terminal_bars()
+    try:
+        with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
+            report = karbon_sensitivity(given_values(values), store=store, workers=workers, executor=executor,
+                                        progress=bars,
+                                        max_states=DEFAULT_VARIANT_STATES if max_states is None else max_states)
+    finally:
+        if bars is not None:
+            bars.close()
     if plot_path:
         tornado_chart(report, plot_path, top=top or 25)
     if as_json:
@@ -244,7 +228,7 @@ def _sensitivity_json(report, plot_path) -> None:
         "changes": [{"group": row.group, "change": row.name, "effect": exact(row.effect),
                      "values": {m: exact(v) for m, v in row.values.items()},
                      "deltas": {m: exact(v) for m, v in row.deltas.items()}} for row in report.rows],
-        "skipped": [{"change": name, "reason": reason} for name, reason in report.skipped],
+        "skipped": [{"change": name, "reason": _flags_in(reason)} for name, reason in report.skipped],
         "plot": plot_path,
     })
 
@@ -264,4 +248,11 @@ def _sensitivity_text(report, rows) -> None:
     for row in rows:
         click.echo(f"{row.name[:44]:<44} " + " ".join(f"{_signed(row.deltas[m], m):>8}" for m in METRICS))
     for name, reason in report.skipped:
-        click.echo(f"skipped {name}: {reason}")
+        click.echo(f"skipped {name}: {_flags_in(reason)}")
+
+
+def _flags_in(text: str) -> str:
+    """Library text naming parameters, in the command's flags."""
+    from exactdice.cli.common import command_flags, with_flags
+
+    return with_flags(text, command_flags(click.get_current_context().command))

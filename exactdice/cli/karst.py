@@ -7,14 +7,16 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, fraction_text, json_option,
-                                  write_csv_rows)
+from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, fraction_text, given_values,
+                                  json_option, parameter_options, write_csv_rows)
 from exactdice.core.display import Display, percent_text
 from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
 from exactdice.karst.knockout import KnockoutSetup, damage_per_hit, knockout_then_death, solve_knockout
 from exactdice.karst.rolls import action_success, attack_hit, opposed as opposed_roll, order_before, order_places
-from exactdice.karst.ruleset import OPPOSED_RULES, Rules
+from exactdice.karst.ruleset import Rules
+from exactdice.karst.system import ROLLS
+from exactdice.systems import get_system
 from exactdice.karst.simulate import COLUMNS, simulate as simulate_columns, simulate_rows
 
 __all__ = ["karst"]
@@ -44,8 +46,18 @@ def _echo_rounds(label, rounds, display: Display):
     click.echo(f"  rest: {display.probability(left)}")
 
 
+def _roll_options(roll: str, skip=()):
+    """The options of one Karst roll, from its registry parameters (`exactdice.karst.system.ROLLS`)."""
+    return parameter_options(ROLLS[roll][0], skip=skip)
+
+
+def _rules(roll: str, values: dict) -> Rules:
+    """The roll's rules (aid, opposed) from its values, checked by the registry."""
+    return get_system("karst").variants[roll].rules(given_values(values))
+
+
 @karst.command()
-@click.option("--modifier", type=int, default=0, show_default=True, help="Added to the d6.")
+@_roll_options("action")
 @display_options
 @json_option
 def action(modifier, display, as_json):
@@ -61,16 +73,12 @@ def action(modifier, display, as_json):
 
 
 @karst.command()
-@click.option("--modifier", type=int, default=0, show_default=True, help="The first side's modifier.")
-@click.option("--vs", "versus", type=int, default=0, show_default=True, help="The second side's modifier.")
-@click.option("--opposed", "rule", type=click.Choice(OPPOSED_RULES), default="totals", show_default=True,
-              help="totals: the higher total prevails; success-first: a success beats a failure, "
-                   "then the higher total. Equal totals prevail for neither.")
+@_roll_options("opposed")
 @display_options
 @json_option
-def opposed(modifier, versus, rule, display, as_json):
+def opposed(modifier, versus, display, as_json, **rule):
     """Opposed action rolls: who prevails. JSON keys: first, second, neither, rules."""
-    rules = Rules(opposed=rule)
+    rules = _rules("opposed", rule)
     result = opposed_roll(modifier, versus, rules)
     if as_json:
         emit_json({"modifier": modifier, "vs": versus, "rules": rules.to_dict(),
@@ -89,15 +97,7 @@ def _refuse_death_options_without_then_death(then_death: bool, aid: int, death_m
 
 
 @karst.command()
-@click.option("--modifier", type=int, default=0, show_default=True, help="Attack modifier added to the d20.")
-@click.option("--defense", type=int, required=True, help="The target's defense.")
-@click.option("--damage", default="d6", show_default=True, help="Weapon damage in dice notation, like 2d4+1.")
-@click.option("--health", type=int, default=None,
-              help="Target health: gives the rounds (one attack per round) to knock it out.")
-@click.option("--unaware", is_flag=True, help="Double the damage of the first attack.")
-@click.option("--then-death", is_flag=True, help="Chain the knock-out into the death roll.")
-@click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round (with --then-death).")
-@click.option("--death-modifier", type=int, default=0, show_default=True, help="Death-roll modifier (with --then-death).")
+@_roll_options("attack")
 @click.option("--plot", "plot_path", type=OutputFile(),
               help="Also draw P(hit) against defense to this PNG (--defense marked).")
 @display_options
@@ -157,10 +157,7 @@ def _plot_hits(modifier, defense, plot_path) -> None:
 
 
 @karst.command()
-@click.option("--negative-health", type=int, required=True, help="h = -health >= 0.")
-@click.option("--aid", type=int, default=0, show_default=True,
-              help="Ally aid actions per round, each an extra death roll before the end-of-round roll.")
-@click.option("--modifier", type=int, default=0, show_default=True, help="Added to every death roll.")
+@_roll_options("death")
 @display_options
 @json_option
 def death(negative_health, aid, modifier, display, as_json):
@@ -184,10 +181,7 @@ def death(negative_health, aid, modifier, display, as_json):
 
 
 @karst.command()
-@click.option("--modifier", "modifiers", type=int, multiple=True, required=True,
-              help="One per combatant, in order (combatants are numbered from 1).")
-@click.option("--two-actions", type=int, multiple=True, help="Combatant I takes two actions (-3 when its score is >= 4).")
-@click.option("--surprised", type=int, multiple=True, help="Combatant I is surprised: it does not act in the opening round.")
+@_roll_options("order", skip=("combatant",))
 @display_options
 @json_option
 def order(modifiers, two_actions, surprised, display, as_json):
@@ -264,7 +258,7 @@ def simulate():
 
 
 @simulate.command("action")
-@click.option("--modifier", type=int, default=0, show_default=True, help="Added to the d6.")
+@_roll_options("action")
 @_simulation_options
 def simulate_action(modifier, n, seed, out):
     """Action rolls. Columns: trial, natural, total, outcome."""
@@ -272,25 +266,15 @@ def simulate_action(modifier, n, seed, out):
 
 
 @simulate.command("opposed")
-@click.option("--modifier", type=int, default=0, show_default=True, help="The first side's modifier.")
-@click.option("--vs", "versus", type=int, default=0, show_default=True, help="The second side's modifier.")
-@click.option("--opposed", "rule", type=click.Choice(OPPOSED_RULES), default="totals", show_default=True,
-              help="How the rolls are compared (see `karst opposed --help`).")
+@_roll_options("opposed")
 @_simulation_options
-def simulate_opposed(modifier, versus, rule, n, seed, out):
+def simulate_opposed(modifier, versus, n, seed, out, **rule):
     """Opposed action rolls. Columns: trial, natural, total, versus_natural, versus_total, outcome."""
-    _run_simulation("opposed", n, seed, out, Rules(opposed=rule), modifier=modifier, versus=versus)
+    _run_simulation("opposed", n, seed, out, _rules("opposed", rule), modifier=modifier, versus=versus)
 
 
 @simulate.command("attack")
-@click.option("--modifier", type=int, default=0, show_default=True, help="Attack modifier added to the d20.")
-@click.option("--defense", type=int, required=True, help="The target's defense.")
-@click.option("--damage", default="d6", show_default=True, help="A sum of dice like 2d4+1.")
-@click.option("--health", type=int, default=None, help="Target health: simulate whole knock-out chains.")
-@click.option("--unaware", is_flag=True, help="Double the damage of the first attack.")
-@click.option("--then-death", is_flag=True, help="Make the death rolls after the knock-out.")
-@click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round (with --then-death).")
-@click.option("--death-modifier", type=int, default=0, show_default=True, help="Death-roll modifier.")
+@_roll_options("attack")
 @_simulation_options
 def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, n, seed, out):
     """Attack rolls or knock-out chains (with --health). Columns: see `karst simulate --help`."""
@@ -301,9 +285,7 @@ def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid,
 
 
 @simulate.command("death")
-@click.option("--negative-health", type=int, required=True, help="h = -health >= 0.")
-@click.option("--aid", type=int, default=0, show_default=True, help="Aid actions per round.")
-@click.option("--modifier", type=int, default=0, show_default=True, help="Added to every death roll.")
+@_roll_options("death")
 @_simulation_options
 def simulate_death(negative_health, aid, modifier, n, seed, out):
     """Death rolls. Columns: trial, rolls, rounds, final_negative_health, outcome."""
@@ -312,10 +294,7 @@ def simulate_death(negative_health, aid, modifier, n, seed, out):
 
 
 @simulate.command("order")
-@click.option("--modifier", "modifiers", type=int, multiple=True, required=True,
-              help="One per combatant, in order (numbered from 1).")
-@click.option("--two-actions", type=int, multiple=True, help="Combatant I takes two actions.")
-@click.option("--surprised", type=int, multiple=True, help="Combatant I is surprised.")
+@_roll_options("order", skip=("combatant",))
 @_simulation_options
 def simulate_order(modifiers, two_actions, surprised, n, seed, out):
     """Order rolls. Columns: trial, score_I and place_I per combatant."""

@@ -16,10 +16,19 @@ __all__ = ["rules_command", "rules_text"]
 
 
 def rules_text(system: str) -> str:
-    """The reading of ``system`` (``exactdice/<system>/reading.py``) with its knobs."""
+    """The reading of ``system`` (``exactdice/<system>/reading.py``) with its knobs, the
+    parameters it names shown as the command line's flags."""
+    from exactdice.cli.common import with_flags
+    from exactdice.systems import get_system
+
+    declared = get_system(system)
+    parameters = [parameter for member in (declared.variants or {"": declared}).values()
+                  for parameter in member.parameters]
+    flags = {parameter.name: parameter.flag for parameter in parameters}
     reading = importlib.import_module(f"exactdice.{system}.reading")
-    lines = [reading.READING.rstrip(), "",
-             textwrap.fill(f"Knobs, the default first ({reading.SETUP}):", 92, subsequent_indent="  ")]
+    lines = [with_flags(reading.READING.rstrip(), flags), "",
+             textwrap.fill(f"Knobs, the default first ({with_flags(reading.SETUP, flags)}):", 92,
+                           subsequent_indent="  ")]
     for name, (decides, values) in reading.KNOBS.items():
         lines.append(textwrap.fill(f"{name}: {decides}", 92, initial_indent="  ", subsequent_indent="    "))
         for value, meaning in values.items():

@@ -33,9 +33,10 @@ def serve(host, port, store, no_cache, workers, worker_memory, remote_names):
     """A contest calculator in the browser: open http://HOST:PORT/ after starting it.
 
     \b
-    Pages: Karbon contest, Validate (a CSV of simulated outcomes), Distribution
-    (dice notation), Other systems (Contingency, Chronica, Karst), Tables (the
-    committed tables, and a Karbon grid of your own).
+    Pages: Karbon contest (with how long it lasts and what moves the odds),
+    Other games (Contingency skill checks, Chronica contests, Karst rolls, with
+    their chance curves), Validate (a CSV of simulated outcomes), Distribution
+    (dice notation), Tables (the committed tables, and a Karbon grid of your own).
     Long solves run in worker processes with progress and a Cancel button;
     answers are kept in the results store, so asking again is instant.
     It serves this machine only, unless --allow-remote names the host names

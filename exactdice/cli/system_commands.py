@@ -15,10 +15,9 @@ from fractions import Fraction
 import click
 
 from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, fraction_text,
-                                  json_option, parameter_options, write_csv_rows)
+                                  given_values, json_option, parameter_options, write_csv_rows)
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.core.display import percent_text
-from exactdice.errors import InternalError
 from exactdice.systems import split_values
 
 __all__ = ["system_group"]
@@ -50,19 +49,17 @@ def _exact_command(system) -> click.Command:
     @display_options
     @json_option
     def exact(as_json, display, **values):
-        setup, rules = _built(system, values)
-        law = system.exact(setup, rules)
-        if sum(law.values(), Fraction(0)) != 1:
-            raise InternalError(f"{system.name}: the exact probabilities sum to "
-                                f"{fraction_text(sum(law.values(), Fraction(0)))}, not 1")
-        column = system.outcome_column(setup)
+        from exactdice.answers.systems import system_answer
+
+        answer = system_answer(system.name, given_values(values))
+        column = system.outcome_column(system.setup(given_values(values)))
         if as_json:
             emit_json({"system": system.name, "column": column,
-                       "probabilities": {str(k): fraction_text(p) for k, p in law.items()}})
+                       "probabilities": {outcome: fraction_text(p) for outcome, p in answer.outcomes.items()}})
             return
         click.echo(f"{system.name}: exact P({column})")
-        for outcome, p in law.items():
-            click.echo(f"  {str(outcome):<12} {display.probability(p)}")
+        for outcome, p in answer.outcomes.items():
+            click.echo(f"  {outcome:<12} {display.probability(p)}")
 
     return click.command("exact", help=f"Exact outcome distribution. {system.summary}")(exact)
 

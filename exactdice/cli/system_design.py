@@ -8,12 +8,10 @@ cost more than the cells).
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from exactdice.cli import design_common
-from exactdice.cli.common import parameter_options
+from exactdice.cli.common import given_values, parameter_options, terminal_bars
 from exactdice.errors import InputError
 from exactdice.systems import get_system
 
@@ -22,15 +20,24 @@ __all__ = ["contingency_design", "karst_design", "chronica_design"]
 _EXHAUSTIVE = "every setup solved exactly (each costs milliseconds: no screen needed)"
 
 
-def _search_and_report(problem, *, metric: str, meaning: str, target, axes: dict, fixed: dict,
-                       tolerance, best: int, as_json: bool, full_fractions: bool) -> None:
-    """Solve every point of *problem* here and print the closest (text or --json)."""
-    from exactdice.design import design_search
+def _search_and_report(system: str, *, metric: str, meaning: str, target, axes: dict, fixed: dict,
+                       tolerance, best: int, as_json: bool, full_fractions: bool, shown_fixed: dict | None = None,
+                       **problem_options) -> None:
+    """Solve every point of *system*'s design grid here (`exactdice.answers.design`) and print
+    the closest (text or --json)."""
+    from exactdice.answers import design
 
-    found = design_search(problem, target=target, tolerance=design_common.parse_tolerance(tolerance),
-                          best=best, store=None, workers=1, progress=sys.stderr.isatty())
-    design_common.report_design(found, metric=metric, meaning=meaning, axes=axes, fixed=fixed,
-                                as_json=as_json, full_fractions=full_fractions, method=_EXHAUSTIVE)
+    bars = terminal_bars()
+    try:
+        found = design(system, axes, fixed, metric=metric, target=target,
+                       tolerance=design_common.parse_tolerance(tolerance), best=best, store=None, workers=1,
+                       progress=bars, **problem_options)
+    finally:
+        if bars is not None:
+            bars.close()
+    design_common.report_design(found, metric=metric, meaning=meaning, axes=axes,
+                                fixed=fixed if shown_fixed is None else shown_fixed, as_json=as_json,
+                                full_fractions=full_fractions, method=_EXHAUSTIVE)
 
 
 # ----- Contingency -----------------------------------------------------------------------
@@ -51,7 +58,7 @@ def _pool_values(text: str, name: str) -> list[str]:
     return pools
 
 
-_CONTINGENCY_SETUP = ("dice", "difficulty", "advantage", "disadvantage", "modifier", "modifiers")
+_CONTINGENCY_SETUP = ("dice", "difficulty", "advantage", "disadvantage", "modifier")
 
 
 @click.command("design")
@@ -59,15 +66,8 @@ _CONTINGENCY_SETUP = ("dice", "difficulty", "advantage", "disadvantage", "modifi
     ("success", "success-or-condition", "failure"),
     "The grid: difficulty=1-11, dice=standard (the 35 pools of d4..d12) or dice=d6,d8,d10/d8,d8,d8, "
     "advantage=0-2, disadvantage=0-2, modifier=-2-2.", "success=0.6")
-@click.option("--dice", default=None, help="Fixed pool [default: d6,d8,d10] (or vary it).")
-@click.option("--difficulty", type=int, default=None, help="Fixed difficulty (or vary it).")
-@click.option("--advantage", type=click.IntRange(min=0), default=None, help="Fixed units of advantage [default: 0].")
-@click.option("--disadvantage", type=click.IntRange(min=0), default=None,
-              help="Fixed units of disadvantage [default: 0].")
-@click.option("--modifier", type=int, default=None, help="Fixed face modifier of every die [default: 0].")
-@parameter_options(get_system("contingency").parameters, skip=_CONTINGENCY_SETUP)
-def contingency_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, dice, difficulty,
-                       advantage, disadvantage, modifier, **rule_values):
+@parameter_options(get_system("contingency").parameters, skip=("modifiers",))
+def contingency_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, **values):
     """The checks whose exact P(success) (or success-or-condition, failure) is closest to a
     target, best first: which difficulty gives a pool about a 60 % chance, or which pool
     for a difficulty.
@@ -80,7 +80,7 @@ def contingency_design(target_text, vary_text, tolerance, best, full_fractions, 
 
     Every setup of the grid is solved exactly (a check costs about a millisecond).
     """
-    from exactdice.contingency.design import METRICS, contingency_design_problem
+    from exactdice.contingency.design import METRICS
     from exactdice.contingency.system import SYSTEM
 
     metric, target = design_common.parse_target(target_text, METRICS)
@@ -88,12 +88,12 @@ def contingency_design(target_text, vary_text, tolerance, best, full_fractions, 
                "advantage": design_common.integer_values, "disadvantage": design_common.integer_values,
                "modifier": design_common.integer_values}
     axes = design_common.parse_vary(vary_text, parsers, "difficulty=1-11", max_setups)
-    fixed = design_common.fixed_from_flags(axes, {"dice": dice, "difficulty": difficulty, "advantage": advantage,
-                                                  "disadvantage": disadvantage, "modifier": modifier})
-    rules = SYSTEM.rules(rule_values)
-    _search_and_report(contingency_design_problem(axes, fixed, metric=metric, rules=rules), metric=metric,
-                       meaning=METRICS[metric], target=target, axes=axes, fixed={**fixed, "rules": rules.to_dict()},
-                       tolerance=tolerance, best=best, as_json=as_json, full_fractions=full_fractions)
+    given = given_values(values)
+    fixed = design_common.fixed_from_flags(axes, {name: given.get(name) for name in _CONTINGENCY_SETUP})
+    rules = SYSTEM.rules(given)
+    _search_and_report("contingency", metric=metric, meaning=METRICS[metric], target=target, axes=axes, fixed=fixed,
+                       shown_fixed={**fixed, "rules": rules.to_dict()}, tolerance=tolerance, best=best,
+                       as_json=as_json, full_fractions=full_fractions, rules=rules)
 
 
 contingency_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
@@ -121,15 +121,14 @@ def karst_design(target_text, vary_text, tolerance, best, full_fractions, as_jso
 
     Every roll of the grid is solved exactly (microseconds each).
     """
-    from exactdice.karst.design import METRICS, karst_design_problem
+    from exactdice.karst.design import METRICS
 
     metric, target = design_common.parse_target(target_text, METRICS)
     parsers = {"modifier": design_common.integer_values, "defense": design_common.integer_values}
     axes = design_common.parse_vary(vary_text, parsers, "defense=8-20", max_setups)
     fixed = design_common.fixed_from_flags(axes, {"modifier": modifier, "defense": defense})
-    _search_and_report(karst_design_problem(axes, fixed, metric=metric), metric=metric, meaning=METRICS[metric],
-                       target=target, axes=axes, fixed=fixed, tolerance=tolerance, best=best, as_json=as_json,
-                       full_fractions=full_fractions)
+    _search_and_report("karst", metric=metric, meaning=METRICS[metric], target=target, axes=axes, fixed=fixed,
+                       tolerance=tolerance, best=best, as_json=as_json, full_fractions=full_fractions)
 
 
 karst_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
@@ -151,7 +150,7 @@ def _size_values(text: str, name: str) -> list[int]:
 @click.option("--size", default=None, help="Fixed size of the player's dice, like d8 (or vary it).")
 @click.option("--against-dice", type=int, default=None, help="Fixed number of opposition dice (or vary it).")
 @click.option("--against-size", default=None, help="Fixed size of the opposition's dice, like d8 (or vary it).")
-@parameter_options(get_system("chronica").parameters, skip=("sides", "target"))
+@parameter_options(get_system("chronica").parameters, skip=("sides", "target"), roles=("rules",))
 def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, dice, size,
                     against_dice, against_size, **rule_values):
     """The contests whose exact P(win) (or tie, loss) of the player is closest to a target,
@@ -164,7 +163,7 @@ def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_
 
     Every contest of the grid is solved exactly (milliseconds to a second each).
     """
-    from exactdice.chronica.design import METRICS, chronica_design_problem
+    from exactdice.chronica.design import METRICS
     from exactdice.chronica.ruleset import parse_die
     from exactdice.chronica.system import SYSTEM
 
@@ -175,10 +174,10 @@ def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_
     sizes = {name: None if text is None else parse_die(text if text.lower().startswith("d") else f"d{text}", name)
              for name, text in (("size", size), ("against_size", against_size))}
     fixed = design_common.fixed_from_flags(axes, {"dice": dice, "against_dice": against_dice, **sizes})
-    rules = SYSTEM.rules(rule_values)
-    _search_and_report(chronica_design_problem(axes, fixed, metric=metric, rules=rules), metric=metric,
-                       meaning=METRICS[metric], target=target, axes=axes, fixed={**fixed, "rules": rules.describe()},
-                       tolerance=tolerance, best=best, as_json=as_json, full_fractions=full_fractions)
+    rules = SYSTEM.rules(given_values(rule_values))
+    _search_and_report("chronica", metric=metric, meaning=METRICS[metric], target=target, axes=axes, fixed=fixed,
+                       shown_fixed={**fixed, "rules": rules.describe()}, tolerance=tolerance, best=best,
+                       as_json=as_json, full_fractions=full_fractions, rules=rules)
 
 
 chronica_design.parameter_flags = {"metric": "--target", "axes": "--vary"}

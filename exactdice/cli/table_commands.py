@@ -14,20 +14,19 @@ printing), pdf, png (a heatmap). Without ``--format`` the format comes from the 
 
 from __future__ import annotations
 
+import functools
 import os
-import sys
 from functools import wraps
 
 import click
 
-from exactdice.chronica.ruleset import TIE_RULES
-from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES
-from exactdice.cli.common import OutputFile
+from exactdice.cli.common import OutputFile, given_values, parameter_options, terminal_bars
 from exactdice.contingency.tables import ROLL_KINDS
 from exactdice.karst.tables import TABLES as KARST_TABLES
 from exactdice.errors import InputError
 from exactdice.tables.export import FORMATS, TEXT_FORMATS, format_from_path, render_table, write_table
-from exactdice.tables.jobs import CellGrid, TableJob, solve_tables
+from exactdice.systems import get_system
+from exactdice.tables.jobs import solve_tables
 from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE
 from exactdice.tables.sweep import store_and_executor
 
@@ -78,21 +77,27 @@ def table_output_options(function):
     return wrapper
 
 
-def produce_tables(jobs: list[TableJob | CellGrid], *, fmt=None, output=None, no_cache=False,
-                   store_path=None, workers=DEFAULT_WORKERS, scheduler=None, progress=None) -> list:
-    """Solve the jobs (through the store unless *no_cache*) and write them as asked.
+def produce_tables(jobs, *, fmt=None, output=None, no_cache=False, store_path=None, workers=DEFAULT_WORKERS,
+                   scheduler=None) -> list:
+    """Solve the tables (through the store unless *no_cache*) and write them as asked.
 
-    Returns the grids. *progress* None means: a progress bar when stderr is a terminal.
+    *jobs*: a list of `TableJob`/`CellGrid`, or a function solving the grids itself
+    (``solve(store=, workers=, executor=, progress=)``, a library entry point). Returns the
+    grids; progress is drawn on stderr when it is a terminal.
     """
     if fmt and output not in (None, "-"):
         _refuse_a_contradicting_suffix(output, fmt)
     fmt = format_from_path(output, fmt)
     if output in (None, "-") and fmt not in TEXT_FORMATS:
         raise InputError("--output", f"{fmt} is a binary format: give -o FILE.{fmt}")
-    if progress is None:
-        progress = sys.stderr.isatty()
-    with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
-        grids = solve_tables(jobs, store=store, workers=workers, progress=progress, executor=executor)
+    solve = jobs if callable(jobs) else functools.partial(solve_tables, jobs)
+    bars = terminal_bars()
+    try:
+        with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
+            grids = solve(store=store, workers=workers, executor=executor, progress=bars or False)
+    finally:
+        if bars is not None:
+            bars.close()
     if output in (None, "-"):
         click.echo(render_table(grids, fmt), nl=False)
     else:
@@ -129,20 +134,13 @@ Example:  exactdice contingency table --kind advantage --luck if-failing -o adv.
 {_FORMAT_HELP}""")
 @click.option("--kind", "kinds", type=click.Choice(tuple(ROLL_KINDS)), multiple=True,
               help="Roll kind(s) to tabulate (repeatable) [default: all three].")
-@click.option("--luck", type=click.Choice(LUCK_POLICIES), default="never", show_default=True,
-              help="Luck die policy.")
-@click.option("--fail-by-one", type=click.Choice(FAIL_BY_ONE_POLICIES), default="take", show_default=True,
-              help="Failing by one: take (success-with-condition) or refuse.")
-@click.option("--luck-modifier", is_flag=True, help="Give the luck die the result die's modifier.")
-@click.option("--gm-omen", type=click.Choice(GM_OMEN_RULES), default="exactly-1", show_default=True,
-              help="Moderator omen faces.")
+@parameter_options(get_system("contingency").parameters, roles=("rules",), skip=("any_size",))
 @table_output_options
-def contingency_table(kinds, luck, fail_by_one, luck_modifier, gm_omen, output_options):
-    from exactdice.contingency.ruleset import Rules
+def contingency_table(kinds, output_options, **rules):
     from exactdice.contingency.tables import table_jobs
 
-    rules = Rules(luck=luck, fail_by_one=fail_by_one, luck_modifier=luck_modifier, gm_omen=gm_omen)
-    produce_tables(table_jobs(rules, kinds or tuple(ROLL_KINDS)), **output_options)
+    produce_tables(table_jobs(get_system("contingency").rules(given_values(rules)), kinds or tuple(ROLL_KINDS)),
+                   **output_options)
 
 
 # ----- Karst ------------------------------------------------------------------------------
@@ -187,22 +185,10 @@ Example:  exactdice chronica table --player-dice 3 --tie-rule four-ties -o three
 {_FORMAT_HELP}""")
 @click.option("--player-dice", "player_dice", type=click.IntRange(1, 4), multiple=True,
               help="Dice in the player's pool, 1-4 (repeatable) [default: 2 and 3].")
-@click.option("--tie-rule", type=click.Choice(TIE_RULES), default="all-discarded", show_default=True,
-              help="See `exactdice chronica contest --help`.")
-@click.option("--push/--no-push", default=False, show_default=True,
-              help="On a tie, roll the contest again (at most --max-pushes times).")
-@click.option("--push-dice", default=None, metavar="DICE",
-              help="Dice added to every side's first pool at each push, e.g. 5d6 (needs --push).")
-@click.option("--max-pushes", type=int, default=1, show_default=True, help="Most re-rolls with --push.")
-@click.option("--physical/--no-physical", default=False, show_default=True,
-              help="The player rolls non-physical dice as the nearest smaller physical die.")
+@parameter_options(get_system("chronica").parameters, roles=("rules",))
 @table_output_options
-def chronica_table(player_dice, tie_rule, push, push_dice, max_pushes, physical, output_options):
-    from exactdice.chronica.ruleset import Rules, parse_dice_list
+def chronica_table(player_dice, output_options, **rules):
     from exactdice.chronica.tables import table_jobs
 
-    if not push and (push_dice or max_pushes != 1):
-        raise InputError("--push-dice" if push_dice else "--max-pushes", "only matters with --push")
-    rules = Rules(tie_rule=tie_rule, push=push, max_pushes=max_pushes, physical=physical,
-                  push_dice=parse_dice_list(push_dice, "push_dice") if push_dice else ())
-    produce_tables(table_jobs(rules, player_dice or (2, 3)), **output_options)
+    produce_tables(table_jobs(get_system("chronica").rules(given_values(rules)), player_dice or (2, 3)),
+                   **output_options)

@@ -4,21 +4,19 @@ One subcommand per registered system (`exactdice.systems.SYSTEMS`), built from w
 system declares: its setup parameters become the flags, `RulesSystem.exact` gives the
 exact law and `RulesSystem.outcome_column` the CSV column; a system with variants (Karst)
 becomes a group with one subcommand per variant. The test itself is
-`exactdice.validation.goodness_of_fit`. Systems are imported only when their subcommand
-is used, so ``exactdice validate --help`` stays fast.
+`exactdice.validation.goodness_of_fit`, run by `exactdice.answers.validate_samples` (the page's
+Validate runs it too). Systems are imported only when their subcommand is used, so
+``exactdice validate --help`` stays fast.
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import click
 
-from exactdice.cli.common import CommandGroup, emit_json, parameter_options
-from exactdice.errors import InputError
-from exactdice.systems import get_system, split_values, system_names, system_summary
-from exactdice.validation import (DEFAULT_ALPHA, TESTS, fit_sample_columns, goodness_of_fit, parse_counts,
-                                  read_sample_column, read_sample_columns)
+from exactdice.cli.common import (CommandGroup, emit_json, given_values, parameter_options, terminal_bars,
+                                  with_flags)
+from exactdice.systems import get_system, system_names, system_summary
+from exactdice.validation import DEFAULT_ALPHA, TESTS
 
 __all__ = ["validate", "system_command"]
 
@@ -54,60 +52,32 @@ def _own_options(function):
     return function
 
 
-def system_command(system) -> click.Command:
-    """``exactdice validate <name>`` for one system (or one variant of a system).
+def system_command(system, name: str | None = None) -> click.Command:
+    """``exactdice validate <name>`` for one system (or one variant of a system; *name* is
+    its computation's name, ``karst-death``).
 
     >>> from exactdice.systems import get_system
-    >>> command = system_command(get_system("karst").variants["death"])
+    >>> command = system_command(get_system("karst").variants["death"], "karst-death")
     >>> [parameter.name for parameter in command.params][:3]
     ['samples', 'counts', 'column_name']
     """
+    computation = name or system.name
 
     def run(samples, counts, column_name, alpha, test, as_json, **values):
-        if not 0 < alpha < 1:  # the level typed, before it is shared among the columns
-            raise InputError("alpha", f"must be strictly between 0 and 1, got {alpha:g}")
-        if (samples is None) == (counts is None):
-            raise InputError("samples", "give exactly one of `samples` FILE.csv or "
-                                        "`counts` OUTCOME=N,...")
-        if samples is not None:   # a device, FIFO or missing file is refused before any solve
-            from exactdice.input_files import MAX_CSV_BYTES, check_input_file
+        from exactdice.answers.systems import validate_samples
 
-            check_input_file(samples, "samples", "CSV", MAX_CSV_BYTES)
-        setup_part, rules_part = split_values(system, values)
-        setup, rules = system.setup(setup_part), system.rules(rules_part)
-        headline = system.outcome_column(setup)
-        # further columns with an exact law (rounds, omens, success dice, ...), read from a file
-        exact, others = _exact_laws(system, setup, rules, with_columns=samples is not None)
-        others.pop(headline, None)
-        field = "samples" if samples is not None else "counts"
-        if samples is not None and column_name is None:   # every column with a law, as the page does
-            law = exact if exact is not None else system.exact(setup, rules)
-            reports = fit_sample_columns(samples, headline, law, others, alpha=alpha, test=test, field=field)
-        else:
-            reports = _one_column(system, setup, rules, exact, others, samples, counts, column_name, headline,
-                                  alpha, test, field)
-        fitting = all(report.fits for report in reports.values())
-        first = next(iter(reports))
+        bars = terminal_bars()
+        try:
+            found = validate_samples(computation, given_values(values), samples=samples, counts=counts,
+                                     column=column_name, alpha=alpha, test=test, progress=bars)
+        finally:
+            if bars is not None:
+                bars.close()
         if as_json:
-            payload = {"system": system.name, "column": first,
-                       "setup": {name: _plain(value) for name, value in values.items()}}
-            payload.update(reports[first].to_json())
-            payload["fits"] = fitting
-            payload["columns"] = {name: report.to_json() for name, report in reports.items()}
-            emit_json(payload)
+            _emit(found, system, values)
         else:
-            source = samples if samples is not None else "--counts"
-            click.echo(f"{system.name}: {reports[first].n} samples from {source} against the exact "
-                       f"distribution" + (f" ({len(reports)} columns, each tested at alpha "
-                                          f"{alpha:g} / {len(reports)})" if len(reports) > 1 else ""))
-            for name, report in reports.items():
-                click.echo(f"\ncolumn {name!r}:")
-                click.echo(report.to_text())
-            if len(reports) > 1:
-                failed = [name for name, report in reports.items() if not report.fits]
-                click.echo("\n" + (f"does not fit: column(s) {', '.join(failed)}" if failed
-                                   else f"fits: all {len(reports)} columns"))
-        if not fitting:
+            _print(found, system, alpha, samples if samples is not None else "--counts")
+        if not found.fits:
             # SystemExit, not ctx.exit: click's non-standalone mode swallows ctx.exit codes
             raise SystemExit(1)
 
@@ -115,51 +85,49 @@ def system_command(system) -> click.Command:
         own = {name: kwargs.pop(name) for name in _OWN_PARAMETERS}
         run(**own, **kwargs)
 
-    help_text = (f"{system.summary} Check samples (e.g. the CSV of `exactdice ... simulate "
+    flags = {parameter.name: parameter.flag for parameter in system.parameters}
+    help_text = (f"{with_flags(system.summary, flags)} Check samples (e.g. the CSV of `exactdice ... simulate "
                  f"--out FILE.csv`) against the exact distribution. Give the same setup flags "
                  f"the samples were simulated with.")
-    decorated = _own_options(parameter_options(system.parameters)(callback))
-    return click.command(name=system.name, help=help_text, epilog=_EPILOG)(decorated)
+    decorated = _own_options(parameter_options(system.parameters, roles=("setup", "rules"))(callback))
+    command = click.command(name=system.name, help=help_text, epilog=_EPILOG)(decorated)
+    command.parameter_flags = {"column": "--column"}
+    return command
 
 
-def _one_column(system, setup, rules, exact, others, samples, counts, column_name, headline, alpha, test,
-                field) -> dict:
-    """``--column NAME`` (or ``--counts``): that one column's report."""
-    if column_name in others:
-        if samples is None:
-            raise InputError("column_name", f"column {column_name!r} is read from `samples` FILE.csv")
-        read = read_sample_columns(samples, [column_name])
-        if column_name not in read:
-            read_sample_column(samples, column_name)  # names the missing column
-        law = others[column_name]
-        observed = law.fold(read[column_name])
-        # a value the exact law never gives is an impossible outcome (a misfit), not a typo
-        expected = dict(law.probabilities)
-        expected.update({value: Fraction(0) for value in observed if value not in expected})
-    else:  # the outcome, from its own column or one named by --column
-        column_name = column_name or headline
-        observed = read_sample_column(samples, column_name) if samples is not None else parse_counts(counts)
-        expected = exact if exact is not None else system.exact(setup, rules)
-    return {column_name: goodness_of_fit(expected, observed, alpha=alpha, test=test, field=field)}
+def _emit(found, system, values) -> None:
+    """``--json``: the first column's report at the top, every column under ``columns``."""
+    first = next(iter(found.reports))
+    from exactdice.answers.systems import plain_value
+
+    payload = {"system": system.name, "column": first,
+               "setup": {name: plain_value(value) for name, value in values.items()}}
+    payload.update(found.reports[first].to_json())
+    payload["fits"] = found.fits
+    payload["columns"] = {name: report.to_json() for name, report in found.reports.items()}
+    emit_json(payload)
 
 
-def _exact_laws(system, setup, rules, *, with_columns: bool) -> tuple[dict | None, dict]:
-    """(the outcome column's exact law, or None: not needed yet; the further columns' laws,
-    none unless *with_columns*), from one solve where the system offers ``exact_laws``."""
-    if not with_columns:
-        return None, {}
-    both = getattr(system, "exact_laws", None)
-    if both is not None:
-        exact, columns = both(setup, rules)
-        return exact, dict(columns)
-    columns = getattr(system, "column_distributions", None)
-    return None, dict(columns(setup, rules)) if columns is not None else {}
+def _print(found, system, alpha: float, source: str) -> None:
+    """Each column's report as text, and the verdict over all of them."""
+    reports = found.reports
+    first = next(iter(reports))
+    click.echo(f"{system.name}: {reports[first].n} samples from {source} against the exact "
+               f"distribution" + (f" ({len(reports)} columns, each tested at alpha "
+                                  f"{alpha:g} / {len(reports)})" if len(reports) > 1 else ""))
+    for name, report in reports.items():
+        click.echo(f"\ncolumn {name!r}:")
+        click.echo(report.to_text())
+    if len(reports) > 1:
+        failed = [name for name, report in reports.items() if not report.fits]
+        click.echo("\n" + (f"does not fit: column(s) {', '.join(failed)}" if failed
+                           else f"fits: all {len(reports)} columns"))
 
 
 def _variants_group(system) -> click.Group:
     group = CommandGroup(name=system.name, help=f"{system.summary} One subcommand each.")
-    for variant in system.variants.values():
-        group.add_command(system_command(variant))
+    for name, variant in system.variants.items():
+        group.add_command(system_command(variant, f"{system.name}-{name}"))
     return group
 
 
@@ -200,11 +168,3 @@ def validate():
     \b
     Exit code 0: the samples fit (p >= --alpha); 1: they do not; 2: bad input.
     """
-
-
-def _plain(value):
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return str(value)

@@ -13,7 +13,7 @@ READING = """\
 Contingency skill checks, the reading exactdice solves
 
 The pool. Three dice (wellness, attribute, skill), each any dN (N >= 2). A face modifier
-(--modifier, or --modifiers one per die) is added to each die; "face" means the modified
+(`modifier`, or `modifiers` one per die) is added to each die; "face" means the modified
 face below.
 
 The result die. Sort the dice by face, equal faces by die size (smaller first). The result
@@ -47,4 +47,4 @@ KNOBS = {
         "off": "three dice, as the rules roll", "on": "any odd number of dice"}),
 }
 
-SETUP = ("set with the flags --luck, --fail-by-one, --luck-modifier, --gm-omen, --any-size")
+SETUP = "set with `luck`, `fail_by_one`, `luck_modifier`, `gm_omen`, `any_size`"

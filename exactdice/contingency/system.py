@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from exactdice.contingency.check import (OUTCOME_COLUMN, SkillCheck, expected_distribution,
-                                         parse_modifiers, skill_check, validate)
+                                         parse_modifiers, parse_pool, skill_check, validate)
 from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES, Rules
 from exactdice.contingency.tables import ROLL_KINDS, table_jobs
 from exactdice.systems import DeclaredSystem, Parameter, TableSet
@@ -20,16 +20,16 @@ __all__ = ["SYSTEM", "PARAMETERS", "build_check"]
 PARAMETERS = (
     Parameter("dice", str, "d6,d8,d10",
               "The pool: die sizes separated by commas (wellness, attribute, skill); "
-              "\"3d6\" means d6,d6,d6."),
+              "\"3d6\" means d6,d6,d6.", reader=parse_pool),
     Parameter("difficulty", int, None,
-              "Target number; gives the outcome (needed by --luck if-failing).", example=4),
+              "Target number; gives the outcome (needed by `luck` if-failing).", example=4),
     Parameter("advantage", int, 0, "Units of advantage (cancel against disadvantage; any net "
               "advantage takes the highest die).", minimum=0),
     Parameter("disadvantage", int, 0, "Units of disadvantage (any net disadvantage takes the "
               "lowest die).", minimum=0),
     Parameter("modifier", int, 0, "Face modifier added to every die of the pool."),
     Parameter("modifiers", str, None, "One face modifier per die, like 1,0,-1 (instead of "
-              "--modifier).", label="Modifier per die"),
+              "`modifier`).", label="Modifier per die"),
     Parameter("luck", str, "never", "When to add a luck die of the result die's size.",
               choices=LUCK_POLICIES, role="rules"),
     Parameter("fail_by_one", str, "take", "Whether a total of difficulty - 1 becomes "
@@ -88,6 +88,18 @@ _TABLE_DESCRIPTION = ("P(success) and P(success or success-with-condition) of th
                       "rules ({rules})")
 
 
+def _charts(setup: Mapping, rules: Rules) -> dict:
+    """P(success) against difficulty (`exactdice.contingency.charts.success_chart`)."""
+    from exactdice.contingency.charts import success_chart
+    from exactdice.contingency.check import solve_check
+
+    return {"chance": success_chart(solve_check(build_check(setup), rules))}
+
+
+#: each outcome in words
+OUTCOME_WORDS = {"success": "success", "success-with-condition": "success with a condition", "failure": "failure"}
+
+
 def _table_sets() -> list[TableSet]:
     rules = Rules()
     return [TableSet("contingency", f"difficulty_{kind}",
@@ -100,4 +112,5 @@ def _table_sets() -> list[TableSet]:
 SYSTEM = DeclaredSystem(
     "contingency", "Contingency skill checks: success, success-with-condition, failure.", Rules,
     PARAMETERS, exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN, column_distributions=_column_distributions,
-    exact_laws=_exact_laws, table_sets=_table_sets)
+    exact_laws=_exact_laws, table_sets=_table_sets, task="Contingency skill check",
+    outcome_words=lambda outcome: OUTCOME_WORDS.get(outcome, outcome), charts=_charts)

@@ -49,7 +49,7 @@ from exactdice.markov.graph import explore
 from exactdice.markov.solver import solve
 
 __all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round",
-           "bounds_apply", "exact_attempt_seconds", "interval_text", "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
+           "bounds_apply", "interval_text", "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
 #: the exact check of the strategy found gets at most this long when the request sets no
@@ -63,12 +63,13 @@ LOWER_KINDS = ("exact", "strategy-float", "search-float")
 #: this share of that time more (`exactdice.markov.bounded.sound_lower_value`)
 SOUND_SHARE = 0.2
 #: why a search stopped short of its precision, and how to give it more
-_STOPPED_HINTS = {"time": "at the time limit; raise --max-seconds",
-                  "states": "at the state budget; raise --max-states",
-                  "memory": "at the memory budget; raise --max-memory",
+_STOPPED_HINTS = {"time": "at the time limit; raise `max_seconds`",
+                  "states": "at the state budget; raise `max_states`",
+                  "memory": "at the memory budget; raise `max_memory`",
                   "interrupted": "interrupted"}
-_MORE_FOR_THE_CHECK = ("to solve it exactly, give the check more: half of --max-seconds and all of --max-states "
-                       "go to it on the command line, certify_seconds / certify_states in the API")
+_MORE_FOR_THE_CHECK = ("to solve it exactly, give the check more: half of `max_seconds` and all of `max_states` "
+                       "go to it in a request (`exactdice.answers.karbon_bounds`), certify_seconds / "
+                       "certify_states in `bounded_odds`")
 
 
 def bounds_apply(player: PlayerPolicy, narrator: NarratorPolicy) -> bool:
@@ -79,17 +80,6 @@ def bounds_apply(player: PlayerPolicy, narrator: NarratorPolicy) -> bool:
     False
     """
     return player.kind == "optimal" and narrator.kind != "kind"
-
-
-def exact_attempt_seconds(max_seconds: float | None) -> float | None:
-    """How long an optimal player's exact game may explore before certified bounds searched
-    for ``max_seconds`` answer instead: a quarter of that time (None: the state budget alone
-    decides). The CLI and the web page both try the exact game first.
-
-    >>> exact_attempt_seconds(20)
-    5.0
-    """
-    return None if max_seconds is None else max_seconds / 4
 
 
 def interval_text(low, high, decimals: int = 4) -> str:
@@ -378,7 +368,7 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
     except TooLargeError as error:
         if error.field == MEMORY_FLAG:
             result.lower_method = ("float, outward rounding (solving the strategy's game passed the memory "
-                                   "budget; raise it with --max-memory to solve it exactly)")
+                                   "budget; raise it with `max_memory` to solve it exactly)")
             return
         passed = f"{certify_seconds:g} s" if error.field == "max_seconds" else f"{certify_states:,} states"
         result.lower_method = f"float, outward rounding (the strategy's game passed {passed}; {_MORE_FOR_THE_CHECK})"

@@ -47,9 +47,10 @@ The end. As soon as X + O fills the track: more X wins, more O loses, equal is a
 Play that can never end (no chips can ever be won) is reported as "never ends".
 
 Policies. Each side plays by fixed preferences (the default: the habits of a table that
-plays by the book), optimally (--player-policy optimal: the expected score, win 1, tie
+plays by the book), optimally (`player_policy` optimal: the expected score, win 1, tie
 1/2, or P(win) with objective=win), and the narrator also kind or random. The policies
-line of `karbon odds` says them in words; --help lists the keys.
+line of an answer says them in words; the help of `player_policy` and `narrator_policy`
+lists the keys.
 """
 
 #: knob -> (what it decides, {value: what the value means}); the first value is the default
@@ -72,4 +73,4 @@ KNOBS = {
         "score": "the expected score: win 1, tie 1/2, loss 0", "win": "P(win) alone"}),
 }
 
-SETUP = "set with --rule NAME=VALUE, repeatable: --rule sudden_death=on"
+SETUP = "set with `rules` NAME=VALUE, repeatable: `rules` sudden_death=on"

@@ -334,7 +334,7 @@ class StrategyReplay:
                     value = {key: value.get(key) for key in differ}
                 raise InputError("strategy", f"the strategy was written for {name} {json.dumps(written)} but "
                                                f"this simulation has {json.dumps(value)}; write a strategy for "
-                                               "these settings with `karbon odds ... --strategy FILE`")
+                                               "these settings (karbon odds writes one: `strategy` FILE)")
 
     def written_view(self, n: int) -> WrittenView:
         """A fresh `WrittenView` for a batch of ``n`` contests."""

@@ -40,7 +40,7 @@ from exactdice.tables.sweep import SweepCell, sweep
 
 __all__ = ["Variant", "SensitivityRow", "SensitivityReport", "base_arguments", "sensitivity_variants",
            "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart", "rules_sensitivity",
-           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES", "STEPPED_LEAST"]
+           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES", "STEPPED_LEAST", "steps_below_least"]
 
 #: each contest's state budget: the largest fixed-policy corner of the rules' range that
 #: solves (A1 v C8, W7) explores 75,000 states; `risk=always` on the default pool, millions
@@ -139,11 +139,14 @@ def _with_preference(policy_text: str, key: str, value: str) -> str:
     return prefix + ";".join(f"{name}={value if name == key else old}" for name, _, old in pairs)
 
 
-def sensitivity_variants(base: dict) -> tuple[list[Variant], list[tuple[str, str]]]:
-    """(variants, skipped changes with the reason) of a base setup (`base_arguments`)."""
+def sensitivity_variants(base: dict, groups=None) -> tuple[list[Variant], list[tuple[str, str]]]:
+    """(variants, skipped changes with the reason) of a base setup (`base_arguments`); only
+    the *groups* of change named (``setup``, ``rule``, ``player``, ``narrator``) when given."""
     candidates = _setup_variants(base) + _rule_variants(base)
     for side, preferences in (("player", _PLAYER_PREFERENCES), ("narrator", _NARRATOR_PREFERENCES)):
         candidates += _preference_variants(base, side, preferences)
+    if groups is not None:
+        candidates = [variant for variant in candidates if variant.group in groups]
     variants, skipped = [], []
     for variant in candidates:
         try:
@@ -162,6 +165,17 @@ def _setup_variants(base: dict) -> list[Variant]:
     variants.append(Variant("setup", f"Training {'off' if base['training'] else 'on'}",
                             {**base, "training": not base["training"]}))
     return variants
+
+
+def steps_below_least(base: dict) -> set[str]:
+    """The names of the setup changes that step a parameter below its least value (values
+    that do not exist, as opposed to changes the setup cannot take).
+
+    >>> sorted(steps_below_least(base_arguments(1, 1)))
+    ['Challenge 0 (-1)', 'Fallout K -1 (-1)', 'Fortune F -1 (-1)', 'Peril P -1 (-1)']
+    """
+    return {f"{label} {base[name] - 1} (-1)" for name, (label, least) in _STEPPED.items()
+            if base[name] - 1 < least}
 
 
 def _rule_variants(base: dict) -> list[Variant]:
@@ -214,17 +228,19 @@ def solve_variant(arguments: dict) -> dict:
     except TooLargeError as error:
         if error.field != "max_states":
             raise
-        return {"too large": f"its exact game passes {arguments['max_states']:,} states (raise --max-states)"}
+        return {"too large": f"its exact game passes {arguments['max_states']:,} states (raise `max_states`)"}
 
 
 def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=None,
-                       progress: bool = False, max_states: int = DEFAULT_VARIANT_STATES) -> SensitivityReport:
-    """Solve the base setup and every variant, each within ``max_states`` (a variant past it
-    is skipped, with the reason); rows sorted by effect, largest first."""
+                       progress=False, max_states: int = DEFAULT_VARIANT_STATES,
+                       groups=None) -> SensitivityReport:
+    """Solve the base setup and every variant (of the *groups* named, `sensitivity_variants`),
+    each within ``max_states`` (a variant past it is skipped, with the reason); rows sorted
+    by effect, largest first. ``progress``: as for `exactdice.tables.sweep.sweep`."""
     _check(base)
     if max_states < 1:
         raise InputError("max_states", f"must be >= 1, got {max_states}")
-    variants, skipped = sensitivity_variants(base)
+    variants, skipped = sensitivity_variants(base, groups)
     cells = [_cell(base, max_states)] + [_cell(variant.arguments, max_states) for variant in variants]
     results = sweep(cells, solve_variant, store=store, workers=workers, executor=executor,
                     progress=progress, description="sensitivity")

@@ -672,8 +672,8 @@ def contest_start(setup, ruleset: Rules, player: PlayerPolicy, narrator: Narrato
     for policy, flag in ((player, "player_policy"), (narrator, "narrator_policy")):
         if policy.kind in ("optimal", "kind") and strategy is None:
             raise InputError(flag, f"the simulator plays '{policy.kind}' by replaying a strategy: give one "
-                                   "written by `karbon odds ... --strategy FILE` (`karbon simulate` without "
-                                   "--strategy solves for it first)")
+                                   "written by karbon odds (`strategy` FILE; karbon simulate without "
+                                   "`strategy` solves for it first)")
     if strategy is None:
         return setup.start(player, narrator), None
     table = strategy if isinstance(strategy, Mapping) else load_strategy(strategy)

@@ -182,7 +182,7 @@ def load_strategy(path) -> dict:
     written = document.get("format") if isinstance(document, dict) else None
     if isinstance(written, str) and written.startswith(FORMAT.rsplit("/", 1)[0] + "/") and written != FORMAT:
         raise InputError("strategy", f"{path} is in the older format {written}; this exactdice reads {FORMAT}: "
-                                       "write it again with `karbon odds ... --strategy FILE`")
+                                       "write it again with karbon odds and `strategy` FILE")
     if written != FORMAT:
         raise InputError("strategy", f"{path} is not an exactdice strategy file (format {FORMAT})")
     decisions = document.get("decisions")

@@ -44,4 +44,4 @@ KNOBS = {
         "0": "the default; any whole number up to 20"}),
 }
 
-SETUP = "set with the flags --opposed (karst opposed) and --aid (death rolls and knock-outs)"
+SETUP = "set with `opposed` (opposed rolls) and `aid` (death rolls and knock-outs)"

@@ -18,7 +18,7 @@ from exactdice.karst.ruleset import OPPOSED_RULES, Rules
 from exactdice.karst.tables import table_jobs
 from exactdice.systems import DeclaredSystem, Parameter, TableSet
 
-__all__ = ["SYSTEM", "karst_roll", "ROLLS"]
+__all__ = ["SYSTEM", "karst_roll", "ROLLS", "TASKS", "outcome_words"]
 
 _AID = Parameter("aid", int, 0, "Aid actions per round (each an extra death roll).", role="rules")
 
@@ -36,15 +36,16 @@ ROLLS = {
     "attack": ((Parameter("modifier", int, 0, "Attack modifier added to the d20."),
                 Parameter("defense", int, None, "The target's defense.", required=True, example=12),
                 Parameter("damage", str, "d6", "Weapon damage, a sum of dice like 2d4+1."),
-                Parameter("health", int, None, "Target health: validate whole knock-out chains."),
+                Parameter("health", int, None, "Target health: whole knock-out chains (one attack a round), "
+                          "the rounds to knock it out."),
                 Parameter("unaware", bool, False, "Double the damage of the first attack."),
                 Parameter("then_death", bool, False, "Chain the knock-out into the death roll."),
                 _AID,
-                Parameter("death_modifier", int, 0, "Death-roll modifier (with --then-death).")),
-               "Karst attacks (d20 + modifier against defense). Without --health: column "
-               "'outcome', hit | miss. With --health: whole knock-out chains, column "
+                Parameter("death_modifier", int, 0, "Death-roll modifier (with `then_death`).")),
+               "Karst attacks (d20 + modifier against defense). Without `health`: column "
+               "'outcome', hit | miss. With `health`: whole knock-out chains, column "
                "'negative_health' (the health below zero at the knock-out); with "
-               "--then-death as well: column 'outcome', death | stable."),
+               "`then_death` as well: column 'outcome', death | stable."),
     "death": ((Parameter("negative_health", int, None, "h = -health >= 0.", required=True, example=2),
                _AID,
                Parameter("modifier", int, 0, "Added to every death roll.")),
@@ -52,12 +53,45 @@ ROLLS = {
     "order": ((Parameter("modifiers", int, (), "Each combatant's order modifier, combatant 1 first.",
                          multiple=True, required=True, cli_flag="--modifier",
                          example=(2, 0)),
-               Parameter("two_actions", int, (), "Combatant I takes two actions.", multiple=True),
-               Parameter("surprised", int, (), "Combatant I is surprised.", multiple=True),
+               Parameter("two_actions", int, (), "Combatant I takes two actions (-3 when its score is >= 4).",
+                         multiple=True),
+               Parameter("surprised", int, (), "Combatant I is surprised: it does not act in the opening round.",
+                         multiple=True),
                Parameter("combatant", int, 1, "Whose place to validate (numbered from 1).")),
-              "Karst initiative order: the place of one combatant (--combatant I, numbered "
-              "from 1 in the order of --modifier), column 'place_I'."),
+              "Karst initiative order: the place of one combatant (`combatant` I, numbered "
+              "from 1 in the order of `modifiers`), column 'place_I'."),
 }
+
+#: each roll as a person asks for it
+TASKS = {"action": "Karst action roll", "opposed": "Karst opposed roll", "attack": "Karst attack",
+         "death": "Karst death roll", "order": "Karst initiative order"}
+#: outcomes in words (a knock-out's health and an order's place are numbers: see `outcome_words`)
+_WORDS = {"success": "success", "failure": "failure", "first": "the first side prevails",
+          "second": "the second side prevails", "neither": "neither side prevails", "hit": "the attack hits",
+          "miss": "the attack misses", "death": "dies", "stable": "stabilises"}
+
+
+def outcome_words(roll: str, outcome: str) -> str:
+    """An outcome of *roll* as a person reads it.
+
+    >>> outcome_words("attack", "hit"), outcome_words("attack", "3"), outcome_words("order", "1")
+    ('the attack hits', 'knocked out at health -3', 'place 1')
+    """
+    if outcome in _WORDS:
+        return _WORDS[outcome]
+    if roll == "attack" and str(outcome).isdigit():
+        return f"knocked out at health -{outcome}" if outcome != "0" else "knocked out at health 0"
+    if roll == "order" and str(outcome).isdigit():
+        return f"place {outcome}"
+    return str(outcome)
+
+
+def _charts(roll: str, setup: Mapping, rules: Rules) -> dict:
+    """An attack's P(hit) against defense (`exactdice.karst.charts.hit_chart`)."""
+    from exactdice.karst.charts import hit_chart
+
+    return {"chance": hit_chart(setup["modifier"], setup["defense"])} if roll == "attack" else {}
+
 
 #: setup parameters the simulator does not take (they only pick what is validated)
 _NOT_SIMULATED = ("combatant",)
@@ -102,7 +136,8 @@ def karst_roll(roll: str) -> DeclaredSystem:
     return DeclaredSystem(roll, summary, Rules, parameters, exact=partial(_exact, roll),
                           simulate=partial(_simulate, roll), outcome=partial(_outcome_column, roll),
                           column_distributions=partial(_column_distributions, roll),
-                          exact_laws=partial(_exact_laws, roll))
+                          exact_laws=partial(_exact_laws, roll), task=TASKS[roll],
+                          outcome_words=partial(outcome_words, roll), charts=partial(_charts, roll))
 
 
 _TABLE_DESCRIPTIONS = {

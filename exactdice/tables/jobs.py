@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from exactdice.progress import ProgressCallback
 from exactdice.tables.grid import TableGrid
 from exactdice.tables.store import ResultKey, ResultStore
 from exactdice.tables.sweep import SweepCell, SweepStatistics, sweep
@@ -218,7 +219,7 @@ def run_task(task) -> Any:
 
 
 def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | None,
-                     workers: int = 2, progress: bool = True, description: str = "tables",
+                     workers: int = 2, progress: bool | ProgressCallback | None = True, description: str = "tables",
                      statistics: SweepStatistics | None = None,
                      executor: Executor | None = None) -> list[list[TableGrid]]:
     """The grids of each job (a list per job, in job order), in one sweep over every core.
@@ -234,10 +235,10 @@ def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | No
         The results store (None: no cache).
     workers : int, default 2
         Local processes (``1``: this process).
-    progress : bool, default True
-        Draw a progress bar on stderr.
+    progress : bool or callable, default True
+        A progress callback given a report per cell, or True for a bar on stderr (`sweep`).
     description : str, default "tables"
-        The progress bar's label.
+        The progress reports' stage.
     statistics : SweepStatistics, optional
         Filled with how many cells were cached and solved.
     executor : concurrent.futures.Executor, optional
@@ -278,7 +279,7 @@ def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | No
 
 
 def solve_tables(jobs: list[TableJob | CellGrid], *, store: ResultStore | None, workers: int = 2,
-                 progress: bool = True, description: str = "tables",
+                 progress: bool | ProgressCallback | None = True, description: str = "tables",
                  statistics: SweepStatistics | None = None, executor: Executor | None = None) -> list[TableGrid]:
     """Every grid of every job, in job order (a job may give several grids).
 

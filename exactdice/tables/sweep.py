@@ -10,7 +10,7 @@ collected as they finish. The executor is
 
 - a local process pool (`local_process_pool`, the default, ``workers`` processes), or
 - a Dask cluster's executor (``distributed.Client(address).get_executor()``, see
-  `cluster_executor` and the CLI's ``--scheduler ADDRESS``), or
+  `cluster_executor` and the ``scheduler`` address of a request), or
 - this process itself when ``workers=1`` (no pickling: handy for tests and tiny sweeps).
 
 Only this process opens the store: each result is written by it as soon as it arrives,
@@ -38,21 +38,18 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from exactdice.errors import InputError
-from exactdice.processes import die_with_parent
+from exactdice.processes import NotATerminal, process_pool, stop_pool
+from exactdice.progress import ProgressCallback, TerminalBars, report
 from exactdice.tables.store import ResultKey, ResultStore, open_store
 
 __all__ = ["SweepCell", "sweep", "SweepStatistics", "local_process_pool", "cluster_executor",
            "executor_for", "store_and_executor", "shared_local_pool"]
-
-#: how long stopping waits for a terminated local worker before killing it (seconds)
-_TERMINATE_GRACE_SECONDS = 0.5
-
 
 @dataclass(frozen=True)
 class SweepCell:
@@ -114,26 +111,11 @@ class _WorkerInputError:
         return self.kind(self.field, self.message)
 
 
-class _NotATerminal:
-    """A stand-in for a worker's stderr that says it is not a terminal, so the solvers'
-    automatic progress bars stay off in workers (the sweep draws the only bar)."""
-
-    def __init__(self, stream):
-        self._stream = stream
-
-    def isatty(self) -> bool:
-        return False
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
 def _solve_one(solve_fn: Callable, argument):
     # runs where the cell is solved (a local worker, a Dask worker, or this process with
-    # workers=1): the solvers' own bars stay off while it runs, the sweep draws the only one
+    # workers=1): the solvers' own bars stay off while it runs, the sweep reports the cells
     stderr = sys.stderr
-    if not isinstance(stderr, _NotATerminal):
-        sys.stderr = _NotATerminal(stderr)
+    sys.stderr = NotATerminal(stderr)
     try:
         return solve_fn(argument)
     except InputError as error:
@@ -144,42 +126,16 @@ def _solve_one(solve_fn: Callable, argument):
 
 # ----- local workers ------------------------------------------------------------------
 
-def _start_local_worker(parent: int) -> None:
-    # a worker ignores Ctrl-C (the terminal sends it to the whole process group: the
-    # parent stops the sweep and ends the workers) and takes SIGTERM's default action
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    sys.stderr = _NotATerminal(sys.stderr)
-    die_with_parent(parent)
-
-
-def local_process_pool(workers: int) -> ProcessPoolExecutor:
-    """A process pool whose workers ignore Ctrl-C, draw no bars and die with this process.
+def local_process_pool(workers: int):
+    """A process pool whose workers ignore Ctrl-C, draw no bars and die with this process
+    (`exactdice.processes.process_pool`).
 
     >>> pool = local_process_pool(1)
     >>> pool.submit(abs, -3).result()
     3
-    >>> _stop_local_pool(pool)
+    >>> stop_pool(pool)
     """
-    if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
-    return ProcessPoolExecutor(max_workers=workers, initializer=_start_local_worker,
-                               initargs=(os.getpid(),))
-
-
-def _stop_local_pool(pool: ProcessPoolExecutor) -> None:
-    """End a local pool now: queued cells are dropped, running workers are terminated."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    deadline = time.monotonic() + _TERMINATE_GRACE_SECONDS
-    for process in processes:
-        process.join(max(0.0, deadline - time.monotonic()))
-        if process.is_alive():
-            process.kill()
-            process.join(1.0)
+    return process_pool(workers)
 
 
 class _InlineExecutor:
@@ -212,7 +168,7 @@ def cluster_executor(address: str, *, field: str = "scheduler", timeout: float =
         client = Client(address, timeout=f"{timeout}s")
     except (OSError, TimeoutError, ValueError) as error:
         raise InputError(field, f"cannot reach the Dask scheduler at {address!r} ({error}); "
-                                "start one (dask scheduler) or drop --scheduler") from None
+                                f"start one (dask scheduler) or drop `{field}`") from None
     return client, client.get_executor()
 
 
@@ -273,7 +229,7 @@ def shared_local_pool(workers: int, executor=None) -> Iterator[Any]:
     try:
         yield pool
     except BaseException:
-        _stop_local_pool(pool)
+        stop_pool(pool)
         raise
     pool.shutdown(wait=True)
 
@@ -286,8 +242,11 @@ def _raise_interrupt(signum, frame):
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """While the sweep runs, SIGTERM stops it exactly as Ctrl-C does."""
-    if threading.current_thread() is not threading.main_thread():
+    """While the sweep runs, SIGTERM stops it exactly as Ctrl-C does (but in a worker
+    process, which takes SIGTERM's default action: its parent stops it so)."""
+    import multiprocessing
+
+    if threading.current_thread() is not threading.main_thread() or multiprocessing.parent_process() is not None:
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -322,8 +281,9 @@ def _interrupts_held() -> Iterator[None]:
 # ----- the sweep -------------------------------------------------------------------------
 
 def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
-          store: ResultStore | None, workers: int = 2, executor: Executor | None = None, progress: bool = True,
-          description: str = "solving", statistics: SweepStatistics | None = None) -> list:
+          store: ResultStore | None, workers: int = 2, executor: Executor | None = None,
+          progress: bool | ProgressCallback | None = True, description: str = "solving",
+          statistics: SweepStatistics | None = None) -> list:
     """Solve every cell and return the results in order.
 
     Finished cells go into the store as they arrive, so an interrupted sweep resumes;
@@ -336,16 +296,17 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
     solve_fn : callable
         A top-level (picklable) function of a cell's task.
     store : ResultStore or None
-        The results store (None: no cache, ``--no-cache``).
+        The results store (None: no cache).
     workers : int, default 2
         Local processes (``1``: this process).
     executor : concurrent.futures.Executor, optional
         Any `concurrent.futures`-style executor (a Dask cluster's, for one); None means a
         local pool of *workers* processes.
-    progress : bool, default True
-        Draw a progress bar for the cells on stderr.
+    progress : bool or callable, default True
+        A `exactdice.progress.Progress` callback given a report per cell, or True for a
+        progress bar of the cells on stderr (`exactdice.progress.TerminalBars`).
     description : str, default "solving"
-        The progress bar's label.
+        The progress reports' stage.
     statistics : SweepStatistics, optional
         Filled with how many cells were cached and solved.
 
@@ -365,8 +326,6 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
     >>> sweep(cells, _reciprocal_of_key, store=None, workers=1, progress=False)
     [Fraction(1, 4), Fraction(1, 5)]
     """
-    from tqdm import tqdm
-
     started = time.perf_counter()
     cells = [cell if isinstance(cell, SweepCell) else SweepCell(cell) for cell in cells]
     if workers < 1:
@@ -382,15 +341,19 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
             results[index] = stored
     cached = len(unique) - len(missing)
 
-    bar = tqdm(total=len(unique), initial=cached, desc=description, unit="cell",
-               disable=not progress, file=sys.stderr, dynamic_ncols=True, leave=False)
+    bars = TerminalBars() if progress is True else None
+    callback = bars or (progress if callable(progress) else None)
+    done = [cached]
+    report(callback, description, done=cached, total=len(unique), unit="cells")
 
     def record(index: int, result) -> None:
         results[index] = result
         if store is not None:
             with _interrupts_held():
                 store.put(cells[index].key, result)
-        bar.update(1)
+        done[0] += 1
+        report(callback, description, done=done[0], total=len(unique), unit="cells",
+               seconds=time.perf_counter() - started)
 
     own_pool = None
     if executor is None:
@@ -407,7 +370,8 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
         finished_cleanly = True
     finally:
         _stop(own_pool, pending, finished_cleanly)
-        bar.close()
+        if bars is not None:
+            bars.close()
 
     for first, others in duplicates.items():
         for index in others:
@@ -474,7 +438,7 @@ def _stop(own_pool, pending: dict, finished_cleanly: bool) -> None:
     for future in pending:
         future.cancel()
     if own_pool is not None:
-        _stop_local_pool(own_pool)
+        stop_pool(own_pool)
 
 
 def _reciprocal_of_key(key: ResultKey) -> Fraction:

@@ -1,59 +1,67 @@
-"""The web page's forms: each field declared once (name, kind, bounds, default, help), and
-the same Python objects the CLI builds made from what the page sent.
+"""The page's forms, made from the registry: one control per declared parameter
+(`exactdice.systems.Parameter`: kind, range, default, label, help, presets, knobs), read back
+into the same values the command line gives the library, by the parameters' names.
 
-The server never trusts the page: every field is checked here, and a bad one becomes a
-`FormError` mapping the field's name to a one-line message (HTTP 422). Checks the library
-makes itself (a ruleset knob, a policy's syntax, a setup that cannot be) raise its
-`InputError`, whose field is turned into the form's field name by `form_field`.
+The server never trusts the page: every field is read and checked here (with the page's own
+ranges where the registry gives stricter ones), all bad fields reported at once as a
+`FormError` mapping each field to a one-line message (HTTP 422); then the library's own
+checks of the values together (`exactdice.answers.karbon.karbon_request`, a system's
+``setup`` and ``rules``), whose errors name parameters, which are the fields' names.
 
->>> setup, ruleset, player, narrator, limits = karbon_contest({"ability": "3", "challenge": "2"})
->>> setup.ability, setup.consequence, ruleset.objective, player.kind, limits
-(3, 2, 'score', 'fixed', {'max_states': 3000000, 'max_seconds': 20})
->>> karbon_contest({"ability": "-1", "challenge": "x"})
+>>> values = read_computation("karbon", {"ability": "3", "challenge": "2"})
+>>> values["ability"], values["max_seconds"], values["rules"]
+(3, 20.0, ())
+>>> read_computation("karbon", {"ability": "-1", "challenge": "x"})
 Traceback (most recent call last):
 ...
-exactdice.web.forms.FormError: ability: must be a whole number >= 0, got -1; challenge: must be a whole number, got 'x'
+exactdice.web.forms.FormError: ability: must be >= 0, got -1; challenge: must be a whole number, got 'x'
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from exactdice.errors import InputError
-from exactdice.integer_lists import parse_integer_list
+from exactdice.systems import Parameter
 
-__all__ = ["Field", "FormError", "KARBON_FIELDS", "karbon_contest", "karbon_key", "form_field",
-           "field_descriptions", "DIST_FIELDS", "read_fields", "read_fields_partly", "GRID_FIELDS",
-           "karbon_grid", "integer_values", "MAX_GRID_CELLS"]
+__all__ = ["Field", "FormError", "fields", "read_computation", "read_fields", "grid_request", "grid_fields",
+           "karbon_fields", "get_parameters", "integer_values",
+           "MULTIPLE_SEPARATORS", "KNOB_PREFIX", "DIST_FIELDS", "GRID_AXES_FIELDS", "form_field"]
+
+#: how a parameter that takes several values is written in one text field
+MULTIPLE_SEPARATORS = {int: ",", str: ";"}
+#: a rule knob's field: ``rule_<knob>`` (Karbon's ``rules`` parameter, one choice per knob)
+KNOB_PREFIX = "rule_"
+_KINDS = {int: "int", float: "float", bool: "bool", str: "text"}
+_LONGEST_TEXT = 500
 
 
 @dataclass(frozen=True)
 class Field:
-    """One form control: ``kind`` is ``int``, ``float``, ``bool``, ``text`` or ``choice``
-    (a number whose default is None may be left blank). ``example``: what the page's control
-    starts with instead of the default, for a value the answer needs and nobody can guess
-    (a request that leaves the field out still gets the default, or the error)."""
+    """One form control as the page builds it: ``kind`` is ``int``, ``float``, ``bool``,
+    ``text`` or ``choice``; ``start`` what the control starts with (an example where the
+    answer needs a value nobody can guess); ``presets`` common values with their words."""
 
     name: str
     kind: str
-    default: object = None
+    default: Any = None
     low: int | None = None
     high: int | None = None
     choices: tuple = ()
     label: str = ""
     help: str = ""
-    example: object = None
+    start: Any = None
+    section: str = ""
+    presets: tuple = ()
+    parameter: Parameter | None = None
 
     def describe(self) -> dict:
-        """The field as JSON for the page (which builds its controls from it).
-
-        >>> Field("defense", "int", None, label="Defense", example=12).describe()["start"]
-        12
-        """
-        start = self.default if self.example is None else self.example
-        return {"name": self.name, "kind": self.kind, "default": self.default, "start": start,
-                "low": self.low, "high": self.high, "choices": list(self.choices),
-                "label": self.label or self.name, "help": self.help}
+        """The field as JSON for the page."""
+        return {"name": self.name, "kind": self.kind, "default": self.default, "start": self.start,
+                "low": self.low, "high": self.high, "choices": list(self.choices), "label": self.label or self.name,
+                "help": self.help, "section": self.section,
+                "presets": [{"value": value, "words": words} for value, words in self.presets]}
 
 
 class FormError(InputError):
@@ -67,357 +75,303 @@ class FormError(InputError):
         return (type(self), (self.errors,))
 
 
-def form_field(library_field: str | None, known: tuple[str, ...]) -> str:
-    """The form's field name for a library error's field (``--max-states`` -> ``max_states``).
+def _words(text: str, parameters) -> str:
+    """A help text with the parameters it quotes named by their labels."""
+    from exactdice.web.present import with_labels
 
-    >>> form_field("--player-dice", ("player_dice",))
-    'player_dice'
-    >>> form_field("player_stack", ("ability",))
-    'form'
+    return with_labels(text, {parameter.name: parameter.words for parameter in parameters})
+
+
+def _field(parameter: Parameter, parameters) -> Field:
+    """The control of one declared parameter."""
+    shown = dict(label=parameter.words, help=_words(parameter.help, parameters), section=parameter.section,
+                 presets=parameter.presets, parameter=parameter)
+    default = parameter.default_for(page=True)
+    start = default if parameter.example is None else parameter.example
+    if parameter.multiple:
+        separator = MULTIPLE_SEPARATORS.get(parameter.kind, ";")
+        default, start = (separator.join(str(item) for item in values) if values else ""
+                          for values in (default, start))
+        shown["help"] += f" (several: separate them with '{separator}')"
+        return Field(parameter.name, "text", default, start=start, **shown)
+    if parameter.choices:
+        return Field(parameter.name, "choice", default, choices=tuple(parameter.choices), start=start, **shown)
+    low, high = parameter.bounds(page=True)
+    kind = _KINDS.get(parameter.kind, "text")
+    if kind == "text":
+        default, start = ("" if value is None else str(value) for value in (default, start))
+    return Field(parameter.name, kind, default, low=low, high=high, start=start, **shown)
+
+
+def _knob_fields(parameter: Parameter) -> list[Field]:
+    """One choice per knob of a ``NAME=VALUE`` parameter, the spec's reading first."""
+    return [Field(f"{KNOB_PREFIX}{name}", "choice", values[0], choices=tuple(values), start=values[0],
+                  label=name.replace("_", " "), section=parameter.section,
+                  help=f"Rule knob {name}, {words} (the spec's reading: {values[0]}).")
+            for name, (values, words) in (parameter.knobs or {}).items()]
+
+
+def fields(parameters) -> list[Field]:
+    """The page's controls of declared parameters (those it offers: ``on_page``)."""
+    shown = []
+    for parameter in parameters:
+        if not parameter.on_page:
+            continue
+        shown.extend(_knob_fields(parameter) if parameter.knobs else [_field(parameter, parameters)])
+    return shown
+
+
+def form_field(library_field: str | None, known) -> str:
+    """The form's field for a library error's field: the parameter's own, a knob's
+    (``rules`` -> ``rule_objective``, the one knob the library checks against the policies),
+    else the form's line.
+
+    >>> form_field("player_dice", ("player_dice",)), form_field("player_stack", ("ability",))
+    ('player_dice', 'form')
     """
     name = (library_field or "").lstrip("-").replace("-", "_")
+    if name == "rules" and f"{KNOB_PREFIX}objective" in known:
+        return f"{KNOB_PREFIX}objective"
     return name if name in known else "form"
 
 
-#: the fields of a mid-contest position (the `--state` file's numbers besides peril and consequence)
-MID_CONTEST_FIELDS = ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses")
-
-#: the most a web request may set --max-states to (the CLI has no ceiling; the server's
-#: worker processes share the machine, so the page asks for the CLI past it)
-WEB_MAX_STATES_CEILING = 20_000_000
-#: seconds the page searches for certified bounds when optimal play passes Max states
-DEFAULT_BOUNDS_SECONDS = 20
-MAX_BOUNDS_SECONDS = 600
-
-
-def _karbon_fields() -> tuple[Field, ...]:
-    from exactdice.karbon import RULE_CHOICES
-    from exactdice.karbon.dice import dice_text
-    from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE
-    from exactdice.karbon.solve import DEFAULT_MAX_STATES
-
-    fields = [
-        Field("ability", "int", 3, low=0, high=15, label="Ability (A)", help="Dice the player draws."),
-        Field("challenge", "int", 2, low=1, high=15, label="Challenge (C)", help="Dice the narrator draws."),
-        Field("consequence", "int", 2, low=1, high=10, label="Consequence (W)", help="Length of the victory track."),
-        Field("peril", "int", 0, low=0, high=10, label="Peril (P)", help="Starting peril dice."),
-        Field("fortune", "int", 0, low=0, high=15, label="Fortune (F)", help="Each d6 the player draws costs one."),
-        Field("training", "bool", False, label="Training", help="The player gains 1 chip per d8 drawn."),
-        Field("fallout", "int", 0, low=0, high=10, label="Fallout (K)", help="Glitches thrown before the first round."),
-        Field("player_dice", "text", "", label="Player hand", help="Explicit hand, e.g. d8,d8,d10 (no draw; leave Ability and Challenge as they are)."),
-        Field("narrator_dice", "text", "", label="Narrator hand", help="Explicit narrator hand (with the player hand)."),
-        Field("draw_chips", "bool", False, label="Pay draw chips", help="With explicit hands: pay the draw's chips as if drawn."),
-        Field("player_chips", "int", 0, low=0, high=100, label="Player chips",
-              help="Mid-contest position (with explicit hands): chips in the player's hand."),
-        Field("narrator_chips", "int", 0, low=0, high=100, label="Narrator chips",
-              help="Mid-contest position: chips in the narrator's hand."),
-        Field("player_stack", "int", 0, low=0, high=4, label="Player stack", help="Mid-contest position: the player's stack (0-4)."),
-        Field("narrator_stack", "int", 0, low=0, high=4, label="Narrator stack", help="Mid-contest position: the narrator's stack (0-4)."),
-        Field("wins", "int", 0, low=0, high=9, label="Track X (wins)", help="Mid-contest position: places won on the track."),
-        Field("losses", "int", 0, low=0, high=9, label="Track O (losses)", help="Mid-contest position: places lost on the track."),
-        Field("pool", "text", dice_text(DEFAULT_POOL), label="Pool", help="The main pool (dice list, or none)."),
-        Field("reserve", "text", dice_text(DEFAULT_RESERVE), label="Reserve", help="The reserve (dice list, or none)."),
-        Field("player_policy", "text", "fixed", label="Player policy",
-              help='"optimal", or fixed preferences like "risk=always;break=advantage>security".'),
-        Field("narrator_policy", "text", "fixed", label="Narrator policy",
-              help='"optimal", "kind", "random", or fixed preferences like "hurt=injury;plans=dice".'),
-    ]
-    # one wording: the help of every field the registry declares is the registry's
-    from dataclasses import replace
-
-    from exactdice.systems import get_system
-
-    declared = {parameter.name: parameter for parameter in get_system("karbon").parameters}
-    fields = [replace(field, help=declared[field.name].help) if field.name in declared else field
-              for field in fields]
-    # and each knob's: what it decides and what each value means (`karbon rules`)
-    from exactdice.karbon.reading import KNOBS
-
-    fields += [Field(f"rule_{name}", "choice", values[0], choices=values, label=name.replace("_", " "),
-                     help=f"Rule knob {name}, {KNOBS[name][0]}: "
-                          + " | ".join(f"{value} = {meaning}" for value, meaning in KNOBS[name][1].items())
-                          + f" (the spec's reading: {values[0]}).")
-               for name, values in RULE_CHOICES.items()]
-    fields.append(Field("max_states", "int", DEFAULT_MAX_STATES, low=1, high=WEB_MAX_STATES_CEILING,
-                        label="Max states", help="Stop exploring past this many states."))
-    fields.append(Field("max_seconds", "int", DEFAULT_BOUNDS_SECONDS, low=0, high=MAX_BOUNDS_SECONDS,
-                        label="Bounds seconds",
-                        help="An optimal player whose exact game passes Max states, or a tenth of "
-                             "this many seconds of exploring, is answered with certified bounds searched "
-                             "for this long, with their gap; with the exact check that follows, the answer "
-                             "takes up to about 1.6 times this (0: no bounds; stop at Max states instead)."))
-    return tuple(fields)
-
-
-KARBON_FIELDS = _karbon_fields()
-KARBON_FIELD_NAMES = tuple(field.name for field in KARBON_FIELDS)
-
-DIST_FIELDS = (Field("expression", "text", "3d6", label="Expression",
-                     help="Dice notation: 3d6+2, 4d6kh3, 2d20kl1, d6+d8+d10, (2d6+1)-d4."),)
-
-
-#: the most cells a grid made on the page may have (each is one exact solve)
-MAX_GRID_CELLS = 100
-
-
-def _grid_fields() -> tuple[Field, ...]:
-    from exactdice.karbon.tables import AXES
-
-    axes = (Field("row_axis", "choice", "ability", choices=AXES, label="Rows",
-                  help="The setup parameter along the rows."),
-            Field("row_values", "text", "1-5", label="Row values", help="A range like 1-5 or a list like 1,3,5."),
-            Field("column_axis", "choice", "challenge", choices=AXES, label="Columns",
-                  help="The setup parameter along the columns."),
-            Field("column_values", "text", "1-5", label="Column values", help="A range or a list."))
-    kept = [field for field in KARBON_FIELDS
-            if field.name not in ("player_dice", "narrator_dice", "draw_chips", "training", "max_states",
-                                  "max_seconds") + MID_CONTEST_FIELDS]
-    return axes + tuple(kept)
-
-
-def integer_values(text: str, field: Field) -> list[int]:
-    """``3``, ``1-5`` or ``1,2,4`` -> whole numbers within the field's bounds.
-
-    >>> integer_values("1-3,5", Field("peril", "int", 0, low=0, high=10))
-    [1, 2, 3, 5]
-    """
-    values = parse_integer_list(text, field.name)
-    beyond = [value for value in values if (field.low is not None and value < field.low)
-              or (field.high is not None and value > field.high)]
-    if beyond:   # the value farthest out: "1-20" goes up to 20, not "reaches 16"
-        worst = max(beyond) if max(beyond) > (field.high if field.high is not None else max(beyond) - 1) else min(beyond)
-        direction = "up to" if field.high is not None and worst > field.high else "down to"
-        raise InputError(field.name, f'"{text}" goes {direction} {worst}; {field.label or field.name} goes from '
-                                     f'{field.low} to {field.high} on this page')
-    if len(set(values)) != len(values):
-        raise InputError(field.name, f'"{text}" names a value twice')
-    return values
-
-
-def karbon_grid(data: dict) -> dict:
-    """The checked arguments of a Karbon grid (`exactdice.karbon.tables.contest_cell` per cell).
-
-    >>> grid = karbon_grid({"row_values": "1-2", "column_values": "1"})
-    >>> grid["rows"], grid["columns"], grid["fixed"]["consequence"]
-    ([1, 2], [1], 2)
-    """
-    from exactdice.karbon import RULE_CHOICES
-
-    by_axis = {field.name: field.default for field in GRID_FIELDS if field.name.endswith("_axis")}
-    axes_named = [data.get(name, default) for name, default in by_axis.items()] if isinstance(data, dict) else []
-    values = read_fields(GRID_FIELDS, data, unused=axes_named)   # an axis's own box is not read
-    by_name = {field.name: field for field in KARBON_FIELDS}
-    errors = {}
-    if values["row_axis"] == values["column_axis"]:
-        errors["column_axis"] = f"must differ from the rows' parameter ({values['row_axis']})"
-    axes = {}
-    for side in ("row", "column"):
-        try:
-            axis = by_name[values[f"{side}_axis"]]
-            axes[side] = integer_values(values[f"{side}_values"], Field(
-                f"{side}_values", "int", low=axis.low, high=axis.high, label=axis.label))
-        except InputError as error:
-            errors[error.field] = error.message
-    if not errors and len(axes["row"]) * len(axes["column"]) > MAX_GRID_CELLS:
-        errors["row_values"] = (f"{len(axes['row'])} x {len(axes['column'])} = "
-                                f"{len(axes['row']) * len(axes['column'])} cells; the page makes at most "
-                                f"{MAX_GRID_CELLS} (use `exactdice karbon table` for more)")
-    if errors:
-        raise FormError(errors)
-    # every other field checked as the calculator checks it, at the grid's first cell
-    first = {field.name: values[field.name] for field in KARBON_FIELDS if field.name in values}
-    first.update({values["row_axis"]: axes["row"][0], values["column_axis"]: axes["column"][0]})
-    karbon_contest(first)
-    fixed = {name: values[name] for name in ("ability", "challenge", "consequence", "peril", "fortune",
-                                             "fallout", "pool", "reserve")}
-    return {"row_axis": values["row_axis"], "rows": axes["row"], "column_axis": values["column_axis"],
-            "columns": axes["column"], "fixed": fixed, "player": values["player_policy"],
-            "narrator": values["narrator_policy"],
-            "rules": tuple(f"{name}={values['rule_' + name]}" for name in RULE_CHOICES)}
-
-
-def field_descriptions(fields) -> list[dict]:
-    """The fields as JSON for the page."""
-    return [field.describe() for field in fields]
-
-
-def read_fields(fields, data: dict, unused=()) -> dict:
-    """Each declared field's value from ``data`` (defaults for missing ones), checked by kind.
-
-    >>> read_fields((Field("peril", "int", 0, low=0), Field("training", "bool", False)),
-    ...             {"peril": " 2 ", "training": "on"})
-    {'peril': 2, 'training': True}
-    """
-    values, errors = read_fields_partly(fields, data, unused)
-    if errors:
-        raise FormError(errors)
-    return values
-
-
-def read_fields_partly(fields, data: dict, unused=()) -> tuple[dict, dict]:
-    """`read_fields` without raising: (the good fields' values, {field: message} of the bad
-    ones), so a form's later checks can run on what is good and report everything at once.
-    Fields named in ``unused`` (the answer will not read them) may be left blank.
-
-    >>> read_fields_partly((Field("peril", "int", 0, low=0), Field("fallout", "int", 0)),
-    ...                    {"peril": "-1", "fallout": "1"})
-    ({'fallout': 1}, {'peril': 'must be a whole number >= 0, got -1'})
-    """
-    if not isinstance(data, dict):
-        raise FormError({"form": "the request body must be a JSON object of field values"})
-    known = {field.name for field in fields}
-    errors = {name: "unknown field" for name in data if name not in known}
-    values = {}
-    for field in fields:
-        try:
-            values[field.name] = _read_field(field, data.get(field.name, field.default),
-                                             blank_ok=field.name in unused)
-        except _BadValue as problem:
-            errors[field.name] = str(problem)
-    return values, errors
+# ----- reading fields -----------------------------------------------------------------
 
 
 class _BadValue(Exception):
     """A field's value the page may not send (the message says why)."""
 
 
-def _read_field(field: Field, raw, blank_ok: bool = False):
-    """One field's checked value. A number left blank is refused where the field has a
-    default (the page would show an empty box and compute with a number nobody sees),
-    unless ``blank_ok`` (its value is not used), else it is None; a field left out of the
-    request takes its default."""
-    if isinstance(raw, str) and not raw.strip() and field.kind in ("int", "float"):
-        if field.default is not None and not blank_ok:
-            kind = "whole number" if field.kind == "int" else "number"
-            raise _BadValue(f"is empty (or not a number); give a {kind}, for example {field.default}")
-        raw = None
-    if raw is None:
-        raw = field.default
-    if raw is None and field.kind in ("int", "float"):
-        return None
-    return _FIELD_READERS.get(field.kind, _read_text)(field, raw)
-
-
-def _read_float(field: Field, raw) -> float:
+def _number(field: Field, raw, kind: type):
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        raise _BadValue(f"must be {'a whole number' if kind is int else 'a number'}, got {raw!r}")
     try:
-        if isinstance(raw, bool):
-            raise ValueError
-        return float(str(raw).strip())
+        return kind(str(raw).strip())
     except ValueError:
-        raise _BadValue(f"must be a number, got {raw!r}") from None
+        raise _BadValue(f"must be {'a whole number' if kind is int else 'a number'}, got {raw!r}") from None
 
 
-def _read_int(field: Field, raw) -> int:
-    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
-        raise _BadValue(f"must be a whole number, got {raw!r}")
-    try:
-        value = int(str(raw).strip())
-    except ValueError:
-        raise _BadValue(f"must be a whole number, got {raw!r}") from None
-    if field.low is not None and value < field.low:
-        raise _BadValue(f"must be a whole number >= {field.low}, got {value}")
-    if field.high is not None and value > field.high:
-        raise _BadValue(f"must be at most {field.high:,} on this page, got {value:,}")
-    return value
-
-
-def _read_bool(field: Field, raw) -> bool:
+def _bool(field: Field, raw) -> bool:
     if raw not in (True, False, "true", "false", "on", "off", "1", "0", 1, 0):
         raise _BadValue(f"must be true or false, got {raw!r}")
     return raw in (True, "true", "on", "1", 1)
 
 
-def _read_choice(field: Field, raw):
-    if raw not in field.choices:
-        raise _BadValue(f"must be one of {' | '.join(field.choices)}, got {raw!r}")
-    return raw
-
-
-def _read_text(field: Field, raw) -> str:
+def _text(field: Field, raw) -> str:
     if not isinstance(raw, str):
         raise _BadValue(f"must be text, got {raw!r}")
-    if len(raw) > 500:
-        raise _BadValue(f"is {len(raw)} characters long; at most 500")
+    if len(raw) > _LONGEST_TEXT:
+        raise _BadValue(f"is {len(raw)} characters long; at most {_LONGEST_TEXT}")
     return raw.strip()
 
 
-#: field kind -> its reader (any other kind is text)
-_FIELD_READERS = {"float": _read_float, "int": _read_int, "bool": _read_bool, "choice": _read_choice}
-
-
-def karbon_contest(data: dict):
-    """(setup, ruleset, player policy, narrator policy, limits) from the Karbon form;
-    ``limits`` holds ``max_states`` and ``max_seconds`` (of the bounds' search).
-
-    Built with the same library calls as ``exactdice karbon odds`` (the CLI's
-    `setup_from_options` does the same steps); every field is checked first.
-    """
-    from exactdice.karbon import (RULE_CHOICES, ContestSetup, Rules, parse_narrator_policy,
-                                  parse_player_policy)
-    from exactdice.karbon.policies import check_policy_dice
-    from exactdice.karbon.dice import parse_dice_list
-
-    hands = [data.get(name) for name in ("player_dice", "narrator_dice")] if isinstance(data, dict) else []
-    explicit_hands = any(isinstance(hand, str) and hand.strip() for hand in hands)
-    values, errors = read_fields_partly(KARBON_FIELDS, data,
-                                        unused=("ability", "challenge") if explicit_hands else ())
-
-    def attempt(name, build, *needs):
-        """``build()``'s value, its error kept under ``name``; skipped where a field it
-        reads is already bad (one message per field, all of them in one answer)."""
-        if not all(need in values for need in needs or (name,)):
-            return None
+def _several(parameter: Parameter, text: str) -> tuple:
+    """A text field of several values (``d8,d8; d6``, ``2,0,-1``) as the parameter's tuple."""
+    separator = MULTIPLE_SEPARATORS.get(parameter.kind, ";")
+    items = [item.strip() for item in text.split(separator) if item.strip()]
+    if parameter.kind is int:
         try:
-            return build()
-        except InputError as error:
-            errors[name] = error.message
-            return None
+            return tuple(int(item) for item in items)
+        except ValueError:
+            raise _BadValue(f"give whole numbers separated by '{separator}', got {text!r}") from None
+    return tuple(items)
 
-    knobs = [f"rule_{name}" for name in RULE_CHOICES]
-    ruleset = attempt("rule_objective", lambda: Rules().with_rules(
-        [f"{name}={values['rule_' + name]}" for name in RULE_CHOICES]), *knobs)
-    player = attempt("player_policy", lambda: parse_player_policy(values["player_policy"]))
-    narrator = attempt("narrator_policy", lambda: parse_narrator_policy(values["narrator_policy"]))
-    dice = {}
-    for name in ("pool", "reserve", "player_dice", "narrator_dice"):
-        if name in ("player_dice", "narrator_dice") and not values.get(name):
-            dice[name] = None
+
+def _value(field: Field, raw, blank_ok: bool):
+    """One field's value: its kind read, then the parameter's own check with the page's range."""
+    if isinstance(raw, str) and not raw.strip() and field.kind in ("int", "float"):
+        # a box the page fills in, left empty: refused, not computed with a value nobody sees
+        example = field.default if field.default is not None else field.start
+        if example is not None and not blank_ok:
+            kind = "whole number" if field.kind == "int" else "number"
+            raise _BadValue(f"is empty (or not a number); give a {kind}, for example {example}")
+        return None
+    if raw is None:
+        return None
+    if field.kind == "choice":
+        if raw not in field.choices:
+            raise _BadValue(f"must be one of {' | '.join(map(str, field.choices))}, got {raw!r}")
+        return raw
+    value = {"int": lambda: _number(field, raw, int), "float": lambda: _number(field, raw, float),
+             "bool": lambda: _bool(field, raw)}.get(field.kind, lambda: _text(field, raw))()
+    parameter = field.parameter
+    if parameter is None:
+        return value
+    if parameter.multiple:
+        value = _several(parameter, value)
+    elif parameter.kind is str and value == "" and not parameter.choices:
+        value = None
+    try:
+        return parameter.check(value, page=True)
+    except InputError as error:
+        raise _BadValue(error.message) from None
+
+
+def read_fields(shown: list[Field], data, unused=()) -> dict:
+    """Each field's value from *data* (its default where left out), by the parameters'
+    names; knob fields gathered into their parameter's ``NAME=VALUE`` tuple (the knobs that
+    differ from the spec's reading). Every bad field at once, as a `FormError`; fields named
+    in *unused* (the answer will not read them) may be left blank and are left out.
+
+    >>> read_fields(fields(get_parameters("karst-death")), {"negative_health": " 2 "})
+    {'negative_health': 2, 'aid': 0, 'modifier': 0}
+    """
+    if not isinstance(data, dict):
+        raise FormError({"form": "the request body must be a JSON object of field values"})
+    known = {field.name for field in shown}
+    errors = {name: "unknown field" for name in data if name not in known}
+    values: dict = {}
+    knobs = []
+    for field in shown:
+        try:
+            value = _value(field, data.get(field.name, field.default), blank_ok=field.name in unused)
+        except _BadValue as problem:
+            errors[field.name] = str(problem)
             continue
-        dice[name] = attempt(name, lambda name=name: parse_dice_list(values[name], name))
+        if field.name.startswith(KNOB_PREFIX) and field.parameter is None:
+            if value != field.default:
+                knobs.append(f"{field.name[len(KNOB_PREFIX):]}={value}")
+        elif field.name not in unused:
+            values[field.name] = value
     if errors:
         raise FormError(errors)
-    explicit = dice["player_dice"] is not None or dice["narrator_dice"] is not None
-    position = {name: values[name] for name in MID_CONTEST_FIELDS}
-    if any(position.values()) and not explicit:
-        first = next(name for name, value in position.items() if value)
-        raise FormError({first: "a mid-contest position needs explicit hands (Player hand and "
-                                "Narrator hand), as in a --state file"})
+    if any(field.name.startswith(KNOB_PREFIX) for field in shown):
+        values["rules"] = tuple(knobs)
+    return values
+
+
+def get_parameters(name: str) -> tuple[Parameter, ...]:
+    """A computation's declared parameters (`exactdice.answers.systems.computations`)."""
+    from exactdice.answers.systems import computation
+
+    return tuple(computation(name).rules_system().parameters)
+
+
+def karbon_fields() -> list[str]:
+    """The Karbon form's field names."""
+    return [field.name for field in fields(get_parameters("karbon"))]
+
+
+def read_computation(name: str, data) -> dict:
+    """A computation's values from the page's fields, checked field by field and then by
+    the library as a whole (a Karbon contest, a system's setup and rules); `FormError`."""
+    shown = fields(get_parameters(name))
+    hands = [data.get(hand) for hand in ("player_dice", "narrator_dice")] if isinstance(data, dict) else []
+    explicit = any(isinstance(hand, str) and hand.strip() for hand in hands)
+    # explicit hands: no draw, so Ability and Challenge (which the page always sends) are not read
+    values = read_fields(shown, data, unused=("ability", "challenge") if name == "karbon" and explicit else ())
     try:
-        setup = ContestSetup(
-            ability=None if explicit else values["ability"],
-            challenge=None if explicit else values["challenge"],
-            consequence=values["consequence"], peril=values["peril"], fortune=values["fortune"],
-            training=values["training"], fallout=values["fallout"],
-            player_dice=dice["player_dice"], narrator_dice=dice["narrator_dice"],
-            draw_chips=values["draw_chips"], pool=dice["pool"], reserve=dice["reserve"], **position)
-        check_policy_dice(player, narrator, setup.sizes().sizes)
+        _library_check(name, values)
+    except FormError:
+        raise
     except InputError as error:
-        raise FormError({form_field(error.field, KARBON_FIELD_NAMES): error.message}) from None
-    return setup, ruleset, player, narrator, {name: values[name] for name in ("max_states", "max_seconds")}
+        raise FormError({form_field(error.field, {field.name for field in shown}): error.message}) from None
+    return values
 
 
-def karbon_key(setup, ruleset, player, narrator):
-    """The results-store key of a contest's odds on the page (not of a table cell).
+def _library_check(name: str, values: dict) -> None:
+    """What the values say together, checked as the library checks a request (no solve)."""
+    if name == "karbon":
+        from exactdice.answers.karbon import karbon_request
 
-    >>> from exactdice.karbon import ContestSetup, Rules, PlayerPolicy, NarratorPolicy
-    >>> karbon_key(ContestSetup(ability=1, challenge=1), Rules(), PlayerPolicy(),
-    ...            NarratorPolicy()).system
-    'karbon'
+        karbon_request(values)
+        return
+    from exactdice.answers.systems import computation
+
+    declared = computation(name).rules_system()
+    declared.setup(values), declared.rules(values)
+
+
+# ----- the dice page and a new Karbon grid ------------------------------------------------------
+
+DIST_FIELDS = [Field("expression", "text", "3d6", label="Expression", start="3d6",
+                     help="Dice notation: 3d6+2, 4d6kh3, 2d20kl1, d6+d8+d10, (2d6+1)-d4.")]
+
+
+def _grid_axes_fields() -> list[Field]:
+    from exactdice.karbon.tables import AXES
+
+    return [Field("row_axis", "choice", "ability", choices=AXES, start="ability", label="Rows",
+                  help="The setup parameter along the rows."),
+            Field("row_values", "text", "1-5", start="1-5", label="Row values",
+                  help="A range like 1-5 or a list like 1,3,5."),
+            Field("column_axis", "choice", "challenge", choices=AXES, start="challenge", label="Columns",
+                  help="The setup parameter along the columns."),
+            Field("column_values", "text", "1-5", start="1-5", label="Column values", help="A range or a list.")]
+
+
+GRID_AXES_FIELDS = _grid_axes_fields()
+#: Karbon's parameters a grid does not take: hands and positions (a grid draws), the limits
+_NOT_IN_A_GRID = ("player_dice", "narrator_dice", "draw_chips", "player_chips", "narrator_chips", "player_stack",
+                  "narrator_stack", "wins", "losses", "max_states", "max_seconds")
+
+
+def grid_fields() -> list[Field]:
+    """The fields of a new Karbon grid: its two axes, then the contest's other fields."""
+    return GRID_AXES_FIELDS + [field for field in fields(get_parameters("karbon"))
+                               if field.name not in _NOT_IN_A_GRID]
+
+
+def integer_values(text: str, field: Field) -> list[int]:
+    """``3``, ``1-5`` or ``1,2,4`` -> whole numbers within the field's range on this page
+    (errors name the field).
+
+    >>> integer_values("1-3,5", Field("peril", "int", 0, low=0, high=10))
+    [1, 2, 3, 5]
     """
-    from exactdice.tables.store import ResultKey
+    from exactdice.integer_lists import parse_integer_list
 
-    return ResultKey("karbon", ruleset.to_dict(), {"result": "contest_odds", **setup.to_dict()},
-                     {"player": player.text(), "narrator": narrator.text()})
+    values = parse_integer_list(text, field.name)
+    beyond = [value for value in values if (field.low is not None and value < field.low)
+              or (field.high is not None and value > field.high)]
+    if beyond:   # the value farthest out: "1-20" goes up to 20, not "reaches 16"
+        high = field.high is not None and max(beyond) > field.high
+        worst = max(beyond) if high else min(beyond)
+        raise InputError(field.name, f'"{text}" goes {"up" if high else "down"} to {worst}; '
+                                     f'{field.label or field.name} goes from {field.low} to {field.high} on this page')
+    if len(set(values)) != len(values):
+        raise InputError(field.name, f'"{text}" names a value twice')
+    return values
 
 
-GRID_FIELDS = _grid_fields()
+def _axis_values(text: str, side: str, axis: Field) -> list[int]:
+    """One axis's values, within its parameter's range on this page."""
+    return integer_values(text, Field(f"{side}_values", "int", low=axis.low, high=axis.high, label=axis.label))
+
+
+def grid_request(data) -> tuple[dict, dict]:
+    """``(values, axes)`` of a new Karbon grid: the contest's values held fixed and the
+    rows' and columns' parameters with their values, checked (`FormError`).
+
+    >>> values, axes = grid_request({"row_values": "1-2", "column_values": "1"})
+    >>> axes, values["consequence"]
+    ({'ability': [1, 2], 'challenge': [1]}, 2)
+    """
+    from exactdice.answers.tables import PAGE_MAX_TABLE_CELLS, karbon_table_check
+
+    shown = grid_fields()
+    named = [data.get(name, default) for name, default in (("row_axis", "ability"), ("column_axis", "challenge"))] \
+        if isinstance(data, dict) else []
+    read = read_fields(shown, data, unused=tuple(name for name in named if isinstance(name, str)))
+    errors = {}
+    if read["row_axis"] == read["column_axis"]:
+        errors["column_axis"] = f"must differ from the rows' parameter ({read['row_axis']})"
+    by_name = {field.name: field for field in shown}
+    axes = {}
+    for side in ("row", "column"):
+        try:
+            axes[read[f"{side}_axis"]] = _axis_values(read[f"{side}_values"], side, by_name[read[f"{side}_axis"]])
+        except InputError as error:
+            errors[error.field] = error.message
+    if errors:
+        raise FormError(errors)
+    axis_names = {field.name for field in GRID_AXES_FIELDS}
+    values = {name: value for name, value in read.items() if name not in axis_names}
+    try:
+        karbon_table_check(values, axes, PAGE_MAX_TABLE_CELLS)
+    except InputError as error:   # an axis's values are its side's box
+        sides = dict(zip(axes, ("row_values", "column_values")))
+        field = sides.get(error.field) or (error.field if error.field in by_name else "row_values")
+        raise FormError({field: error.message.replace("in one table", "on this page (exactdice karbon table "
+                                                                       "makes more)")}) from None
+    return values, axes

@@ -28,7 +28,8 @@ EXAMPLE_PAGES = [ROOT / "README.md", *PAGES]
 #: the packages (and public modules) whose __all__ the API reference documents
 API_MODULES = ["exactdice", "exactdice.core", "exactdice.markov", "exactdice.karbon", "exactdice.contingency",
                "exactdice.chronica", "exactdice.karst", "exactdice.tables", "exactdice.systems",
-               "exactdice.validation", "exactdice.design", "exactdice.errors"]
+               "exactdice.answers", "exactdice.progress", "exactdice.validation", "exactdice.design",
+               "exactdice.errors"]
 #: fenced blocks that are not run, and why: installs and servers (how to run the tests, the
 #: benchmarks and the docs is itself checked by CI, which runs the same commands)
 NOT_RUN = ("python3 -m venv", ". .venv/bin/activate", "pip install", "git clone", "cd ", "exactdice serve",

@@ -129,7 +129,7 @@ def test_a_change_past_the_state_budget_is_skipped_and_the_base_past_it_is_an_er
     base = base_arguments(ability=1, challenge=1, consequence=1)
     report = karbon_sensitivity(base, store=None, workers=1, max_states=2_000)
     reasons = dict(report.skipped)
-    assert reasons["player risk=always"] == "its exact game passes 2,000 states (raise --max-states)"
+    assert reasons["player risk=always"] == "its exact game passes 2,000 states (raise `max_states`)"
     assert all(row.name != "player risk=always" for row in report.rows)
     assert any(row.name == "Consequence W 2 (+1)" for row in report.rows)  # small changes still solved
     with pytest.raises(TooLargeError, match="the base setup: its exact game passes 10 states"):

@@ -241,10 +241,10 @@ def test_the_exploring_bar_shows_no_time_left_against_the_state_limit(capsys):
 
 
 def test_a_grid_range_past_its_bounds_names_its_farthest_value():
-    from exactdice.web.forms import FormError, karbon_grid
+    from exactdice.web.forms import FormError, grid_request
 
     with pytest.raises(FormError) as raised:
-        karbon_grid({"row_values": "1-20", "column_values": "1"})
+        grid_request({"row_values": "1-20", "column_values": "1"})
     assert raised.value.errors["row_values"].startswith('"1-20" goes up to 20; Ability (A) goes from 0 to 15')
 
 

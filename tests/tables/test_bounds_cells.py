@@ -159,7 +159,7 @@ def test_web_page_shows_bounds_cells_from_a_tables_file(tmp_path):
     """The web page's table view reads interval cells: "lower-upper" where the page reads a
     percentage (it shades by the number the text starts with: the lower bound)."""
     from exactdice.tables.export import write_table
-    from exactdice.web.app import _present_table_file
+    from exactdice.web.present import table_file_json as _present_table_file
 
     path = write_table([_grid()], "json", tmp_path / "set.json")
     shown = _present_table_file(path)["tables"][0]["metrics"]

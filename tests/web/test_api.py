@@ -18,11 +18,13 @@ from starlette.testclient import TestClient
 from exactdice.core.exact import fraction_text
 from exactdice.core.notation import parse_dice
 from exactdice.karbon import ContestSetup, contest_odds
+from exactdice.answers.systems import computations
 from exactdice.web.app import create_app, exact_json
 from exactdice.web.jobs import CANCELLED_EXIT_CODE, JobManager
-from exactdice.web.systems import SYSTEM_PAGES
 
 from .contests import LONG_CONTEST, MAIN_CONTEST, TINY_CONTEST, sample_csv
+
+SYSTEM_PAGES = [name for name, found in computations().items() if found.system != "karbon"]
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +47,11 @@ def answer(client, url, body, timeout=120):
 
 def exact(value: dict) -> Fraction:
     return Fraction(value["exact"])
+
+
+def outcomes(rows: list) -> dict:
+    """An answer's outcome rows as {outcome: exact probability}."""
+    return {row["outcome"]: exact(row["p"]) for row in rows}
 
 
 # ----- pages and static files -------------------------------------------------------------
@@ -95,17 +102,29 @@ def test_main_contest_matches_the_python_api_and_is_cached(client):
     assert code in (200, 202) and data["status"] == "done"
     expected = contest_odds(ContestSetup(ability=3, challenge=2, consequence=2, peril=1))
     result = data["result"]
+    shown = outcomes(result["outcomes"])
     for name in ("win", "loss", "tie", "never_ends"):
-        assert exact(result[name]) == getattr(expected, name)
-    assert exact(result["win"]) + exact(result["loss"]) + exact(result["tie"]) + exact(result["never_ends"]) == 1
+        assert shown[name] == getattr(expected, name)
+    assert sum(shown.values()) == 1
     for name in ("rounds", "breaks", "glitches", "injuries", "conditions"):
-        assert exact(result[f"expected_{name}"]) == getattr(expected, f"expected_{name}")
-    assert result["states"] == expected.states
-    assert result["win"]["percent"] == exact_json(expected.win)["percent"]
-    assert result["draws"] == {"player": "3d8", "narrator": "2d8"} or result["draws"]["player"]
+        assert exact(result["expectations"][name]) == getattr(expected, f"expected_{name}")
+    assert result["provenance"]["states"] == expected.states
+    assert result["outcomes"][0]["p"]["percent"] == exact_json(expected.win)["percent"]
+    assert [row["words"] for row in result["outcomes"]] == ["the player wins", "the player loses", "a tie",
+                                                            "never ends"]
+    assert result["draws"] == {"player": "3d8", "narrator": "2d8"}
+    # how long it lasts (asked after the odds), drawn from the library's exact values
+    from exactdice.karbon.length import contest_length
+
+    length = contest_length(expected)
+    code, lasting = answer(client, "/api/karbon/length", MAIN_CONTEST)
+    assert lasting["status"] == "done", lasting
+    curve = lasting["result"]["charts"]["length"]["curves"][0]["points"]
+    assert [point["x"] for point in curve] == list(length.rounds)
+    assert [exact(point["y"]) for point in curve] == list(length.ended_by)
     again = client.post("/api/karbon/odds", json=MAIN_CONTEST)
     assert again.status_code == 200 and again.json()["cached"] is True
-    assert again.json()["result"]["win"] == result["win"]
+    assert again.json()["result"]["outcomes"] == result["outcomes"]
     # the same contest spelled with every default written out is the same key
     spelled = dict(MAIN_CONTEST, fortune="0", fallout=0, training=False, pool="7d6,5d8,3d10",
                    rule_tie_order="player_first", player_policy="fixed")
@@ -120,8 +139,8 @@ def test_explicit_hands_and_knobs_reach_the_solver(client):
     expected = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
                                          pool={}, reserve={}),
                             Rules().with_rules(["sudden_death=on"]))
-    assert exact(data["result"]["win"]) == expected.win
-    assert data["result"]["ruleset"]["sudden_death"] == "on"
+    assert outcomes(data["result"]["outcomes"])["win"] == expected.win
+    assert data["result"]["provenance"]["rules"]["sudden_death"] == "on"
     assert data["result"]["in_words"] == {"player": expected.player_policy.words(),
                                           "narrator": expected.narrator_policy.words(),
                                           "rules": "sudden_death=on"}
@@ -136,15 +155,15 @@ def test_optimal_player_gives_advice_in_words(client):
 
 
 @pytest.mark.parametrize("body, field, words", [
-    ({"ability": -1}, "ability", "must be a whole number >= 0, got -1"),
-    ({"challenge": 0}, "challenge", "must be a whole number >= 1, got 0"),
+    ({"ability": -1}, "ability", "must be >= 0, got -1"),
+    ({"challenge": 0}, "challenge", "must be >= 1, got 0"),
     ({"ability": "three"}, "ability", "must be a whole number, got 'three'"),
     ({"ability": 2.5}, "ability", "must be a whole number"),
     ({"ability": True}, "ability", "must be a whole number"),
     ({"ability": ""}, "ability", "is empty (or not a number); give a whole number, for example 3"),
     ({"peril": "  "}, "peril", "is empty"),
-    ({"consequence": 11}, "consequence", "must be at most 10 on this page"),
-    ({"max_states": 0}, "max_states", "must be a whole number >= 1"),
+    ({"consequence": 11}, "consequence", "must be <= 10 on this page (the command line takes more), got 11"),
+    ({"max_states": 0}, "max_states", "must be >= 1"),
     ({"training": "maybe"}, "training", "must be true or false"),
     ({"rule_tie_order": "random"}, "rule_tie_order", "must be one of player_first | narrator_first"),
     ({"pool": 7}, "pool", "must be text"),
@@ -222,22 +241,23 @@ def test_an_optimal_player_past_max_states_gets_the_cli_bounds(client):
     assert data["status"] == "done", data
     result = data["result"]
     assert result["kind"] == "bounds" and result["objective"].startswith("expected score")
-    assert result["too_large"] == "past Max states, 3,000" and "draws" not in result  # drawn: searched
+    assert result["too_large"] == ('reached 3,000 states (limit 3,000) while exploring; raise the limit with '
+                                   '"Max states"') and result["draws"] is None  # drawn: searched
     # the same search through the Python API (stopped by its state budget, so the same bounds)
     found = bounded_odds(ContestSetup(ability=1, challenge=1, consequence=1), None,
                          PlayerPolicy(kind="optimal"), NarratorPolicy(), max_states=3000,
                          certify_states=3000, max_seconds=60, workers=0)
     assert found.stopped == "states" and not result["reached"]
-    assert result["stopped"] == "it reached Max states (raise it)"
-    assert result["states_explored"] == found.explored
+    assert result["stopped"] == 'it reached "Max states" (raise it)'
+    assert result["explored"] == found.explored
     # rounded outward: the printed interval still holds the exact bounds
     lower, upper = Fraction(result["lower"]["decimal"]), Fraction(result["upper"]["decimal"])
     assert lower <= Fraction(found.lower) < lower + Fraction(1, 10**4)
     assert upper - Fraction(1, 10**4) < Fraction(found.upper) <= upper
     assert found.lower_kind == result["lower_kind"] == "exact"
     assert Fraction(result["lower"]["exact"]) == found.lower
-    assert exact(result["strategy_odds"]["win"]) == found.win
-    assert exact(result["fixed_preferences_value"]) == found.fixed_value
+    assert outcomes(result["strategy_outcomes"])["win"] == found.win
+    assert exact(result["fixed_value"]) == found.fixed_value
     # the advice's bounds are rounded outward too, as the interval is
     low, high = found.draw_bounds["d8"]
     assert result["advice"][0].startswith(f"Draw: the strategy takes d8; bounds on the value of each draw: "
@@ -253,8 +273,8 @@ def test_exploring_past_a_tenth_of_bounds_seconds_turns_to_bounds(client):
     # exploring): the exact attempt gets a tenth of Bounds seconds, not the whole Max states
     code, data = answer(client, "/api/karbon/odds", dict(OPTIMAL_PAST_REACH, max_states=3_000_000, max_seconds=2))
     assert data["status"] == "done", data
-    assert data["result"]["too_large"] == "more than 0.2 s of exploring, a tenth of Bounds seconds"
-    assert data["result"]["states_explored"] > 0
+    assert data["result"]["too_large"] == 'more than 0.2 s of exploring, a tenth of "Bounds seconds"'
+    assert data["result"]["explored"] > 0
 
 
 def test_bounds_with_explicit_hands_name_the_hands(client):
@@ -276,7 +296,7 @@ def test_no_bounds_when_not_asked_for_or_not_possible(client):
     # nor against a kind narrator (bounds need a narrator that does not help)
     code, data = answer(client, "/api/karbon/odds", dict(OPTIMAL_PAST_REACH, narrator_policy="kind"))
     assert data["status"] == "error" and data["errors"]["max_states"].startswith("reached 3,000 states")
-    for value, words in ((-1, "must be a whole number >= 0"), (601, "at most 600")):
+    for value, words in ((-1, "must be >= 0"), (601, "must be <= 600 on this page")):
         response = client.post("/api/karbon/odds", json=dict(OPTIMAL_PAST_REACH, max_seconds=value))
         assert response.status_code == 422 and words in response.json()["errors"]["max_seconds"]
 
@@ -315,7 +335,7 @@ def _run_in_a_forked_worker(monkeypatch, task, memory_limit=None):
 
     from exactdice.web import tasks
 
-    monkeypatch.setitem(tasks.TASKS, "probe", task)
+    monkeypatch.setitem(tasks.TASKS, "probe", lambda progress=None: task())
     context = multiprocessing.get_context("fork")
     receiving, sending = context.Pipe(duplex=False)
     process = context.Process(target=tasks.run_task, args=(sending, "probe", {}, memory_limit))
@@ -333,7 +353,7 @@ def _run_in_a_forked_worker(monkeypatch, task, memory_limit=None):
 
 def test_a_capped_worker_has_a_memory_budget_below_its_cap(monkeypatch):
     from exactdice.limits import memory_budget
-    from exactdice.web.tasks import worker_memory_budget
+    from exactdice.processes import worker_memory_budget
 
     cap = 8 * 2**30  # above this test process's address space, below half of a 24 GiB machine
     expected = min(memory_budget(), worker_memory_budget(cap))
@@ -343,24 +363,23 @@ def test_a_capped_worker_has_a_memory_budget_below_its_cap(monkeypatch):
 
 def test_a_worker_past_its_memory_budget_gets_the_servers_advice(monkeypatch):
     from exactdice.errors import TooLargeError
-    from exactdice.limits import MEMORY_FLAG
+    from exactdice.limits import MEMORY_PARAMETER
 
     def past_the_budget():
-        raise TooLargeError(MEMORY_FLAG, "the process reached 3 GiB ...; raise it with `exactdice --max-memory SIZE ...`")
+        raise TooLargeError(MEMORY_PARAMETER, "the process reached 3 GiB ...; raise it with `max_memory` ...")
 
     (kind, errors), = _run_in_a_forked_worker(monkeypatch, past_the_budget)
     assert kind == "input_error"
     assert errors == {"max_states": "the solve ran out of memory (a worker may use the machine's memory; raise it "
-                                    "with exactdice serve --worker-memory GIB, or lower max_states)"}
+                                    "with exactdice serve --worker-memory GIB, or lower `max_states`)"}
 
 
 def test_every_cancelled_worker_ends_with_the_same_exit_status():
     # cancelling at once, just after the start and mid-solve: always ended by SIGTERM (the job's
     # thread and the cancelling thread once both waited for the process and one read 255)
-    from exactdice.web.forms import karbon_contest
+    from exactdice.web.forms import read_computation
 
-    setup, ruleset, player, narrator, limits = karbon_contest(dict(LONG_CONTEST))
-    arguments = {"setup": setup, "ruleset": ruleset, "player": player, "narrator": narrator, **limits}
+    arguments = {"values": read_computation("karbon", dict(LONG_CONTEST))}
     manager = JobManager(workers=2)
     try:
         for delay in (0.0, 0.05, 0.2, 0.5, 0.0, 0.3):
@@ -374,6 +393,24 @@ def test_every_cancelled_worker_ends_with_the_same_exit_status():
             assert job.status == "cancelled" and job.exit_code == CANCELLED_EXIT_CODE, job.exit_code
             assert not job._process.is_alive() and job._process.exitcode == CANCELLED_EXIT_CODE
             assert not job.cancel()  # a second cancel does nothing
+    finally:
+        manager.shutdown()
+
+
+def test_a_cancelled_grid_ends_by_the_signal_too():
+    """A grid runs through the sweep, which turns SIGTERM into an interrupt in a command's
+    process: in a worker it must not (the load test once found its traceback in the log)."""
+    from exactdice.web.forms import grid_request
+
+    values, axes = grid_request({"row_values": "1-5", "column_values": "1-5", "consequence": 5, "peril": 2})
+    manager = JobManager(workers=1)
+    try:
+        job = manager.submit("karbon_grid", {"values": values, "axes": axes})
+        deadline = time.monotonic() + 30
+        while job.progress.stage != "cells" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert job.progress.stage == "cells" and not job.finished   # the sweep is running
+        assert job.cancel() and job.exit_code == CANCELLED_EXIT_CODE
     finally:
         manager.shutdown()
 
@@ -561,8 +598,10 @@ def test_every_system_page_answers_its_untouched_form(client, system):
     if system in SPEC_MICRO_EXAMPLES:
         assert shown == SPEC_MICRO_EXAMPLES[system]
     words = [row["words"] for row in data["result"]["outcomes"]]
-    assert words == (["side 0 (the player)", "side 1", "tie"] if system == "chronica"
-                     else [row["outcome"] for row in data["result"]["outcomes"]])
+    declared = computations()[system].rules_system()
+    assert words == [declared.outcome_words(row["outcome"]) for row in data["result"]["outcomes"]]
+    if system == "chronica":
+        assert words == ["the player (side 0) wins", "side 1 wins", "a tie"]
     # a value the page fills in with an example is still needed from a request
     examples = [field["name"] for field in fields if field["start"] != field["default"]]
     assert bool(examples) == (system not in ("karst-action", "karst-opposed"))   # all have defaults
@@ -574,7 +613,7 @@ def test_every_system_page_answers_its_untouched_form(client, system):
 
 @pytest.mark.parametrize("system, body, field, words", [
     ("contingency", {"dice": "d6,zz,d10", "difficulty": 6}, "dice", "zz"),
-    ("contingency", {"difficulty": 6, "advantage": -1}, "advantage", ">= 0"),
+    ("contingency", {"difficulty": 6, "advantage": -1}, "advantage", "must be >= 0, got -1"),
     ("contingency", {}, "difficulty", "needs a difficulty"),
     ("contingency", {"difficulty": 6, "luck": "sometimes"}, "luck", "must be one of never | always | if-failing"),
     ("chronica", {"sides": "d8"}, "sides", "at least two sides"),
@@ -670,7 +709,7 @@ def test_new_karbon_grid_cells_are_the_table_function_s_exact_values(client):
     assert data["status"] == "done", data
     result = data["result"]
     assert result["rows"] == ["0", "1"] and result["columns"] == ["1", "2"]
-    assert result["row_label"] == "peril" and [m["name"] for m in result["metrics"]][0] == "P(win)"
+    assert result["row_label"] == "Peril P" and [m["name"] for m in result["metrics"]][0] == "P(win)"
     for r, peril in enumerate((0, 1)):
         for c, consequence in enumerate((1, 2)):
             cell = contest_cell(ability=2, challenge=1, consequence=consequence, peril=peril,
@@ -683,7 +722,8 @@ def test_new_karbon_grid_cells_are_the_table_function_s_exact_values(client):
 @pytest.mark.parametrize("body, field, words", [
     ({"row_axis": "peril", "column_axis": "peril"}, "column_axis", "must differ"),
     ({"row_values": "1-20"}, "row_values", '"1-20" goes up to 20; Ability (A) goes from 0 to 15 on this page'),
-    ({"row_values": "1-11", "column_values": "1-10"}, "row_values", "11 x 10 = 110 cells; the page makes at most 100"),
+    ({"row_values": "1-11", "column_values": "1-10"}, "row_values",
+     "11 x 10 = 110 cells, each one exact solve; at most 100 on this page (exactdice karbon table makes more)"),
     ({"column_values": "x"}, "column_values", "is not a number"),
     ({"column_values": "2,2"}, "column_values", "names a value twice"),
     ({"column_values": "0-2"}, "column_values", '"0-2" goes down to 0; Challenge (C) goes from 1 to 15'),
@@ -711,8 +751,9 @@ def test_a_mid_contest_position_matches_the_cli_state_file(client, tmp_path):
     expected = contest_odds(read_state_file(path))
     code, data = answer(client, "/api/karbon/odds", state)
     assert data["status"] == "done", data
+    shown = outcomes(data["result"]["outcomes"])
     for name in ("win", "loss", "tie", "never_ends"):
-        assert exact(data["result"][name]) == getattr(expected, name)
+        assert shown[name] == getattr(expected, name)
     response = client.post("/api/karbon/odds", json={"wins": 1})
     assert response.status_code == 422 and "needs explicit hands" in response.json()["errors"]["wins"]
     full = client.post("/api/karbon/odds", json=dict(state, losses=1, wins=2))

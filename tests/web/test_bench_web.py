@@ -39,9 +39,9 @@ def cached(tmp_path_factory):
 
 def test_benchmark_web_main_contest_warm(benchmark, uncached):
     data = benchmark.pedantic(_ask, args=(uncached, MAIN_CONTEST), rounds=5, iterations=1)
-    assert data["status"] == "done" and data["result"]["states"] == 450
+    assert data["status"] == "done" and data["result"]["provenance"]["states"] == 450
 
 
 def test_benchmark_web_main_contest_cached(benchmark, cached):
     data = benchmark.pedantic(_ask, args=(cached, MAIN_CONTEST), rounds=20, iterations=1)
-    assert data["cached"] is True and data["result"]["states"] == 450
+    assert data["cached"] is True and data["result"]["provenance"]["states"] == 450

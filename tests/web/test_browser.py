@@ -43,13 +43,23 @@ def open_page(browser, live_server, path):
     return form
 
 
-def fill(browser, values: dict):
+def fill(browser, values: dict, root=None):
+    """Type each value into its field (a folded section opened first); a field with presets
+    (a policy) takes a preset from its list, or "other" and the value typed."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
 
+    root = root or browser
     for name, value in values.items():
-        element = browser.find_element(By.ID, f"f-{name}")
-        if not element.is_displayed():
-            browser.find_element(By.CSS_SELECTOR, "details summary").click()
+        element = root.find_element(By.ID, f"f-{name}")
+        browser.execute_script("const d = arguments[0].closest('details'); if (d) d.open = true;", element)
+        presets = root.find_elements(By.ID, f"f-{name}-preset")
+        if presets:
+            choice = Select(presets[0])
+            known = [option.get_attribute("value") for option in choice.options]
+            choice.select_by_value(str(value) if str(value) in known else "__other__")
+            if str(value) in known:
+                continue
         element.clear()
         element.send_keys(str(value))
 
@@ -73,7 +83,19 @@ def long_solves(live_server):
     jobs = live_server.app.state.jobs
     with jobs._lock:
         return [job for job in jobs._jobs.values() if job.task == "karbon_odds"
-                and job.arguments["setup"].ability == LONG_CONTEST["ability"]]
+                and job.arguments["values"].get("ability") == LONG_CONTEST["ability"]]
+
+
+def plotted(browser, canvas_id):
+    """The points a chart on the page plots, read back from Chart.js: [[(x, y), ...] per curve]."""
+    return browser.execute_script(
+        "const c = Chart.getChart(arguments[0]); return c && c.data.datasets.map(d => d.data.map(p => [p.x, p.y]));",
+        canvas_id)
+
+
+def as_plotted(chart):
+    """A library `Chart`'s exact values as the page plots them: percentages rounded to 4 places."""
+    return [[[x, float(exact_json(y, 4)["percent"])] for x, y in curve.points()] for curve in chart.curves]
 
 
 def text_of(browser, element_id):
@@ -104,16 +126,18 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     assert expected.expected_injuries == 0 and text_of(browser, "exp-injuries") == "0"   # exact 0 reads 0
     rounds = float(text_of(browser, "exp-rounds"))
     assert abs(rounds - float(expected.expected_rounds)) < 5e-5
-    # the what-if strip fills in: Challenge +1 against the Python API
-    cell = "whatif-challenge-up"
-    wait_for(lambda: "%" in text_of(browser, cell), what="the what-if strip")
-    harder = contest_odds(ContestSetup(ability=3, challenge=3, consequence=2, peril=1))
-    assert f"P(win) {exact_json(harder.win)['shown']}%" in text_of(browser, cell)
-    assert (f"loss {exact_json(harder.loss)['shown']}%, tie {exact_json(harder.tie)['shown']}%"
-            in text_of(browser, cell))
-    wait_for(lambda: all("\u2026" not in element.text for element in
-                         browser.find_elements(By.CSS_SELECTOR, "#whatif .value")),
-             what="every what-if cell")
+    from exactdice.karbon.charts import length_chart
+    from exactdice.karbon.length import contest_length
+
+    # the what-if strip: P(win) at Challenge 1, 2 (the base) and 3 against the Python API
+    strip = wait_for(lambda: plotted(browser, "whatif-challenge"), what="the what-if strip")
+    setups = {value: ContestSetup(ability=3, challenge=value, consequence=2, peril=1) for value in (1, 2, 3)}
+    assert strip == [[[value, float(exact_json(contest_odds(setup).win, 4)["percent"])]
+                      for value, setup in setups.items()]]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#whatif canvas")) == 6
+    assert wait_for(lambda: plotted(browser, "length-chart"), what="how long it lasts") == as_plotted(
+        length_chart(contest_length(expected)))
+    assert text_of(browser, "length-note").startswith("Exact values. Not ended by round")
     browser.find_element(By.ID, "show-exact").click()   # folded again for the picture
     browser.save_screenshot(str(screenshots / "karbon.png"))
 
@@ -125,7 +149,7 @@ def test_an_invalid_field_shows_its_message(browser, live_server, screenshots):
     fill(browser, {"ability": -2, "consequence": 2})
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "err-ability"), 30, "the field's message")
-    assert text_of(browser, "err-ability") == "must be a whole number >= 0, got -2"
+    assert text_of(browser, "err-ability") == "must be >= 0, got -2"
     assert "invalid" in browser.find_element(By.ID, "field-ability").get_attribute("class")
     assert not browser.find_elements(By.ID, "pct-win") or not browser.find_element(By.ID, "answer").is_displayed()
     fill(browser, {"ability": 3, "pool": "3d6,zz"})
@@ -271,19 +295,35 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
     browser.find_element(By.ID, "compute").click()
     law = expected_distribution(skill_check("d6,d8,d10", difficulty=7))
     wait_for(lambda: shown_success() == exact_json(law["success"])["exact"], 60, "the new outcomes")
+    words = {"success": "success", "success-with-condition": "success with a condition", "failure": "failure"}
     for name, p in law.items():
         cells = browser.find_element(By.ID, f"outcome-{name}").find_elements(By.TAG_NAME, "td")
         assert cells[1].text == exact_json(p)["shown"] + "%" and cells[2].text == exact_json(p)["exact"]
+        assert cells[0].text == words[name]   # outcomes in words
+    # the menu by task
+    menu = [option.text for option in Select(browser.find_element(By.ID, "f-system-choice")).options]
+    assert menu[:3] == ["Contingency skill check", "Chronica contest", "Karst action roll"] and "Karst attack" in menu
+    # the check's chance against difficulty: the library's exact chart, read back off the page
+    from exactdice.contingency.charts import success_chart
+    from exactdice.contingency.check import solve_check
+
+    chance = success_chart(solve_check(skill_check("d6,d8,d10", difficulty=7)))
+    assert wait_for(lambda: plotted(browser, "chance-chart")) == as_plotted(chance)
+    assert text_of(browser, "chance-note") == chance.note
     browser.save_screenshot(str(screenshots / "systems-contingency.png"))
     Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("chronica")   # d6 v d6
     first = wait_for(lambda: browser.execute_script(
         'const row = document.getElementById("outcome-0"); return row && row.cells[0].textContent;'),
         30, "the Chronica answer")
-    assert first == "side 0 (the player)" and text_of(browser, "outcome-0").split()[-2] == "5/12"
+    assert first == "the player (side 0) wins" and text_of(browser, "outcome-0").split()[-2] == "5/12"
     Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("karst-attack")
     wait_for(lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-damage"),
              30, "the Karst form")
     wait_for(lambda: browser.find_elements(By.ID, "outcome-hit"), 30, "the Karst form's own answer")
+    from exactdice.karst.charts import hit_chart
+
+    assert text_of(browser, "outcome-hit").startswith("the attack hits")
+    assert wait_for(lambda: plotted(browser, "chance-chart")) == as_plotted(hit_chart(0, 12))
     fill(browser, {"defense": 12, "health": 5, "damage": "2q"})
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "err-damage"), 30, "the damage field's message")
@@ -339,41 +379,46 @@ def test_a_new_grid_is_made_with_progress(browser, live_server, screenshots):
 def test_optimal_play_past_max_states_shows_certified_bounds(browser, live_server, screenshots):
     from selenium.webdriver.common.by import By
 
-    from exactdice.karbon import NarratorPolicy, PlayerPolicy
-    from exactdice.web.tasks import karbon_bounds
+    from exactdice.answers import karbon_bounds
+    from exactdice.core.exact import directed_decimal_text, fraction_text
 
+    setup = {"ability": 1, "challenge": 1, "consequence": 1, "player_policy": "optimal", "max_states": 3000,
+             "max_seconds": 60}
     open_page(browser, live_server, "/karbon")
-    fill(browser, {"ability": 1, "challenge": 1, "consequence": 1, "player_policy": "optimal",
-                   "max_states": 3000, "max_seconds": 60})
+    fill(browser, setup)
     browser.find_element(By.ID, "compute").click()
     interval = wait_for(lambda: text_of(browser, "bounds-interval"), what="the bounds")
-    expected = karbon_bounds(ContestSetup(ability=1, challenge=1, consequence=1), None,
-                             PlayerPolicy(kind="optimal"), NarratorPolicy(), 3000, 60)
-    assert interval == f"[{expected['lower']['decimal']}, {expected['upper']['decimal']}]"
-    assert text_of(browser, "bounds-heading").startswith("The exact game is too large (past Max states, 3,000)")
+    # stopped by its state budget, in one process as a worker searches: the same bounds
+    expected = karbon_bounds(setup, advice=True, workers=0)
+    lower, upper = Fraction(expected.lower), Fraction(expected.upper)
+    assert interval == (f"[{directed_decimal_text(lower, 4, up=False)}, "
+                        f"{directed_decimal_text(upper, 4, up=True)}]")
+    assert text_of(browser, "bounds-heading").startswith(
+        'The exact game is too large (reached 3,000 states (limit 3,000) while exploring; raise the limit with '
+        '"Max states")')
     notes = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#bounds-notes li")]
-    assert notes[0] == f"gap {expected['gap']}: the search stopped because it reached Max states (raise it)"
+    assert notes[0] == f'gap {float(upper - lower):.4f}: the search stopped because it reached "Max states" (raise it)'
     assert "(its exact value rounded down; the fraction under Exact fractions)" in notes[1]
     # the strategy's exact odds as bars; no expectations, no what-if strip of exact answers
-    assert text_of(browser, "pct-win") == exact_json(expected["strategy_odds"]["win"])["shown"] + "%"
+    assert text_of(browser, "pct-win") == exact_json(expected.strategy_outcomes["win"])["shown"] + "%"
     assert not browser.find_element(By.ID, "expectations").is_displayed()
-    assert text_of(browser, "whatif").startswith("(not with bounds")
+    assert text_of(browser, "whatif-status").startswith("(not with bounds")
     # the choices folded away under a count (the search stopped far from the answer)
     summary = text_of(browser, "advice-summary")
-    certified = sum("(certified best)" in line for line in expected["advice"])
-    assert summary == f"{len(expected['advice']) - 2} risk choices, {certified} of them certified best (click to show)"
+    certified = sum("(certified best)" in line for line in expected.advice)
+    assert summary == f"{len(expected.advice) - 2} risk choices, {certified} of them certified best (click to show)"
     assert not browser.find_element(By.CSS_SELECTOR, "#advice li").is_displayed()
     browser.find_element(By.ID, "advice-summary").click()
     lines = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#advice li")]
-    assert lines == expected["advice"]
+    assert lines == expected.advice
     # bounds further apart than 0.2 (here 0.43: the search stops at 3,000 states) are flagged,
     # with how to get an answer
-    assert expected["wide"] and Fraction(expected["gap"]) > Fraction(1, 5)
+    assert upper - lower > Fraction(1, 5)
     wide = [note for note in notes if note.startswith("these bounds are still wide")]
     assert len(wide) == 1 and "a smaller Pool and Reserve, or explicit hands" in wide[0]
     browser.find_element(By.ID, "show-exact").click()
     exact_lines = [line.text for line in browser.find_elements(By.CSS_SELECTOR, "#exact-box .exact")]
-    assert exact_lines[0] == f"lower bound = {expected['lower']['exact']}"
+    assert exact_lines[0] == f"lower bound = {fraction_text(lower)}"
     bar = browser.find_element(By.ID, "bounds-bar")
     assert bar.size["width"] > 0
     browser.save_screenshot(str(screenshots / "karbon-bounds.png"))
@@ -406,18 +451,16 @@ def test_a_new_submit_hides_the_last_answer_and_what_if_skips_impossible_values(
 
     open_page(browser, live_server, "/karbon")
     fill(browser, dict(MAIN_CONTEST, ability=2, peril=0))
-    browser.find_element(By.CSS_SELECTOR, "details summary").click()
     fill(browser, {"pool": "4d8", "max_states": 1000})   # 600 states; Consequence +1 has 1,550
     browser.find_element(By.ID, "compute").click()
-    wait_for(lambda: (cells := browser.find_elements(By.CSS_SELECTOR, "#whatif .value"))
-             and all("\u2026" not in element.text for element in cells), what="the what-if strip")
-    assert text_of(browser, "whatif-peril-down").endswith("n/a: Peril (P) can't go below 0")
-    # a change the pool cannot supply says why
-    assert text_of(browser, "whatif-challenge-up").endswith(
-        "n/a\nthe pool (2d8) cannot supply 3 dice for the narrator's draw")
-    # one that could not be computed is no "n/a": a dash and why
-    assert text_of(browser, "whatif-consequence-up").split("\n")[1:3] == [
-        "\u2014", 'reached 1,000 states (limit 1,000) while exploring; raise the limit with "Max states"']
+    wait_for(lambda: text_of(browser, "whatif-note"), what="the what-if strip")
+    # no Peril -1 (it starts at 0); Challenge +1 the pool cannot supply; Consequence +1 past Max states
+    assert [x for x, _ in plotted(browser, "whatif-peril")[0]] == [0, 1]
+    assert [x for x, _ in plotted(browser, "whatif-challenge")[0]] == [1, 2]
+    assert [x for x, _ in plotted(browser, "whatif-consequence")[0]] == [1, 2]
+    note = text_of(browser, "whatif-note")
+    assert "Challenge 3 (+1): challenge: the pool (2d8) cannot supply 3 dice for the narrator's draw" in note
+    assert 'Consequence W 3 (+1): its exact game passes 1,000 states (raise "Max states")' in note
     # a long solve: the answer above is not left beside the new inputs, nor after Cancel
     before = len(long_solves(live_server))
     fill(browser, dict(LONG_CONTEST, pool="7d6,5d8,3d10", max_states=3_000_000))

@@ -42,45 +42,128 @@ const exactdice = (() => {
   function buildFields(container, fields, filter, examples = false) {
     for (const field of fields) {
       if (filter && !filter(field)) continue;
-      const box = document.createElement("div");
-      box.className = "field";
-      box.id = `field-${field.name}`;
-      const label = document.createElement("label");
-      label.htmlFor = `f-${field.name}`;
-      label.textContent = field.label;
-      label.title = field.help;
-      let input;
-      const start = examples ? field.start : field.default;
-      if (field.kind === "choice") {
-        input = document.createElement("select");
-        for (const choice of field.choices) {
-          const option = document.createElement("option");
-          option.value = option.textContent = choice;
-          input.appendChild(option);
-        }
-        input.value = start;
-      } else {
-        input = document.createElement("input");
-        if (field.kind === "int" || field.kind === "float") {
-          input.type = field.kind === "int" ? "number" : "text";
-          input.value = start === null ? "" : start;
-        } else if (field.kind === "bool") {
-          input.type = "checkbox";
-          input.checked = !!start;
-        } else {
-          input.type = "text";
-          input.value = start === null ? "" : start;
-        }
-      }
-      input.id = `f-${field.name}`;
-      input.name = field.name;
-      input.title = field.help;
-      const error = document.createElement("span");
-      error.className = "error";
-      error.id = `err-${field.name}`;
-      box.append(label, input, error);
-      container.appendChild(box);
+      container.appendChild(control(field, examples ? field.start : field.default));
     }
+  }
+
+  // Each field into the container of its section (`#fields-<section>` under `root`; the
+  // first fields' section is ""); a section with no fields hides its <details>.
+  function buildSections(root, fields, examples = false) {
+    for (const box of root.querySelectorAll("[id^=fields-]")) box.innerHTML = "";
+    for (const field of fields) {
+      const box = root.querySelector(`#fields-${field.section}`) || root.querySelector("#fields-");
+      box.appendChild(control(field, examples ? field.start : field.default));
+    }
+    for (const details of root.querySelectorAll("details")) {
+      const filled = [...details.querySelectorAll("[id^=fields-]")].some(box => box.children.length);
+      details.classList.toggle("hidden", !filled && !!details.querySelector("[id^=fields-]"));
+    }
+  }
+
+  function control(field, start) {
+    const box = document.createElement("div");
+    box.className = "field" + (field.presets.length ? " preset-field" : "");
+    box.id = `field-${field.name}`;
+    const label = document.createElement("label");
+    label.htmlFor = field.presets.length ? `f-${field.name}-preset` : `f-${field.name}`;
+    label.textContent = field.label;
+    label.title = field.help;
+    const input = field.kind === "choice" ? select(field.choices.map(c => [c, c]), start) : document.createElement("input");
+    if (field.kind === "int" || field.kind === "float") {
+      input.type = field.kind === "int" ? "number" : "text";
+      input.value = start === null ? "" : start;
+    } else if (field.kind === "bool") {
+      input.type = "checkbox";
+      input.checked = !!start;
+    } else if (field.kind !== "choice") {
+      input.type = "text";
+      input.value = start === null ? "" : start;
+    }
+    input.id = `f-${field.name}`;
+    input.name = field.name;
+    input.title = field.help;
+    const error = document.createElement("span");
+    error.className = "error";
+    error.id = `err-${field.name}`;
+    box.append(label);
+    if (field.presets.length) box.append(presetChoice(field, input));
+    box.append(input, error);
+    return box;
+  }
+
+  function select(pairs, value) {
+    const element = document.createElement("select");
+    for (const [choice, words] of pairs) {
+      const option = document.createElement("option");
+      option.value = choice; option.textContent = words;
+      element.appendChild(option);
+    }
+    element.value = value;
+    return element;
+  }
+
+  // Common values in words, and "other..." for any other value typed in the box below
+  // (the box always holds what is sent; it shows only for another value)
+  function presetChoice(field, input) {
+    const CUSTOM = "__other__";
+    const known = field.presets.map(p => p.value);
+    const choice = select([...field.presets.map(p => [p.value, p.words]), [CUSTOM, "other (type it below)"]], "");
+    choice.id = `f-${field.name}-preset`;
+    choice.title = field.help;
+    const sync = () => {
+      const custom = !known.includes(input.value);
+      choice.value = custom ? CUSTOM : input.value;
+      input.classList.toggle("hidden", !custom);
+    };
+    choice.addEventListener("change", () => {
+      if (choice.value === CUSTOM) { input.classList.remove("hidden"); input.value = ""; input.focus(); }
+      else { input.value = choice.value; input.classList.add("hidden"); }
+    });
+    input.addEventListener("change", sync);
+    setTimeout(sync);
+    return choice;
+  }
+
+  // The page's picture of a chart the library drew from exact values (a `Chart`'s JSON):
+  // one line per curve at the points' percentages, the asked-about x marked; each point's
+  // exact value in its tooltip. Returns the Chart.js chart (its data is what was plotted).
+  function drawChart(canvas, chart) {
+    const old = Chart.getChart(canvas);
+    if (old) old.destroy();
+    const COLOURS = ["#1f5fa8", "#c8553d", "#4f8a3c", "#7b4ea3", "#a3862e"];
+    const number = y => parseFloat(chart.probability ? y.percent : y.value);
+    const values = chart.curves.flatMap(curve => curve.points.map(p => number(p.y)));
+    const scale = chart.probability && chart.full_scale ? {min: 0, max: 100}
+      : {min: 0, max: chart.probability ? Math.min(100, 5 * Math.ceil((Math.max(...values) * 1.25 + 2) / 5)) : undefined};
+    // each point's value written beside it, as `--plot` writes it (a what-if strip's few points)
+    const labelled = !chart.label_points ? null : {
+      id: "labels", afterDatasetsDraw(c) {
+        c.ctx.save(); c.ctx.fillStyle = "#333"; c.ctx.textAlign = "center"; c.ctx.font = "11px sans-serif";
+        c.data.datasets.forEach((dataset, i) => c.getDatasetMeta(i).data.forEach((point, j) => {
+          const y = chart.curves[i].points[j].y;
+          c.ctx.fillText(y.label, point.x, point.y - 8);
+        }));
+        c.ctx.restore();
+      }};
+    const marked = chart.marked_x === null ? null : {
+      id: "marked", afterDraw(c) {
+        const x = c.scales.x.getPixelForValue(chart.marked_x), {top, bottom} = c.chartArea;
+        c.ctx.save(); c.ctx.strokeStyle = "#444"; c.ctx.setLineDash([3, 3]);
+        c.ctx.beginPath(); c.ctx.moveTo(x, top); c.ctx.lineTo(x, bottom); c.ctx.stroke();
+        c.ctx.fillStyle = "#444"; c.ctx.fillText(chart.marked_label, x + 3, top + 10); c.ctx.restore();
+      }};
+    return new Chart(canvas, {type: "line",
+      data: {datasets: chart.curves.map((curve, i) => ({label: curve.label, borderColor: COLOURS[i % 5],
+        backgroundColor: COLOURS[i % 5], stepped: chart.steps ? "before" : false, pointRadius: 3,
+        data: curve.points.map(p => ({x: p.x, y: number(p.y)}))}))},
+      options: {animation: false, parsing: false, layout: {padding: {left: 8, right: 24, top: 6}},
+        scales: {x: {type: "linear", title: {display: true, text: chart.x_label},
+                     ticks: {stepSize: 1, callback: v => chart.labels[v] || v}},
+                 y: {title: {display: true, text: chart.y_label + (chart.probability ? " (%)" : "")}, ...scale}},
+        plugins: {title: {display: !!chart.title, text: chart.title},
+                  legend: {display: chart.curves.length > 1},
+                  tooltip: {callbacks: {afterLabel: ctx => `exact ${chart.curves[ctx.datasetIndex].points[ctx.dataIndex].y.exact}`}}}},
+      plugins: [marked, labelled].filter(Boolean)});
   }
 
   function formValues(form) {
@@ -189,5 +272,6 @@ const exactdice = (() => {
     }
   }
 
-  return {fieldsOf, buildFields, formValues, clearErrors, showErrors, postJSON, follow, cancel, runJob, copyText};
+  return {fieldsOf, buildFields, buildSections, drawChart, formValues, clearErrors, showErrors, postJSON, follow,
+          cancel, runJob, copyText};
 })();

@@ -28,7 +28,7 @@
   function show(result) {
     const system = systems.find(s => s.name === choice.value);
     document.getElementById("answer").classList.remove("hidden");
-    document.getElementById("summary").textContent = `${system.title} P(${system.column})`;
+    document.getElementById("summary").textContent = `${system.title}: the chance of each outcome`;
     const body = document.querySelector("#outcomes tbody");
     body.innerHTML = "";
     for (const row of result.outcomes) {
@@ -42,9 +42,18 @@
     if (chart) chart.destroy();
     chart = new Chart(document.getElementById("chart"), {type: "bar",
       data: {labels: result.outcomes.map(r => r.words),
-             datasets: [{label: "P %", data: result.outcomes.map(r => parseFloat(r.p.percent)), backgroundColor: "#2d6fb7"}]},
+             datasets: [{label: "chance (%)", data: result.outcomes.map(r => parseFloat(r.p.percent)), backgroundColor: "#2d6fb7"}]},
       options: {animation: false, indexAxis: "y", scales: {x: {beginAtZero: true, max: 100}},
-                plugins: {tooltip: {callbacks: {afterLabel: ctx => `exact ${result.outcomes[ctx.dataIndex].p.exact}`}}}}});
+                plugins: {legend: {display: false},
+                          tooltip: {callbacks: {afterLabel: ctx => `exact ${result.outcomes[ctx.dataIndex].p.exact}`}}}}});
+    // a check's chance against difficulty (or an attack's against defense), as `--plot` draws it
+    const chance = result.charts.chance;
+    document.getElementById("chance-box").classList.toggle("hidden", !chance);
+    if (chance) {
+      document.getElementById("chance-title").textContent = `${chance.y_label} by ${chance.x_label}`;
+      exactdice.drawChart(document.getElementById("chance-chart"), chance);
+      document.getElementById("chance-note").textContent = chance.note;
+    }
   }
 
   form.addEventListener("submit", async event => {

@@ -95,8 +95,8 @@
   const gridForm = document.getElementById("grid-form");
   const AXES = ["row_axis", "row_values", "column_axis", "column_values"];
   const gridFields = await exactdice.fieldsOf("karbon-grid");
-  exactdice.buildFields(document.getElementById("grid-axes"), gridFields, f => AXES.includes(f.name));
-  exactdice.buildFields(document.getElementById("grid-more"), gridFields, f => !AXES.includes(f.name));
+  exactdice.buildFields(document.getElementById("grid-axes"), gridFields, f => AXES.includes(f.name), true);
+  exactdice.buildFields(document.getElementById("grid-more"), gridFields, f => !AXES.includes(f.name), true);
   const status = document.getElementById("status");
   const cancelButton = document.getElementById("cancel");
   const gridMetric = document.getElementById("grid-metric");
@@ -109,7 +109,7 @@
                                       f.name !== values.column_axis &&
                                       (!f.name.startsWith("rule_") || values[f.name] !== f.default));
     return `${label(values.row_axis)} (rows) x ${label(values.column_axis)} (columns); ` +
-      kept.map(f => `${f.label} ${values[f.name]}`).join(", ");
+      kept.filter(f => f.kind !== "bool" || values[f.name]).map(f => f.kind === "bool" ? f.label : `${f.label} ${values[f.name]}`).join(", ");
   }
 
   function drawGrid() {

@@ -3,10 +3,9 @@
 
 (async () => {
   const form = document.getElementById("validate-form");
-  const MAIN = ["ability", "challenge", "consequence", "peril", "fortune", "fallout", "training"];
   const choice = document.getElementById("f-system-choice");
   const systems = [{name: "karbon", title: "Karbon contest", column: "outcome"},
-                   ...(await (await fetch("/api/systems")).json()).systems];
+                   ...(await (await fetch("/api/systems")).json()).systems];   // by task, as the other games' page
   for (const system of systems) {
     const option = document.createElement("option");
     option.value = system.name; option.textContent = system.title;
@@ -16,11 +15,10 @@
     const main = document.getElementById("main-fields"), more = document.getElementById("more-fields");
     main.innerHTML = ""; more.innerHTML = "";
     const fields = await exactdice.fieldsOf(choice.value);
-    const karbon = choice.value === "karbon";
-    exactdice.buildFields(main, fields, f => !karbon || MAIN.includes(f.name));
+    exactdice.buildFields(main, fields, f => f.section === "");
     // a sample is tested against exact odds only: no bounds search here
-    exactdice.buildFields(more, fields, f => karbon && !MAIN.includes(f.name) && f.name !== "max_seconds");
-    more.closest("details").classList.toggle("hidden", !karbon);
+    exactdice.buildFields(more, fields, f => f.section !== "" && f.name !== "max_seconds");
+    more.closest("details").classList.toggle("hidden", !more.children.length);
     const column = document.getElementById("f-column");
     column.value = "";   // blank: the system's outcome column for the setup given
     column.placeholder = systems.find(s => s.name === choice.value).column;
