@@ -33,15 +33,29 @@ def extensions():
         return []
     # _mapped.h (the edge arrays' storage) sits beside _graph.pxd, which the others cimport
     headers = ["exactdice/markov"]
-    walk = Extension("exactdice.karbon._walk", ["exactdice/karbon/_walk.pyx"], language="c++",
-                     include_dirs=headers, extra_compile_args=["-O3", "-std=c++17"])
+    walk = Extension(
+        "exactdice.karbon._walk",
+        ["exactdice/karbon/_walk.pyx"],
+        language="c++",
+        include_dirs=headers,
+        extra_compile_args=["-O3", "-std=c++17"],
+    )
     # -frounding-math: the certified bounds switch the rounding mode, so the compiler must not
     # fold or move floating-point operations across those switches
-    interval = Extension("exactdice.markov._interval", ["exactdice/markov/_interval.pyx"], language="c++",
-                         include_dirs=headers,
-                         extra_compile_args=["-O2", "-std=c++17", "-frounding-math", "-fno-fast-math"])
-    graph = Extension("exactdice.markov._graph", ["exactdice/markov/_graph.pyx"], language="c++",
-                      include_dirs=headers, extra_compile_args=["-O2", "-std=c++17"])
+    interval = Extension(
+        "exactdice.markov._interval",
+        ["exactdice/markov/_interval.pyx"],
+        language="c++",
+        include_dirs=headers,
+        extra_compile_args=["-O2", "-std=c++17", "-frounding-math", "-fno-fast-math"],
+    )
+    graph = Extension(
+        "exactdice.markov._graph",
+        ["exactdice/markov/_graph.pyx"],
+        language="c++",
+        include_dirs=headers,
+        extra_compile_args=["-O2", "-std=c++17"],
+    )
     return cythonize([graph, walk, interval], compiler_directives={"language_level": 3}, quiet=True)
 
 

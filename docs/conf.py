@@ -22,7 +22,7 @@ source_suffix = {".md": "markdown"}
 root_doc = "index"
 # flags stay flags: no "--" turned into a dash, no curly quotes in commands
 smartquotes = False
-exclude_patterns = ["_build", "examples", "README.md"]   # README.md: included by contributing.md
+exclude_patterns = ["_build", "examples", "README.md"]  # README.md: included by contributing.md
 
 # MyST: ``{doc}`` and ``[text](page.md)`` links are checked; headings get anchors for ``page.md#anchor``
 myst_enable_extensions = ["colon_fence", "deflist"]
@@ -37,7 +37,6 @@ autodoc_typehints = "signature"
 autodoc_default_options = {"members": True}
 # docstrings name code in `single backquotes`: a link where Sphinx knows the name
 default_role = "py:obj"
-
 
 
 def _load_every_command():

@@ -7,13 +7,21 @@ Fraction(1, 8)
 Fraction(173, 40)
 """
 
-from exactdice.core import (Distribution, NotationError, Pool, constant, d, evaluate_sorted,
-                            parse_dice)
+from exactdice.core import Distribution, NotationError, Pool, constant, d, evaluate_sorted, parse_dice
 from exactdice.errors import ExactdiceError, InputError, TooLargeError
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Distribution", "Pool", "d", "constant", "evaluate_sorted", "parse_dice",
-    "ExactdiceError", "InputError", "TooLargeError", "NotationError", "__version__",
+    "Distribution",
+    "Pool",
+    "d",
+    "constant",
+    "evaluate_sorted",
+    "parse_dice",
+    "ExactdiceError",
+    "InputError",
+    "TooLargeError",
+    "NotationError",
+    "__version__",
 ]

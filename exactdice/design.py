@@ -46,8 +46,17 @@ from exactdice.tables.store import ResultKey, ResultStore
 from exactdice.progress import ProgressCallback
 from exactdice.tables.sweep import SweepCell, shared_local_pool, sweep
 
-__all__ = ["DesignProblem", "DesignCandidate", "DesignResult", "design_search", "hoeffding_half_width",
-           "exact_grid_problem", "check_axes", "check_every_point", "DEFAULT_RISK"]
+__all__ = [
+    "DesignProblem",
+    "DesignCandidate",
+    "DesignResult",
+    "design_search",
+    "hoeffding_half_width",
+    "exact_grid_problem",
+    "check_axes",
+    "check_every_point",
+    "DEFAULT_RISK",
+]
 
 #: default chance that some screen's interval misses its exact value (union bound over the grid)
 DEFAULT_RISK = Fraction(1, 10**6)
@@ -161,8 +170,16 @@ def check_every_point(points: Iterable[dict], check: Callable[[dict], Any]) -> N
             raise
 
 
-def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules: Any, rules_data: dict,
-                       solve_fn: Callable, metric: Callable[[Any], Fraction]) -> DesignProblem:
+def exact_grid_problem(
+    axes: dict[str, list],
+    fixed: dict,
+    *,
+    system: str,
+    rules: Any,
+    rules_data: dict,
+    solve_fn: Callable,
+    metric: Callable[[Any], Fraction],
+) -> DesignProblem:
     """A problem without a screen (every point is solved exactly), for systems whose cells are cheap.
 
     A point's task is ``(arguments, rules)``: *fixed* updated by the point; its store key
@@ -197,12 +214,14 @@ def exact_grid_problem(axes: dict[str, list], fixed: dict, *, system: str, rules
     >>> design_search(problem, target=Fraction(1, 2), best=1, workers=1).candidates[0].point
     {'n': 2}
     """
+
     def cell(point: dict) -> SweepCell:
         arguments = {**fixed, **point}
         return SweepCell(ResultKey(system, rules_data, {"design": "exact", **arguments}), (arguments, rules))
 
-    return DesignProblem(axes={name: list(values) for name, values in axes.items()}, cell=cell,
-                         metric=metric, solve_fn=solve_fn)
+    return DesignProblem(
+        axes={name: list(values) for name, values in axes.items()}, cell=cell, metric=metric, solve_fn=solve_fn
+    )
 
 
 @dataclass(frozen=True)
@@ -303,10 +322,19 @@ def _distance_bound(interval: dict, target: Fraction) -> Fraction:
     return low - target if target < low else target - high
 
 
-def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fraction | None = None,
-                  best: int = 5, store: ResultStore | None = None, workers: int = 2, executor: Executor | None = None,
-                  progress: bool | ProgressCallback = False, exhaustive: bool = False,
-                  risk: Fraction = DEFAULT_RISK) -> DesignResult:
+def design_search(
+    problem: DesignProblem,
+    *,
+    target: Fraction,
+    tolerance: Fraction | None = None,
+    best: int = 5,
+    store: ResultStore | None = None,
+    workers: int = 2,
+    executor: Executor | None = None,
+    progress: bool | ProgressCallback = False,
+    exhaustive: bool = False,
+    risk: Fraction = DEFAULT_RISK,
+) -> DesignResult:
     """The points whose exact value is closest to *target*, best first.
 
     Screens every point where the problem has a screen, then solves points exactly, the
@@ -373,18 +401,24 @@ def design_search(problem: DesignProblem, *, target: Fraction, tolerance: Fracti
             lower, order = _screen(problem, points, target, risk, sweep_options)
             while True:
                 threshold = _threshold(solved.values(), tolerance, best)
-                needed = [i for i in order if keys[i] not in solved
-                          and (threshold is None or lower[i] <= threshold)]
+                needed = [i for i in order if keys[i] not in solved and (threshold is None or lower[i] <= threshold)]
                 if not needed:
                     break
                 solve_points(needed[:batch], sweep_options)
 
     answer = _answer(list(solved.values()), tolerance, best)
-    return DesignResult(candidates=answer, target=target, tolerance=tolerance, grid_size=len(points),
-                        solved=len(solved), screened=len(points) if screening else 0,
-                        exhaustive=not screening, risk=risk if screening else None,
-                        within_tolerance=tolerance is None or any(c.distance <= tolerance for c in answer),
-                        solved_points=[points[i] for i in range(len(points)) if keys[i] in solved])
+    return DesignResult(
+        candidates=answer,
+        target=target,
+        tolerance=tolerance,
+        grid_size=len(points),
+        solved=len(solved),
+        screened=len(points) if screening else 0,
+        exhaustive=not screening,
+        risk=risk if screening else None,
+        within_tolerance=tolerance is None or any(c.distance <= tolerance for c in answer),
+        solved_points=[points[i] for i in range(len(points)) if keys[i] in solved],
+    )
 
 
 def _check_search(best: int, tolerance: Fraction | None, risk: Fraction) -> None:
@@ -396,13 +430,15 @@ def _check_search(best: int, tolerance: Fraction | None, risk: Fraction) -> None
         raise InputError("risk", f"must be between 0 and 1, got {risk}")
 
 
-def _screen(problem: DesignProblem, points: list[dict], target: Fraction, risk: Fraction,
-            sweep_options: dict) -> tuple[list[Fraction], list[int]]:
+def _screen(
+    problem: DesignProblem, points: list[dict], target: Fraction, risk: Fraction, sweep_options: dict
+) -> tuple[list[Fraction], list[int]]:
     """Screen every point: (the least distance each can have, the order to solve them in:
     the most promising first, by that distance and then by the estimate's)."""
     per_point_risk = Fraction(risk) / len(points)
-    screens = sweep([problem.screen(point) for point in points], problem.solve_fn,
-                    description="screening", **sweep_options)
+    screens = sweep(
+        [problem.screen(point) for point in points], problem.solve_fn, description="screening", **sweep_options
+    )
     intervals = [problem.interval(result, per_point_risk) for result in screens]
     lower = [_distance_bound(interval, target) for interval in intervals]
     estimate = [abs(interval["estimate"] - target) for interval in intervals]
@@ -432,6 +468,7 @@ def _point_key(point: dict) -> tuple:
 
 
 # ----- the module example's problem -----------------------------------------------------
+
 
 def _demo_cell(point: dict) -> SweepCell:
     return SweepCell(ResultKey("demo", {}, point), ("exact", point["n"]))

@@ -35,8 +35,18 @@ from contextlib import contextmanager
 
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["read_json_file", "read_json_bytes", "flat_json_object", "open_text_file", "check_input_file", "json_depth",
-           "MAX_JSON_BYTES", "MAX_CSV_BYTES", "MAX_JSON_DEPTH", "JSON_MEMORY_FACTOR"]
+__all__ = [
+    "read_json_file",
+    "read_json_bytes",
+    "flat_json_object",
+    "open_text_file",
+    "check_input_file",
+    "json_depth",
+    "MAX_JSON_BYTES",
+    "MAX_CSV_BYTES",
+    "MAX_JSON_DEPTH",
+    "JSON_MEMORY_FACTOR",
+]
 
 #: the largest JSON file read (a strategy of a few hundred thousand decisions is ~100 MB)
 MAX_JSON_BYTES = 512 * 1024 * 1024
@@ -48,8 +58,12 @@ MAX_JSON_DEPTH = 64
 #: file; a file of many small lists more, which the parse's address-space cap catches)
 JSON_MEMORY_FACTOR = 4
 
-_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 class _RepeatedKey(ValueError):
@@ -85,13 +99,17 @@ def check_input_file(path, field: str, kind: str, max_bytes: int | None = None) 
         raise InputError(field, f"{shown} is a directory, not a {kind} file")
     for test, words in _KINDS:
         if test(mode.st_mode):
-            raise InputError(field, f"{shown} is {words}, not a regular file; exactdice reads only regular "
-                                    "files (a device or FIFO may never end)")
+            raise InputError(
+                field,
+                f"{shown} is {words}, not a regular file; exactdice reads only regular "
+                "files (a device or FIFO may never end)",
+            )
     if not stat.S_ISREG(mode.st_mode):
         raise InputError(field, f"{shown} is not a regular file")
     if max_bytes is not None and mode.st_size > max_bytes:
-        raise TooLargeError(field, f"{shown} has {mode.st_size:,} bytes, more than the limit of {max_bytes:,} "
-                                   f"for a {kind} file")
+        raise TooLargeError(
+            field, f"{shown} has {mode.st_size:,} bytes, more than the limit of {max_bytes:,} for a {kind} file"
+        )
     return mode.st_size
 
 
@@ -119,7 +137,7 @@ def read_json_file(path, field: str):
     _refuse_past_the_budget(size, shown, field)
     try:
         with open(path, "rb") as handle:
-            data = handle.read(MAX_JSON_BYTES + 1)   # bounded even if the file grows meanwhile
+            data = handle.read(MAX_JSON_BYTES + 1)  # bounded even if the file grows meanwhile
     except OSError as error:
         raise InputError(field, f"cannot read {shown}: {error.strerror or error}") from None
     if len(data) > MAX_JSON_BYTES:
@@ -127,8 +145,9 @@ def read_json_file(path, field: str):
     return read_json_bytes(data, field, shown)
 
 
-def read_json_bytes(data: bytes, field: str, shown: str = "the document", max_depth: int = MAX_JSON_DEPTH,
-                    within_budget: bool = True):
+def read_json_bytes(
+    data: bytes, field: str, shown: str = "the document", max_depth: int = MAX_JSON_DEPTH, within_budget: bool = True
+):
     """Parse JSON *data* (UTF-8 bytes): its nesting counted first (`json_depth`), the parse
     under the memory budget's address-space cap when *within_budget* (a process of one
     command; the web server bounds its bodies by their shape instead); every problem an
@@ -152,8 +171,9 @@ def read_json_bytes(data: bytes, field: str, shown: str = "the document", max_de
         with _parse_within_budget(field, shown, len(data)):
             return json.loads(text, object_pairs_hook=_unique_keys)
     except _RepeatedKey as error:
-        raise InputError(field, f"{shown} repeats the key {json.dumps(error.args[0])} "
-                                "(each key may appear once)") from None
+        raise InputError(
+            field, f"{shown} repeats the key {json.dumps(error.args[0])} (each key may appear once)"
+        ) from None
     except json.JSONDecodeError as error:
         raise InputError(field, f"{shown} is not valid JSON: {error.msg} at line {error.lineno}") from None
     except RecursionError:  # not reached past json_depth; kept as the parser's own guard
@@ -176,8 +196,11 @@ def flat_json_object(data: bytes, field: str, shown: str, max_members: int) -> d
     outline = _JSON_STRING.sub(b'""', data)
     depth = json_depth(outline, stop_past=64)
     if depth > 1 or not outline.lstrip().startswith(b"{"):
-        raise InputError(field, f"{shown} must be one JSON object of field values (no lists or objects inside)"
-                                + (f"; it nests {depth:,} levels" if depth > 1 else ""))
+        raise InputError(
+            field,
+            f"{shown} must be one JSON object of field values (no lists or objects inside)"
+            + (f"; it nests {depth:,} levels" if depth > 1 else ""),
+        )
     members = outline.count(b":")
     if members > max_members:
         raise InputError(field, f"{shown} has {members:,} fields; at most {max_members:,}")
@@ -230,9 +253,12 @@ def _refuse_past_the_budget(size: int, shown: str, field: str) -> None:
     needed = size * (JSON_MEMORY_FACTOR + 1)
     left = memory_budget() - resident_memory()
     if needed > left:
-        raise TooLargeError(field, f"{shown} has {size:,} bytes; reading it takes about {size_text(needed)}, more "
-                                   f"than the {size_text(max(left, 0))} the memory budget leaves (raise it with "
-                                   f"`{MEMORY_PARAMETER}`)")
+        raise TooLargeError(
+            field,
+            f"{shown} has {size:,} bytes; reading it takes about {size_text(needed)}, more "
+            f"than the {size_text(max(left, 0))} the memory budget leaves (raise it with "
+            f"`{MEMORY_PARAMETER}`)",
+        )
 
 
 @contextmanager
@@ -261,8 +287,11 @@ def _parse_within_budget(field: str, shown: str, size: int):
     try:
         yield
     except MemoryError:
-        raise TooLargeError(field, f"{shown} ({size:,} bytes) parses into more memory than the "
-                                   f"{size_text(left)} the budget leaves (raise it with "
-                                   f"`{MEMORY_PARAMETER}`)") from None
+        raise TooLargeError(
+            field,
+            f"{shown} ({size:,} bytes) parses into more memory than the "
+            f"{size_text(left)} the budget leaves (raise it with "
+            f"`{MEMORY_PARAMETER}`)",
+        ) from None
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

@@ -44,7 +44,8 @@ def parse_integer_list(text, field: str) -> list[int]:
         if stop < start:
             raise InputError(field, f'the range "{part}" runs backwards; write {stop}-{start}')
         if stop - start >= MOST_VALUES_A_RANGE:
-            raise InputError(field, f"the range {part} has {stop - start + 1:,} values; "
-                                    f"at most {MOST_VALUES_A_RANGE:,}")
+            raise InputError(
+                field, f"the range {part} has {stop - start + 1:,} values; at most {MOST_VALUES_A_RANGE:,}"
+            )
         values.extend(range(start, stop + 1))
     return values

@@ -30,10 +30,23 @@ from contextlib import contextmanager
 
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["parse_size", "size_text", "default_memory_budget", "memory_budget", "set_memory_budget",
-           "check_memory", "count_workers", "forget_workers", "time_limit", "memory_watchdog",
-           "refuse_past_limit", "MEMORY_ENVIRONMENT_VARIABLE", "MEMORY_PARAMETER", "MEMORY_FLAG",
-           "CHECK_INTERVAL_SECONDS"]
+__all__ = [
+    "parse_size",
+    "size_text",
+    "default_memory_budget",
+    "memory_budget",
+    "set_memory_budget",
+    "check_memory",
+    "count_workers",
+    "forget_workers",
+    "time_limit",
+    "memory_watchdog",
+    "refuse_past_limit",
+    "MEMORY_ENVIRONMENT_VARIABLE",
+    "MEMORY_PARAMETER",
+    "MEMORY_FLAG",
+    "CHECK_INTERVAL_SECONDS",
+]
 
 MEMORY_ENVIRONMENT_VARIABLE = "EXACTDICE_MAX_MEMORY"
 #: the parameter that sets the budget (named in every message; the CLI's ``--max-memory``)
@@ -184,9 +197,11 @@ def _workers_memory(force: bool = False) -> int:
 
 
 def _over_budget_message(size: int, budget: int, doing: str) -> str:
-    return (f"the process reached {size_text(size)} of memory{' ' if doing else ''}{doing}, past the memory budget of "
-            f"{size_text(budget)}; raise it with `{MEMORY_PARAMETER}` (e.g. "
-            f"{max(1, round(2 * budget / 2**30))}G) or ${MEMORY_ENVIRONMENT_VARIABLE}, or make the problem smaller")
+    return (
+        f"the process reached {size_text(size)} of memory{' ' if doing else ''}{doing}, past the memory budget of "
+        f"{size_text(budget)}; raise it with `{MEMORY_PARAMETER}` (e.g. "
+        f"{max(1, round(2 * budget / 2**30))}G) or ${MEMORY_ENVIRONMENT_VARIABLE}, or make the problem smaller"
+    )
 
 
 def check_memory(doing: str | None = None, *, states: int | None = None, force: bool = False) -> None:
@@ -279,7 +294,8 @@ class memory_watchdog:
             size, children = self._tree_size()
             if size > budget:
                 self.exceeded = _over_budget_message(
-                    size, budget, f"(with its {children} worker processes)" if children else "")
+                    size, budget, f"(with its {children} worker processes)" if children else ""
+                )
                 # a loop with its own check_memory usually stops first, with a better message:
                 # give it a moment, and interrupt only work that has no check of its own
                 if not self._stop.wait(self.grace) and not _budget_reported:

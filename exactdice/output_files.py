@@ -39,11 +39,13 @@ STDOUT = "-"
 #: the target and renaming it would leave the shell's redirection pointing at the old file)
 STDOUT_ALIASES = ("-", "/dev/stdout", "/proc/self/fd/1", "/dev/fd/1")
 
-_KINDS = ((stat.S_ISDIR, "a directory, not a file; give a file name"),
-          (stat.S_ISCHR, "a character device, not a regular file; exactdice writes only regular files"),
-          (stat.S_ISBLK, "a block device, not a regular file; exactdice writes only regular files"),
-          (stat.S_ISFIFO, "a FIFO (named pipe), not a regular file; exactdice writes only regular files"),
-          (stat.S_ISSOCK, "a socket, not a regular file; exactdice writes only regular files"))
+_KINDS = (
+    (stat.S_ISDIR, "a directory, not a file; give a file name"),
+    (stat.S_ISCHR, "a character device, not a regular file; exactdice writes only regular files"),
+    (stat.S_ISBLK, "a block device, not a regular file; exactdice writes only regular files"),
+    (stat.S_ISFIFO, "a FIFO (named pipe), not a regular file; exactdice writes only regular files"),
+    (stat.S_ISSOCK, "a socket, not a regular file; exactdice writes only regular files"),
+)
 
 
 def check_output_path(path, field: str) -> Path:
@@ -116,8 +118,7 @@ def _replacing(target: Path, given, field: str, *, binary: bool, newline: str | 
     """A temporary file next to *target* (checked by `check_output_path`), renamed over it
     when the block ends without an exception."""
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
-                                             dir=target.parent)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     except OSError as error:
         raise InputError(field, f"cannot write in {str(target.parent)!r}: {error.strerror or error}") from None
     try:

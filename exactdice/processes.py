@@ -27,9 +27,23 @@ import time
 
 from exactdice.limits import count_workers, forget_workers
 
-__all__ = ["die_with_parent", "ForkedWorkers", "fork_supported", "usable_cores", "solve_workers",
-           "WORKERS_ENVIRONMENT_VARIABLE", "start_worker", "cap_memory", "worker_memory_budget", "process_pool",
-           "stop_processes", "stop_pool", "death_message", "GRACE_SECONDS", "NotATerminal"]
+__all__ = [
+    "die_with_parent",
+    "ForkedWorkers",
+    "fork_supported",
+    "usable_cores",
+    "solve_workers",
+    "WORKERS_ENVIRONMENT_VARIABLE",
+    "start_worker",
+    "cap_memory",
+    "worker_memory_budget",
+    "process_pool",
+    "stop_processes",
+    "stop_pool",
+    "death_message",
+    "GRACE_SECONDS",
+    "NotATerminal",
+]
 
 #: how often a worker's watchdog checks that its parent is alive (seconds)
 WATCHDOG_SECONDS = 0.5
@@ -64,7 +78,7 @@ def start_worker(parent: int | None = None, memory_limit: int | None = None, wat
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if not isinstance(sys.stderr, NotATerminal):
         sys.stderr = NotATerminal(sys.stderr)
-    tqdm.set_lock(threading.RLock())   # not a semaphore shared with others: a worker may be killed
+    tqdm.set_lock(threading.RLock())  # not a semaphore shared with others: a worker may be killed
     die_with_parent(os.getppid() if parent is None else parent)
     if watch is not None:
         _watch_process(watch)
@@ -74,6 +88,7 @@ def start_worker(parent: int | None = None, memory_limit: int | None = None, wat
 
 def _watch_process(pid: int) -> None:
     """End this process once process *pid* is gone (checked every `WATCHDOG_SECONDS`)."""
+
     def watch():
         while True:
             try:
@@ -121,8 +136,12 @@ def process_pool(workers: int, *, context=None, memory_limit: int | None = None,
         raise ValueError(f"workers must be >= 1, got {workers}")
     forked = (context or multiprocessing.get_context()).get_start_method() == "fork"
     # a forked worker's parent is this process; a fork server's child's is the fork server
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=start_worker,
-                               initargs=(os.getpid() if forked else None, memory_limit, watch))
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=start_worker,
+        initargs=(os.getpid() if forked else None, memory_limit, watch),
+    )
 
 
 def stop_processes(processes, grace: float = GRACE_SECONDS) -> None:
@@ -154,8 +173,10 @@ def death_message(exitcode, memory_limit: int | None = None) -> str:
     'the worker process stopped without an answer (exit code -9); it may have run out of its 1.0 GiB of memory'
     """
     if memory_limit:
-        return (f"the worker process stopped without an answer (exit code {exitcode}); it may have run out "
-                f"of its {memory_limit / 2 ** 30:.1f} GiB of memory")
+        return (
+            f"the worker process stopped without an answer (exit code {exitcode}); it may have run out "
+            f"of its {memory_limit / 2**30:.1f} GiB of memory"
+        )
     return f"the worker process stopped without an answer (exit code {exitcode}; out of memory?)"
 
 
@@ -210,9 +231,12 @@ class ForkedWorkers:
         self._processes = []
         try:
             for number in range(count):
-                process = context.Process(target=_serve, args=(handle, self._tasks[number], self._results, number,
-                                                               os.getpid()),
-                                          name=f"exactdice-{name}-{number}", daemon=True)
+                process = context.Process(
+                    target=_serve,
+                    args=(handle, self._tasks[number], self._results, number, os.getpid()),
+                    name=f"exactdice-{name}-{number}",
+                    daemon=True,
+                )
                 process.start()
                 self._processes.append(process)
         except BaseException:  # no fork (out of memory or processes): none is left behind
@@ -231,8 +255,9 @@ class ForkedWorkers:
 
         while True:
             try:
-                worker, failed, result = (self._results.get(timeout=_POLL_SECONDS) if wait
-                                          else self._results.get_nowait())
+                worker, failed, result = (
+                    self._results.get(timeout=_POLL_SECONDS) if wait else self._results.get_nowait()
+                )
             except queue.Empty:
                 if not wait:
                     return None
@@ -248,9 +273,11 @@ class ForkedWorkers:
 
         for process in self._processes:
             if not process.is_alive():
-                raise InternalError(f"a worker process ({self.name}) ended (exit code {process.exitcode}) before "
-                                    f"it sent its work; run again with ${WORKERS_ENVIRONMENT_VARIABLE}=0 to work "
-                                    "in this process alone")
+                raise InternalError(
+                    f"a worker process ({self.name}) ended (exit code {process.exitcode}) before "
+                    f"it sent its work; run again with ${WORKERS_ENVIRONMENT_VARIABLE}=0 to work "
+                    "in this process alone"
+                )
 
     def close(self) -> None:
         """Stop the workers now (what they were doing is no longer wanted)."""
@@ -300,9 +327,11 @@ def fork_supported() -> bool:
     worker may not start children)."""
     import multiprocessing
 
-    return (sys.platform.startswith("linux")
-            and "fork" in multiprocessing.get_all_start_methods()
-            and multiprocessing.parent_process() is None)
+    return (
+        sys.platform.startswith("linux")
+        and "fork" in multiprocessing.get_all_start_methods()
+        and multiprocessing.parent_process() is None
+    )
 
 
 def usable_cores() -> int:
@@ -326,8 +355,10 @@ def solve_workers() -> int:
         if not text.isdigit():
             from exactdice.errors import InputError
 
-            raise InputError(WORKERS_ENVIRONMENT_VARIABLE,
-                             f"must be a whole number of worker processes (0 works in one process), got {text!r}")
+            raise InputError(
+                WORKERS_ENVIRONMENT_VARIABLE,
+                f"must be a whole number of worker processes (0 works in one process), got {text!r}",
+            )
         return int(text) if fork_supported() else 0
     cores = usable_cores()
     return cores if cores > 1 and fork_supported() else 0

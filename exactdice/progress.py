@@ -32,8 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Progress", "ProgressCallback", "solver_bars", "progress_words", "Throttled", "TerminalBars",
-           "report"]
+__all__ = ["Progress", "ProgressCallback", "solver_bars", "progress_words", "Throttled", "TerminalBars", "report"]
 
 
 @dataclass(frozen=True)
@@ -175,7 +174,7 @@ class _BarSink(io.TextIOBase):
             for bar in bars:
                 self.callback(_bar_progress(bar))
         elif text.strip() and not text.startswith("\r") and self.original is not None:
-            self.original.write(text)   # not a bar's redraw (those start with a carriage return)
+            self.original.write(text)  # not a bar's redraw (those start with a carriage return)
         return len(text)
 
     def flush(self) -> None:
@@ -186,7 +185,7 @@ class _BarSink(io.TextIOBase):
 
         try:
             live = list(tqdm._instances)  # the bars not closed yet (tqdm's own registry)
-        except RuntimeError:   # changed while copied: the next draw reports
+        except RuntimeError:  # changed while copied: the next draw reports
             return []
         return [bar for bar in live if getattr(bar.fp, "exactdice_sink", None) is self]
 
@@ -194,7 +193,7 @@ class _BarSink(io.TextIOBase):
 def _bar_progress(bar) -> Progress:
     """A solver bar's numbers: the exploring bar counts states against the limit
     (`exactdice.markov.graph`), not against the work to do."""
-    started = getattr(bar, "start_t", None)   # not yet set while the bar draws itself first
+    started = getattr(bar, "start_t", None)  # not yet set while the bar draws itself first
     seconds = 0.0 if started is None else bar._time() - started
     stage = (bar.desc or "working").rstrip(": ")
     if stage == "exploring":
@@ -267,15 +266,35 @@ class TerminalBars:
         from tqdm import tqdm
 
         file = self.file if self.file is not None else getattr(sys.stderr, "original", sys.stderr)
-        if progress.limit is not None:   # a limit is no estimate: no percentage, no time left
+        if progress.limit is not None:  # a limit is no estimate: no percentage, no time left
             form = f"{{desc}}: {{n_fmt}} {progress.unit} (limit {progress.limit:,}) [{{elapsed}}, {{rate_fmt}}]"
-            return tqdm(total=None, desc=progress.stage, unit=progress.unit, file=file, leave=False,
-                        delay=self.delay, bar_format=form)
+            return tqdm(
+                total=None,
+                desc=progress.stage,
+                unit=progress.unit,
+                file=file,
+                leave=False,
+                delay=self.delay,
+                bar_format=form,
+            )
         if progress.done is None:
-            return tqdm(total=None, desc=progress.stage, file=file, leave=False, delay=self.delay,
-                        bar_format="{desc}\u2026 [{elapsed}]{postfix}")
-        return tqdm(total=progress.total, desc=progress.stage, unit=progress.unit, file=file, leave=False,
-                    delay=self.delay, dynamic_ncols=True)
+            return tqdm(
+                total=None,
+                desc=progress.stage,
+                file=file,
+                leave=False,
+                delay=self.delay,
+                bar_format="{desc}\u2026 [{elapsed}]{postfix}",
+            )
+        return tqdm(
+            total=progress.total,
+            desc=progress.stage,
+            unit=progress.unit,
+            file=file,
+            leave=False,
+            delay=self.delay,
+            dynamic_ncols=True,
+        )
 
     def close(self) -> None:
         """Close the bar drawn last."""

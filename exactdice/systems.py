@@ -48,9 +48,25 @@ class _Same:
 #: a `Parameter`'s ``page_default`` when the page has no default of its own
 SAME: Any = _Same()
 
-__all__ = ["Parameter", "TableSet", "RulesSystem", "DeclaredSystem", "RegistryEntry", "SYSTEMS", "get_system",
-           "register", "unregister", "system_names", "system_summary", "setup_values",
-           "rules_values", "limit_values", "split_values", "SAME", "ROLES"]
+__all__ = [
+    "Parameter",
+    "TableSet",
+    "RulesSystem",
+    "DeclaredSystem",
+    "RegistryEntry",
+    "SYSTEMS",
+    "get_system",
+    "register",
+    "unregister",
+    "system_names",
+    "system_summary",
+    "setup_values",
+    "rules_values",
+    "limit_values",
+    "split_values",
+    "SAME",
+    "ROLES",
+]
 
 #: what a parameter's value belongs to: the setup, the rules, or the limits of the work
 ROLES = ("setup", "rules", "limits")
@@ -174,8 +190,10 @@ class Parameter:
         """``(least, most)`` allowed: on the page its own range where it has one."""
         if not page:
             return self.minimum, self.maximum
-        return (self.minimum if self.page_minimum is None else self.page_minimum,
-                self.maximum if self.page_maximum is None else self.page_maximum)
+        return (
+            self.minimum if self.page_minimum is None else self.page_minimum,
+            self.maximum if self.page_maximum is None else self.page_maximum,
+        )
 
     def check(self, value, page: bool = False):
         """The value if it is allowed (on the page, within its range there), else an
@@ -188,8 +206,7 @@ class Parameter:
                     raise InputError(self.name, "is required")
                 continue
             if not _is_kind(item, self.kind):
-                raise InputError(self.name, f"must be {_KIND_WORDS.get(self.kind, self.kind.__name__)}, "
-                                            f"got {item!r}")
+                raise InputError(self.name, f"must be {_KIND_WORDS.get(self.kind, self.kind.__name__)}, got {item!r}")
             if self.choices is not None and item not in self.choices:
                 raise InputError(self.name, f"must be one of {', '.join(self.choices)}, got {item!r}")
             if least is not None and item < least:
@@ -403,8 +420,9 @@ class _VariantsOnly:
     variants: tuple[str, ...]
 
     def __call__(self, *arguments, **keywords):
-        raise InputError("system", f"{self.system} is {len(self.variants)} variants; use one of "
-                                   f"them ({', '.join(self.variants)})")
+        raise InputError(
+            "system", f"{self.system} is {len(self.variants)} variants; use one of them ({', '.join(self.variants)})"
+        )
 
 
 @dataclass(frozen=True)
@@ -425,15 +443,14 @@ class RegistryEntry:
 
 #: system name -> its `RegistryEntry`; the object is imported on first use
 SYSTEMS: dict[str, RegistryEntry] = {
-    "karbon": RegistryEntry("exactdice.karbon.system:SYSTEM",
-                            "Karbon contests: win, loss, tie or unfinished."),
-    "contingency": RegistryEntry("exactdice.contingency.system:SYSTEM",
-                                 "Contingency skill checks: success, success-with-condition, "
-                                 "failure."),
-    "chronica": RegistryEntry("exactdice.chronica.system:SYSTEM",
-                              "Chronica contests: the winning side or tie."),
-    "karst": RegistryEntry("exactdice.karst.system:SYSTEM",
-                           "Karst rolls: action | opposed | attack | death | order (one subcommand each)."),
+    "karbon": RegistryEntry("exactdice.karbon.system:SYSTEM", "Karbon contests: win, loss, tie or unfinished."),
+    "contingency": RegistryEntry(
+        "exactdice.contingency.system:SYSTEM", "Contingency skill checks: success, success-with-condition, failure."
+    ),
+    "chronica": RegistryEntry("exactdice.chronica.system:SYSTEM", "Chronica contests: the winning side or tie."),
+    "karst": RegistryEntry(
+        "exactdice.karst.system:SYSTEM", "Karst rolls: action | opposed | attack | death | order (one subcommand each)."
+    ),
 }
 
 _LOADED: dict[str, RulesSystem] = {}
@@ -593,8 +610,11 @@ def limit_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
     500
     """
     _check_known(system, values)
-    return {parameter.name: parameter.check(_given(parameter, values))
-            for parameter in system.parameters if parameter.role == "limits"}
+    return {
+        parameter.name: parameter.check(_given(parameter, values))
+        for parameter in system.parameters
+        if parameter.role == "limits"
+    }
 
 
 def _check_known(system: RulesSystem, values: Mapping[str, Any]) -> None:
@@ -607,9 +627,12 @@ def _check_known(system: RulesSystem, values: Mapping[str, Any]) -> None:
     for name in values:
         if name not in names:
             close = [by_flag[name]] if name in by_flag else difflib.get_close_matches(str(name), names, n=1)
-            raise InputError(name, f"is not a parameter of {system.name}"
-                                   + (f' (did you mean "{close[0]}"?)' if close else "")
-                                   + f"; its parameters: {', '.join(names)}")
+            raise InputError(
+                name,
+                f"is not a parameter of {system.name}"
+                + (f' (did you mean "{close[0]}"?)' if close else "")
+                + f"; its parameters: {', '.join(names)}",
+            )
 
 
 def setup_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
@@ -671,8 +694,11 @@ def rules_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
         A name that is no parameter (with the nearest one), or a value not allowed.
     """
     _check_known(system, values)
-    return {parameter.name: parameter.check(_given(parameter, values))
-            for parameter in system.parameters if parameter.role == "rules"}
+    return {
+        parameter.name: parameter.check(_given(parameter, values))
+        for parameter in system.parameters
+        if parameter.role == "rules"
+    }
 
 
 def _given(parameter: Parameter, values: Mapping[str, Any]):

@@ -178,12 +178,16 @@ class FitReport:
         if worst is None:
             return f"does not fit ({p_phrase})"
         if worst.impossible:
-            return (f"does not fit: {_quote(worst.category)} was observed {worst.observed} "
-                    f"times but the exact model says it cannot happen")
+            return (
+                f"does not fit: {_quote(worst.category)} was observed {worst.observed} "
+                f"times but the exact model says it cannot happen"
+            )
         direction = "above" if worst.z > 0 else "below"
-        return (f"does not fit: {_quote(worst.category)} is {abs(worst.z):.1f} standard "
-                f"errors {direction} the exact value (observed {worst.observed_share:.2%}, "
-                f"exact {float(worst.probability):.2%}; {p_phrase})")
+        return (
+            f"does not fit: {_quote(worst.category)} is {abs(worst.z):.1f} standard "
+            f"errors {direction} the exact value (observed {worst.observed_share:.2%}, "
+            f"exact {float(worst.probability):.2%}; {p_phrase})"
+        )
 
     def to_json(self) -> dict:
         """A JSON-ready dict: ``p_value``, ``verdict``, ``fits``, ``test``, ``n``, ``outcomes``.
@@ -239,11 +243,18 @@ class FitReport:
             z_text = "-" if row.z is None else f"{row.z:+.2f}"
             if row.impossible:
                 z_text = "impossible"
-            body.append((str(row.category), str(row.observed), f"{row.observed_share:.4f}",
-                         f"{row.expected_count:.1f}", exact, z_text))
+            body.append(
+                (
+                    str(row.category),
+                    str(row.observed),
+                    f"{row.observed_share:.4f}",
+                    f"{row.expected_count:.1f}",
+                    exact,
+                    z_text,
+                )
+            )
         widths = [max(len(line[column]) for line in [header, *body]) for column in range(6)]
-        lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
-                 for line in [header, *body]]
+        lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in [header, *body]]
         described = f"{self.test} test, n = {self.n}"
         if self.statistic is not None:
             described += f", {self.statistic_name} = {self.statistic:.4g}"
@@ -251,12 +262,13 @@ class FitReport:
             described += f", {self.dof} degrees of freedom"
         if self.pooled:
             # categories may carry a sign or a "+" of their own ("30+"): list them, do not add them
-            groups = ", ".join("{" + ", ".join(str(category) for category in group) + "}"
-                               for group in self.pooled)
+            groups = ", ".join("{" + ", ".join(str(category) for category in group) + "}" for group in self.pooled)
             described += f" (sparse outcomes pooled: {groups})"
         if long_fractions:
-            lines.append(f"* exact fraction longer than {_LONGEST_FRACTION_SHOWN} characters: "
-                         f"shown as a percentage here, exact in the JSON")
+            lines.append(
+                f"* exact fraction longer than {_LONGEST_FRACTION_SHOWN} characters: "
+                f"shown as a percentage here, exact in the JSON"
+            )
         lines.append("")
         p_text = "0" if self.test == IMPOSSIBLE_TEST else _p_text(self.p_value)
         lines.append(f"{described}; p-value {p_text} (alpha {self.alpha:g})")
@@ -357,8 +369,9 @@ def _exact_probabilities(expected) -> dict:
         try:
             probability = to_fraction(probability)
         except TypeError:
-            raise TypeError(f"the exact probability of {category!r} must be exact "
-                            f"(int or Fraction), got {probability!r}") from None
+            raise TypeError(
+                f"the exact probability of {category!r} must be exact (int or Fraction), got {probability!r}"
+            ) from None
         if probability < 0:
             raise ValueError(f"negative exact probability {probability} for {category!r}")
         probabilities[category] = probability
@@ -380,16 +393,19 @@ def _observed_counts(probabilities: Mapping, observed: Mapping, field: str) -> d
             key = by_text[str(category)]
         else:
             known = ", ".join(str(c) for c in probabilities)
-            raise InputError(field, f"outcome {str(category)!r} is not an outcome of the "
-                                    f"exact model (its outcomes: {known})")
+            raise InputError(
+                field, f"outcome {str(category)!r} is not an outcome of the exact model (its outcomes: {known})"
+            )
         if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or count < 0:
-            raise InputError(field, f"the count of {str(category)!r} must be a whole number "
-                                    f">= 0, got {count!r}")
+            raise InputError(field, f"the count of {str(category)!r} must be a whole number >= 0, got {count!r}")
         counts[key] += int(count)
     total = sum(counts.values())
     if total > MAX_TOTAL_COUNT:
-        raise InputError(field, f"the counts add up to {total:,}, more than the limit of {MAX_TOTAL_COUNT:,} "
-                                "(the tests' statistics are computed in 64-bit floats and integers)")
+        raise InputError(
+            field,
+            f"the counts add up to {total:,}, more than the limit of {MAX_TOTAL_COUNT:,} "
+            "(the tests' statistics are computed in 64-bit floats and integers)",
+        )
     return counts
 
 
@@ -416,8 +432,7 @@ def _all_count_vectors(n: int, cells: int) -> np.ndarray:
         # each row branches into remaining + 1 rows, the next count running 0..remaining
         branches = remaining + 1
         parent = np.repeat(np.arange(len(heads)), branches)
-        next_count = np.arange(branches.sum()) - np.repeat(np.cumsum(branches) - branches,
-                                                            branches)
+        next_count = np.arange(branches.sum()) - np.repeat(np.cumsum(branches) - branches, branches)
         heads = np.hstack([heads[parent], next_count[:, None]])
         remaining = remaining[parent] - next_count
     return np.hstack([heads, remaining[:, None]])
@@ -457,17 +472,21 @@ def _pool_sparse(categories: list, expected_counts: list[float]) -> list[list[in
             pending, pending_total = [], 0.0
     if pending:
         if groups:
-            smallest = min(range(len(groups)),
-                           key=lambda g: sum(expected_counts[i] for i in groups[g]))
+            smallest = min(range(len(groups)), key=lambda g: sum(expected_counts[i] for i in groups[g]))
             groups[smallest] = groups[smallest] + pending
         else:
             groups.append(pending)
     return groups
 
 
-def goodness_of_fit(expected: Mapping[Hashable, Fraction] | Distribution, observed: Mapping[Hashable, int], *,
-                    alpha: float = DEFAULT_ALPHA,
-                    test: str = "auto", field: str = "observed") -> FitReport:
+def goodness_of_fit(
+    expected: Mapping[Hashable, Fraction] | Distribution,
+    observed: Mapping[Hashable, int],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    test: str = "auto",
+    field: str = "observed",
+) -> FitReport:
     """Test observed counts against exact probabilities.
 
     The test is chosen by the counts (see the module's docstring): an exact multinomial
@@ -517,17 +536,29 @@ def goodness_of_fit(expected: Mapping[Hashable, Fraction] | Distribution, observ
     if n == 0:
         raise InputError(field, "no samples: every count is 0")
     rows = tuple(
-        OutcomeRow(category=category, observed=counts[category],
-                   expected_count=n * float(probabilities[category]),
-                   probability=probabilities[category], observed_share=counts[category] / n,
-                   z=_z_score(counts[category], n, probabilities[category]))
+        OutcomeRow(
+            category=category,
+            observed=counts[category],
+            expected_count=n * float(probabilities[category]),
+            probability=probabilities[category],
+            observed_share=counts[category] / n,
+            z=_z_score(counts[category], n, probabilities[category]),
+        )
         for category in probabilities
     )
 
     def report(p_value, statistic, statistic_name, dof, test_name, pooled=()):
-        return FitReport(p_value=float(p_value), statistic=statistic,
-                         statistic_name=statistic_name, dof=dof, test=test_name, alpha=alpha,
-                         n=n, rows=rows, pooled=tuple(pooled))
+        return FitReport(
+            p_value=float(p_value),
+            statistic=statistic,
+            statistic_name=statistic_name,
+            dof=dof,
+            test=test_name,
+            alpha=alpha,
+            n=n,
+            rows=rows,
+            pooled=tuple(pooled),
+        )
 
     if any(row.impossible for row in rows):
         return report(0.0, None, "", None, IMPOSSIBLE_TEST)
@@ -554,9 +585,12 @@ def _exact_test(possible: list[OutcomeRow], n: int) -> tuple:
         observed_probability = float(stats.binom.pmf(cell_counts[0], n, cell_probabilities[0]))
         return result.pvalue, observed_probability, "P(observed counts)", None, "exact binomial"
     if _count_vectors(n, len(possible)) > EXACT_LIMIT:
-        raise InputError("test", f"the exact test would enumerate "
-                         f"{_count_vectors(n, len(possible)):,} count vectors, past the "
-                         f"limit of {EXACT_LIMIT:,}; use chi-square or g-test")
+        raise InputError(
+            "test",
+            f"the exact test would enumerate "
+            f"{_count_vectors(n, len(possible)):,} count vectors, past the "
+            f"limit of {EXACT_LIMIT:,}; use chi-square or g-test",
+        )
     p_value, observed_probability = _exact_multinomial_p(cell_counts, cell_probabilities)
     return p_value, observed_probability, "P(observed counts)", None, "exact multinomial"
 
@@ -571,12 +605,10 @@ def _pooled_test(possible: list[OutcomeRow], n: int, chosen: str) -> tuple:
     groups = _pool_sparse([row.category for row in possible], expected_counts)
     pooled = [tuple(possible[i].category for i in group) for group in groups if len(group) > 1]
     if len(groups) < 2:
-        return (1.0, None, "", None, "none (too few samples to test: all outcomes pooled into one)",
-                pooled)
+        return (1.0, None, "", None, "none (too few samples to test: all outcomes pooled into one)", pooled)
     group_observed = np.array([sum(cell_counts[i] for i in group) for group in groups], float)
     # exact group probabilities, so pooled expected counts add up to n exactly
-    group_probability = [sum((possible[i].probability for i in group), Fraction(0))
-                         for group in groups]
+    group_probability = [sum((possible[i].probability for i in group), Fraction(0)) for group in groups]
     group_expected = np.array([n * float(p) for p in group_probability])
     group_expected *= n / group_expected.sum()
     lambda_ = "pearson" if chosen == "chi-square" else "log-likelihood"
@@ -607,8 +639,11 @@ def _bounded_lines(handle, path, field: str):
             return
         number += 1
         if len(line) > MAX_CSV_LINE_CHARACTERS:
-            raise TooLargeError(field, f"{path} line {number} is longer than {MAX_CSV_LINE_CHARACTERS:,} "
-                                       "characters; a samples file has one short row per sample")
+            raise TooLargeError(
+                field,
+                f"{path} line {number} is longer than {MAX_CSV_LINE_CHARACTERS:,} "
+                "characters; a samples file has one short row per sample",
+            )
         yield line
 
 
@@ -616,15 +651,20 @@ def _check_new_value(value: str, distinct: int, path, line: int, column: str, fi
     """A value not seen before in the column: refused past `MAX_VALUE_CHARACTERS`, or when
     the column already holds `MAX_DISTINCT_VALUES` others (its counts would not be a law's)."""
     if len(value) > MAX_VALUE_CHARACTERS:
-        raise InputError(field, f"{path} line {line}: a value of {len(value):,} characters in column "
-                                f"{column!r}; at most {MAX_VALUE_CHARACTERS}")
+        raise InputError(
+            field,
+            f"{path} line {line}: a value of {len(value):,} characters in column "
+            f"{column!r}; at most {MAX_VALUE_CHARACTERS}",
+        )
     if distinct >= MAX_DISTINCT_VALUES:
-        raise TooLargeError(field, f"{path} column {column!r} has more than {MAX_DISTINCT_VALUES:,} distinct "
-                                   f"values (line {line:,}); samples of an exact law have far fewer")
+        raise TooLargeError(
+            field,
+            f"{path} column {column!r} has more than {MAX_DISTINCT_VALUES:,} distinct "
+            f"values (line {line:,}); samples of an exact law have far fewer",
+        )
 
 
-def read_sample_column(path: str | Path, column: str, *, field: str = "samples",
-                       allow_empty: bool = False) -> Counter:
+def read_sample_column(path: str | Path, column: str, *, field: str = "samples", allow_empty: bool = False) -> Counter:
     r"""Count the values of one column of a CSV file with a header row.
 
     Parameters
@@ -667,23 +707,21 @@ def read_sample_column(path: str | Path, column: str, *, field: str = "samples",
             reader = csv.reader(_bounded_lines(handle, path, field))
             header = next(reader, None)
             if header is None:
-                raise InputError(field, f"{path} is empty (expected a header row with a "
-                                        f"{column!r} column)")
+                raise InputError(field, f"{path} is empty (expected a header row with a {column!r} column)")
             header = [name.strip() for name in header]
             if column not in header:
-                raise InputError(field, f"{path} has no column {column!r} (its columns: "
-                                        f"{', '.join(header) or 'none'})")
+                raise InputError(field, f"{path} has no column {column!r} (its columns: {', '.join(header) or 'none'})")
             position = header.index(column)
             for row in reader:
                 if not row:
                     continue
                 if len(row) != len(header):
-                    raise InputError(field, f"{path} line {reader.line_num}: {len(row)} "
-                                            f"fields, but the header has {len(header)}")
+                    raise InputError(
+                        field, f"{path} line {reader.line_num}: {len(row)} fields, but the header has {len(header)}"
+                    )
                 value = row[position].strip()
                 if not value and not allow_empty:
-                    raise InputError(field, f"{path} line {reader.line_num}: empty value in "
-                                            f"column {column!r}")
+                    raise InputError(field, f"{path} line {reader.line_num}: empty value in column {column!r}")
                 if value not in counts:
                     _check_new_value(value, len(counts), path, reader.line_num, column, field)
                 counts[value] += 1
@@ -726,12 +764,19 @@ def read_sample_columns(path: str | Path, columns: Iterable[str], *, field: str 
     except (OSError, UnicodeDecodeError, csv.Error, InputError):
         header = []  # read_sample_column names the problem when the outcome column is read
     present = [column for column in columns if column in header]
-    return {column: read_sample_column(path, column, field=field, allow_empty=True)
-            for column in present}
+    return {column: read_sample_column(path, column, field=field, allow_empty=True) for column in present}
 
 
-def fit_sample_columns(path: str | Path, headline: str, headline_law: Mapping, column_laws: Mapping, *,
-                       alpha: float = DEFAULT_ALPHA, test: str = "auto", field: str = "samples") -> dict:
+def fit_sample_columns(
+    path: str | Path,
+    headline: str,
+    headline_law: Mapping,
+    column_laws: Mapping,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    test: str = "auto",
+    field: str = "samples",
+) -> dict:
     """Test the CSV file's *headline* column against *headline_law* and every further column
     it has with a law in *column_laws*, each at ``alpha / k`` for k columns (Bonferroni, so
     all k together keep level alpha). A value a column's law never gives counts as an
@@ -774,8 +819,10 @@ def fit_sample_columns(path: str | Path, headline: str, headline_law: Mapping, c
         expected.update({value: Fraction(0) for value in observed if value not in expected})
         fits[name] = (expected, observed)
     level = alpha / len(fits)
-    return {name: goodness_of_fit(expected, observed, alpha=level, test=test, field=field)
-            for name, (expected, observed) in fits.items()}
+    return {
+        name: goodness_of_fit(expected, observed, alpha=level, test=test, field=field)
+        for name, (expected, observed) in fits.items()
+    }
 
 
 def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:
@@ -812,11 +859,9 @@ def parse_counts(text: str, *, field: str = "counts") -> dict[str, int]:
         category, equals, number = item.rpartition("=")
         category, number = category.strip(), number.strip()
         if not equals or not category:
-            raise InputError(field, f"{item!r} is not OUTCOME=COUNT "
-                                    f"(expected e.g. win=412,loss=371,tie=217)")
+            raise InputError(field, f"{item!r} is not OUTCOME=COUNT (expected e.g. win=412,loss=371,tie=217)")
         if not (number.isascii() and number.isdigit()):
-            raise InputError(field, f"the count of {category!r} must be a whole number "
-                                    f">= 0, got {number!r}")
+            raise InputError(field, f"the count of {category!r} must be a whole number >= 0, got {number!r}")
         if category in counts:
             raise InputError(field, f"outcome {category!r} is given twice")
         counts[category] = int(number)

@@ -33,8 +33,11 @@ def cpu_time(function, repeats: int = 5) -> tuple[float, object]:
 
 def exactdice_answer(concessions: bool = False):
     result = solve_contest([(PLAYER,), (OPPOSITION,)], concessions=concessions)
-    return {"win": result.win, "tie": result.tie,
-            "successes": {(w, n): p for w, table in result.successes.items() for n, p in table.items()}}
+    return {
+        "win": result.win,
+        "tie": result.tie,
+        "successes": {(w, n): p for w, table in result.successes.items() for n, p in table.items()},
+    }
 
 
 def icepool_answer():
@@ -71,15 +74,20 @@ def icepool_answer():
     total = outcome.denominator()
     probabilities = {key: Fraction(outcome.quantity(key), total) for key in outcome.outcomes()}
     win = tuple(sum(p for (w, _), p in probabilities.items() if w == side) for side in (0, 1))
-    return {"win": win, "tie": probabilities.get((-1, 0), Fraction(0)),
-            "successes": {key: p for key, p in probabilities.items() if key[0] != -1}}
+    return {
+        "win": win,
+        "tie": probabilities.get((-1, 0), Fraction(0)),
+        "successes": {key: p for key, p in probabilities.items() if key[0] != -1},
+    }
 
 
 def main() -> int:
     full_time, _ = cpu_time(lambda: exactdice_answer(concessions=True))
     ours_time, ours = cpu_time(exactdice_answer)
-    print(f"exactdice: {ours_time * 1000:.1f} ms CPU (win, tie, success dice and their sizes); "
-          f"{full_time * 1000:.1f} ms with concessions too")
+    print(
+        f"exactdice: {ours_time * 1000:.1f} ms CPU (win, tie, success dice and their sizes); "
+        f"{full_time * 1000:.1f} ms with concessions too"
+    )
     try:
         import icepool  # noqa: F401
     except ImportError:
@@ -87,8 +95,7 @@ def main() -> int:
         return 0
     theirs_time, theirs = cpu_time(icepool_answer)
     print(f"icepool:   {theirs_time * 1000:.1f} ms CPU (MultisetEvaluator: win, tie, success dice count)")
-    same = (ours["win"] == theirs["win"] and ours["tie"] == theirs["tie"]
-            and ours["successes"] == theirs["successes"])
+    same = ours["win"] == theirs["win"] and ours["tie"] == theirs["tie"] and ours["successes"] == theirs["successes"]
     print(f"identical exact answers: {same}")
     print(f"time ratio exactdice / icepool: {ours_time / theirs_time:.2f}")
     return 0 if same else 1

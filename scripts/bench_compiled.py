@@ -33,35 +33,58 @@ PYTHON = sys.executable
 
 EXPLORE_CASES = [
     ("A5 v C5, W3 P1", "dict(ability=5, challenge=5, consequence=3, peril=1)", "''", "''"),
-    ("risk=always A3 v C2, W2 P0, F2, Training",
-     "dict(ability=3, challenge=2, consequence=2, peril=0, fortune=2, training=True)", "'risk=always'", "''"),
-    ("optimal player: d6 v d8, no pool, W4 P1",
-     "dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={}, reserve={}, consequence=4, peril=1)", "'optimal'", "''"),
+    (
+        "risk=always A3 v C2, W2 P0, F2, Training",
+        "dict(ability=3, challenge=2, consequence=2, peril=0, fortune=2, training=True)",
+        "'risk=always'",
+        "''",
+    ),
+    (
+        "optimal player: d6 v d8, no pool, W4 P1",
+        "dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={}, reserve={}, consequence=4, peril=1)",
+        "'optimal'",
+        "''",
+    ),
 ]
 
 # (name, CLI flags, quick)
 FLOAT_CASES = [
     ("A5 v C5, W5 P2", "-a 5 -c 5 -w 5 -p 2", True),
-    ("risk=always A3 v C2, W2 P0, F2, Training",
-     "-a 3 -c 2 -w 2 -p 0 --fortune 2 --training --player-policy risk=always", True),
+    (
+        "risk=always A3 v C2, W2 P0, F2, Training",
+        "-a 3 -c 2 -w 2 -p 0 --fortune 2 --training --player-policy risk=always",
+        True,
+    ),
     ("risk=always A3 v C3, W3 P1", "-a 3 -c 3 -w 3 -p 1 --player-policy risk=always --max-states 20000000", False),
     ("A6 v C8, W7 P0", "-a 6 -c 8 -w 7 -p 0", False),
     ("A6 v C8, W7 P4", "-a 6 -c 8 -w 7 -p 4", False),
 ]
 EXACT_CASES = [
     ("A5 v C5, W3 P1", "-a 5 -c 5 -w 3 -p 1", True),
-    ("risk=always A3 v C2, W2 P0, F2, Training",
-     "-a 3 -c 2 -w 2 -p 0 --fortune 2 --training --player-policy risk=always", False),
+    (
+        "risk=always A3 v C2, W2 P0, F2, Training",
+        "-a 3 -c 2 -w 2 -p 0 --fortune 2 --training --player-policy risk=always",
+        False,
+    ),
     ("A6 v C8, W7 P0", "-a 6 -c 8 -w 7 -p 0", False),
     ("A6 v C8, W7 P4", "-a 6 -c 8 -w 7 -p 4", False),
 ]
 OPTIMAL_CASES = [
-    ("both sides optimal, A1 v C1, W1 P0, no flags but the policies",
-     "-a 1 -c 1 -w 1 -p 0 --player-policy optimal --narrator-policy optimal", True),
-    ("optimal player, A2 v C2, W2 P1, 10 min",
-     "-a 2 -c 2 -w 2 -p 1 --player-policy optimal --bounds --max-seconds 600", False),
-    ("both sides optimal, A2 v C2, W2 P1, 10 min",
-     "-a 2 -c 2 -w 2 -p 1 --player-policy optimal --narrator-policy optimal --bounds --max-seconds 600", False),
+    (
+        "both sides optimal, A1 v C1, W1 P0, no flags but the policies",
+        "-a 1 -c 1 -w 1 -p 0 --player-policy optimal --narrator-policy optimal",
+        True,
+    ),
+    (
+        "optimal player, A2 v C2, W2 P1, 10 min",
+        "-a 2 -c 2 -w 2 -p 1 --player-policy optimal --bounds --max-seconds 600",
+        False,
+    ),
+    (
+        "both sides optimal, A2 v C2, W2 P1, 10 min",
+        "-a 2 -c 2 -w 2 -p 1 --player-policy optimal --narrator-policy optimal --bounds --max-seconds 600",
+        False,
+    ),
 ]
 
 _EXPLORE_PROGRAM = """
@@ -124,22 +147,30 @@ def explore_rows(quick: bool, python_states: int) -> list[dict]:
         figures = {}
         # the same states on both walks (the first --python-states where the graph is larger),
         # then the compiled walk on the whole graph
-        for label, walk, limit in (("compiled", "compiled", python_states), ("python", "python", python_states),
-                                   ("whole", "compiled", 50_000_000)):
+        for label, walk, limit in (
+            ("compiled", "compiled", python_states),
+            ("python", "python", python_states),
+            ("whole", "compiled", 50_000_000),
+        ):
             program = _EXPLORE_PROGRAM.format(setup=setup, player=player, narrator=narrator, limit=limit)
             run = _timed([PYTHON, "-c", program], env={"EXACTDICE_WALK": walk})
-            figures[label] = (json.loads(run["out"].strip().splitlines()[-1]) if run["code"] == 0
-                              else {"error": run["err"][-300:]})
+            figures[label] = (
+                json.loads(run["out"].strip().splitlines()[-1]) if run["code"] == 0 else {"error": run["err"][-300:]}
+            )
         compiled, python, whole = figures["compiled"], figures["python"], figures["whole"]
         ratio = None
         if "seconds" in compiled and "seconds" in python:
             ratio = (compiled["states"] / compiled["seconds"]) / (python["states"] / python["seconds"])
-        rows.append(dict(row="explore", case=name, compiled=compiled, python=python, whole=whole, ratio=ratio,
-                         load=_load()))
-        print(f"explore | {name} | {python.get('states', 0):,} states{'' if python.get('whole') else ' (a prefix)'}:"
-              f" compiled {compiled.get('seconds', 0):.2f} s, python {python.get('seconds', 0):.2f} s"
-              f" | {ratio and f'{ratio:.0f}x'} | whole graph compiled: {whole.get('states', 0):,} states in "
-              f"{whole.get('seconds', 0):.1f} s | load {_load()}", flush=True)
+        rows.append(
+            dict(row="explore", case=name, compiled=compiled, python=python, whole=whole, ratio=ratio, load=_load())
+        )
+        print(
+            f"explore | {name} | {python.get('states', 0):,} states{'' if python.get('whole') else ' (a prefix)'}:"
+            f" compiled {compiled.get('seconds', 0):.2f} s, python {python.get('seconds', 0):.2f} s"
+            f" | {ratio and f'{ratio:.0f}x'} | whole graph compiled: {whole.get('states', 0):,} states in "
+            f"{whole.get('seconds', 0):.1f} s | load {_load()}",
+            flush=True,
+        )
         compiled = whole
         if compiled.get("memory"):
             per_transition = 12
@@ -161,18 +192,37 @@ def cli_rows(kind: str, cases, quick: bool) -> list[dict]:
         answer = {}
         if run["code"] == 0:
             answer = json.loads(run["out"])
-        figure = dict(row=kind, case=name, seconds=run["seconds"], gib=run["gib"], code=run["code"],
-                      states=answer.get("states"), transitions=answer.get("transitions"), load=_load())
+        figure = dict(
+            row=kind,
+            case=name,
+            seconds=run["seconds"],
+            gib=run["gib"],
+            code=run["code"],
+            states=answer.get("states"),
+            transitions=answer.get("transitions"),
+            load=_load(),
+        )
         if kind == "optimal" and answer:
-            figure.update(lower=answer.get("lower"), upper=answer.get("upper"), gap=answer.get("gap"),
-                          explored=answer.get("explored"), touched=answer.get("touched"))
+            figure.update(
+                lower=answer.get("lower"),
+                upper=answer.get("upper"),
+                gap=answer.get("gap"),
+                explored=answer.get("explored"),
+                touched=answer.get("touched"),
+            )
         elif answer:
             figure.update(win=answer.get("decimal", answer).get("win"))
         rows.append(figure)
-        extra = (f"gap {figure.get('gap')}" if kind == "optimal" else
-                 f"{figure['states'] or '?'} states, {figure['transitions'] or '?'} transitions")
-        print(f"{kind} | {name} | {run['seconds']:.1f} s | {run['gib'] or 0:.2f} GiB | exit {run['code']} | {extra} "
-              f"| load {_load()}", flush=True)
+        extra = (
+            f"gap {figure.get('gap')}"
+            if kind == "optimal"
+            else f"{figure['states'] or '?'} states, {figure['transitions'] or '?'} transitions"
+        )
+        print(
+            f"{kind} | {name} | {run['seconds']:.1f} s | {run['gib'] or 0:.2f} GiB | exit {run['code']} | {extra} "
+            f"| load {_load()}",
+            flush=True,
+        )
     return rows
 
 
@@ -184,11 +234,18 @@ def peers_rows() -> list[dict]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", default="explore,float,exact,optimal,peers",
-                        help="comma-separated: explore (and memory), float, exact, optimal, peers")
+    parser.add_argument(
+        "--rows",
+        default="explore,float,exact,optimal,peers",
+        help="comma-separated: explore (and memory), float, exact, optimal, peers",
+    )
     parser.add_argument("--quick", action="store_true", help="only the smaller cases")
-    parser.add_argument("--python-states", type=int, default=200_000,
-                        help="the Python walk's states at most per case (a prefix of larger graphs)")
+    parser.add_argument(
+        "--python-states",
+        type=int,
+        default=200_000,
+        help="the Python walk's states at most per case (a prefix of larger graphs)",
+    )
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     options = parser.parse_args(argv)
     rows = set(options.rows.split(","))

@@ -43,20 +43,20 @@ def main():
             problem = karbon_design_problem(AXES, FIXED, metric=metric)
             found = design_search(problem, target=target, best=BEST, store=store, workers=2)
             answers[(metric, target)] = found
-            print(f"{metric}={float(target):.2f}: solved exactly {found.solved} of {found.grid_size} "
-                  f"({100 * found.solved / found.grid_size:.0f} %), best "
-                  f"{found.candidates[0].point} at {100 * float(found.candidates[0].value):.2f} %, "
-                  f"{time.perf_counter() - began:.0f} s (cache shared), load {os.getloadavg()[0]:.1f}",
-                  flush=True)
+            print(
+                f"{metric}={float(target):.2f}: solved exactly {found.solved} of {found.grid_size} "
+                f"({100 * found.solved / found.grid_size:.0f} %), best "
+                f"{found.candidates[0].point} at {100 * float(found.candidates[0].value):.2f} %, "
+                f"{time.perf_counter() - began:.0f} s (cache shared), load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
         if arguments.no_verify:
             return
         for (metric, target), found in answers.items():
             problem = karbon_design_problem(AXES, FIXED, metric=metric)
-            brute = design_search(problem, target=target, best=BEST, store=store, workers=2,
-                                  exhaustive=True)
+            brute = design_search(problem, target=target, best=BEST, store=store, workers=2, exhaustive=True)
             same = [(c.point, c.value) for c in brute.candidates] == [(c.point, c.value) for c in found.candidates]
-            print(f"{metric}={float(target):.2f}: brute force solved {brute.solved}; same answer: {same}",
-                  flush=True)
+            print(f"{metric}={float(target):.2f}: brute force solved {brute.solved}; same answer: {same}", flush=True)
 
 
 if __name__ == "__main__":

@@ -111,31 +111,45 @@ def split(case: str, with_float: bool = False) -> dict:
             float_pass(plan)
             seconds["float preview of the pass"] = time.process_time() - began
     seconds["rest of the pass"] = passed - sum(seconds[phase] for phase in _TIMED)
-    return dict(seconds=seconds, states=graph.num_states, transitions=graph.num_transitions,
-                bound_bits=result.denominator_bits, loops=len(plan.cyclic), pass_seconds=wall,
-                pass_cpu=passed, win=result.absorption.get("win"))
+    return dict(
+        seconds=seconds,
+        states=graph.num_states,
+        transitions=graph.num_transitions,
+        bound_bits=result.denominator_bits,
+        loops=len(plan.cyclic),
+        pass_seconds=wall,
+        pass_cpu=passed,
+        win=result.absorption.get("win"),
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", default="5,5,3,1", help="A,C,W,P (default 5,5,3,1)")
     parser.add_argument("--float", action="store_true", help="also time the float preview")
-    parser.add_argument("--loop-shapes", action="store_true",
-                        help="count each loop's members, entry states (with inflow) and exits instead of timing")
+    parser.add_argument(
+        "--loop-shapes",
+        action="store_true",
+        help="count each loop's members, entry states (with inflow) and exits instead of timing",
+    )
     args = parser.parse_args(argv)
     if args.loop_shapes:
         shapes: list = []
         with _loop_shapes(shapes):
             split(args.case)
         members, entries, exits, edges = (sum(column) for column in zip(*shapes))
-        print(f"A,C,W,P = {args.case}: {len(shapes)} loops, {members:,} live members, {entries:,} of them entries "
-              f"(receive inflow), {exits:,} exits (distinct states left to), entries x exits summed per loop "
-              f"{sum(shape[1] * shape[2] for shape in shapes):,}, members' edges {edges:,}")
+        print(
+            f"A,C,W,P = {args.case}: {len(shapes)} loops, {members:,} live members, {entries:,} of them entries "
+            f"(receive inflow), {exits:,} exits (distinct states left to), entries x exits summed per loop "
+            f"{sum(shape[1] * shape[2] for shape in shapes):,}, members' edges {edges:,}"
+        )
         return
     found = split(args.case, args.float)
-    print(f"A,C,W,P = {args.case}: {found['states']:,} states, {found['transitions']:,} transitions, "
-          f"{found['loops']} loops, Q of {found['bound_bits']:,} bits; load average {os.getloadavg()[0]:.1f}; "
-          f"exact pass {found['pass_seconds']:.2f} s ({found['pass_cpu']:.2f} CPU s)")
+    print(
+        f"A,C,W,P = {args.case}: {found['states']:,} states, {found['transitions']:,} transitions, "
+        f"{found['loops']} loops, Q of {found['bound_bits']:,} bits; load average {os.getloadavg()[0]:.1f}; "
+        f"exact pass {found['pass_seconds']:.2f} s ({found['pass_cpu']:.2f} CPU s)"
+    )
     exact = sum(value for key, value in found["seconds"].items() if not key.startswith("float"))
     print("| phase | CPU seconds | share |")
     print("|---|---:|---:|")

@@ -73,14 +73,26 @@ def main():
     parser.add_argument("--precision", type=float, default=1e-3)
     parser.add_argument("--case", action="append", choices=sorted(CASES))
     parser.add_argument("--narrator", action="append", choices=["fixed", "optimal"])
-    parser.add_argument("--certify-states", type=int, default=1_000_000,
-                        help="state budget of the exact check of the strategy (past it: the float lower bound)")
-    parser.add_argument("--certify-seconds", type=float,
-                        help="time budget of the exact check's exploring and solving (default half of --seconds)")
-    parser.add_argument("--states", type=int,
-                        help="stop the search after this many states explored (same work in any code version)")
-    parser.add_argument("--code", action="append", metavar="DIR",
-                        help="run with the exactdice package of this checkout (repeat to compare versions)")
+    parser.add_argument(
+        "--certify-states",
+        type=int,
+        default=1_000_000,
+        help="state budget of the exact check of the strategy (past it: the float lower bound)",
+    )
+    parser.add_argument(
+        "--certify-seconds",
+        type=float,
+        help="time budget of the exact check's exploring and solving (default half of --seconds)",
+    )
+    parser.add_argument(
+        "--states", type=int, help="stop the search after this many states explored (same work in any code version)"
+    )
+    parser.add_argument(
+        "--code",
+        action="append",
+        metavar="DIR",
+        help="run with the exactdice package of this checkout (repeat to compare versions)",
+    )
     args = parser.parse_args()
     if args.states is not None and args.states < 1:
         parser.error(f"--states must be >= 1, got {args.states}")
@@ -88,8 +100,12 @@ def main():
         if not os.path.isfile(os.path.join(directory, "exactdice", "__init__.py")):
             parser.error(f"--code {directory}: no exactdice package there (give a checkout of the project)")
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
-    runs = [(name, narrator, code) for name in args.case or ["A1vC1-W1P0", "A3vC3-W3P1"]
-            for narrator in args.narrator or ["fixed", "optimal"] for code in args.code or [None]]
+    runs = [
+        (name, narrator, code)
+        for name in args.case or ["A1vC1-W1P0", "A3vC3-W3P1"]
+        for narrator in args.narrator or ["fixed", "optimal"]
+        for code in args.code or [None]
+    ]
     for name, narrator, code in runs:
         _run(name, narrator, code, args)
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
@@ -98,22 +114,36 @@ def main():
 def _run(name, narrator, code, args):
     """One case against one narrator in a fresh process (with the package of ``code`` if given)."""
     certify_seconds = args.certify_seconds if args.certify_seconds is not None else args.seconds / 2
-    payload = json.dumps([CASES[name], narrator, args.seconds, args.precision, args.certify_states,
-                          certify_seconds, args.states])
-    print(f"{name}, optimal player v {narrator} narrator (default pool), precision {args.precision}, "
-          f"limit {args.seconds:g} s" + (f" or {args.states:,} states" if args.states else "")
-          + (f", code {code}" if code else "") + ":", flush=True)
+    payload = json.dumps(
+        [CASES[name], narrator, args.seconds, args.precision, args.certify_states, certify_seconds, args.states]
+    )
+    print(
+        f"{name}, optimal player v {narrator} narrator (default pool), precision {args.precision}, "
+        f"limit {args.seconds:g} s"
+        + (f" or {args.states:,} states" if args.states else "")
+        + (f", code {code}" if code else "")
+        + ":",
+        flush=True,
+    )
     environment = dict(os.environ)
     if code:
         environment["PYTHONPATH"] = os.path.abspath(code)
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, payload], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=environment, cwd=code or None)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, payload],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        cwd=code or None,
+    )
     last = None
     for line in child.stdout:
         if line.startswith("MARK "):
             elapsed, lower, upper, explored = json.loads(line[5:])
-            print(f"  {elapsed:7.1f} s  gap {upper - lower:.5f}  [{lower:.5f}, {upper:.5f}]  "
-                  f"explored {explored:,}", flush=True)
+            print(
+                f"  {elapsed:7.1f} s  gap {upper - lower:.5f}  [{lower:.5f}, {upper:.5f}]  explored {explored:,}",
+                flush=True,
+            )
         else:
             last = line
     if child.wait() != 0 or last is None:
@@ -124,19 +154,25 @@ def _run(name, narrator, code, args):
     elapsed, lower, upper, explored = marks[-1]
     print(f"  {elapsed:7.1f} s  gap {upper - lower:.5f}  [{lower:.5f}, {upper:.5f}]  explored {explored:,}")
     rate = run["explored"] / max(run["bounded_seconds"], 1e-9)
-    print(f"  final: [{run['lower']:.6f} ({run['lower_method']}), {run['upper']:.6f}], gap {run['gap']:.5f}, "
-          f"stopped: {run['stopped']}; fixed preferences {run['fixed_value']}; explored {run['explored']:,} "
-          f"(touched {run['touched']:,}), {rate:,.0f} states/s; end components {run['end_components']}; "
-          f"sweeps {run['sweeps']}; "
-          f"bounds {run['bounded_seconds']:.1f} s, exact check {run['certify_seconds']:.1f} s "
-          + (f"over {run['strategy_states']:,} states" if run['lower_kind'] == "exact" else
-             f"(its solve stopped at its budget, then the float value over {run['strategy_states']:,} states)"
-             if run['strategy_states'] is not None else "(stopped at its budget)")
-          + f"; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU with its worker processes "
-          f"(CPU against wall shows the cores it used and the load); peak {run['peak_mib']:,.0f} MiB "
-          f"(+ {run['workers_peak_mib']:,.0f} MiB the largest worker); "
-          f"package {run['package']}",
-          flush=True)
+    print(
+        f"  final: [{run['lower']:.6f} ({run['lower_method']}), {run['upper']:.6f}], gap {run['gap']:.5f}, "
+        f"stopped: {run['stopped']}; fixed preferences {run['fixed_value']}; explored {run['explored']:,} "
+        f"(touched {run['touched']:,}), {rate:,.0f} states/s; end components {run['end_components']}; "
+        f"sweeps {run['sweeps']}; "
+        f"bounds {run['bounded_seconds']:.1f} s, exact check {run['certify_seconds']:.1f} s "
+        + (
+            f"over {run['strategy_states']:,} states"
+            if run["lower_kind"] == "exact"
+            else f"(its solve stopped at its budget, then the float value over {run['strategy_states']:,} states)"
+            if run["strategy_states"] is not None
+            else "(stopped at its budget)"
+        )
+        + f"; total {run['seconds']:.1f} s wall, {run['cpu_seconds']:.1f} s CPU with its worker processes "
+        f"(CPU against wall shows the cores it used and the load); peak {run['peak_mib']:,.0f} MiB "
+        f"(+ {run['workers_peak_mib']:,.0f} MiB the largest worker); "
+        f"package {run['package']}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -23,9 +23,12 @@ ROWS = {
     "A6 v C1, W7 P0": ("dict(ability=6, challenge=1, consequence=7, peril=0)", "fixed"),
     "d8 v d8, pool d6,d8, W2 P1, risk=always": (
         "dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=2, peril=1)",
-        "risk=always"),
+        "risk=always",
+    ),
     "A3 v C2, W2 P0, F2, Training, risk=always": (
-        "dict(ability=3, challenge=2, consequence=2, peril=0, fortune=2, training=True)", "risk=always"),
+        "dict(ability=3, challenge=2, consequence=2, peril=0, fortune=2, training=True)",
+        "risk=always",
+    ),
     "A3 v C3, W3 P1, risk=always": ("dict(ability=3, challenge=3, consequence=3, peril=1)", "risk=always"),
 }
 DEFAULT_ROWS = [row for row in ROWS if row != "A6 v C1, W7 P0"][:4]
@@ -61,8 +64,13 @@ print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() 
 def _run(code_dir, row, max_states):
     setup, player = ROWS[row]
     env = dict(os.environ, PYTHONPATH=os.path.abspath(code_dir))
-    output = subprocess.run([sys.executable, "-c", _CHILD, setup, player, str(max_states)],
-                            capture_output=True, text=True, env=env, cwd=os.path.abspath(code_dir))
+    output = subprocess.run(
+        [sys.executable, "-c", _CHILD, setup, player, str(max_states)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=os.path.abspath(code_dir),
+    )
     if output.returncode:
         raise SystemExit(f"{row}: {output.stderr.strip().splitlines()[-1]}")
     return json.loads(output.stdout)
@@ -73,14 +81,22 @@ def _describe(result):
     rate = f"{result['expanded'] / result['cpu']:,.0f} states/s"
     if result["transitions"] is not None:
         rate += f", {result['transitions'] / result['cpu']:,.0f} transitions/s"
-    return (f"{result['cpu']:.2f} s CPU ({result['wall']:.2f} s wall), {result['expanded']:,} states expanded, "
-            f"{rate}, peak {result['peak_mib']:,.0f} MiB{done}")
+    return (
+        f"{result['cpu']:.2f} s CPU ({result['wall']:.2f} s wall), {result['expanded']:,} states expanded, "
+        f"{rate}, peak {result['peak_mib']:,.0f} MiB{done}"
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", nargs="*", default=DEFAULT_ROWS, choices=list(ROWS), metavar="NAME",
-                        help=f"rows to run (default: {'; '.join(DEFAULT_ROWS)}): {'; '.join(ROWS)}")
+    parser.add_argument(
+        "--rows",
+        nargs="*",
+        default=DEFAULT_ROWS,
+        choices=list(ROWS),
+        metavar="NAME",
+        help=f"rows to run (default: {'; '.join(DEFAULT_ROWS)}): {'; '.join(ROWS)}",
+    )
     parser.add_argument("--baseline", metavar="DIR", help="a checkout whose exactdice to compare against")
     parser.add_argument("--max-states", type=int, default=200_000, help="stop a row at this many states found")
     args = parser.parse_args(argv)
@@ -91,8 +107,11 @@ def main(argv=None):
         print(f"{row}: {_describe(ours)}; load {load:.1f}", flush=True)
         if args.baseline:
             theirs = _run(args.baseline, row, args.max_states)
-            print(f"  baseline: {_describe(theirs)}; this checkout is {theirs['cpu'] / ours['cpu']:.2f}x "
-                  f"as fast (CPU), peak memory {ours['peak_mib'] / theirs['peak_mib']:.2f}x", flush=True)
+            print(
+                f"  baseline: {_describe(theirs)}; this checkout is {theirs['cpu'] / ours['cpu']:.2f}x "
+                f"as fast (CPU), peak memory {ours['peak_mib'] / theirs['peak_mib']:.2f}x",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

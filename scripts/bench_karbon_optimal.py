@@ -18,21 +18,42 @@ import sys
 
 # (name, ContestSetup keyword arguments as JSON-able values)
 CASES = [
-    ("d6 v d10, pool d4, reserve d4, W1 P1",
-     dict(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1)),
-    ("d8 v d8, pool d6, reserve d6, W2 P1 (the optimal-play issue's case)",
-     dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=2, peril=1)),
-    ("d6 v d8, no pool, no reserve, W4 P1",
-     dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={}, reserve={}, consequence=4, peril=1)),
-    ("d6,d8 v d10, pool d6,d10, reserve d6, W3 P1",
-     dict(player_dice={6: 1, 8: 1}, narrator_dice={10: 1}, pool={6: 1, 10: 1}, reserve={6: 1}, consequence=3,
-          peril=1)),
-    ("A1 v C1 after the fixed draws (d8 v d8), default pool and reserve, W1 P0",
-     dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 7, 8: 3, 10: 3}, reserve={6: 5}, consequence=1,
-          peril=0)),
-    ("A3 v C3 after the fixed draws (3d8 v 2d8,d10, draw chips paid), default pool and reserve, W3 P1",
-     dict(player_dice={8: 3}, narrator_dice={8: 2, 10: 1}, draw_chips=True, pool={6: 7, 10: 2}, reserve={6: 5},
-          consequence=3, peril=1)),
+    (
+        "d6 v d10, pool d4, reserve d4, W1 P1",
+        dict(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1),
+    ),
+    (
+        "d8 v d8, pool d6, reserve d6, W2 P1 (the optimal-play issue's case)",
+        dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=2, peril=1),
+    ),
+    (
+        "d6 v d8, no pool, no reserve, W4 P1",
+        dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={}, reserve={}, consequence=4, peril=1),
+    ),
+    (
+        "d6,d8 v d10, pool d6,d10, reserve d6, W3 P1",
+        dict(
+            player_dice={6: 1, 8: 1}, narrator_dice={10: 1}, pool={6: 1, 10: 1}, reserve={6: 1}, consequence=3, peril=1
+        ),
+    ),
+    (
+        "A1 v C1 after the fixed draws (d8 v d8), default pool and reserve, W1 P0",
+        dict(
+            player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 7, 8: 3, 10: 3}, reserve={6: 5}, consequence=1, peril=0
+        ),
+    ),
+    (
+        "A3 v C3 after the fixed draws (3d8 v 2d8,d10, draw chips paid), default pool and reserve, W3 P1",
+        dict(
+            player_dice={8: 3},
+            narrator_dice={8: 2, 10: 1},
+            draw_chips=True,
+            pool={6: 7, 10: 2},
+            reserve={6: 5},
+            consequence=3,
+            peril=1,
+        ),
+    ),
 ]
 PAIRS = [("fixed", "fixed"), ("optimal", "fixed"), ("optimal", "optimal")]
 
@@ -69,8 +90,9 @@ print(json.dumps({"states": graph.num_states, "round_starts": rounds, "transitio
 def run_case(kwargs, player, narrator, limit, timeout):
     argument = json.dumps([kwargs, player, narrator, limit])
     try:
-        output = subprocess.run([sys.executable, "-c", _CHILD, argument], capture_output=True, text=True,
-                                timeout=timeout)
+        output = subprocess.run(
+            [sys.executable, "-c", _CHILD, argument], capture_output=True, text=True, timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         return f"> {timeout} s"
     if output.returncode:
@@ -78,9 +100,11 @@ def run_case(kwargs, player, narrator, limit, timeout):
     row = json.loads(output.stdout)
     if "over" in row:
         return f"> {row['over']:,} states ({row['seconds']} s to get there)"
-    return (f"{row['states']:,} states ({row['round_starts']:,} round starts), {row['transitions']:,} "
-            f"transitions, explore {row['explore']} s + "
-            f"solve {row['solve']} s, value {row['value']:.4f}")
+    return (
+        f"{row['states']:,} states ({row['round_starts']:,} round starts), {row['transitions']:,} "
+        f"transitions, explore {row['explore']} s + "
+        f"solve {row['solve']} s, value {row['value']:.4f}"
+    )
 
 
 def main(argv=None):

@@ -39,16 +39,25 @@ from exactdice.markov import explore, solve  # noqa: E402
 CASES = [
     ("fixed A2 v C2, W2 P1", dict(ability=2, challenge=2, consequence=2, peril=1), "fixed"),
     ("fixed A3 v C3, W3 P1", dict(ability=3, challenge=3, consequence=3, peril=1), "fixed"),
-    ("optimal player: d8 v d8, pool d6, reserve d6, W2 P1",
-     dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=2, peril=1),
-     "optimal"),
-    ("optimal player: d6 v d10, pool d4, reserve d4, W1 P1",
-     dict(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1),
-     "optimal"),
+    (
+        "optimal player: d8 v d8, pool d6, reserve d6, W2 P1",
+        dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=2, peril=1),
+        "optimal",
+    ),
+    (
+        "optimal player: d6 v d10, pool d4, reserve d4, W1 P1",
+        dict(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1),
+        "optimal",
+    ),
 ]
-LARGE = [("fixed A4 v C3, W3 P1", dict(ability=4, challenge=3, consequence=3, peril=1), "fixed"),
-         ("optimal player: d6 v d8, no pool, no reserve, W4 P1",
-          dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={}, reserve={}, consequence=4, peril=1), "optimal")]
+LARGE = [
+    ("fixed A4 v C3, W3 P1", dict(ability=4, challenge=3, consequence=3, peril=1), "fixed"),
+    (
+        "optimal player: d6 v d8, no pool, no reserve, W4 P1",
+        dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={}, reserve={}, consequence=4, peril=1),
+        "optimal",
+    ),
+]
 
 
 def build_model(setup_kwargs, player_kind, ruleset):
@@ -87,30 +96,45 @@ def compare_visit_passes(rows, graph, payoff, endless, repeat):
     from exactdice.markov.solver import _Solver
 
     numbers = ExactArithmetic()
-    solver = _Solver(graph, numbers, [numbers.number(payoff.get(name, 0)) for name in graph.outcomes],
-                     numbers.number(endless), vectors=False)
+    solver = _Solver(
+        graph,
+        numbers,
+        [numbers.number(payoff.get(name, 0)) for name in graph.outcomes],
+        numbers.number(endless),
+        vectors=False,
+    )
     solver.run(False)
-    shared, shared_s, shared_cpu = timed(forward_pass, graph, solver.chosen_edge, solver.alive, solver.components,
-                                         repeat=repeat)
+    shared, shared_s, shared_cpu = timed(
+        forward_pass, graph, solver.chosen_edge, solver.alive, solver.components, repeat=repeat
+    )
     own, own_s, own_cpu = timed(solver.visits, repeat=repeat)
     same = own == (shared.absorption, shared.never_ends, shared.expected_steps, shared.expected_rewards)
-    rows.append(f"| {graph.num_states:,} | {shared_s:.2f} ({shared_cpu:.2f}) | {own_s:.2f} ({own_cpu:.2f}) | "
-                f"{shared_cpu / own_cpu:.1f}x | {'yes' if same else 'NO'} |")
+    rows.append(
+        f"| {graph.num_states:,} | {shared_s:.2f} ({shared_cpu:.2f}) | {own_s:.2f} ({own_cpu:.2f}) | "
+        f"{shared_cpu / own_cpu:.1f}x | {'yes' if same else 'NO'} |"
+    )
 
 
 def answers(solution):
-    return (solution.absorption, solution.never_ends, solution.value, solution.expected_steps,
-            solution.expected_rewards, solution.strategy)
+    return (
+        solution.absorption,
+        solution.never_ends,
+        solution.value,
+        solution.expected_steps,
+        solution.expected_rewards,
+        solution.strategy,
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--large", action="store_true",
-                        help="also A4 v C3 and a 287,000-state MDP (minutes)")
-    parser.add_argument("--before", type=Path, metavar="FILE",
-                        help="another version of exactdice/markov/solver.py to time side by side")
-    parser.add_argument("--visits", action="store_true",
-                        help="also time both exact forward passes on each MDP's strategy")
+    parser.add_argument("--large", action="store_true", help="also A4 v C3 and a 287,000-state MDP (minutes)")
+    parser.add_argument(
+        "--before", type=Path, metavar="FILE", help="another version of exactdice/markov/solver.py to time side by side"
+    )
+    parser.add_argument(
+        "--visits", action="store_true", help="also time both exact forward passes on each MDP's strategy"
+    )
     parser.add_argument("--repeat", type=int, default=2, help="timings are the best of this many runs")
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -131,9 +155,11 @@ def main(argv=None):
     storm_probability(warm_up, "win")
     print("## Karbon vs Storm 2.0 exact (identical rationals checked)\n")
     before_columns = "| before solve s (CPU) | before / now (CPU) |" if solve_before else "|"
-    print("| case | states | transitions | load | exactdice explore s | exactdice solve s (CPU) "
-          f"{before_columns} Storm build + check s (CPU) | Storm / exactdice (explore + solve) "
-          "| Storm / exactdice solve (CPU) | identical |")
+    print(
+        "| case | states | transitions | load | exactdice explore s | exactdice solve s (CPU) "
+        f"{before_columns} Storm build + check s (CPU) | Storm / exactdice (explore + solve) "
+        "| Storm / exactdice solve (CPU) | identical |"
+    )
     print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if solve_before else "") + "---:|---:|---:|---|")
     visit_rows = []
     for name, setup_kwargs, player_kind in CASES + (LARGE if args.large else []):
@@ -149,11 +175,13 @@ def main(argv=None):
             before = f" {old_s:.2f} ({old_cpu:.2f}) | {old_s / solve_s:.1f}x ({old_cpu / solve_cpu:.1f}x) |"
         (storm_value, _, _), storm, storm_cpu = timed(storm_probability, graph, "win", repeat=args.repeat)
         same = same and storm_value == solution.absorption["win"]
-        print(f"| {name} | {graph.num_states:,} | {graph.num_transitions:,} | {os.getloadavg()[0]:.1f} | "
-              f"{explore_s:.2f} | {solve_s:.2f} ({solve_cpu:.2f}) |{before} {storm:.2f} ({storm_cpu:.2f}) | "
-              f"{storm / (explore_s + solve_s):.1f}x | {storm / solve_s:.1f}x ({storm_cpu / solve_cpu:.1f}x) | "
-              f"{'yes' if same else 'NO'} |",
-              flush=True)
+        print(
+            f"| {name} | {graph.num_states:,} | {graph.num_transitions:,} | {os.getloadavg()[0]:.1f} | "
+            f"{explore_s:.2f} | {solve_s:.2f} ({solve_cpu:.2f}) |{before} {storm:.2f} ({storm_cpu:.2f}) | "
+            f"{storm / (explore_s + solve_s):.1f}x | {storm / solve_s:.1f}x ({storm_cpu / solve_cpu:.1f}x) | "
+            f"{'yes' if same else 'NO'} |",
+            flush=True,
+        )
         if args.visits and player_kind == "optimal":
             compare_visit_passes(visit_rows, graph, payoff, endless, args.repeat)
     if visit_rows:

@@ -64,13 +64,19 @@ def main(argv=None):
     parser.add_argument("--memory-gib", type=float, default=6.0, help="address-space limit per case")
     args = parser.parse_args(argv)
     cases = args.cases + (RANGE_CORNERS if args.corners else [])
-    print("| A | C | W | P | states | transitions | digits of P(win) | seconds | CPU s | load | peak GiB | worker peak GiB | P(win) |")
+    print(
+        "| A | C | W | P | states | transitions | digits of P(win) | seconds | CPU s | load | peak GiB | worker peak GiB | P(win) |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for case in cases:
         a, c, w, p = case.split(",")
         try:
-            output = subprocess.run([sys.executable, "-c", _CHILD, case, str(args.memory_gib)],
-                                    capture_output=True, text=True, timeout=args.timeout)
+            output = subprocess.run(
+                [sys.executable, "-c", _CHILD, case, str(args.memory_gib)],
+                capture_output=True,
+                text=True,
+                timeout=args.timeout,
+            )
         except subprocess.TimeoutExpired:
             print(f"| {a} | {c} | {w} | {p} | | | | > {args.timeout} | | {_load()} | | | |", flush=True)
             continue
@@ -79,12 +85,17 @@ def main(argv=None):
             continue
         row = json.loads(output.stdout)
         if row.get("memory"):
-            print(f"| {a} | {c} | {w} | {p} | | | | stopped at {row['seconds']} | | {_load()} | > {args.memory_gib} | | |",
-                  flush=True)
+            print(
+                f"| {a} | {c} | {w} | {p} | | | | stopped at {row['seconds']} | | {_load()} | > {args.memory_gib} | | |",
+                flush=True,
+            )
             continue
-        print(f"| {a} | {c} | {w} | {p} | {row['states']:,} | {row['transitions']:,} | {row['digits']:,} | "
-              f"{row['seconds']} | {row['cpu_seconds']} | {_load()} | {row['peak_gib']} | {row['worker_peak_gib'] or ''} | "
-              f"{row['win']:.6f} |", flush=True)
+        print(
+            f"| {a} | {c} | {w} | {p} | {row['states']:,} | {row['transitions']:,} | {row['digits']:,} | "
+            f"{row['seconds']} | {row['cpu_seconds']} | {_load()} | {row['peak_gib']} | {row['worker_peak_gib'] or ''} | "
+            f"{row['win']:.6f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

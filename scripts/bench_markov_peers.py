@@ -30,8 +30,8 @@ def storm_probability(graph, outcome="win"):
     started = time.perf_counter()
     has_decisions = any(kind == DECISION for kind in graph.kind)
     builder = datastructures.SparseMatrixBuilder[rational](
-        rows=0, columns=0, entries=0, force_dimensions=False,
-        has_custom_row_grouping=has_decisions, row_groups=0)
+        rows=0, columns=0, entries=0, force_dimensions=False, has_custom_row_grouping=has_decisions, row_groups=0
+    )
     row = 0
     offsets, targets, weights = graph.offsets, graph.targets, graph.weights
     for node in range(graph.num_states):
@@ -75,8 +75,10 @@ def run_storm_table(sizes, decision_every=0, storm_max=20_000):
         return
     kind = "MDP (max)" if decision_every else "DTMC"
     print(f"\nStorm exact vs exactdice exact, contest-shaped {kind}")
-    print(f"{'states':>9} {'transitions':>12} {'explore s':>10} {'solve s':>9} {'storm build s':>14} "
-          f"{'storm check s':>14} {'storm/ours':>10} {'states/s':>10} {'trans/s':>10} same")
+    print(
+        f"{'states':>9} {'transitions':>12} {'explore s':>10} {'solve s':>9} {'storm build s':>14} "
+        f"{'storm check s':>14} {'storm/ours':>10} {'states/s':>10} {'trans/s':>10} same"
+    )
     for size in sizes:
         started = time.perf_counter()
         graph = explore(ContestChain(size, decision_every=decision_every))
@@ -85,13 +87,17 @@ def run_storm_table(sizes, decision_every=0, storm_max=20_000):
         solved = time.perf_counter()
         our_total = solved - started
         if graph.num_states > storm_max:
-            print(f"{graph.num_states:>9,} {graph.num_transitions:>12,} {explored - started:>10.2f} {solved - explored:>9.2f} "
-                  f"{'(Storm skipped: raise --storm-max)':>40}")
+            print(
+                f"{graph.num_states:>9,} {graph.num_transitions:>12,} {explored - started:>10.2f} {solved - explored:>9.2f} "
+                f"{'(Storm skipped: raise --storm-max)':>40}"
+            )
             continue
         theirs, build, check = storm_probability(graph)
-        print(f"{graph.num_states:>9,} {graph.num_transitions:>12,} {explored - started:>10.2f} {solved - explored:>9.2f} "
-              f"{build:>14.2f} {check:>14.2f} {(build + check) / our_total:>10.2f} "
-              f"{graph.num_states / our_total:>10,.0f} {graph.num_transitions / our_total:>10,.0f} {ours == theirs}")
+        print(
+            f"{graph.num_states:>9,} {graph.num_transitions:>12,} {explored - started:>10.2f} {solved - explored:>9.2f} "
+            f"{build:>14.2f} {check:>14.2f} {(build + check) / our_total:>10.2f} "
+            f"{graph.num_states / our_total:>10,.0f} {graph.num_transitions / our_total:>10,.0f} {ours == theirs}"
+        )
         if ours != theirs:
             raise SystemExit(f"MISMATCH at {size} states: exactdice and Storm disagree")
 
@@ -116,9 +122,13 @@ def run_icepool_tug_of_war(reach=150):
     solution = solve(TugOfWar(reach))
     ours = solution.absorption["win"]
     our_seconds = time.perf_counter() - started
-    print(f"\nicepool tug of war (reach {reach}, {solution.states} states, one {solution.largest_component}-state cycle)")
-    print(f"exactdice {our_seconds:.2f} s, icepool {icepool_seconds:.2f} s, ratio icepool/ours "
-          f"{icepool_seconds / our_seconds:.2f}, identical: {ours == theirs}")
+    print(
+        f"\nicepool tug of war (reach {reach}, {solution.states} states, one {solution.largest_component}-state cycle)"
+    )
+    print(
+        f"exactdice {our_seconds:.2f} s, icepool {icepool_seconds:.2f} s, ratio icepool/ours "
+        f"{icepool_seconds / our_seconds:.2f}, identical: {ours == theirs}"
+    )
 
 
 def main(argv=None):

@@ -50,6 +50,7 @@ def dice_rows():
         def run():
             die = make()
             return {o: Fraction(q, die.denominator()) for o, q in die.items()}
+
         return run
 
     def karbon_hand_ours():
@@ -59,33 +60,49 @@ def dice_rows():
         def classify(sides):
             hit, miss, turncoat = icepool.Vector((1, 0)), icepool.Vector((0, 0)), icepool.Vector((0, 1))
             return icepool.Die([hit] * 3 + [miss] * min(2, max(0, sides - 3)) + [turncoat] * max(0, sides - 5))
+
         hand = 3 @ classify(6) + 2 @ classify(8) + 2 @ classify(10)
         return {tuple(o): Fraction(q, hand.denominator()) for o, q in hand.items()}
 
     return [
         ("sum of 100d6", ours(lambda: d(6).sum_of(100)), theirs(lambda: 100 @ icepool.d6)),
         ("sum of 30d10", ours(lambda: d(10).sum_of(30)), theirs(lambda: 30 @ icepool.d10)),
-        ("4d6 keep highest 3", ours(lambda: Pool([(d(6), 4)]).keep_highest(3)),
-         theirs(lambda: icepool.d6.pool(4).highest(3).sum())),
-        ("100d20 keep highest 10", ours(lambda: Pool([(d(20), 100)]).keep_highest(10)),
-         theirs(lambda: icepool.d20.pool(100).highest(10).sum())),
-        ("median of d6, d8, d10", ours(lambda: Pool([d(6), d(8), d(10)]).order_statistic(1)),
-         theirs(lambda: icepool.Pool([icepool.d6, icepool.d8, icepool.d10]).middle(1).sum())),
-        ("median of d4, d12, d12", ours(lambda: Pool([d(4), d(12), d(12)]).order_statistic(1)),
-         theirs(lambda: icepool.Pool([icepool.d4, icepool.d12, icepool.d12]).middle(1).sum())),
+        (
+            "4d6 keep highest 3",
+            ours(lambda: Pool([(d(6), 4)]).keep_highest(3)),
+            theirs(lambda: icepool.d6.pool(4).highest(3).sum()),
+        ),
+        (
+            "100d20 keep highest 10",
+            ours(lambda: Pool([(d(20), 100)]).keep_highest(10)),
+            theirs(lambda: icepool.d20.pool(100).highest(10).sum()),
+        ),
+        (
+            "median of d6, d8, d10",
+            ours(lambda: Pool([d(6), d(8), d(10)]).order_statistic(1)),
+            theirs(lambda: icepool.Pool([icepool.d6, icepool.d8, icepool.d10]).middle(1).sum()),
+        ),
+        (
+            "median of d4, d12, d12",
+            ours(lambda: Pool([d(4), d(12), d(12)]).order_statistic(1)),
+            theirs(lambda: icepool.Pool([icepool.d4, icepool.d12, icepool.d12]).middle(1).sum()),
+        ),
         ("Karbon hand 3d6+2d8+2d10 (hits, turncoats)", karbon_hand_ours, karbon_hand_theirs),
     ]
 
 
 def _time_one_cold(row: int, library: str):
     """Run one computation once in a fresh interpreter (no warm caches on either side)."""
-    code = ("import sys, time, json; sys.path.insert(0, %r); import bench_peers as b; "
-            "rows = b.dice_rows(); f = rows[%d][%d]; t = time.perf_counter(); r = f(); "
-            "t = time.perf_counter() - t; "
-            "print(json.dumps([t, sorted((repr(k), str(v)) for k, v in r.items())]))"
-            % (str(HERE), row, 1 if library == "exactdice" else 2))
+    code = (
+        "import sys, time, json; sys.path.insert(0, %r); import bench_peers as b; "
+        "rows = b.dice_rows(); f = rows[%d][%d]; t = time.perf_counter(); r = f(); "
+        "t = time.perf_counter() - t; "
+        "print(json.dumps([t, sorted((repr(k), str(v)) for k, v in r.items())]))"
+        % (str(HERE), row, 1 if library == "exactdice" else 2)
+    )
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     import json
+
     seconds, result = json.loads(output.stdout.strip().splitlines()[-1])
     return seconds, result
 
@@ -96,8 +113,10 @@ def run_dice(repeat):
     except ImportError:
         print("dice: icepool is not installed (pip install 'icepool>=2.1,<2.2'); skipped")
         return
-    print(f"## Dice core: exactdice vs icepool {icepool.__version__} "
-          f"(each call cold in a fresh interpreter, best of {repeat}, seconds)\n")
+    print(
+        f"## Dice core: exactdice vs icepool {icepool.__version__} "
+        f"(each call cold in a fresh interpreter, best of {repeat}, seconds)\n"
+    )
     print("| computation | exactdice s | icepool s | icepool / exactdice | identical |")
     print("|---|---:|---:|---:|---|")
     for index, (name, _, _) in enumerate(dice_rows()):
@@ -105,8 +124,10 @@ def run_dice(repeat):
         theirs = [_time_one_cold(index, "icepool") for _ in range(repeat)]
         ours_time, theirs_time = min(t for t, _ in ours), min(t for t, _ in theirs)
         same = _normalise(ours[0][1]) == _normalise(theirs[0][1])
-        print(f"| {name} | {ours_time:.5f} | {theirs_time:.5f} | {theirs_time / ours_time:.1f}x | "
-              f"{'yes' if same else 'NO'} |")
+        print(
+            f"| {name} | {ours_time:.5f} | {theirs_time:.5f} | {theirs_time / ours_time:.1f}x | "
+            f"{'yes' if same else 'NO'} |"
+        )
     print()
 
 

@@ -47,12 +47,13 @@ def main() -> None:
         times["a pool per batch"].append(run_batches(_pool_per_batch, options.batches, options.workers))
         times["one shared pool"].append(run_batches(shared_local_pool, options.batches, options.workers))
     for name, seconds in times.items():
-        print(f"{name:>17}: median {statistics.median(seconds):.3f} s "
-              f"(runs: {' '.join(f'{s:.3f}' for s in seconds)})")
+        print(f"{name:>17}: median {statistics.median(seconds):.3f} s (runs: {' '.join(f'{s:.3f}' for s in seconds)})")
     per_batch, shared = (statistics.median(seconds) for seconds in times.values())
-    print(f"{options.batches} batches of {options.workers} cells: ratio {per_batch / shared:.1f}, "
-          f"{1000 * (per_batch - shared) / options.batches:.0f} ms saved a batch; "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{options.batches} batches of {options.workers} cells: ratio {per_batch / shared:.1f}, "
+        f"{1000 * (per_batch - shared) / options.batches:.0f} ms saved a batch; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -82,7 +82,11 @@ def main(argv=None):
             started = time.perf_counter()
             value = win_probability(graph, make_ratio, kind(0), kind(1))
             seconds = time.perf_counter() - started
-            value = Fraction(int(value.numerator), int(value.denominator)) if name != "flint.fmpq" else Fraction(int(value.p), int(value.q))
+            value = (
+                Fraction(int(value.numerator), int(value.denominator))
+                if name != "flint.fmpq"
+                else Fraction(int(value.p), int(value.q))
+            )
             reference = reference or value
             assert value == reference, name
             print(f"{size:>8,} {graph.num_transitions:>12,} {name:>34} {seconds:>9.2f} {len(str(value.denominator))}")
@@ -92,8 +96,10 @@ def main(argv=None):
         ours = solve(graph)
         seconds = time.perf_counter() - started
         assert reference is None or ours.absorption["win"] == reference
-        print(f"{size:>8,} {graph.num_transitions:>12,} {'exactdice fraction-free mpz':>34} {seconds:>9.2f} "
-              f"{len(str(ours.absorption['win'].denominator))}  (6 quantities: outcomes, never, steps, rewards)")
+        print(
+            f"{size:>8,} {graph.num_transitions:>12,} {'exactdice fraction-free mpz':>34} {seconds:>9.2f} "
+            f"{len(str(ours.absorption['win'].denominator))}  (6 quantities: outcomes, never, steps, rewards)"
+        )
 
 
 if __name__ == "__main__":

@@ -27,9 +27,10 @@ from exactdice.tables.jobs import solve_tables
 
 
 def grids():
-    return [contest_grid("ability", [1, 2, 3], "challenge", [1, 2, 3, 4, 5],
-                         {"consequence": 1, "peril": peril})
-            for peril in range(10)]
+    return [
+        contest_grid("ability", [1, 2, 3], "challenge", [1, 2, 3, 4, 5], {"consequence": 1, "peril": peril})
+        for peril in range(10)
+    ]
 
 
 def run(executor=None) -> tuple[float, str]:
@@ -48,8 +49,12 @@ def main():
 
     cells = sum(len(grid.rows) * len(grid.columns) for grid in grids())
     print(f"{cells} Karbon cells; load average before: {os.getloadavg()[0]:.1f}", flush=True)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=50) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         executor = client.get_executor()
         digests = set()
         ratios = []
@@ -58,9 +63,12 @@ def main():
             cluster_seconds, cluster_digest = run(executor)
             digests |= {local_digest, cluster_digest}
             ratios.append(cluster_seconds / local_seconds)
-            print(f"repeat {repeat}: local pool {local_seconds:.1f} s, LocalCluster {cluster_seconds:.1f} s, "
-                  f"ratio {cluster_seconds / local_seconds:.3f} (overhead {100 * (ratios[-1] - 1):+.1f} %), "
-                  f"load {os.getloadavg()[0]:.1f}", flush=True)
+            print(
+                f"repeat {repeat}: local pool {local_seconds:.1f} s, LocalCluster {cluster_seconds:.1f} s, "
+                f"ratio {cluster_seconds / local_seconds:.3f} (overhead {100 * (ratios[-1] - 1):+.1f} %), "
+                f"load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
         if arguments.kill_worker:
             killed = []
 
@@ -76,11 +84,13 @@ def main():
             seconds, digest = run(executor)
             killer.join()
             digests.add(digest)
-            print(f"worker {killed[0]} killed after 5 s: LocalCluster {seconds:.1f} s, "
-                  f"table identical: {digest == local_digest}", flush=True)
+            print(
+                f"worker {killed[0]} killed after 5 s: LocalCluster {seconds:.1f} s, "
+                f"table identical: {digest == local_digest}",
+                flush=True,
+            )
         print(f"tables byte-identical across every run: {len(digests) == 1} ({sorted(digests)[0][:16]})")
-        print(f"cluster / local: mean {sum(ratios) / len(ratios):.3f}, min {min(ratios):.3f}, "
-              f"max {max(ratios):.3f}")
+        print(f"cluster / local: mean {sum(ratios) / len(ratios):.3f}, min {min(ratios):.3f}, max {max(ratios):.3f}")
 
 
 if __name__ == "__main__":

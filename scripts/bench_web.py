@@ -88,33 +88,43 @@ def main():
     api = timed(lambda: contest_odds(ContestSetup(**MAIN)), repeats)
     rows = [("Python API contest_odds (solve only)", api)]
     with tempfile.TemporaryDirectory() as folder:
-        url, stop_plain = serve(None)            # no store: every request solves
+        url, stop_plain = serve(None)  # no store: every request solves
         cached_url, stop_cached = serve(Path(folder) / "results.sqlite")
         try:
             with httpx.Client(timeout=120) as client:
-                ask(client, url, dict(MAIN, peril=0))   # warm-up: the fork server starts
+                ask(client, url, dict(MAIN, peril=0))  # warm-up: the fork server starts
                 answer = ask(client, url, MAIN)
                 assert answer["result"]["provenance"]["states"] == contest_odds(ContestSetup(**MAIN)).states
                 rows.append(("web, warm, not cached (POST + poll)", timed(lambda: ask(client, url, MAIN), repeats)))
                 ask(client, cached_url, MAIN)
-                rows.append(("web, answer from the results store", timed(lambda: ask(client, cached_url, MAIN), repeats)))
+                rows.append(
+                    ("web, answer from the results store", timed(lambda: ask(client, cached_url, MAIN), repeats))
+                )
                 long_job = client.post(f"{url}/api/karbon/odds", json=LONG).json()["job"]
                 time.sleep(1.0)
-                rows.append(("web, not cached, while a long solve runs", timed(lambda: ask(client, url, MAIN), repeats)))
+                rows.append(
+                    ("web, not cached, while a long solve runs", timed(lambda: ask(client, url, MAIN), repeats))
+                )
                 began = time.perf_counter()
                 client.post(f"{url}/api/jobs/{long_job}/cancel")
                 cancel_seconds = time.perf_counter() - began
         finally:
             stop_plain()
             stop_cached()
-    rows.append(("CLI exactdice karbon odds (new process)",
-                 timed(lambda: subprocess.run(CLI, check=True, capture_output=True), max(2, repeats // 2))))
+    rows.append(
+        (
+            "CLI exactdice karbon odds (new process)",
+            timed(lambda: subprocess.run(CLI, check=True, capture_output=True), max(2, repeats // 2)),
+        )
+    )
     print(f"main contest {MAIN}, {repeats} runs; load average {open('/proc/loadavg').read().split()[:3]}")
     print(f"{'':45} {'best':>9} {'median':>9}  median / API")
     for name, (best, median) in rows:
         print(f"{name:45} {1000 * best:7.1f}ms {1000 * median:7.1f}ms  {median / api[1]:.2f}x")
-    print(f"Cancel of the long solve: the answer came {1000 * cancel_seconds:.1f} ms after the request, "
-          "its worker process gone")
+    print(
+        f"Cancel of the long solve: the answer came {1000 * cancel_seconds:.1f} ms after the request, "
+        "its worker process gone"
+    )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,13 @@ DEFAULT_REVISION = "a52542e"
 
 def load_revision(revision: str):
     """The revision's ``exactdice/chronica/contest.py`` as a module (its imports are today's)."""
-    source = subprocess.run(["git", "show", f"{revision}:exactdice/chronica/contest.py"], cwd=REPOSITORY,
-                            check=True, capture_output=True, text=True).stdout
+    source = subprocess.run(
+        ["git", "show", f"{revision}:exactdice/chronica/contest.py"],
+        cwd=REPOSITORY,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     module = types.ModuleType("chronica_contest_before")
     module.__file__ = f"{revision}:exactdice/chronica/contest.py"
     sys.modules[module.__name__] = module
@@ -53,25 +58,33 @@ def random_setup(rng: random.Random):
     while True:
         sides = []
         for _ in range(rng.choice([2, 2, 2, 3, 3, 4])):
-            pools = tuple(tuple(sorted((rng.choice(sizes) for _ in range(rng.randint(1, 4))), reverse=True))
-                          for _ in range(rng.choice([1, 1, 1, 2, 3])))
+            pools = tuple(
+                tuple(sorted((rng.choice(sizes) for _ in range(rng.randint(1, 4))), reverse=True))
+                for _ in range(rng.choice([1, 1, 1, 2, 3]))
+            )
             sides.append(pools)
         if sum(len(pool) for side in sides for pool in side) <= 9:
             break
     push = rng.random() < 0.25
-    rules = Rules(tie_rule=rng.choice(["all-discarded", "four-ties"]), push=push,
-                  push_dice=tuple(rng.choice([(), (4,), (6, 6)])) if push else (),
-                  max_pushes=rng.choice([1, 2]), physical=rng.random() < 0.3)
+    rules = Rules(
+        tie_rule=rng.choice(["all-discarded", "four-ties"]),
+        push=push,
+        push_dice=tuple(rng.choice([(), (4,), (6, 6)])) if push else (),
+        max_pushes=rng.choice([1, 2]),
+        physical=rng.random() < 0.3,
+    )
     target = rng.choice([None, None, None, 4, 6, 8])
     return sides, rules, target, rng.random() < 0.8
 
 
 def same_result(before, after) -> bool:
     """Every field equal, the outcome tables in the same order."""
-    return (list(before.size_outcomes.items()) == list(after.size_outcomes.items())
-            and list(before.concession_outcomes.items()) == list(after.concession_outcomes.items())
-            and all(getattr(before, name) == getattr(after, name) for name in FIELDS)
-            and before.to_json() == after.to_json())
+    return (
+        list(before.size_outcomes.items()) == list(after.size_outcomes.items())
+        and list(before.concession_outcomes.items()) == list(after.concession_outcomes.items())
+        and all(getattr(before, name) == getattr(after, name) for name in FIELDS)
+        and before.to_json() == after.to_json()
+    )
 
 
 def timed(solve, *args, **options):
@@ -99,11 +112,17 @@ def main(argv=None) -> int:
             ratios.append(new_seconds / old_seconds)
         if not same_result(old, new):
             differ.append((number, sides, rules, target, concessions))
-    print(f"{options.setups} setups (seed {options.seed}) against {options.revision}: "
-          f"{options.setups - len(differ)} identical, {len(differ)} different")
-    print(f"CPU seconds: before {seconds_before:.2f}, after {seconds_after:.2f} "
-          f"(ratio {seconds_after / seconds_before:.3f}); per setup over 20 ms ({len(ratios)}): "
-          f"median ratio {statistics.median(ratios):.3f}" if ratios else "")
+    print(
+        f"{options.setups} setups (seed {options.seed}) against {options.revision}: "
+        f"{options.setups - len(differ)} identical, {len(differ)} different"
+    )
+    print(
+        f"CPU seconds: before {seconds_before:.2f}, after {seconds_after:.2f} "
+        f"(ratio {seconds_after / seconds_before:.3f}); per setup over 20 ms ({len(ratios)}): "
+        f"median ratio {statistics.median(ratios):.3f}"
+        if ratios
+        else ""
+    )
     for case in differ[:10]:
         print("different:", case)
     return 1 if differ else 0

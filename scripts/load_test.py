@@ -29,15 +29,26 @@ from pathlib import Path
 
 EXACTDICE = [sys.executable, "-m", "exactdice.cli.main"]
 
-FAST = [("GET", "/api/fields/karbon", None), ("GET", "/api/systems", None), ("GET", "/api/tables", None),
-        ("POST", "/api/dist", {"expression": "3d6+2"}), ("POST", "/api/dist", {"expression": "4d6kh3"}),
-        ("GET", "/karbon", None), ("GET", "/static/common.js", None),
-        ("POST", "/api/karbon/odds", {"player_dice": "d6", "narrator_dice": "d10", "consequence": 1,
-                                      "pool": "none", "reserve": "none"})]
-SLOW = [{"path": "/api/karbon/odds", "body": {"ability": 3, "challenge": 3, "consequence": 3, "peril": 1}},
-        {"path": "/api/karbon/odds", "body": {"ability": 4, "challenge": 3, "consequence": 3, "peril": 1}},
-        {"path": "/api/karbon/grid", "body": {"row_values": "1-2", "column_values": "1-2"}},
-        {"path": "/api/exact/chronica", "body": {"sides": "d8,d8,d6; d10,d6; d8,d8"}}]
+FAST = [
+    ("GET", "/api/fields/karbon", None),
+    ("GET", "/api/systems", None),
+    ("GET", "/api/tables", None),
+    ("POST", "/api/dist", {"expression": "3d6+2"}),
+    ("POST", "/api/dist", {"expression": "4d6kh3"}),
+    ("GET", "/karbon", None),
+    ("GET", "/static/common.js", None),
+    (
+        "POST",
+        "/api/karbon/odds",
+        {"player_dice": "d6", "narrator_dice": "d10", "consequence": 1, "pool": "none", "reserve": "none"},
+    ),
+]
+SLOW = [
+    {"path": "/api/karbon/odds", "body": {"ability": 3, "challenge": 3, "consequence": 3, "peril": 1}},
+    {"path": "/api/karbon/odds", "body": {"ability": 4, "challenge": 3, "consequence": 3, "peril": 1}},
+    {"path": "/api/karbon/grid", "body": {"row_values": "1-2", "column_values": "1-2"}},
+    {"path": "/api/exact/chronica", "body": {"sides": "d8,d8,d6; d10,d6; d8,d8"}},
+]
 
 
 class Load:
@@ -47,7 +58,7 @@ class Load:
         self.fast: list[float] = []
         self.by_path: dict[str, list[float]] = {}
         self.fast_failures: list[str] = []
-        self.jobs: dict[str, str] = {}   # job id -> its last status
+        self.jobs: dict[str, str] = {}  # job id -> its last status
         self.slow_refused = 0
         self.lock = threading.Lock()
 
@@ -55,8 +66,7 @@ class Load:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             data = None if body is None else json.dumps(body).encode()
-            connection.request(method, path, body=data,
-                               headers={"Content-Type": "application/json"} if data else {})
+            connection.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else {})
             response = connection.getresponse()
             raw = response.read()
             try:
@@ -79,7 +89,7 @@ class Load:
                     if status not in (200, 202):
                         raise RuntimeError(f"HTTP {status}")
                     while path == "/api/dist" and data.get("status") in ("queued", "running"):
-                        status, data = self.request("GET", f"/api/jobs/{data['job']}?wait=1")   # to the answer
+                        status, data = self.request("GET", f"/api/jobs/{data['job']}?wait=1")  # to the answer
                 except Exception as error:  # noqa: BLE001 - counted, reported
                     with self.lock:
                         self.fast_failures.append(f"{path}: {error}")
@@ -118,7 +128,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=120)
-    parser.add_argument("--slow-share", type=float, default=0.05, help="share of a client's requests that are slow jobs")
+    parser.add_argument(
+        "--slow-share", type=float, default=0.05, help="share of a client's requests that are slow jobs"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--json", type=Path, default=None)
@@ -127,9 +139,12 @@ def main(argv=None) -> int:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"exactdice-load-{port}.log"
-    server = subprocess.Popen(EXACTDICE + ["serve", "--port", str(port), "--no-cache", "--workers",
-                                           str(arguments.workers)],
-                              stdout=subprocess.DEVNULL, stderr=open(log, "w"), start_new_session=True)
+    server = subprocess.Popen(
+        EXACTDICE + ["serve", "--port", str(port), "--no-cache", "--workers", str(arguments.workers)],
+        stdout=subprocess.DEVNULL,
+        stderr=open(log, "w"),
+        start_new_session=True,
+    )
     import psutil
 
     watched = psutil.Process(server.pid)
@@ -178,16 +193,26 @@ def main(argv=None) -> int:
         ends[status] = ends.get(status, 0) + 1
     lost = sum(count for status, count in ends.items() if status not in ("done", "error", "cancelled"))
     text = log.read_text()
-    result = {"clients": arguments.clients, "seconds": round(wall, 1), "fast_requests": len(fast),
-              "fast_median_ms": round(1000 * statistics.median(fast), 1) if fast else None,
-              "fast_p99_ms": round(1000 * fast[int(0.99 * (len(fast) - 1))], 1) if fast else None,
-              "fast_max_ms": round(1000 * fast[-1], 1) if fast else None,
-              "fast_failures": len(load.fast_failures), "slow_jobs": len(load.jobs), "slow_ends": ends,
-              "slow_refused": load.slow_refused, "jobs_lost": lost,
-              "peak_memory_mib": round(peak["rss"] / 2**20), "peak_processes": peak["processes"],
-              "fast_p99_ms_by_request": {name: round(1000 * sorted(times)[int(0.99 * (len(times) - 1))], 1)
-                                         for name, times in sorted(load.by_path.items())},
-              "log_tracebacks": text.count("Traceback")}
+    result = {
+        "clients": arguments.clients,
+        "seconds": round(wall, 1),
+        "fast_requests": len(fast),
+        "fast_median_ms": round(1000 * statistics.median(fast), 1) if fast else None,
+        "fast_p99_ms": round(1000 * fast[int(0.99 * (len(fast) - 1))], 1) if fast else None,
+        "fast_max_ms": round(1000 * fast[-1], 1) if fast else None,
+        "fast_failures": len(load.fast_failures),
+        "slow_jobs": len(load.jobs),
+        "slow_ends": ends,
+        "slow_refused": load.slow_refused,
+        "jobs_lost": lost,
+        "peak_memory_mib": round(peak["rss"] / 2**20),
+        "peak_processes": peak["processes"],
+        "fast_p99_ms_by_request": {
+            name: round(1000 * sorted(times)[int(0.99 * (len(times) - 1))], 1)
+            for name, times in sorted(load.by_path.items())
+        },
+        "log_tracebacks": text.count("Traceback"),
+    }
     print(json.dumps(result, indent=1))
     for failure in load.fast_failures[:10]:
         print("fast failure:", failure)

@@ -39,6 +39,7 @@ EXACTDICE = [sys.executable, "-m", "exactdice.cli.main"]
 
 # ----- the hand-written CLI cases: (command line, must be refused) ---------------------------------
 
+
 def hand_cli_cases(folder: Path) -> list[tuple[str, bool]]:
     files = _files(folder)
     cases = [
@@ -133,7 +134,10 @@ def hand_cli_cases(folder: Path) -> list[tuple[str, bool]]:
         ("validate karbon -a 1 -c 1 --counts 'win=1' --alpha 2", True),
         ("validate karbon -a 1 -c 1 --counts 'win=1' --alpha nan", True),
         # files: output
-        (f"karbon odds -a 1 -c 1 -w 1 --player-policy optimal --pool d6 --reserve none --strategy {files['folder']}", True),
+        (
+            f"karbon odds -a 1 -c 1 -w 1 --player-policy optimal --pool d6 --reserve none --strategy {files['folder']}",
+            True,
+        ),
         ("karbon odds -a 1 -c 1 -w 1 --player-policy optimal --pool d6 --reserve none --strategy /dev/stdout", True),
         ("dist 3d6 --plot /dev/full", True),
         (f"dist 3d6 --plot {files['missing_dir']}/p.png", True),
@@ -159,19 +163,31 @@ def hand_cli_cases(folder: Path) -> list[tuple[str, bool]]:
 
 
 def _files(folder: Path) -> dict:
-    paths = {"missing": folder / "missing.json", "folder": folder / "dir", "empty": folder / "empty.json",
-             "binary": folder / "binary.bin", "list": folder / "list.json", "wide": folder / "wide.json",
-             "latin1": folder / "latin1.json", "state": folder / "state.json", "ragged": folder / "ragged.csv",
-             "longvalue": folder / "long.csv", "missing_dir": folder / "no" / "such"}
+    paths = {
+        "missing": folder / "missing.json",
+        "folder": folder / "dir",
+        "empty": folder / "empty.json",
+        "binary": folder / "binary.bin",
+        "list": folder / "list.json",
+        "wide": folder / "wide.json",
+        "latin1": folder / "latin1.json",
+        "state": folder / "state.json",
+        "ragged": folder / "ragged.csv",
+        "longvalue": folder / "long.csv",
+        "missing_dir": folder / "no" / "such",
+    }
     paths["folder"].mkdir(exist_ok=True)
     paths["empty"].write_text("")
     paths["binary"].write_bytes(bytes(range(256)) * 100)
     paths["list"].write_text("[1, 2, 3]")
-    paths["wide"].write_text('{"player_dice": "' + "d6," * 100_000 + 'd6", "narrator_dice": "d6", "pool": "none", '
-                             '"reserve": "none", "consequence": 1}')
+    paths["wide"].write_text(
+        '{"player_dice": "' + "d6," * 100_000 + 'd6", "narrator_dice": "d6", "pool": "none", '
+        '"reserve": "none", "consequence": 1}'
+    )
     paths["latin1"].write_bytes('{"player_dice": "d6é"}'.encode("latin-1"))
-    paths["state"].write_text('{"player_dice": "d8", "narrator_dice": "d8", "pool": "none", "reserve": "none", '
-                              '"consequence": 1}')
+    paths["state"].write_text(
+        '{"player_dice": "d8", "narrator_dice": "d8", "pool": "none", "reserve": "none", "consequence": 1}'
+    )
     paths["ragged"].write_text("outcome,rounds\nwin,3\nloss\nwin,2,7\n")
     paths["longvalue"].write_text("outcome\n" + "w" * 500 + "\n")
     return {name: str(path) for name, path in paths.items()}
@@ -184,10 +200,28 @@ _BAD_DICE = ["d", "d0", "0d6", "6", "d-6", "d6,", ",", "d6,,d8", "99999d6", "d6;
 _BAD_FILES = ["/dev/zero", "/dev/full", "/proc", "/", "", "nonexistent/x.csv"]
 _BAD_TEXT = ["", " ", "=", "a=b=c", ";", "x" * 5000, "\x00", "optimal;optimal", "draw=d6>"]
 
-_COMMANDS = ["dist", "karbon odds", "karbon simulate", "karbon trace", "karbon table", "karbon design",
-             "karbon sensitivity", "contingency check", "contingency simulate", "contingency table",
-             "chronica contest", "chronica simulate", "karst action", "karst opposed", "karst attack",
-             "karst death", "karst order", "validate karbon", "validate contingency", "validate chronica"]
+_COMMANDS = [
+    "dist",
+    "karbon odds",
+    "karbon simulate",
+    "karbon trace",
+    "karbon table",
+    "karbon design",
+    "karbon sensitivity",
+    "contingency check",
+    "contingency simulate",
+    "contingency table",
+    "chronica contest",
+    "chronica simulate",
+    "karst action",
+    "karst opposed",
+    "karst attack",
+    "karst death",
+    "karst order",
+    "validate karbon",
+    "validate contingency",
+    "validate chronica",
+]
 _OPTION = re.compile(r"^\s+(?:-\w, )?(--[\w-]+)(?: ([A-Z][\w\[\]., |=-]*|\w+))?\s", re.MULTILINE)
 
 
@@ -197,10 +231,12 @@ def help_cases(count: int, seed: int) -> list[tuple[str, bool]]:
     rng = random.Random(seed)
     options = {}
     for command in _COMMANDS:
-        shown = subprocess.run(EXACTDICE + command.split() + ["--help"], capture_output=True, text=True,
-                               timeout=120).stdout
-        options[command] = [(flag, metavar or "") for flag, metavar in _OPTION.findall(shown)
-                            if metavar and flag not in ("--help",)]
+        shown = subprocess.run(
+            EXACTDICE + command.split() + ["--help"], capture_output=True, text=True, timeout=120
+        ).stdout
+        options[command] = [
+            (flag, metavar or "") for flag, metavar in _OPTION.findall(shown) if metavar and flag not in ("--help",)
+        ]
     cases = []
     while len(cases) < count:
         command = rng.choice(_COMMANDS)
@@ -216,25 +252,37 @@ def help_cases(count: int, seed: int) -> list[tuple[str, bool]]:
             value = rng.choice(_BAD_DICE)
         else:
             value = rng.choice(_BAD_TEXT + _BAD_NUMBERS[:4])
-        setup = {"karbon": "-a 1 -c 1 -w 1", "validate karbon": "-a 1 -c 1 --counts win=1,loss=1,tie=1",
-                 "contingency": "--difficulty 6", "chronica": "--side d6 --side d6",
-                 "karst attack": "--defense 10", "validate contingency": "--difficulty 6 --counts success=1",
-                 "validate chronica": "--counts 0=1"}
+        setup = {
+            "karbon": "-a 1 -c 1 -w 1",
+            "validate karbon": "-a 1 -c 1 --counts win=1,loss=1,tie=1",
+            "contingency": "--difficulty 6",
+            "chronica": "--side d6 --side d6",
+            "karst attack": "--defense 10",
+            "validate contingency": "--difficulty 6 --counts success=1",
+            "validate chronica": "--counts 0=1",
+        }
         base = next((text for prefix, text in setup.items() if command.startswith(prefix)), "")
         extra = "" if flag in base.split() else base
-        cases.append((f"{command} {extra} {flag} {shlex.quote(value)}", False))   # refused or answered: no crash
+        cases.append((f"{command} {extra} {flag} {shlex.quote(value)}", False))  # refused or answered: no crash
     return cases
 
 
 # ----- running them ----------------------------------------------------------------------------
 
+
 def run_cli(command: str, timeout: float, memory: int, folder: Path | None = None) -> dict:
     """One case: exit status, seconds, peak resident memory (the kernel's, via wait4), output."""
     began = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(EXACTDICE + shlex.split(command), stdout=out, stderr=err,
-                                   stdin=subprocess.DEVNULL, start_new_session=True, cwd=folder,
-                                   env={**os.environ, "EXACTDICE_MAX_MEMORY": str(memory)})
+        process = subprocess.Popen(
+            EXACTDICE + shlex.split(command),
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=folder,
+            env={**os.environ, "EXACTDICE_MAX_MEMORY": str(memory)},
+        )
         hung = False
         while True:
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -249,12 +297,19 @@ def run_cli(command: str, timeout: float, memory: int, folder: Path | None = Non
         out.seek(0), err.seek(0)
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
-    return {"case": command, "code": code, "seconds": round(time.monotonic() - began, 2), "hung": hung,
-            "peak_mib": round(usage.ru_maxrss / 1024), "traceback": "Traceback" in stderr + stdout,
-            "stderr": stderr[-400:]}
+    return {
+        "case": command,
+        "code": code,
+        "seconds": round(time.monotonic() - began, 2),
+        "hung": hung,
+        "peak_mib": round(usage.ru_maxrss / 1024),
+        "traceback": "Traceback" in stderr + stdout,
+        "stderr": stderr[-400:],
+    }
 
 
 # ----- the API ----------------------------------------------------------------------------------
+
 
 def api_cases() -> list[tuple[str, str, bytes, dict]]:
     """(method, path, body, headers) of malformed requests to the page's API."""
@@ -264,8 +319,15 @@ def api_cases() -> list[tuple[str, str, bytes, dict]]:
     def post(path, data, headers=json_type):
         cases.append(("POST", path, data if isinstance(data, bytes) else json.dumps(data).encode(), headers))
 
-    for path in ("/api/karbon/odds", "/api/dist", "/api/karbon/grid", "/api/exact/chronica",
-                 "/api/exact/karst-death", "/api/validate/karbon", "/api/validate/contingency"):
+    for path in (
+        "/api/karbon/odds",
+        "/api/dist",
+        "/api/karbon/grid",
+        "/api/exact/chronica",
+        "/api/exact/karst-death",
+        "/api/validate/karbon",
+        "/api/validate/contingency",
+    ):
         post(path, b"")
         post(path, b"null")
         post(path, b"[]")
@@ -278,29 +340,77 @@ def api_cases() -> list[tuple[str, str, bytes, dict]]:
         post(path, b"{}", {"Content-Type": "text/csv"})
         post(path, b"{}", {"Content-Type": "application/json", "Content-Length": "abc"})
         post(path, {"ability": [1, 2]})
-    for body in ({"ability": 10**40}, {"ability": -1e308}, {"ability": "1e3"}, {"ability": True},
-                 {"consequence": "١"}, {"player_dice": "d6" * 300}, {"pool": "99999d6"},
-                 {"player_policy": "draw=d100"}, {"max_states": 10**12}, {"max_seconds": -1},
-                 {"max_seconds": "inf"}, {"rule_sudden_death": "maybe"}, {"player_chips": 5},
-                 {"player_dice": "d6", "narrator_dice": "d6", "wins": 9, "consequence": 1},
-                 {"ability": 15, "challenge": 15, "consequence": 10, "peril": 10, "max_states": 1000}):
+    for body in (
+        {"ability": 10**40},
+        {"ability": -1e308},
+        {"ability": "1e3"},
+        {"ability": True},
+        {"consequence": "١"},
+        {"player_dice": "d6" * 300},
+        {"pool": "99999d6"},
+        {"player_policy": "draw=d100"},
+        {"max_states": 10**12},
+        {"max_seconds": -1},
+        {"max_seconds": "inf"},
+        {"rule_sudden_death": "maybe"},
+        {"player_chips": 5},
+        {"player_dice": "d6", "narrator_dice": "d6", "wins": 9, "consequence": 1},
+        {"ability": 15, "challenge": 15, "consequence": 10, "peril": 10, "max_states": 1000},
+    ):
         post("/api/karbon/odds", body)
-    for expression in ("d1000000", "1000d1000", "d6" + "+d6" * 400, "(" * 300, "d6kh7", "", 5, None,
-                       "99999999999d6", "d6/2", "100d6kh50", "d999999+d999999"):
+    for expression in (
+        "d1000000",
+        "1000d1000",
+        "d6" + "+d6" * 400,
+        "(" * 300,
+        "d6kh7",
+        "",
+        5,
+        None,
+        "99999999999d6",
+        "d6/2",
+        "100d6kh50",
+        "d999999+d999999",
+    ):
         post("/api/dist", {"expression": expression})
-    for body in ({"row_values": "1-1000000"}, {"row_values": "-5"}, {"column_values": "1,1"},
-                 {"row_axis": "pool"}, {"row_values": "1-10", "column_values": "1-11"}, {"fortune": "x"}):
+    for body in (
+        {"row_values": "1-1000000"},
+        {"row_values": "-5"},
+        {"column_values": "1,1"},
+        {"row_axis": "pool"},
+        {"row_values": "1-10", "column_values": "1-11"},
+        {"fortune": "x"},
+    ):
         post("/api/karbon/grid", body)
-    for system, body in (("chronica", {"sides": "d8;" * 12 + "d8"}), ("chronica", {"sides": "d7; d6"}),
-                         ("chronica", {"sides": ""}), ("contingency", {"difficulty": 10**9}),
-                         ("karst-order", {"modifiers": ",".join(["0"] * 5000)}),
-                         ("karst-attack", {"damage": "1000d1000", "defense": 10}), ("nosuch", {})):
+    for system, body in (
+        ("chronica", {"sides": "d8;" * 12 + "d8"}),
+        ("chronica", {"sides": "d7; d6"}),
+        ("chronica", {"sides": ""}),
+        ("contingency", {"difficulty": 10**9}),
+        ("karst-order", {"modifiers": ",".join(["0"] * 5000)}),
+        ("karst-attack", {"damage": "1000d1000", "defense": 10}),
+        ("nosuch", {}),
+    ):
         post(f"/api/exact/{system}", body)
-    for samples in ("", "outcome\n", "\x00" * 1000, "outcome\n" + "x" * 2_000_000 + "\n",
-                    "outcome\n" + "".join(f"v{i}\n" for i in range(200_000)), "a,b\n1\n"):
+    for samples in (
+        "",
+        "outcome\n",
+        "\x00" * 1000,
+        "outcome\n" + "x" * 2_000_000 + "\n",
+        "outcome\n" + "".join(f"v{i}\n" for i in range(200_000)),
+        "a,b\n1\n",
+    ):
         post("/api/validate/karbon", {"ability": 1, "challenge": 1, "samples": samples})
-    for path in ("/api/jobs/../../etc/passwd", "/api/jobs/%00", "/api/jobs/1-xx?wait=9999", "/api/jobs/1-xx?wait=-1",
-                 "/api/tables/../../README", "/api/tables/%2e%2e%2fsecret", "/api/fields/../../x", "/static/../app.py"):
+    for path in (
+        "/api/jobs/../../etc/passwd",
+        "/api/jobs/%00",
+        "/api/jobs/1-xx?wait=9999",
+        "/api/jobs/1-xx?wait=-1",
+        "/api/tables/../../README",
+        "/api/tables/%2e%2e%2fsecret",
+        "/api/fields/../../x",
+        "/static/../app.py",
+    ):
         cases.append(("GET", path, b"", {}))
     cases.append(("DELETE", "/api/karbon/odds", b"", {}))
     cases.append(("POST", "/api/jobs/nonexistent/cancel", b"{}", json_type))
@@ -312,8 +422,12 @@ def run_api(cases, timeout: float, memory: int, folder: Path) -> tuple[list[dict
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log = folder / "serve.log"
-    server = subprocess.Popen(EXACTDICE + ["serve", "--port", str(port), "--no-cache", "--worker-memory", "2"],
-                              stdout=subprocess.DEVNULL, stderr=open(log, "w"), start_new_session=True)
+    server = subprocess.Popen(
+        EXACTDICE + ["serve", "--port", str(port), "--no-cache", "--worker-memory", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=open(log, "w"),
+        start_new_session=True,
+    )
     import psutil
 
     watched = psutil.Process(server.pid)
@@ -329,17 +443,28 @@ def run_api(cases, timeout: float, memory: int, folder: Path) -> tuple[list[dict
                 status, data, error = _request(port, "GET", f"/api/jobs/{job}?wait=1", b"", {}, timeout)
             answered = time.monotonic() - began if not job else None
             long_job = bool(job and isinstance(data, dict) and data.get("status") in ("queued", "running"))
-            if long_job:   # a long solve by request (progress, Cancel): cancelled here, not a hang
+            if long_job:  # a long solve by request (progress, Cancel): cancelled here, not a hang
                 _request(port, "POST", f"/api/jobs/{job}/cancel", b"{}", {"Content-Type": "application/json"}, 10)
             seconds = answered if answered is not None else 0.0
             try:
-                peak = max(peak, watched.memory_info().rss + sum(child.memory_info().rss
-                                                                 for child in watched.children(recursive=True)))
+                peak = max(
+                    peak,
+                    watched.memory_info().rss
+                    + sum(child.memory_info().rss for child in watched.children(recursive=True)),
+                )
             except psutil.Error:
                 pass
-            results.append({"case": f"{method} {path} {body[:80]!r}", "code": status, "seconds": round(seconds, 2),
-                            "hung": seconds > timeout or error == "timeout", "server_error": status == 500,
-                            "error": error, "long_job_cancelled": long_job})
+            results.append(
+                {
+                    "case": f"{method} {path} {body[:80]!r}",
+                    "code": status,
+                    "seconds": round(seconds, 2),
+                    "hung": seconds > timeout or error == "timeout",
+                    "server_error": status == 500,
+                    "error": error,
+                    "long_job_cancelled": long_job,
+                }
+            )
     finally:
         server.terminate()
         try:
@@ -347,8 +472,11 @@ def run_api(cases, timeout: float, memory: int, folder: Path) -> tuple[list[dict
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
     text = log.read_text()
-    return results, {"log_tracebacks": text.count("Traceback"), "peak_server_mib": round(peak / 2**20),
-                     "log_tail": text[-2000:]}
+    return results, {
+        "log_tracebacks": text.count("Traceback"),
+        "peak_server_mib": round(peak / 2**20),
+        "log_tail": text[-2000:],
+    }
 
 
 def _wait_port(port, seconds):
@@ -392,34 +520,54 @@ def main(argv=None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     arguments = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="exactdice-robustness-"))
-    sets = {"cli, written": hand_cli_cases(folder), "cli, from --help": help_cases(arguments.help_cases, arguments.seed)}
+    sets = {
+        "cli, written": hand_cli_cases(folder),
+        "cli, from --help": help_cases(arguments.help_cases, arguments.seed),
+    }
     report = {}
     with ThreadPoolExecutor(arguments.parallel) as pool:
         for name, cases in sets.items():
-            results = list(pool.map(lambda case: dict(run_cli(case[0], arguments.timeout, arguments.memory, folder),
-                                                      must_refuse=case[1]), cases))
+            results = list(
+                pool.map(
+                    lambda case: dict(
+                        run_cli(case[0], arguments.timeout, arguments.memory, folder), must_refuse=case[1]
+                    ),
+                    cases,
+                )
+            )
             report[name] = results
     api_results, server = run_api(api_cases(), arguments.timeout, arguments.memory, folder)
     report["api, written"] = api_results
     failures = []
-    print(f"{'set':<18} {'cases':>5} {'tracebacks':>10} {'hangs':>5} {'blow-ups':>8} {'500s':>4} "
-          f"{'not refused':>11} {'max s':>6} {'max MiB':>7}")
+    print(
+        f"{'set':<18} {'cases':>5} {'tracebacks':>10} {'hangs':>5} {'blow-ups':>8} {'500s':>4} "
+        f"{'not refused':>11} {'max s':>6} {'max MiB':>7}"
+    )
     for name, results in report.items():
         tracebacks = sum(result.get("traceback", False) for result in results)
         hangs = sum(result["hung"] for result in results)
         blowups = sum(result.get("peak_mib", 0) * 2**20 > arguments.memory for result in results)
         errors = sum(result.get("server_error", False) for result in results)
         accepted = sum(result.get("must_refuse", False) and result["code"] == 0 for result in results)
-        print(f"{name:<18} {len(results):>5} {tracebacks:>10} {hangs:>5} {blowups:>8} {errors:>4} {accepted:>11} "
-              f"{max(result['seconds'] for result in results):>6} "
-              f"{max(result.get('peak_mib', 0) for result in results):>7}")
-        failures += [result for result in results
-                     if result.get("traceback") or result["hung"] or result.get("server_error")
-                     or result.get("peak_mib", 0) * 2**20 > arguments.memory
-                     or (result.get("must_refuse") and result["code"] == 0)]
-    print(f"server: {server['log_tracebacks']} tracebacks in its log, peak {server['peak_server_mib']} MiB "
-          f"(with its workers); long jobs cancelled at the timeout: "
-          f"{sum(result.get('long_job_cancelled', False) for result in api_results)}")
+        print(
+            f"{name:<18} {len(results):>5} {tracebacks:>10} {hangs:>5} {blowups:>8} {errors:>4} {accepted:>11} "
+            f"{max(result['seconds'] for result in results):>6} "
+            f"{max(result.get('peak_mib', 0) for result in results):>7}"
+        )
+        failures += [
+            result
+            for result in results
+            if result.get("traceback")
+            or result["hung"]
+            or result.get("server_error")
+            or result.get("peak_mib", 0) * 2**20 > arguments.memory
+            or (result.get("must_refuse") and result["code"] == 0)
+        ]
+    print(
+        f"server: {server['log_tracebacks']} tracebacks in its log, peak {server['peak_server_mib']} MiB "
+        f"(with its workers); long jobs cancelled at the timeout: "
+        f"{sum(result.get('long_job_cancelled', False) for result in api_results)}"
+    )
     for failure in failures:
         print("FAILED", json.dumps(failure)[:600])
     if arguments.json:

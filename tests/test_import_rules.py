@@ -46,8 +46,7 @@ def violations(modules, forbidden_prefixes):
     bad = []
     for name in modules:
         for imported, _, line in imports(MODULES[name]):
-            if any(imported == prefix or imported.startswith(prefix + ".")
-                   for prefix in forbidden_prefixes):
+            if any(imported == prefix or imported.startswith(prefix + ".") for prefix in forbidden_prefixes):
                 bad.append(f"{name}:{line} imports {imported}")
     return bad
 
@@ -58,8 +57,14 @@ def inside(prefix: str) -> list[str]:
 
 def test_the_scan_sees_every_layer():
     # guards against a scan that finds nothing and so can never fail
-    assert {"exactdice.core.pool", "exactdice.markov.solver", "exactdice.karbon.model",
-            "exactdice.cli.main", "exactdice.validation", "exactdice.systems"} <= set(MODULES)
+    assert {
+        "exactdice.core.pool",
+        "exactdice.markov.solver",
+        "exactdice.karbon.model",
+        "exactdice.cli.main",
+        "exactdice.validation",
+        "exactdice.systems",
+    } <= set(MODULES)
     assert violations(["exactdice.cli.karbon"], ["exactdice.karbon"])  # it does import karbon
 
 
@@ -73,15 +78,22 @@ def test_validation_builds_no_click_command():
 
 
 def test_the_dice_core_knows_no_game_no_solver_and_no_edge():
-    assert violations(inside("exactdice.core"),
-                      ["exactdice." + name for name in (*SYSTEM_PACKAGES, "markov", "tables",
-                                                        "cli", "systems", "validation")]) == []
+    assert (
+        violations(
+            inside("exactdice.core"),
+            ["exactdice." + name for name in (*SYSTEM_PACKAGES, "markov", "tables", "cli", "systems", "validation")],
+        )
+        == []
+    )
 
 
 def test_the_solver_knows_no_game():
-    assert violations(inside("exactdice.markov"),
-                      ["exactdice." + name for name in (*SYSTEM_PACKAGES, "tables", "cli",
-                                                        "systems")]) == []
+    assert (
+        violations(
+            inside("exactdice.markov"), ["exactdice." + name for name in (*SYSTEM_PACKAGES, "tables", "cli", "systems")]
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize("system", SYSTEM_PACKAGES)
@@ -91,15 +103,16 @@ def test_a_system_package_imports_no_other_system(system):
 
 
 def test_the_registry_names_systems_only_as_text():
-    assert violations(["exactdice.systems"],
-                      ["exactdice." + name for name in (*SYSTEM_PACKAGES, "cli")]) == []
+    assert violations(["exactdice.systems"], ["exactdice." + name for name in (*SYSTEM_PACKAGES, "cli")]) == []
 
 
 def test_cli_modules_import_no_private_names_from_each_other():
-    bad = [f"{name}:{line} imports {imported}.{what}"
-           for name in inside("exactdice.cli")
-           for imported, what, line in imports(MODULES[name])
-           if imported.startswith("exactdice.cli") and what and what.startswith("_")]
+    bad = [
+        f"{name}:{line} imports {imported}.{what}"
+        for name in inside("exactdice.cli")
+        for imported, what, line in imports(MODULES[name])
+        if imported.startswith("exactdice.cli") and what and what.startswith("_")
+    ]
     assert bad == []
 
 
@@ -107,17 +120,19 @@ def test_table_jobs_are_built_in_the_system_packages_not_in_the_cli():
     bad = []
     for name in inside("exactdice.cli"):
         for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("TableJob",
-                                                                                   "CellGrid"):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("TableJob", "CellGrid"):
                 bad.append(f"{name}:{node.lineno}")
     assert bad == []
 
 
 def test_invariant_checks_raise_instead_of_assert():
     # `python -O` removes assert statements; exactdice's checks must survive it
-    bad = [f"{name}:{node.lineno}" for name, path in MODULES.items()
-           for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-           if isinstance(node, ast.Assert)]
+    bad = [
+        f"{name}:{node.lineno}"
+        for name, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assert)
+    ]
     assert bad == []
 
 
@@ -127,9 +142,14 @@ def test_library_errors_name_parameters_not_flags():
         if name.startswith("exactdice.cli"):
             continue
         for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and getattr(node.func, "id", "").endswith("Error")
-                    and node.args and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str) and node.args[0].value.startswith("-")):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", "").endswith("Error")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+                and node.args[0].value.startswith("-")
+            ):
                 bad.append(f"{name}:{node.lineno} {node.args[0].value}")
     assert bad == []
 
@@ -158,7 +178,7 @@ def _messages(tree: ast.AST):
             text = node.value
         else:
             continue
-        if not text.startswith("exactdice "):   # a command line is the command line's own spelling
+        if not text.startswith("exactdice "):  # a command line is the command line's own spelling
             yield node.lineno, text
 
 
@@ -177,25 +197,26 @@ def test_nothing_outside_the_cli_and_the_web_names_a_flag_in_a_message():
 
 def test_the_flag_scan_finds_a_flag_in_a_message():
     # guards against a scan that can never fail
-    tree = ast.parse('raise InputError("max_states", f"raise it with --max-states, got {n}")\n'
-                     'Parameter("rules", str, cli_flag="--rule")\n"""A docstring naming --help."""')
+    tree = ast.parse(
+        'raise InputError("max_states", f"raise it with --max-states, got {n}")\n'
+        'Parameter("rules", str, cli_flag="--rule")\n"""A docstring naming --help."""'
+    )
     assert [text for _, text in _messages(tree) if _FLAG.search(text)] == ["raise it with --max-states, got {}"]
 
 
 def test_the_karbon_simulator_loads_neither_the_exact_model_nor_the_solver():
-    script = ("import sys, exactdice.karbon.simulate, exactdice.karbon.trace\n"
-              "print(sorted(m for m in sys.modules if m.startswith(('exactdice.markov', "
-              "'exactdice.karbon.model', 'exactdice.karbon.solve', 'exactdice.karbon.draws'))))\n")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=120)
+    script = (
+        "import sys, exactdice.karbon.simulate, exactdice.karbon.trace\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('exactdice.markov', "
+        "'exactdice.karbon.model', 'exactdice.karbon.solve', 'exactdice.karbon.draws'))))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 
 
 def test_the_exact_model_still_loads_the_solver_when_asked():
     # the check above is only meaningful if these modules exist and do load the solver
-    script = ("import sys\nfrom exactdice.karbon import contest_odds\n"
-              "print('exactdice.markov' in sys.modules)\n")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=120)
+    script = "import sys\nfrom exactdice.karbon import contest_odds\nprint('exactdice.markov' in sys.modules)\n"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert result.stdout.strip() == "True", result.stderr

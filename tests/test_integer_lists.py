@@ -11,10 +11,19 @@ from exactdice.integer_lists import MOST_VALUES_A_RANGE, parse_integer_list
 from exactdice.web import forms
 
 
-@pytest.mark.parametrize("text, values", [
-    ("3", [3]), ("1-5", [1, 2, 3, 4, 5]), ("1,2,4", [1, 2, 4]), ("1-3,5", [1, 2, 3, 5]),
-    (" 1 - 2 , 7 ", [1, 2, 7]), ("-2", [-2]), ("-2--1", [-2, -1]), ("-1-1", [-1, 0, 1]),
-])
+@pytest.mark.parametrize(
+    "text, values",
+    [
+        ("3", [3]),
+        ("1-5", [1, 2, 3, 4, 5]),
+        ("1,2,4", [1, 2, 4]),
+        ("1-3,5", [1, 2, 3, 5]),
+        (" 1 - 2 , 7 ", [1, 2, 7]),
+        ("-2", [-2]),
+        ("-2--1", [-2, -1]),
+        ("-1-1", [-1, 0, 1]),
+    ],
+)
 def test_every_caller_reads_the_same_numbers(text, values):
     assert parse_integer_list(text, "rows") == values
     assert integer_values(text, "modifier") == values
@@ -22,14 +31,17 @@ def test_every_caller_reads_the_same_numbers(text, values):
     assert forms.integer_values(text, field) == values
 
 
-@pytest.mark.parametrize("text, words", [
-    ("x", '"x" is not a number, a range like 1-5, or a list like 1,2,4'),
-    ("1,,2", '"" is not a number'),
-    ("1-", '"1-" is not a number'),
-    ("3-1", 'the range "3-1" runs backwards; write 1-3'),
-    ("-1--3", 'the range "-1--3" runs backwards; write -3--1'),
-    (f"0-{MOST_VALUES_A_RANGE}", f"has {MOST_VALUES_A_RANGE + 1:,} values; at most {MOST_VALUES_A_RANGE:,}"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("x", '"x" is not a number, a range like 1-5, or a list like 1,2,4'),
+        ("1,,2", '"" is not a number'),
+        ("1-", '"1-" is not a number'),
+        ("3-1", 'the range "3-1" runs backwards; write 1-3'),
+        ("-1--3", 'the range "-1--3" runs backwards; write -3--1'),
+        (f"0-{MOST_VALUES_A_RANGE}", f"has {MOST_VALUES_A_RANGE + 1:,} values; at most {MOST_VALUES_A_RANGE:,}"),
+    ],
+)
 def test_each_caller_names_its_own_field(text, words):
     with pytest.raises(InputError) as table:
         parse_integer_list(text, "--challenge")

@@ -9,12 +9,15 @@ from exactdice.errors import InputError
 from exactdice.systems import get_system, system_names
 
 
-@pytest.mark.parametrize("system, values, field, words", [
-    ("karbon", {"sudden_death": "on"}, "sudden_death", "is not a parameter of karbon; its parameters:"),
-    ("karbon", {"abilty": 3, "challenge": 2}, "abilty", 'did you mean "ability"?'),
-    ("contingency", {"dice": "3d6", "difficulty": 4, "advantge": 1}, "advantge", 'did you mean "advantage"?'),
-    ("chronica", {"sides": ("d6", "d6"), "tierule": "x"}, "tierule", 'did you mean "tie_rule"?'),
-])
+@pytest.mark.parametrize(
+    "system, values, field, words",
+    [
+        ("karbon", {"sudden_death": "on"}, "sudden_death", "is not a parameter of karbon; its parameters:"),
+        ("karbon", {"abilty": 3, "challenge": 2}, "abilty", 'did you mean "ability"?'),
+        ("contingency", {"dice": "3d6", "difficulty": 4, "advantge": 1}, "advantge", 'did you mean "advantage"?'),
+        ("chronica", {"sides": ("d6", "d6"), "tierule": "x"}, "tierule", 'did you mean "tie_rule"?'),
+    ],
+)
 def test_an_unknown_parameter_is_refused_by_setup_and_rules(system, values, field, words):
     registered = get_system(system)
     for part in (registered.setup, registered.rules):
@@ -65,8 +68,9 @@ def test_numpy_integers_and_paths_are_values_too_and_a_flag_name_points_to_its_p
     action = get_system("karst").variants["action"]
     assert action.setup({"modifier": np.int64(2)}) == {"modifier": 2}
     assert solve_contest([[(np.int64(8),)], [(6,)]]).win == solve_contest(["d8", "d6"]).win
-    assert ContestSetup(ability=1, challenge=1, pool={6: np.int64(3)}) == ContestSetup(ability=1, challenge=1,
-                                                                                      pool="3d6")
+    assert ContestSetup(ability=1, challenge=1, pool={6: np.int64(3)}) == ContestSetup(
+        ability=1, challenge=1, pool="3d6"
+    )
     karbon = get_system("karbon")
     assert karbon.setup({"state_file": tmp_path / "state.json"})["state_file"] == tmp_path / "state.json"
     with pytest.raises(InputError, match=r'vs: is not a parameter of opposed \(did you mean "versus"\?\)'):

@@ -34,11 +34,11 @@ class TugOfWar:
             return Terminal("win")
         if rope <= -self.goal:
             return Terminal("loss")
-        if die is None:   # the start of a round: the player picks a die
+        if die is None:  # the start of a round: the player picks a die
             if not self.player_chooses:
                 return Chance(((1, (rope, 6), None),))
             return Decision("max", (("d6", (rope, 6), None), ("d10", (rope, 10), None)))
-        steps: dict[int, int] = {}   # where the rope ends -> how many (player face, rival face) pairs
+        steps: dict[int, int] = {}  # where the rope ends -> how many (player face, rival face) pairs
         for mine in range(1, die + 1):
             for theirs in range(1, self.rival_sides + 1):
                 move = (mine > theirs) - (mine < theirs)

@@ -35,5 +35,11 @@ def simulated(setup, rules, n, seed):
     return {"outcome": simulate(setup["goal"], setup["rival_sides"], n, seed)}
 
 
-SYSTEM = DeclaredSystem("tug-of-war", "Tug of war: the first side to pull the rope GOAL steps wins.",
-                        Rules, PARAMETERS, exact=exact, simulate=simulated)
+SYSTEM = DeclaredSystem(
+    "tug-of-war",
+    "Tug of war: the first side to pull the rope GOAL steps wins.",
+    Rules,
+    PARAMETERS,
+    exact=exact,
+    simulate=simulated,
+)

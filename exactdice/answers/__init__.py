@@ -29,18 +29,38 @@ from importlib import import_module
 
 from exactdice.answers.shapes import Bounds, Outcomes, Provenance, Stop, Validation, chart_data
 
-__all__ = ["karbon_odds", "karbon_bounds", "karbon_table", "karbon_what_if", "karbon_sensitivity", "design",
-           "system_answer", "validate_samples", "computations", "Outcomes", "Bounds", "Validation",
-           "Provenance", "Stop", "chart_data"]
+__all__ = [
+    "karbon_odds",
+    "karbon_bounds",
+    "karbon_table",
+    "karbon_what_if",
+    "karbon_sensitivity",
+    "design",
+    "system_answer",
+    "validate_samples",
+    "computations",
+    "Outcomes",
+    "Bounds",
+    "Validation",
+    "Provenance",
+    "Stop",
+    "chart_data",
+]
 
-_ENTRY_POINTS = {"karbon_odds": "exactdice.answers.karbon", "karbon_bounds": "exactdice.answers.karbon",
-                 "karbon_table": "exactdice.answers.tables", "karbon_what_if": "exactdice.answers.tables",
-                 "karbon_sensitivity": "exactdice.answers.tables", "design": "exactdice.answers.tables",
-                 "system_answer": "exactdice.answers.systems", "validate_samples": "exactdice.answers.systems",
-                 "computations": "exactdice.answers.systems"}
+_ENTRY_POINTS = {
+    "karbon_odds": "exactdice.answers.karbon",
+    "karbon_bounds": "exactdice.answers.karbon",
+    "karbon_table": "exactdice.answers.tables",
+    "karbon_what_if": "exactdice.answers.tables",
+    "karbon_sensitivity": "exactdice.answers.tables",
+    "design": "exactdice.answers.tables",
+    "system_answer": "exactdice.answers.systems",
+    "validate_samples": "exactdice.answers.systems",
+    "computations": "exactdice.answers.systems",
+}
 
 
-def __getattr__(name):   # the entry points' modules load on first use
+def __getattr__(name):  # the entry points' modules load on first use
     if name in _ENTRY_POINTS:
         return getattr(import_module(_ENTRY_POINTS[name]), name)
     raise AttributeError(f"module 'exactdice.answers' has no attribute {name!r}")

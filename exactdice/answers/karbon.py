@@ -35,8 +35,16 @@ from exactdice.answers.shapes import Bounds, Outcomes, Provenance, Stop
 from exactdice.errors import InputError, TooLargeError
 from exactdice.progress import ProgressCallback, report, solver_bars
 
-__all__ = ["karbon_odds", "karbon_bounds", "KarbonRequest", "karbon_request", "attempt_seconds",
-           "ATTEMPT_SHARE", "DEFAULT_ATTEMPT_SECONDS", "EXPECTATIONS"]
+__all__ = [
+    "karbon_odds",
+    "karbon_bounds",
+    "KarbonRequest",
+    "karbon_request",
+    "attempt_seconds",
+    "ATTEMPT_SHARE",
+    "DEFAULT_ATTEMPT_SECONDS",
+    "EXPECTATIONS",
+]
 
 #: the share of a request's seconds the exact attempt may explore
 ATTEMPT_SHARE = 0.1
@@ -45,10 +53,12 @@ DEFAULT_ATTEMPT_SECONDS = 3.0
 #: the expectations of a contest, in the order they are shown
 EXPECTATIONS = ("rounds", "breaks", "glitches", "injuries", "conditions")
 #: why a bounds search stopped short of its precision: (the parameter to raise, words)
-_STOPPED = {"time": ("max_seconds", "the time given ran out (raise `max_seconds`)"),
-            "states": ("max_states", "it reached `max_states` (raise it)"),
-            "memory": ("max_memory", "it reached the memory budget (raise `max_memory`)"),
-            "interrupted": (None, "it was interrupted")}
+_STOPPED = {
+    "time": ("max_seconds", "the time given ran out (raise `max_seconds`)"),
+    "states": ("max_states", "it reached `max_states` (raise it)"),
+    "memory": ("max_memory", "it reached the memory budget (raise `max_memory`)"),
+    "interrupted": (None, "it was interrupted"),
+}
 
 
 def attempt_seconds(max_seconds: float | None) -> float:
@@ -89,26 +99,42 @@ def karbon_request(values: Mapping[str, Any]) -> KarbonRequest:
     if values.get("state_file"):
         given = [name for name in DRAW_PARAMETERS if values.get(name) not in (None, ())]
         if given:
-            raise InputError("state_file", "a state file replaces the setup; drop "
-                                           + ", ".join(f"`{name}`" for name in given) + " (or the state file)")
+            raise InputError(
+                "state_file",
+                "a state file replaces the setup; drop "
+                + ", ".join(f"`{name}`" for name in given)
+                + " (or the state file)",
+            )
     for name in ("player_policy", "narrator_policy"):
         if values.get(name) is not None and not str(values[name]).strip():
-            raise InputError(name, 'is empty; give "optimal", "fixed", key=value preferences or leave it out '
-                                   "for the default" + (' ("kind" and "random" too)' if name == "narrator_policy" else ""))
+            raise InputError(
+                name,
+                'is empty; give "optimal", "fixed", key=value preferences or leave it out '
+                "for the default" + (' ("kind" and "random" too)' if name == "narrator_policy" else ""),
+            )
     setup = SYSTEM.setup(values)
     ruleset = SYSTEM.rules(values)
     contest, player, narrator = contest_from_values(setup)
     by_rule = any(str(rule).replace(" ", "").startswith("objective=") for rule in values.get("rules") or ())
     if (values.get("objective") or by_rule) and player.kind != "optimal" and narrator.kind not in ("optimal", "kind"):
-        raise InputError("objective" if values.get("objective") else "rules",
-                         "is what optimal play maximises: it needs `player_policy` optimal or `narrator_policy` "
-                         "optimal or kind (with fixed policies nobody chooses, so it would change nothing)")
+        raise InputError(
+            "objective" if values.get("objective") else "rules",
+            "is what optimal play maximises: it needs `player_policy` optimal or `narrator_policy` "
+            "optimal or kind (with fixed policies nobody chooses, so it would change nothing)",
+        )
     return KarbonRequest(contest, ruleset, player, narrator, limit_values(SYSTEM, values))
 
 
-def karbon_odds(values: Mapping[str, Any], *, arithmetic: str = "exact", bounds: bool = False,
-                advice: bool = False, draw_values: bool = False, length: bool = False,
-                progress: ProgressCallback | None = None) -> Outcomes | Bounds:
+def karbon_odds(
+    values: Mapping[str, Any],
+    *,
+    arithmetic: str = "exact",
+    bounds: bool = False,
+    advice: bool = False,
+    draw_values: bool = False,
+    length: bool = False,
+    progress: ProgressCallback | None = None,
+) -> Outcomes | Bounds:
     """A contest's odds and expectations, exact where they can be.
 
     Parameters
@@ -144,19 +170,25 @@ def karbon_odds(values: Mapping[str, Any], *, arithmetic: str = "exact", bounds:
         raise InputError("arithmetic", f"must be exact or float, got {arithmetic!r}")
     if bounds:
         if arithmetic == "float":
-            raise InputError("arithmetic", "certified floats certify the whole game's numbers; bounds compute "
-                                           "bounds instead (drop one)")
+            raise InputError(
+                "arithmetic",
+                "certified floats certify the whole game's numbers; bounds compute bounds instead (drop one)",
+            )
         if not _bounds_apply(request):
-            raise InputError("bounds", "needs `player_policy` optimal against a narrator who plays fixed, random "
-                                       "or optimal (a fixed player's odds are exact; a kind narrator helps)")
+            raise InputError(
+                "bounds",
+                "needs `player_policy` optimal against a narrator who plays fixed, random "
+                "or optimal (a fixed player's odds are exact; a kind narrator helps)",
+            )
         return karbon_bounds(values, advice=advice, progress=progress, request=request)
     max_seconds = request.limits["max_seconds"]
     can_bound = _bounds_apply(request) and arithmetic == "exact" and max_seconds != 0
     began = time.perf_counter()
     try:
         with solver_bars(progress) as bars:
-            odds = _contest_odds(request, arithmetic, bars, attempt_seconds(max_seconds) if can_bound else None,
-                                 advice, draw_values)
+            odds = _contest_odds(
+                request, arithmetic, bars, attempt_seconds(max_seconds) if can_bound else None, advice, draw_values
+            )
     except TooLargeError as error:
         if not can_bound:
             raise
@@ -183,23 +215,35 @@ def _bounds_apply(request: KarbonRequest) -> bool:
     return bounds_apply(request.player, request.narrator)
 
 
-def _contest_odds(request: KarbonRequest, arithmetic: str, bars: bool, explore_seconds, advice: bool,
-                  draw_values: bool):
+def _contest_odds(
+    request: KarbonRequest, arithmetic: str, bars: bool, explore_seconds, advice: bool, draw_values: bool
+):
     from exactdice.karbon.solve import contest_odds
 
     explained = advice and request.optimal
-    return contest_odds(request.setup, request.ruleset, request.player, request.narrator,
-                        arithmetic=arithmetic, max_states=request.limits["max_states"],
-                        explore_seconds=explore_seconds, progress=bars, all_states=explained,
-                        draw_values=draw_values or (explained and request.setup.player_dice is None))
+    return contest_odds(
+        request.setup,
+        request.ruleset,
+        request.player,
+        request.narrator,
+        arithmetic=arithmetic,
+        max_states=request.limits["max_states"],
+        explore_seconds=explore_seconds,
+        progress=bars,
+        all_states=explained,
+        draw_values=draw_values or (explained and request.setup.player_dice is None),
+    )
 
 
 def _too_large(error: TooLargeError, request: KarbonRequest) -> Stop:
     """Why the exact attempt stopped, naming the parameter to raise."""
     max_seconds = request.limits["max_seconds"]
     if error.field == "explore_seconds":
-        source = ("a tenth of `max_seconds`" if max_seconds is not None else
-                  f"the exact attempt's {DEFAULT_ATTEMPT_SECONDS:g} s (give `max_seconds` S for a tenth of S)")
+        source = (
+            "a tenth of `max_seconds`"
+            if max_seconds is not None
+            else f"the exact attempt's {DEFAULT_ATTEMPT_SECONDS:g} s (give `max_seconds` S for a tenth of S)"
+        )
         return Stop("time", "max_seconds", f"{error.message}, {source}")
     if error.field == "max_states":
         return Stop("states", "max_states", error.message)
@@ -231,22 +275,39 @@ def _outcomes(odds, request: KarbonRequest, advice: bool, length: bool) -> Outco
         expectations={name: getattr(odds, f"expected_{name}") for name in EXPECTATIONS},
         words=dict(_outcome_words()),
         intervals=None if odds.bounds is None else {name: odds.bounds.get(name) for name in odds.bounds},
-        tolerance=odds.tolerance, charts=charts, advice=explanation,
+        tolerance=odds.tolerance,
+        charts=charts,
+        advice=explanation,
         draws={"player": dice_text(odds.player_draw), "narrator": dice_text(odds.narrator_draw)},
-        provenance=_provenance(request, "exact" if odds.exact else "certified floats", odds.states,
-                               odds.transitions, odds.seconds),
-        detail=odds)
+        provenance=_provenance(
+            request, "exact" if odds.exact else "certified floats", odds.states, odds.transitions, odds.seconds
+        ),
+        detail=odds,
+    )
 
 
 def _provenance(request: KarbonRequest, method: str, states, transitions, seconds: float) -> Provenance:
-    return Provenance("karbon", method, request.setup.to_dict(), request.ruleset.to_dict(),
-                      {"player": request.player.text(), "narrator": request.narrator.text()},
-                      states, transitions, seconds)
+    return Provenance(
+        "karbon",
+        method,
+        request.setup.to_dict(),
+        request.ruleset.to_dict(),
+        {"player": request.player.text(), "narrator": request.narrator.text()},
+        states,
+        transitions,
+        seconds,
+    )
 
 
-def karbon_bounds(values: Mapping[str, Any], *, advice: bool = False, progress: ProgressCallback | None = None,
-                  request: KarbonRequest | None = None, too_large: Stop | None = None,
-                  workers: int | None = None) -> Bounds:
+def karbon_bounds(
+    values: Mapping[str, Any],
+    *,
+    advice: bool = False,
+    progress: ProgressCallback | None = None,
+    request: KarbonRequest | None = None,
+    too_large: Stop | None = None,
+    workers: int | None = None,
+) -> Bounds:
     """Certified bounds on an optimal player's value (`exactdice.karbon.bounds.bounded_odds`),
     searched for ``max_seconds`` (none: until ``precision``, ``max_states``, the memory budget
     or Ctrl-C), within ``max_states``; the strategy found is checked exactly within
@@ -286,35 +347,58 @@ def karbon_bounds(values: Mapping[str, Any], *, advice: bool = False, progress: 
 
     request = request or karbon_request(values)
     if not request.optimal:
-        raise InputError("player_policy", "certified bounds are for an optimal player (a fixed player's odds are "
-                                          "exact): give `player_policy` optimal")
+        raise InputError(
+            "player_policy",
+            "certified bounds are for an optimal player (a fixed player's odds are "
+            "exact): give `player_policy` optimal",
+        )
     if request.narrator.kind == "kind":
-        raise InputError("narrator_policy", "certified bounds need a narrator that plays fixed, random or optimal, "
-                                            "not kind")
+        raise InputError(
+            "narrator_policy", "certified bounds need a narrator that plays fixed, random or optimal, not kind"
+        )
     limits = request.limits
 
     def gap(lower, upper, explored, seconds):
         report(progress, "bounds", done=explored, unit="states", seconds=seconds, note=interval_text(lower, upper))
 
-    found = bounded_odds(request.setup, request.ruleset, request.player, request.narrator,
-                         precision=limits["precision"], max_seconds=limits["max_seconds"] or None,
-                         max_states=limits["max_states"], certify_states=limits["max_states"],
-                         progress=gap if progress is not None else None, workers=workers,
-                         phase=lambda text: report(progress, text))
+    found = bounded_odds(
+        request.setup,
+        request.ruleset,
+        request.player,
+        request.narrator,
+        precision=limits["precision"],
+        max_seconds=limits["max_seconds"] or None,
+        max_states=limits["max_states"],
+        certify_states=limits["max_states"],
+        progress=gap if progress is not None else None,
+        workers=workers,
+        phase=lambda text: report(progress, text),
+    )
     stopped = None
     if found.gap > found.precision:
         parameter, words = _STOPPED.get(found.stopped, (None, str(found.stopped)))
         stopped = Stop(found.stopped, parameter, words)
-    strategy = None if found.win is None else {"win": found.win, "loss": found.loss, "tie": found.tie,
-                                                "never_ends": found.never_ends}
+    strategy = (
+        None
+        if found.win is None
+        else {"win": found.win, "loss": found.loss, "tie": found.tie, "never_ends": found.never_ends}
+    )
     setup = request.setup
     return Bounds(
         objective="P(win)" if found.ruleset.objective == "win" else "expected score (win 1, tie 1/2)",
-        lower=found.lower, upper=found.upper, lower_kind=found.lower_kind, precision=found.precision,
-        stopped=stopped, strategy_outcomes=strategy, fixed_value=found.fixed_value, explored=found.explored,
+        lower=found.lower,
+        upper=found.upper,
+        lower_kind=found.lower_kind,
+        precision=found.precision,
+        stopped=stopped,
+        strategy_outcomes=strategy,
+        fixed_value=found.fixed_value,
+        explored=found.explored,
         advice=explain_bounded_first_round(found) if advice else [],
-        draws=None if setup.player_dice is None else {"player": dice_text(setup.player_dice),
-                                                      "narrator": dice_text(setup.narrator_dice)},
+        draws=None
+        if setup.player_dice is None
+        else {"player": dice_text(setup.player_dice), "narrator": dice_text(setup.narrator_dice)},
         too_large=too_large,
         provenance=_provenance(request, "certified bounds", found.explored, None, found.seconds),
-        detail=found)
+        detail=found,
+    )

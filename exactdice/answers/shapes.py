@@ -84,9 +84,16 @@ class Provenance:
 
     def to_data(self) -> dict:
         """As plain data."""
-        return {"system": self.system, "method": self.method, "setup": self.setup, "rules": self.rules,
-                "policies": self.policies, "states": self.states, "transitions": self.transitions,
-                "milliseconds": round(1000 * self.seconds)}
+        return {
+            "system": self.system,
+            "method": self.method,
+            "setup": self.setup,
+            "rules": self.rules,
+            "policies": self.policies,
+            "states": self.states,
+            "transitions": self.transitions,
+            "milliseconds": round(1000 * self.seconds),
+        }
 
 
 def _exact(number):
@@ -110,12 +117,20 @@ def chart_data(chart: Any) -> dict:
     dict
         Its title, axes, marked x, note and curves, each point's value a `Fraction`.
     """
-    return {"title": chart.title, "x_label": chart.x_label, "y_label": chart.y_label,
-            "probability": chart.probability, "marked_x": chart.marked_x, "marked_label": chart.marked_label,
-            "note": chart.note, "steps": chart.steps, "full_scale": chart.full_scale,
-            "label_points": chart.label_points,
-            "labels": {str(x): text for x, text in chart.labels.items()},
-            "curves": [{"label": curve.label, "xs": list(curve.xs), "ys": list(curve.ys)} for curve in chart.curves]}
+    return {
+        "title": chart.title,
+        "x_label": chart.x_label,
+        "y_label": chart.y_label,
+        "probability": chart.probability,
+        "marked_x": chart.marked_x,
+        "marked_label": chart.marked_label,
+        "note": chart.note,
+        "steps": chart.steps,
+        "full_scale": chart.full_scale,
+        "label_points": chart.label_points,
+        "labels": {str(x): text for x, text in chart.labels.items()},
+        "curves": [{"label": curve.label, "xs": list(curve.xs), "ys": list(curve.ys)} for curve in chart.curves],
+    }
 
 
 @dataclass
@@ -174,15 +189,23 @@ class Outcomes:
 
     def to_data(self) -> dict:
         """Plain data: ``outcomes`` as ``[outcome, p, words]`` rows in the system's order."""
-        return {"kind": self.kind, "exact": self.exact,
-                "outcomes": [[name, p, self.words.get(name, name)] for name, p in self.outcomes.items()],
-                "expectations": dict(self.expectations),
-                "intervals": None if self.intervals is None else
-                {name: None if pair is None else [_exact(pair[0]), _exact(pair[1])]
-                 for name, pair in self.intervals.items()},
-                "tolerance": _exact(self.tolerance), "draws": self.draws, "advice": list(self.advice),
-                "charts": {name: chart_data(chart) for name, chart in self.charts.items()},
-                "provenance": self.provenance.to_data()}
+        return {
+            "kind": self.kind,
+            "exact": self.exact,
+            "outcomes": [[name, p, self.words.get(name, name)] for name, p in self.outcomes.items()],
+            "expectations": dict(self.expectations),
+            "intervals": None
+            if self.intervals is None
+            else {
+                name: None if pair is None else [_exact(pair[0]), _exact(pair[1])]
+                for name, pair in self.intervals.items()
+            },
+            "tolerance": _exact(self.tolerance),
+            "draws": self.draws,
+            "advice": list(self.advice),
+            "charts": {name: chart_data(chart) for name, chart in self.charts.items()},
+            "provenance": self.provenance.to_data(),
+        }
 
 
 @dataclass
@@ -249,14 +272,23 @@ class Bounds:
 
     def to_data(self) -> dict:
         """Plain data (the lower bound a `Fraction` where exact, else the float as a fraction)."""
-        return {"kind": self.kind, "objective": self.objective, "lower": Fraction(self.lower),
-                "upper": Fraction(self.upper), "lower_kind": self.lower_kind, "precision": _exact(self.precision),
-                "reached": self.reached,
-                "stopped": None if self.stopped is None else self.stopped.to_data(),
-                "strategy_outcomes": self.strategy_outcomes, "fixed_value": self.fixed_value,
-                "explored": self.explored, "advice": list(self.advice), "draws": self.draws,
-                "too_large": None if self.too_large is None else self.too_large.to_data(),
-                "provenance": self.provenance.to_data()}
+        return {
+            "kind": self.kind,
+            "objective": self.objective,
+            "lower": Fraction(self.lower),
+            "upper": Fraction(self.upper),
+            "lower_kind": self.lower_kind,
+            "precision": _exact(self.precision),
+            "reached": self.reached,
+            "stopped": None if self.stopped is None else self.stopped.to_data(),
+            "strategy_outcomes": self.strategy_outcomes,
+            "fixed_value": self.fixed_value,
+            "explored": self.explored,
+            "advice": list(self.advice),
+            "draws": self.draws,
+            "too_large": None if self.too_large is None else self.too_large.to_data(),
+            "provenance": self.provenance.to_data(),
+        }
 
 
 @dataclass
@@ -294,6 +326,11 @@ class Validation:
 
     def to_data(self) -> dict:
         """Plain data: each column's report as JSON, the law as ``[outcome, p]`` pairs."""
-        return {"kind": self.kind, "system": self.system, "headline": self.headline, "fits": self.fits,
-                "columns": {name: report.to_json() for name, report in self.reports.items()},
-                "law": [[name, p] for name, p in self.law.items()]}
+        return {
+            "kind": self.kind,
+            "system": self.system,
+            "headline": self.headline,
+            "fits": self.fits,
+            "columns": {name: report.to_json() for name, report in self.reports.items()},
+            "law": [[name, p] for name, p in self.law.items()],
+        }

@@ -29,10 +29,10 @@ __all__ = ["Computation", "computations", "computation", "system_answer", "valid
 class Computation:
     """One thing a person can ask of the registry: a system, or one variant of it."""
 
-    name: str        # "contingency", "karst-attack"
-    system: str      # the registry's name
+    name: str  # "contingency", "karst-attack"
+    system: str  # the registry's name
     variant: str | None
-    task: str        # in words: "Contingency skill check"
+    task: str  # in words: "Contingency skill check"
 
     def rules_system(self):
         """The registry's object for it."""
@@ -61,7 +61,7 @@ def computations() -> dict[str, Computation]:
     found = {}
     for name in system_names():
         system = get_system(name)
-        for variant, member in (system.variants.items() if system.variants else [(None, system)]):
+        for variant, member in system.variants.items() if system.variants else [(None, system)]:
             key = f"{name}-{variant}" if variant else name
             found[key] = Computation(key, name, variant, getattr(member, "task", "") or key)
     return found
@@ -123,15 +123,32 @@ def system_answer(name: str, values: Mapping[str, Any], *, progress: ProgressCal
     words = getattr(declared, "outcome_words", None) or str
     charts = declared.charts(setup, rules) if getattr(declared, "charts", None) else {}
     rules_data = rules.to_dict() if hasattr(rules, "to_dict") else {}
-    return Outcomes(law, Provenance(name, "exact", {key: plain_value(value) for key, value in setup.items()},
-                                    rules_data, seconds=time.perf_counter() - began),
-                    words={outcome: words(outcome) for outcome in law}, charts=charts)
+    return Outcomes(
+        law,
+        Provenance(
+            name,
+            "exact",
+            {key: plain_value(value) for key, value in setup.items()},
+            rules_data,
+            seconds=time.perf_counter() - began,
+        ),
+        words={outcome: words(outcome) for outcome in law},
+        charts=charts,
+    )
 
 
-def validate_samples(name: str, values: Mapping[str, Any], *, samples: Any = None, counts: str | None = None,
-                     column: str | None = None,
-                     alpha: float | None = None, test: str = "auto", law: Mapping | None = None,
-                     progress: ProgressCallback | None = None) -> Validation:
+def validate_samples(
+    name: str,
+    values: Mapping[str, Any],
+    *,
+    samples: Any = None,
+    counts: str | None = None,
+    column: str | None = None,
+    alpha: float | None = None,
+    test: str = "auto",
+    law: Mapping | None = None,
+    progress: ProgressCallback | None = None,
+) -> Validation:
     """Do a simulator's samples fit the exact laws of computation *name* with these *values*?
 
     Parameters
@@ -166,11 +183,11 @@ def validate_samples(name: str, values: Mapping[str, Any], *, samples: Any = Non
     alpha = DEFAULT_ALPHA if alpha is None else alpha
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         raise InputError("alpha", f"must be a number strictly between 0 and 1, got {alpha!r}")
-    if not 0 < alpha < 1:   # the level asked, before it is shared among the columns
+    if not 0 < alpha < 1:  # the level asked, before it is shared among the columns
         raise InputError("alpha", f"must be strictly between 0 and 1, got {alpha:g}")
     if (samples is None) == (counts is None):
         raise InputError("samples", "give exactly one of `samples` FILE.csv or `counts` OUTCOME=N,...")
-    if samples is not None:   # a device, FIFO or missing file is refused before any solve
+    if samples is not None:  # a device, FIFO or missing file is refused before any solve
         from exactdice.input_files import MAX_CSV_BYTES, check_input_file
 
         check_input_file(samples, "samples", "CSV", MAX_CSV_BYTES)
@@ -178,10 +195,9 @@ def validate_samples(name: str, values: Mapping[str, Any], *, samples: Any = Non
     declared = found.rules_system()
     setup, rules = declared.setup(values), declared.rules(values)
     headline = declared.outcome_column(setup)
-    if samples is not None and column is None:   # every column with a law, from one solve where it can
+    if samples is not None and column is None:  # every column with a law, from one solve where it can
         both = _column_laws(declared, setup, rules, samples, headline, law is None)
-        law = dict(law) if law is not None else both[0] or _outcome_law(found, declared, values, setup, rules,
-                                                                          progress)
+        law = dict(law) if law is not None else both[0] or _outcome_law(found, declared, values, setup, rules, progress)
         reports = fit_sample_columns(samples, headline, law, both[1], alpha=alpha, test=test, field="samples")
     else:
         law = dict(law) if law is not None else _outcome_law(found, declared, values, setup, rules, progress)
@@ -201,8 +217,12 @@ def _outcome_law(found: Computation, declared, values, setup, rules, progress) -
 
 def karbon_law(outcomes: Mapping) -> dict:
     """A contest's outcomes named as the simulator's ``outcome`` column names them."""
-    return {"win": outcomes["win"], "loss": outcomes["loss"], "tie": outcomes["tie"],
-            "unfinished": outcomes["never_ends"]}
+    return {
+        "win": outcomes["win"],
+        "loss": outcomes["loss"],
+        "tie": outcomes["tie"],
+        "unfinished": outcomes["never_ends"],
+    }
 
 
 def _column_laws(declared, setup, rules, samples, headline: str, with_outcome: bool = False) -> tuple:

@@ -23,8 +23,17 @@ from typing import Any
 from exactdice.errors import InputError, TooLargeError
 from exactdice.progress import ProgressCallback
 
-__all__ = ["karbon_table", "karbon_table_check", "karbon_what_if", "karbon_sensitivity", "design", "MAX_TABLE_CELLS",
-           "PAGE_MAX_TABLE_CELLS", "base_setup", "DESIGN_SYSTEMS"]
+__all__ = [
+    "karbon_table",
+    "karbon_table_check",
+    "karbon_what_if",
+    "karbon_sensitivity",
+    "design",
+    "MAX_TABLE_CELLS",
+    "PAGE_MAX_TABLE_CELLS",
+    "base_setup",
+    "DESIGN_SYSTEMS",
+]
 
 #: most cells of one Karbon table (each is one exact solve)
 MAX_TABLE_CELLS = 400
@@ -38,15 +47,34 @@ def _fixed_arguments(values: Mapping[str, Any], axes: Mapping[str, list]) -> dic
     from exactdice.karbon.system import SYSTEM
 
     if "player_dice" in values or "narrator_dice" in values or "state_file" in values:
-        raise InputError("player_dice", "a table draws its hands: give `ability` and `challenge` (or vary them), "
-                                        "not explicit hands or a state file")
+        raise InputError(
+            "player_dice",
+            "a table draws its hands: give `ability` and `challenge` (or vary them), "
+            "not explicit hands or a state file",
+        )
     corner = {name: listed[0] for name, listed in axes.items()}
-    request = karbon_request({**values, **corner})   # every other value checked as for one contest
+    request = karbon_request({**values, **corner})  # every other value checked as for one contest
     setup = SYSTEM.setup({**values, **corner})
-    fixed = {name: setup[name] for name in ("ability", "challenge", "consequence", "peril", "fortune", "fallout",
-                                            "training", "pool", "reserve") if name not in axes}
-    rules = tuple(f"{name}={value}" for name, value in request.ruleset.to_dict().items()
-                  if value != type(request.ruleset)().to_dict()[name])
+    fixed = {
+        name: setup[name]
+        for name in (
+            "ability",
+            "challenge",
+            "consequence",
+            "peril",
+            "fortune",
+            "fallout",
+            "training",
+            "pool",
+            "reserve",
+        )
+        if name not in axes
+    }
+    rules = tuple(
+        f"{name}={value}"
+        for name, value in request.ruleset.to_dict().items()
+        if value != type(request.ruleset)().to_dict()[name]
+    )
     return {"fixed": fixed, "player": request.player.text(), "narrator": request.narrator.text(), "rules": rules}
 
 
@@ -56,8 +84,11 @@ def _check_axes(axes: Mapping[str, list], max_cells: int) -> None:
     from exactdice.karbon.tables import AXES
 
     if len(axes) != 2:
-        raise InputError("axes", f"give exactly two setup parameters to vary (the table's rows and columns), "
-                                 f"got {len(axes)}: {', '.join(axes) or 'none'}")
+        raise InputError(
+            "axes",
+            f"give exactly two setup parameters to vary (the table's rows and columns), "
+            f"got {len(axes)}: {', '.join(axes) or 'none'}",
+        )
     declared = {parameter.name: parameter for parameter in SYSTEM.parameters}
     for name, listed in axes.items():
         if name not in AXES:
@@ -68,8 +99,11 @@ def _check_axes(axes: Mapping[str, list], max_cells: int) -> None:
             declared[name].check(value)
     (first, rows), (_, columns) = axes.items()
     if len(rows) * len(columns) > max_cells:
-        raise TooLargeError(first, f"{len(rows)} x {len(columns)} = {len(rows) * len(columns):,} cells, each one "
-                                   f"exact solve; at most {max_cells:,} in one table")
+        raise TooLargeError(
+            first,
+            f"{len(rows)} x {len(columns)} = {len(rows) * len(columns):,} cells, each one "
+            f"exact solve; at most {max_cells:,} in one table",
+        )
 
 
 def karbon_table_check(values: Mapping[str, Any], axes: Mapping[str, list], max_cells: int = MAX_TABLE_CELLS) -> dict:
@@ -82,9 +116,16 @@ def karbon_table_check(values: Mapping[str, Any], axes: Mapping[str, list], max_
     return arguments
 
 
-def karbon_table(values: Mapping[str, Any], axes: Mapping[str, list], *, store: Any = None, workers: int = 1,
-                 executor: Any = None, max_cells: int = MAX_TABLE_CELLS,
-                 progress: ProgressCallback | None = None) -> Any:
+def karbon_table(
+    values: Mapping[str, Any],
+    axes: Mapping[str, list],
+    *,
+    store: Any = None,
+    workers: int = 1,
+    executor: Any = None,
+    max_cells: int = MAX_TABLE_CELLS,
+    progress: ProgressCallback | None = None,
+) -> Any:
     """A table of P(win), P(tie), P(loss) and expected rounds over two setup parameters.
 
     Parameters
@@ -115,10 +156,24 @@ def karbon_table(values: Mapping[str, Any], axes: Mapping[str, list], *, store: 
 
     arguments = karbon_table_check(values, axes, max_cells)
     (row_axis, rows), (column_axis, columns) = axes.items()
-    grid = contest_grid(row_axis, list(rows), column_axis, list(columns), arguments["fixed"],
-                        player=arguments["player"], narrator=arguments["narrator"], rules=arguments["rules"])
-    table, = solve_tables([grid], store=store, workers=workers, executor=executor,
-                          progress=progress if progress is not None else False, description="cells")
+    grid = contest_grid(
+        row_axis,
+        list(rows),
+        column_axis,
+        list(columns),
+        arguments["fixed"],
+        player=arguments["player"],
+        narrator=arguments["narrator"],
+        rules=arguments["rules"],
+    )
+    (table,) = solve_tables(
+        [grid],
+        store=store,
+        workers=workers,
+        executor=executor,
+        progress=progress if progress is not None else False,
+        description="cells",
+    )
     for r in range(len(rows)):
         for c in range(len(columns)):
             if sum(table.metrics[name][r][c] for name in ("P(win)", "P(tie)", "P(loss)")) != 1:
@@ -135,19 +190,38 @@ def base_setup(values: Mapping[str, Any]) -> dict:
     request = karbon_request(values)
     setup = request.setup
     if setup.player_dice is not None:
-        raise InputError("player_dice", "what moves the odds steps the draw (`ability`, `challenge`, ...): "
-                                        "give them, not explicit hands")
+        raise InputError(
+            "player_dice",
+            "what moves the odds steps the draw (`ability`, `challenge`, ...): give them, not explicit hands",
+        )
     from exactdice.karbon.dice import dice_text
 
-    return base_arguments(setup.ability, setup.challenge, setup.consequence, setup.peril, setup.fortune,
-                          setup.fallout, setup.training, dice_text(setup.pool), dice_text(setup.reserve),
-                          request.player.text(), request.narrator.text(),
-                          tuple(f"{name}={value}" for name, value in request.ruleset.to_dict().items()))
+    return base_arguments(
+        setup.ability,
+        setup.challenge,
+        setup.consequence,
+        setup.peril,
+        setup.fortune,
+        setup.fallout,
+        setup.training,
+        dice_text(setup.pool),
+        dice_text(setup.reserve),
+        request.player.text(),
+        request.narrator.text(),
+        tuple(f"{name}={value}" for name, value in request.ruleset.to_dict().items()),
+    )
 
 
-def karbon_sensitivity(values: Mapping[str, Any], *, groups: tuple | None = None, max_states: int | None = None,
-                       store: Any = None, workers: int = 1, executor: Any = None,
-                       progress: ProgressCallback | None = None) -> Any:
+def karbon_sensitivity(
+    values: Mapping[str, Any],
+    *,
+    groups: tuple | None = None,
+    max_states: int | None = None,
+    store: Any = None,
+    workers: int = 1,
+    executor: Any = None,
+    progress: ProgressCallback | None = None,
+) -> Any:
     """How P(win), P(loss), P(tie) and expected rounds move with every one-step change of a
     contest (`exactdice.karbon.sensitivity.karbon_sensitivity`).
 
@@ -183,13 +257,20 @@ def karbon_sensitivity(values: Mapping[str, Any], *, groups: tuple | None = None
     from exactdice.karbon.system import SYSTEM
 
     next(parameter for parameter in SYSTEM.parameters if parameter.name == "max_states").check(max_states)
-    return sensitivity(base_setup(values), store=store, workers=workers, executor=executor,
-                       progress=progress if progress is not None else False, max_states=max_states,
-                       groups=groups)
+    return sensitivity(
+        base_setup(values),
+        store=store,
+        workers=workers,
+        executor=executor,
+        progress=progress if progress is not None else False,
+        max_states=max_states,
+        groups=groups,
+    )
 
 
-def karbon_what_if(values: Mapping[str, Any], *, metric: str = "P(win)",
-                   progress: ProgressCallback | None = None) -> tuple:
+def karbon_what_if(
+    values: Mapping[str, Any], *, metric: str = "P(win)", progress: ProgressCallback | None = None
+) -> tuple:
     """The what-if strip: *metric* with each stepped setup parameter (Ability, Challenge,
     Consequence, Peril, Fortune, Fallout) one step down and up, solved exactly (each within
     the values' ``max_states``).
@@ -220,22 +301,37 @@ def karbon_what_if(values: Mapping[str, Any], *, metric: str = "P(win)",
     from exactdice.karbon.sensitivity import steps_below_least
 
     report = karbon_sensitivity(values, groups=("setup",), progress=progress)
-    missing = steps_below_least(report.base)   # values that do not exist: nothing to say about them
+    missing = steps_below_least(report.base)  # values that do not exist: nothing to say about them
     report.skipped = [(name, why) for name, why in report.skipped if name not in missing]
     return report, what_if_charts(report, metric)
 
 
 #: the systems with a design problem: name -> "module:function"
-DESIGN_SYSTEMS = {"karbon": "exactdice.karbon.design:karbon_design_problem",
-                  "contingency": "exactdice.contingency.design:contingency_design_problem",
-                  "chronica": "exactdice.chronica.design:chronica_design_problem",
-                  "karst": "exactdice.karst.design:karst_design_problem"}
+DESIGN_SYSTEMS = {
+    "karbon": "exactdice.karbon.design:karbon_design_problem",
+    "contingency": "exactdice.contingency.design:contingency_design_problem",
+    "chronica": "exactdice.chronica.design:chronica_design_problem",
+    "karst": "exactdice.karst.design:karst_design_problem",
+}
 
 
-def design(system: str, axes: Mapping[str, list], fixed: Mapping[str, Any], *, metric: str, target: Fraction,
-           tolerance: Fraction | None = None, best: int = 5, store: Any = None, workers: int = 1,
-           executor: Any = None, exhaustive: bool = False, risk: Fraction | None = None,
-           progress: ProgressCallback | None = None, **problem_options: Any) -> Any:
+def design(
+    system: str,
+    axes: Mapping[str, list],
+    fixed: Mapping[str, Any],
+    *,
+    metric: str,
+    target: Fraction,
+    tolerance: Fraction | None = None,
+    best: int = 5,
+    store: Any = None,
+    workers: int = 1,
+    executor: Any = None,
+    exhaustive: bool = False,
+    risk: Fraction | None = None,
+    progress: ProgressCallback | None = None,
+    **problem_options: Any,
+) -> Any:
     """The setups of a grid whose exact *metric* is closest to *target*, best first
     (`exactdice.design.design_search` over the system's design problem).
 
@@ -292,6 +388,15 @@ def design(system: str, axes: Mapping[str, list], fixed: Mapping[str, Any], *, m
         raise InputError("system", f"no design for {system!r}; known: {', '.join(DESIGN_SYSTEMS)}")
     module, function = DESIGN_SYSTEMS[system].split(":")
     problem = getattr(import_module(module), function)(dict(axes), dict(fixed), metric=metric, **problem_options)
-    return design_search(problem, target=target, tolerance=tolerance, best=best, store=store, workers=workers,
-                         executor=executor, progress=progress if progress is not None else False,
-                         exhaustive=exhaustive, risk=DEFAULT_RISK if risk is None else risk)
+    return design_search(
+        problem,
+        target=target,
+        tolerance=tolerance,
+        best=best,
+        store=store,
+        workers=workers,
+        executor=executor,
+        progress=progress if progress is not None else False,
+        exhaustive=exhaustive,
+        risk=DEFAULT_RISK if risk is None else risk,
+    )

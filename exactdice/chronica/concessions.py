@@ -25,8 +25,19 @@ from typing import NamedTuple
 
 from exactdice.chronica.walk import CandidateFrame, join_dice, ways_to_show
 
-__all__ = ["PairStatus", "OPEN", "WINNER_COUNTING", "LOSER_COUNTING", "SETTLED", "pair_step", "close_pairs",
-           "Winning", "Conceding", "WINNING", "ConcessionWalk"]
+__all__ = [
+    "PairStatus",
+    "OPEN",
+    "WINNER_COUNTING",
+    "LOSER_COUNTING",
+    "SETTLED",
+    "pair_step",
+    "close_pairs",
+    "Winning",
+    "Conceding",
+    "WINNING",
+    "ConcessionWalk",
+]
 
 
 class PairStatus(IntEnum):
@@ -147,12 +158,11 @@ class ConcessionWalk:
             if status == SETTLED:  # "this loser no longer matters": its dice fall anywhere on 1..face
                 weight *= face ** dice_left[1 + loser]
                 options[1 + loser] = ((0, 1),)
-                dice_left = dice_left[:1 + loser] + (0,) + dice_left[2 + loser:]
+                dice_left = dice_left[: 1 + loser] + (0,) + dice_left[2 + loser :]
         for choice in product(*options):
             shown = tuple(count for count, _ in choice)
             left = tuple(before - count for before, count in zip(dice_left, shown))
-            self.queue(state.pairs, state.gains, shown[0], shown[1:], left,
-                       weight * prod(ways for _, ways in choice))
+            self.queue(state.pairs, state.gains, shown[0], shown[1:], left, weight * prod(ways for _, ways in choice))
 
     def apply_queued(self, face, out) -> None:
         """Apply this face's queued steps to every (winner, loser) pair (`pair_step`)."""

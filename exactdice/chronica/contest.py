@@ -33,9 +33,22 @@ from exactdice.chronica.ruleset import Rules, read_sides, side_text
 from exactdice.core.exact import fraction_text
 from exactdice.errors import InputError, check_invariant
 
-__all__ = ["ContestResult", "solve_contest", "roll_outcomes", "expected_distribution", "column_distributions",
-           "exact_laws", "apply_target", "apply_physical", "physical_size", "sizes_text", "TIE",
-           "OUTCOME_COLUMN", "MAX_STATES", "MAX_WORK"]
+__all__ = [
+    "ContestResult",
+    "solve_contest",
+    "roll_outcomes",
+    "expected_distribution",
+    "column_distributions",
+    "exact_laws",
+    "apply_target",
+    "apply_physical",
+    "physical_size",
+    "sizes_text",
+    "TIE",
+    "OUTCOME_COLUMN",
+    "MAX_STATES",
+    "MAX_WORK",
+]
 
 #: the simulator's CSV column that `expected_distribution` describes
 OUTCOME_COLUMN = "winner"
@@ -103,12 +116,16 @@ class ContestResult:
             "rules": self.rules.to_dict(),
             "win": [fraction_text(p) for p in self.win],
             "tie": fraction_text(self.tie),
-            "successes": {str(w): {str(n): fraction_text(p) for n, p in table.items()}
-                          for w, table in self.successes.items()},
-            "success_sizes": {str(w): {sizes_text(s): fraction_text(p) for s, p in table.items()}
-                              for w, table in self.success_sizes.items()},
-            "concessions": {str(s): {str(n): fraction_text(p) for n, p in table.items()}
-                            for s, table in self.concessions.items()},
+            "successes": {
+                str(w): {str(n): fraction_text(p) for n, p in table.items()} for w, table in self.successes.items()
+            },
+            "success_sizes": {
+                str(w): {sizes_text(s): fraction_text(p) for s, p in table.items()}
+                for w, table in self.success_sizes.items()
+            },
+            "concessions": {
+                str(s): {str(n): fraction_text(p) for n, p in table.items()} for s, table in self.concessions.items()
+            },
             "expected_successes": fraction_text(self.expected_successes()),
         }
 
@@ -134,8 +151,13 @@ def sizes_text(sizes: Iterable[int]) -> str:
     return ",".join(f"d{s}" for s in sizes)
 
 
-def solve_contest(sides: Sequence[str | Sequence[Sequence[int]]], rules: Rules | None = None, target: int | None = None,
-                  *, concessions: bool = True) -> ContestResult:
+def solve_contest(
+    sides: Sequence[str | Sequence[Sequence[int]]],
+    rules: Rules | None = None,
+    target: int | None = None,
+    *,
+    concessions: bool = True,
+) -> ContestResult:
     """Solve a contest exactly: P(win) per side, P(tie), success dice and concessions.
 
     Pushes mix the tie mass into re-rolled contests exactly.
@@ -203,9 +225,12 @@ def _mix_pushes(base, rules: Rules, concessions: bool, ties):
             first_rolled = tuple(rolled)
         if rolled != solved_sides:
             solved_sides = rolled
-            solved_laws = roll_outcomes(rolled, four_ties=rules.four_ties,
-                                        instant_first_side=rules.physical and substituted,
-                                        concessions=concessions)
+            solved_laws = roll_outcomes(
+                rolled,
+                four_ties=rules.four_ties,
+                instant_first_side=rules.physical and substituted,
+                concessions=concessions,
+            )
         for table, law, tie in zip(tables, solved_laws, ties):
             for outcome, p in law.probabilities().items():
                 if outcome != tie:
@@ -235,17 +260,27 @@ def _summarise(sides, rolled, rules, target, size_outcomes, concession_outcomes)
         for s, gain in enumerate(gains):
             concessions[s][gain] += p
     return ContestResult(
-        sides=sides, rolled_sides=rolled, rules=rules, target=target,
-        size_outcomes=size_outcomes, concession_outcomes=concession_outcomes,
-        win=tuple(win), tie=tie,
+        sides=sides,
+        rolled_sides=rolled,
+        rules=rules,
+        target=target,
+        size_outcomes=size_outcomes,
+        concession_outcomes=concession_outcomes,
+        win=tuple(win),
+        tie=tie,
         successes={s: dict(sorted(t.items())) for s, t in successes.items() if t},
-        success_sizes={s: dict(sorted(t.items(), key=lambda item: (len(item[0]), item[0]), reverse=True))
-                       for s, t in success_sizes.items() if t},
-        concessions={s: dict(sorted(t.items())) for s, t in concessions.items()})
+        success_sizes={
+            s: dict(sorted(t.items(), key=lambda item: (len(item[0]), item[0]), reverse=True))
+            for s, t in success_sizes.items()
+            if t
+        },
+        concessions={s: dict(sorted(t.items())) for s, t in concessions.items()},
+    )
 
 
-def expected_distribution(sides: Sequence[str | Sequence[Sequence[int]]], rules: Rules | None = None,
-                          target: int | None = None) -> dict:
+def expected_distribution(
+    sides: Sequence[str | Sequence[Sequence[int]]], rules: Rules | None = None, target: int | None = None
+) -> dict:
     """P(each value of the simulator's ``winner`` column): ``"0"``, ``"1"``, ... and ``"tie"``.
 
     Parameters
@@ -305,8 +340,10 @@ def _column_laws(result) -> dict:
     for (_, rolled), p in sorted(result.size_outcomes.items()):
         successes[str(len(rolled))] = successes.get(str(len(rolled)), Fraction(0)) + p
         sizes[sizes_text(rolled)] = sizes.get(sizes_text(rolled), Fraction(0)) + p
-    columns = {"successes": ColumnDistribution(dict(sorted(successes.items(), key=lambda kv: int(kv[0])))),
-               "success_sizes": ColumnDistribution(sizes)}
+    columns = {
+        "successes": ColumnDistribution(dict(sorted(successes.items(), key=lambda kv: int(kv[0])))),
+        "success_sizes": ColumnDistribution(sizes),
+    }
     for side in range(len(result.rolled_sides)):
         gains = {}
         for (_, counts), p in result.concession_outcomes.items():

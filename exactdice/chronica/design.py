@@ -29,8 +29,9 @@ METRICS = {"win": "P(win)", "tie": "P(tie)", "loss": "P(loss)"}
 PARAMETERS = ("dice", "size", "against_dice", "against_size")
 
 
-def chronica_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "win",
-                            rules: Rules = Rules()) -> DesignProblem:
+def chronica_design_problem(
+    axes: dict[str, list], fixed: dict, *, metric: str = "win", rules: Rules = Rules()
+) -> DesignProblem:
     """The design grid over *axes* (parameter -> values), the rest from *fixed*."""
     if metric not in METRICS:
         raise InputError("metric", f"unknown target {metric!r}; choose from {', '.join(METRICS)}")
@@ -38,8 +39,15 @@ def chronica_design_problem(axes: dict[str, list], fixed: dict, *, metric: str =
     for name in PARAMETERS:
         if name not in axes and fixed.get(name) is None:
             raise InputError(name, f"give {name.replace('_', '-')} or vary it")
-    problem = exact_grid_problem(axes, dict(fixed), system="chronica", rules=rules, rules_data=rules.to_dict(),
-                                 solve_fn=solve_design_task, metric=lambda result: result[metric])
+    problem = exact_grid_problem(
+        axes,
+        dict(fixed),
+        system="chronica",
+        rules=rules,
+        rules_data=rules.to_dict(),
+        solve_fn=solve_design_task,
+        metric=lambda result: result[metric],
+    )
 
     def check(point):
         arguments = {**fixed, **point}
@@ -47,8 +55,10 @@ def chronica_design_problem(axes: dict[str, list], fixed: dict, *, metric: str =
             if arguments[name] < 1:
                 raise InputError(name, f"a side needs at least one die, got {arguments[name]}")
         if arguments["dice"] + arguments["against_dice"] > MAX_CONTEST_DICE:
-            raise InputError("dice", f"{arguments['dice'] + arguments['against_dice']} dice in one contest; "
-                                     f"at most {MAX_CONTEST_DICE}")
+            raise InputError(
+                "dice",
+                f"{arguments['dice'] + arguments['against_dice']} dice in one contest; at most {MAX_CONTEST_DICE}",
+            )
         _check_size(arguments["size"], "size")
         _check_size(arguments["against_size"], "against_size")
 

@@ -36,18 +36,30 @@ Not modelled: spending success dice, and building pools from a character.
 """
 
 KNOBS = {
-    "tie_rule": ("when a contest is a true tie", {
-        "all-discarded": "only once every die is discarded",
-        "four-ties": "also once four comparisons in a row ended in discards"}),
-    "push": ("what happens on a tie", {
-        "off": "the tie stands", "on": "the contest is rolled again (at most max_pushes times)"}),
-    "push_dice": ("dice added to every side's first pool at each push (they accumulate)", {
-        "none": "no dice added (the default)", "e.g. 5d6": "five d6 more at each push"}),
+    "tie_rule": (
+        "when a contest is a true tie",
+        {
+            "all-discarded": "only once every die is discarded",
+            "four-ties": "also once four comparisons in a row ended in discards",
+        },
+    ),
+    "push": (
+        "what happens on a tie",
+        {"off": "the tie stands", "on": "the contest is rolled again (at most max_pushes times)"},
+    ),
+    "push_dice": (
+        "dice added to every side's first pool at each push (they accumulate)",
+        {"none": "no dice added (the default)", "e.g. 5d6": "five d6 more at each push"},
+    ),
     "max_pushes": ("most re-rolls after ties with push on", {"1": "the default; any number >= 1"}),
-    "physical": ("whether the player rolls real dice only", {
-        "off": "every die as given",
-        "on": "the first side rolls a die with no physical counterpart as the nearest smaller "
-              "d4/d6/d8/d10/d12/d20, and wins a first-comparison tie with one success die"}),
+    "physical": (
+        "whether the player rolls real dice only",
+        {
+            "off": "every die as given",
+            "on": "the first side rolls a die with no physical counterpart as the nearest smaller "
+            "d4/d6/d8/d10/d12/d20, and wins a first-comparison tie with one success die",
+        },
+    ),
 }
 
 SETUP = "set with `tie_rule`, `push`, `push_dice`, `max_pushes`, `physical`"

@@ -40,8 +40,7 @@ from typing import NamedTuple
 from exactdice.chronica.concessions import ConcessionWalk, Winning
 from exactdice.chronica.ruleset import MAX_CONTEST_DICE
 from exactdice.chronica.success_dice import SuccessSizes, WinnerDice
-from exactdice.chronica.walk import (OTHER_WINS, TIED, CandidateFrame, join_dice, joining_faces,
-                                     ways_to_show)
+from exactdice.chronica.walk import OTHER_WINS, TIED, CandidateFrame, join_dice, joining_faces, ways_to_show
 from exactdice.core.distribution import Distribution
 from exactdice.errors import InputError, TooLargeError, check_invariant
 from exactdice.limits import check_memory
@@ -124,8 +123,9 @@ class CandidatePass:
         own = self.counters.of_side[candidate]
         loser_dice = [size for loser in self.frame.losers for size in self.frame.dice[loser]]
         self.success = SuccessSizes(self.frame.dice[candidate], loser_dice)
-        self.winner = WinnerDice([self.counters.pool[c] for c in own], [self.counters.size[c] for c in own],
-                                 self.success.code)
+        self.winner = WinnerDice(
+            [self.counters.pool[c] for c in own], [self.counters.size[c] for c in own], self.success.code
+        )
         # after the decision: the winner in one counter, then one counter per loser
         joining = [joining_faces(self.frame.dice[side]) for side in [candidate] + self.frame.losers]
         self.concession_walk = ConcessionWalk(self.frame, joining)
@@ -175,8 +175,10 @@ class CandidatePass:
         """Steps 2-4 at ``face``, for every way each side's dice can show it."""
         dice_left = join_dice(dice_left, self.counters.joining, face)
         own_left = self.counters.side_left(dice_left, self.candidate)
-        per_side = [self._showings(side, self.counters.side_left(dice_left, side), face)
-                    for side in range(len(self.counters.of_side))]
+        per_side = [
+            self._showings(side, self.counters.side_left(dice_left, side), face)
+            for side in range(len(self.counters.of_side))
+        ]
         for at_top in product(*(tuple(showings) for showings in per_side)):
             showings = [per_side[side][rounds_at_top] for side, rounds_at_top in enumerate(at_top)]
             if self._first_side_wins_at_once(rounds, at_top):
@@ -287,8 +289,12 @@ class CandidatePass:
     def _first_side_wins_at_once(self, rounds, at_top) -> bool:
         """Point 8: "if the first side holds a substituted die and ties the top value at
         the first comparison, it wins at once with one success die"."""
-        return (self.instant_first_side and rounds == 0 and at_top[0] > 0
-                and sum(1 for rounds_at_top in at_top if rounds_at_top) >= 2)
+        return (
+            self.instant_first_side
+            and rounds == 0
+            and at_top[0] > 0
+            and sum(1 for rounds_at_top in at_top if rounds_at_top) >= 2
+        )
 
     def _instant_tie(self, showings, face, weight):
         if self.candidate == 0:
@@ -324,8 +330,13 @@ def _state_bound(sides, candidate) -> int:
     return bound
 
 
-def roll_outcomes(sides: Sequence[Sequence[Sequence[int]]], *, four_ties: bool = False, instant_first_side: bool = False,
-                  concessions: bool = True) -> tuple[Distribution, Distribution | None]:
+def roll_outcomes(
+    sides: Sequence[Sequence[Sequence[int]]],
+    *,
+    four_ties: bool = False,
+    instant_first_side: bool = False,
+    concessions: bool = True,
+) -> tuple[Distribution, Distribution | None]:
     """Exact outcome distributions of one roll: ``(winner, success sizes)`` and ``(winner, concessions)``.
 
     Parameters
@@ -357,12 +368,12 @@ def roll_outcomes(sides: Sequence[Sequence[Sequence[int]]], *, four_ties: bool =
     concession_weights: dict = defaultdict(int)
     tie_weight = None
     for candidate in range(len(sides)):
-        found_sizes, found_concessions = CandidatePass(sides, candidate, four_ties, instant_first_side,
-                                                       concessions).run()
+        found_sizes, found_concessions = CandidatePass(
+            sides, candidate, four_ties, instant_first_side, concessions
+        ).run()
         this_tie = found_sizes.pop(TIED, 0)
         if concessions:
-            check_invariant(found_concessions.pop(TIED, 0) == this_tie,
-                            "the concession pass must count the same ties")
+            check_invariant(found_concessions.pop(TIED, 0) == this_tie, "the concession pass must count the same ties")
         check_invariant(tie_weight is None or tie_weight == this_tie, "every pass must agree on ties")
         tie_weight = this_tie
         _add_candidate_outcomes(found_sizes, size_weights)
@@ -372,8 +383,9 @@ def roll_outcomes(sides: Sequence[Sequence[Sequence[int]]], *, four_ties: bool =
         concession_weights[(TIE, (0,) * len(sides))] += tie_weight
     total = prod(size for side in sides for pool in side for size in pool)
     result = (Distribution(size_weights), Distribution(concession_weights) if concessions else None)
-    check_invariant(all(law.denominator == total for law in result if law),
-                    "the outcomes must cover every roll exactly once")
+    check_invariant(
+        all(law.denominator == total for law in result if law), "the outcomes must cover every roll exactly once"
+    )
     return result
 
 
@@ -390,13 +402,19 @@ def _checked_sides(sides) -> list:
         raise TooLargeError("sides", f"{dice} dice in the contest is more than the limit of {MAX_CONTEST_DICE}")
     states = max(_state_bound(sides, candidate) for candidate in range(len(sides)))
     if states > MAX_STATES:
-        raise TooLargeError("sides", f"this contest needs up to {states:,} dice-left states per face, "
-                                      f"more than the limit of {MAX_STATES:,} (use fewer or more alike dice)")
+        raise TooLargeError(
+            "sides",
+            f"this contest needs up to {states:,} dice-left states per face, "
+            f"more than the limit of {MAX_STATES:,} (use fewer or more alike dice)",
+        )
     work = _work_estimate(sides)
     if work > MAX_WORK:
-        raise TooLargeError("sides", f"this contest of {len(sides)} sides and {dice} dice would take about "
-                                      f"{work:,} units of work, more than the limit of {MAX_WORK:,} (a few "
-                                      "seconds): use fewer sides, fewer dice or more alike dice")
+        raise TooLargeError(
+            "sides",
+            f"this contest of {len(sides)} sides and {dice} dice would take about "
+            f"{work:,} units of work, more than the limit of {MAX_WORK:,} (a few "
+            "seconds): use fewer sides, fewer dice or more alike dice",
+        )
     return sides
 
 
@@ -418,7 +436,7 @@ def _work_estimate(sides) -> int:
     """
     faces = max(size for side in sides for pool in side for size in pool)
     together = prod(sum(len(pool) for pool in side) + 1 for side in sides)
-    return faces * sum(_state_bound(sides, candidate) ** 2 + together ** 3 for candidate in range(len(sides)))
+    return faces * sum(_state_bound(sides, candidate) ** 2 + together**3 for candidate in range(len(sides)))
 
 
 def _add_candidate_outcomes(found: dict, target: dict) -> None:

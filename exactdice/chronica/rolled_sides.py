@@ -54,10 +54,13 @@ def _side_with_target(side, target: int):
     pools = [list(pool) for pool in side]
     missing = max(0, TARGET_DICE - sum(len(pool) for pool in pools))
     pools[0] += [target] * missing
-    smaller = sorted((size, pool_index, position)
-                     for pool_index, pool in enumerate(side)
-                     for position, size in enumerate(pool) if size < target)
-    for _, pool_index, position in smaller[:TARGET_DICE - missing]:
+    smaller = sorted(
+        (size, pool_index, position)
+        for pool_index, pool in enumerate(side)
+        for position, size in enumerate(pool)
+        if size < target
+    )
+    for _, pool_index, position in smaller[: TARGET_DICE - missing]:
         pools[pool_index][position] = target
     return tuple(tuple(sorted(pool, reverse=True)) for pool in pools)
 

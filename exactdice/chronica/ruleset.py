@@ -21,8 +21,19 @@ from exactdice.core.dice_list import parse_dice_list as core_dice_list
 from exactdice.core.distribution import MAX_FACES
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["Rules", "TIE_RULES", "PHYSICAL_DICE", "MAX_CONTEST_DICE", "MAX_PUSHES", "dice_text",
-           "parse_die", "parse_dice_list", "parse_side", "read_sides", "side_text"]
+__all__ = [
+    "Rules",
+    "TIE_RULES",
+    "PHYSICAL_DICE",
+    "MAX_CONTEST_DICE",
+    "MAX_PUSHES",
+    "dice_text",
+    "parse_die",
+    "parse_dice_list",
+    "parse_side",
+    "read_sides",
+    "side_text",
+]
 
 #: how a contest ends in a tie: every die discarded (seed 003), or also after four discard rounds (002)
 TIE_RULES = ("all-discarded", "four-ties")
@@ -35,7 +46,6 @@ MAX_PUSHES = 100
 
 #: most dice one contest may hold over all sides (push dice included)
 MAX_CONTEST_DICE = 36
-
 
 
 @dataclass(frozen=True)
@@ -106,9 +116,13 @@ class Rules:
 
     def to_dict(self) -> dict:
         """The knobs as JSON-ready values."""
-        return {"tie_rule": self.tie_rule, "push": self.push,
-                "push_dice": dice_text(self.push_dice), "max_pushes": self.max_pushes,
-                "physical": self.physical}
+        return {
+            "tie_rule": self.tie_rule,
+            "push": self.push,
+            "push_dice": dice_text(self.push_dice),
+            "max_pushes": self.max_pushes,
+            "physical": self.physical,
+        }
 
 
 def _check_size(size: int, field: str) -> int:
@@ -233,8 +247,9 @@ def read_sides(sides, field: str = "sides") -> list[tuple[tuple[int, ...], ...]]
         try:
             pools = tuple(tuple(pool) for pool in side)
         except TypeError:
-            raise InputError(field, f'a side is dice like "d8,d6" or pools of die sizes like ((8, 6),), '
-                                    f"got {side!r}") from None
+            raise InputError(
+                field, f'a side is dice like "d8,d6" or pools of die sizes like ((8, 6),), got {side!r}'
+            ) from None
         for pool in pools:
             for size in pool:
                 _check_size(size, field)

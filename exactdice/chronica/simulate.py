@@ -40,8 +40,7 @@ def columns(side_count: int) -> list[str]:
     >>> columns(2)
     ['winner', 'successes', 'success_sizes', 'concessions_0', 'concessions_1', 'pushes']
     """
-    return (["winner", "successes", "success_sizes"]
-            + [f"concessions_{i}" for i in range(side_count)] + ["pushes"])
+    return ["winner", "successes", "success_sizes"] + [f"concessions_{i}" for i in range(side_count)] + ["pushes"]
 
 
 def _targeted(sides, target):
@@ -85,10 +84,11 @@ class _Table:
     @classmethod
     def of(cls, sides) -> _Table:
         columns = [(s, p, size) for s, side in enumerate(sides) for p, pool in enumerate(side) for size in pool]
-        pools = tuple((s, np.array([j for j, column in enumerate(columns) if column[:2] == (s, p)]))
-                      for s, p in sorted({column[:2] for column in columns}))
-        return cls(np.array([size for _, _, size in columns]), np.array([s for s, _, _ in columns]),
-                   pools, len(sides))
+        pools = tuple(
+            (s, np.array([j for j, column in enumerate(columns) if column[:2] == (s, p)]))
+            for s, p in sorted({column[:2] for column in columns})
+        )
+        return cls(np.array([size for _, _, size in columns]), np.array([s for s, _, _ in columns]), pools, len(sides))
 
 
 class _Trials:
@@ -111,8 +111,7 @@ class _Trials:
     def side_highs(self) -> np.ndarray:
         """Spec step 2: each side's highest die still in play (0 when it has none), per trial."""
         shown = np.where(self.alive, self.faces, 0)
-        return np.stack([shown[:, self.table.side_of == s].max(axis=1) for s in range(self.table.side_count)],
-                        axis=1)
+        return np.stack([shown[:, self.table.side_of == s].max(axis=1) for s in range(self.table.side_count)], axis=1)
 
     def compare(self, four_ties: bool, instant: bool) -> None:
         """Spec steps 2-4 (and point 8's instant win), round by round until every trial is settled."""
@@ -216,8 +215,9 @@ def _one_roll(rng, sides, n, four_ties, instant):
     return trials.winner, trials.success_sizes, trials.concessions
 
 
-def simulate(sides, rules: Rules | None = None, target: int | None = None,
-             *, n: int = 100_000, seed: int = 7) -> dict[str, list]:
+def simulate(
+    sides, rules: Rules | None = None, target: int | None = None, *, n: int = 100_000, seed: int = 7
+) -> dict[str, list]:
     """`simulate_rows` as columns: ``{column: one value per trial}`` (the same trials).
 
     >>> simulate([((6,),), ((6,),)], n=3, seed=7)["winner"] == [row["winner"] for row in
@@ -228,8 +228,9 @@ def simulate(sides, rules: Rules | None = None, target: int | None = None,
     return {name: [row[name] for row in rows] for name in columns(len(sides))}
 
 
-def simulate_rows(sides, rules: Rules | None = None, target: int | None = None,
-                  *, n: int = 100_000, seed: int = 7) -> list[dict]:
+def simulate_rows(
+    sides, rules: Rules | None = None, target: int | None = None, *, n: int = 100_000, seed: int = 7
+) -> list[dict]:
     """Roll ``n`` contests; one dict per trial with the columns of `columns`.
 
     >>> rows = simulate_rows([((6,),), ((6,),)], n=1000, seed=1)
@@ -253,8 +254,7 @@ def simulate_rows(sides, rules: Rules | None = None, target: int | None = None,
     for level in range(levels + 1):
         if not len(pending):
             break
-        current = [[list(side[0]) + list(rules.push_dice) * level] + [list(pool) for pool in side[1:]]
-                   for side in base]
+        current = [[list(side[0]) + list(rules.push_dice) * level] + [list(pool) for pool in side[1:]] for side in base]
         instant = False
         if rules.physical:
             instant = any(_rolled_as(s) != s for pool in current[0] for s in pool)
@@ -266,16 +266,17 @@ def simulate_rows(sides, rules: Rules | None = None, target: int | None = None,
         for index, t in enumerate(pending):
             sizes_out[t] = s[index]
         pending = pending[w == -1]
-    return [_row(int(winner[t]), sizes_out[t], concessions[t], int(pushes[t]))
-            for t in range(n)]
+    return [_row(int(winner[t]), sizes_out[t], concessions[t], int(pushes[t])) for t in range(n)]
 
 
 def _row(winner: int, success_sizes, concessions, pushes: int) -> dict:
     """One trial's row (`columns`); ``winner`` is -1 on a tie."""
     won = winner >= 0
-    row = {"winner": str(winner) if won else "tie",
-           "successes": len(success_sizes) if won else 0,
-           "success_sizes": ",".join(f"d{x}" for x in success_sizes) if won else ""}
+    row = {
+        "winner": str(winner) if won else "tie",
+        "successes": len(success_sizes) if won else 0,
+        "success_sizes": ",".join(f"d{x}" for x in success_sizes) if won else "",
+    }
     for i, gained in enumerate(concessions):
         row[f"concessions_{i}"] = int(gained)
     row["pushes"] = pushes

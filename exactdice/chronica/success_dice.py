@@ -57,9 +57,10 @@ class WinnerDice:
         self.code = code
         by_size = sorted(range(len(counter_sizes)), key=lambda counter: counter_sizes[counter])
         #: per pool: (counter, success unit) of each of its counters, smallest size first
-        self.pool_counters = [[(counter, code.unit[counter_sizes[counter]])
-                               for counter in by_size if counter_pools[counter] == pool]
-                              for pool in range(max(counter_pools) + 1)]
+        self.pool_counters = [
+            [(counter, code.unit[counter_sizes[counter]]) for counter in by_size if counter_pools[counter] == pool]
+            for pool in range(max(counter_pools) + 1)
+        ]
         size_indices = [code.sizes.index(size) for size in counter_sizes]
         #: per counter, the index of its size in ``code.sizes`` (None: the counters are the sizes)
         self.size_index = None if size_indices == list(range(len(code.sizes))) else size_indices
@@ -158,8 +159,10 @@ class SuccessSizes:
         cached = self._above_cache.get(key)
         if cached is None:
             above, at_most = max(top - highest, 0), min(highest, top)
-            cached = [(count * unit, comb(dice, count) * above ** count * at_most ** (dice - count))
-                      for count in range(dice + 1)]
+            cached = [
+                (count * unit, comb(dice, count) * above**count * at_most ** (dice - count))
+                for count in range(dice + 1)
+            ]
             cached = [(code, ways) for code, ways in cached if ways]
             self._above_cache[key] = cached
         return cached

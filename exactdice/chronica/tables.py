@@ -24,14 +24,16 @@ __all__ = ["difficulty_table", "table_jobs", "TABLE_SIZES"]
 TABLE_SIZES = (4, 6, 8, 10, 12)
 
 
-def difficulty_table(player_dice: int = 2, rules: Rules | None = None,
-                     sizes: tuple[int, ...] = TABLE_SIZES) -> TableGrid:
+def difficulty_table(
+    player_dice: int = 2, rules: Rules | None = None, sizes: tuple[int, ...] = TABLE_SIZES
+) -> TableGrid:
     """P(win), P(tie) and expected success dice of the player against 3dN oppositions."""
     if player_dice < 1 or player_dice > 4:
         raise InputError("player_dice", f"must be between 1 and 4, got {player_dice}")
     rules = rules or Rules()
-    pools = [tuple(sorted(p, reverse=True))
-             for p in combinations_with_replacement(sorted(sizes, reverse=True), player_dice)]
+    pools = [
+        tuple(sorted(p, reverse=True)) for p in combinations_with_replacement(sorted(sizes, reverse=True), player_dice)
+    ]
     metrics = {"P(win)": [], "P(tie)": [], "E[success dice]": []}
     for pool in pools:
         rows = {name: [] for name in metrics}
@@ -45,13 +47,18 @@ def difficulty_table(player_dice: int = 2, rules: Rules | None = None,
             metrics[name].append(rows[name])
     return TableGrid(
         title=f"Chronica: {player_dice} player dice against three equal opposition dice",
-        row_label="player pool", column_label="opposition",
-        rows=[dice_text(pool) for pool in pools], columns=[f"3d{size}" for size in sizes],
+        row_label="player pool",
+        column_label="opposition",
+        rows=[dice_text(pool) for pool in pools],
+        columns=[f"3d{size}" for size in sizes],
         metrics=metrics,
-        legend={"rules": rules.describe(),
-                "E[success dice]": "expected success dice of the player (0 when it loses or ties)",
-                "policy": "a pool discards its smallest die of a tied value"},
-        probability_metrics=("P(win)", "P(tie)"))
+        legend={
+            "rules": rules.describe(),
+            "E[success dice]": "expected success dice of the player (0 when it loses or ties)",
+            "policy": "a pool discards its smallest die of a tied value",
+        },
+        probability_metrics=("P(win)", "P(tie)"),
+    )
 
 
 def table_jobs(rules: Rules | None = None, player_dice=(2, 3)) -> list[TableJob]:
@@ -61,7 +68,13 @@ def table_jobs(rules: Rules | None = None, player_dice=(2, 3)) -> list[TableJob]
     [2, 3]
     """
     rules = rules or Rules()
-    return [TableJob(system="chronica", table="difficulty",
-                     function="exactdice.chronica.tables:difficulty_table",
-                     arguments={"player_dice": count, "rules": rules}, ruleset=rules)
-            for count in player_dice]
+    return [
+        TableJob(
+            system="chronica",
+            table="difficulty",
+            function="exactdice.chronica.tables:difficulty_table",
+            arguments={"player_dice": count, "rules": rules},
+            ruleset=rules,
+        )
+        for count in player_dice
+    ]

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from math import comb, prod
 
-__all__ = ["TIED", "OTHER_WINS", "ways_to_show", "join_dice", "joining_faces", "waiting_weights",
-           "CandidateFrame"]
+__all__ = ["TIED", "OTHER_WINS", "ways_to_show", "join_dice", "joining_faces", "waiting_weights", "CandidateFrame"]
 
 #: the outcome key of a tie, and of a win by a side other than the pass's candidate
 TIED = ("tie",)

@@ -28,17 +28,21 @@ def _setup(**values):
     return sides, target, SYSTEM.rules(rules)
 
 
-@click.group(cls=CommandGroup, help="""Chronica Mutanis Mundi contests: exact odds for two or more sides.
+@click.group(
+    cls=CommandGroup,
+    help="""Chronica Mutanis Mundi contests: exact odds for two or more sides.
 
 \b
   exactdice chronica contest --side d8,d8,d6 --side d10,d6
   exactdice chronica simulate --side d8,d8,d6 --side d10,d6 --n 100000 --seed 7 --out s.csv
-  exactdice chronica table --player-dice 2""")
+  exactdice chronica table --player-dice 2""",
+)
 def chronica():
     pass
 
 
-@chronica.command(help="""Exact odds of one contest: P(win) per side, P(tie), success dice
+@chronica.command(
+    help="""Exact odds of one contest: P(win) per side, P(tie), success dice
 (count and sizes) and concession dice.
 
 \b
@@ -49,7 +53,8 @@ the winner with each loser once the success dice are set aside.
 
 \b
 JSON keys: win (one per side), tie, successes (winner -> count -> "p/q"),
-success_sizes (winner -> "d12,d8" -> "p/q"), concessions (side -> count -> "p/q").""")
+success_sizes (winner -> "d12,d8" -> "p/q"), concessions (side -> count -> "p/q")."""
+)
 @parameter_options(PARAMETERS)
 @display_options
 @json_option
@@ -84,7 +89,8 @@ def contest(as_json, display, **values):
         click.echo(f"  side {side}: {parts}")
 
 
-@chronica.command(help="""Simulate contests by rolling every die (independent of the exact model).
+@chronica.command(
+    help="""Simulate contests by rolling every die (independent of the exact model).
 
 \b
 CSV columns (one row per trial, header row first):
@@ -93,12 +99,17 @@ CSV columns (one row per trial, header row first):
   success_sizes   their sizes, largest first, e.g. "d12,d8" (empty on a tie)
   concessions_<i> concession dice side i gains
   pushes          how many times the contest was pushed
-Without --out, prints the observed winner frequencies.""")
+Without --out, prints the observed winner frequencies."""
+)
 @parameter_options(PARAMETERS)
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of trials.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the PCG64 generator.")
-@click.option("--out", type=OutputFile(allow_dash=True), default=None,
-              help="Write every trial to this CSV file, or - for standard output.")
+@click.option(
+    "--out",
+    type=OutputFile(allow_dash=True),
+    default=None,
+    help="Write every trial to this CSV file, or - for standard output.",
+)
 @json_option
 def simulate(n, seed, out, as_json, **values):
     trials = n
@@ -110,10 +121,17 @@ def simulate(n, seed, out, as_json, **values):
         write_csv(rows, out, len(parsed))
     observed = summarise(rows, len(parsed))
     if as_json:
-        emit_json({"trials": trials, "seed": seed, "out": out, "columns": columns(len(parsed)),
-                   "winner_frequencies": observed})
+        emit_json(
+            {
+                "trials": trials,
+                "seed": seed,
+                "out": out,
+                "columns": columns(len(parsed)),
+                "winner_frequencies": observed,
+            }
+        )
         return
-    aside = out == "-"   # the CSV is on standard output: the summary goes to stderr
+    aside = out == "-"  # the CSV is on standard output: the summary goes to stderr
     if out:
         click.echo(f"Wrote {trials} trials to {out} (columns: {', '.join(columns(len(parsed)))})", err=aside)
     for key, frequency in observed.items():
@@ -126,6 +144,7 @@ def _attach_shared_commands():
     from exactdice.cli.rules import attach_shared_commands
     from exactdice.cli.system_design import chronica_design
     from exactdice.cli.table_commands import chronica_table
+
     attach_shared_commands(chronica, "chronica", table=chronica_table, design=chronica_design)
 
 

@@ -20,9 +20,24 @@ from exactdice.core.exact import fraction_text, lift_digit_limit
 
 lift_digit_limit()
 
-__all__ = ["emit_json", "json_option", "played_json_option", "display_options", "fraction_text", "write_csv_rows",
-           "CommandGroup", "LazyGroup", "parameter_options", "command_flags", "error_with_flags", "with_flags",
-           "given_values", "terminal_bars", "OutputFile", "ascii_int"]
+__all__ = [
+    "emit_json",
+    "json_option",
+    "played_json_option",
+    "display_options",
+    "fraction_text",
+    "write_csv_rows",
+    "CommandGroup",
+    "LazyGroup",
+    "parameter_options",
+    "command_flags",
+    "error_with_flags",
+    "with_flags",
+    "given_values",
+    "terminal_bars",
+    "OutputFile",
+    "ascii_int",
+]
 
 
 def ascii_int(text) -> int:
@@ -45,25 +60,43 @@ def ascii_int(text) -> int:
 # click's IntParamType: one place to make them all ASCII-only (click calls _number_class(value)).
 click.types.IntParamType._number_class = staticmethod(ascii_int)
 
-json_option = click.option("--json", "as_json", is_flag=True,
-                           help="Print machine-readable JSON: exact values as \"p/q\" strings, and a "
-                                "\"decimal\" object repeating them as numbers (README, \"JSON\").")
+json_option = click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print machine-readable JSON: exact values as "p/q" strings, and a '
+    '"decimal" object repeating them as numbers (README, "JSON").',
+)
 #: ``--json`` of commands that play dice rather than compute odds (simulations, traces)
-played_json_option = click.option("--json", "as_json", is_flag=True,
-                                  help="Print machine-readable JSON: the setup, ruleset, policies and seed, "
-                                       "and what was played (counts and their shares, or each round).")
+played_json_option = click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print machine-readable JSON: the setup, ruleset, policies and seed, "
+    "and what was played (counts and their shares, or each round).",
+)
 
 
 def display_options(function):
     """Add ``--exact`` and ``--digits``; the command receives them as one `Display` named ``display``."""
-    @click.option("--exact", "show_exact", is_flag=True,
-                  help="Print every exact fraction in full beside its percentage or decimal.")
-    @click.option("--digits", type=int, default=None,
-                  help="Significant digits of percentages and decimals (default 3, at most 1,000); with "
-                       "--exact, also cut long fractions to this many leading digits.")
+
+    @click.option(
+        "--exact",
+        "show_exact",
+        is_flag=True,
+        help="Print every exact fraction in full beside its percentage or decimal.",
+    )
+    @click.option(
+        "--digits",
+        type=int,
+        default=None,
+        help="Significant digits of percentages and decimals (default 3, at most 1,000); with "
+        "--exact, also cut long fractions to this many leading digits.",
+    )
     @functools.wraps(function)
     def wrapper(*args, show_exact, digits, **kwargs):
         return function(*args, display=Display(exact=show_exact, digits=digits), **kwargs)
+
     return wrapper
 
 
@@ -208,6 +241,7 @@ def parameter_options(parameters, *, skip=(), roles=("setup", "rules", "limits")
         for parameter in reversed(chosen):
             function = _option(parameter, flags, parameter.name in required, lists.get(parameter.name))(function)
         return function
+
     return decorate
 
 
@@ -216,8 +250,11 @@ def given_values(values: dict) -> dict:
     options left at their defaults: the library fills those in from the registry, and can
     tell what was asked for from what was not."""
     context = click.get_current_context()
-    return {name: value for name, value in values.items()
-            if context.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)}
+    return {
+        name: value
+        for name, value in values.items()
+        if context.get_parameter_source(name) not in (click.core.ParameterSource.DEFAULT, None)
+    }
 
 
 def _option(parameter, flags: dict, required: bool, list_default):
@@ -227,8 +264,11 @@ def _option(parameter, flags: dict, required: bool, list_default):
     repeat = parameter.multiple and "repeat" not in parameter.help.lower()
     settings = {"help": with_flags(parameter.help, flags) + (" Repeat the flag for several." if repeat else "")}
     if list_default is not None:
-        settings.update(default=list_default, show_default=True,
-                        help=settings["help"] + " A value, a range (1-5) or a list (1,3,5).")
+        settings.update(
+            default=list_default,
+            show_default=True,
+            help=settings["help"] + " A value, a range (1-5) or a list (1,3,5).",
+        )
     elif parameter.kind is bool and "/" not in declarations[0]:
         settings["is_flag"] = True
     else:

@@ -6,8 +6,15 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, json_option,
-                                  parameter_options, write_csv_rows)
+from exactdice.cli.common import (
+    CommandGroup,
+    OutputFile,
+    display_options,
+    emit_json,
+    json_option,
+    parameter_options,
+    write_csv_rows,
+)
 from exactdice.contingency.check import OUTCOMES, choose_to_fail, solve_check, validate
 from exactdice.contingency.simulate import COLUMNS, simulate as simulate_columns, simulate_rows
 from exactdice.contingency.system import PARAMETERS, SYSTEM, build_check
@@ -37,8 +44,12 @@ def contingency():
 @contingency.command()
 @parameter_options(PARAMETERS)
 @display_options
-@click.option("--plot", "plot_path", type=OutputFile(),
-              help="Also draw P(success) against difficulty to this PNG (the check's own difficulty marked).")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=OutputFile(),
+    help="Also draw P(success) against difficulty to this PNG (the check's own difficulty marked).",
+)
 @json_option
 def check(as_json, display, plot_path, **setup):
     """Exact odds of one skill check.
@@ -57,6 +68,7 @@ def check(as_json, display, plot_path, **setup):
     """
     if plot_path:
         from exactdice.tables.charts import check_png_path
+
         check_png_path(plot_path, "--plot")
     skill, rules = _build(**setup)
     solution = solve_check(skill, rules)
@@ -75,24 +87,30 @@ def check(as_json, display, plot_path, **setup):
         for name, p in solution.outcome_probabilities().items():
             click.echo(f"  {'P(' + name + ')':<28}{display.probability(p)}")
     click.echo("\nP(success) by difficulty, and P(success, with a condition allowed):")
-    rows = [[str(level), percent_text(p, display.significant), display.fraction_cell(p),
-             percent_text(solution.p_at_least_with_condition[level], display.significant),
-             display.fraction_cell(solution.p_at_least_with_condition[level])]
-            for level, p in solution.p_at_least.items()]
+    rows = [
+        [
+            str(level),
+            percent_text(p, display.significant),
+            display.fraction_cell(p),
+            percent_text(solution.p_at_least_with_condition[level], display.significant),
+            display.fraction_cell(solution.p_at_least_with_condition[level]),
+        ]
+        for level, p in solution.p_at_least.items()
+    ]
     for line in display.table(["difficulty", "success", "exact", "with condition", "exact"], rows):
         click.echo("  " + line)
     click.echo("\nfinal total:")
     click.echo(_indent("\n".join(display.distribution(solution.total))))
-    for label, distribution in (("player omens", solution.player_omens),
-                                ("moderator omens", solution.gm_omens)):
+    for label, distribution in (("player omens", solution.player_omens), ("moderator omens", solution.gm_omens)):
         click.echo(f"\n{label} (expected {display.expectation(distribution.mean())}):")
         for value, p in distribution.probabilities().items():
             click.echo(f"  {value:>3}: {display.probability(p)}")
     click.echo("\nresult die:")
     for size, p in solution.result_die.probabilities().items():
         click.echo(f"  d{size}: {display.probability(p)}")
-    click.echo(f"\nchoosing to fail instead gives the moderator "
-               f"{choose_to_fail(skill.advantage, skill.disadvantage)} omen(s)")
+    click.echo(
+        f"\nchoosing to fail instead gives the moderator {choose_to_fail(skill.advantage, skill.disadvantage)} omen(s)"
+    )
 
 
 def _indent(text: str) -> str:
@@ -103,8 +121,12 @@ def _indent(text: str) -> str:
 @parameter_options(PARAMETERS)
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of checks to roll.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64 generator.")
-@click.option("--out", type=OutputFile(allow_dash=True), default=None,
-              help="Write one CSV row per check here, or - for standard output (without it, print a summary).")
+@click.option(
+    "--out",
+    type=OutputFile(allow_dash=True),
+    default=None,
+    help="Write one CSV row per check here, or - for standard output (without it, print a summary).",
+)
 def simulate(n, seed, out, **setup):
     """Roll skill checks with real (pseudo-random) dice, independently of the exact model.
 
@@ -144,6 +166,7 @@ def _attach_shared_commands():
     from exactdice.cli.rules import attach_shared_commands
     from exactdice.cli.system_design import contingency_design
     from exactdice.cli.table_commands import contingency_table
+
     attach_shared_commands(contingency, "contingency", table=contingency_table, design=contingency_design)
 
 

@@ -15,8 +15,18 @@ from exactdice.core.display import fraction_size
 from exactdice.errors import InputError, TooLargeError
 from exactdice.integer_lists import parse_integer_list
 
-__all__ = ["parse_number", "parse_target", "parse_vary", "integer_values", "parse_tolerance",
-           "fixed_from_flags", "design_query_options", "with_options", "report_design", "exact_json"]
+__all__ = [
+    "parse_number",
+    "parse_target",
+    "parse_vary",
+    "integer_values",
+    "parse_tolerance",
+    "fixed_from_flags",
+    "design_query_options",
+    "with_options",
+    "report_design",
+    "exact_json",
+]
 
 _SHORT_FRACTION = 40
 #: the default of --max-setups: the most setups one design grid may hold
@@ -49,8 +59,10 @@ def parse_target(text: str, metrics, unbounded=()) -> tuple[str, Fraction]:
     metric, equals, value = text.partition("=")
     metric, value = metric.strip().lower(), value.strip()
     if not equals or metric not in metrics:
-        raise InputError("--target", f'write METRIC=VALUE with METRIC one of {", ".join(metrics)}, '
-                                     f'e.g. {next(iter(metrics))}=0.6; got "{text}"')
+        raise InputError(
+            "--target",
+            f'write METRIC=VALUE with METRIC one of {", ".join(metrics)}, e.g. {next(iter(metrics))}=0.6; got "{text}"',
+        )
     number = parse_number(value, "--target")
     if metric not in unbounded and not 0 <= number <= 1:
         raise InputError("--target", f"a probability target must be from 0 to 1 (0% to 100%), got {value}")
@@ -75,8 +87,9 @@ def integer_values(text: str, name: str) -> list[int]:
         raise InputError("--vary", f"{name}: {error.message}") from None
 
 
-def parse_vary(text: str, parsers: dict[str, Callable[[str, str], list]], example: str,
-               max_setups: int = DEFAULT_MAX_SETUPS) -> dict[str, list]:
+def parse_vary(
+    text: str, parsers: dict[str, Callable[[str, str], list]], example: str, max_setups: int = DEFAULT_MAX_SETUPS
+) -> dict[str, list]:
     """``challenge=1-8,peril=0-3`` -> ``{"challenge": [1..8], "peril": [0..3]}``.
 
     *parsers* maps each parameter that may vary to the function reading its values
@@ -105,8 +118,11 @@ def parse_vary(text: str, parsers: dict[str, Callable[[str, str], list]], exampl
         raise InputError("--vary", f"give at least one NAME=VALUES, e.g. {example}")
     size = math.prod(len(values) for values in axes.values())
     if size > max_setups:
-        raise TooLargeError("--max-setups", f"--vary gives a grid of {size:,} setups, more than the limit of "
-                                            f"{max_setups:,}; narrow --vary or raise --max-setups")
+        raise TooLargeError(
+            "--max-setups",
+            f"--vary gives a grid of {size:,} setups, more than the limit of "
+            f"{max_setups:,}; narrow --vary or raise --max-setups",
+        )
     return axes
 
 
@@ -139,19 +155,36 @@ def design_query_options(metrics, vary_help: str, example_target: str):
     --exact, --json, --max-setups. The command receives ``target_text``, ``vary_text``,
     ``tolerance``, ``best``, ``full_fractions``, ``as_json`` and ``max_setups``."""
     options = (
-        click.option("--target", "target_text", required=True, metavar="METRIC=VALUE",
-                     help=f"What to aim at: {', '.join(metrics)} (a probability: 0.6, 60% or 3/5), "
-                          f"e.g. {example_target}."),
+        click.option(
+            "--target",
+            "target_text",
+            required=True,
+            metavar="METRIC=VALUE",
+            help=f"What to aim at: {', '.join(metrics)} (a probability: 0.6, 60% or 3/5), e.g. {example_target}.",
+        ),
         click.option("--vary", "vary_text", required=True, metavar="NAME=VALUES,...", help=vary_help),
-        click.option("--tolerance", default=None, metavar="VALUE",
-                     help="List every setup within this distance of the target (0.05 or 5%); "
-                          "without it, the --best closest."),
-        click.option("--best", type=click.IntRange(min=1), default=5, show_default=True,
-                     help="How many of the closest setups to list (without --tolerance)."),
+        click.option(
+            "--tolerance",
+            default=None,
+            metavar="VALUE",
+            help="List every setup within this distance of the target (0.05 or 5%); without it, the --best closest.",
+        ),
+        click.option(
+            "--best",
+            type=click.IntRange(min=1),
+            default=5,
+            show_default=True,
+            help="How many of the closest setups to list (without --tolerance).",
+        ),
         click.option("--exact", "full_fractions", is_flag=True, help="Print exact values in full, however long."),
         json_option,
-        click.option("--max-setups", type=click.IntRange(min=1), default=DEFAULT_MAX_SETUPS, show_default=True,
-                     help="The most setups the --vary grid may hold (a larger grid stops with its size)."),
+        click.option(
+            "--max-setups",
+            type=click.IntRange(min=1),
+            default=DEFAULT_MAX_SETUPS,
+            show_default=True,
+            help="The most setups the --vary grid may hold (a larger grid stops with its size).",
+        ),
     )
     return lambda function: with_options(function, options)
 
@@ -190,31 +223,60 @@ def _axis_text(name: str, values: list) -> str:
     if len(values) > 2 and all(isinstance(v, int) for v in values) and values == list(range(values[0], values[-1] + 1)):
         return f"{name} {values[0]}-{values[-1]}"
     shown = values if len(values) <= 6 else values[:3] + ["..."] + values[-1:]
-    return f"{name} {' | '.join(map(str, shown))} ({len(values)} values)" if len(values) > 6 \
+    return (
+        f"{name} {' | '.join(map(str, shown))} ({len(values)} values)"
+        if len(values) > 6
         else f"{name} {', '.join(map(str, shown))}"
+    )
 
 
-def report_design(found, *, metric: str, meaning: str, axes: dict, fixed: dict, as_json: bool,
-                  full_fractions: bool, as_number: bool = False, method: str = "",
-                  extra_json: dict | None = None) -> None:
+def report_design(
+    found,
+    *,
+    metric: str,
+    meaning: str,
+    axes: dict,
+    fixed: dict,
+    as_json: bool,
+    full_fractions: bool,
+    as_number: bool = False,
+    method: str = "",
+    extra_json: dict | None = None,
+) -> None:
     """Print a `DesignResult`: a table best first with the exact values, or ``--json``.
 
     *method* is a closing line saying how the setups were solved; *as_number* shows values
     as decimals (expected rounds) instead of percentages.
     """
     if as_json:
-        emit_json({
-            "target": {"metric": metric, "meaning": meaning, "value": exact_json(found.target)},
-            "tolerance": exact_json(found.tolerance), "fixed": fixed, "varied": axes,
-            "candidates": [{"setup": candidate.point, "value": exact_json(candidate.value),
-                            "distance": exact_json(candidate.distance)} for candidate in found.candidates],
-            "within_tolerance": found.within_tolerance, "grid_size": found.grid_size,
-            "solved_exactly": found.solved, "screened": found.screened, "exhaustive": found.exhaustive,
-            **(extra_json or {})})
+        emit_json(
+            {
+                "target": {"metric": metric, "meaning": meaning, "value": exact_json(found.target)},
+                "tolerance": exact_json(found.tolerance),
+                "fixed": fixed,
+                "varied": axes,
+                "candidates": [
+                    {
+                        "setup": candidate.point,
+                        "value": exact_json(candidate.value),
+                        "distance": exact_json(candidate.distance),
+                    }
+                    for candidate in found.candidates
+                ],
+                "within_tolerance": found.within_tolerance,
+                "grid_size": found.grid_size,
+                "solved_exactly": found.solved,
+                "screened": found.screened,
+                "exhaustive": found.exhaustive,
+                **(extra_json or {}),
+            }
+        )
         return
     tolerance = "" if found.tolerance is None else f" ± {_shown(found.tolerance, as_number)}"
-    click.echo(f"target: {meaning} = {_shown(found.target, as_number)}{tolerance} over "
-               f"{found.grid_size:,} setups ({', '.join(_axis_text(n, v) for n, v in axes.items())})")
+    click.echo(
+        f"target: {meaning} = {_shown(found.target, as_number)}{tolerance} over "
+        f"{found.grid_size:,} setups ({', '.join(_axis_text(n, v) for n, v in axes.items())})"
+    )
     if found.tolerance is not None and not found.within_tolerance:
         click.echo("no setup lies within the tolerance; the closest:")
     names = list(axes)
@@ -223,8 +285,12 @@ def report_design(found, *, metric: str, meaning: str, axes: dict, fixed: dict, 
     click.echo(f"rank  {header}  {'value':>10}  {'distance':>10}  exact")
     for rank, candidate in enumerate(found.candidates, start=1):
         cells = "  ".join(f"{str(candidate.point[name]):>{widths[name]}}" for name in names)
-        click.echo(f"{rank:>4}  {cells}  {_shown(candidate.value, as_number):>10}"
-                   f"  {_shown(candidate.distance, as_number):>10}  {_exact_text(candidate.value, full_fractions)}")
+        click.echo(
+            f"{rank:>4}  {cells}  {_shown(candidate.value, as_number):>10}"
+            f"  {_shown(candidate.distance, as_number):>10}  {_exact_text(candidate.value, full_fractions)}"
+        )
     share = found.solved / found.grid_size
-    click.echo(f"solved exactly: {found.solved:,} of {found.grid_size:,} setups ({100 * share:.0f} %)"
-               + (f"; {method}" if method else ""))
+    click.echo(
+        f"solved exactly: {found.solved:,} of {found.grid_size:,} setups ({100 * share:.0f} %)"
+        + (f"; {method}" if method else "")
+    )

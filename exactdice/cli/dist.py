@@ -7,11 +7,17 @@ import click
 from exactdice.cli.common import OutputFile, display_options, emit_json, json_option
 from exactdice.core.display import counted
 from exactdice.core.distribution import MAX_FACES
-from exactdice.core.notation import (MAX_NOTATION_DEPTH, MAX_NOTATION_DICE, MAX_NOTATION_RESULT_CHARACTERS,
-                                     MAX_NOTATION_SPAN, parse_dice)
+from exactdice.core.notation import (
+    MAX_NOTATION_DEPTH,
+    MAX_NOTATION_DICE,
+    MAX_NOTATION_RESULT_CHARACTERS,
+    MAX_NOTATION_SPAN,
+    parse_dice,
+)
 
 
-@click.command(help=f"""Exact distribution of a dice expression.
+@click.command(
+    help=f"""Exact distribution of a dice expression.
 
 \b
 EXPRESSION uses dice notation:
@@ -27,24 +33,32 @@ distribution with its at-least/at-most curves. Limits: at most {MAX_NOTATION_DIC
 {MAX_NOTATION_DEPTH} nested parentheses; a result table of at most about
 {MAX_NOTATION_RESULT_CHARACTERS:.0e} characters (totals x digits of the exact weights,
 estimated before any work: 100d1000 is about 7e7). An expression starting with "-" needs "--"
-before it: exactdice dist -- "-d6+3".""")
+before it: exactdice dist -- "-d6+3"."""
+)
 @click.argument("expression")
 @display_options
-@click.option("--plot", "plot_path", type=OutputFile(),
-              help="Also draw the distribution and its at-least/at-most curves to this PNG file.")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=OutputFile(),
+    help="Also draw the distribution and its at-least/at-most curves to this PNG file.",
+)
 @json_option
 def dist(expression: str, display, plot_path, as_json: bool):
     distribution = parse_dice(expression, field="EXPRESSION")
     if plot_path:
         from exactdice.tables.plots import plot_distribution
+
         plot_distribution(distribution, expression, plot_path, field="plot_path")
     if as_json:
         payload = {"expression": expression}
         payload.update(distribution.to_json())
         emit_json(payload)
         return
-    click.echo(f"{expression}: {counted(len(distribution), 'outcome')}, mean {display.expectation(distribution.mean())}, "
-               f"variance {display.expectation(distribution.variance())}")
+    click.echo(
+        f"{expression}: {counted(len(distribution), 'outcome')}, mean {display.expectation(distribution.mean())}, "
+        f"variance {display.expectation(distribution.variance())}"
+    )
     for line in display.distribution(distribution):
         click.echo(line)
     if plot_path:

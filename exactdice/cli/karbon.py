@@ -12,8 +12,15 @@ import functools
 
 import click
 
-from exactdice.cli.common import (LazyGroup, OutputFile, display_options, given_values, json_option,
-                                  parameter_options, terminal_bars)
+from exactdice.cli.common import (
+    LazyGroup,
+    OutputFile,
+    display_options,
+    given_values,
+    json_option,
+    parameter_options,
+    terminal_bars,
+)
 from exactdice.cli.karbon_output import print_bounds, print_odds
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError
@@ -33,8 +40,11 @@ def refuse_strategy_without_choices(player, narrator) -> None:
     """A strategy file is about the choices of optimal/kind sides; with fixed (or random)
     policies on both sides there are none, so asking for one is an error, not an empty file."""
     if player.kind != "optimal" and narrator.kind not in ("optimal", "kind"):
-        raise InputError("strategy", "needs a side that chooses: `player_policy` optimal or "
-                                     "`narrator_policy` optimal or kind (fixed policies make no decisions)")
+        raise InputError(
+            "strategy",
+            "needs a side that chooses: `player_policy` optimal or "
+            "`narrator_policy` optimal or kind (fixed policies make no decisions)",
+        )
 
 
 def with_setup(function):
@@ -49,6 +59,7 @@ def with_setup(function):
 
         request = karbon_request(given_values({name: options.pop(name) for name in names}))
         return function(request.setup, request.ruleset, request.player, request.narrator, **options)
+
     return wrapper
 
 
@@ -56,11 +67,13 @@ class _KarbonGroup(LazyGroup):
     """The karbon group; simulate and trace live in `exactdice.cli.karbon_sim` (which imports
     this module for the shared options), so they are looked up when first used."""
 
-    lazy_commands = {"simulate": "exactdice.cli.karbon_sim:simulate",
-                     "trace": "exactdice.cli.karbon_sim:trace",
-                     "rules": "exactdice.cli.rules:karbon_rules",
-                     "design": "exactdice.cli.karbon_design:design",
-                     "sensitivity": "exactdice.cli.karbon_design:sensitivity"}
+    lazy_commands = {
+        "simulate": "exactdice.cli.karbon_sim:simulate",
+        "trace": "exactdice.cli.karbon_sim:trace",
+        "rules": "exactdice.cli.rules:karbon_rules",
+        "design": "exactdice.cli.karbon_design:design",
+        "sensitivity": "exactdice.cli.karbon_design:sensitivity",
+    }
 
 
 @click.group(cls=_KarbonGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -76,24 +89,42 @@ def karbon():
 
 @karbon.command()
 @parameter_options(PARAMETERS)
-@click.option("--float", "use_float", is_flag=True,
-              help="Certified floats instead of exact fractions: each number printed as an interval that "
-                   "holds the exact value, at most 1e-9 wide; much faster on large contests.")
+@click.option(
+    "--float",
+    "use_float",
+    is_flag=True,
+    help="Certified floats instead of exact fractions: each number printed as an interval that "
+    "holds the exact value, at most 1e-9 wide; much faster on large contests.",
+)
 @display_options
-@click.option("--explain", is_flag=True,
-              help="With an optimal player: print the first round's risk decisions in words, with the values behind them.")
-@click.option("--show-draws", is_flag=True,
-              help="With an optimal player: list the value of every draw it could make.")
-@click.option("--strategy", "strategy_path", type=OutputFile(),
-              help="Write the chosen action at every decision state to this JSON file "
-                   "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).")
-@click.option("--bounds", "use_bounds", is_flag=True,
-              help="With an optimal player: certified lower and upper bounds on the value instead of the "
-                   "exact game (also used when the exact game passes --max-states, or explores past a "
-                   "tenth of --max-seconds, 10 s without it).")
-@click.option("--plot", "plot_path", type=OutputFile(),
-              help="Also draw how long the contest lasts to this PNG: the exact P(ended by round n), "
-                   "n = 1, 2, ... until less than 1 % is left, with that tail stated (exact solves only).")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="With an optimal player: print the first round's risk decisions in words, with the values behind them.",
+)
+@click.option("--show-draws", is_flag=True, help="With an optimal player: list the value of every draw it could make.")
+@click.option(
+    "--strategy",
+    "strategy_path",
+    type=OutputFile(),
+    help="Write the chosen action at every decision state to this JSON file "
+    "(format in exactdice/karbon/strategy.py; `karbon simulate --strategy` replays it).",
+)
+@click.option(
+    "--bounds",
+    "use_bounds",
+    is_flag=True,
+    help="With an optimal player: certified lower and upper bounds on the value instead of the "
+    "exact game (also used when the exact game passes --max-states, or explores past a "
+    "tenth of --max-seconds, 10 s without it).",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=OutputFile(),
+    help="Also draw how long the contest lasts to this PNG: the exact P(ended by round n), "
+    "n = 1, 2, ... until less than 1 % is left, with that tail stated (exact solves only).",
+)
 @json_option
 def odds(use_float, display, explain, show_draws, strategy_path, use_bounds, plot_path, as_json, **values):
     """Exact P(win), P(loss), P(tie) of a contest, with expected rounds, Breaks,
@@ -120,12 +151,20 @@ def odds(use_float, display, explain, show_draws, strategy_path, use_bounds, plo
     from exactdice.answers.karbon import karbon_odds, karbon_request
 
     values = given_values(values)
-    _refuse_options_that_do_nothing(karbon_request(values), values, use_float, use_bounds, display, explain,
-                                    show_draws, strategy_path, plot_path)
+    _refuse_options_that_do_nothing(
+        karbon_request(values), values, use_float, use_bounds, display, explain, show_draws, strategy_path, plot_path
+    )
     bars = terminal_bars()
     try:
-        answer = karbon_odds(values, arithmetic="float" if use_float else "exact", bounds=use_bounds,
-                             advice=explain, draw_values=show_draws, length=bool(plot_path), progress=bars)
+        answer = karbon_odds(
+            values,
+            arithmetic="float" if use_float else "exact",
+            bounds=use_bounds,
+            advice=explain,
+            draw_values=show_draws,
+            length=bool(plot_path),
+            progress=bars,
+        )
     finally:
         if bars is not None:
             bars.close()
@@ -134,16 +173,18 @@ def odds(use_float, display, explain, show_draws, strategy_path, use_bounds, plo
         too_large = None
         if answer.too_large is not None:
             too_large = _flags_in(answer.too_large.message)
-            click.echo(f"the exact game is too large ({too_large}); certified bounds instead"
-                       + ("; no --plot (it needs the exact game)" if plot_path else ""), err=True)
+            click.echo(
+                f"the exact game is too large ({too_large}); certified bounds instead"
+                + ("; no --plot (it needs the exact game)" if plot_path else ""),
+                err=True,
+            )
         print_bounds(answer, display, too_large=too_large, **shown)
         return
     print_odds(answer, display, length=_plot_length(answer, plot_path), **shown)
 
 
 # library errors name the request's parameters; these are the flags that set them
-odds.parameter_flags = {"arithmetic": "--float", "advice": "--explain", "strategy": "--strategy",
-                        "bounds": "--bounds"}
+odds.parameter_flags = {"arithmetic": "--float", "advice": "--explain", "strategy": "--strategy", "bounds": "--bounds"}
 
 
 def _flags_in(text: str) -> str:
@@ -152,19 +193,20 @@ def _flags_in(text: str) -> str:
     return with_flags(text, command_flags(click.get_current_context().command))
 
 
-def _refuse_options_that_do_nothing(request, values, use_float, use_bounds, display, explain, show_draws,
-                                    strategy_path, plot_path) -> None:
+def _refuse_options_that_do_nothing(
+    request, values, use_float, use_bounds, display, explain, show_draws, strategy_path, plot_path
+) -> None:
     """Options the rest of the command would ignore are an error, not a silent no-op; in the
     order a user meets them."""
     _refuse_choices_nobody_makes(request, explain, show_draws, strategy_path)
     _refuse_bounds_limits_without_bounds(request, values)
     if use_float and use_bounds:
-        raise InputError("--float", "certifies the whole game's numbers; --bounds computes bounds instead "
-                                    "(drop one)")
+        raise InputError("--float", "certifies the whole game's numbers; --bounds computes bounds instead (drop one)")
     if use_float and display.exact:
         raise InputError("--exact", "certified floats have no exact fractions to print (drop --float or --exact)")
     if plot_path:
         from exactdice.tables.charts import check_png_path
+
         check_png_path(plot_path, "--plot")
         if use_float or use_bounds:
             raise InputError("--plot", f"draws the exact game's length: drop {'--float' if use_float else '--bounds'}")
@@ -189,11 +231,15 @@ def _refuse_bounds_limits_without_bounds(request, values) -> None:
     for name in ("precision", "max_seconds"):
         flag = "--" + name.replace("_", "-")
         if name in values and request.player.kind != "optimal":
-            raise InputError(flag, "is for certified bounds on optimal play: needs --player-policy optimal "
-                                   "(a fixed player's odds are exact)")
+            raise InputError(
+                flag,
+                "is for certified bounds on optimal play: needs --player-policy optimal "
+                "(a fixed player's odds are exact)",
+            )
         if name in values and request.narrator.kind == "kind":
-            raise InputError(flag, "is for certified bounds, which need --narrator-policy fixed, random or "
-                                   "optimal (not kind)")
+            raise InputError(
+                flag, "is for certified bounds, which need --narrator-policy fixed, random or optimal (not kind)"
+            )
 
 
 def _plot_length(answer, plot_path) -> dict | None:
@@ -212,11 +258,24 @@ _AXES = ("ability", "challenge", "consequence", "peril", "fortune", "fallout")
 
 
 @karbon.command("table")
-@parameter_options(PARAMETERS, skip=("player_dice", "narrator_dice", "draw_chips", "state_file", "objective",
-                                     "player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins",
-                                     "losses"),
-                   roles=("setup", "rules"), lists={"ability": "1-5", "challenge": "1-5", "consequence": "2",
-                                                    "peril": "0", "fortune": "0", "fallout": "0"})
+@parameter_options(
+    PARAMETERS,
+    skip=(
+        "player_dice",
+        "narrator_dice",
+        "draw_chips",
+        "state_file",
+        "objective",
+        "player_chips",
+        "narrator_chips",
+        "player_stack",
+        "narrator_stack",
+        "wins",
+        "losses",
+    ),
+    roles=("setup", "rules"),
+    lists={"ability": "1-5", "challenge": "1-5", "consequence": "2", "peril": "0", "fortune": "0", "fallout": "0"},
+)
 @table_output_options
 def karbon_table(output_options, **values):
     """A printable grid of P(win) (with P(tie), P(loss) and expected rounds in the same
@@ -232,8 +291,11 @@ def karbon_table(output_options, **values):
     listed = {name: parse_integer_list(values.pop(name), name) for name in _AXES}
     axes = {name: numbers for name, numbers in listed.items() if len(numbers) > 1}
     if len(axes) != 2:
-        raise InputError("--ability", f"give exactly two parameters as ranges or lists (the table's axes); "
-                                      f"got {len(axes)}: {', '.join(axes) or 'none'}")
+        raise InputError(
+            "--ability",
+            f"give exactly two parameters as ranges or lists (the table's axes); "
+            f"got {len(axes)}: {', '.join(axes) or 'none'}",
+        )
     values = given_values(values)
     values.update({name: numbers[0] for name, numbers in listed.items() if name not in axes})
     produce_tables(lambda **where: [table(values, axes, **where)], **output_options)

@@ -8,8 +8,15 @@ from fractions import Fraction
 import click
 
 from exactdice.cli import design_common
-from exactdice.cli.common import (OutputFile, emit_json, fraction_text, given_values, json_option,
-                                  parameter_options, terminal_bars)
+from exactdice.cli.common import (
+    OutputFile,
+    emit_json,
+    fraction_text,
+    given_values,
+    json_option,
+    parameter_options,
+    terminal_bars,
+)
 from exactdice.cli.table_commands import DEFAULT_WORKERS, scheduler_option
 from exactdice.errors import InputError
 from exactdice.karbon.system import PARAMETERS
@@ -46,16 +53,36 @@ def parse_vary(text: str, max_setups: int = design_common.DEFAULT_MAX_SETUPS) ->
 
 _SWEEP_OPTIONS = (
     click.option("--no-cache", is_flag=True, help="Neither read nor write the results store."),
-    click.option("--store", "store_path", type=OutputFile(), default=None,
-                 help=f"Results store [default: ${STORE_ENVIRONMENT_VARIABLE}, else "
-                      "~/.cache/exactdice/results.sqlite]."),
-    click.option("--workers", type=click.IntRange(min=1), default=DEFAULT_WORKERS, show_default=True,
-                 help="Processes solving contests in parallel."),
+    click.option(
+        "--store",
+        "store_path",
+        type=OutputFile(),
+        default=None,
+        help=f"Results store [default: ${STORE_ENVIRONMENT_VARIABLE}, else ~/.cache/exactdice/results.sqlite].",
+    ),
+    click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=DEFAULT_WORKERS,
+        show_default=True,
+        help="Processes solving contests in parallel.",
+    ),
     scheduler_option,
 )
 #: the registry's parameters a design or a sensitivity leaves out (they need a draw to vary)
-_NOT_DRAWN = ("player_dice", "narrator_dice", "draw_chips", "state_file", "objective", "player_chips",
-              "narrator_chips", "player_stack", "narrator_stack", "wins", "losses")
+_NOT_DRAWN = (
+    "player_dice",
+    "narrator_dice",
+    "draw_chips",
+    "state_file",
+    "objective",
+    "player_chips",
+    "narrator_chips",
+    "player_stack",
+    "narrator_stack",
+    "wins",
+    "losses",
+)
 
 
 def _contest_options(required=()):
@@ -88,16 +115,37 @@ def _parse_risk(text: str) -> Fraction:
 @design_common.design_query_options(
     ("win", "loss", "tie", "score", "rounds"),
     "The grid: parameters and their values, e.g. challenge=1-8,peril=0-3,consequence=1-6 "
-    "(ability, challenge, consequence, peril, fortune, fallout).", "win=0.6")
+    "(ability, challenge, consequence, peril, fortune, fallout).",
+    "win=0.6",
+)
 @_contest_options()
-@click.option("--samples", type=int, default=None,
-              help="Contests simulated to screen each setup [default: 50,000].")
-@click.option("--risk", "risk_text", default="1e-6", show_default=True,
-              help="Chance allowed that some screen misses its exact value (all screens together).")
+@click.option("--samples", type=int, default=None, help="Contests simulated to screen each setup [default: 50,000].")
+@click.option(
+    "--risk",
+    "risk_text",
+    default="1e-6",
+    show_default=True,
+    help="Chance allowed that some screen misses its exact value (all screens together).",
+)
 @click.option("--exhaustive", is_flag=True, help="Solve every setup exactly (no screening).")
 @_sweep_options
-def design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, samples, risk_text,
-           exhaustive, no_cache, store_path, workers, scheduler, **values):
+def design(
+    target_text,
+    vary_text,
+    tolerance,
+    best,
+    full_fractions,
+    as_json,
+    max_setups,
+    samples,
+    risk_text,
+    exhaustive,
+    no_cache,
+    store_path,
+    workers,
+    scheduler,
+    **values,
+):
     """The setups whose exact P(win) (or loss, tie, score, expected rounds) is closest to a
     target, best first.
 
@@ -130,23 +178,53 @@ def design(target_text, vary_text, tolerance, best, full_fractions, as_json, max
     bars = terminal_bars()
     try:
         with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
-            found = design_search("karbon", axes, fixed, metric=metric, target=target, tolerance=tolerance_value,
-                                  best=best, store=store, workers=workers, executor=executor, progress=bars,
-                                  exhaustive=exhaustive, risk=risk, player=values["player_policy"],
-                                  narrator=values["narrator_policy"], rules=tuple(values["rules"]), samples=samples)
+            found = design_search(
+                "karbon",
+                axes,
+                fixed,
+                metric=metric,
+                target=target,
+                tolerance=tolerance_value,
+                best=best,
+                store=store,
+                workers=workers,
+                executor=executor,
+                progress=bars,
+                exhaustive=exhaustive,
+                risk=risk,
+                player=values["player_policy"],
+                narrator=values["narrator_policy"],
+                rules=tuple(values["rules"]),
+                samples=samples,
+            )
     finally:
         if bars is not None:
             bars.close()
-    method = "no screen (every setup solved)" if found.exhaustive else \
-        f"all screened by simulation ({samples:,} contests each)"
+    method = (
+        "no screen (every setup solved)"
+        if found.exhaustive
+        else f"all screened by simulation ({samples:,} contests each)"
+    )
     design_common.report_design(
-        found, metric=metric, meaning=METRICS[metric], axes=axes, fixed=fixed, as_json=as_json,
-        full_fractions=full_fractions, as_number=metric == "rounds", method=method,
-        extra_json={"risk": None if found.risk is None else fraction_text(found.risk),
-                    "samples": None if found.exhaustive else samples})
+        found,
+        metric=metric,
+        meaning=METRICS[metric],
+        axes=axes,
+        fixed=fixed,
+        as_json=as_json,
+        full_fractions=full_fractions,
+        as_number=metric == "rounds",
+        method=method,
+        extra_json={
+            "risk": None if found.risk is None else fraction_text(found.risk),
+            "samples": None if found.exhaustive else samples,
+        },
+    )
     if not as_json and not found.exhaustive:
-        click.echo(f"(the screens' intervals hold together with probability >= 1 - {float(found.risk):g};"
-                   " --exhaustive solves every setup)")
+        click.echo(
+            f"(the screens' intervals hold together with probability >= 1 - {float(found.risk):g};"
+            " --exhaustive solves every setup)"
+        )
 
 
 # library errors name the design's parameters; these are the flags that set them
@@ -154,6 +232,7 @@ design.parameter_flags = {"metric": "--target", "axes": "--vary"}
 
 
 # ----- sensitivity -------------------------------------------------------------------------
+
 
 def _signed(value, metric: str) -> str:
     if value is None:
@@ -167,15 +246,28 @@ def _signed(value, metric: str) -> str:
 
 @click.command("sensitivity")
 @_contest_options(required=("ability", "challenge"))
-@click.option("--plot", "plot_path", type=OutputFile(), default=None,
-              help="Also draw to this PNG: P(win) against each setup parameter one step down and up "
-                   "(the what-if strip), then the tornado of every change's effect on P(win).")
-@click.option("--top", type=click.IntRange(min=1), default=None,
-              help="Show only the TOP changes with the largest effect (text and chart; JSON keeps all).")
-@click.option("--max-states", type=int, default=None,
-              help="Each contest's state budget; a change whose exact game passes it is skipped, with "
-                   "the reason (a player who risks every round explores millions of states on the "
-                   "default pool).  [default: 100,000]")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=OutputFile(),
+    default=None,
+    help="Also draw to this PNG: P(win) against each setup parameter one step down and up "
+    "(the what-if strip), then the tornado of every change's effect on P(win).",
+)
+@click.option(
+    "--top",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Show only the TOP changes with the largest effect (text and chart; JSON keeps all).",
+)
+@click.option(
+    "--max-states",
+    type=int,
+    default=None,
+    help="Each contest's state budget; a change whose exact game passes it is skipped, with "
+    "the reason (a player who risks every round explores millions of states on the "
+    "default pool).  [default: 100,000]",
+)
 @_sweep_options
 @json_option
 def sensitivity(plot_path, top, max_states, no_cache, store_path, workers, scheduler, as_json, **values):
@@ -200,13 +292,19 @@ def sensitivity(plot_path, top, max_states, no_cache, store_path, workers, sched
 
     if plot_path:
         from exactdice.tables.charts import check_png_path
+
         check_png_path(plot_path, "--plot")
     bars = terminal_bars()
     try:
         with store_and_executor(store_path, no_cache=no_cache, scheduler=scheduler) as (store, executor):
-            report = karbon_sensitivity(given_values(values), store=store, workers=workers, executor=executor,
-                                        progress=bars,
-                                        max_states=DEFAULT_VARIANT_STATES if max_states is None else max_states)
+            report = karbon_sensitivity(
+                given_values(values),
+                store=store,
+                workers=workers,
+                executor=executor,
+                progress=bars,
+                max_states=DEFAULT_VARIANT_STATES if max_states is None else max_states,
+            )
     finally:
         if bars is not None:
             bars.close()
@@ -222,15 +320,24 @@ def sensitivity(plot_path, top, max_states, no_cache, store_path, workers, sched
 
 def _sensitivity_json(report, plot_path) -> None:
     exact = design_common.exact_json
-    emit_json({
-        "base": {key: (list(value) if isinstance(value, tuple) else value) for key, value in report.base.items()},
-        "base_values": {metric: exact(value) for metric, value in report.base_values.items()},
-        "changes": [{"group": row.group, "change": row.name, "effect": exact(row.effect),
-                     "values": {m: exact(v) for m, v in row.values.items()},
-                     "deltas": {m: exact(v) for m, v in row.deltas.items()}} for row in report.rows],
-        "skipped": [{"change": name, "reason": _flags_in(reason)} for name, reason in report.skipped],
-        "plot": plot_path,
-    })
+    emit_json(
+        {
+            "base": {key: (list(value) if isinstance(value, tuple) else value) for key, value in report.base.items()},
+            "base_values": {metric: exact(value) for metric, value in report.base_values.items()},
+            "changes": [
+                {
+                    "group": row.group,
+                    "change": row.name,
+                    "effect": exact(row.effect),
+                    "values": {m: exact(v) for m, v in row.values.items()},
+                    "deltas": {m: exact(v) for m, v in row.deltas.items()},
+                }
+                for row in report.rows
+            ],
+            "skipped": [{"change": name, "reason": _flags_in(reason)} for name, reason in report.skipped],
+            "plot": plot_path,
+        }
+    )
 
 
 def _sensitivity_text(report, rows) -> None:
@@ -238,11 +345,13 @@ def _sensitivity_text(report, rows) -> None:
 
     base, values = report.base, report.base_values
     rounds = values["expected rounds"]
-    click.echo(f"base: A{base['ability']} C{base['challenge']} W{base['consequence']} P{base['peril']} "
-               f"F{base['fortune']} K{base['fallout']}{' Training' if base['training'] else ''}: "
-               f"P(win) {100 * float(values['P(win)']):.2f} %, "
-               f"P(loss) {100 * float(values['P(loss)']):.2f} %, P(tie) {100 * float(values['P(tie)']):.2f} %, "
-               + ("expected rounds undefined" if rounds is None else f"expected rounds {float(rounds):.3f}"))
+    click.echo(
+        f"base: A{base['ability']} C{base['challenge']} W{base['consequence']} P{base['peril']} "
+        f"F{base['fortune']} K{base['fallout']}{' Training' if base['training'] else ''}: "
+        f"P(win) {100 * float(values['P(win)']):.2f} %, "
+        f"P(loss) {100 * float(values['P(loss)']):.2f} %, P(tie) {100 * float(values['P(tie)']):.2f} %, "
+        + ("expected rounds undefined" if rounds is None else f"expected rounds {float(rounds):.3f}")
+    )
     click.echo(f"{'change':<44} {'P(win)':>8} {'P(loss)':>8} {'P(tie)':>8} {'rounds':>8}")
     click.echo(f"{'':<44} {'points':>8} {'points':>8} {'points':>8} {'':>8}")
     for row in rows:

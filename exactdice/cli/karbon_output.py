@@ -15,8 +15,16 @@ from exactdice.karbon.dice import dice_text
 __all__ = ["print_odds", "print_bounds", "odds_lines"]
 
 
-def print_odds(answer, display: Display, *, as_json: bool, explain: bool, show_draws: bool, strategy_path,
-               length: dict | None = None) -> None:
+def print_odds(
+    answer,
+    display: Display,
+    *,
+    as_json: bool,
+    explain: bool,
+    show_draws: bool,
+    strategy_path,
+    length: dict | None = None,
+) -> None:
     """An exact `odds` answer (or certified floats), as text or ``--json``."""
     result = answer.detail
     payload = _odds_payload(result, show_draws, strategy_path)
@@ -25,6 +33,7 @@ def print_odds(answer, display: Display, *, as_json: bool, explain: bool, show_d
     if as_json:
         if explain:  # the same sentences as the text, one string each
             from exactdice.karbon.solve import explain_first_round
+
             payload["explanation"] = explain_first_round(result, display.significant)
         emit_json(payload)
         return
@@ -38,13 +47,21 @@ def _odds_payload(result, show_draws, strategy_path) -> dict:
     payload = result.to_json()
     if strategy_path:
         from exactdice.karbon.strategy import write_strategy
+
         sides = {situation: result.model.who_decides(situation) for situation in result.strategy}
         payload["strategy_decisions"] = write_strategy(
-            strategy_path, result.model.sizes, result.strategy, sides, payload["ruleset"],
-            payload["policies"], result.setup.to_dict() if result.setup is not None else None)
+            strategy_path,
+            result.model.sizes,
+            result.strategy,
+            sides,
+            payload["ruleset"],
+            payload["policies"],
+            result.setup.to_dict() if result.setup is not None else None,
+        )
     if show_draws:
-        payload["draw_values"] = {text: (fraction_text(value) if result.exact else float(value))
-                                  for text, value in result.draw_values.items()}
+        payload["draw_values"] = {
+            text: (fraction_text(value) if result.exact else float(value)) for text, value in result.draw_values.items()
+        }
     return payload
 
 
@@ -54,14 +71,17 @@ def _print_odds(result, payload, display, explain, show_draws, strategy_path) ->
     for line in odds_lines(result, display, state_file=click.get_current_context().params.get("state_file")):
         click.echo(line)
     if show_draws:
-        click.echo("value of each player draw (what optimal play maximises: the expected score, win 1, "
-                   "tie 1/2, or P(win) with objective=win):")
+        click.echo(
+            "value of each player draw (what optimal play maximises: the expected score, win 1, "
+            "tie 1/2, or P(win) with objective=win):"
+        )
         for text, value in sorted(result.draw_values.items(), key=lambda item: -item[1]):
             click.echo(f"  {text:>12}  {display.expectation(value)}")
     if strategy_path:
         click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}")
     if explain:
         from exactdice.karbon.solve import explain_first_round
+
         click.echo("first round, the player's risk choices:")
         for line in explain_first_round(result, display.significant):
             click.echo(textwrap.fill(line, 98, initial_indent="  ", subsequent_indent="    "))
@@ -71,18 +91,26 @@ def odds_lines(result, display: Display, state_file=None) -> list[str]:
     """The text output of `karbon odds`: percentages and decimals first, in lines under 100 characters."""
     if result.bounds is not None:
         return _certified_lines(result, display, state_file)
-    lines = [_odds_heading(result, state_file),
-             f"  P(win)   {display.probability(result.win)}",
-             f"  P(loss)  {display.probability(result.loss)}",
-             f"  P(tie)   {display.probability(result.tie)}"]
+    lines = [
+        _odds_heading(result, state_file),
+        f"  P(win)   {display.probability(result.win)}",
+        f"  P(loss)  {display.probability(result.loss)}",
+        f"  P(tie)   {display.probability(result.tie)}",
+    ]
     if result.never_ends:
         lines.append(f"  P(never ends)  {display.probability(result.never_ends)}")
-    for label, value in (("rounds", result.expected_rounds), ("Breaks", result.expected_breaks),
-                         ("Glitches", result.expected_glitches), ("injuries", result.expected_injuries),
-                         ("conditions", result.expected_conditions)):
+    for label, value in (
+        ("rounds", result.expected_rounds),
+        ("Breaks", result.expected_breaks),
+        ("Glitches", result.expected_glitches),
+        ("injuries", result.expected_injuries),
+        ("conditions", result.expected_conditions),
+    ):
         lines.append(f"  expected {label:<11} {display.expectation(value)}")
-    lines.append(f"{result.states:,} states, {result.transitions:,} transitions, solved in "
-                 f"{result.seconds:.2f} s" + ("" if result.exact else " (float preview, not exact)"))
+    lines.append(
+        f"{result.states:,} states, {result.transitions:,} transitions, solved in "
+        f"{result.seconds:.2f} s" + ("" if result.exact else " (float preview, not exact)")
+    )
     lines.extend(_policy_lines(result.player_policy, result.narrator_policy))
     lines.append(f"rules:    {result.ruleset.differences()} (exactdice karbon rules)")
     if not display.exact and result.exact:
@@ -105,20 +133,32 @@ def _certified_lines(result, display: Display, state_file=None) -> list[str]:
         scale, unit = (100, " %") if percent else (1, "")
         return f"{low * scale:.{digits}g} to {high * scale:.{digits}g}{unit}"
 
-    lines = [_odds_heading(result, state_file),
-             f"  P(win)   {shown('win', True)}", f"  P(loss)  {shown('loss', True)}",
-             f"  P(tie)   {shown('tie', True)}"]
+    lines = [
+        _odds_heading(result, state_file),
+        f"  P(win)   {shown('win', True)}",
+        f"  P(loss)  {shown('loss', True)}",
+        f"  P(tie)   {shown('tie', True)}",
+    ]
     if bounds["never_ends"][1] > 0:
         lines.append(f"  P(never ends)  {shown('never_ends', True)}")
-    for label, name in (("rounds", "rounds"), ("Breaks", "breaks"), ("Glitches", "glitches"),
-                        ("injuries", "injuries"), ("conditions", "conditions")):
+    for label, name in (
+        ("rounds", "rounds"),
+        ("Breaks", "breaks"),
+        ("Glitches", "glitches"),
+        ("injuries", "injuries"),
+        ("conditions", "conditions"),
+    ):
         lines.append(f"  expected {label:<11} {shown(f'expected_{name}', False)}")
     if result.player_policy.kind == "optimal" or result.narrator_policy.kind in ("optimal", "kind"):
         objective = "P(win)" if result.ruleset.objective == "win" else "expected score"
-        lines.append(f"  value ({objective}) of optimal play  {shown('value', False)}; the odds above are the "
-                     "play of the strategies found")
-    lines.append(f"{result.states:,} states, {result.transitions:,} transitions, solved in {result.seconds:.2f} s; "
-                 f"certified floats: each exact value lies in its interval, within {result.tolerance:g}")
+        lines.append(
+            f"  value ({objective}) of optimal play  {shown('value', False)}; the odds above are the "
+            "play of the strategies found"
+        )
+    lines.append(
+        f"{result.states:,} states, {result.transitions:,} transitions, solved in {result.seconds:.2f} s; "
+        f"certified floats: each exact value lies in its interval, within {result.tolerance:g}"
+    )
     lines.extend(_policy_lines(result.player_policy, result.narrator_policy))
     lines.append(f"rules:    {result.ruleset.differences()} (exactdice karbon rules)")
     return lines
@@ -140,18 +180,34 @@ def _odds_heading(result, state_file) -> str:
     if setup is not None and setup.player_dice is not None:
         heading = f"Karbon contest: player {dice_text(result.player_draw)} v narrator {dice_text(result.narrator_draw)}"
     else:
-        heading = (f"Karbon contest: player draws {dice_text(result.player_draw)}, "
-                   f"narrator draws {dice_text(result.narrator_draw)}")
+        heading = (
+            f"Karbon contest: player draws {dice_text(result.player_draw)}, "
+            f"narrator draws {dice_text(result.narrator_draw)}"
+        )
     if setup is None:
         return heading
-    extras = [f"Fortune {setup.fortune}" if setup.fortune else "", "Training" if setup.training else "",
-              f"Fallout {setup.fallout}" if setup.fallout else ""]
-    return heading + f"; track {setup.consequence}, peril {setup.peril}" + "".join(
-        f", {extra}" for extra in extras if extra)
+    extras = [
+        f"Fortune {setup.fortune}" if setup.fortune else "",
+        "Training" if setup.training else "",
+        f"Fallout {setup.fallout}" if setup.fallout else "",
+    ]
+    return (
+        heading
+        + f"; track {setup.consequence}, peril {setup.peril}"
+        + "".join(f", {extra}" for extra in extras if extra)
+    )
 
 
-def print_bounds(answer, display: Display, *, as_json: bool, explain: bool, show_draws: bool, strategy_path,
-                 too_large: str | None = None) -> None:
+def print_bounds(
+    answer,
+    display: Display,
+    *,
+    as_json: bool,
+    explain: bool,
+    show_draws: bool,
+    strategy_path,
+    too_large: str | None = None,
+) -> None:
     """A bounded answer, printed or as JSON; ``too_large``: why the exact game was not
     solved, in the command's flags (in the JSON as ``too_large``; the text says it on
     stderr before)."""
@@ -163,12 +219,20 @@ def print_bounds(answer, display: Display, *, as_json: bool, explain: bool, show
         payload["too_large"] = too_large
     if strategy_path:
         from exactdice.karbon.strategy import write_strategy
+
         payload["strategy_decisions"] = write_strategy(
-            strategy_path, result.model.sizes, result.strategy, result.sides, payload["ruleset"],
-            payload["policies"], answer.provenance.setup)
+            strategy_path,
+            result.model.sizes,
+            result.strategy,
+            result.sides,
+            payload["ruleset"],
+            payload["policies"],
+            answer.provenance.setup,
+        )
     if as_json:
         if explain:
             from exactdice.karbon.bounds import explain_bounded_first_round
+
             payload["explanation"] = explain_bounded_first_round(result, display.significant)
         emit_json(payload)
         return
@@ -182,12 +246,12 @@ def print_bounds(answer, display: Display, *, as_json: bool, explain: bool, show
         click.echo("bounds on the value of each player draw:")
         for text, (low, high) in sorted(result.draw_bounds.items(), key=lambda item: -item[1][0]):
             click.echo(f"  {text:>12}  {interval_text(low, high, 6)}")
-        click.echo(f"best draw certified: {left[0]}" if certified else
-                   f"draws still in contention: {', '.join(left)}")
+        click.echo(f"best draw certified: {left[0]}" if certified else f"draws still in contention: {', '.join(left)}")
     if strategy_path:
-        click.echo(f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}"
-                   + ("" if result.lower_kind == "exact" else " (explored states only; the fixed "
-                                                               "preferences elsewhere)"))
+        click.echo(
+            f"strategy: {payload['strategy_decisions']:,} decisions written to {strategy_path}"
+            + ("" if result.lower_kind == "exact" else " (explored states only; the fixed preferences elsewhere)")
+        )
     if explain:
         _echo_bounded_explanation(result, display)
 
@@ -206,8 +270,10 @@ def _bounds_heading(setup: dict, result) -> str:
     else:
         contest = f"Ability {setup['ability']} v Challenge {setup['challenge']} (the draw searched)"
     objective = "P(win)" if result.ruleset.objective == "win" else "the expected score, win 1, tie 1/2"
-    return (f"Karbon contest: {contest}; track {setup['consequence']}, peril {setup['peril']}. "
-            f"Certified bounds on {objective} of the optimal player")
+    return (
+        f"Karbon contest: {contest}; track {setup['consequence']}, peril {setup['peril']}. "
+        f"Certified bounds on {objective} of the optimal player"
+    )
 
 
 def _echo_bounded_explanation(result, display: Display) -> None:
@@ -217,5 +283,3 @@ def _echo_bounded_explanation(result, display: Display) -> None:
 
     for line in explain_bounded_first_round(result, display.significant):
         click.echo(textwrap.fill(line, 98, initial_indent="  ", subsequent_indent="    "))
-
-

@@ -19,8 +19,10 @@ from exactdice.karbon.trace import trace_contest
 
 __all__ = ["simulate", "trace", "solved_strategy"]
 
-_STRATEGY_HELP = ("A strategy file from `karbon odds --strategy` that plays the optimal/kind side(s). "
-                  "Without it, optimal/kind policies are solved first, which can take long.")
+_STRATEGY_HELP = (
+    "A strategy file from `karbon odds --strategy` that plays the optimal/kind side(s). "
+    "Without it, optimal/kind policies are solved first, which can take long."
+)
 
 
 def solved_strategy(setup, ruleset, player, narrator) -> dict:
@@ -38,11 +40,15 @@ def solved_strategy(setup, ruleset, player, narrator) -> dict:
 
     result = contest_odds(setup, ruleset, player, narrator)
     sizes = result.model.sizes
-    table: dict = {decision_key(*describe_decision(sizes, situation)): action
-                   for situation, action in result.strategy.items()}
-    table[None] = {"format": FORMAT, "ruleset": ruleset.to_dict(),
-                   "policies": {"player": player.text(), "narrator": narrator.text()},
-                   "dice_sizes": list(sizes.sizes)}
+    table: dict = {
+        decision_key(*describe_decision(sizes, situation)): action for situation, action in result.strategy.items()
+    }
+    table[None] = {
+        "format": FORMAT,
+        "ruleset": ruleset.to_dict(),
+        "policies": {"player": player.text(), "narrator": narrator.text()},
+        "dice_sizes": list(sizes.sizes),
+    }
     return table
 
 
@@ -52,8 +58,7 @@ def _strategy_for(setup, ruleset, player, narrator, strategy_file):
         refuse_strategy_without_choices(player, narrator)
         return strategy_file
     if player.kind == "optimal" or narrator.kind in ("optimal", "kind"):
-        click.echo("solving the contest exactly for the optimal/kind strategy (this can take long) ...",
-                   err=True)
+        click.echo("solving the contest exactly for the optimal/kind strategy (this can take long) ...", err=True)
         return solved_strategy(setup, ruleset, player, narrator)
     return None
 
@@ -62,10 +67,13 @@ def _strategy_for(setup, ruleset, player, narrator, strategy_file):
 @with_setup
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of contests to play.")
 @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the random generator (PCG64).")
-@click.option("--out", type=OutputFile(allow_dash=True), default=None,
-              help="Write one CSV row per contest to this file, or - for standard output (else print a summary).")
-@click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None,
-              help=_STRATEGY_HELP)
+@click.option(
+    "--out",
+    type=OutputFile(allow_dash=True),
+    default=None,
+    help="Write one CSV row per contest to this file, or - for standard output (else print a summary).",
+)
+@click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None, help=_STRATEGY_HELP)
 @played_json_option
 def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
     """Play many Karbon contests die by die (independently of the exact model).
@@ -106,11 +114,16 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
         click.echo(f"wrote {n} contests to {out}", err=True)
     summary = summarize(result)
     if as_json:
-        emit_json({"setup": setup.to_dict(), "ruleset": ruleset.to_dict(),
-                   "policies": {"player": player.text(), "narrator": narrator.text()},
-                   "seed": seed,
-                   "strategy": strategy_file if strategy_file else ("solved" if strategy else None),
-                   **summary})
+        emit_json(
+            {
+                "setup": setup.to_dict(),
+                "ruleset": ruleset.to_dict(),
+                "policies": {"player": player.text(), "narrator": narrator.text()},
+                "seed": seed,
+                "strategy": strategy_file if strategy_file else ("solved" if strategy else None),
+                **summary,
+            }
+        )
         return
     if out is not None:
         return
@@ -129,8 +142,7 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
 @click.command()
 @with_setup
 @click.option("--seed", type=int, default=3, show_default=True, help="Seed of the random generator (PCG64).")
-@click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None,
-              help=_STRATEGY_HELP)
+@click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None, help=_STRATEGY_HELP)
 @played_json_option
 def trace(setup, ruleset, player, narrator, seed, strategy, as_json):
     """Play one contest and tell it round by round in words: the rolls, hits and

@@ -7,8 +7,17 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, fraction_text, given_values,
-                                  json_option, parameter_options, write_csv_rows)
+from exactdice.cli.common import (
+    CommandGroup,
+    OutputFile,
+    display_options,
+    emit_json,
+    fraction_text,
+    given_values,
+    json_option,
+    parameter_options,
+    write_csv_rows,
+)
 from exactdice.core.display import Display, percent_text
 from exactdice.errors import InputError
 from exactdice.karst.death import solve_death
@@ -81,8 +90,14 @@ def opposed(modifier, versus, display, as_json, **rule):
     rules = _rules("opposed", rule)
     result = opposed_roll(modifier, versus, rules)
     if as_json:
-        emit_json({"modifier": modifier, "vs": versus, "rules": rules.to_dict(),
-                   **{name: fraction_text(p) for name, p in result.items()}})
+        emit_json(
+            {
+                "modifier": modifier,
+                "vs": versus,
+                "rules": rules.to_dict(),
+                **{name: fraction_text(p) for name, p in result.items()},
+            }
+        )
         return
     click.echo(f"opposed action rolls d6{modifier:+d} vs d6{versus:+d} ({rules.describe()}):")
     for name, p in result.items():
@@ -98,8 +113,9 @@ def _refuse_death_options_without_then_death(then_death: bool, aid: int, death_m
 
 @karst.command()
 @_roll_options("attack")
-@click.option("--plot", "plot_path", type=OutputFile(),
-              help="Also draw P(hit) against defense to this PNG (--defense marked).")
+@click.option(
+    "--plot", "plot_path", type=OutputFile(), help="Also draw P(hit) against defense to this PNG (--defense marked)."
+)
 @display_options
 @json_option
 def attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, plot_path, display, as_json):
@@ -128,8 +144,14 @@ def attack(modifier, defense, damage, health, unaware, then_death, aid, death_mo
         payload = {"setup": setup.to_dict(), **chain.to_json()}
         if then_death:
             death = knockout_then_death(chain, death_modifier, rules)
-            payload.update({"rules": rules.to_dict(), "death_modifier": death_modifier,
-                            "death": fraction_text(death["death"]), "stable": fraction_text(death["stable"])})
+            payload.update(
+                {
+                    "rules": rules.to_dict(),
+                    "death_modifier": death_modifier,
+                    "death": fraction_text(death["death"]),
+                    "stable": fraction_text(death["stable"]),
+                }
+            )
     if as_json:
         emit_json(payload)
         return
@@ -195,10 +217,15 @@ def order(modifiers, two_actions, surprised, display, as_json):
     places = order_places(modifiers, two_actions, surprised)
     before = order_before(modifiers, two_actions, surprised)
     if as_json:
-        emit_json({
-            "modifiers": list(modifiers), "two_actions": list(two_actions), "surprised": list(surprised),
-            "places": [None if p is None else {str(k): fraction_text(v) for k, v in p.items()} for p in places],
-            "before": [[None if v is None else fraction_text(v) for v in row] for row in before]})
+        emit_json(
+            {
+                "modifiers": list(modifiers),
+                "two_actions": list(two_actions),
+                "surprised": list(surprised),
+                "places": [None if p is None else {str(k): fraction_text(v) for k, v in p.items()} for p in places],
+                "before": [[None if v is None else fraction_text(v) for v in row] for row in before],
+            }
+        )
         return
     for number, (modifier, place) in enumerate(zip(modifiers, places), start=1):
         if place is None:
@@ -207,17 +234,24 @@ def order(modifiers, two_actions, surprised, display, as_json):
         text = ", ".join(f"{k}: {display.probability(v)}" for k, v in place.items())
         click.echo(f"combatant {number} ({modifier:+d}): place {text}")
     click.echo("P(row acts strictly before column):")
-    rows = [[str(i)] + ["-" if v is None else percent_text(v, display.significant) for v in row]
-            for i, row in enumerate(before, start=1)]
+    rows = [
+        [str(i)] + ["-" if v is None else percent_text(v, display.significant) for v in row]
+        for i, row in enumerate(before, start=1)
+    ]
     for line in display.table([""] + [str(j) for j in range(1, len(before) + 1)], rows):
         click.echo(line)
 
 
 # ----- simulators -------------------------------------------------------------------------
 
+
 def _simulation_options(function):
-    function = click.option("--out", type=OutputFile(allow_dash=True), default=None,
-                            help="Write one CSV row per trial here, or - for standard output (without it, print a summary).")(function)
+    function = click.option(
+        "--out",
+        type=OutputFile(allow_dash=True),
+        default=None,
+        help="Write one CSV row per trial here, or - for standard output (without it, print a summary).",
+    )(function)
     function = click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64.")(function)
     function = click.option("--n", "n", type=int, default=100_000, show_default=True, help="Trials.")(function)
     return function
@@ -279,9 +313,21 @@ def simulate_opposed(modifier, versus, n, seed, out, **rule):
 def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid, death_modifier, n, seed, out):
     """Attack rolls or knock-out chains (with --health). Columns: see `karst simulate --help`."""
     _refuse_death_options_without_then_death(then_death, aid, death_modifier)
-    _run_simulation("attack", n, seed, out, Rules(aid=aid), {"health": health},
-                    modifier=modifier, defense=defense, damage=damage, health=health, unaware=unaware,
-                    then_death=then_death, death_modifier=death_modifier)
+    _run_simulation(
+        "attack",
+        n,
+        seed,
+        out,
+        Rules(aid=aid),
+        {"health": health},
+        modifier=modifier,
+        defense=defense,
+        damage=damage,
+        health=health,
+        unaware=unaware,
+        then_death=then_death,
+        death_modifier=death_modifier,
+    )
 
 
 @simulate.command("death")
@@ -289,8 +335,7 @@ def simulate_attack(modifier, defense, damage, health, unaware, then_death, aid,
 @_simulation_options
 def simulate_death(negative_health, aid, modifier, n, seed, out):
     """Death rolls. Columns: trial, rolls, rounds, final_negative_health, outcome."""
-    _run_simulation("death", n, seed, out, Rules(aid=aid),
-                    negative_health=negative_health, modifier=modifier)
+    _run_simulation("death", n, seed, out, Rules(aid=aid), negative_health=negative_health, modifier=modifier)
 
 
 @simulate.command("order")
@@ -298,8 +343,17 @@ def simulate_death(negative_health, aid, modifier, n, seed, out):
 @_simulation_options
 def simulate_order(modifiers, two_actions, surprised, n, seed, out):
     """Order rolls. Columns: trial, score_I and place_I per combatant."""
-    _run_simulation("order", n, seed, out, Rules(), {"combatants": len(modifiers)},
-                    modifiers=modifiers, two_actions=two_actions, surprised=surprised)
+    _run_simulation(
+        "order",
+        n,
+        seed,
+        out,
+        Rules(),
+        {"combatants": len(modifiers)},
+        modifiers=modifiers,
+        two_actions=two_actions,
+        surprised=surprised,
+    )
 
 
 def _attach_shared_commands():
@@ -307,6 +361,7 @@ def _attach_shared_commands():
     from exactdice.cli.rules import attach_shared_commands
     from exactdice.cli.system_design import karst_design
     from exactdice.cli.table_commands import karst_table
+
     attach_shared_commands(karst, "karst", table=karst_table, design=karst_design)
 
 

@@ -73,7 +73,10 @@ class RootGroup(LazyGroup):
             raise error_with_flags(error, command_flags(running_command(ctx))) from error.__cause__
 
 
-@click.group(cls=RootGroup, context_settings={"help_option_names": ["-h", "--help"]}, epilog="""\b
+@click.group(
+    cls=RootGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
 Exit codes:
   0    done
   1    validate: the samples do not fit the exact distribution
@@ -81,11 +84,16 @@ Exit codes:
        the flag and how to raise the limit)
   74   standard output could not be written (a full disk, /dev/full)
   130  interrupted (Ctrl-C, SIGTERM)
-  141  the reader of standard output went away (| head): no message""")
+  141  the reader of standard output went away (| head): no message""",
+)
 @click.version_option(package_name="exactdice")
-@click.option("--max-memory", metavar="SIZE", default=None,
-              help=f"Memory budget of a run, like 8G or 512M [default: ${MEMORY_ENVIRONMENT_VARIABLE}, "
-                   "else half of the machine's memory]; past it, work stops with a message.")
+@click.option(
+    "--max-memory",
+    metavar="SIZE",
+    default=None,
+    help=f"Memory budget of a run, like 8G or 512M [default: ${MEMORY_ENVIRONMENT_VARIABLE}, "
+    "else half of the machine's memory]; past it, work stops with a message.",
+)
 def cli(max_memory):
     """Exact odds for tabletop dice mechanics.
 
@@ -100,13 +108,21 @@ def cli(max_memory):
 
 #: exit codes beyond 0 (success), 1 (`validate`: the samples do not fit) and 2 (bad input,
 #: or work past a limit); documented in ``exactdice --help``
-EXIT_OUTPUT_FAILED = 74   # sysexits.h EX_IOERR: standard output could not be written
-EXIT_INTERRUPTED = 130    # Ctrl-C or SIGTERM, as a shell reports SIGINT
+EXIT_OUTPUT_FAILED = 74  # sysexits.h EX_IOERR: standard output could not be written
+EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM, as a shell reports SIGINT
 EXIT_OUTPUT_CLOSED = 141  # the reader of standard output went away (`| head`), as a shell reports SIGPIPE
 
 #: errors of writing standard output: a closed pipe, a full or failing device, a closed stream
-_OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EBADF,
-                  errno.ECONNRESET, errno.ENXIO}
+_OUTPUT_ERRNOS = {
+    errno.EPIPE,
+    errno.ENOSPC,
+    errno.EIO,
+    errno.EFBIG,
+    errno.EDQUOT,
+    errno.EBADF,
+    errno.ECONNRESET,
+    errno.ENXIO,
+}
 
 
 class OutputFailed(Exception):

@@ -22,34 +22,39 @@ def rules_text(system: str) -> str:
     from exactdice.systems import get_system
 
     declared = get_system(system)
-    parameters = [parameter for member in (declared.variants or {"": declared}).values()
-                  for parameter in member.parameters]
+    parameters = [
+        parameter for member in (declared.variants or {"": declared}).values() for parameter in member.parameters
+    ]
     flags = {parameter.name: parameter.flag for parameter in parameters}
     reading = importlib.import_module(f"exactdice.{system}.reading")
-    lines = [with_flags(reading.READING.rstrip(), flags), "",
-             textwrap.fill(f"Knobs, the default first ({with_flags(reading.SETUP, flags)}):", 92,
-                           subsequent_indent="  ")]
+    lines = [
+        with_flags(reading.READING.rstrip(), flags),
+        "",
+        textwrap.fill(f"Knobs, the default first ({with_flags(reading.SETUP, flags)}):", 92, subsequent_indent="  "),
+    ]
     for name, (decides, values) in reading.KNOBS.items():
         lines.append(textwrap.fill(f"{name}: {decides}", 92, initial_indent="  ", subsequent_indent="    "))
         for value, meaning in values.items():
-            lines.append(textwrap.fill(f"{value}: {meaning}", 92, initial_indent="      ",
-                                       subsequent_indent="        "))
+            lines.append(
+                textwrap.fill(f"{value}: {meaning}", 92, initial_indent="      ", subsequent_indent="        ")
+            )
     return "\n".join(lines)
 
 
 def rules_command(system: str) -> click.Command:
     """The ``rules`` subcommand of one system."""
+
     @click.command("rules", help=f"Print how exactdice reads the {system} rules, and every knob.")
     def rules():
         click.echo(rules_text(system))
+
     return rules
 
 
 karbon_rules = rules_command("karbon")
 
 
-def attach_shared_commands(group: click.Group, system: str, table: click.Command,
-                           design: click.Command) -> None:
+def attach_shared_commands(group: click.Group, system: str, table: click.Command, design: click.Command) -> None:
     """Give a system's group the commands every system has: ``table``, ``rules`` and ``design``
     (each defined with the other systems' ones, so they read alike)."""
     group.add_command(table, "table")

@@ -14,8 +14,17 @@ from fractions import Fraction
 
 import click
 
-from exactdice.cli.common import (CommandGroup, OutputFile, display_options, emit_json, fraction_text,
-                                  given_values, json_option, parameter_options, write_csv_rows)
+from exactdice.cli.common import (
+    CommandGroup,
+    OutputFile,
+    display_options,
+    emit_json,
+    fraction_text,
+    given_values,
+    json_option,
+    parameter_options,
+    write_csv_rows,
+)
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.core.display import percent_text
 from exactdice.systems import split_values
@@ -30,8 +39,7 @@ def system_group(system) -> click.Group:
     >>> sorted(system_group(get_system("contingency")).commands)
     ['exact', 'simulate', 'table']
     """
-    group = CommandGroup(name=system.name, help=f"{system.summary} (Commands made from its "
-                                                "declared parameters.)")
+    group = CommandGroup(name=system.name, help=f"{system.summary} (Commands made from its declared parameters.)")
     group.add_command(_exact_command(system))
     group.add_command(_simulate_command(system))
     group.add_command(_table_command(system))
@@ -54,8 +62,13 @@ def _exact_command(system) -> click.Command:
         answer = system_answer(system.name, given_values(values))
         column = system.outcome_column(system.setup(given_values(values)))
         if as_json:
-            emit_json({"system": system.name, "column": column,
-                       "probabilities": {outcome: fraction_text(p) for outcome, p in answer.outcomes.items()}})
+            emit_json(
+                {
+                    "system": system.name,
+                    "column": column,
+                    "probabilities": {outcome: fraction_text(p) for outcome, p in answer.outcomes.items()},
+                }
+            )
             return
         click.echo(f"{system.name}: exact P({column})")
         for outcome, p in answer.outcomes.items():
@@ -66,18 +79,20 @@ def _exact_command(system) -> click.Command:
 
 def _simulate_command(system) -> click.Command:
     @parameter_options(system.parameters)
-    @click.option("--n", "n", type=int, default=100_000, show_default=True,
-                  help="Number of trials.")
+    @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of trials.")
     @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the generator.")
-    @click.option("--out", type=OutputFile(allow_dash=True), default=None,
-                  help="Write one CSV row per trial here, or - for standard output (without it, print the outcome shares).")
+    @click.option(
+        "--out",
+        type=OutputFile(allow_dash=True),
+        default=None,
+        help="Write one CSV row per trial here, or - for standard output (without it, print the outcome shares).",
+    )
     def simulate(n, seed, out, **values):
         setup, rules = _built(system, values)
         columns = system.simulate(setup, rules, n, seed)
         if out is not None:
             names = list(columns)
-            rows = [dict(zip(names, values)) for values in zip(*(list(columns[name])
-                                                                 for name in names))]
+            rows = [dict(zip(names, values)) for values in zip(*(list(columns[name]) for name in names))]
             write_csv_rows(out, names, rows)
             click.echo(f"wrote {n} trials to {out}", err=True)
             return
@@ -87,8 +102,9 @@ def _simulate_command(system) -> click.Command:
         for outcome, count in sorted(counts.items()):
             click.echo(f"  {outcome:<12} {count:>9}  {percent_text(Fraction(count, n))}")
 
-    return click.command("simulate", help="Simulate trials with seeded dice, independently "
-                                          "of the exact model.")(simulate)
+    return click.command("simulate", help="Simulate trials with seeded dice, independently of the exact model.")(
+        simulate
+    )
 
 
 def _table_command(system) -> click.Command:

@@ -20,27 +20,57 @@ __all__ = ["contingency_design", "karst_design", "chronica_design"]
 _EXHAUSTIVE = "every setup solved exactly (each costs milliseconds: no screen needed)"
 
 
-def _search_and_report(system: str, *, metric: str, meaning: str, target, axes: dict, fixed: dict,
-                       tolerance, best: int, as_json: bool, full_fractions: bool, shown_fixed: dict | None = None,
-                       **problem_options) -> None:
+def _search_and_report(
+    system: str,
+    *,
+    metric: str,
+    meaning: str,
+    target,
+    axes: dict,
+    fixed: dict,
+    tolerance,
+    best: int,
+    as_json: bool,
+    full_fractions: bool,
+    shown_fixed: dict | None = None,
+    **problem_options,
+) -> None:
     """Solve every point of *system*'s design grid here (`exactdice.answers.design`) and print
     the closest (text or --json)."""
     from exactdice.answers import design
 
     bars = terminal_bars()
     try:
-        found = design(system, axes, fixed, metric=metric, target=target,
-                       tolerance=design_common.parse_tolerance(tolerance), best=best, store=None, workers=1,
-                       progress=bars, **problem_options)
+        found = design(
+            system,
+            axes,
+            fixed,
+            metric=metric,
+            target=target,
+            tolerance=design_common.parse_tolerance(tolerance),
+            best=best,
+            store=None,
+            workers=1,
+            progress=bars,
+            **problem_options,
+        )
     finally:
         if bars is not None:
             bars.close()
-    design_common.report_design(found, metric=metric, meaning=meaning, axes=axes,
-                                fixed=fixed if shown_fixed is None else shown_fixed, as_json=as_json,
-                                full_fractions=full_fractions, method=_EXHAUSTIVE)
+    design_common.report_design(
+        found,
+        metric=metric,
+        meaning=meaning,
+        axes=axes,
+        fixed=fixed if shown_fixed is None else shown_fixed,
+        as_json=as_json,
+        full_fractions=full_fractions,
+        method=_EXHAUSTIVE,
+    )
 
 
 # ----- Contingency -----------------------------------------------------------------------
+
 
 def _pool_values(text: str, name: str) -> list[str]:
     """``standard`` (the tables' 35 pools of d4..d12) or pools separated by ``/``."""
@@ -65,7 +95,9 @@ _CONTINGENCY_SETUP = ("dice", "difficulty", "advantage", "disadvantage", "modifi
 @design_common.design_query_options(
     ("success", "success-or-condition", "failure"),
     "The grid: difficulty=1-11, dice=standard (the 35 pools of d4..d12) or dice=d6,d8,d10/d8,d8,d8, "
-    "advantage=0-2, disadvantage=0-2, modifier=-2-2.", "success=0.6")
+    "advantage=0-2, disadvantage=0-2, modifier=-2-2.",
+    "success=0.6",
+)
 @parameter_options(get_system("contingency").parameters, skip=("modifiers",))
 def contingency_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, **values):
     """The checks whose exact P(success) (or success-or-condition, failure) is closest to a
@@ -84,16 +116,31 @@ def contingency_design(target_text, vary_text, tolerance, best, full_fractions, 
     from exactdice.contingency.system import SYSTEM
 
     metric, target = design_common.parse_target(target_text, METRICS)
-    parsers = {"difficulty": design_common.integer_values, "dice": _pool_values,
-               "advantage": design_common.integer_values, "disadvantage": design_common.integer_values,
-               "modifier": design_common.integer_values}
+    parsers = {
+        "difficulty": design_common.integer_values,
+        "dice": _pool_values,
+        "advantage": design_common.integer_values,
+        "disadvantage": design_common.integer_values,
+        "modifier": design_common.integer_values,
+    }
     axes = design_common.parse_vary(vary_text, parsers, "difficulty=1-11", max_setups)
     given = given_values(values)
     fixed = design_common.fixed_from_flags(axes, {name: given.get(name) for name in _CONTINGENCY_SETUP})
     rules = SYSTEM.rules(given)
-    _search_and_report("contingency", metric=metric, meaning=METRICS[metric], target=target, axes=axes, fixed=fixed,
-                       shown_fixed={**fixed, "rules": rules.to_dict()}, tolerance=tolerance, best=best,
-                       as_json=as_json, full_fractions=full_fractions, rules=rules)
+    _search_and_report(
+        "contingency",
+        metric=metric,
+        meaning=METRICS[metric],
+        target=target,
+        axes=axes,
+        fixed=fixed,
+        shown_fixed={**fixed, "rules": rules.to_dict()},
+        tolerance=tolerance,
+        best=best,
+        as_json=as_json,
+        full_fractions=full_fractions,
+        rules=rules,
+    )
 
 
 contingency_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
@@ -101,12 +148,14 @@ contingency_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
 
 # ----- Karst -------------------------------------------------------------------------------
 
+
 @click.command("design")
 @design_common.design_query_options(
     ("hit", "success"),
     "The grid: defense=8-20 and/or modifier=-2-10 for hit (an attack roll, d20 + modifier "
     "against the defense); modifier=-5-5 for success (an action roll, d6 + modifier against 6).",
-    "hit=0.6")
+    "hit=0.6",
+)
 @click.option("--modifier", type=int, default=None, help="Fixed modifier (or vary it).")
 @click.option("--defense", type=int, default=None, help="Fixed defense of an attack's target (or vary it).")
 def karst_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, modifier, defense):
@@ -127,14 +176,25 @@ def karst_design(target_text, vary_text, tolerance, best, full_fractions, as_jso
     parsers = {"modifier": design_common.integer_values, "defense": design_common.integer_values}
     axes = design_common.parse_vary(vary_text, parsers, "defense=8-20", max_setups)
     fixed = design_common.fixed_from_flags(axes, {"modifier": modifier, "defense": defense})
-    _search_and_report("karst", metric=metric, meaning=METRICS[metric], target=target, axes=axes, fixed=fixed,
-                       tolerance=tolerance, best=best, as_json=as_json, full_fractions=full_fractions)
+    _search_and_report(
+        "karst",
+        metric=metric,
+        meaning=METRICS[metric],
+        target=target,
+        axes=axes,
+        fixed=fixed,
+        tolerance=tolerance,
+        best=best,
+        as_json=as_json,
+        full_fractions=full_fractions,
+    )
 
 
 karst_design.parameter_flags = {"metric": "--target", "axes": "--vary"}
 
 
 # ----- Chronica ----------------------------------------------------------------------------
+
 
 def _size_values(text: str, name: str) -> list[int]:
     """Die sizes: ``4,6,8``, ``d4,d6,d8`` or a range ``4-12`` (every size in it)."""
@@ -145,14 +205,28 @@ def _size_values(text: str, name: str) -> list[int]:
 @design_common.design_query_options(
     ("win", "tie", "loss"),
     "The grid: the player's dice=1-4 and size=d4,d6,d8,d10,d12 (a pool of `dice` dice of that "
-    "size), and/or the opposition's against-dice and against-size.", "win=0.5")
+    "size), and/or the opposition's against-dice and against-size.",
+    "win=0.5",
+)
 @click.option("--dice", type=int, default=None, help="Fixed number of player dice (or vary it).")
 @click.option("--size", default=None, help="Fixed size of the player's dice, like d8 (or vary it).")
 @click.option("--against-dice", type=int, default=None, help="Fixed number of opposition dice (or vary it).")
 @click.option("--against-size", default=None, help="Fixed size of the opposition's dice, like d8 (or vary it).")
 @parameter_options(get_system("chronica").parameters, skip=("sides", "target"), roles=("rules",))
-def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_json, max_setups, dice, size,
-                    against_dice, against_size, **rule_values):
+def chronica_design(
+    target_text,
+    vary_text,
+    tolerance,
+    best,
+    full_fractions,
+    as_json,
+    max_setups,
+    dice,
+    size,
+    against_dice,
+    against_size,
+    **rule_values,
+):
     """The contests whose exact P(win) (or tie, loss) of the player is closest to a target,
     best first: which pool gives a player about an even chance against 3d8.
 
@@ -168,16 +242,33 @@ def chronica_design(target_text, vary_text, tolerance, best, full_fractions, as_
     from exactdice.chronica.system import SYSTEM
 
     metric, target = design_common.parse_target(target_text, METRICS)
-    parsers = {"dice": design_common.integer_values, "size": _size_values,
-               "against_dice": design_common.integer_values, "against_size": _size_values}
+    parsers = {
+        "dice": design_common.integer_values,
+        "size": _size_values,
+        "against_dice": design_common.integer_values,
+        "against_size": _size_values,
+    }
     axes = design_common.parse_vary(vary_text, parsers, "dice=1-4,size=d6,d8", max_setups)
-    sizes = {name: None if text is None else parse_die(text if text.lower().startswith("d") else f"d{text}", name)
-             for name, text in (("size", size), ("against_size", against_size))}
+    sizes = {
+        name: None if text is None else parse_die(text if text.lower().startswith("d") else f"d{text}", name)
+        for name, text in (("size", size), ("against_size", against_size))
+    }
     fixed = design_common.fixed_from_flags(axes, {"dice": dice, "against_dice": against_dice, **sizes})
     rules = SYSTEM.rules(given_values(rule_values))
-    _search_and_report("chronica", metric=metric, meaning=METRICS[metric], target=target, axes=axes, fixed=fixed,
-                       shown_fixed={**fixed, "rules": rules.describe()}, tolerance=tolerance, best=best,
-                       as_json=as_json, full_fractions=full_fractions, rules=rules)
+    _search_and_report(
+        "chronica",
+        metric=metric,
+        meaning=METRICS[metric],
+        target=target,
+        axes=axes,
+        fixed=fixed,
+        shown_fixed={**fixed, "rules": rules.describe()},
+        tolerance=tolerance,
+        best=best,
+        as_json=as_json,
+        full_fractions=full_fractions,
+        rules=rules,
+    )
 
 
 chronica_design.parameter_flags = {"metric": "--target", "axes": "--vary"}

@@ -30,8 +30,14 @@ from exactdice.tables.jobs import solve_tables
 from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE
 from exactdice.tables.sweep import store_and_executor
 
-__all__ = ["table_output_options", "produce_tables", "contingency_table", "chronica_table",
-           "karst_table", "DEFAULT_WORKERS"]
+__all__ = [
+    "table_output_options",
+    "produce_tables",
+    "contingency_table",
+    "chronica_table",
+    "karst_table",
+    "DEFAULT_WORKERS",
+]
 
 # the table jobs themselves live with their systems (``exactdice/<system>/tables.py``)
 
@@ -46,9 +52,12 @@ exact, decimal); json holds every metric as exact "p/q" strings and decimals."""
 
 
 scheduler_option = click.option(
-    "--scheduler", default=None, metavar="ADDRESS",
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
     help="Solve the cells on the Dask cluster whose scheduler is at ADDRESS (e.g. "
-         "tcp://10.0.0.5:8786; needs pip install 'exactdice[cluster]'); default: local processes.")
+    "tcp://10.0.0.5:8786; needs pip install 'exactdice[cluster]'); default: local processes.",
+)
 
 
 def table_output_options(function):
@@ -56,29 +65,56 @@ def table_output_options(function):
 
     The command receives them as ``output_options`` (a dict), to pass to `produce_tables`.
     """
-    @click.option("--format", "fmt", type=click.Choice(FORMATS, case_sensitive=False), default=None,
-                  help="Output format (default: from the -o suffix, else md).")
-    @click.option("-o", "--output", type=OutputFile(allow_dash=True), default=None,
-                  help="Write to this file (default: stdout for md/csv/json/html).")
-    @click.option("--no-cache", is_flag=True,
-                  help="Solve everything afresh; neither read nor write the results store.")
-    @click.option("--store", "store_path", type=OutputFile(), default=None,
-                  help=f"Results store (SQLite) to use [default: ${STORE_ENVIRONMENT_VARIABLE}, "
-                       "else ~/.cache/exactdice/results.sqlite].")
-    @click.option("--workers", type=click.IntRange(min=1), default=DEFAULT_WORKERS,
-                  show_default=True, help="Processes solving tables in parallel.")
+
+    @click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS, case_sensitive=False),
+        default=None,
+        help="Output format (default: from the -o suffix, else md).",
+    )
+    @click.option(
+        "-o",
+        "--output",
+        type=OutputFile(allow_dash=True),
+        default=None,
+        help="Write to this file (default: stdout for md/csv/json/html).",
+    )
+    @click.option("--no-cache", is_flag=True, help="Solve everything afresh; neither read nor write the results store.")
+    @click.option(
+        "--store",
+        "store_path",
+        type=OutputFile(),
+        default=None,
+        help=f"Results store (SQLite) to use [default: ${STORE_ENVIRONMENT_VARIABLE}, "
+        "else ~/.cache/exactdice/results.sqlite].",
+    )
+    @click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=DEFAULT_WORKERS,
+        show_default=True,
+        help="Processes solving tables in parallel.",
+    )
     @scheduler_option
     @wraps(function)
     def wrapper(*args, fmt, output, no_cache, store_path, workers, scheduler, **kwargs):
-        output_options = {"fmt": fmt, "output": output, "no_cache": no_cache,
-                          "store_path": store_path, "workers": workers, "scheduler": scheduler}
+        output_options = {
+            "fmt": fmt,
+            "output": output,
+            "no_cache": no_cache,
+            "store_path": store_path,
+            "workers": workers,
+            "scheduler": scheduler,
+        }
         return function(*args, output_options=output_options, **kwargs)
 
     return wrapper
 
 
-def produce_tables(jobs, *, fmt=None, output=None, no_cache=False, store_path=None, workers=DEFAULT_WORKERS,
-                   scheduler=None) -> list:
+def produce_tables(
+    jobs, *, fmt=None, output=None, no_cache=False, store_path=None, workers=DEFAULT_WORKERS, scheduler=None
+) -> list:
     """Solve the tables (through the store unless *no_cache*) and write them as asked.
 
     *jobs*: a list of `TableJob`/`CellGrid`, or a function solving the grids itself
@@ -114,13 +150,19 @@ def _refuse_a_contradicting_suffix(output, fmt: str) -> None:
     except InputError:
         return
     if named != fmt.lower():
-        raise InputError("--format", f"{fmt.lower()} contradicts the file name {output!r} ({named}); drop "
-                                     f"--format or name the file .{fmt.lower()}")
+        raise InputError(
+            "--format",
+            f"{fmt.lower()} contradicts the file name {output!r} ({named}); drop "
+            f"--format or name the file .{fmt.lower()}",
+        )
 
 
 # ----- Contingency ------------------------------------------------------------------------
 
-@click.command("table", help=f"""Contingency difficulty tables: P(success) for every 3-die pool.
+
+@click.command(
+    "table",
+    help=f"""Contingency difficulty tables: P(success) for every 3-die pool.
 
 \b
 Rows: the 35 pools of three dice from d4, d6, d8, d10, d12; columns: the named
@@ -131,21 +173,31 @@ P(success or success-with-condition).
 \b
 Example:  exactdice contingency table --kind advantage --luck if-failing -o adv.html
 
-{_FORMAT_HELP}""")
-@click.option("--kind", "kinds", type=click.Choice(tuple(ROLL_KINDS)), multiple=True,
-              help="Roll kind(s) to tabulate (repeatable) [default: all three].")
+{_FORMAT_HELP}""",
+)
+@click.option(
+    "--kind",
+    "kinds",
+    type=click.Choice(tuple(ROLL_KINDS)),
+    multiple=True,
+    help="Roll kind(s) to tabulate (repeatable) [default: all three].",
+)
 @parameter_options(get_system("contingency").parameters, roles=("rules",), skip=("any_size",))
 @table_output_options
 def contingency_table(kinds, output_options, **rules):
     from exactdice.contingency.tables import table_jobs
 
-    produce_tables(table_jobs(get_system("contingency").rules(given_values(rules)), kinds or tuple(ROLL_KINDS)),
-                   **output_options)
+    produce_tables(
+        table_jobs(get_system("contingency").rules(given_values(rules)), kinds or tuple(ROLL_KINDS)), **output_options
+    )
 
 
 # ----- Karst ------------------------------------------------------------------------------
 
-@click.command("table", help=f"""Karst tables: action success, attack hit chance, death-roll odds.
+
+@click.command(
+    "table",
+    help=f"""Karst tables: action success, attack hit chance, death-roll odds.
 
 \b
 action: P(success) of d6 + modifier >= 6 for modifiers -5..+5;
@@ -156,22 +208,31 @@ death:  P(death) and expected rounds by negative health 0..6 (rows) x aid
 \b
 Example:  exactdice karst table --table death --modifier 1 -o death.pdf
 
-{_FORMAT_HELP}""")
-@click.option("--table", "tables", type=click.Choice(tuple(KARST_TABLES)), multiple=True,
-              help="Which table(s) (repeatable) [default: all three].")
-@click.option("--modifier", type=int, default=0, show_default=True,
-              help="Modifier added to the death roll (death table only).")
+{_FORMAT_HELP}""",
+)
+@click.option(
+    "--table",
+    "tables",
+    type=click.Choice(tuple(KARST_TABLES)),
+    multiple=True,
+    help="Which table(s) (repeatable) [default: all three].",
+)
+@click.option(
+    "--modifier", type=int, default=0, show_default=True, help="Modifier added to the death roll (death table only)."
+)
 @table_output_options
 def karst_table(tables, modifier, output_options):
     from exactdice.karst.tables import table_jobs
 
-    produce_tables(table_jobs(tables or tuple(KARST_TABLES), death_modifier=modifier),
-                   **output_options)
+    produce_tables(table_jobs(tables or tuple(KARST_TABLES), death_modifier=modifier), **output_options)
 
 
 # ----- Chronica ---------------------------------------------------------------------------
 
-@click.command("table", help=f"""Chronica difficulty tables: a player pool against static oppositions.
+
+@click.command(
+    "table",
+    help=f"""Chronica difficulty tables: a player pool against static oppositions.
 
 \b
 Rows: player pools of --player-dice dice from d4, d6, d8, d10, d12; columns:
@@ -182,13 +243,20 @@ per --player-dice value (default: two and three dice).
 \b
 Example:  exactdice chronica table --player-dice 3 --tie-rule four-ties -o three.pdf
 
-{_FORMAT_HELP}""")
-@click.option("--player-dice", "player_dice", type=click.IntRange(1, 4), multiple=True,
-              help="Dice in the player's pool, 1-4 (repeatable) [default: 2 and 3].")
+{_FORMAT_HELP}""",
+)
+@click.option(
+    "--player-dice",
+    "player_dice",
+    type=click.IntRange(1, 4),
+    multiple=True,
+    help="Dice in the player's pool, 1-4 (repeatable) [default: 2 and 3].",
+)
 @parameter_options(get_system("chronica").parameters, roles=("rules",))
 @table_output_options
 def chronica_table(player_dice, output_options, **rules):
     from exactdice.chronica.tables import table_jobs
 
-    produce_tables(table_jobs(get_system("chronica").rules(given_values(rules)), player_dice or (2, 3)),
-                   **output_options)
+    produce_tables(
+        table_jobs(get_system("chronica").rules(given_values(rules)), player_dice or (2, 3)), **output_options
+    )

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import click
 
-from exactdice.cli.common import (CommandGroup, emit_json, given_values, parameter_options, terminal_bars,
-                                  with_flags)
+from exactdice.cli.common import CommandGroup, emit_json, given_values, parameter_options, terminal_bars, with_flags
 from exactdice.systems import get_system, system_names, system_summary
 from exactdice.validation import DEFAULT_ALPHA, TESTS
 
@@ -27,25 +26,48 @@ _EPILOG = "Exit code 0: the samples fit the exact distribution; 1: they do not; 
 
 def _own_options(function):
     options = [
-        click.option("--samples", type=click.Path(dir_okay=False), default=None,
-                     help="CSV file of samples with a header row; the outcome is read from the "
-                          "system's outcome column (see --column)."),
-        click.option("--counts", default=None,
-                     help="Counts per outcome instead of a file, e.g. win=412,loss=371,tie=217."),
-        click.option("--column", "column_name", default=None,
-                     help="Test this CSV column alone (default: the system's outcome column "
-                          "for this setup, and with --samples every further column with an "
-                          "exact law, each at alpha / k for k columns)."),
-        click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
-                     help="Significance level: the samples do not fit when p < alpha."),
-        click.option("--test", type=click.Choice(TESTS), default="auto", show_default=True,
-                     help="auto: exact test when the count vectors can be enumerated (always "
-                          "for two outcomes), else Pearson chi-square with sparse outcomes "
-                          "pooled."),
-        click.option("--json", "as_json", is_flag=True,
-                     help="Print JSON: p_value, verdict, fits, test, n and outcomes "
-                          "{outcome: {observed, expected, p, z}} of the first column, and "
-                          "columns {column: the same} for every column tested."),
+        click.option(
+            "--samples",
+            type=click.Path(dir_okay=False),
+            default=None,
+            help="CSV file of samples with a header row; the outcome is read from the "
+            "system's outcome column (see --column).",
+        ),
+        click.option(
+            "--counts", default=None, help="Counts per outcome instead of a file, e.g. win=412,loss=371,tie=217."
+        ),
+        click.option(
+            "--column",
+            "column_name",
+            default=None,
+            help="Test this CSV column alone (default: the system's outcome column "
+            "for this setup, and with --samples every further column with an "
+            "exact law, each at alpha / k for k columns).",
+        ),
+        click.option(
+            "--alpha",
+            type=float,
+            default=DEFAULT_ALPHA,
+            show_default=True,
+            help="Significance level: the samples do not fit when p < alpha.",
+        ),
+        click.option(
+            "--test",
+            type=click.Choice(TESTS),
+            default="auto",
+            show_default=True,
+            help="auto: exact test when the count vectors can be enumerated (always "
+            "for two outcomes), else Pearson chi-square with sparse outcomes "
+            "pooled.",
+        ),
+        click.option(
+            "--json",
+            "as_json",
+            is_flag=True,
+            help="Print JSON: p_value, verdict, fits, test, n and outcomes "
+            "{outcome: {observed, expected, p, z}} of the first column, and "
+            "columns {column: the same} for every column tested.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
@@ -68,8 +90,16 @@ def system_command(system, name: str | None = None) -> click.Command:
 
         bars = terminal_bars()
         try:
-            found = validate_samples(computation, given_values(values), samples=samples, counts=counts,
-                                     column=column_name, alpha=alpha, test=test, progress=bars)
+            found = validate_samples(
+                computation,
+                given_values(values),
+                samples=samples,
+                counts=counts,
+                column=column_name,
+                alpha=alpha,
+                test=test,
+                progress=bars,
+            )
         finally:
             if bars is not None:
                 bars.close()
@@ -86,9 +116,11 @@ def system_command(system, name: str | None = None) -> click.Command:
         run(**own, **kwargs)
 
     flags = {parameter.name: parameter.flag for parameter in system.parameters}
-    help_text = (f"{with_flags(system.summary, flags)} Check samples (e.g. the CSV of `exactdice ... simulate "
-                 f"--out FILE.csv`) against the exact distribution. Give the same setup flags "
-                 f"the samples were simulated with.")
+    help_text = (
+        f"{with_flags(system.summary, flags)} Check samples (e.g. the CSV of `exactdice ... simulate "
+        f"--out FILE.csv`) against the exact distribution. Give the same setup flags "
+        f"the samples were simulated with."
+    )
     decorated = _own_options(parameter_options(system.parameters, roles=("setup", "rules"))(callback))
     command = click.command(name=system.name, help=help_text, epilog=_EPILOG)(decorated)
     command.parameter_flags = {"column": "--column"}
@@ -100,8 +132,11 @@ def _emit(found, system, values) -> None:
     first = next(iter(found.reports))
     from exactdice.answers.systems import plain_value
 
-    payload = {"system": system.name, "column": first,
-               "setup": {name: plain_value(value) for name, value in values.items()}}
+    payload = {
+        "system": system.name,
+        "column": first,
+        "setup": {name: plain_value(value) for name, value in values.items()},
+    }
     payload.update(found.reports[first].to_json())
     payload["fits"] = found.fits
     payload["columns"] = {name: report.to_json() for name, report in found.reports.items()}
@@ -112,16 +147,19 @@ def _print(found, system, alpha: float, source: str) -> None:
     """Each column's report as text, and the verdict over all of them."""
     reports = found.reports
     first = next(iter(reports))
-    click.echo(f"{system.name}: {reports[first].n} samples from {source} against the exact "
-               f"distribution" + (f" ({len(reports)} columns, each tested at alpha "
-                                  f"{alpha:g} / {len(reports)})" if len(reports) > 1 else ""))
+    click.echo(
+        f"{system.name}: {reports[first].n} samples from {source} against the exact "
+        f"distribution"
+        + (f" ({len(reports)} columns, each tested at alpha {alpha:g} / {len(reports)})" if len(reports) > 1 else "")
+    )
     for name, report in reports.items():
         click.echo(f"\ncolumn {name!r}:")
         click.echo(report.to_text())
     if len(reports) > 1:
         failed = [name for name, report in reports.items() if not report.fits]
-        click.echo("\n" + (f"does not fit: column(s) {', '.join(failed)}" if failed
-                           else f"fits: all {len(reports)} columns"))
+        click.echo(
+            "\n" + (f"does not fit: column(s) {', '.join(failed)}" if failed else f"fits: all {len(reports)} columns")
+        )
 
 
 def _variants_group(system) -> click.Group:

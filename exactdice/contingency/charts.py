@@ -19,10 +19,20 @@ def success_chart(solution) -> Chart:
     (`exactdice.contingency.check.CheckSolution`), its own difficulty marked; the named
     difficulties are labelled by name."""
     levels = tuple(solution.p_at_least)
-    curves = (Curve("success", levels, tuple(solution.p_at_least[level] for level in levels)),
-              Curve("success, a condition allowed", levels,
-                    tuple(solution.p_at_least_with_condition[level] for level in levels)))
+    curves = (
+        Curve("success", levels, tuple(solution.p_at_least[level] for level in levels)),
+        Curve(
+            "success, a condition allowed", levels, tuple(solution.p_at_least_with_condition[level] for level in levels)
+        ),
+    )
     labels = {level: f"{level} {name}" for level, name in NAMED_DIFFICULTIES.items() if level in levels}
-    return Chart(f"Contingency check: {solution.check.describe()}", "difficulty", "P(success)", curves,
-                 marked_x=solution.check.difficulty, marked_label="asked", labels=labels,
-                 note=f"Exact values; rules: {solution.rules.describe()}.")
+    return Chart(
+        f"Contingency check: {solution.check.describe()}",
+        "difficulty",
+        "P(success)",
+        curves,
+        marked_x=solution.check.difficulty,
+        marked_label="asked",
+        labels=labels,
+        note=f"Exact values; rules: {solution.rules.describe()}.",
+    )

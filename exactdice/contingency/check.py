@@ -25,9 +25,21 @@ from exactdice.core.pool import MAX_POOL_DICE, evaluate_sorted
 from exactdice.errors import InputError, TooLargeError, check_invariant
 
 __all__ = [
-    "OUTCOMES", "SkillCheck", "CheckSolution", "skill_check", "parse_pool", "validate", "solve_check",
-    "player_omens_for_face", "gm_omens_for_face", "classify_total", "choose_to_fail",
-    "expected_distribution", "OUTCOME_COLUMN", "parse_modifiers", "column_distributions",
+    "OUTCOMES",
+    "SkillCheck",
+    "CheckSolution",
+    "skill_check",
+    "parse_pool",
+    "validate",
+    "solve_check",
+    "player_omens_for_face",
+    "gm_omens_for_face",
+    "classify_total",
+    "choose_to_fail",
+    "expected_distribution",
+    "OUTCOME_COLUMN",
+    "parse_modifiers",
+    "column_distributions",
 ]
 
 #: most faces of one die in a check: the dynamic program's work grows with the square
@@ -44,7 +56,6 @@ MAX_CHECK_WORK = 10**9
 OUTCOMES = ("success", "success-with-condition", "failure")
 #: the simulator's CSV column that `expected_distribution` describes
 OUTCOME_COLUMN = "outcome"
-
 
 
 @dataclass(frozen=True)
@@ -107,9 +118,13 @@ class SkillCheck:
 
     def to_dict(self) -> dict:
         """The setup as JSON-ready values."""
-        return {"dice": [f"d{size}" for size in self.dice], "modifiers": list(self.modifiers),
-                "advantage": self.advantage, "disadvantage": self.disadvantage,
-                "difficulty": self.difficulty}
+        return {
+            "dice": [f"d{size}" for size in self.dice],
+            "modifiers": list(self.modifiers),
+            "advantage": self.advantage,
+            "disadvantage": self.disadvantage,
+            "difficulty": self.difficulty,
+        }
 
 
 def parse_pool(text: str, field: str = "dice") -> tuple[int, ...]:
@@ -161,8 +176,15 @@ def parse_modifiers(text: str | None, field: str = "modifiers") -> list[int] | N
         raise InputError(field, f"give whole numbers separated by commas, got {text!r}") from None
 
 
-def skill_check(dice: str | Sequence[int], *, modifier: int = 0, modifiers: Sequence[int] | None = None, advantage: int = 0,
-                disadvantage: int = 0, difficulty: int | None = None) -> SkillCheck:
+def skill_check(
+    dice: str | Sequence[int],
+    *,
+    modifier: int = 0,
+    modifiers: Sequence[int] | None = None,
+    advantage: int = 0,
+    disadvantage: int = 0,
+    difficulty: int | None = None,
+) -> SkillCheck:
     """Build a `SkillCheck` from die sizes (ints or a pool string) and one or per-die modifiers.
 
     Parameters
@@ -203,19 +225,22 @@ def skill_check(dice: str | Sequence[int], *, modifier: int = 0, modifiers: Sequ
             raise InputError("modifiers", "give either `modifier` or `modifiers`, not both")
         modifiers = tuple(int(m) for m in modifiers)
         if len(modifiers) != len(sizes):
-            raise InputError("modifiers", f"give one modifier per die: {len(sizes)} dice, "
-                             f"{len(modifiers)} modifiers")
+            raise InputError("modifiers", f"give one modifier per die: {len(sizes)} dice, {len(modifiers)} modifiers")
     for flag, units in (("advantage", advantage), ("disadvantage", disadvantage)):
         if units < 0:
             raise InputError(flag, f"units must be >= 0, got {units}")
     for value in modifiers:
         if abs(value) > MAX_FACE_MODIFIER:
-            raise InputError(modifier_flag,
-                             f"a face modifier must be between -{MAX_FACE_MODIFIER} and {MAX_FACE_MODIFIER}, "
-                             f"got {value}")
+            raise InputError(
+                modifier_flag,
+                f"a face modifier must be between -{MAX_FACE_MODIFIER} and {MAX_FACE_MODIFIER}, got {value}",
+            )
     if difficulty is not None and not 1 <= difficulty <= MAX_DIFFICULTY:
-        raise InputError("difficulty", f"must be between 1 (Automatic) and {MAX_DIFFICULTY:,}, got {difficulty} "
-                                         "(a difficulty above the highest total simply cannot succeed)")
+        raise InputError(
+            "difficulty",
+            f"must be between 1 (Automatic) and {MAX_DIFFICULTY:,}, got {difficulty} "
+            "(a difficulty above the highest total simply cannot succeed)",
+        )
     return SkillCheck(sizes, tuple(modifiers), advantage, disadvantage, difficulty)
 
 
@@ -227,26 +252,30 @@ def validate(check: SkillCheck, rules: Rules) -> None:
         if size < 2:
             raise InputError("dice", f"d{size} is not allowed in a Contingency pool (each die needs >= 2 sides)")
         if size > MAX_CHECK_FACES:
-            raise TooLargeError("dice", f"d{size} has more than {MAX_CHECK_FACES} faces, the limit for a "
-                                          "check (the work grows with the square of the faces)")
+            raise TooLargeError(
+                "dice",
+                f"d{size} has more than {MAX_CHECK_FACES} faces, the limit for a "
+                "check (the work grows with the square of the faces)",
+            )
     count = len(check.dice)
     if count > MAX_POOL_DICE:
         raise TooLargeError("dice", f"{count} dice is more than the limit of {MAX_POOL_DICE}")
     if count % 2 == 0:
         raise InputError("dice", f"a pool of {count} dice has no middle die (pool sizes must be odd)")
     if count != 3 and not rules.any_size:
-        raise InputError("dice", f"a skill check rolls three dice, got {count} "
-                         "(other odd sizes need `any_size`)")
+        raise InputError("dice", f"a skill check rolls three dice, got {count} (other odd sizes need `any_size`)")
     if len(check.modifiers) != count:
-        raise InputError("modifiers", f"give one modifier per die: {count} dice, "
-                         f"{len(check.modifiers)} modifiers")
+        raise InputError("modifiers", f"give one modifier per die: {count} dice, {len(check.modifiers)} modifiers")
     if rules.luck == "if-failing" and check.difficulty is None:
         raise InputError("luck", "if-failing needs `difficulty`")
     work = check_work(check)
     if work > MAX_CHECK_WORK:
-        raise TooLargeError("dice", f"this pool would take about {work:.1e} steps (limit {MAX_CHECK_WORK:.0e}, "
-                                      "about 30 s); use fewer dice or fewer kinds of dice (the limit is "
-                                      "exactdice.contingency.check.MAX_CHECK_WORK)")
+        raise TooLargeError(
+            "dice",
+            f"this pool would take about {work:.1e} steps (limit {MAX_CHECK_WORK:.0e}, "
+            "about 30 s); use fewer dice or fewer kinds of dice (the limit is "
+            "exactdice.contingency.check.MAX_CHECK_WORK)",
+        )
 
 
 def check_work(check: SkillCheck) -> int:
@@ -257,8 +286,7 @@ def check_work(check: SkillCheck) -> int:
     >>> check_work(skill_check("d6,d8,d10")) < 10**6
     True
     """
-    faces = {face + modifier for size, modifier in zip(check.dice, check.modifiers)
-             for face in range(1, size + 1)}
+    faces = {face + modifier for size, modifier in zip(check.dice, check.modifiers) for face in range(1, size + 1)}
     splits = 1
     for group in _die_groups(check):
         splits *= (len(group) + 1) ** 2
@@ -416,8 +444,7 @@ def _result_before_luck(check: SkillCheck, rules: Rules) -> Distribution:
                 offset -= counts[group]
         return (seen + shown, result_index, result_face, player + omens[0] * shown, gm + omens[1] * shown)
 
-    return evaluate_sorted(groups, step, (0, None, None, 0, 0),
-                           lambda state: state[1:], descending=False)
+    return evaluate_sorted(groups, step, (0, None, None, 0, 0), lambda state: state[1:], descending=False)
 
 
 def _luck_used(face: int, difficulty: int | None, rules: Rules) -> bool:
@@ -428,8 +455,7 @@ def _luck_used(face: int, difficulty: int | None, rules: Rules) -> bool:
     return False
 
 
-def _final_rolls(check: SkillCheck, rules: Rules, before_luck: Distribution,
-                 difficulty: int | None) -> Distribution:
+def _final_rolls(check: SkillCheck, rules: Rules, before_luck: Distribution, difficulty: int | None) -> Distribution:
     """(result die size, final total, player omens, gm omens) after the luck decision."""
     luck_sizes = sorted({check.dice[index] for index, *_ in before_luck.outcomes()})
     scale = math.lcm(*luck_sizes)  # puts every luck die's faces on one denominator
@@ -443,8 +469,12 @@ def _final_rolls(check: SkillCheck, rules: Rules, before_luck: Distribution,
         shift = check.modifiers[index] if rules.luck_modifier else 0
         per_face = weight * (scale // size)
         for luck_face in range(1 + shift, size + 1 + shift):
-            key = (size, face + luck_face, player + player_omens_for_face(luck_face),
-                   gm + gm_omens_for_face(luck_face, rules))
+            key = (
+                size,
+                face + luck_face,
+                player + player_omens_for_face(luck_face),
+                gm + gm_omens_for_face(luck_face, rules),
+            )
             weights[key] = weights.get(key, 0) + per_face
     result = Distribution(weights)
     check_invariant(result.denominator == math.prod(check.dice) * scale, "skill check weights do not sum to 1")
@@ -507,25 +537,29 @@ class CheckSolution:
 
     def to_json(self) -> dict:
         """JSON-ready result with every probability as ``"p/q"`` (keys as in the CLI)."""
+
         def table(distribution):
             return {str(value): fraction_text(p) for value, p in distribution.probabilities().items()}
 
         payload = {"setup": self.check.to_dict(), "rules": self.rules.to_dict()}
         if self.check.difficulty is not None:
             payload["outcome"] = {name: fraction_text(p) for name, p in self.outcome_probabilities().items()}
-        payload.update({
-            "total": table(self.total),
-            "player_omens": table(self.player_omens),
-            "gm_omens": table(self.gm_omens),
-            "result_die": {f"d{size}": fraction_text(p) for size, p in self.result_die.probabilities().items()},
-            "expected_player_omens": fraction_text(self.player_omens.mean()),
-            "expected_gm_omens": fraction_text(self.gm_omens.mean()),
-            "choose_to_fail_gm_omens": choose_to_fail(self.check.advantage, self.check.disadvantage),
-            "joint": [self._joint_entry(outcome, p) for outcome, p in self.joint.probabilities().items()],
-            "p_at_least": {str(k): fraction_text(p) for k, p in self.p_at_least.items()},
-            "p_at_least_with_condition": {
-                str(k): fraction_text(p) for k, p in self.p_at_least_with_condition.items()},
-        })
+        payload.update(
+            {
+                "total": table(self.total),
+                "player_omens": table(self.player_omens),
+                "gm_omens": table(self.gm_omens),
+                "result_die": {f"d{size}": fraction_text(p) for size, p in self.result_die.probabilities().items()},
+                "expected_player_omens": fraction_text(self.player_omens.mean()),
+                "expected_gm_omens": fraction_text(self.gm_omens.mean()),
+                "choose_to_fail_gm_omens": choose_to_fail(self.check.advantage, self.check.disadvantage),
+                "joint": [self._joint_entry(outcome, p) for outcome, p in self.joint.probabilities().items()],
+                "p_at_least": {str(k): fraction_text(p) for k, p in self.p_at_least.items()},
+                "p_at_least_with_condition": {
+                    str(k): fraction_text(p) for k, p in self.p_at_least_with_condition.items()
+                },
+            }
+        )
         return payload
 
     @staticmethod
@@ -584,8 +618,10 @@ def solve_check(check: SkillCheck, rules: Rules = Rules()) -> CheckSolution:
         # below the difficulty the player always takes luck, so "always" reaches every total
         always = _final_rolls(check, replace(rules, luck="always"), before_luck, None)
         highest_total = max(total for _, total, _, _ in always.outcomes())
-        totals = {level: _final_rolls(check, rules, before_luck, level).marginal(1)
-                  for level in range(1, max(highest_total, 1) + 2)}
+        totals = {
+            level: _final_rolls(check, rules, before_luck, level).marginal(1)
+            for level in range(1, max(highest_total, 1) + 2)
+        }
     else:
         total = final.marginal(1)
         totals = {level: total for level in range(1, max(total.max_outcome(), 1) + 2)}
@@ -651,7 +687,9 @@ def exact_laws(check: SkillCheck, rules: Rules = Rules()) -> tuple[dict, dict]:
 def _column_laws(solution: CheckSolution) -> dict:
     from exactdice.validation import ColumnDistribution
 
-    return {"total": ColumnDistribution.from_distribution(solution.total),
-            "result_die": ColumnDistribution.from_distribution(solution.result_die, lambda size: f"d{size}"),
-            "player_omens": ColumnDistribution.from_distribution(solution.player_omens),
-            "gm_omens": ColumnDistribution.from_distribution(solution.gm_omens)}
+    return {
+        "total": ColumnDistribution.from_distribution(solution.total),
+        "result_die": ColumnDistribution.from_distribution(solution.result_die, lambda size: f"d{size}"),
+        "player_omens": ColumnDistribution.from_distribution(solution.player_omens),
+        "gm_omens": ColumnDistribution.from_distribution(solution.gm_omens),
+    }

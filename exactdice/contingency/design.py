@@ -24,12 +24,22 @@ from exactdice.contingency.tables import standard_pools
 from exactdice.design import DesignProblem, check_axes, check_every_point, design_search, exact_grid_problem
 from exactdice.errors import InputError
 
-__all__ = ["METRICS", "VARIABLE_PARAMETERS", "DEFAULTS", "contingency_design_problem", "solve_design_task",
-           "design_search", "standard_pool_texts"]
+__all__ = [
+    "METRICS",
+    "VARIABLE_PARAMETERS",
+    "DEFAULTS",
+    "contingency_design_problem",
+    "solve_design_task",
+    "design_search",
+    "standard_pool_texts",
+]
 
 #: target name -> what it is
-METRICS = {"success": "P(success)", "success-or-condition": "P(success or success-with-condition)",
-           "failure": "P(failure)"}
+METRICS = {
+    "success": "P(success)",
+    "success-or-condition": "P(success or success-with-condition)",
+    "failure": "P(failure)",
+}
 #: setup parameters a design may vary, and their values when neither varied nor given
 DEFAULTS = {"difficulty": None, "dice": "d6,d8,d10", "advantage": 0, "disadvantage": 0, "modifier": 0}
 VARIABLE_PARAMETERS = tuple(DEFAULTS)
@@ -45,12 +55,18 @@ def standard_pool_texts() -> list[str]:
 
 
 def _check(arguments: dict):
-    return skill_check(arguments["dice"], modifier=arguments["modifier"], advantage=arguments["advantage"],
-                       disadvantage=arguments["disadvantage"], difficulty=arguments["difficulty"])
+    return skill_check(
+        arguments["dice"],
+        modifier=arguments["modifier"],
+        advantage=arguments["advantage"],
+        disadvantage=arguments["disadvantage"],
+        difficulty=arguments["difficulty"],
+    )
 
 
-def contingency_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "success",
-                               rules: Rules = Rules()) -> DesignProblem:
+def contingency_design_problem(
+    axes: dict[str, list], fixed: dict, *, metric: str = "success", rules: Rules = Rules()
+) -> DesignProblem:
     """The design grid over *axes* (parameter -> values), the rest of the check from *fixed*
     (and `DEFAULTS`); every point is checked as a skill check before anything is solved."""
     if metric not in METRICS:
@@ -61,8 +77,15 @@ def contingency_design_problem(axes: dict[str, list], fixed: dict, *, metric: st
     base = {**DEFAULTS, **fixed}
     for name in axes:
         base.pop(name)
-    problem = exact_grid_problem(axes, base, system="contingency", rules=rules, rules_data=rules.to_dict(),
-                                 solve_fn=solve_design_task, metric=lambda result: result[metric])
+    problem = exact_grid_problem(
+        axes,
+        base,
+        system="contingency",
+        rules=rules,
+        rules_data=rules.to_dict(),
+        solve_fn=solve_design_task,
+        metric=lambda result: result[metric],
+    )
     check_every_point(problem.points(), lambda point: validate(_check({**base, **point}), rules))
     return problem
 
@@ -75,6 +98,8 @@ def solve_design_task(task) -> dict:
     """
     arguments, rules = task
     outcomes = solve_check(_check(arguments), rules).outcome_probabilities()
-    return {"success": outcomes["success"],
-            "success-or-condition": outcomes["success"] + outcomes["success-with-condition"],
-            "failure": outcomes["failure"]}
+    return {
+        "success": outcomes["success"],
+        "success-or-condition": outcomes["success"] + outcomes["success-with-condition"],
+        "failure": outcomes["failure"],
+    }

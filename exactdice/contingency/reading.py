@@ -34,17 +34,23 @@ advantage, 2 otherwise.
 """
 
 KNOBS = {
-    "luck": ("when the player adds the luck die", {
-        "never": "never", "always": "always",
-        "if-failing": "only when the result is below the difficulty"}),
-    "fail_by_one": ("what the player does with a total of difficulty - 1", {
-        "take": "marks a condition and succeeds", "refuse": "fails"}),
-    "luck_modifier": ("whether the luck die gets the result die's own modifier", {
-        "off": "no", "on": "yes"}),
-    "gm_omen": ("which faces give the moderator an omen", {
-        "exactly-1": "a face of exactly 1", "at-most-1": "any face of 1 or less (after modifiers)"}),
-    "any_size": ("which pool sizes are allowed", {
-        "off": "three dice, as the rules roll", "on": "any odd number of dice"}),
+    "luck": (
+        "when the player adds the luck die",
+        {"never": "never", "always": "always", "if-failing": "only when the result is below the difficulty"},
+    ),
+    "fail_by_one": (
+        "what the player does with a total of difficulty - 1",
+        {"take": "marks a condition and succeeds", "refuse": "fails"},
+    ),
+    "luck_modifier": ("whether the luck die gets the result die's own modifier", {"off": "no", "on": "yes"}),
+    "gm_omen": (
+        "which faces give the moderator an omen",
+        {"exactly-1": "a face of exactly 1", "at-most-1": "any face of 1 or less (after modifiers)"},
+    ),
+    "any_size": (
+        "which pool sizes are allowed",
+        {"off": "three dice, as the rules roll", "on": "any odd number of dice"},
+    ),
 }
 
 SETUP = "set with `luck`, `fail_by_one`, `luck_modifier`, `gm_omen`, `any_size`"

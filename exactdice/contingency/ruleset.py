@@ -59,9 +59,11 @@ class Rules:
     any_size: bool = False  # allow pools of any odd size, not just three dice
 
     def __post_init__(self):
-        for value, allowed, flag in ((self.luck, LUCK_POLICIES, "luck"),
-                                     (self.fail_by_one, FAIL_BY_ONE_POLICIES, "fail_by_one"),
-                                     (self.gm_omen, GM_OMEN_RULES, "gm_omen")):
+        for value, allowed, flag in (
+            (self.luck, LUCK_POLICIES, "luck"),
+            (self.fail_by_one, FAIL_BY_ONE_POLICIES, "fail_by_one"),
+            (self.gm_omen, GM_OMEN_RULES, "gm_omen"),
+        ):
             if value not in allowed:
                 raise InputError(flag, f"must be one of {', '.join(allowed)}, got {value!r}")
 

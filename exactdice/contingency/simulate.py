@@ -28,8 +28,7 @@ from exactdice.errors import InputError
 
 __all__ = ["COLUMNS", "simulate_rows", "simulate"]
 
-COLUMNS = ("trial", "faces", "result_die", "result_face", "luck_face", "total", "outcome",
-           "player_omens", "gm_omens")
+COLUMNS = ("trial", "faces", "result_die", "result_face", "luck_face", "total", "outcome", "player_omens", "gm_omens")
 
 MAX_TRIALS = 10_000_000
 
@@ -87,11 +86,21 @@ def simulate(check, rules: Rules = Rules(), *, n: int, seed: int) -> dict:
         outcome = np.full(n, "", dtype=object)
     else:
         condition = (total == check.difficulty - 1) & (rules.fail_by_one == "take")
-        outcome = np.where(total >= check.difficulty, "success",
-                           np.where(condition, "success-with-condition", "failure")).astype(object)
-    return {"trial": rows, "faces": faces, "result_die": result_size, "result_face": result_face,
-            "luck_face": np.where(use_luck, luck_face, -10**9), "used_luck": use_luck,
-            "total": total, "outcome": outcome, "player_omens": player_omens, "gm_omens": gm_omens}
+        outcome = np.where(
+            total >= check.difficulty, "success", np.where(condition, "success-with-condition", "failure")
+        ).astype(object)
+    return {
+        "trial": rows,
+        "faces": faces,
+        "result_die": result_size,
+        "result_face": result_face,
+        "luck_face": np.where(use_luck, luck_face, -(10**9)),
+        "used_luck": use_luck,
+        "total": total,
+        "outcome": outcome,
+        "player_omens": player_omens,
+        "gm_omens": gm_omens,
+    }
 
 
 def simulate_rows(check, rules: Rules = Rules(), *, n: int, seed: int) -> list[dict]:
@@ -99,15 +108,17 @@ def simulate_rows(check, rules: Rules = Rules(), *, n: int, seed: int) -> list[d
     arrays = simulate(check, rules, n=n, seed=seed)
     rows = []
     for i in range(n):
-        rows.append({
-            "trial": str(i),
-            "faces": ";".join(str(int(face)) for face in arrays["faces"][i]),
-            "result_die": f"d{int(arrays['result_die'][i])}",
-            "result_face": str(int(arrays["result_face"][i])),
-            "luck_face": str(int(arrays["luck_face"][i])) if arrays["used_luck"][i] else "",
-            "total": str(int(arrays["total"][i])),
-            "outcome": arrays["outcome"][i],
-            "player_omens": str(int(arrays["player_omens"][i])),
-            "gm_omens": str(int(arrays["gm_omens"][i])),
-        })
+        rows.append(
+            {
+                "trial": str(i),
+                "faces": ";".join(str(int(face)) for face in arrays["faces"][i]),
+                "result_die": f"d{int(arrays['result_die'][i])}",
+                "result_face": str(int(arrays["result_face"][i])),
+                "luck_face": str(int(arrays["luck_face"][i])) if arrays["used_luck"][i] else "",
+                "total": str(int(arrays["total"][i])),
+                "outcome": arrays["outcome"][i],
+                "player_omens": str(int(arrays["player_omens"][i])),
+                "gm_omens": str(int(arrays["gm_omens"][i])),
+            }
+        )
     return rows

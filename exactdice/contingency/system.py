@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from exactdice.contingency.check import (OUTCOME_COLUMN, SkillCheck, expected_distribution,
-                                         parse_modifiers, parse_pool, skill_check, validate)
+from exactdice.contingency.check import (
+    OUTCOME_COLUMN,
+    SkillCheck,
+    expected_distribution,
+    parse_modifiers,
+    parse_pool,
+    skill_check,
+    validate,
+)
 from exactdice.contingency.ruleset import FAIL_BY_ONE_POLICIES, GM_OMEN_RULES, LUCK_POLICIES, Rules
 from exactdice.contingency.tables import ROLL_KINDS, table_jobs
 from exactdice.systems import DeclaredSystem, Parameter, TableSet
@@ -18,28 +25,52 @@ from exactdice.systems import DeclaredSystem, Parameter, TableSet
 __all__ = ["SYSTEM", "PARAMETERS", "build_check"]
 
 PARAMETERS = (
-    Parameter("dice", str, "d6,d8,d10",
-              "The pool: die sizes separated by commas (wellness, attribute, skill); "
-              "\"3d6\" means d6,d6,d6.", reader=parse_pool),
-    Parameter("difficulty", int, None,
-              "Target number; gives the outcome (needed by `luck` if-failing).", example=4),
-    Parameter("advantage", int, 0, "Units of advantage (cancel against disadvantage; any net "
-              "advantage takes the highest die).", minimum=0),
-    Parameter("disadvantage", int, 0, "Units of disadvantage (any net disadvantage takes the "
-              "lowest die).", minimum=0),
+    Parameter(
+        "dice",
+        str,
+        "d6,d8,d10",
+        'The pool: die sizes separated by commas (wellness, attribute, skill); "3d6" means d6,d6,d6.',
+        reader=parse_pool,
+    ),
+    Parameter("difficulty", int, None, "Target number; gives the outcome (needed by `luck` if-failing).", example=4),
+    Parameter(
+        "advantage",
+        int,
+        0,
+        "Units of advantage (cancel against disadvantage; any net advantage takes the highest die).",
+        minimum=0,
+    ),
+    Parameter("disadvantage", int, 0, "Units of disadvantage (any net disadvantage takes the lowest die).", minimum=0),
     Parameter("modifier", int, 0, "Face modifier added to every die of the pool."),
-    Parameter("modifiers", str, None, "One face modifier per die, like 1,0,-1 (instead of "
-              "`modifier`).", label="Modifier per die"),
-    Parameter("luck", str, "never", "When to add a luck die of the result die's size.",
-              choices=LUCK_POLICIES, role="rules"),
-    Parameter("fail_by_one", str, "take", "Whether a total of difficulty - 1 becomes "
-              "success-with-condition.", choices=FAIL_BY_ONE_POLICIES, role="rules"),
-    Parameter("luck_modifier", bool, False, "Give the luck die the result die's own face "
-              "modifier.", role="rules"),
-    Parameter("gm_omen", str, "exactly-1", "Which faces give the moderator an omen.",
-              choices=GM_OMEN_RULES, role="rules", label="GM omen"),
-    Parameter("any_size", bool, False, "Allow pools of any odd size (the rules roll three "
-              "dice).", role="rules"),
+    Parameter(
+        "modifiers",
+        str,
+        None,
+        "One face modifier per die, like 1,0,-1 (instead of `modifier`).",
+        label="Modifier per die",
+    ),
+    Parameter(
+        "luck", str, "never", "When to add a luck die of the result die's size.", choices=LUCK_POLICIES, role="rules"
+    ),
+    Parameter(
+        "fail_by_one",
+        str,
+        "take",
+        "Whether a total of difficulty - 1 becomes success-with-condition.",
+        choices=FAIL_BY_ONE_POLICIES,
+        role="rules",
+    ),
+    Parameter("luck_modifier", bool, False, "Give the luck die the result die's own face modifier.", role="rules"),
+    Parameter(
+        "gm_omen",
+        str,
+        "exactly-1",
+        "Which faces give the moderator an omen.",
+        choices=GM_OMEN_RULES,
+        role="rules",
+        label="GM omen",
+    ),
+    Parameter("any_size", bool, False, "Allow pools of any odd size (the rules roll three dice).", role="rules"),
 )
 
 
@@ -49,11 +80,14 @@ def build_check(setup: Mapping) -> SkillCheck:
     >>> build_check({"dice": "d6,d8,d10", "modifiers": "1,0,-1"}).modifiers
     (1, 0, -1)
     """
-    return skill_check(setup.get("dice", "d6,d8,d10"), modifier=setup.get("modifier", 0),
-                       modifiers=parse_modifiers(setup.get("modifiers")),
-                       advantage=setup.get("advantage", 0),
-                       disadvantage=setup.get("disadvantage", 0),
-                       difficulty=setup.get("difficulty"))
+    return skill_check(
+        setup.get("dice", "d6,d8,d10"),
+        modifier=setup.get("modifier", 0),
+        modifiers=parse_modifiers(setup.get("modifiers")),
+        advantage=setup.get("advantage", 0),
+        disadvantage=setup.get("disadvantage", 0),
+        difficulty=setup.get("difficulty"),
+    )
 
 
 def _exact(setup: Mapping, rules: Rules) -> dict:
@@ -83,9 +117,11 @@ def _exact_laws(setup: Mapping, rules: Rules) -> tuple[dict, dict]:
 
 
 #: the canonical tables' description, per roll kind
-_TABLE_DESCRIPTION = ("P(success) and P(success or success-with-condition) of the 35 three-die "
-                      "pools of d4..d12 against the 11 named difficulties, {kind} roll, default "
-                      "rules ({rules})")
+_TABLE_DESCRIPTION = (
+    "P(success) and P(success or success-with-condition) of the 35 three-die "
+    "pools of d4..d12 against the 11 named difficulties, {kind} roll, default "
+    "rules ({rules})"
+)
 
 
 def _charts(setup: Mapping, rules: Rules) -> dict:
@@ -102,15 +138,31 @@ OUTCOME_WORDS = {"success": "success", "success-with-condition": "success with a
 
 def _table_sets() -> list[TableSet]:
     rules = Rules()
-    return [TableSet("contingency", f"difficulty_{kind}",
-                     _TABLE_DESCRIPTION.format(kind=kind, rules=rules.describe()),
-                     f"exactdice contingency table --kind {kind}", tuple(table_jobs(rules, (kind,))))
-            for kind in ROLL_KINDS]
+    return [
+        TableSet(
+            "contingency",
+            f"difficulty_{kind}",
+            _TABLE_DESCRIPTION.format(kind=kind, rules=rules.describe()),
+            f"exactdice contingency table --kind {kind}",
+            tuple(table_jobs(rules, (kind,))),
+        )
+        for kind in ROLL_KINDS
+    ]
 
 
 #: Contingency skill checks (spec ``contingency.md``)
 SYSTEM = DeclaredSystem(
-    "contingency", "Contingency skill checks: success, success-with-condition, failure.", Rules,
-    PARAMETERS, exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN, column_distributions=_column_distributions,
-    exact_laws=_exact_laws, table_sets=_table_sets, task="Contingency skill check",
-    outcome_words=lambda outcome: OUTCOME_WORDS.get(outcome, outcome), charts=_charts)
+    "contingency",
+    "Contingency skill checks: success, success-with-condition, failure.",
+    Rules,
+    PARAMETERS,
+    exact=_exact,
+    simulate=_simulate,
+    outcome=OUTCOME_COLUMN,
+    column_distributions=_column_distributions,
+    exact_laws=_exact_laws,
+    table_sets=_table_sets,
+    task="Contingency skill check",
+    outcome_words=lambda outcome: OUTCOME_WORDS.get(outcome, outcome),
+    charts=_charts,
+)

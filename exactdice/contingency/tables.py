@@ -18,13 +18,29 @@ from exactdice.errors import InputError
 from exactdice.tables.grid import TableGrid
 from exactdice.tables.jobs import TableJob
 
-__all__ = ["NAMED_DIFFICULTIES", "STANDARD_DICE", "ROLL_KINDS", "standard_pools",
-           "difficulty_table", "difficulty_tables", "table_jobs"]
+__all__ = [
+    "NAMED_DIFFICULTIES",
+    "STANDARD_DICE",
+    "ROLL_KINDS",
+    "standard_pools",
+    "difficulty_table",
+    "difficulty_tables",
+    "table_jobs",
+]
 
 #: the seed's "Typical Difficulty Targets"
 NAMED_DIFFICULTIES = {
-    1: "Automatic", 2: "Very Easy", 3: "Easy", 4: "Moderate", 5: "Tricky", 6: "Hard",
-    7: "Difficult", 8: "Very Difficult", 9: "Improbable", 10: "Inconceivable", 11: "Near Impossible",
+    1: "Automatic",
+    2: "Very Easy",
+    3: "Easy",
+    4: "Moderate",
+    5: "Tricky",
+    6: "Hard",
+    7: "Difficult",
+    8: "Very Difficult",
+    9: "Improbable",
+    10: "Inconceivable",
+    11: "Near Impossible",
 }
 STANDARD_DICE = (4, 6, 8, 10, 12)
 #: roll kind -> (advantage units, disadvantage units)
@@ -54,11 +70,9 @@ def difficulty_table(kind: str = "normal", rules: Rules = Rules()) -> TableGrid:
     advantage, disadvantage = ROLL_KINDS[kind]
     success_rows, condition_rows = [], []
     for pool in standard_pools():
-        solution = solve_check(skill_check(pool, advantage=advantage, disadvantage=disadvantage,
-                                           difficulty=1), rules)
+        solution = solve_check(skill_check(pool, advantage=advantage, disadvantage=disadvantage, difficulty=1), rules)
         success_rows.append([solution.p_at_least.get(level, 0) for level in NAMED_DIFFICULTIES])
-        condition_rows.append([solution.p_at_least_with_condition.get(level, 0)
-                               for level in NAMED_DIFFICULTIES])
+        condition_rows.append([solution.p_at_least_with_condition.get(level, 0) for level in NAMED_DIFFICULTIES])
     return TableGrid(
         title=f"Contingency skill checks: P(success), {kind} roll",
         row_label="pool",
@@ -66,9 +80,13 @@ def difficulty_table(kind: str = "normal", rules: Rules = Rules()) -> TableGrid:
         rows=[",".join(f"d{size}" for size in pool) for pool in standard_pools()],
         columns=[f"{level} {name}" for level, name in NAMED_DIFFICULTIES.items()],
         metrics={SUCCESS: success_rows, SUCCESS_OR_CONDITION: condition_rows},
-        legend={"system": "Contingency", "roll": kind, "rules": rules.describe(),
-                "success": "the result die (plus any luck die) is at least the difficulty",
-                "success-with-condition": "a total of exactly difficulty - 1, when fail_by_one=take"},
+        legend={
+            "system": "Contingency",
+            "roll": kind,
+            "rules": rules.describe(),
+            "success": "the result die (plus any luck die) is at least the difficulty",
+            "success-with-condition": "a total of exactly difficulty - 1, when fail_by_one=take",
+        },
     )
 
 
@@ -83,7 +101,13 @@ def table_jobs(rules: Rules = Rules(), kinds=tuple(ROLL_KINDS)) -> list[TableJob
     >>> [job.arguments["kind"] for job in table_jobs(kinds=("advantage",))]
     ['advantage']
     """
-    return [TableJob(system="contingency", table="difficulty",
-                     function="exactdice.contingency.tables:difficulty_table",
-                     arguments={"kind": kind, "rules": rules}, ruleset=rules)
-            for kind in kinds]
+    return [
+        TableJob(
+            system="contingency",
+            table="difficulty",
+            function="exactdice.contingency.tables:difficulty_table",
+            arguments={"kind": kind, "rules": rules},
+            ruleset=rules,
+        )
+        for kind in kinds
+    ]

@@ -42,8 +42,9 @@ class NotADieError(InputError):
         return (type(self), (self.field, self.message, self.item))
 
 
-def parse_dice_list(text: str, field: str = "dice", *, empty_allowed: bool = False,
-                    max_dice: int = MAX_LISTED_DICE) -> tuple[int, ...]:
+def parse_dice_list(
+    text: str, field: str = "dice", *, empty_allowed: bool = False, max_dice: int = MAX_LISTED_DICE
+) -> tuple[int, ...]:
     """Die sizes in the order written: ``"d6,2d8"`` -> ``(6, 8, 8)``.
 
     ``none`` (or nothing) is the empty list when ``empty_allowed``; a count of 0 (``0d6``)
@@ -64,15 +65,18 @@ def parse_dice_list(text: str, field: str = "dice", *, empty_allowed: bool = Fal
     for item in text.split(","):
         match = _DIE.match(item)
         if not match:
-            raise NotADieError(field, f'"{item.strip()}" is not a die; write dice like d8,d8,d10 '
-                                      f"or 2d8,d10{' or none' if empty_allowed else ''}", item.strip())
+            raise NotADieError(
+                field,
+                f'"{item.strip()}" is not a die; write dice like d8,d8,d10 '
+                f"or 2d8,d10{' or none' if empty_allowed else ''}",
+                item.strip(),
+            )
         count = int(match.group(1)) if match.group(1) else 1
         sides = int(match.group(2))
         if not 1 <= sides <= MAX_FACES:
             raise InputError(field, f"d{sides}: a die needs 1 to {MAX_FACES:,} sides")
         if len(sizes) + count > max_dice:
-            raise TooLargeError(field, f"{len(sizes) + count} dice is more than the limit of "
-                                       f"{max_dice:,} in one list")
+            raise TooLargeError(field, f"{len(sizes) + count} dice is more than the limit of {max_dice:,} in one list")
         sizes += [sides] * count
     return tuple(sizes)
 

@@ -22,8 +22,17 @@ from fractions import Fraction
 
 from exactdice.core.exact import decimal_text, fraction_text, to_fraction
 
-__all__ = ["Display", "percent_text", "column_percent_text", "significant_text", "fraction_size", "with_decimals",
-           "counted", "DEFAULT_DIGITS", "SHORT_FRACTION"]
+__all__ = [
+    "Display",
+    "percent_text",
+    "column_percent_text",
+    "significant_text",
+    "fraction_size",
+    "with_decimals",
+    "counted",
+    "DEFAULT_DIGITS",
+    "SHORT_FRACTION",
+]
 
 DEFAULT_DIGITS = 3
 #: the most significant digits shown (more says nothing; 10^7 took minutes to format)
@@ -147,11 +156,12 @@ def fraction_size(value) -> int:
 
 def _shortened(text: str, digits: int) -> str:
     """``p/q`` with each long part cut to its leading ``digits`` digits and its length."""
+
     def cut(part):
         bare = part.lstrip("-")
         if len(bare) <= digits + 3:
             return part
-        return f"{part[:digits + len(part) - len(bare)]}...({len(bare):,} digits)"
+        return f"{part[: digits + len(part) - len(bare)]}...({len(bare):,} digits)"
 
     return "/".join(cut(part) for part in text.split("/"))
 
@@ -213,8 +223,9 @@ class Display:
     def table(self, header, rows) -> list[str]:
         """Right-aligned columns: ``header`` and ``rows`` are sequences of cell strings."""
         widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-        return ["  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)).rstrip()
-                for row in (header, *rows)]
+        return [
+            "  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)).rstrip() for row in (header, *rows)
+        ]
 
     def distribution(self, distribution) -> list[str]:
         """A distribution's lines: each outcome's percentage, "at least" and "at most", then
@@ -235,8 +246,11 @@ class Display:
         rows = []
         for outcome, p in probabilities.items():
             text = ",".join(map(str, outcome)) if isinstance(outcome, tuple) else str(outcome)
-            cumulative = ([percent_text(at_least[outcome], self.significant),
-                           percent_text(at_most[outcome], self.significant)] if numeric else [])
+            cumulative = (
+                [percent_text(at_least[outcome], self.significant), percent_text(at_most[outcome], self.significant)]
+                if numeric
+                else []
+            )
             rows.append([text, percent_text(p, self.significant), *cumulative, self.fraction_cell(p)])
         header = ["outcome", "probability", *(["at least", "at most"] if numeric else []), "exact"]
         return self.table(header, rows)

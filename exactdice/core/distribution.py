@@ -83,7 +83,7 @@ class Distribution:
 
     __slots__ = ("_weights", "_denominator", "__dict__")
 
-    _weights: Mapping[Any, int]   # outcome -> weight, set once in __init__ (the class refuses setattr)
+    _weights: Mapping[Any, int]  # outcome -> weight, set once in __init__ (the class refuses setattr)
     _denominator: int
 
     def __init__(self, weights: Mapping[Hashable, int]):
@@ -458,13 +458,15 @@ class Distribution:
         rows = []
         for outcome, weight in self._weights.items():
             p = Fraction(weight, self._denominator)
-            rows.append((
-                _outcome_text(outcome),
-                fraction_text(p),
-                decimal_text(p, digits),
-                decimal_text(at_least[outcome], digits) if cumulative else "",
-                decimal_text(at_most[outcome], digits) if cumulative else "",
-            ))
+            rows.append(
+                (
+                    _outcome_text(outcome),
+                    fraction_text(p),
+                    decimal_text(p, digits),
+                    decimal_text(at_least[outcome], digits) if cumulative else "",
+                    decimal_text(at_most[outcome], digits) if cumulative else "",
+                )
+            )
         return rows
 
     def __str__(self) -> str:
@@ -481,19 +483,25 @@ class Distribution:
         return f"Distribution({{{body}{more}}})"
 
     def _repr_markdown_(self) -> str:
-        lines = [f"Denominator: {self._denominator}", "",
-                 "| outcome | probability | decimal | at least | at most |",
-                 "|---:|---:|---:|---:|---:|"]
+        lines = [
+            f"Denominator: {self._denominator}",
+            "",
+            "| outcome | probability | decimal | at least | at most |",
+            "|---:|---:|---:|---:|---:|",
+        ]
         lines += ["| " + " | ".join(row) + " |" for row in self.table_rows()]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         import html
+
         cells = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
-            for row in self.table_rows())
-        return ("<table><thead><tr><th>outcome</th><th>probability</th><th>decimal</th>"
-                f"<th>at least</th><th>at most</th></tr></thead><tbody>{cells}</tbody></table>")
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in self.table_rows()
+        )
+        return (
+            "<table><thead><tr><th>outcome</th><th>probability</th><th>decimal</th>"
+            f"<th>at least</th><th>at most</th></tr></thead><tbody>{cells}</tbody></table>"
+        )
 
     def to_json(self) -> dict:
         """A JSON-ready summary: outcomes as ``"p/q"`` strings, mean, variance, cdf tables.
@@ -555,7 +563,7 @@ def _pack(dist: Distribution, slot: int) -> int:
     buffer = bytearray(span * slot)
     for outcome, weight in dist._weights.items():
         start = (outcome - low) * slot
-        buffer[start:start + slot] = weight.to_bytes(slot, "little")
+        buffer[start : start + slot] = weight.to_bytes(slot, "little")
     return int.from_bytes(buffer, "little")
 
 
@@ -563,7 +571,7 @@ def _unpack(packed: int, low: int, span: int, slot: int) -> Distribution:
     raw = packed.to_bytes(span * slot, "little")
     weights: dict[Any, int] = {}
     for i in range(span):
-        weight = int.from_bytes(raw[i * slot:(i + 1) * slot], "little")
+        weight = int.from_bytes(raw[i * slot : (i + 1) * slot], "little")
         if weight:
             weights[low + i] = weight
     return Distribution(weights)
@@ -596,7 +604,7 @@ def _integer_power(dist: Distribution, count: int) -> Distribution:
     span = (dist.max_outcome() - dist.min_outcome()) * count + 1
     if span >= _DENSE_SPAN_LIMIT:
         return _repeated_squaring(dist, count)
-    slot = _slot_bytes(dist._denominator ** count)
+    slot = _slot_bytes(dist._denominator**count)
     packed = int(mpz(_pack(dist, slot)) ** count)  # GMP: 1.3 s for 100d1000, Python's int 130 s
     return _unpack(packed, dist.min_outcome() * count, span, slot)
 

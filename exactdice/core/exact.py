@@ -16,8 +16,14 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
-__all__ = ["fraction_text", "parse_fraction", "to_fraction", "decimal_text", "directed_decimal_text",
-           "lift_digit_limit"]
+__all__ = [
+    "fraction_text",
+    "parse_fraction",
+    "to_fraction",
+    "decimal_text",
+    "directed_decimal_text",
+    "lift_digit_limit",
+]
 
 
 def lift_digit_limit() -> None:

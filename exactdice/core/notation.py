@@ -24,8 +24,17 @@ from exactdice.core.distribution import MAX_FACES, Distribution, constant, d
 from exactdice.core.pool import Pool
 from exactdice.errors import InputError, TooLargeError
 
-__all__ = ["parse_dice", "NotationError", "MAX_NOTATION_DICE", "MAX_NOTATION_SPAN", "MAX_NOTATION_DEPTH",
-           "MAX_NOTATION_RESULT_CHARACTERS", "MAX_NOTATION_TERMS", "MAX_NOTATION_WORK", "notation_size"]
+__all__ = [
+    "parse_dice",
+    "NotationError",
+    "MAX_NOTATION_DICE",
+    "MAX_NOTATION_SPAN",
+    "MAX_NOTATION_DEPTH",
+    "MAX_NOTATION_RESULT_CHARACTERS",
+    "MAX_NOTATION_TERMS",
+    "MAX_NOTATION_WORK",
+    "notation_size",
+]
 
 #: most dice one expression may roll
 MAX_NOTATION_DICE = 1000
@@ -85,8 +94,8 @@ class _Parser:
         else:
             found = repr(self.text[at])
         raise NotationError(
-            self.field,
-            f'bad dice notation "{self.text}": {found} at column {at + 1}, expected {expected}')
+            self.field, f'bad dice notation "{self.text}": {found} at column {at + 1}, expected {expected}'
+        )
 
     def skip_spaces(self):
         while self.pos < len(self.text) and self.text[self.pos].isspace():
@@ -104,16 +113,17 @@ class _Parser:
         if start == self.pos:
             return None
         if self.pos - start > 9:
-            raise TooLargeError(self.field, f'number "{self.text[start:self.pos]}" is too large')
-        return int(self.text[start:self.pos])
+            raise TooLargeError(self.field, f'number "{self.text[start : self.pos]}" is too large')
+        return int(self.text[start : self.pos])
 
     # --- grammar ---
     def parse(self):
         if not self.text.strip():
             raise NotationError(self.field, "empty dice notation (try 3d6+2)")
         if len(self.text) > MAX_NOTATION_CHARACTERS:
-            raise TooLargeError(self.field, f"the expression is {len(self.text):,} characters long; at most "
-                                            f"{MAX_NOTATION_CHARACTERS:,}")
+            raise TooLargeError(
+                self.field, f"the expression is {len(self.text):,} characters long; at most {MAX_NOTATION_CHARACTERS:,}"
+            )
         tree = self.expression()
         if self.peek():
             self.error("+, - or the end")
@@ -141,8 +151,9 @@ class _Parser:
             def __enter__(self):
                 parser.depth += 1
                 if parser.depth > MAX_NOTATION_DEPTH:
-                    raise TooLargeError(parser.field, f"more than {MAX_NOTATION_DEPTH} nested parentheses "
-                                                      "or signs (the limit)")
+                    raise TooLargeError(
+                        parser.field, f"more than {MAX_NOTATION_DEPTH} nested parentheses or signs (the limit)"
+                    )
 
             def __exit__(self, *exc):
                 parser.depth -= 1
@@ -153,8 +164,11 @@ class _Parser:
     def atom(self):
         self.terms += 1
         if self.terms > MAX_NOTATION_TERMS:
-            raise TooLargeError(self.field, f"more than {MAX_NOTATION_TERMS:,} terms in one expression (the limit; "
-                                            "write 300d6 rather than d6+d6+...)")
+            raise TooLargeError(
+                self.field,
+                f"more than {MAX_NOTATION_TERMS:,} terms in one expression (the limit; "
+                "write 300d6 rather than d6+d6+...)",
+            )
         char = self.peek()
         if char == "(":
             self.pos += 1
@@ -182,28 +196,30 @@ class _Parser:
             raise TooLargeError(self.field, f"d{sides} has more than {MAX_FACES:,} faces (the limit)")
         self.dice += count
         if self.dice > MAX_NOTATION_DICE:
-            raise TooLargeError(
-                self.field, f"more than {MAX_NOTATION_DICE} dice in one expression (the limit)")
+            raise TooLargeError(self.field, f"more than {MAX_NOTATION_DICE} dice in one expression (the limit)")
         self.span += count * (sides - 1)
         if self.span > MAX_NOTATION_SPAN:
             raise TooLargeError(
-                self.field, f"the expression spans more than {MAX_NOTATION_SPAN:,} totals (dice x faces; the limit)")
+                self.field, f"the expression spans more than {MAX_NOTATION_SPAN:,} totals (dice x faces; the limit)"
+            )
         self.digits += count * math.log10(sides)
         characters = (self.span + 1) * (2 * self.digits + 60)
         if characters > MAX_NOTATION_RESULT_CHARACTERS:
             raise TooLargeError(
-                self.field, f"the result would have {self.span + 1:,} totals with exact weights of about "
-                            f"{self.digits:,.0f} digits (~{characters:.1e} characters; limit "
-                            f"{MAX_NOTATION_RESULT_CHARACTERS:.0e}, exactdice.core.notation."
-                            "MAX_NOTATION_RESULT_CHARACTERS)")
+                self.field,
+                f"the result would have {self.span + 1:,} totals with exact weights of about "
+                f"{self.digits:,.0f} digits (~{characters:.1e} characters; limit "
+                f"{MAX_NOTATION_RESULT_CHARACTERS:.0e}, exactdice.core.notation."
+                "MAX_NOTATION_RESULT_CHARACTERS)",
+            )
         keep = self.keep_suffix()
         if keep is not None:
             highest, how_many, at = keep
             if how_many > count:
                 raise NotationError(
                     self.field,
-                    f'bad dice notation "{self.text}": cannot keep {how_many} of {count} dice '
-                    f"(column {at + 1})")
+                    f'bad dice notation "{self.text}": cannot keep {how_many} of {count} dice (column {at + 1})',
+                )
             keep = (highest, how_many)
         return ("dice", count, sides, keep)
 
@@ -277,7 +293,7 @@ def _work(node) -> int:
     if kind == "dice":
         count, sides, keep = node[1:]
         digits = count * math.log10(max(sides, 2)) + _PER_TOTAL
-        if keep is None:   # repeated squaring: the last product dominates
+        if keep is None:  # repeated squaring: the last product dominates
             return int((count * (sides - 1) + 2) * digits)
         kept = keep[1]
         return int(sides * (kept + 1) ** 2 * (kept * sides + 1) * digits) // 15
@@ -370,8 +386,11 @@ def parse_dice(text: str, field: str = "notation") -> Distribution:
     tree = parser.parse()
     work = _work(tree)
     if work > MAX_NOTATION_WORK:
-        raise TooLargeError(field, f"the expression would take about {work:,} units of exact work (limit "
-                                   f"{MAX_NOTATION_WORK:,}, a few seconds; exactdice.core.notation."
-                                   "MAX_NOTATION_WORK): use fewer or smaller dice, keep fewer, or join like dice "
-                                   "(10d6 rather than d6+d6+...)")
+        raise TooLargeError(
+            field,
+            f"the expression would take about {work:,} units of exact work (limit "
+            f"{MAX_NOTATION_WORK:,}, a few seconds; exactdice.core.notation."
+            "MAX_NOTATION_WORK): use fewer or smaller dice, keep fewer, or join like dice "
+            "(10d6 rather than d6+d6+...)",
+        )
     return _evaluate(tree)

@@ -97,8 +97,9 @@ class _SortedWalk:
     def __init__(self, groups, descending: bool):
         self.groups = [(die, count) for die, count in groups]
         self.counts = tuple(count for _, count in self.groups)
-        self.faces = sorted({face for die, count in self.groups if count for face in die.outcomes()},
-                            reverse=descending)
+        self.faces = sorted(
+            {face for die, count in self.groups if count for face in die.outcomes()}, reverse=descending
+        )
         self.weight_at = [die.weights() for die, _ in self.groups]
         # per group: the weight of the faces after each face in the walk
         self.beyond = [_weight_beyond(die, self.faces) for die, _ in self.groups]
@@ -116,8 +117,10 @@ class _SortedWalk:
             if splits is None:
                 splits = splits_cache[remaining] = [
                     (counts, branch_weight, tuple(m - k for m, k in zip(remaining, counts)))
-                    for counts, branch_weight
-                    in _count_splits(self.groups, self.weight_at, self.beyond, face, remaining)]
+                    for counts, branch_weight in _count_splits(
+                        self.groups, self.weight_at, self.beyond, face, remaining
+                    )
+                ]
             local: dict = {}  # sum branch weights per successor before scaling by `weight`
             for counts, branch_weight, new_remaining in splits:
                 new_state = transition(state, face, counts)
@@ -175,7 +178,7 @@ def _count_splits(groups, weight_at, beyond, face, remaining):
             for k in range(m + 1):
                 if m - k and not rest:
                     continue
-                options.append((k, comb(m, k) * w ** k))
+                options.append((k, comb(m, k) * w**k))
         if not options:
             return
         options_per_group.append(options)
@@ -218,11 +221,10 @@ def _keep_one_kind(die: Distribution, count: int, keep: int, descending: bool) -
                 if left - k and not beyond:
                     break
                 key = (kept + k, total + k * face)
-                next_layer[key] = next_layer.get(key, 0) + weight * comb(left, k) * w ** k
+                next_layer[key] = next_layer.get(key, 0) + weight * comb(left, k) * w**k
             tail = tails.get(kept)
             if tail is None:
-                tail = tails[kept] = sum(comb(left, k) * w ** k * beyond ** (left - k)
-                                         for k in range(need, left + 1))
+                tail = tails[kept] = sum(comb(left, k) * w**k * beyond ** (left - k) for k in range(need, left + 1))
             if tail:
                 final = total + need * face
                 done[final] = done.get(final, 0) + weight * tail
@@ -255,12 +257,13 @@ class Pool:
     def __init__(self, dice: Iterable[Distribution] | Sequence[tuple[Distribution, int]] = ()):
         counts: dict[Distribution, int] = {}
         for item in dice:
-            die, count = (item if isinstance(item, tuple) else (item, 1))
+            die, count = item if isinstance(item, tuple) else (item, 1)
             if count < 0:
                 raise ValueError("a group count must be >= 0")
             counts[die] = counts.get(die, 0) + count
         self.groups: tuple[tuple[Distribution, int], ...] = tuple(
-            (die, count) for die, count in counts.items() if count)
+            (die, count) for die, count in counts.items() if count
+        )
         self.size = sum(count for _, count in self.groups)
         if self.size > MAX_POOL_DICE:
             raise TooLargeError("pool", f"{self.size} dice is more than the limit of {MAX_POOL_DICE}")
@@ -270,8 +273,7 @@ class Pool:
 
     def evaluate(self, transition, initial=None, final=None, *, descending=True, settled=None) -> Distribution:
         """`evaluate_sorted` over this pool's groups (see there)."""
-        return evaluate_sorted(self.groups, transition, initial, final,
-                               descending=descending, settled=settled)
+        return evaluate_sorted(self.groups, transition, initial, final, descending=descending, settled=settled)
 
     def sum(self) -> Distribution:
         """Sum of all dice.
@@ -314,8 +316,9 @@ class Pool:
             k = min(sum(counts), keep - taken)
             return (taken + k, total + k * face) if k else state
 
-        return self.evaluate(take, (0, 0), lambda state: state[1], descending=descending,
-                             settled=lambda state: state[0] == keep)
+        return self.evaluate(
+            take, (0, 0), lambda state: state[1], descending=descending, settled=lambda state: state[0] == keep
+        )
 
     def order_statistic(self, position: int) -> Distribution:
         """Face of the die at ``position`` in ascending order (0 = lowest).
@@ -335,8 +338,9 @@ class Pool:
             seen += sum(counts)
             return (seen, face if seen > target else None)
 
-        return self.evaluate(step, (0, None), lambda state: state[1], descending=False,
-                             settled=lambda state: state[1] is not None)
+        return self.evaluate(
+            step, (0, None), lambda state: state[1], descending=False, settled=lambda state: state[1] is not None
+        )
 
     def count_where(self, predicate: Callable) -> Distribution:
         """Number of dice whose face satisfies ``predicate``.

@@ -11,20 +11,34 @@ The exact model (`KarbonModel`, `contest_odds`) is imported on first use, so the
 
 from importlib import import_module
 
-from exactdice.karbon.policies import (NarratorPolicy, PlayerPolicy, parse_narrator_policy,
-                                       parse_player_policy)
+from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy, parse_narrator_policy, parse_player_policy
 from exactdice.karbon.position import Position
 from exactdice.karbon.ruleset import RULE_CHOICES, Rules
 from exactdice.karbon.setup import ContestSetup, read_state_file
 
-__all__ = ["ContestSetup", "ContestOdds", "contest_odds", "expected_distribution", "Rules",
-           "RULE_CHOICES", "PlayerPolicy", "NarratorPolicy", "parse_player_policy",
-           "parse_narrator_policy", "read_state_file", "KarbonModel", "Position"]
+__all__ = [
+    "ContestSetup",
+    "ContestOdds",
+    "contest_odds",
+    "expected_distribution",
+    "Rules",
+    "RULE_CHOICES",
+    "PlayerPolicy",
+    "NarratorPolicy",
+    "parse_player_policy",
+    "parse_narrator_policy",
+    "read_state_file",
+    "KarbonModel",
+    "Position",
+]
 
 # name -> module holding it; imported when first asked for (PEP 562)
-_EXACT_MODEL = {"KarbonModel": "exactdice.karbon.model", "ContestOdds": "exactdice.karbon.solve",
-                "contest_odds": "exactdice.karbon.solve",
-                "expected_distribution": "exactdice.karbon.solve"}
+_EXACT_MODEL = {
+    "KarbonModel": "exactdice.karbon.model",
+    "ContestOdds": "exactdice.karbon.solve",
+    "contest_odds": "exactdice.karbon.solve",
+    "expected_distribution": "exactdice.karbon.solve",
+}
 
 
 def __getattr__(name):
@@ -33,5 +47,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'exactdice.karbon' has no attribute {name!r}")
 
 
-def __dir__():   # dir() and completion list the names imported on first use too
+def __dir__():  # dir() and completion list the names imported on first use too
     return sorted(set(globals()) | set(__all__))

@@ -48,8 +48,17 @@ from exactdice.markov.model import Chance
 from exactdice.markov.graph import explore
 from exactdice.markov.solver import solve
 
-__all__ = ["BoundedOdds", "bounded_odds", "game_model", "fixed_play_lower_bounds", "explain_bounded_first_round",
-           "bounds_apply", "interval_text", "DEFAULT_CERTIFY_STATES", "LOWER_KINDS"]
+__all__ = [
+    "BoundedOdds",
+    "bounded_odds",
+    "game_model",
+    "fixed_play_lower_bounds",
+    "explain_bounded_first_round",
+    "bounds_apply",
+    "interval_text",
+    "DEFAULT_CERTIFY_STATES",
+    "LOWER_KINDS",
+]
 
 DEFAULT_CERTIFY_STATES = 3_000_000
 #: the exact check of the strategy found gets at most this long when the request sets no
@@ -63,13 +72,17 @@ LOWER_KINDS = ("exact", "strategy-float", "search-float")
 #: this share of that time more (`exactdice.markov.bounded.sound_lower_value`)
 SOUND_SHARE = 0.2
 #: why a search stopped short of its precision, and how to give it more
-_STOPPED_HINTS = {"time": "at the time limit; raise `max_seconds`",
-                  "states": "at the state budget; raise `max_states`",
-                  "memory": "at the memory budget; raise `max_memory`",
-                  "interrupted": "interrupted"}
-_MORE_FOR_THE_CHECK = ("to solve it exactly, give the check more: half of `max_seconds` and all of `max_states` "
-                       "go to it in a request (`exactdice.answers.karbon_bounds`), certify_seconds / "
-                       "certify_states in `bounded_odds`")
+_STOPPED_HINTS = {
+    "time": "at the time limit; raise `max_seconds`",
+    "states": "at the state budget; raise `max_states`",
+    "memory": "at the memory budget; raise `max_memory`",
+    "interrupted": "interrupted",
+}
+_MORE_FOR_THE_CHECK = (
+    "to solve it exactly, give the check more: half of `max_seconds` and all of `max_states` "
+    "go to it in a request (`exactdice.answers.karbon_bounds`), certify_seconds / "
+    "certify_states in `bounded_odds`"
+)
 
 
 def bounds_apply(player: PlayerPolicy, narrator: NarratorPolicy) -> bool:
@@ -88,8 +101,10 @@ def interval_text(low, high, decimals: int = 4) -> str:
     >>> interval_text(Fraction(1, 3), Fraction(2, 3))
     '[0.3333, 0.6667]'
     """
-    return (f"[{directed_decimal_text(Fraction(low), decimals, up=False)}, "
-            f"{directed_decimal_text(Fraction(high), decimals, up=True)}]")
+    return (
+        f"[{directed_decimal_text(Fraction(low), decimals, up=False)}, "
+        f"{directed_decimal_text(Fraction(high), decimals, up=True)}]"
+    )
 
 
 def float_below(value: Fraction) -> float:
@@ -168,18 +183,32 @@ class BoundedOdds:
 
         left, certified = self.best_draws()
         return {
-            "lower": number(self.lower), "upper": float(self.upper), "gap": self.gap,
+            "lower": number(self.lower),
+            "upper": float(self.upper),
+            "gap": self.gap,
             "decimal": {"lower": float(self.lower), "upper": float(self.upper)},
-            "precision": self.precision, "reached": self.gap <= self.precision, "stopped": self.stopped,
-            "lower_method": self.lower_method, "lower_kind": self.lower_kind, "upper_method": self.upper_method,
-            "strategy_odds": {"win": number(self.win), "loss": number(self.loss), "tie": number(self.tie),
-                              "never_ends": number(self.never_ends)},
+            "precision": self.precision,
+            "reached": self.gap <= self.precision,
+            "stopped": self.stopped,
+            "lower_method": self.lower_method,
+            "lower_kind": self.lower_kind,
+            "upper_method": self.upper_method,
+            "strategy_odds": {
+                "win": number(self.win),
+                "loss": number(self.loss),
+                "tie": number(self.tie),
+                "never_ends": number(self.never_ends),
+            },
             "fixed_preferences_value": number(self.fixed_value),
-            "states_explored": self.explored, "states_touched": self.touched,
-            "strategy_states": self.strategy_states, "trajectories": self.trajectories,
-            "end_components": self.end_components, "seconds": round(self.seconds, 3),
+            "states_explored": self.explored,
+            "states_touched": self.touched,
+            "strategy_states": self.strategy_states,
+            "trajectories": self.trajectories,
+            "end_components": self.end_components,
+            "seconds": round(self.seconds, 3),
             "draw_bounds": {text: [low, high] for text, (low, high) in (self.draw_bounds or {}).items()},
-            "draws_in_contention": left, "best_draw_certified": certified,
+            "draws_in_contention": left,
+            "best_draw_certified": certified,
             "policies": {"player": self.player_policy.text(), "narrator": self.narrator_policy.text()},
             "ruleset": self.ruleset.to_dict(),
         }
@@ -197,9 +226,9 @@ class BoundedOdds:
         lines = [
             f"value ({'P(win)' if self.ruleset.objective == 'win' else 'expected score'}) is in "
             f"[{lower}, {upper}], gap {self.gap:.{decimals}f}"
-            + (" <= " if self.gap <= self.precision else " > ") + f"precision {self.precision:g}"
-            + ("" if self.gap <= self.precision else
-               f" (stopped {_STOPPED_HINTS.get(self.stopped, self.stopped)})"),
+            + (" <= " if self.gap <= self.precision else " > ")
+            + f"precision {self.precision:g}"
+            + ("" if self.gap <= self.precision else f" (stopped {_STOPPED_HINTS.get(self.stopped, self.stopped)})"),
             f"lower bound: the returned strategy's value against the narrator's best reply, "
             f"{self.lower_method}{exact_note}",
             f"upper bound: {self.upper_method}",
@@ -207,16 +236,22 @@ class BoundedOdds:
         if self.win is not None:
             odds = [("P(win)", self.win), ("P(loss)", self.loss), ("P(tie)", self.tie)]
             odds += [("P(never ends)", self.never_ends)] if self.never_ends else []
-            lines.append("strategy's odds: " + ", ".join(
-                f"{name} {fraction_text(value) if exact else percent_text(value)}" for name, value in odds))
+            lines.append(
+                "strategy's odds: "
+                + ", ".join(f"{name} {fraction_text(value) if exact else percent_text(value)}" for name, value in odds)
+            )
         if self.fixed_value is not None:
-            lines.append("fixed preferences' value (the starting lower bound): "
-                         + (fraction_text(self.fixed_value) if exact else f"{float(self.fixed_value):.{decimals}f}"))
-        lines.append(f"states explored: {self.explored:,} (touched {self.touched:,}), trajectories "
-                     f"{self.trajectories:,}, end components {self.end_components}; "
-                     f"{self.seconds:.1f} s (bounds {self.bounded_seconds:.1f} s, certificate "
-                     f"{self.certify_seconds:.1f} s" + (f" over {self.strategy_states:,} states)"
-                                                         if self.strategy_states else ")"))
+            lines.append(
+                "fixed preferences' value (the starting lower bound): "
+                + (fraction_text(self.fixed_value) if exact else f"{float(self.fixed_value):.{decimals}f}")
+            )
+        lines.append(
+            f"states explored: {self.explored:,} (touched {self.touched:,}), trajectories "
+            f"{self.trajectories:,}, end components {self.end_components}; "
+            f"{self.seconds:.1f} s (bounds {self.bounded_seconds:.1f} s, certificate "
+            f"{self.certify_seconds:.1f} s"
+            + (f" over {self.strategy_states:,} states)" if self.strategy_states else ")")
+        )
         if policies:
             lines.append(f"policies: player {self.player_policy.text()}; narrator {self.narrator_policy.text()}")
         return lines
@@ -231,21 +266,22 @@ def game_model(setup: ContestSetup, ruleset: Rules, player: PlayerPolicy, narrat
     return KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
 
 
-def fixed_play_lower_bounds(setup, ruleset, narrator, *, max_states: int, max_seconds: float | None = None,
-                            per_state: bool = True):
+def fixed_play_lower_bounds(
+    setup, ruleset, narrator, *, max_states: int, max_seconds: float | None = None, per_state: bool = True
+):
     """(value of the fixed preferences at the start, state -> lower bound function) from
     one exact solve of the fixed player against ``narrator`` (the model `contest_odds`
     solves); (None, None) if exploring it passes ``max_states`` or exploring and solving
     pass ``max_seconds``. A state
     the fixed play reaches gets its exact value there (rounded down to a float); every
     other state None (with ``per_state`` False the function is None: the value alone)."""
-    solution, lower_bound = _fixed_play_solution(setup, ruleset, narrator, max_states=max_states,
-                                                 max_seconds=max_seconds, per_state=per_state)
+    solution, lower_bound = _fixed_play_solution(
+        setup, ruleset, narrator, max_states=max_states, max_seconds=max_seconds, per_state=per_state
+    )
     return (None if solution is None else solution.value), lower_bound
 
 
-def _fixed_play_solution(setup, ruleset, narrator, *, max_states: int, max_seconds: float | None,
-                         per_state: bool):
+def _fixed_play_solution(setup, ruleset, narrator, *, max_states: int, max_seconds: float | None, per_state: bool):
     """(the fixed play's exact `Solution`, state -> lower bound function or None), or
     (None, None): `fixed_play_lower_bounds` with the whole solution (its odds, the
     narrator's reply) for when the fixed preferences become the returned strategy."""
@@ -253,10 +289,12 @@ def _fixed_play_solution(setup, ruleset, narrator, *, max_states: int, max_secon
     payoff, endless = payoffs(ruleset)
     try:
         with time_limit(max_seconds, "max_seconds", f"the fixed preferences' solve passed {max_seconds} s"):
-            graph = explore(model if max_seconds is None else TimeLimitedModel(model, max_seconds),
-                            max_states=max_states, progress=False)
-            solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, progress=False,
-                             all_states=per_state)
+            graph = explore(
+                model if max_seconds is None else TimeLimitedModel(model, max_seconds),
+                max_states=max_states,
+                progress=False,
+            )
+            solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, progress=False, all_states=per_state)
     except TooLargeError:
         return None, None
     if not per_state:
@@ -340,18 +378,24 @@ def _draw_parts(model, workers: int | None) -> list | None:
     return [texts[number::count] for number in range(count)]
 
 
-def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: int,
-             certify_seconds: float | None) -> None:
+def _certify(
+    result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: int, certify_seconds: float | None
+) -> None:
     """Solve the strategy exactly against the narrator's best reply; where that fits, its
     value becomes the lower bound (and its odds and the narrator's reply are kept)."""
     model = result.model
     payoff, endless = payoffs_pair
     try:
-        value, solution = evaluate_strategy(model, strategy, default_action=_default_action(model),
-                                            payoff=payoff, nonterminating_payoff=endless,
-                                            max_states=certify_states, max_seconds=certify_seconds,
-                                            sound_seconds=None if certify_seconds is None else
-                                            certify_seconds * SOUND_SHARE)
+        value, solution = evaluate_strategy(
+            model,
+            strategy,
+            default_action=_default_action(model),
+            payoff=payoff,
+            nonterminating_payoff=endless,
+            max_states=certify_states,
+            max_seconds=certify_seconds,
+            sound_seconds=None if certify_seconds is None else certify_seconds * SOUND_SHARE,
+        )
     except StrategySolvePassedTime as error:
         # the strategy's game was explored: its own value in floats, outward rounded, is a
         # guarantee too, usually above the search's (which counts unexpanded states low)
@@ -359,16 +403,22 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
             result.lower = error.sound_lower
             result.strategy_states = error.states
             result.lower_kind = "strategy-float"
-            result.lower_method = (f"float, outward rounding (the strategy's own value over its {error.states:,} "
-                                   f"states; its exact solve passed {certify_seconds:g} s; {_MORE_FOR_THE_CHECK})")
+            result.lower_method = (
+                f"float, outward rounding (the strategy's own value over its {error.states:,} "
+                f"states; its exact solve passed {certify_seconds:g} s; {_MORE_FOR_THE_CHECK})"
+            )
         else:
-            result.lower_method = (f"float, outward rounding (the strategy's exact solve passed "
-                                   f"{certify_seconds:g} s; {_MORE_FOR_THE_CHECK})")
+            result.lower_method = (
+                f"float, outward rounding (the strategy's exact solve passed "
+                f"{certify_seconds:g} s; {_MORE_FOR_THE_CHECK})"
+            )
         return
     except TooLargeError as error:
         if error.field == MEMORY_FLAG:
-            result.lower_method = ("float, outward rounding (solving the strategy's game passed the memory "
-                                   "budget; raise it with `max_memory` to solve it exactly)")
+            result.lower_method = (
+                "float, outward rounding (solving the strategy's game passed the memory "
+                "budget; raise it with `max_memory` to solve it exactly)"
+            )
             return
         passed = f"{certify_seconds:g} s" if error.field == "max_seconds" else f"{certify_states:,} states"
         result.lower_method = f"float, outward rounding (the strategy's game passed {passed}; {_MORE_FOR_THE_CHECK})"
@@ -378,8 +428,11 @@ def _certify(result: BoundedOdds, strategy: dict, payoffs_pair, certify_states: 
         return
     result.lower, result.lower_method, result.lower_kind = value, "exact", "exact"
     absorption = solution.absorption
-    result.win, result.loss, result.tie = (absorption.get("win", 0), absorption.get("loss", 0),
-                                           absorption.get("tie", 0))
+    result.win, result.loss, result.tie = (
+        absorption.get("win", 0),
+        absorption.get("loss", 0),
+        absorption.get("tie", 0),
+    )
     result.never_ends = solution.never_ends
     result.strategy_states = solution.states
     result.strategy = dict(solution.played)
@@ -390,11 +443,16 @@ def _return_fixed_preferences(result: BoundedOdds, solution) -> None:
     """Make the fixed preferences the returned strategy: their exact value is a better
     guarantee than the searched strategy's (a search stopped far from its answer)."""
     result.lower, result.lower_kind = solution.value, "exact"
-    result.lower_method = ("exact (the fixed preferences' value: the search's own strategy guaranteed "
-                           "less, so the fixed preferences are the strategy returned)")
+    result.lower_method = (
+        "exact (the fixed preferences' value: the search's own strategy guaranteed "
+        "less, so the fixed preferences are the strategy returned)"
+    )
     absorption = solution.absorption
-    result.win, result.loss, result.tie = (absorption.get("win", 0), absorption.get("loss", 0),
-                                           absorption.get("tie", 0))
+    result.win, result.loss, result.tie = (
+        absorption.get("win", 0),
+        absorption.get("loss", 0),
+        absorption.get("tie", 0),
+    )
     result.never_ends = solution.never_ends
     result.strategy_states = solution.states
     fixed_draw = _fixed_draw_text(result.model)
@@ -402,13 +460,26 @@ def _return_fixed_preferences(result: BoundedOdds, solution) -> None:
     result.strategy.update(solution.strategy)  # the narrator's best reply (optimal narrator)
 
 
-def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
-                 narrator: NarratorPolicy | None = None, *, precision: float = 1e-3,
-                 max_seconds: float | None = None, max_states: int = 3_000_000, seed: int = 0,
-                 progress=None, certify: bool = True, certify_states: int = DEFAULT_CERTIFY_STATES,
-                 fixed_start: bool = True, fixed_states: int | None = None,
-                 certify_seconds: float | None = None, fixed_seconds: float | None = None,
-                 workers: int | None = None, phase=None) -> BoundedOdds:
+def bounded_odds(
+    setup: ContestSetup,
+    ruleset: Rules | None = None,
+    player: PlayerPolicy | None = None,
+    narrator: NarratorPolicy | None = None,
+    *,
+    precision: float = 1e-3,
+    max_seconds: float | None = None,
+    max_states: int = 3_000_000,
+    seed: int = 0,
+    progress=None,
+    certify: bool = True,
+    certify_states: int = DEFAULT_CERTIFY_STATES,
+    fixed_start: bool = True,
+    fixed_states: int | None = None,
+    certify_seconds: float | None = None,
+    fixed_seconds: float | None = None,
+    workers: int | None = None,
+    phase=None,
+) -> BoundedOdds:
     """Certified bounds on the contest's value with gap <= ``precision`` (or what
     ``max_seconds`` / ``max_states`` / Ctrl-C allow; ``stopped`` says which).
 
@@ -441,22 +512,30 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
         # the compiled search is seeded at its root only (a per-state look-up from compiled
         # code would cost more than the search gains); the fixed preferences stay the
         # fallback strategy when they guarantee more than the one it returns
-        fixed_solution, from_fixed = _fixed_play_solution(setup, ruleset, narrator,
-                                                          max_states=fixed_states or max_states,
-                                                          max_seconds=fixed_seconds,
-                                                          per_state=compiled is None)
+        fixed_solution, from_fixed = _fixed_play_solution(
+            setup,
+            ruleset,
+            narrator,
+            max_states=fixed_states or max_states,
+            max_seconds=fixed_seconds,
+            per_state=compiled is None,
+        )
         fixed_value = None if fixed_solution is None else fixed_solution.value
     budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
     parts = None if compiled is not None else _draw_parts(model, workers)
     phase("searching for bounds")
     if compiled is not None:
         solver = compiled
-        found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress,
-                           root_lower=None if fixed_value is None else float_below(fixed_value))
+        found = solver.run(
+            precision,
+            max_seconds=budget,
+            max_states=max_states,
+            progress=progress,
+            root_lower=None if fixed_value is None else float_below(fixed_value),
+        )
     elif parts is None:
         initial = from_fixed and _with_root_bound(model, fixed_value, from_fixed)
-        solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial,
-                               seed=seed)
+        solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
         found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
     else:
         fixed_draw = _fixed_draw_text(model)
@@ -465,24 +544,42 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
             initial = from_fixed
             if from_fixed is not None and fixed_draw in part.draws_by_text:
                 initial = _with_root_bound(part, fixed_value, from_fixed)
-            return BoundedSolver(part, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial,
-                                 seed=seed)
+            return BoundedSolver(part, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
 
         models = [model.with_draws(texts) for texts in parts]
-        found, best = split_bounded_run(models, make_solver, precision, max_seconds=budget,
-                                        max_states=max_states, progress=progress, root=("draw",))
+        found, best = split_bounded_run(
+            models, make_solver, precision, max_seconds=budget, max_states=max_states, progress=progress, root=("draw",)
+        )
         found.strategy.setdefault(("draw",), parts[best][0])  # a part of one draw starts past it
         solver = found.solver
     bounded_done = time.perf_counter()
     result = BoundedOdds(
-        lower=found.lower, upper=found.upper, precision=precision, lower_method="float, outward rounding",
-        upper_method=("bounded value iteration (KKW end components), " +
-                      ("compiled, rounded outward" if compiled is not None else "floats widened outward")),
-        iteration_lower=found.lower, explored=found.expanded, touched=found.touched,
-        trajectories=found.trajectories, end_components=found.end_components, seconds=0.0,
-        bounded_seconds=found.seconds, certify_seconds=0.0, stopped=found.stopped, fixed_value=fixed_value,
-        strategy=found.strategy, history=found.history, model=model, ruleset=ruleset,
-        player_policy=player, narrator_policy=narrator, solver=solver)
+        lower=found.lower,
+        upper=found.upper,
+        precision=precision,
+        lower_method="float, outward rounding",
+        upper_method=(
+            "bounded value iteration (KKW end components), "
+            + ("compiled, rounded outward" if compiled is not None else "floats widened outward")
+        ),
+        iteration_lower=found.lower,
+        explored=found.expanded,
+        touched=found.touched,
+        trajectories=found.trajectories,
+        end_components=found.end_components,
+        seconds=0.0,
+        bounded_seconds=found.seconds,
+        certify_seconds=0.0,
+        stopped=found.stopped,
+        fixed_value=fixed_value,
+        strategy=found.strategy,
+        history=found.history,
+        model=model,
+        ruleset=ruleset,
+        player_policy=player,
+        narrator_policy=narrator,
+        solver=solver,
+    )
     if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
         result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model.draws_by_text}
     if certify:
@@ -490,8 +587,9 @@ def bounded_odds(setup: ContestSetup, ruleset: Rules | None = None, player: Play
         if certify_seconds is None:
             certify_seconds = DEFAULT_CERTIFY_SECONDS if max_seconds is None else max_seconds / 2
         _certify(result, found.strategy, (payoff, endless), certify_states, certify_seconds)
-    if fixed_solution is not None and (fixed_value > result.lower or
-                                       (fixed_value == result.lower and result.lower_kind != "exact")):
+    if fixed_solution is not None and (
+        fixed_value > result.lower or (fixed_value == result.lower and result.lower_kind != "exact")
+    ):
         _return_fixed_preferences(result, fixed_solution)
     result.sides = {situation: model.who_decides(situation) for situation in result.strategy}
     result.certify_seconds = time.perf_counter() - bounded_done
@@ -508,17 +606,19 @@ def _first_round_position(result: BoundedOdds):
     if state == ("draw",):
         state = ("ndraw", strategy.get(state) or max(result.draw_bounds, key=lambda t: result.draw_bounds[t][0]))
         left, certified = result.best_draws()
-        lines.append(f"Draw: the strategy takes {state[1]}; bounds on the value of each draw: "
-                     + ", ".join(f"{text} {interval_text(low, high)}" for text, (low, high) in
-                                 sorted(result.draw_bounds.items(), key=lambda item: -item[1][0]))
-                     + (f". Certified best: {left[0]}." if certified else
-                        f". Still in contention: {', '.join(left)}."))
+        lines.append(
+            f"Draw: the strategy takes {state[1]}; bounds on the value of each draw: "
+            + ", ".join(
+                f"{text} {interval_text(low, high)}"
+                for text, (low, high) in sorted(result.draw_bounds.items(), key=lambda item: -item[1][0])
+            )
+            + (f". Certified best: {left[0]}." if certified else f". Still in contention: {', '.join(left)}.")
+        )
     if type(state) is tuple and state[0] == "ndraw":
         reply = solver.decision_bounds(state)
         if reply is None:  # one narrator draw (a chance step), or the search never got here
             expanded = model.expand(state)
-            state = (expanded.branches[0][1] if isinstance(expanded, Chance)
-                     else expanded.actions[0][1])
+            state = expanded.branches[0][1] if isinstance(expanded, Chance) else expanded.actions[0][1]
         else:
             name = strategy.get(state) or min(reply[1], key=lambda action: action[1])[0]
             state = next(target for text, target, _ in model.expand(state).actions if text == name)
@@ -527,14 +627,19 @@ def _first_round_position(result: BoundedOdds):
 
 def _roll_words(sizes, position, entry) -> str:
     _, winner, gain_p, gain_n, player_hand, _ = entry
-    who = {"p": f"the player wins the roll with {counted(gain_p, 'hit')}",
-           "n": f"the narrator wins the roll with {counted(gain_n, 'hit')}",
-           "t": f"a tie, {counted(gain_p, 'hit')} each"}[winner]
+    who = {
+        "p": f"the player wins the roll with {counted(gain_p, 'hit')}",
+        "n": f"the narrator wins the roll with {counted(gain_n, 'hit')}",
+        "t": f"a tie, {counted(gain_p, 'hit')} each",
+    }[winner]
     if player_hand == position.player_hand:
         return who + ", no Opening"
     moved = [after - before for after, before in zip(player_hand, position.player_hand)]
-    return (who + f", an Opening gives {sizes.text(tuple(abs(m) for m in moved))} to the "
-            + ("player" if sum(moved) > 0 else "narrator"))
+    return (
+        who
+        + f", an Opening gives {sizes.text(tuple(abs(m) for m in moved))} to the "
+        + ("player" if sum(moved) > 0 else "narrator")
+    )
 
 
 def explain_bounded_first_round(result: BoundedOdds, digits: int = 3) -> list[str]:
@@ -555,12 +660,13 @@ def explain_bounded_first_round(result: BoundedOdds, digits: int = 3) -> list[st
         return lines + ["(Fallout Glitches come before the first round; the explanation starts after them.)"]
     position = inner.round_start(position)
     table, roll_den = inner._roll_table(position.player_hand, position.narrator_hand)
-    lines.append("First round: the player's risk choice after each roll, with bounds on the value "
-                 "(what optimal play maximises) of risking and of not risking.")
+    lines.append(
+        "First round: the player's risk choice after each roll, with bounds on the value "
+        "(what optimal play maximises) of risking and of not risking."
+    )
     for entry in sorted(table, key=lambda entry: -entry[0]):
         weight, winner, gain_p, gain_n, player_hand, narrator_hand = entry
-        situation = ("risk", inner.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand),
-                     winner)
+        situation = ("risk", inner.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
         share = f"{percent_text(Fraction(weight, roll_den), digits)} of first rolls: {_roll_words(inner.sizes, position, entry)}."
         lines.append(share + " " + _risk_words(result, situation))
     return lines
@@ -571,8 +677,7 @@ def _risk_words(result: BoundedOdds, situation) -> str:
     if decision is None:
         if situation in result.solver.index:
             return "No risk choice here."
-        return ("The search did not reach this roll; the strategy plays the fixed preferences there "
-                "(no risk).")
+        return "The search did not reach this roll; the strategy plays the fixed preferences there (no risk)."
     bounds = {name: (low, high) for name, low, high in decision[1]}
     if set(bounds) != {"yes", "no"}:
         return "No risk choice here."
@@ -580,6 +685,8 @@ def _risk_words(result: BoundedOdds, situation) -> str:
     other = "no" if chosen == "yes" else "yes"
     certified = bounds[chosen][0] >= bounds[other][1]
     words = {"yes": "risking", "no": "not risking"}
-    return (f"Risk: {chosen} ({'certified best' if certified else 'not certified: the other choice may still be as good'}). "
-            f"{words[chosen].capitalize()}: {interval_text(*bounds[chosen])}; "
-            f"{words[other]}: {interval_text(*bounds[other])}.")
+    return (
+        f"Risk: {chosen} ({'certified best' if certified else 'not certified: the other choice may still be as good'}). "
+        f"{words[chosen].capitalize()}: {interval_text(*bounds[chosen])}; "
+        f"{words[other]}: {interval_text(*bounds[other])}."
+    )

@@ -19,8 +19,14 @@ from exactdice.tables.charts import Chart, Curve, draw_chart
 __all__ = ["what_if_charts", "sensitivity_png", "length_chart", "STEPPED_LABELS"]
 
 #: setup parameter -> its name on a chart, in the order the charts are drawn
-STEPPED_LABELS = {"ability": "Ability", "challenge": "Challenge", "consequence": "Consequence W",
-                  "peril": "Peril P", "fortune": "Fortune F", "fallout": "Fallout K"}
+STEPPED_LABELS = {
+    "ability": "Ability",
+    "challenge": "Challenge",
+    "consequence": "Consequence W",
+    "peril": "Peril P",
+    "fortune": "Fortune F",
+    "fallout": "Fallout K",
+}
 _GROUP_COLOURS = {"setup": "#1f77b4", "rule": "#d62728", "player": "#2ca02c", "narrator": "#9467bd"}
 
 
@@ -42,18 +48,34 @@ def what_if_charts(report, metric: str = "P(win)") -> list[Chart]:
         if len(points) < 2:
             continue
         xs = tuple(sorted(points))
-        missing = [str(base_value + step) for step in (-1, 1)
-                   if base_value + step not in points and base_value + step >= STEPPED_LEAST[parameter]]
-        charts.append(Chart(label, "", metric, (Curve(metric, xs, tuple(points[x] for x in xs)),),
-                            marked_x=base_value, marked_label="base", probability=probability, full_scale=False, label_points=True,
-                            note=f"{', '.join(missing)}: not solved" if missing else ""))
+        missing = [
+            str(base_value + step)
+            for step in (-1, 1)
+            if base_value + step not in points and base_value + step >= STEPPED_LEAST[parameter]
+        ]
+        charts.append(
+            Chart(
+                label,
+                "",
+                metric,
+                (Curve(metric, xs, tuple(points[x] for x in xs)),),
+                marked_x=base_value,
+                marked_label="base",
+                probability=probability,
+                full_scale=False,
+                label_points=True,
+                note=f"{', '.join(missing)}: not solved" if missing else "",
+            )
+        )
     return charts
 
 
 def _base_text(report) -> str:
     base = report.base
-    return (f"A{base['ability']} C{base['challenge']} W{base['consequence']} P{base['peril']} "
-            f"F{base['fortune']} K{base['fallout']}{' Training' if base['training'] else ''}")
+    return (
+        f"A{base['ability']} C{base['challenge']} W{base['consequence']} P{base['peril']} "
+        f"F{base['fortune']} K{base['fallout']}{' Training' if base['training'] else ''}"
+    )
 
 
 def sensitivity_png(report, *, metric: str = "P(win)", top: int = 25) -> bytes:
@@ -69,8 +91,12 @@ def sensitivity_png(report, *, metric: str = "P(win)", top: int = 25) -> bytes:
     rows = sorted(moving, key=lambda row: (-abs(row.deltas[metric]), row.name))[:top]
     strip_height, tornado_height = (2.6 if strip else 0.0), 1.4 + 0.3 * max(1, len(rows))
     figure = _figure(11, strip_height + tornado_height)
-    grid = GridSpec(2 if strip else 1, max(len(strip), 1), figure=figure,
-                    height_ratios=[strip_height, tornado_height] if strip else [1])
+    grid = GridSpec(
+        2 if strip else 1,
+        max(len(strip), 1),
+        figure=figure,
+        height_ratios=[strip_height, tornado_height] if strip else [1],
+    )
     first = None
     for index, chart in enumerate(strip):
         axes = figure.add_subplot(grid[0, index], sharey=first)
@@ -88,15 +114,19 @@ def _tornado(axes, report, metric: str, rows) -> None:
 
     unchanged = sum(1 for row in report.rows if row.deltas[metric] == 0)
     scale = 1 if metric == "expected rounds" else 100
-    axes.barh(range(len(rows)), [scale * float(row.deltas[metric]) for row in rows][::-1],
-              color=[_GROUP_COLOURS[row.group] for row in rows][::-1])
+    axes.barh(
+        range(len(rows)),
+        [scale * float(row.deltas[metric]) for row in rows][::-1],
+        color=[_GROUP_COLOURS[row.group] for row in rows][::-1],
+    )
     axes.set_yticks(range(len(rows)), [row.name for row in rows][::-1], fontsize=8)
     axes.axvline(0, color="black", linewidth=0.8)
     base_value = report.base_values[metric]
     unit = "" if metric == "expected rounds" else " percentage points"
     shown = f"{float(base_value):.3f}" if metric == "expected rounds" else f"{100 * float(base_value):.2f} %"
-    axes.set_xlabel(f"change of {metric},{unit} (base: {shown}); {unchanged} change(s) move it by exactly 0",
-                    fontsize=9)
+    axes.set_xlabel(
+        f"change of {metric},{unit} (base: {shown}); {unchanged} change(s) move it by exactly 0", fontsize=9
+    )
     axes.set_title("every change, largest effect first", fontsize=9)
     handles = [Rectangle((0, 0), 1, 1, color=colour) for colour in _GROUP_COLOURS.values()]
     axes.legend(handles, list(_GROUP_COLOURS), fontsize=8, loc="lower right")
@@ -106,11 +136,14 @@ def length_chart(length) -> Chart:
     """The chart of a `exactdice.karbon.length.ContestLength`: P(ended by round n) and how
     it ended, with the tail stated."""
     curves = [Curve("ended (any outcome)", length.rounds, length.ended_by)]
-    curves += [Curve(f"ended in a {outcome}", length.rounds, values)
-               for outcome, values in length.ended_in.items() if any(values)]
-    expected = ("" if length.expected_rounds is None
-                else f"; expected rounds {float(length.expected_rounds):.2f}")
-    note = (f"Exact values. Not ended by round {length.rounds[-1]}: {percent_text(length.tail)} "
-            f"(a longer contest, or one that never ends){expected}.")
-    return Chart(f"How long it lasts: {length.description}", "round n", "P(ended by round n)", tuple(curves),
-                 note=note)
+    curves += [
+        Curve(f"ended in a {outcome}", length.rounds, values)
+        for outcome, values in length.ended_in.items()
+        if any(values)
+    ]
+    expected = "" if length.expected_rounds is None else f"; expected rounds {float(length.expected_rounds):.2f}"
+    note = (
+        f"Exact values. Not ended by round {length.rounds[-1]}: {percent_text(length.tail)} "
+        f"(a longer contest, or one that never ends){expected}."
+    )
+    return Chart(f"How long it lasts: {length.description}", "round n", "P(ended by round n)", tuple(curves), note=note)

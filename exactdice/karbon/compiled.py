@@ -29,8 +29,14 @@ from exactdice.markov.arrays import ArrayGraph
 from exactdice.markov.graph import _progress_bar
 from exactdice.karbon.position import Position
 
-__all__ = ["compiled_available", "walk_choice", "explore_compiled", "WALK_VARIABLE", "CompiledBoundedSolver",
-           "compiled_bounded_solver"]
+__all__ = [
+    "compiled_available",
+    "walk_choice",
+    "explore_compiled",
+    "WALK_VARIABLE",
+    "CompiledBoundedSolver",
+    "compiled_bounded_solver",
+]
 
 #: the environment variable that picks the walk: python | compiled (unset: compiled where it can)
 WALK_VARIABLE = "EXACTDICE_WALK"
@@ -79,8 +85,7 @@ def _notice_once(reason: str) -> None:
     global _notice_given
     if not _notice_given:
         _notice_given = True
-        print(f"exactdice: {reason}; the Python walk explores instead (slower, the same answers)",
-              file=sys.stderr)
+        print(f"exactdice: {reason}; the Python walk explores instead (slower, the same answers)", file=sys.stderr)
 
 
 def explore_compiled(model, *, max_states: int, progress=None):
@@ -133,21 +138,35 @@ def _config(model, inner) -> dict:
     most_chips = max(max(start.player_chips, start.narrator_chips) for start in starts)
     most_chips = max(most_chips, 2 * (7 * (track + 2) + dice + 3 + most_peril + 10))
     return {
-        "sizes": sizes.sizes, "totals": totals,
-        "best_first": inner.best_first, "risk_take_order": inner.risk_take_order,
-        "plans_take_order": inner.plans_take_order, "give_order": inner.give_order,
-        "peril_to_stack": ruleset.peril_chips == "stack", "one_reward": ruleset.rewards_per_test == "1",
-        "player_first": ruleset.tie_order == "player_first", "sudden_death": ruleset.sudden_death == "on",
-        "injury_peril": ruleset.injury_peril == "on", "picker_player": ruleset.sideswipe_picker == "player",
-        "player_decides": inner.player_decides, "narrator_decides": inner.narrator_decides,
-        "narrator_kind": narrator.kind == "kind", "narrator_random": narrator.kind == "random",
-        "risk_always": player.risk == "always", "break_order": player.break_order,
-        "glitch_order": player.glitch_order, "sideswipe_take": player.sideswipe_take,
-        "hurt": narrator.hurt, "plans": narrator.plans,
-        "cap_chips": inner.cap_chips, "fold_chips": inner.fold_chips, "split_rolls": inner.split_rolls,
+        "sizes": sizes.sizes,
+        "totals": totals,
+        "best_first": inner.best_first,
+        "risk_take_order": inner.risk_take_order,
+        "plans_take_order": inner.plans_take_order,
+        "give_order": inner.give_order,
+        "peril_to_stack": ruleset.peril_chips == "stack",
+        "one_reward": ruleset.rewards_per_test == "1",
+        "player_first": ruleset.tie_order == "player_first",
+        "sudden_death": ruleset.sudden_death == "on",
+        "injury_peril": ruleset.injury_peril == "on",
+        "picker_player": ruleset.sideswipe_picker == "player",
+        "player_decides": inner.player_decides,
+        "narrator_decides": inner.narrator_decides,
+        "narrator_kind": narrator.kind == "kind",
+        "narrator_random": narrator.kind == "random",
+        "risk_always": player.risk == "always",
+        "break_order": player.break_order,
+        "glitch_order": player.glitch_order,
+        "sideswipe_take": player.sideswipe_take,
+        "hurt": narrator.hurt,
+        "plans": narrator.plans,
+        "cap_chips": inner.cap_chips,
+        "fold_chips": inner.fold_chips,
+        "split_rolls": inner.split_rolls,
         "peril_recurs": inner.peril_recurs,
-        "max_chips": most_chips, "max_marks": track + 1, "max_peril": min(most_peril, _COMPILED_MOST_PERIL)
-        if most_peril > _COMPILED_MOST_PERIL else most_peril,
+        "max_chips": most_chips,
+        "max_marks": track + 1,
+        "max_peril": min(most_peril, _COMPILED_MOST_PERIL) if most_peril > _COMPILED_MOST_PERIL else most_peril,
         "base_track": track,
     }
 
@@ -177,8 +196,10 @@ def _explored(model, inner, walk, max_states, progress) -> ArrayGraph:
     try:  # (node ids are 32-bit: a limit past 2**31 - 1 states is that limit)
         walk.explore(model.initial_state(), min(max_states, 2**31 - 1), check)
     except _walk.StateLimit:
-        raise TooLargeError("max_states", f"reached {max_states:,} states (limit {max_states:,}) while exploring; "
-                                          f"raise the limit with `max_states`") from None
+        raise TooLargeError(
+            "max_states",
+            f"reached {max_states:,} states (limit {max_states:,}) while exploring; raise the limit with `max_states`",
+        ) from None
     finally:
         if bar is not None:
             bar.close()
@@ -209,13 +230,27 @@ def _graph(model, inner, walk) -> ArrayGraph:
         return None if node < 0 else node
 
     terminals = int((parts["kind"] == 0).sum())
-    return ArrayGraph(inner.outcomes, inner.reward_names, kind=parts["kind"], data=data, offsets=offsets,
-                      targets=parts["targets"], weights=weights, state_of=walk.state, node_of=node_of,
-                      mass=parts["mass"], has_mass=parts["has_mass"], big=dict(parts["big"]),
-                      big_mass=parts["big_mass"],
-                      decision_edges=parts["label_edges"], action_name=action_name,
-                      action_rewards=action_rewards, bookkeeping=terminals + walk.external_count, owner=walk,
-                      provenance="compiled walk")
+    return ArrayGraph(
+        inner.outcomes,
+        inner.reward_names,
+        kind=parts["kind"],
+        data=data,
+        offsets=offsets,
+        targets=parts["targets"],
+        weights=weights,
+        state_of=walk.state,
+        node_of=node_of,
+        mass=parts["mass"],
+        has_mass=parts["has_mass"],
+        big=dict(parts["big"]),
+        big_mass=parts["big_mass"],
+        decision_edges=parts["label_edges"],
+        action_name=action_name,
+        action_rewards=action_rewards,
+        bookkeeping=terminals + walk.external_count,
+        owner=walk,
+        provenance="compiled walk",
+    )
 
 
 def _unpacked(packed: int) -> tuple:
@@ -258,8 +293,17 @@ class CompiledBoundedSolver:
         """The bytes the graph, its caches and the bounds hold."""
         return self._walk.memory_bytes() + self._search.memory_bytes()
 
-    def run(self, precision: float, *, max_seconds=None, max_states=None, progress=None,
-            progress_every: float = 0.5, stop_check=None, root_lower: float | None = None):
+    def run(
+        self,
+        precision: float,
+        *,
+        max_seconds=None,
+        max_states=None,
+        progress=None,
+        progress_every: float = 0.5,
+        stop_check=None,
+        root_lower: float | None = None,
+    ):
         """Search until the gap at the initial state is <= ``precision`` (or a limit):
         a `exactdice.markov.bounded.BoundedResult`. ``root_lower``: a sound lower bound
         known for the initial state (the fixed preferences' value, say)."""
@@ -280,26 +324,43 @@ class CompiledBoundedSolver:
                 raise _MemoryPassed() from None
 
         try:
-            stopped, history = self._search.run(precision, max_seconds=max_seconds, max_nodes=max_states,
-                                                progress=progress, progress_every=progress_every,
-                                                stop_check=stop_check, check=check)
+            stopped, history = self._search.run(
+                precision,
+                max_seconds=max_seconds,
+                max_nodes=max_states,
+                progress=progress,
+                progress_every=progress_every,
+                stop_check=stop_check,
+                check=check,
+            )
         except _MemoryPassed:
             stopped, history = "memory", []
             self._search.sweep()
         search = self._search
-        return BoundedResult(lower=search.lower, upper=search.upper, expanded=self._walk.expanded,
-                             touched=self._walk.nodes, trajectories=search.trajectories,
-                             end_component_passes=search.end_component_passes,
-                             end_components=search.end_components, seconds=time.perf_counter() - started,
-                             stopped=stopped, sweeps=search.sweeps, strategy=self.strategy(), history=history,
-                             solver=self)
+        return BoundedResult(
+            lower=search.lower,
+            upper=search.upper,
+            expanded=self._walk.expanded,
+            touched=self._walk.nodes,
+            trajectories=search.trajectories,
+            end_component_passes=search.end_component_passes,
+            end_components=search.end_components,
+            seconds=time.perf_counter() - started,
+            stopped=stopped,
+            sweeps=search.sweeps,
+            strategy=self.strategy(),
+            history=history,
+            solver=self,
+        )
 
     def strategy(self) -> dict:
         """Each "max" state play reaches through the actions best for the lower bounds ->
         the action it takes (`GameSearch.best_actions`)."""
         walk, sizes = self._walk, self._inner.sizes
-        return {walk.state(node): _label_text(walk.action_label(edge), sizes)
-                for node, edge in self._search.best_actions().items()}
+        return {
+            walk.state(node): _label_text(walk.action_label(edge), sizes)
+            for node, edge in self._search.best_actions().items()
+        }
 
     def bounds_of(self, state):
         """(lower, upper) of a state (the least and greatest payoff if never met)."""
@@ -315,8 +376,10 @@ class CompiledBoundedSolver:
         if kind != 2:
             return None
         start = self._walk.first_edge_of(node)
-        names = [(_label_text(self._walk.action_label(start + place), self._inner.sizes),
-                  *self._search.bounds(target)) for place, (target, _) in enumerate(edges)]
+        names = [
+            (_label_text(self._walk.action_label(start + place), self._inner.sizes), *self._search.bounds(target))
+            for place, (target, _) in enumerate(edges)
+        ]
         return ("max" if side > 0 else "min"), names
 
 

@@ -13,12 +13,18 @@ from exactdice.karbon.ruleset import Rules
 __all__ = ["COUNT_COLUMNS", "column_distributions"]
 
 #: the simulator's count columns and the model's reward each one totals
-COUNT_COLUMNS = {"rounds": "rounds", "breaks": "breaks", "glitches": "glitches",
-                 "injuries": "injuries", "conditions": "conditions"}
+COUNT_COLUMNS = {
+    "rounds": "rounds",
+    "breaks": "breaks",
+    "glitches": "glitches",
+    "injuries": "injuries",
+    "conditions": "conditions",
+}
 
 
-def column_distributions(setup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
-                         narrator: NarratorPolicy | None = None) -> dict:
+def column_distributions(
+    setup, ruleset: Rules | None = None, player: PlayerPolicy | None = None, narrator: NarratorPolicy | None = None
+) -> dict:
     """The exact law of the count columns (rounds, breaks, glitches, injuries, conditions),
     column -> `exactdice.validation.ColumnDistribution`, each listed up to a few times its
     mean with the rest exactly in one tail category (`exactdice.markov.reward_counts`).
@@ -47,9 +53,13 @@ def column_distributions(setup, ruleset: Rules | None = None, player: PlayerPoli
     odds = contest_odds(setup, ruleset, player, narrator)
     start = setup.start(player, narrator)
     model = KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
-    means = {"rounds": odds.expected_rounds, "breaks": odds.expected_breaks,
-             "glitches": odds.expected_glitches, "injuries": odds.expected_injuries,
-             "conditions": odds.expected_conditions}
+    means = {
+        "rounds": odds.expected_rounds,
+        "breaks": odds.expected_breaks,
+        "glitches": odds.expected_glitches,
+        "injuries": odds.expected_injuries,
+        "conditions": odds.expected_conditions,
+    }
     columns = {}
     for column, reward in COUNT_COLUMNS.items():
         mean = means[reward]

@@ -32,12 +32,23 @@ from exactdice.tables.jobs import ruleset_data
 from exactdice.tables.store import ResultKey, canonical_json
 from exactdice.tables.sweep import SweepCell
 
-__all__ = ["METRICS", "VARIABLE_PARAMETERS", "karbon_design_problem", "solve_design_task",
-           "design_search", "DEFAULT_SAMPLES"]
+__all__ = [
+    "METRICS",
+    "VARIABLE_PARAMETERS",
+    "karbon_design_problem",
+    "solve_design_task",
+    "design_search",
+    "DEFAULT_SAMPLES",
+]
 
 #: target name -> (what it is, the contest_cell metric(s) it comes from)
-METRICS = {"win": "P(win)", "loss": "P(loss)", "tie": "P(tie)",
-           "score": "P(win) + P(tie)/2", "rounds": "expected rounds"}
+METRICS = {
+    "win": "P(win)",
+    "loss": "P(loss)",
+    "tie": "P(tie)",
+    "score": "P(win) + P(tie)/2",
+    "rounds": "expected rounds",
+}
 #: setup parameters a design may vary
 VARIABLE_PARAMETERS = ("ability", "challenge", "consequence", "peril", "fortune", "fallout")
 #: contests simulated to screen one point
@@ -57,9 +68,16 @@ def metric_value(cell: dict, metric: str) -> Fraction:
     return cell[f"P({metric})"]
 
 
-def karbon_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "win",
-                          player: str = "fixed", narrator: str = "fixed", rules: tuple = (),
-                          samples: int = DEFAULT_SAMPLES) -> DesignProblem:
+def karbon_design_problem(
+    axes: dict[str, list],
+    fixed: dict,
+    *,
+    metric: str = "win",
+    player: str = "fixed",
+    narrator: str = "fixed",
+    rules: tuple = (),
+    samples: int = DEFAULT_SAMPLES,
+) -> DesignProblem:
     """The design grid over *axes* (parameter -> values), the rest of the setup from *fixed*.
 
     *fixed* holds the other `contest_cell` arguments (ability, consequence, pool, ...);
@@ -72,8 +90,16 @@ def karbon_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "
         raise InputError("samples", f"must be >= 100, got {samples}")
     ruleset = Rules().with_rules(rules)
     player_policy, narrator_policy = parse_player_policy(player), parse_narrator_policy(narrator)
-    base = {"consequence": 2, "peril": 0, "fortune": 0, "fallout": 0, "training": False,
-            "pool": dice_text(DEFAULT_POOL), "reserve": dice_text(DEFAULT_RESERVE), **fixed}
+    base = {
+        "consequence": 2,
+        "peril": 0,
+        "fortune": 0,
+        "fallout": 0,
+        "training": False,
+        "pool": dice_text(DEFAULT_POOL),
+        "reserve": dice_text(DEFAULT_RESERVE),
+        **fixed,
+    }
     policies = {"player": player_policy.text(), "narrator": narrator_policy.text()}
 
     def arguments(point: dict) -> dict:
@@ -92,20 +118,35 @@ def karbon_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "
     simulable = player_policy.kind not in ("optimal", "kind") and narrator_policy.kind not in ("optimal", "kind")
     screen = interval = None
     if metric != "rounds" and simulable:
+
         def screen(point: dict) -> SweepCell:
             kwargs = arguments(point)
             seed = int.from_bytes(hashlib.sha256(canonical_json(kwargs).encode()).digest()[:4], "big")
-            key = ResultKey("karbon", ruleset_data(ruleset),
-                            {"design": "simulation-screen", "setup": kwargs, "samples": samples,
-                             "seed": seed}, policies)
-            return SweepCell(key, ("screen", dict(kwargs, player=player, narrator=narrator,
-                                                  rules=tuple(rules), samples=samples, seed=seed)))
+            key = ResultKey(
+                "karbon",
+                ruleset_data(ruleset),
+                {"design": "simulation-screen", "setup": kwargs, "samples": samples, "seed": seed},
+                policies,
+            )
+            return SweepCell(
+                key,
+                (
+                    "screen",
+                    dict(kwargs, player=player, narrator=narrator, rules=tuple(rules), samples=samples, seed=seed),
+                ),
+            )
 
         def interval(counts: dict, risk: Fraction) -> dict:
             return screen_interval(counts, metric, risk)
 
-    return DesignProblem(axes=problem_axes, cell=cell, metric=lambda result: metric_value(result, metric),
-                         solve_fn=solve_design_task, screen=screen, interval=interval)
+    return DesignProblem(
+        axes=problem_axes,
+        cell=cell,
+        metric=lambda result: metric_value(result, metric),
+        solve_fn=solve_design_task,
+        screen=screen,
+        interval=interval,
+    )
 
 
 def screen_interval(counts: dict, metric: str, risk: Fraction) -> dict:
@@ -151,10 +192,19 @@ def solve_design_task(task) -> dict:
     samples, seed = kwargs.pop("samples"), kwargs.pop("seed")
     player, narrator = kwargs.pop("player", "fixed"), kwargs.pop("narrator", "fixed")
     rules = kwargs.pop("rules", ())
-    rows = simulate(setup_from_cell(kwargs), Rules().with_rules(rules),
-                             parse_player_policy(player), parse_narrator_policy(narrator),
-                             n=samples, seed=seed)
+    rows = simulate(
+        setup_from_cell(kwargs),
+        Rules().with_rules(rules),
+        parse_player_policy(player),
+        parse_narrator_policy(narrator),
+        n=samples,
+        seed=seed,
+    )
     outcomes = rows["outcome"]
-    return {"samples": samples, "win": int((outcomes == "win").sum()),
-            "loss": int((outcomes == "loss").sum()), "tie": int((outcomes == "tie").sum()),
-            "unfinished": int((outcomes == "unfinished").sum())}
+    return {
+        "samples": samples,
+        "win": int((outcomes == "win").sum()),
+        "loss": int((outcomes == "loss").sum()),
+        "tie": int((outcomes == "tie").sum()),
+        "unfinished": int((outcomes == "unfinished").sum()),
+    }

@@ -22,8 +22,18 @@ from exactdice.core.dice_list import parse_dice_list as core_dice_list
 from exactdice.core.distribution import MAX_FACES, Distribution
 from exactdice.errors import InputError
 
-__all__ = ["die_classes", "compositions", "DiceCounts", "parse_dice_list", "dice_counts", "dice_text",
-           "hit_rank_key", "DiceSizes", "hand_roll"]
+__all__ = [
+    "die_classes",
+    "compositions",
+    "DiceCounts",
+    "parse_dice_list",
+    "dice_counts",
+    "dice_text",
+    "hit_rank_key",
+    "DiceSizes",
+    "hand_roll",
+]
+
 
 def die_classes(sides: int) -> tuple[int, int, int]:
     """Faces of a dN that are (hits, misses, turncoats): 1-3 hit, 4-5 miss, 6+ turncoat.

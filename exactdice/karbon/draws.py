@@ -72,8 +72,7 @@ class DrawSearchModel:
             if self.narrator.kind in ("optimal", "kind"):
                 answers = self.setup.narrator_draws(player_draw)
                 side = "max" if self.narrator.kind == "kind" else "min"
-                actions = tuple((dice_text(answer), self._start(player_draw, answer), None)
-                                for answer in answers)
+                actions = tuple((dice_text(answer), self._start(player_draw, answer), None) for answer in answers)
                 if len(actions) > 1:
                     return Decision(side, actions)
                 return Chance(((1, actions[0][1], None),))
@@ -100,10 +99,11 @@ class DrawSearchModel:
 
     def _start(self, player_draw, narrator_draw):
         return self.inner.round_start(
-            self.setup.start(self.player, self.narrator, player_draw, narrator_draw).situation())
+            self.setup.start(self.player, self.narrator, player_draw, narrator_draw).situation()
+        )
 
     def who_decides(self, situation) -> str:
-        """"player" or "narrator": who chooses at a decision situation."""
+        """ "player" or "narrator": who chooses at a decision situation."""
         if situation == ("draw",):
             return "player"
         if situation[0] == "ndraw":

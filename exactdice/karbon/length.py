@@ -49,12 +49,14 @@ class ContestLength:
         """The exact values as ``"p/q"`` strings (and decimals), round by round."""
         from exactdice.core.exact import decimal_text, fraction_text
 
-        return {"rounds": list(self.rounds),
-                "ended_by": [fraction_text(p) for p in self.ended_by],
-                "ended_by_decimal": [decimal_text(p, 10) for p in self.ended_by],
-                "ended_in": {outcome: [fraction_text(p) for p in values] for outcome, values in self.ended_in.items()},
-                "tail": fraction_text(self.tail),
-                "expected_rounds": None if self.expected_rounds is None else fraction_text(self.expected_rounds)}
+        return {
+            "rounds": list(self.rounds),
+            "ended_by": [fraction_text(p) for p in self.ended_by],
+            "ended_by_decimal": [decimal_text(p, 10) for p in self.ended_by],
+            "ended_in": {outcome: [fraction_text(p) for p in values] for outcome, values in self.ended_in.items()},
+            "tail": fraction_text(self.tail),
+            "expected_rounds": None if self.expected_rounds is None else fraction_text(self.expected_rounds),
+        }
 
 
 def contest_length(odds, *, rounds: int | None = None, max_states: int | None = None) -> ContestLength:
@@ -63,8 +65,9 @@ def contest_length(odds, *, rounds: int | None = None, max_states: int | None = 
     graph explored again with the rounds marked (None: room for the solved graph)."""
     if odds.model is None or not odds.exact:
         raise InputError("odds", "the contest's length needs an exact solve (not a float preview or bounds)")
-    if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int)
-                               or not 1 <= rounds <= MAX_ROUNDS):
+    if rounds is not None and (
+        isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS
+    ):
         raise InputError("rounds", f"must be a whole number from 1 to {MAX_ROUNDS}, got {rounds!r}")
     if max_states is None:  # the solved graph, and at most one marker state per transition
         max_states = max(10_000, 2 * odds.transitions)
@@ -80,9 +83,14 @@ def contest_length(odds, *, rounds: int | None = None, max_states: int | None = 
         ended_by.append(sum(so_far.values(), Fraction(0)))
         if rounds is None and 1 - ended_by[-1] < TAIL_TARGET:
             break
-    return ContestLength(tuple(range(1, len(ended_by) + 1)), tuple(ended_by),
-                         {outcome: tuple(values) for outcome, values in ended_in.items()},
-                         1 - ended_by[-1], odds.expected_rounds, _describe(odds))
+    return ContestLength(
+        tuple(range(1, len(ended_by) + 1)),
+        tuple(ended_by),
+        {outcome: tuple(values) for outcome, values in ended_in.items()},
+        1 - ended_by[-1],
+        odds.expected_rounds,
+        _describe(odds),
+    )
 
 
 def _add(so_far: dict, layer: dict) -> None:
@@ -94,8 +102,10 @@ def _describe(odds) -> str:
     setup = odds.setup
     if setup is None:
         return "Karbon contest"
-    return (f"Karbon contest, player {_hand(odds.player_draw)} v narrator {_hand(odds.narrator_draw)}, "
-            f"track {setup.consequence}, peril {setup.peril}")
+    return (
+        f"Karbon contest, player {_hand(odds.player_draw)} v narrator {_hand(odds.narrator_draw)}, "
+        f"track {setup.consequence}, peril {setup.peril}"
+    )
 
 
 def _hand(dice: dict) -> str:

@@ -75,8 +75,8 @@ _ACTION_WALKS_KEPT = 50_000
 _REST_ENTRIES_KEPT = 2_000_000
 # chips in a packed rest-of-round key (`_prepared_roll`): far more than any hand holds
 _CHIPS_BITS = 40
-RISK_DICE = 3           # d8 rolled when the player risks
-EXTRA_DIE_SIDES = 8     # risk and peril dice are d8
+RISK_DICE = 3  # d8 rolled when the player risks
+EXTRA_DIE_SIDES = 8  # risk and peril dice are d8
 
 
 # a Position from a tuple of its fields, without `Position._make`'s Python frame (hot)
@@ -92,7 +92,7 @@ def _replaced(position: Position, index: int, value: int) -> Position:
     >>> _replaced(Position((1,), (0,), (0,), (0,), 0, 0, 0, 0, 0, 0, 1, 3), _WINS, 1).wins
     1
     """
-    return _make_position(position[:index] + (value,) + position[index + 1:])
+    return _make_position(position[:index] + (value,) + position[index + 1 :])
 
 
 def _add(a: tuple, b: tuple) -> tuple:
@@ -197,15 +197,22 @@ class KarbonModel:
     outcomes = OUTCOMES
     reward_names = REWARD_NAMES
 
-    def __init__(self, sizes: DiceSizes, start, ruleset: Rules,
-                 player: PlayerPolicy, narrator: NarratorPolicy, cap_chips: bool = True,
-                 fold_chips: bool = True, split_rolls: bool | None = None):
+    def __init__(
+        self,
+        sizes: DiceSizes,
+        start,
+        ruleset: Rules,
+        player: PlayerPolicy,
+        narrator: NarratorPolicy,
+        cap_chips: bool = True,
+        fold_chips: bool = True,
+        split_rolls: bool | None = None,
+    ):
         # both exact state merges (tests compare against the graph without them)
         self.cap_chips = cap_chips
         self.fold_chips = fold_chips
         # the round cut after the roll (see `_roll`); by default where the player risks
-        self.split_rolls = (player.kind == "fixed" and player.risk == "always"
-                            if split_rolls is None else split_rolls)
+        self.split_rolls = player.kind == "fixed" and player.risk == "always" if split_rolls is None else split_rolls
         self.peril_to_stack = ruleset.peril_chips == "stack"
         # a pre-peril situation recurs only after a risk (different risk rolls and dice
         # taken meet there); otherwise each follows one post-roll situation, whose rest
@@ -246,10 +253,8 @@ class KarbonModel:
         # the option builders by decision point, as plain functions: bound methods here
         # would make a reference cycle that keeps a solved model's caches alive until
         # the cycle collector runs
-        self._phases = {point: getattr(KarbonModel, options)
-                        for point, (options, _) in _DECISION_POINTS.items()}
-        self._fixed = {point: getattr(KarbonModel, fixed)
-                       for point, (_, fixed) in _DECISION_POINTS.items()}
+        self._phases = {point: getattr(KarbonModel, options) for point, (options, _) in _DECISION_POINTS.items()}
+        self._fixed = {point: getattr(KarbonModel, fixed) for point, (_, fixed) in _DECISION_POINTS.items()}
 
     # ----- the Model interface ----------------------------------------------------------
 
@@ -325,7 +330,7 @@ class KarbonModel:
                 branches = {}
                 self._walk(situation, 1, 1, _NO_REWARD, branches)
             if len(branches) == 1:
-                ((target, total), (num, den)), = branches.items()
+                (((target, total), (num, den)),) = branches.items()
                 if num == den:
                     return (name, target, _unpack_rewards(reward + total))
             if len(self._action_walks) >= self.action_walks_kept:
@@ -359,12 +364,15 @@ class KarbonModel:
         breaks = track - wins - losses
         sideswipe_possible = track - losses >= 2
         player_cap = max(0, STACK_SIZE * breaks - position.player_stack)
-        narrator_cap = max(STACK_SIZE * (track - losses) - position.narrator_stack,
-                           STACK_SIZE * breaks if sideswipe_possible else 0, 1)
+        narrator_cap = max(
+            STACK_SIZE * (track - losses) - position.narrator_stack, STACK_SIZE * breaks if sideswipe_possible else 0, 1
+        )
         if position.player_chips <= player_cap and position.narrator_chips <= narrator_cap:
             return position
-        return position._replace(player_chips=min(position.player_chips, player_cap),
-                                 narrator_chips=min(position.narrator_chips, narrator_cap))
+        return position._replace(
+            player_chips=min(position.player_chips, player_cap),
+            narrator_chips=min(position.narrator_chips, narrator_cap),
+        )
 
     # ----- the walk ----------------------------------------------------------------------
 
@@ -515,8 +523,13 @@ class KarbonModel:
             branches: dict = {}
             self._walk(situation, 1, 1, _NO_REWARD, branches)
             common = math.lcm(*(den for _, den in branches.values()))
-            rest = common, tuple((num * (common // den), self._edge_id(nxt, _ROUND + reward))
-                                 for (nxt, reward), (num, den) in branches.items())
+            rest = (
+                common,
+                tuple(
+                    (num * (common // den), self._edge_id(nxt, _ROUND + reward))
+                    for (nxt, reward), (num, den) in branches.items()
+                ),
+            )
             if len(self._rest_by_situation) >= self.rest_entries_kept:
                 self._rest_by_situation.clear()
             self._rest_by_situation[situation] = rest
@@ -536,8 +549,10 @@ class KarbonModel:
         """The position the risk decision sees: the roll's chips gained, the Opening's dice
         moved, and (see `placement_folded`) the stacks of the sides about to place held in
         hand."""
-        after = _make_position((player_hand, narrator_hand, position[2], position[3],
-                                position[4] + gain_p, position[5] + gain_n) + position[6:])
+        after = _make_position(
+            (player_hand, narrator_hand, position[2], position[3], position[4] + gain_p, position[5] + gain_n)
+            + position[6:]
+        )
         return placement_folded(after, winner, self.peril_to_stack) if self.fold_chips else after
 
     def _follow(self, situation, num, den, reward, out):
@@ -576,8 +591,10 @@ class KarbonModel:
         # its hits, summed over its outcomes with fewer turncoats. That makes the table
         # cost |outcomes| x |hit counts| per side, not |outcomes|^2.
         merged: dict = {}
-        for offering_roll, fewer, player_offers in ((player_roll, narrator_fewer, True),
-                                                    (narrator_roll, player_fewer, False)):
+        for offering_roll, fewer, player_offers in (
+            (player_roll, narrator_fewer, True),
+            (narrator_roll, player_fewer, False),
+        ):
             for outcome, weight in offering_roll.items():
                 hits, turn = outcome[0], outcome[1:]
                 count = sum(turn)
@@ -653,12 +670,14 @@ class KarbonModel:
         breaks = glitches = 0
         if winner in ("p", "t"):
             chips, stack, breaks = _place(position.player_chips, position.player_stack, one_only)
-            position = _make_position(position[:_PLAYER_CHIPS] + (chips, position[_NARRATOR_CHIPS], stack)
-                                      + position[_PLAYER_STACK + 1:])
+            position = _make_position(
+                position[:_PLAYER_CHIPS] + (chips, position[_NARRATOR_CHIPS], stack) + position[_PLAYER_STACK + 1 :]
+            )
         if winner in ("n", "t"):
             chips, stack, glitches = _place(position.narrator_chips, position.narrator_stack, one_only)
-            position = _make_position(position[:_NARRATOR_CHIPS] + (chips, position[_PLAYER_STACK], stack)
-                                      + position[_NARRATOR_STACK + 1:])
+            position = _make_position(
+                position[:_NARRATOR_CHIPS] + (chips, position[_PLAYER_STACK], stack) + position[_NARRATOR_STACK + 1 :]
+            )
         if self.ruleset.tie_order == "player_first":
             queue = ("B",) * breaks + ("G",) * glitches
         else:
@@ -674,8 +693,9 @@ class KarbonModel:
         if position.losses > position.wins:
             return ("end", "loss")
         if self.ruleset.sudden_death == "on":
-            return position._replace(track=position.track + 1, player_chips=0, narrator_chips=0,
-                                     player_stack=0, narrator_stack=0)
+            return position._replace(
+                track=position.track + 1, player_chips=0, narrator_chips=0, player_stack=0, narrator_stack=0
+            )
         return ("end", "tie")
 
     # ----- decisions ------------------------------------------------------------------------
@@ -691,7 +711,7 @@ class KarbonModel:
         return side, options
 
     def who_decides(self, situation) -> str:
-        """"player" or "narrator": who chooses at a decision situation."""
+        """ "player" or "narrator": who chooses at a decision situation."""
         return self._phases[situation[0]](self, situation)[1]
 
     def _fixed_choice(self, situation, options):
@@ -702,8 +722,7 @@ class KarbonModel:
         for option in options:
             if option[0] == wanted:
                 return option
-        raise InternalError(f"fixed policy chose {wanted!r}, not among "
-                            f"{[name for name, _, _ in options]}")
+        raise InternalError(f"fixed policy chose {wanted!r}, not among {[name for name, _, _ in options]}")
 
     # what a fixed policy picks at each decision point, by name (None: a fair coin)
 
@@ -752,13 +771,17 @@ class KarbonModel:
 
     def _risk_options(self, situation):
         _, position, winner = situation
-        return [("no", ("peril", position, winner), _NO_REWARD),
-                ("yes", ("riskroll", position, winner), _NO_REWARD)], "player"
+        return [
+            ("no", ("peril", position, winner), _NO_REWARD),
+            ("yes", ("riskroll", position, winner), _NO_REWARD),
+        ], "player"
 
     def _take_options(self, situation):
         _, position, winner, count = situation
-        return [(name, _after_take(position, winner, taken), _NO_REWARD)
-                for name, taken in _named_compositions(self.sizes, position.pool, count)], "player"
+        return [
+            (name, _after_take(position, winner, taken), _NO_REWARD)
+            for name, taken in _named_compositions(self.sizes, position.pool, count)
+        ], "player"
 
     def _fixed_take_next(self, situation):
         """The situation after a fixed player's take (`_fixed_take`), without listing the
@@ -774,11 +797,9 @@ class KarbonModel:
         _, position, queue = situation
         options = []
         if position.peril > 0:
-            options.append(("security", ("test", position._replace(peril=position.peril - 1), queue),
-                            _NO_REWARD))
+            options.append(("security", ("test", position._replace(peril=position.peril - 1), queue), _NO_REWARD))
         if position.narrator_chips > 0:
-            options.append(("footing-discard", ("test", position._replace(narrator_chips=0), queue),
-                            _NO_REWARD))
+            options.append(("footing-discard", ("test", position._replace(narrator_chips=0), queue), _NO_REWARD))
         if sum(position.narrator_hand) > 0:
             options.append(("footing-dice", ("give", position, queue), _NO_REWARD))
         if self._advantage_applicable(position):
@@ -837,56 +858,78 @@ class KarbonModel:
                         continue  # a type both out and in is a smaller swap (or none)
                     new_hand = _add(_sub(hand, out), into)
                     new_reserve = _add(_sub(reserve, into), out)
-                    options.append((self._swap_name(out, into),
-                                    ("test", position._replace(player_hand=new_hand, reserve=new_reserve),
-                                     queue), _NO_REWARD))
+                    options.append(
+                        (
+                            self._swap_name(out, into),
+                            ("test", position._replace(player_hand=new_hand, reserve=new_reserve), queue),
+                            _NO_REWARD,
+                        )
+                    )
         return options, "player"
 
     def _give_options(self, situation):
         _, position, queue = situation
         hand = position.narrator_hand
-        return [(self._dice_name(given),
-                 ("test", position._replace(narrator_hand=_sub(hand, given),
-                                            player_hand=_add(position.player_hand, given)), queue),
-                 _NO_REWARD)
-                for given in compositions(hand, min(2, sum(hand)))], "narrator"
+        return [
+            (
+                self._dice_name(given),
+                (
+                    "test",
+                    position._replace(narrator_hand=_sub(hand, given), player_hand=_add(position.player_hand, given)),
+                    queue,
+                ),
+                _NO_REWARD,
+            )
+            for given in compositions(hand, min(2, sum(hand)))
+        ], "narrator"
 
     def _glitch_options(self, situation):
         _, position, queue = situation
-        options = [("hurt", ("hurt", position, queue), _NO_REWARD),
-                   ("plans", ("plans", position, queue), _NO_REWARD)]
+        options = [("hurt", ("hurt", position, queue), _NO_REWARD), ("plans", ("plans", position, queue), _NO_REWARD)]
         if position.wins >= 1:
-            options.append(("sideswipe", ("sideswipe", position._replace(wins=position.wins - 1), queue),
-                            _NO_REWARD))
+            options.append(("sideswipe", ("sideswipe", position._replace(wins=position.wins - 1), queue), _NO_REWARD))
         return options, "player"
 
     def _hurt_options(self, situation):
         _, position, queue = situation
         injured = position._replace(
             player_chips=position.player_chips + 2,
-            peril=position.peril + (1 if self.ruleset.injury_peril == "on" else 0))
-        return [("injury", ("test", injured, queue), _INJURY),
-                ("condition", ("test", position, queue), _CONDITION)], "narrator"
+            peril=position.peril + (1 if self.ruleset.injury_peril == "on" else 0),
+        )
+        return [
+            ("injury", ("test", injured, queue), _INJURY),
+            ("condition", ("test", position, queue), _CONDITION),
+        ], "narrator"
 
     def _plans_options(self, situation):
         _, position, queue = situation
         take = min(2, sum(position.pool))
         dice_next = ("planstake", position, queue) if take else ("test", position, queue)
-        return [("dice", dice_next, _NO_REWARD),
-                ("peril", ("test", position._replace(peril=position.peril + 1), queue), _NO_REWARD)], "narrator"
+        return [
+            ("dice", dice_next, _NO_REWARD),
+            ("peril", ("test", position._replace(peril=position.peril + 1), queue), _NO_REWARD),
+        ], "narrator"
 
     def _planstake_options(self, situation):
         _, position, queue = situation
-        return [(self._dice_name(taken),
-                 ("test", position._replace(pool=_sub(position.pool, taken),
-                                            narrator_hand=_add(position.narrator_hand, taken)), queue),
-                 _NO_REWARD)
-                for taken in compositions(position.pool, min(2, sum(position.pool)))], "narrator"
+        return [
+            (
+                self._dice_name(taken),
+                (
+                    "test",
+                    position._replace(
+                        pool=_sub(position.pool, taken), narrator_hand=_add(position.narrator_hand, taken)
+                    ),
+                    queue,
+                ),
+                _NO_REWARD,
+            )
+            for taken in compositions(position.pool, min(2, sum(position.pool)))
+        ], "narrator"
 
     def _sideswipe_options(self, situation):
         _, position, queue = situation
-        chips = position._replace(player_chips=position.player_chips + position.narrator_chips,
-                                  narrator_chips=0)
+        chips = position._replace(player_chips=position.player_chips + position.narrator_chips, narrator_chips=0)
         options = [("chips", ("test", chips, queue), _NO_REWARD)]
         if sum(position.narrator_hand):
             options.append(("dice", ("swipedice", position, queue), _NO_REWARD))
@@ -902,8 +945,11 @@ class KarbonModel:
 
 def _after_take(position: Position, winner: str, taken: tuple):
     """The pre-peril situation after the player took ``taken`` from the pool (a risk)."""
-    return ("peril", _make_position((_add(position[0], taken), position[1], _sub(position[2], taken))
-                                    + position[3:]), winner)
+    return (
+        "peril",
+        _make_position((_add(position[0], taken), position[1], _sub(position[2], taken)) + position[3:]),
+        winner,
+    )
 
 
 def _place(chips: int, stack: int, one_only: bool):

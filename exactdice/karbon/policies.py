@@ -17,8 +17,15 @@ from dataclasses import dataclass, replace
 
 from exactdice.errors import InputError
 
-__all__ = ["PlayerPolicy", "NarratorPolicy", "parse_player_policy", "parse_narrator_policy",
-           "check_policy_dice", "BREAK_OPTIONS", "GLITCH_OPTIONS"]
+__all__ = [
+    "PlayerPolicy",
+    "NarratorPolicy",
+    "parse_player_policy",
+    "parse_narrator_policy",
+    "check_policy_dice",
+    "BREAK_OPTIONS",
+    "GLITCH_OPTIONS",
+]
 
 BREAK_OPTIONS = ("security", "footing-discard", "footing-dice", "advantage")
 GLITCH_OPTIONS = ("hurt", "plans", "sideswipe")
@@ -59,10 +66,16 @@ class PlayerPolicy:
         """The policy written back in the CLI's syntax."""
         if self.kind != "fixed":
             return self.kind
-        return ";".join([
-            f"draw={_dice_pref(self.draw)}", f"risk={self.risk}",
-            f"risk_take={_dice_pref(self.risk_take)}", f"break={'>'.join(self.break_order)}",
-            f"glitch={'>'.join(self.glitch_order)}", f"sideswipe_take={self.sideswipe_take}"])
+        return ";".join(
+            [
+                f"draw={_dice_pref(self.draw)}",
+                f"risk={self.risk}",
+                f"risk_take={_dice_pref(self.risk_take)}",
+                f"break={'>'.join(self.break_order)}",
+                f"glitch={'>'.join(self.glitch_order)}",
+                f"sideswipe_take={self.sideswipe_take}",
+            ]
+        )
 
     def words(self) -> str:
         """The policy in plain words (the text output; `text` stays the compact form).
@@ -72,12 +85,20 @@ class PlayerPolicy:
         """
         if self.kind == "optimal":
             return "plays optimally (every choice maximises the objective)"
-        risk = ("never risks" if self.risk == "never"
-                else f"always risks, taking {_dice_words(self.risk_take)} with risk hits")
-        return "; ".join([
-            f"draws {_dice_words(self.draw, fortune=True)}", risk,
-            f"Break: {', else '.join(self.break_order)}", f"Glitch: {', else '.join(self.glitch_order)}",
-            f"a sideswipe takes {self.sideswipe_take}"])
+        risk = (
+            "never risks"
+            if self.risk == "never"
+            else f"always risks, taking {_dice_words(self.risk_take)} with risk hits"
+        )
+        return "; ".join(
+            [
+                f"draws {_dice_words(self.draw, fortune=True)}",
+                risk,
+                f"Break: {', else '.join(self.break_order)}",
+                f"Glitch: {', else '.join(self.glitch_order)}",
+                f"a sideswipe takes {self.sideswipe_take}",
+            ]
+        )
 
 
 @dataclass(frozen=True)
@@ -113,11 +134,19 @@ class NarratorPolicy:
         if self.kind in ("optimal", "kind"):
             return self.kind
         if self.kind == "random":  # its hurt and plans are coin flips, not preferences
-            return (f"random;draw={_dice_pref(self.draw)};plans_take={_dice_pref(self.plans_take)};"
-                    f"give={_dice_pref(self.give)}")
-        return ";".join([
-            f"draw={_dice_pref(self.draw)}", f"hurt={self.hurt}", f"plans={self.plans}",
-            f"plans_take={_dice_pref(self.plans_take)}", f"give={_dice_pref(self.give)}"])
+            return (
+                f"random;draw={_dice_pref(self.draw)};plans_take={_dice_pref(self.plans_take)};"
+                f"give={_dice_pref(self.give)}"
+            )
+        return ";".join(
+            [
+                f"draw={_dice_pref(self.draw)}",
+                f"hurt={self.hurt}",
+                f"plans={self.plans}",
+                f"plans_take={_dice_pref(self.plans_take)}",
+                f"give={_dice_pref(self.give)}",
+            ]
+        )
 
     def words(self) -> str:
         """The policy in plain words (the text output; `text` stays the compact form).
@@ -129,13 +158,25 @@ class NarratorPolicy:
             return "plays optimally (every choice works against the player's objective)"
         if self.kind == "kind":
             return "plays for the player (every choice maximises the player's objective)"
-        hurt = "a coin flip" if self.kind == "random" else (
-            "a condition" if self.hurt == "condition" else "an injury (the player gains 2 chips)")
-        plans = "a coin flip" if self.kind == "random" else (
-            "one peril die" if self.plans == "peril" else "two dice from the pool")
-        return "; ".join([f"draws {_dice_words(self.draw)}", f"hurt: {hurt}", f"plans: {plans}",
-                          f"plans takes {_dice_words(self.plans_take)}",
-                          f"gives {_dice_words(self.give)} away"])
+        hurt = (
+            "a coin flip"
+            if self.kind == "random"
+            else ("a condition" if self.hurt == "condition" else "an injury (the player gains 2 chips)")
+        )
+        plans = (
+            "a coin flip"
+            if self.kind == "random"
+            else ("one peril die" if self.plans == "peril" else "two dice from the pool")
+        )
+        return "; ".join(
+            [
+                f"draws {_dice_words(self.draw)}",
+                f"hurt: {hurt}",
+                f"plans: {plans}",
+                f"plans takes {_dice_words(self.plans_take)}",
+                f"gives {_dice_words(self.give)} away",
+            ]
+        )
 
 
 def _dice_words(sizes, fortune: bool = False) -> str:
@@ -187,8 +228,10 @@ def _parse_pairs(text: str, field_name: str, names: tuple[str, ...], keys):
     for part in text.split(";"):
         part = part.strip()
         if not part:
-            raise InputError(field_name, f'"{text}" has an empty part between ";"; write key=value pairs '
-                                         'like "risk=always;break=advantage"')
+            raise InputError(
+                field_name,
+                f'"{text}" has an empty part between ";"; write key=value pairs like "risk=always;break=advantage"',
+            )
         key, sep, value = part.partition("=")
         if not sep:
             raise InputError(field_name, _not_a_pair(part, names, keys))
@@ -202,9 +245,12 @@ def _not_a_pair(part: str, names: tuple[str, ...], keys) -> str:
     if part in names:
         return f'"{part}" is a policy of its own; it cannot be combined with key=value pairs'
     close = difflib.get_close_matches(part, names + tuple(keys), n=1)
-    return (f'"{part}" is not a policy' + (f' (did you mean "{close[0]}"?)' if close else "")
-            + f'; give {", ".join(names[:-1])} or {names[-1]}, or preferences as key=value pairs '
-            f'separated by ";" (keys: {", ".join(keys)})')
+    return (
+        f'"{part}" is not a policy'
+        + (f' (did you mean "{close[0]}"?)' if close else "")
+        + f"; give {', '.join(names[:-1])} or {names[-1]}, or preferences as key=value pairs "
+        f'separated by ";" (keys: {", ".join(keys)})'
+    )
 
 
 _PLAYER_KEYS = {
@@ -240,7 +286,7 @@ def _parse_fixed(policy, text: str, field_name: str, keys: dict, names: tuple[st
             changes[attribute] = _parse_option_order(value, field_name, key, kind)
         else:
             if value not in kind:
-                raise InputError(field_name, f'{key}={value} is not allowed; {key} takes {" | ".join(kind)}')
+                raise InputError(field_name, f"{key}={value} is not allowed; {key} takes {' | '.join(kind)}")
             changes[attribute] = value
     return replace(policy, **changes)
 
@@ -316,13 +362,18 @@ def parse_narrator_policy(text: str | None) -> NarratorPolicy:
         return NarratorPolicy()
     head, _, rest = text.partition(";")
     if head.strip() == "random":
-        coin_flips = [key for key in ("hurt", "plans") if key in dict(
-            part.partition("=")[::2] for part in rest.replace(" ", "").split(";") if part)]
+        coin_flips = [
+            key
+            for key in ("hurt", "plans")
+            if key in dict(part.partition("=")[::2] for part in rest.replace(" ", "").split(";") if part)
+        ]
         if coin_flips:
-            raise InputError(field_name, f"{coin_flips[0]}= is a coin flip under random; random takes only "
-                                         "the keys of the dice it draws, takes or gives (draw, plans_take, give)")
-        return replace(_parse_fixed(NarratorPolicy(), rest, field_name, _NARRATOR_KEYS, _NARRATOR_NAMES),
-                       kind="random")
+            raise InputError(
+                field_name,
+                f"{coin_flips[0]}= is a coin flip under random; random takes only "
+                "the keys of the dice it draws, takes or gives (draw, plans_take, give)",
+            )
+        return replace(_parse_fixed(NarratorPolicy(), rest, field_name, _NARRATOR_KEYS, _NARRATOR_NAMES), kind="random")
     return _parse_fixed(NarratorPolicy(), text, field_name, _NARRATOR_KEYS, _NARRATOR_NAMES)
 
 
@@ -337,8 +388,10 @@ def check_policy_dice(player: PlayerPolicy, narrator: NarratorPolicy, sizes) -> 
     exactdice.errors.InputError: player_policy: draw=d12 names d12, which no hand, pool or reserve of this contest holds (its dice: d6, d8, d10)
     """
     held = set(sizes)
-    for field, policy, keys in (("player_policy", player, ("draw", "risk_take")),
-                                ("narrator_policy", narrator, ("draw", "plans_take", "give"))):
+    for field, policy, keys in (
+        ("player_policy", player, ("draw", "risk_take")),
+        ("narrator_policy", narrator, ("draw", "plans_take", "give")),
+    ):
         if policy.kind in ("optimal", "kind"):
             continue
         default = type(policy)()
@@ -346,5 +399,8 @@ def check_policy_dice(player: PlayerPolicy, narrator: NarratorPolicy, sizes) -> 
             named = [size for size in getattr(policy, key) if size not in held and size not in getattr(default, key)]
             if named:
                 given = "=".join([key, ">".join(f"d{size}" for size in getattr(policy, key))])
-                raise InputError(field, f"{given} names d{named[0]}, which no hand, pool or reserve of this contest "
-                                        f"holds (its dice: {', '.join(f'd{size}' for size in sorted(held))})")
+                raise InputError(
+                    field,
+                    f"{given} names d{named[0]}, which no hand, pool or reserve of this contest "
+                    f"holds (its dice: {', '.join(f'd{size}' for size in sorted(held))})",
+                )

@@ -44,10 +44,10 @@ class Position(NamedTuple):
     narrator_chips: int
     player_stack: int
     narrator_stack: int
-    wins: int      # X
-    losses: int    # O
+    wins: int  # X
+    losses: int  # O
     peril: int
-    track: int     # W (grows by one in sudden death)
+    track: int  # W (grows by one in sudden death)
 
 
 def placement_folded(position: Position, winner: str, peril_to_stack: bool) -> Position:
@@ -76,11 +76,13 @@ def placement_folded(position: Position, winner: str, peril_to_stack: bool) -> P
     fold_narrator = winner != "p" and position.narrator_stack and not (peril_to_stack and position.peril)
     if not (fold_player or fold_narrator):
         return position
-    (player_hand, narrator_hand, pool, reserve, player_chips, narrator_chips,
-     player_stack, narrator_stack, *rest) = position
+    (player_hand, narrator_hand, pool, reserve, player_chips, narrator_chips, player_stack, narrator_stack, *rest) = (
+        position
+    )
     if fold_player:
         player_chips, player_stack = player_chips + player_stack, 0
     if fold_narrator:
         narrator_chips, narrator_stack = narrator_chips + narrator_stack, 0
-    return Position(player_hand, narrator_hand, pool, reserve, player_chips, narrator_chips,
-                    player_stack, narrator_stack, *rest)
+    return Position(
+        player_hand, narrator_hand, pool, reserve, player_chips, narrator_chips, player_stack, narrator_stack, *rest
+    )

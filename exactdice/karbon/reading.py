@@ -55,22 +55,31 @@ lists the keys.
 
 #: knob -> (what it decides, {value: what the value means}); the first value is the default
 KNOBS = {
-    "peril_chips": ("where peril hits go", {
-        "stack": "straight onto the narrator's stack", "hand": "into the narrator's hand"}),
-    "rewards_per_test": ("completions a side may earn in one Test", {
-        "unlimited": "every 5 chips placed is a completion",
-        "1": "at most one; the side keeps the rest in hand"}),
-    "tie_order": ("whose rewards resolve first when both sides complete", {
-        "player_first": "the player's", "narrator_first": "the narrator's"}),
-    "sideswipe_picker": ("who picks the two dice a sideswipe takes", {
-        "player": "the player", "narrator": "the narrator"}),
-    "injury_peril": ("whether an injury also adds a peril die", {
-        "off": "no", "on": "yes"}),
-    "sudden_death": ("what follows a tie", {
-        "off": "the tie stands",
-        "on": "a one-place sudden-death contest (chips and stacks emptied), so no ties"}),
-    "objective": ("what optimal play maximises", {
-        "score": "the expected score: win 1, tie 1/2, loss 0", "win": "P(win) alone"}),
+    "peril_chips": (
+        "where peril hits go",
+        {"stack": "straight onto the narrator's stack", "hand": "into the narrator's hand"},
+    ),
+    "rewards_per_test": (
+        "completions a side may earn in one Test",
+        {"unlimited": "every 5 chips placed is a completion", "1": "at most one; the side keeps the rest in hand"},
+    ),
+    "tie_order": (
+        "whose rewards resolve first when both sides complete",
+        {"player_first": "the player's", "narrator_first": "the narrator's"},
+    ),
+    "sideswipe_picker": (
+        "who picks the two dice a sideswipe takes",
+        {"player": "the player", "narrator": "the narrator"},
+    ),
+    "injury_peril": ("whether an injury also adds a peril die", {"off": "no", "on": "yes"}),
+    "sudden_death": (
+        "what follows a tie",
+        {"off": "the tie stands", "on": "a one-place sudden-death contest (chips and stacks emptied), so no ties"},
+    ),
+    "objective": (
+        "what optimal play maximises",
+        {"score": "the expected score: win 1, tie 1/2, loss 0", "win": "P(win) alone"},
+    ),
 }
 
 SETUP = "set with `rules` NAME=VALUE, repeatable: `rules` sudden_death=on"

@@ -29,20 +29,28 @@ from exactdice.karbon.position import Position, placement_folded
 from exactdice.karbon.ruleset import Rules
 from exactdice.karbon.strategy import decision_context, decision_key, written_chip_limits
 
-__all__ = ["StrategyReplay", "WrittenView", "NamedChoice", "DicePick", "SwapChoice",
-           "QUEUE_CODES", "COUNTERS", "context_words"]
+__all__ = [
+    "StrategyReplay",
+    "WrittenView",
+    "NamedChoice",
+    "DicePick",
+    "SwapChoice",
+    "QUEUE_CODES",
+    "COUNTERS",
+    "context_words",
+]
 
 #: the counters of a position, in `Position` order after the four dice fields
-COUNTERS = ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses",
-            "peril", "track")
+COUNTERS = ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses", "peril", "track")
 #: what is left of a Test, as int columns: (head code, rewards of the head's kind left,
 #: tail code, tail value: a count of B/G rewards, or the roll winner code of "place")
 QUEUE_CODES = {None: 0, "B": 1, "G": 2, "place": 3}
-_WINNERS = "pnt"   # roll winner codes 0, 1, 2: player, narrator, tie
+_WINNERS = "pnt"  # roll winner codes 0, 1, 2: player, narrator, tie
 _SIDE = {"player": 0, "narrator": 1}
 
 
 # ----- what is legal where a looked-up action is played -----------------------------------
+
 
 class NamedChoice:
     """One of a few named options (risk, break, glitch, hurt, plans, sideswipe).
@@ -93,8 +101,7 @@ class DicePick:
 
     def allows(self, action: str) -> bool:
         taken = _dice_counts(self.sizes, action)
-        return (taken is not None and sum(taken) == self.count
-                and all(t <= s for t, s in zip(taken, self.source)))
+        return taken is not None and sum(taken) == self.count and all(t <= s for t, s in zip(taken, self.source))
 
     def forced(self) -> str | None:
         kinds = [index for index, count in enumerate(self.source) if count]
@@ -135,12 +142,16 @@ class SwapChoice:
         out, into = _dice_counts(self.sizes, out_text), _dice_counts(self.sizes, in_text)
         if not arrow or out is None or into is None or not 1 <= sum(out) == sum(into) <= 2:
             return False
-        return (all(o <= h for o, h in zip(out, self.hand)) and all(i <= r for i, r in zip(into, self.reserve))
-                and not any(o and i for o, i in zip(out, into)))
+        return (
+            all(o <= h for o, h in zip(out, self.hand))
+            and all(i <= r for i, r in zip(into, self.reserve))
+            and not any(o and i for o, i in zip(out, into))
+        )
 
     def forced(self) -> str | None:
-        pairs = [(h, r) for h, held in enumerate(self.hand) if held
-                 for r, kept in enumerate(self.reserve) if kept and r != h]
+        pairs = [
+            (h, r) for h, held in enumerate(self.hand) if held for r, kept in enumerate(self.reserve) if kept and r != h
+        ]
         if len(pairs) != 1:
             return None
         h, r = pairs[0]
@@ -156,6 +167,7 @@ class SwapChoice:
 
 
 # ----- the context of a decision, in the file's words ---------------------------------------
+
 
 def _queue(head: int, left: int, tail_code: int, tail: int) -> tuple:
     """Queue columns -> the model's queue (the file words it by `decision_context`).
@@ -196,6 +208,7 @@ def _placing_winner(point: str, extra: list[int]) -> str | None:
 
 
 # ----- the file's view of the simulator's positions -----------------------------------------
+
 
 class WrittenView:
     """Per contest of a batch, how the simulator's chips and stacks differ from the file's.
@@ -254,8 +267,13 @@ class WrittenView:
         for columns in (self.chips, self.stack, self.completions):
             columns[ids] = 0
 
-    _HANDLERS = {"round": _round, "placed": _placed, "footing_discard": _discarded,
-                 "sideswipe_chips": _swiped, "sudden_death": _emptied}
+    _HANDLERS = {
+        "round": _round,
+        "placed": _placed,
+        "footing_discard": _discarded,
+        "sideswipe_chips": _swiped,
+        "sudden_death": _emptied,
+    }
 
     def counters(self, engine, rows: np.ndarray) -> np.ndarray:
         """The `COUNTERS` of ``rows`` as the file writes them (one row per contest)."""
@@ -279,13 +297,14 @@ class WrittenView:
         """The written `Position` of one packed row (dice, then `COUNTERS`), with the placing
         sides' stacks in hand before the placement (`placement_folded`)."""
         k = sizes_count
-        dice = (tuple(int(c) for c in packed[i * k:(i + 1) * k]) for i in range(4))
-        position = Position(*dice, *(int(value) for value in packed[4 * k:4 * k + len(COUNTERS)]))
+        dice = (tuple(int(c) for c in packed[i * k : (i + 1) * k]) for i in range(4))
+        position = Position(*dice, *(int(value) for value in packed[4 * k : 4 * k + len(COUNTERS)]))
         placing = _placing_winner(point, extra)
         return position if placing is None else placement_folded(position, placing, self.peril_to_stack)
 
 
 # ----- the strategy ------------------------------------------------------------------------------
+
 
 class StrategyReplay:
     """The actions of a strategy table for the sides that play ``optimal`` / ``kind``.
@@ -310,19 +329,20 @@ class StrategyReplay:
     exactdice.errors.InputError: strategy: the strategy has no decision for point 'risk' at state {"wins": 0} with context {"roll_winner": "tie"}: it was written for another setup, ruleset or policies
     """
 
-    def __init__(self, table: Mapping, setup, ruleset: Rules, player: PlayerPolicy,
-                 narrator: NarratorPolicy):
+    def __init__(self, table: Mapping, setup, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy):
         self.table = table
         self.ruleset, self.player, self.narrator = ruleset, player, narrator
         self.player_strategic = player.kind == "optimal"
         self.narrator_strategic = narrator.kind in ("optimal", "kind")
-        self.seen: dict = {}   # (point, packed state and context) -> action, filled by the engine
+        self.seen: dict = {}  # (point, packed state and context) -> action, filled by the engine
         header = table.get(None)
         if not isinstance(header, Mapping):
             raise InputError("strategy", "the strategy table has no header (ruleset, policies, dice_sizes)")
-        expected = {"ruleset": ruleset.to_dict(),
-                    "policies": {"player": player.text(), "narrator": narrator.text()},
-                    "dice_sizes": list(setup.sizes().sizes)}
+        expected = {
+            "ruleset": ruleset.to_dict(),
+            "policies": {"player": player.text(), "narrator": narrator.text()},
+            "dice_sizes": list(setup.sizes().sizes),
+        }
         if "setup" in header:  # files written before the setup was kept lack it
             expected["setup"] = setup.to_dict()
         for name, value in expected.items():
@@ -332,9 +352,12 @@ class StrategyReplay:
                     differ = [key for key in {**written, **value} if written.get(key) != value.get(key)]
                     written = {key: written.get(key) for key in differ}
                     value = {key: value.get(key) for key in differ}
-                raise InputError("strategy", f"the strategy was written for {name} {json.dumps(written)} but "
-                                               f"this simulation has {json.dumps(value)}; write a strategy for "
-                                               "these settings (karbon odds writes one: `strategy` FILE)")
+                raise InputError(
+                    "strategy",
+                    f"the strategy was written for {name} {json.dumps(written)} but "
+                    f"this simulation has {json.dumps(value)}; write a strategy for "
+                    "these settings (karbon odds writes one: `strategy` FILE)",
+                )
 
     def written_view(self, n: int) -> WrittenView:
         """A fresh `WrittenView` for a batch of ``n`` contests."""
@@ -347,14 +370,20 @@ class StrategyReplay:
         if action is None:
             action = choice.forced()
             if action is None:
-                raise InputError("strategy", f"the strategy has no decision for point '{point}' at state "
-                                               f"{json.dumps(state)} with context {json.dumps(context)}: it was "
-                                               "written for another setup, ruleset or policies")
+                raise InputError(
+                    "strategy",
+                    f"the strategy has no decision for point '{point}' at state "
+                    f"{json.dumps(state)} with context {json.dumps(context)}: it was "
+                    "written for another setup, ruleset or policies",
+                )
             return action
         if not choice.allows(action):
-            raise InputError("strategy", f"the strategy plays '{action}' at point '{point}' (state "
-                                           f"{json.dumps(state)}, context {json.dumps(context)}), where the "
-                                           f"legal actions are {choice}")
+            raise InputError(
+                "strategy",
+                f"the strategy plays '{action}' at point '{point}' (state "
+                f"{json.dumps(state)}, context {json.dumps(context)}), where the "
+                f"legal actions are {choice}",
+            )
         return action
 
     def start(self, setup):
@@ -370,6 +399,7 @@ class StrategyReplay:
                     player_draw = setup.start(self.player, self.narrator).player_draw
                 by_text = {dice_text(answer): answer for answer in setup.narrator_draws(player_draw)}
                 if by_text:
-                    narrator_draw = by_text[self.decide("narrator_draw", {}, {"player_draw": dice_text(player_draw)},
-                                                        NamedChoice(by_text))]
+                    narrator_draw = by_text[
+                        self.decide("narrator_draw", {}, {"player_draw": dice_text(player_draw)}, NamedChoice(by_text))
+                    ]
         return setup.start(self.player, self.narrator, player_draw, narrator_draw)

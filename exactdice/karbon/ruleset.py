@@ -66,12 +66,13 @@ class Rules:
         for knob in fields(self):
             value = getattr(self, knob.name)
             allowed = RULE_CHOICES[knob.name]
-            if isinstance(value, bool) and allowed == ("off", "on"):   # Rules(sudden_death=True)
+            if isinstance(value, bool) and allowed == ("off", "on"):  # Rules(sudden_death=True)
                 value = "on" if value else "off"
                 object.__setattr__(self, knob.name, value)
             if value not in allowed:
-                raise InputError("rules", f"{knob.name}={value} is not allowed; "
-                                           f"{knob.name} takes {' | '.join(allowed)}")
+                raise InputError(
+                    "rules", f"{knob.name}={value} is not allowed; {knob.name} takes {' | '.join(allowed)}"
+                )
 
     def with_rules(self, assignments) -> "Rules":
         """A copy with ``NAME=VALUE`` assignments applied (the CLI's ``--rule``).
@@ -88,8 +89,9 @@ class Rules:
             if name not in RULE_CHOICES:
                 raise InputError("rules", f'unknown knob "{name}"; knobs: {", ".join(RULE_CHOICES)}')
             if name in changes and changes[name] != value:
-                raise InputError("rules", f"{name} is set twice ({name}={changes[name]} and {name}={value}); "
-                                          "give each knob once")
+                raise InputError(
+                    "rules", f"{name} is set twice ({name}={changes[name]} and {name}={value}); give each knob once"
+                )
             changes[name] = value
         return replace(self, **changes)
 
@@ -99,8 +101,7 @@ class Rules:
         >>> Rules().differences(), Rules(sudden_death="on").differences()
         ('the default reading', 'sudden_death=on')
         """
-        changed = [f"{name}={value}" for name, value in self.to_dict().items()
-                   if value != RULE_CHOICES[name][0]]
+        changed = [f"{name}={value}" for name, value in self.to_dict().items() if value != RULE_CHOICES[name][0]]
         return ", ".join(changed) if changed else "the default reading"
 
     def to_dict(self) -> dict[str, str]:

@@ -29,8 +29,7 @@ from fractions import Fraction
 
 from exactdice.errors import InputError, TooLargeError
 from exactdice.karbon.dice import dice_text, parse_dice_list
-from exactdice.karbon.policies import (BREAK_OPTIONS, GLITCH_OPTIONS, parse_narrator_policy,
-                                       parse_player_policy)
+from exactdice.karbon.policies import BREAK_OPTIONS, GLITCH_OPTIONS, parse_narrator_policy, parse_player_policy
 from exactdice.karbon.ruleset import RULE_CHOICES, Rules
 from exactdice.karbon.setup import DEFAULT_POOL, DEFAULT_RESERVE, setup_from_cell
 from exactdice.output_files import write_output
@@ -38,9 +37,22 @@ from exactdice.tables.jobs import ruleset_data
 from exactdice.tables.store import ResultKey
 from exactdice.tables.sweep import SweepCell, sweep
 
-__all__ = ["Variant", "SensitivityRow", "SensitivityReport", "base_arguments", "sensitivity_variants",
-           "karbon_sensitivity", "solve_variant", "METRICS", "tornado_chart", "rules_sensitivity",
-           "SENSITIVITY_GRID", "DEFAULT_VARIANT_STATES", "STEPPED_LEAST", "steps_below_least"]
+__all__ = [
+    "Variant",
+    "SensitivityRow",
+    "SensitivityReport",
+    "base_arguments",
+    "sensitivity_variants",
+    "karbon_sensitivity",
+    "solve_variant",
+    "METRICS",
+    "tornado_chart",
+    "rules_sensitivity",
+    "SENSITIVITY_GRID",
+    "DEFAULT_VARIANT_STATES",
+    "STEPPED_LEAST",
+    "steps_below_least",
+]
 
 #: each contest's state budget: the largest fixed-policy corner of the rules' range that
 #: solves (A1 v C8, W7) explores 75,000 states; `risk=always` on the default pool, millions
@@ -48,14 +60,31 @@ DEFAULT_VARIANT_STATES = 100_000
 
 METRICS = ("P(win)", "P(loss)", "P(tie)", "expected rounds")
 #: setup parameter -> (label, least value)
-_STEPPED = {"ability": ("Ability", 0), "challenge": ("Challenge", 1), "consequence": ("Consequence W", 1),
-            "peril": ("Peril P", 0), "fortune": ("Fortune F", 0), "fallout": ("Fallout K", 0)}
-_PLAYER_PREFERENCES = {"draw": "dice", "risk": ("never", "always"), "risk_take": "dice",
-                       "break": BREAK_OPTIONS, "glitch": GLITCH_OPTIONS, "sideswipe_take": ("dice", "chips")}
+_STEPPED = {
+    "ability": ("Ability", 0),
+    "challenge": ("Challenge", 1),
+    "consequence": ("Consequence W", 1),
+    "peril": ("Peril P", 0),
+    "fortune": ("Fortune F", 0),
+    "fallout": ("Fallout K", 0),
+}
+_PLAYER_PREFERENCES = {
+    "draw": "dice",
+    "risk": ("never", "always"),
+    "risk_take": "dice",
+    "break": BREAK_OPTIONS,
+    "glitch": GLITCH_OPTIONS,
+    "sideswipe_take": ("dice", "chips"),
+}
 #: setup parameter -> its least value
 STEPPED_LEAST = {name: least for name, (_, least) in _STEPPED.items()}
-_NARRATOR_PREFERENCES = {"draw": "dice", "hurt": ("condition", "injury"), "plans": ("peril", "dice"),
-                         "plans_take": "dice", "give": "dice"}
+_NARRATOR_PREFERENCES = {
+    "draw": "dice",
+    "hurt": ("condition", "injury"),
+    "plans": ("peril", "dice"),
+    "plans_take": "dice",
+    "give": "dice",
+}
 _ORDERED = {"break", "glitch"}
 
 
@@ -95,22 +124,40 @@ class SensitivityReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def base_arguments(ability: int, challenge: int, consequence: int = 2, peril: int = 0, fortune: int = 0,
-                   fallout: int = 0, training: bool = False, pool: str = dice_text(DEFAULT_POOL),
-                   reserve: str = dice_text(DEFAULT_RESERVE), player: str = "fixed",
-                   narrator: str = "fixed", rules: tuple = ()) -> dict:
+def base_arguments(
+    ability: int,
+    challenge: int,
+    consequence: int = 2,
+    peril: int = 0,
+    fortune: int = 0,
+    fallout: int = 0,
+    training: bool = False,
+    pool: str = dice_text(DEFAULT_POOL),
+    reserve: str = dice_text(DEFAULT_RESERVE),
+    player: str = "fixed",
+    narrator: str = "fixed",
+    rules: tuple = (),
+) -> dict:
     """The base setup as `contest_cell` arguments, policies and rules written out in full.
 
     >>> base_arguments(1, 2)["rules"][:1]
     ('peril_chips=stack',)
     """
     ruleset = Rules().with_rules(rules)
-    return {"ability": ability, "challenge": challenge, "consequence": consequence, "peril": peril,
-            "fortune": fortune, "fallout": fallout, "training": training,
-            "pool": dice_text(parse_dice_list(pool, "pool")),
-            "reserve": dice_text(parse_dice_list(reserve, "reserve")),
-            "player": parse_player_policy(player).text(), "narrator": parse_narrator_policy(narrator).text(),
-            "rules": tuple(f"{name}={value}" for name, value in ruleset.to_dict().items())}
+    return {
+        "ability": ability,
+        "challenge": challenge,
+        "consequence": consequence,
+        "peril": peril,
+        "fortune": fortune,
+        "fallout": fallout,
+        "training": training,
+        "pool": dice_text(parse_dice_list(pool, "pool")),
+        "reserve": dice_text(parse_dice_list(reserve, "reserve")),
+        "player": parse_player_policy(player).text(),
+        "narrator": parse_narrator_policy(narrator).text(),
+        "rules": tuple(f"{name}={value}" for name, value in ruleset.to_dict().items()),
+    }
 
 
 def _check(arguments: dict) -> None:
@@ -126,15 +173,14 @@ def _alternatives(current: str, kind) -> list[str]:
     """Other values of one preference: each other value, or each other option moved to the front."""
     if kind == "dice" or isinstance(kind, tuple) and current.count(">"):
         options = current.split(">")
-        return [">".join([option] + [other for other in options if other != option])
-                for option in options[1:]]
+        return [">".join([option] + [other for other in options if other != option]) for option in options[1:]]
     return [value for value in kind if value != current]
 
 
 def _with_preference(policy_text: str, key: str, value: str) -> str:
     prefix = ""
     if policy_text.startswith("random;"):
-        prefix, policy_text = "random;", policy_text[len("random;"):]
+        prefix, policy_text = "random;", policy_text[len("random;") :]
     pairs = [part.partition("=") for part in policy_text.split(";")]
     return prefix + ";".join(f"{name}={value if name == key else old}" for name, _, old in pairs)
 
@@ -160,10 +206,14 @@ def sensitivity_variants(base: dict, groups=None) -> tuple[list[Variant], list[t
 
 def _setup_variants(base: dict) -> list[Variant]:
     """Each stepped setup parameter one step down and up, and Training flipped."""
-    variants = [Variant("setup", f"{label} {base[name] + step} ({step:+d})", {**base, name: base[name] + step})
-                for name, (label, _) in _STEPPED.items() for step in (-1, 1)]
-    variants.append(Variant("setup", f"Training {'off' if base['training'] else 'on'}",
-                            {**base, "training": not base["training"]}))
+    variants = [
+        Variant("setup", f"{label} {base[name] + step} ({step:+d})", {**base, name: base[name] + step})
+        for name, (label, _) in _STEPPED.items()
+        for step in (-1, 1)
+    ]
+    variants.append(
+        Variant("setup", f"Training {'off' if base['training'] else 'on'}", {**base, "training": not base["training"]})
+    )
     return variants
 
 
@@ -174,8 +224,7 @@ def steps_below_least(base: dict) -> set[str]:
     >>> sorted(steps_below_least(base_arguments(1, 1)))
     ['Challenge 0 (-1)', 'Fallout K -1 (-1)', 'Fortune F -1 (-1)', 'Peril P -1 (-1)']
     """
-    return {f"{label} {base[name] - 1} (-1)" for name, (label, least) in _STEPPED.items()
-            if base[name] - 1 < least}
+    return {f"{label} {base[name] - 1} (-1)" for name, (label, least) in _STEPPED.items() if base[name] - 1 < least}
 
 
 def _rule_variants(base: dict) -> list[Variant]:
@@ -195,7 +244,7 @@ def _preference_variants(base: dict, side: str, preferences: dict) -> list[Varia
     text = base[side]
     if text in ("optimal", "kind"):
         return []
-    body = text[len("random;"):] if text.startswith("random;") else text
+    body = text[len("random;") :] if text.startswith("random;") else text
     now = dict(part.split("=", 1) for part in body.split(";"))
     variants = []
     for key, kind in preferences.items():
@@ -212,9 +261,12 @@ def _cell(arguments: dict, max_states: int = DEFAULT_VARIANT_STATES) -> SweepCel
     ruleset = Rules().with_rules(arguments["rules"])
     setup = {k: v for k, v in arguments.items() if k not in ("player", "narrator", "rules")}
     # the budget is part of the key: a contest past it is stored as such, for that budget only
-    key = ResultKey("karbon", ruleset_data(ruleset), {"design": "contest", "setup": setup,
-                                                      "max_states": max_states},
-                    {"player": arguments["player"], "narrator": arguments["narrator"]})
+    key = ResultKey(
+        "karbon",
+        ruleset_data(ruleset),
+        {"design": "contest", "setup": setup, "max_states": max_states},
+        {"player": arguments["player"], "narrator": arguments["narrator"]},
+    )
     return SweepCell(key, {**arguments, "max_states": max_states})
 
 
@@ -231,9 +283,16 @@ def solve_variant(arguments: dict) -> dict:
         return {"too large": f"its exact game passes {arguments['max_states']:,} states (raise `max_states`)"}
 
 
-def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=None,
-                       progress=False, max_states: int = DEFAULT_VARIANT_STATES,
-                       groups=None) -> SensitivityReport:
+def karbon_sensitivity(
+    base: dict,
+    *,
+    store=None,
+    workers: int = 2,
+    executor=None,
+    progress=False,
+    max_states: int = DEFAULT_VARIANT_STATES,
+    groups=None,
+) -> SensitivityReport:
     """Solve the base setup and every variant (of the *groups* named, `sensitivity_variants`),
     each within ``max_states`` (a variant past it is skipped, with the reason); rows sorted
     by effect, largest first. ``progress``: as for `exactdice.tables.sweep.sweep`."""
@@ -242,8 +301,15 @@ def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=Non
         raise InputError("max_states", f"must be >= 1, got {max_states}")
     variants, skipped = sensitivity_variants(base, groups)
     cells = [_cell(base, max_states)] + [_cell(variant.arguments, max_states) for variant in variants]
-    results = sweep(cells, solve_variant, store=store, workers=workers, executor=executor,
-                    progress=progress, description="sensitivity")
+    results = sweep(
+        cells,
+        solve_variant,
+        store=store,
+        workers=workers,
+        executor=executor,
+        progress=progress,
+        description="sensitivity",
+    )
     if "too large" in results[0]:
         raise TooLargeError("max_states", f"the base setup: {results[0]['too large']}")
     base_values = {metric: results[0][metric] for metric in METRICS}
@@ -258,8 +324,15 @@ def karbon_sensitivity(base: dict, *, store=None, workers: int = 2, executor=Non
                 deltas[metric] = None
             else:
                 deltas[metric] = values[metric] - base_values[metric]
-        rows.append(SensitivityRow(variant.group, variant.name, {m: values[m] for m in METRICS}, deltas,
-                                   _stepped_setting(base, variant.arguments)))
+        rows.append(
+            SensitivityRow(
+                variant.group,
+                variant.name,
+                {m: values[m] for m in METRICS},
+                deltas,
+                _stepped_setting(base, variant.arguments),
+            )
+        )
     rows.sort(key=lambda row: (-row.effect, row.name))
     return SensitivityReport(base=base, base_values=base_values, rows=rows, skipped=skipped)
 
@@ -295,24 +368,40 @@ def rules_sensitivity(grid: dict = SENSITIVITY_GRID):
     readings = [("default", Rules())]
     for knob, values in RULE_CHOICES.items():
         readings += [(f"{knob}={value}", Rules().with_rules([f"{knob}={value}"])) for value in values[1:]]
-    points = [(w, p, a, c) for w in grid["consequence"] for p in grid["peril"]
-              for a in grid["ability"] for c in grid["challenge"]]
+    points = [
+        (w, p, a, c)
+        for w in grid["consequence"]
+        for p in grid["peril"]
+        for a in grid["ability"]
+        for c in grid["challenge"]
+    ]
 
     def solve(rules_list, **sweep_options) -> list[dict]:
-        cells = [_cell(base_arguments(a, c, w, p, rules=tuple(f"{k}={v}" for k, v in rules.to_dict().items())))
-                 for rules in rules_list for w, p, a, c in points]
+        cells = [
+            _cell(base_arguments(a, c, w, p, rules=tuple(f"{k}={v}" for k, v in rules.to_dict().items())))
+            for rules in rules_list
+            for w, p, a, c in points
+        ]
         results = sweep(cells, solve_variant, description="karbon sensitivity", **sweep_options)
         labels = [f"W{w} P{p} A{a} C{c}" for w, p, a, c in points]
-        return [{label: {m: result[m] for m in METRICS[:3]}
-                 for label, result in zip(labels, results[i * len(points):(i + 1) * len(points)])}
-                for i in range(len(rules_list))]
+        return [
+            {
+                label: {m: result[m] for m in METRICS[:3]}
+                for label, result in zip(labels, results[i * len(points) : (i + 1) * len(points)])
+            }
+            for i in range(len(rules_list))
+        ]
 
-    described = (f"Ability {_span(grid['ability'])} x Challenge {_span(grid['challenge'])} at "
-                 f"Consequence W {_span(grid['consequence'])} and Peril P {_span(grid['peril'])} "
-                 f"({len(points)} contests), both sides' fixed default policies, default pool and reserve")
-    notes = ("A sub-grid of the committed tables (Ability x Challenge 1-5, W 1-3, P 0-1): the "
-             "cells with Ability or Challenge 4-5 cost up to minutes each and knob value.",
-             "`objective` only steers optimal play, so under fixed policies it moves nothing (exactly 0).")
+    described = (
+        f"Ability {_span(grid['ability'])} x Challenge {_span(grid['challenge'])} at "
+        f"Consequence W {_span(grid['consequence'])} and Peril P {_span(grid['peril'])} "
+        f"({len(points)} contests), both sides' fixed default policies, default pool and reserve"
+    )
+    notes = (
+        "A sub-grid of the committed tables (Ability x Challenge 1-5, W 1-3, P 0-1): the "
+        "cells with Ability or Challenge 4-5 cost up to minutes each and knob value.",
+        "`objective` only steers optimal play, so under fixed policies it moves nothing (exactly 0).",
+    )
     return RulesSensitivity("Karbon", described, readings, METRICS[:3], solve, notes)
 
 

@@ -20,8 +20,15 @@ from exactdice.karbon.dice import DiceCounts, DiceSizes, compositions, dice_coun
 from exactdice.karbon.position import STACK_SIZE, Position
 from exactdice.karbon.policies import NarratorPolicy, PlayerPolicy
 
-__all__ = ["ContestSetup", "ContestStart", "DEFAULT_POOL", "DEFAULT_RESERVE", "read_state_file",
-           "setup_from_cell", "STATE_KEYS"]
+__all__ = [
+    "ContestSetup",
+    "ContestStart",
+    "DEFAULT_POOL",
+    "DEFAULT_RESERVE",
+    "read_state_file",
+    "setup_from_cell",
+    "STATE_KEYS",
+]
 
 DEFAULT_POOL = {6: 7, 8: 5, 10: 3}
 DEFAULT_RESERVE = {6: 5}
@@ -37,8 +44,20 @@ MAX_CONSEQUENCE = 20
 #: with its outcomes (20 d6 against a d6: 5.5 s on a loaded machine; 1000 d6 ran for minutes)
 MAX_HAND_DICE = 20
 
-STATE_KEYS = ("player_dice", "narrator_dice", "pool", "reserve", "player_chips", "narrator_chips",
-              "player_stack", "narrator_stack", "wins", "losses", "peril", "consequence")
+STATE_KEYS = (
+    "player_dice",
+    "narrator_dice",
+    "pool",
+    "reserve",
+    "player_chips",
+    "narrator_chips",
+    "player_stack",
+    "narrator_stack",
+    "wins",
+    "losses",
+    "peril",
+    "consequence",
+)
 
 
 @dataclass(frozen=True)
@@ -139,11 +158,18 @@ class ContestSetup:
 
     def _check_counts(self) -> None:
         """Every count is a whole number at or above its least value."""
-        checks = [("consequence", self.consequence, 1), ("peril", self.peril, 0),
-                  ("fortune", self.fortune, 0), ("fallout", self.fallout, 0),
-                  ("player_chips", self.player_chips, 0), ("narrator_chips", self.narrator_chips, 0),
-                  ("player_stack", self.player_stack, 0), ("narrator_stack", self.narrator_stack, 0),
-                  ("wins", self.wins, 0), ("losses", self.losses, 0)]
+        checks = [
+            ("consequence", self.consequence, 1),
+            ("peril", self.peril, 0),
+            ("fortune", self.fortune, 0),
+            ("fallout", self.fallout, 0),
+            ("player_chips", self.player_chips, 0),
+            ("narrator_chips", self.narrator_chips, 0),
+            ("player_stack", self.player_stack, 0),
+            ("narrator_stack", self.narrator_stack, 0),
+            ("wins", self.wins, 0),
+            ("losses", self.losses, 0),
+        ]
         if self.ability is not None:
             checks.append(("ability", self.ability, 0))
         if self.challenge is not None:
@@ -156,27 +182,44 @@ class ContestSetup:
         """Peril, Fallout and the track within the limits that keep the work bounded."""
         for name, value, most in (("peril", self.peril, MAX_PERIL), ("fallout", self.fallout, MAX_FALLOUT)):
             if value > most:
-                raise TooLargeError(name, f"{value:,} is more than the limit of {most} (every round rolls the "
-                                          "peril dice and every 5 hits throw a Glitch: the work grows with the "
-                                          "square of the count)")
+                raise TooLargeError(
+                    name,
+                    f"{value:,} is more than the limit of {most} (every round rolls the "
+                    "peril dice and every 5 hits throw a Glitch: the work grows with the "
+                    "square of the count)",
+                )
         if self.consequence > MAX_CONSEQUENCE:
-            raise TooLargeError("consequence", f"{self.consequence:,} is more than the limit of {MAX_CONSEQUENCE} "
-                                               "(the contest's states grow with the track's length)")
-        for name, count in (("ability", self.ability), ("challenge", self.challenge),
-                            ("player_dice", sum((self.player_dice or {}).values())),
-                            ("narrator_dice", sum((self.narrator_dice or {}).values()))):
+            raise TooLargeError(
+                "consequence",
+                f"{self.consequence:,} is more than the limit of {MAX_CONSEQUENCE} "
+                "(the contest's states grow with the track's length)",
+            )
+        for name, count in (
+            ("ability", self.ability),
+            ("challenge", self.challenge),
+            ("player_dice", sum((self.player_dice or {}).values())),
+            ("narrator_dice", sum((self.narrator_dice or {}).values())),
+        ):
             if count is not None and count > MAX_HAND_DICE:
-                raise TooLargeError(name, f"{count:,} dice in a hand is more than the limit of {MAX_HAND_DICE} (a "
-                                          "hand's roll table grows with the outcomes of its dice)")
+                raise TooLargeError(
+                    name,
+                    f"{count:,} dice in a hand is more than the limit of {MAX_HAND_DICE} (a "
+                    "hand's roll table grows with the outcomes of its dice)",
+                )
 
     def _check_position(self) -> None:
         """A mid-contest position that can be: stacks below a completion, the track not full."""
         for name, value in (("player_stack", self.player_stack), ("narrator_stack", self.narrator_stack)):
             if value >= STACK_SIZE:
-                raise InputError(name, f"a stack holds at most {STACK_SIZE - 1} chips (5 make a completion), got {value}")
+                raise InputError(
+                    name, f"a stack holds at most {STACK_SIZE - 1} chips (5 make a completion), got {value}"
+                )
         if self.wins + self.losses >= self.consequence:
-            raise InputError("wins", f"X + O = {self.wins + self.losses} must be below the consequence "
-                                     f"{self.consequence} (the track would be full)")
+            raise InputError(
+                "wins",
+                f"X + O = {self.wins + self.losses} must be below the consequence "
+                f"{self.consequence} (the track would be full)",
+            )
 
     def _check_hands(self) -> None:
         """Either a draw (Ability and Challenge) or both explicit hands; draw chips only with hands."""
@@ -188,13 +231,21 @@ class ContestSetup:
                 raise InputError("ability", "give either `ability`/`challenge` (a draw) or explicit hands, not both")
         else:
             if self.ability is not None and self.challenge is None:
-                raise InputError("challenge", "give `challenge` too: a draw needs both `ability` and `challenge` "
-                                              "(or give explicit `player_dice` and `narrator_dice`)")
+                raise InputError(
+                    "challenge",
+                    "give `challenge` too: a draw needs both `ability` and `challenge` "
+                    "(or give explicit `player_dice` and `narrator_dice`)",
+                )
             if self.ability is None and self.challenge is not None:
-                raise InputError("ability", "give `ability` too: a draw needs both `ability` and `challenge` "
-                                            "(or give explicit `player_dice` and `narrator_dice`)")
+                raise InputError(
+                    "ability",
+                    "give `ability` too: a draw needs both `ability` and `challenge` "
+                    "(or give explicit `player_dice` and `narrator_dice`)",
+                )
             if self.ability is None:
-                raise InputError("ability", "give `ability` and `challenge` (or explicit `player_dice` and `narrator_dice`)")
+                raise InputError(
+                    "ability", "give `ability` and `challenge` (or explicit `player_dice` and `narrator_dice`)"
+                )
         if self.draw_chips and not explicit:
             raise InputError("draw_chips", "only applies to explicit hands")
 
@@ -249,15 +300,22 @@ class ContestSetup:
                 left -= take
         if left:
             field_name = "ability" if who == "player" else "challenge"
-            fortune_limits = (limit_d6 is not None and available.get(6, 0) > limit_d6
-                              and sum(available.values()) >= count)
+            fortune_limits = (
+                limit_d6 is not None and available.get(6, 0) > limit_d6 and sum(available.values()) >= count
+            )
             extra = " (d6 cost one Fortune each; raise `fortune`)" if fortune_limits else ""
-            raise InputError(field_name, f"the pool ({dice_text(available)}) cannot supply {count} dice for "
-                                         f"the {who}'s draw{extra}")
+            raise InputError(
+                field_name, f"the pool ({dice_text(available)}) cannot supply {count} dice for the {who}'s draw{extra}"
+            )
         return drawn
 
-    def start(self, player: PlayerPolicy, narrator: NarratorPolicy,
-              player_draw: dict | None = None, narrator_draw: dict | None = None) -> ContestStart:
+    def start(
+        self,
+        player: PlayerPolicy,
+        narrator: NarratorPolicy,
+        player_draw: dict | None = None,
+        narrator_draw: dict | None = None,
+    ) -> ContestStart:
         """The first position: draws made (by the given compositions or the fixed preferences)."""
         sizes = self.sizes()
         pool = dict(self.pool)
@@ -282,11 +340,19 @@ class ContestSetup:
             player_chips += self._draw_chips_player(player_hand, narrator_hand)
             narrator_chips += narrator_hand.get(10, 0)
         position = Position(
-            player_hand=sizes.counts(player_hand), narrator_hand=sizes.counts(narrator_hand),
-            pool=sizes.counts(pool), reserve=sizes.counts(self.reserve),
-            player_chips=player_chips, narrator_chips=narrator_chips,
-            player_stack=self.player_stack, narrator_stack=self.narrator_stack,
-            wins=self.wins, losses=self.losses, peril=self.peril, track=self.consequence)
+            player_hand=sizes.counts(player_hand),
+            narrator_hand=sizes.counts(narrator_hand),
+            pool=sizes.counts(pool),
+            reserve=sizes.counts(self.reserve),
+            player_chips=player_chips,
+            narrator_chips=narrator_chips,
+            player_stack=self.player_stack,
+            narrator_stack=self.narrator_stack,
+            wins=self.wins,
+            losses=self.losses,
+            peril=self.peril,
+            track=self.consequence,
+        )
         return ContestStart(sizes, position, self.fallout, player_hand, narrator_hand)
 
     def _draw_chips_player(self, player_hand: dict, narrator_hand: dict) -> int:
@@ -295,15 +361,26 @@ class ContestSetup:
     def to_dict(self) -> dict:
         """A JSON-ready description (part of result and cache keys)."""
         result = {
-            "ability": self.ability, "challenge": self.challenge, "consequence": self.consequence,
-            "peril": self.peril, "fortune": self.fortune, "training": self.training,
-            "fallout": self.fallout, "pool": dice_text(self.pool), "reserve": dice_text(self.reserve),
+            "ability": self.ability,
+            "challenge": self.challenge,
+            "consequence": self.consequence,
+            "peril": self.peril,
+            "fortune": self.fortune,
+            "training": self.training,
+            "fallout": self.fallout,
+            "pool": dice_text(self.pool),
+            "reserve": dice_text(self.reserve),
         }
         if self.player_dice is not None:
-            result.update(player_dice=dice_text(self.player_dice), narrator_dice=dice_text(self.narrator_dice),
-                          draw_chips=self.draw_chips)
-        extras = {k: getattr(self, k) for k in ("player_chips", "narrator_chips", "player_stack",
-                                                 "narrator_stack", "wins", "losses")}
+            result.update(
+                player_dice=dice_text(self.player_dice),
+                narrator_dice=dice_text(self.narrator_dice),
+                draw_chips=self.draw_chips,
+            )
+        extras = {
+            k: getattr(self, k)
+            for k in ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses")
+        }
         if any(extras.values()):
             result.update(extras)
         return result
@@ -317,17 +394,25 @@ def setup_from_cell(arguments: Mapping) -> ContestSetup:
     ...                  "pool": "d6,d6,d8", "reserve": "d10"}).reserve
     DiceCounts({10: 1})
     """
-    return ContestSetup(ability=arguments["ability"], challenge=arguments["challenge"],
-                        consequence=arguments["consequence"], peril=arguments["peril"],
-                        fortune=arguments.get("fortune", 0), fallout=arguments.get("fallout", 0),
-                        training=arguments.get("training", False),
-                        pool=parse_dice_list(arguments.get("pool", dice_text(DEFAULT_POOL)), "pool"),
-                        reserve=parse_dice_list(arguments.get("reserve", dice_text(DEFAULT_RESERVE)), "reserve"))
+    return ContestSetup(
+        ability=arguments["ability"],
+        challenge=arguments["challenge"],
+        consequence=arguments["consequence"],
+        peril=arguments["peril"],
+        fortune=arguments.get("fortune", 0),
+        fallout=arguments.get("fallout", 0),
+        training=arguments.get("training", False),
+        pool=parse_dice_list(arguments.get("pool", dice_text(DEFAULT_POOL)), "pool"),
+        reserve=parse_dice_list(arguments.get("reserve", dice_text(DEFAULT_RESERVE)), "reserve"),
+    )
 
 
 def _minus(pool: dict, taken: dict) -> dict:
-    return {sides: pool.get(sides, 0) - taken.get(sides, 0) for sides in pool
-            if pool.get(sides, 0) - taken.get(sides, 0) > 0}
+    return {
+        sides: pool.get(sides, 0) - taken.get(sides, 0)
+        for sides in pool
+        if pool.get(sides, 0) - taken.get(sides, 0) > 0
+    }
 
 
 def _check_draw(pool: dict, drawn: dict, count: int, field_name: str, who: str) -> None:
@@ -369,18 +454,32 @@ def read_state_file(path: str | Path) -> ContestSetup:
     for key in ("player_dice", "narrator_dice", "pool", "reserve"):
         value = data[key]
         if not isinstance(value, str):
-            raise InputError(f"{field_name} {key}", f'must be a dice string like "2d8,d10" or "none", '
-                                                    f"got {json.dumps(value)}")
+            raise InputError(
+                f"{field_name} {key}", f'must be a dice string like "2d8,d10" or "none", got {json.dumps(value)}'
+            )
         dice[key] = parse_dice_list(value, f"{field_name} {key}")
     numbers = {}
-    for key in ("player_chips", "narrator_chips", "player_stack", "narrator_stack", "wins", "losses",
-                "peril", "consequence"):
+    for key in (
+        "player_chips",
+        "narrator_chips",
+        "player_stack",
+        "narrator_stack",
+        "wins",
+        "losses",
+        "peril",
+        "consequence",
+    ):
         value = data.get(key, 0)
         if not isinstance(value, int) or isinstance(value, bool):
             raise InputError(f"{field_name} {key}", f"must be a whole number, got {json.dumps(value)}")  # as written
         numbers[key] = value
     try:
-        return ContestSetup(player_dice=dice["player_dice"], narrator_dice=dice["narrator_dice"],
-                            pool=dice["pool"], reserve=dice["reserve"], **numbers)
+        return ContestSetup(
+            player_dice=dice["player_dice"],
+            narrator_dice=dice["narrator_dice"],
+            pool=dice["pool"],
+            reserve=dice["reserve"],
+            **numbers,
+        )
     except InputError as error:
         raise InputError(f"{field_name} {error.field}", error.message) from None

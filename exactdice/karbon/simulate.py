@@ -36,38 +36,51 @@ One row per contest (`COLUMNS`):
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from exactdice.errors import InputError
-from exactdice.output_files import open_output
 from exactdice.karbon.dice import DiceSizes, die_classes, parse_dice_list
 from exactdice.karbon.policies import BREAK_OPTIONS, GLITCH_OPTIONS, NarratorPolicy, PlayerPolicy
-from exactdice.karbon.replay import (COUNTERS, QUEUE_CODES, DicePick, NamedChoice, StrategyReplay,
-                                     SwapChoice, context_words)
+from exactdice.karbon.replay import (
+    COUNTERS,
+    QUEUE_CODES,
+    DicePick,
+    NamedChoice,
+    StrategyReplay,
+    SwapChoice,
+    context_words,
+)
 from exactdice.karbon.ruleset import Rules
+from exactdice.karbon.samples import COLUMNS, OUTCOMES, summarize, write_samples_csv
 from exactdice.karbon.strategy import describe_position, load_strategy
 
-__all__ = ["simulate", "write_samples_csv", "summarize",
-           "contest_start", "StrategyReplay", "COLUMNS", "OUTCOMES", "OUTCOME_COLUMN", "MAX_ROUNDS",
-           "MAX_CONTESTS", "ContestEngine"]
+__all__ = [
+    "simulate",
+    "write_samples_csv",
+    "summarize",
+    "contest_start",
+    "StrategyReplay",
+    "COLUMNS",
+    "OUTCOMES",
+    "OUTCOME_COLUMN",
+    "MAX_ROUNDS",
+    "MAX_CONTESTS",
+    "ContestEngine",
+]
 
-COLUMNS = ("trial", "outcome", "rounds", "breaks", "glitches", "injuries", "conditions")
-OUTCOMES = ("win", "loss", "tie", "unfinished")
 #: the categorical column `exactdice.karbon.solve.expected_distribution` gives the exact law of
 OUTCOME_COLUMN = "outcome"
 MAX_ROUNDS = 10_000
 MAX_CONTESTS = 100_000_000
-BATCH = 200_000          # contests advanced together (bounds memory)
-STACK = 5                # chips that make a completion
-RISK_DICE = 3            # d8 rolled when the player puts it all on the line
-EXTRA_DIE = 8            # risk and peril dice are d8
-EXTRA_HIT_TOP = die_classes(EXTRA_DIE)[0]   # their hits: faces 1 to this
+BATCH = 200_000  # contests advanced together (bounds memory)
+STACK = 5  # chips that make a completion
+RISK_DICE = 3  # d8 rolled when the player puts it all on the line
+EXTRA_DIE = 8  # risk and peril dice are d8
+EXTRA_HIT_TOP = die_classes(EXTRA_DIE)[0]  # their hits: faces 1 to this
 
 _UNFINISHED, _WIN, _LOSS, _TIE = 0, 1, 2, 3
 _OUTCOME_NAMES = np.array(["unfinished", "win", "loss", "tie"])
@@ -111,8 +124,17 @@ class ContestEngine:
         "unfinished": "max_rounds: the contests still going are stopped",
     }
 
-    def __init__(self, start, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy,
-                 n: int, rng: np.random.Generator, observers=(), replay: StrategyReplay | None = None):
+    def __init__(
+        self,
+        start,
+        ruleset: Rules,
+        player: PlayerPolicy,
+        narrator: NarratorPolicy,
+        n: int,
+        rng: np.random.Generator,
+        observers=(),
+        replay: StrategyReplay | None = None,
+    ):
         self.ruleset, self.player, self.narrator = ruleset, player, narrator
         self.rng = rng
         self.replay = replay
@@ -145,6 +167,7 @@ class ContestEngine:
 
     def _set_state(self, position, n: int) -> None:
         """Every contest of the batch at ``position``, before its first round."""
+
         def vector(value):
             return np.full(n, value, dtype=np.int64)
 
@@ -161,11 +184,30 @@ class ContestEngine:
         self.rounds, self.breaks, self.glitches = vector(0), vector(0), vector(0)
         self.injuries, self.conditions = vector(0), vector(0)
         self.outcome = np.zeros(n, dtype=np.int8)
-        self.void = np.zeros(n, dtype=bool)   # a sudden-death restart voided the rest of this Test
+        self.void = np.zeros(n, dtype=bool)  # a sudden-death restart voided the rest of this Test
 
-    _STATE = ("trial", "player_hand", "narrator_hand", "pool", "reserve", "player_chips",
-              "narrator_chips", "player_stack", "narrator_stack", "wins", "losses", "peril", "track",
-              "rounds", "breaks", "glitches", "injuries", "conditions", "outcome", "void")
+    _STATE = (
+        "trial",
+        "player_hand",
+        "narrator_hand",
+        "pool",
+        "reserve",
+        "player_chips",
+        "narrator_chips",
+        "player_stack",
+        "narrator_stack",
+        "wins",
+        "losses",
+        "peril",
+        "track",
+        "rounds",
+        "breaks",
+        "glitches",
+        "injuries",
+        "conditions",
+        "outcome",
+        "void",
+    )
 
     def _tell(self, event: str, rows: np.ndarray | None = None, **values) -> None:
         """Tell the observers an event (``rows`` None: every contest still going)."""
@@ -224,10 +266,12 @@ class ContestEngine:
         player_opens, narrator_opens = player_count > narrator_count, narrator_count > player_count
         self._tell("opening", player_turncoats=player_turncoats, narrator_turncoats=narrator_turncoats)
         # where the set-aside dice go (4.6): the side that did not open gets the opener's
-        to_player = np.where(narrator_opens[:, None], narrator_turncoats, 0) + \
-            np.where(player_opens[:, None], 0, player_turncoats)
-        to_narrator = np.where(player_opens[:, None], player_turncoats, 0) + \
-            np.where(narrator_opens[:, None], 0, narrator_turncoats)
+        to_player = np.where(narrator_opens[:, None], narrator_turncoats, 0) + np.where(
+            player_opens[:, None], 0, player_turncoats
+        )
+        to_narrator = np.where(player_opens[:, None], player_turncoats, 0) + np.where(
+            narrator_opens[:, None], 0, narrator_turncoats
+        )
         winner = np.where(player_won, 0, np.where(narrator_won, 1, 2))
         self._risk(winner, to_player, to_narrator)
         self._peril()
@@ -243,8 +287,10 @@ class ContestEngine:
         hands = None
         if self.player_replays:
             hands = (self.player_hand + to_player, self.narrator_hand + to_narrator)
-            risking = self._decide("risk", np.arange(n), winner[:, None],
-                                   lambda i: NamedChoice(("no", "yes")), hands) == "yes"
+            risking = (
+                self._decide("risk", np.arange(n), winner[:, None], lambda i: NamedChoice(("no", "yes")), hands)
+                == "yes"
+            )
         else:
             risking = np.full(n, self.player.risk == "always")
         if not risking.any():
@@ -257,9 +303,15 @@ class ContestEngine:
             takers = np.nonzero(take)[0]
             taken = np.zeros_like(self.pool)
             pools = self.pool[takers]
-            taken[takers] = self._dice_matrix(self._decide(
-                "take", takers, np.column_stack([winner, take])[takers],
-                lambda i: DicePick(self.sizes, pools[i], take[takers[i]]), hands))
+            taken[takers] = self._dice_matrix(
+                self._decide(
+                    "take",
+                    takers,
+                    np.column_stack([winner, take])[takers],
+                    lambda i: DicePick(self.sizes, pools[i], take[takers[i]]),
+                    hands,
+                )
+            )
         else:
             taken = _take_in_order(self.pool, take, self.risk_take)
         self.pool -= taken
@@ -310,8 +362,16 @@ class ContestEngine:
         chips, stack = getattr(self, f"{side}_chips"), getattr(self, f"{side}_stack")
         before_chips, before_stack = chips[rows], stack[rows]
         completions, left, new_stack = self.placement(before_chips, before_stack)
-        self._tell("placed", rows, side=side, chips=before_chips, stack=before_stack, left=left,
-                   new_stack=new_stack, completions=completions)
+        self._tell(
+            "placed",
+            rows,
+            side=side,
+            chips=before_chips,
+            stack=before_stack,
+            left=left,
+            new_stack=new_stack,
+            completions=completions,
+        )
         chips[rows], stack[rows] = left, new_stack
         earned = np.zeros(len(places), dtype=np.int64)
         earned[rows] = completions
@@ -319,8 +379,9 @@ class ContestEngine:
 
     # ----- rewards (spec 5 and 6) -------------------------------------------------------
 
-    def _resolve_rewards(self, pending: np.ndarray, kind: str, tail_kind: str | None = None,
-                         tail: np.ndarray | None = None) -> None:
+    def _resolve_rewards(
+        self, pending: np.ndarray, kind: str, tail_kind: str | None = None, tail: np.ndarray | None = None
+    ) -> None:
         """Resolve ``pending`` Breaks or Glitches per contest, one at a time, until the end.
 
         What follows them in this Test (for the decisions' ``queue``) is ``tail``: per
@@ -379,8 +440,11 @@ class ContestEngine:
             "footing-dice": self.narrator_hand[rows].sum(axis=1) > 0,
             # an optimal player may swap any hand die for a reserve die of another size;
             # a fixed one only swaps when it improves the hand
-            "advantage": (_other_size_held(self.player_hand[rows], self.reserve[rows]) if self.player_replays
-                          else self._improving_swap(self.player_hand[rows], self.reserve[rows])[0]),
+            "advantage": (
+                _other_size_held(self.player_hand[rows], self.reserve[rows])
+                if self.player_replays
+                else self._improving_swap(self.player_hand[rows], self.reserve[rows])[0]
+            ),
         }
         if self.player_replays:
             choice = self._decide("break", rows, queue.columns(rows), _named_choice(applicable, "none"))
@@ -413,9 +477,10 @@ class ContestEngine:
         before, swaps = hand.copy(), None
         if self.player_replays:
             hands, reserves = hand.copy(), reserve.copy()
-            swaps = self._decide("swap", rows, queue.columns(rows), lambda i: SwapChoice(self.sizes, hands[i], reserves[i]))
-            out, into = (self._dice_matrix(np.array([swap.split("->")[side] for swap in swaps]))
-                         for side in (0, 1))
+            swaps = self._decide(
+                "swap", rows, queue.columns(rows), lambda i: SwapChoice(self.sizes, hands[i], reserves[i])
+            )
+            out, into = (self._dice_matrix(np.array([swap.split("->")[side] for swap in swaps])) for side in (0, 1))
             hand += into - out
             reserve += out - into
         else:
@@ -429,16 +494,22 @@ class ContestEngine:
         self.player_hand[rows], self.reserve[rows] = hand, reserve
         self._tell("advantage", rows, before=before, after=hand, swaps=swaps)
 
-    _BREAK_ACTIONS = {"security": _security, "footing-discard": _footing_discard,
-                      "footing-dice": _footing_dice, "advantage": _advantage}
+    _BREAK_ACTIONS = {
+        "security": _security,
+        "footing-discard": _footing_discard,
+        "footing-dice": _footing_dice,
+        "advantage": _advantage,
+    }
 
-    def _narrator_gives(self, rows: np.ndarray, queue: _TestQueue, point: str, replayed: bool,
-                        order) -> np.ndarray:
+    def _narrator_gives(self, rows: np.ndarray, queue: _TestQueue, point: str, replayed: bool, order) -> np.ndarray:
         """Two dice (or all, if fewer) of the narrator's hand per row: from the strategy or in ``order``."""
         if replayed:
             hands = self.narrator_hand[rows]
-            return self._dice_matrix(self._decide(point, rows, queue.columns(rows),
-                                                  lambda i: DicePick(self.sizes, hands[i], min(2, hands[i].sum()))))
+            return self._dice_matrix(
+                self._decide(
+                    point, rows, queue.columns(rows), lambda i: DicePick(self.sizes, hands[i], min(2, hands[i].sum()))
+                )
+            )
         return _take_in_order(self.narrator_hand[rows], np.full(len(rows), 2), order)
 
     def _glitch_option(self, rows: np.ndarray, queue: _TestQueue) -> None:
@@ -472,8 +543,14 @@ class ContestEngine:
         taker = rows[dice]
         if self.narrator_replays:
             pools = self.pool[taker]
-            taken = self._dice_matrix(self._decide("planstake", taker, queue.columns(taker),
-                                                   lambda i: DicePick(self.sizes, pools[i], min(2, pools[i].sum()))))
+            taken = self._dice_matrix(
+                self._decide(
+                    "planstake",
+                    taker,
+                    queue.columns(taker),
+                    lambda i: DicePick(self.sizes, pools[i], min(2, pools[i].sum())),
+                )
+            )
         else:
             taken = _take_in_order(self.pool[taker], np.full(len(taker), 2), self.plans_take)
         self.pool[taker] -= taken
@@ -487,8 +564,10 @@ class ContestEngine:
         """One X removed; the player takes the narrator's chips, or two of its dice."""
         self.wins[rows] -= 1
         if self.player_replays:
-            takes_chips = self._decide("sideswipe", rows, queue.columns(rows),
-                                       lambda i: NamedChoice(("chips", "dice"))) == "chips"
+            takes_chips = (
+                self._decide("sideswipe", rows, queue.columns(rows), lambda i: NamedChoice(("chips", "dice")))
+                == "chips"
+            )
         else:
             takes_chips = np.full(len(rows), self.player.sideswipe_take == "chips")
         chipped, diced = rows[takes_chips], rows[~takes_chips]
@@ -505,8 +584,9 @@ class ContestEngine:
 
     _GLITCH_ACTIONS = {"hurt": _hurt, "plans": _plans, "sideswipe": _sideswipe}
 
-    def _narrator_picks(self, point: str, rows: np.ndarray, queue: _TestQueue, options: tuple,
-                        preference: str) -> np.ndarray:
+    def _narrator_picks(
+        self, point: str, rows: np.ndarray, queue: _TestQueue, options: tuple, preference: str
+    ) -> np.ndarray:
         """The narrator's two-way choice per row (True: ``options[0]``): from the strategy,
         a fair coin (random narrator) or its fixed preference."""
         if self.narrator_replays:
@@ -517,8 +597,7 @@ class ContestEngine:
 
     # ----- replayed decisions (a strategy table) ------------------------------------------
 
-    def _decide(self, point: str, rows: np.ndarray, context: np.ndarray, choice_at: Callable,
-                hands=None) -> np.ndarray:
+    def _decide(self, point: str, rows: np.ndarray, context: np.ndarray, choice_at: Callable, hands=None) -> np.ndarray:
         """The strategy's action at ``point`` for each row (an array of action names).
 
         Each row is described as the strategy file writes it (`WrittenView`: chips cut,
@@ -533,8 +612,16 @@ class ContestEngine:
         context = context.reshape(len(rows), -1)
         if point not in ("risk", "take"):
             context = self.view.queue(self, rows, context)
-        written = np.hstack([player_hand[rows], narrator_hand[rows], self.pool[rows], self.reserve[rows],
-                             self.view.counters(self, rows), context])
+        written = np.hstack(
+            [
+                player_hand[rows],
+                narrator_hand[rows],
+                self.pool[rows],
+                self.reserve[rows],
+                self.view.counters(self, rows),
+                context,
+            ]
+        )
         # the simulator's own counters decide what is legal, so they are part of the group
         columns = np.hstack([written, np.column_stack([getattr(self, name)[rows] for name in COUNTERS])])
         unique, first, inverse = np.unique(columns, axis=0, return_index=True, return_inverse=True)
@@ -546,8 +633,9 @@ class ContestEngine:
             if action is None:
                 extra = [int(value) for value in context[index]]
                 position = self.view.position(self.k, written[index], point, extra)
-                action = replay.decide(point, describe_position(self.sizes, position),
-                                       context_words(point, extra), choice_at(index))
+                action = replay.decide(
+                    point, describe_position(self.sizes, position), context_words(point, extra), choice_at(index)
+                )
                 seen[key] = action
             actions.append(action)
         return np.array(actions, dtype=object)[inverse.reshape(-1)]
@@ -557,8 +645,7 @@ class ContestEngine:
         if not len(names):
             return np.zeros((0, self.k), dtype=np.int64)
         unique, inverse = np.unique(names.astype(str), return_inverse=True)
-        counts = np.array([self.sizes.counts(parse_dice_list(text, "strategy")) for text in unique],
-                          dtype=np.int64)
+        counts = np.array([self.sizes.counts(parse_dice_list(text, "strategy")) for text in unique], dtype=np.int64)
         return counts[inverse.reshape(-1)]
 
     def _improving_swap(self, hand: np.ndarray, reserve: np.ndarray):
@@ -615,8 +702,9 @@ class _TestQueue(NamedTuple):
     def columns(self, rows: np.ndarray) -> np.ndarray:
         """The queue of ``rows`` as int columns (see `exactdice.karbon.replay.context_words`)."""
         tail = self.tail[rows] if self.tail is not None else np.zeros(len(rows), dtype=np.int64)
-        return np.column_stack([np.full(len(rows), self.head), self.pending[rows],
-                                np.full(len(rows), self.tail_code), tail])
+        return np.column_stack(
+            [np.full(len(rows), self.head), self.pending[rows], np.full(len(rows), self.tail_code), tail]
+        )
 
 
 def _other_size_held(hand: np.ndarray, reserve: np.ndarray) -> np.ndarray:
@@ -630,9 +718,11 @@ def _other_size_held(hand: np.ndarray, reserve: np.ndarray) -> np.ndarray:
 
 def _named_choice(applicable: Mapping[str, np.ndarray], otherwise: str | None = None) -> Callable:
     """``choice_at`` for `ContestEngine._decide`: the options applicable at a row."""
+
     def choice_at(index: int) -> NamedChoice:
         names = [name for name, mask in applicable.items() if mask[index]]
         return NamedChoice(names or [otherwise])
+
     return choice_at
 
 
@@ -656,8 +746,7 @@ def _first_applicable(order, applicable: Mapping[str, np.ndarray]):
         yield option, chosen
 
 
-def contest_start(setup, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy,
-                  strategy=None):
+def contest_start(setup, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy, strategy=None):
     """(start, replay): the contest's start and the `StrategyReplay` (None without a strategy).
 
     ``strategy`` is a strategy file's path or a table from `load_strategy`; optimal and
@@ -671,9 +760,12 @@ def contest_start(setup, ruleset: Rules, player: PlayerPolicy, narrator: Narrato
     """
     for policy, flag in ((player, "player_policy"), (narrator, "narrator_policy")):
         if policy.kind in ("optimal", "kind") and strategy is None:
-            raise InputError(flag, f"the simulator plays '{policy.kind}' by replaying a strategy: give one "
-                                   "written by karbon odds (`strategy` FILE; karbon simulate without "
-                                   "`strategy` solves for it first)")
+            raise InputError(
+                flag,
+                f"the simulator plays '{policy.kind}' by replaying a strategy: give one "
+                "written by karbon odds (`strategy` FILE; karbon simulate without "
+                "`strategy` solves for it first)",
+            )
     if strategy is None:
         return setup.start(player, narrator), None
     table = strategy if isinstance(strategy, Mapping) else load_strategy(strategy)
@@ -681,9 +773,16 @@ def contest_start(setup, ruleset: Rules, player: PlayerPolicy, narrator: Narrato
     return replay.start(setup), replay
 
 
-def simulate(setup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
-                      narrator: NarratorPolicy | None = None, n: int = 100_000, seed: int = 0,
-                      strategy=None, max_rounds: int = MAX_ROUNDS) -> dict[str, np.ndarray]:
+def simulate(
+    setup,
+    ruleset: Rules | None = None,
+    player: PlayerPolicy | None = None,
+    narrator: NarratorPolicy | None = None,
+    n: int = 100_000,
+    seed: int = 0,
+    strategy=None,
+    max_rounds: int = MAX_ROUNDS,
+) -> dict[str, np.ndarray]:
     """Play ``n`` contests of a setup; return the columns of `COLUMNS` (one entry per contest).
 
     The draw follows the setup (fixed preferences); everything after it is rolled.
@@ -716,41 +815,3 @@ def simulate(setup, ruleset: Rules | None = None, player: PlayerPolicy | None = 
     result = {name: np.concatenate([part[name] for part in parts]) for name in COLUMNS}
     result["outcome"] = _OUTCOME_NAMES[result["outcome"]]
     return result
-
-
-def write_samples_csv(result: Mapping[str, np.ndarray], path: str | Path) -> None:
-    """Write the columns of `simulate` as CSV with a header row (`COLUMNS`).
-
-    >>> import tempfile, os
-    >>> rows = {"trial": np.array([0]), "outcome": np.array(["win"]), "rounds": np.array([3]),
-    ...         "breaks": np.array([1]), "glitches": np.array([0]), "injuries": np.array([0]),
-    ...         "conditions": np.array([0])}
-    >>> path = os.path.join(tempfile.mkdtemp(), "s.csv"); write_samples_csv(rows, path)
-    >>> open(path).read().splitlines()
-    ['trial,outcome,rounds,breaks,glitches,injuries,conditions', '0,win,3,1,0,0,0']
-    """
-    with open_output(path, "out") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(COLUMNS)
-        writer.writerows(zip(*(result[name].tolist() for name in COLUMNS)))
-
-
-def summarize(result: Mapping[str, np.ndarray]) -> dict:
-    """Counts and shares of each outcome, and the mean (with standard error) of each count column.
-
-    >>> summarize({"outcome": np.array(["win", "loss"]), "rounds": np.array([2, 4]),
-    ...            "breaks": np.array([1, 0]), "glitches": np.array([0, 1]),
-    ...            "injuries": np.array([0, 0]), "conditions": np.array([0, 1])})["outcomes"]["win"]
-    {'count': 1, 'share': 0.5}
-    """
-    outcome = result["outcome"]
-    total = len(outcome)
-    summary = {"contests": total, "outcomes": {}, "means": {}}
-    for name in OUTCOMES:
-        count = int((outcome == name).sum())
-        summary["outcomes"][name] = {"count": count, "share": count / total if total else 0.0}
-    for name in ("rounds", "breaks", "glitches", "injuries", "conditions"):
-        values = np.asarray(result[name], dtype=float)
-        error = float(values.std(ddof=1) / np.sqrt(total)) if total > 1 else 0.0
-        summary["means"][name] = {"mean": float(values.mean()) if total else 0.0, "standard_error": error}
-    return summary

@@ -26,8 +26,7 @@ from exactdice.markov import Solution, explore, solve
 from exactdice.markov.graph import DECISION
 from exactdice.markov.interval import certified_game, certified_solve
 
-__all__ = ["ContestOdds", "contest_odds", "expected_distribution", "solve_start", "DEFAULT_MAX_STATES",
-           "payoffs"]
+__all__ = ["ContestOdds", "contest_odds", "expected_distribution", "solve_start", "DEFAULT_MAX_STATES", "payoffs"]
 
 DEFAULT_MAX_STATES = 3_000_000
 
@@ -113,6 +112,7 @@ class ContestOdds:
         >>> repr(odds).startswith("ContestOdds(win=51.0 % (31-digit fraction), loss=49.0 % (31-digit")
         True
         """
+
         def shown(value):
             if value is None or not self.exact:
                 return "None" if value is None else f"{float(value):.6g}"
@@ -123,29 +123,41 @@ class ContestOdds:
             return "None" if value is None else significant_text(value) if self.exact else f"{float(value):.6g}"
 
         odds = ", ".join(f"{name}={shown(getattr(self, name))}" for name in ("win", "loss", "tie", "never_ends"))
-        counts = ", ".join(f"{name}={number(getattr(self, name))}" for name in
-                           ("expected_rounds", "expected_breaks", "expected_glitches", "expected_injuries",
-                            "expected_conditions"))
-        return (f"ContestOdds({odds}, {counts}, states={self.states}, transitions={self.transitions}, "
-                f"exact={self.exact})")
+        counts = ", ".join(
+            f"{name}={number(getattr(self, name))}"
+            for name in (
+                "expected_rounds",
+                "expected_breaks",
+                "expected_glitches",
+                "expected_injuries",
+                "expected_conditions",
+            )
+        )
+        return (
+            f"ContestOdds({odds}, {counts}, states={self.states}, transitions={self.transitions}, exact={self.exact})"
+        )
 
     def to_json(self) -> dict:
         """The ``--json`` document: exact numbers as ``"p/q"`` strings, and a ``decimal``
         object repeating each of them as a float (`exactdice.core.display.with_decimals`)."""
+
         def exact(value):
             if value is None:
                 return None
             return fraction_text(value) if self.exact else float(value)
 
         result = {
-            "win": exact(self.win), "loss": exact(self.loss), "tie": exact(self.tie),
+            "win": exact(self.win),
+            "loss": exact(self.loss),
+            "tie": exact(self.tie),
             "never_ends": exact(self.never_ends),
             "expected_rounds": exact(self.expected_rounds),
             "expected_breaks": exact(self.expected_breaks),
             "expected_glitches": exact(self.expected_glitches),
             "expected_injuries": exact(self.expected_injuries),
             "expected_conditions": exact(self.expected_conditions),
-            "states": self.states, "transitions": self.transitions,
+            "states": self.states,
+            "transitions": self.transitions,
             "seconds": round(self.seconds, 3),
             "draws": {"player": dice_text(self.player_draw), "narrator": dice_text(self.narrator_draw)},
             "exact": self.exact,
@@ -153,9 +165,12 @@ class ContestOdds:
             "policies": {"player": self.player_policy.text(), "narrator": self.narrator_policy.text()},
         }
         if self.bounds is not None:
-            result["certified"] = {"tolerance": self.tolerance,
-                                   "bounds": {name: None if interval is None else list(interval)
-                                              for name, interval in self.bounds.items()}}
+            result["certified"] = {
+                "tolerance": self.tolerance,
+                "bounds": {
+                    name: None if interval is None else list(interval) for name, interval in self.bounds.items()
+                },
+            }
         if self.setup is not None:
             result["setup"] = self.setup.to_dict()
         return with_decimals(result)
@@ -171,18 +186,29 @@ def payoffs(ruleset: Rules) -> tuple[dict, Fraction]:
     return {"win": Fraction(1), "loss": Fraction(0), "tie": tie}, tie
 
 
-def solve_start(start: ContestStart, ruleset: Rules, player: PlayerPolicy,
-                narrator: NarratorPolicy, **options) -> ContestOdds:
+def solve_start(
+    start: ContestStart, ruleset: Rules, player: PlayerPolicy, narrator: NarratorPolicy, **options
+) -> ContestOdds:
     """Solve the contest from a prepared start (draws already made)."""
     model = KarbonModel(start.sizes, start.situation(), ruleset, player, narrator)
-    return _solve_model(model, ruleset, player, narrator,
-                        draws=(start.player_draw, start.narrator_draw), **options)
+    return _solve_model(model, ruleset, player, narrator, draws=(start.player_draw, start.narrator_draw), **options)
 
 
-def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: str = "exact",
-                 max_states: int = DEFAULT_MAX_STATES, explore_seconds: float | None = None, progress=None,
-                 all_states: bool = False, setup: ContestSetup | None = None,
-                 draw_values: bool = False) -> ContestOdds:
+def _solve_model(
+    model,
+    ruleset,
+    player,
+    narrator,
+    *,
+    draws=None,
+    arithmetic: str = "exact",
+    max_states: int = DEFAULT_MAX_STATES,
+    explore_seconds: float | None = None,
+    progress=None,
+    all_states: bool = False,
+    setup: ContestSetup | None = None,
+    draw_values: bool = False,
+) -> ContestOdds:
     began = time.perf_counter()
     passed = f"more than {explore_seconds:g} s of exploring" if explore_seconds is not None else ""
     with time_limit(explore_seconds, "explore_seconds", passed):
@@ -190,39 +216,63 @@ def _solve_model(model, ruleset, player, narrator, *, draws=None, arithmetic: st
     payoff, endless = payoffs(ruleset)
     bookkeeping = getattr(graph, "bookkeeping", None)
     if bookkeeping is None:
-        bookkeeping = sum(1 for state in graph.states
-                          if type(state) is tuple and state[0] in ("end", "draw", "ndraw"))
+        bookkeeping = sum(1 for state in graph.states if type(state) is tuple and state[0] in ("end", "draw", "ndraw"))
     if arithmetic == "float":
-        return _certified(graph, payoff, endless, began, draws, bookkeeping, ruleset, player, narrator, setup,
-                          model)
-    solution = solve(graph, payoff=payoff, nonterminating_payoff=endless, arithmetic=arithmetic,
-                     progress=progress, all_states=all_states or draw_values)
+        return _certified(graph, payoff, endless, began, draws, bookkeeping, ruleset, player, narrator, setup, model)
+    solution = solve(
+        graph,
+        payoff=payoff,
+        nonterminating_payoff=endless,
+        arithmetic=arithmetic,
+        progress=progress,
+        all_states=all_states or draw_values,
+    )
     absorption = solution.absorption
     rewards = solution.expected_rewards or {}
     values = None
     if draws is None:  # the draws were decisions: read them off the strategy
         player_text = solution.strategy.get(("draw",)) or model.initial_state()[1]
         narrator_text = solution.strategy.get(("ndraw", player_text))
-        start = model.setup.start(player, narrator, model.draws_by_text[player_text],
-                                  parse_dice_list(narrator_text, "draw") if narrator_text else None)
+        start = model.setup.start(
+            player,
+            narrator,
+            model.draws_by_text[player_text],
+            parse_dice_list(narrator_text, "draw") if narrator_text else None,
+        )
         draws = (start.player_draw, start.narrator_draw)
         if draw_values:
             values = {text: solution.state_value(("ndraw", text)) for text in model.draws_by_text}
     return ContestOdds(
-        win=absorption.get("win", 0), loss=absorption.get("loss", 0), tie=absorption.get("tie", 0),
-        never_ends=solution.never_ends, value=solution.value,
-        expected_rounds=rewards.get("rounds"), expected_breaks=rewards.get("breaks"),
-        expected_glitches=rewards.get("glitches"), expected_injuries=rewards.get("injuries"),
+        win=absorption.get("win", 0),
+        loss=absorption.get("loss", 0),
+        tie=absorption.get("tie", 0),
+        never_ends=solution.never_ends,
+        value=solution.value,
+        expected_rounds=rewards.get("rounds"),
+        expected_breaks=rewards.get("breaks"),
+        expected_glitches=rewards.get("glitches"),
+        expected_injuries=rewards.get("injuries"),
         expected_conditions=rewards.get("conditions"),
-        states=graph.num_states - bookkeeping, transitions=graph.num_transitions,
-        seconds=time.perf_counter() - began, exact=solution.exact,
-        player_draw=draws[0], narrator_draw=draws[1],
-        ruleset=ruleset, player_policy=player, narrator_policy=narrator, setup=setup,
-        strategy=solution.strategy, solution=solution, model=model, draw_values=values)
+        states=graph.num_states - bookkeeping,
+        transitions=graph.num_transitions,
+        seconds=time.perf_counter() - began,
+        exact=solution.exact,
+        player_draw=draws[0],
+        narrator_draw=draws[1],
+        ruleset=ruleset,
+        player_policy=player,
+        narrator_policy=narrator,
+        setup=setup,
+        strategy=solution.strategy,
+        solution=solution,
+        model=model,
+        draw_values=values,
+    )
 
 
-def _certified(graph, payoff, endless, began, draws, bookkeeping, ruleset, player, narrator, setup,
-               model) -> ContestOdds:
+def _certified(
+    graph, payoff, endless, began, draws, bookkeeping, ruleset, player, narrator, setup, model
+) -> ContestOdds:
     """Certified floats: each number the middle of an interval that holds the exact value
     (`exactdice.markov.interval`). Under optimal play the value's interval is the game's;
     the odds and expectations are those of the strategies found (each side's choices best
@@ -244,34 +294,63 @@ def _certified(graph, payoff, endless, began, draws, bookkeeping, ruleset, playe
         return None if interval is None else (interval[0] + interval[1]) / 2
 
     return ContestOdds(
-        win=middle("win"), loss=middle("loss"), tie=middle("tie"), never_ends=middle("never_ends"),
-        value=middle("value"), expected_rounds=middle("expected_rounds"),
-        expected_breaks=middle("expected_breaks"), expected_glitches=middle("expected_glitches"),
-        expected_injuries=middle("expected_injuries"), expected_conditions=middle("expected_conditions"),
-        states=graph.num_states - bookkeeping, transitions=graph.num_transitions,
-        seconds=time.perf_counter() - began, exact=False, player_draw=draws[0], narrator_draw=draws[1],
-        ruleset=ruleset, player_policy=player, narrator_policy=narrator, setup=setup, model=model,
-        bounds=bounds, tolerance=answer.tolerance)
+        win=middle("win"),
+        loss=middle("loss"),
+        tie=middle("tie"),
+        never_ends=middle("never_ends"),
+        value=middle("value"),
+        expected_rounds=middle("expected_rounds"),
+        expected_breaks=middle("expected_breaks"),
+        expected_glitches=middle("expected_glitches"),
+        expected_injuries=middle("expected_injuries"),
+        expected_conditions=middle("expected_conditions"),
+        states=graph.num_states - bookkeeping,
+        transitions=graph.num_transitions,
+        seconds=time.perf_counter() - began,
+        exact=False,
+        player_draw=draws[0],
+        narrator_draw=draws[1],
+        ruleset=ruleset,
+        player_policy=player,
+        narrator_policy=narrator,
+        setup=setup,
+        model=model,
+        bounds=bounds,
+        tolerance=answer.tolerance,
+    )
 
 
 def _certified_draws(graph, strategy, model, player, narrator):
     """The hands the strategies found draw (``strategy``: decision node -> edge)."""
+
     def taken(state):
         node = graph.index.get(state)
         return graph.action_names[strategy[node]] if node is not None and node in strategy else None
 
     player_text = taken(("draw",)) or model.initial_state()[1]
     narrator_text = taken(("ndraw", player_text))
-    start = model.setup.start(player, narrator, model.draws_by_text[player_text],
-                              parse_dice_list(narrator_text, "draw") if narrator_text else None)
+    start = model.setup.start(
+        player,
+        narrator,
+        model.draws_by_text[player_text],
+        parse_dice_list(narrator_text, "draw") if narrator_text else None,
+    )
     return start.player_draw, start.narrator_draw
 
 
-def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,
-                 player: PlayerPolicy | None = None, narrator: NarratorPolicy | None = None, *,
-                 arithmetic: str = "exact", max_states: int = DEFAULT_MAX_STATES,
-                 explore_seconds: float | None = None, progress: bool | None = None, all_states: bool = False,
-                 draw_values: bool = False) -> ContestOdds:
+def contest_odds(
+    setup: ContestSetup,
+    ruleset: Rules | None = None,
+    player: PlayerPolicy | None = None,
+    narrator: NarratorPolicy | None = None,
+    *,
+    arithmetic: str = "exact",
+    max_states: int = DEFAULT_MAX_STATES,
+    explore_seconds: float | None = None,
+    progress: bool | None = None,
+    all_states: bool = False,
+    draw_values: bool = False,
+) -> ContestOdds:
     """Exact win/loss/tie odds (and expectations) of a contest under two policies.
 
     Fixed policies draw by their preferences; an ``optimal`` player searches every draw
@@ -325,8 +404,14 @@ def contest_odds(setup: ContestSetup, ruleset: Rules | None = None,
     ruleset = ruleset or Rules()
     player = player or PlayerPolicy()
     narrator = narrator or NarratorPolicy()
-    options = dict(arithmetic=arithmetic, max_states=max_states, explore_seconds=explore_seconds,
-                   progress=progress, all_states=all_states, setup=setup)
+    options = dict(
+        arithmetic=arithmetic,
+        max_states=max_states,
+        explore_seconds=explore_seconds,
+        progress=progress,
+        all_states=all_states,
+        setup=setup,
+    )
     searching = player.kind == "optimal" or narrator.kind in ("optimal", "kind")
     if setup.player_dice is None and searching:
         model = DrawSearchModel(setup, ruleset, player, narrator)
@@ -347,12 +432,18 @@ def explain_first_round(result: ContestOdds, digits: int = 3) -> list[str]:
     lines = []
     if isinstance(model, DrawSearchModel) and result.draw_values:
         ranked = sorted(result.draw_values.items(), key=lambda item: -item[1])
-        lines.append(f"Draw: takes {dice_text(result.player_draw)}; {objective} of each draw: "
-                     + ", ".join(f"{text} {significant_text(value, digits)}" for text, value in ranked) + ".")
+        lines.append(
+            f"Draw: takes {dice_text(result.player_draw)}; {objective} of each draw: "
+            + ", ".join(f"{text} {significant_text(value, digits)}" for text, value in ranked)
+            + "."
+        )
     setup = result.setup
-    start = setup.start(result.player_policy, result.narrator_policy,
-                        result.player_draw if setup.player_dice is None else None,
-                        result.narrator_draw if setup.player_dice is None else None)
+    start = setup.start(
+        result.player_policy,
+        result.narrator_policy,
+        result.player_draw if setup.player_dice is None else None,
+        result.narrator_draw if setup.player_dice is None else None,
+    )
     position = inner.round_start(start.position)
     if start.fallout:
         lines.append("(Fallout Glitches come before the first round; the explanation starts after them.)")
@@ -360,8 +451,7 @@ def explain_first_round(result: ContestOdds, digits: int = 3) -> list[str]:
     table, roll_den = inner._roll_table(position.player_hand, position.narrator_hand)
     who = {"p": "the player wins the roll", "n": "the narrator wins the roll", "t": "a tie"}
     doing = {"yes": "risking", "no": "not risking"}
-    for weight, winner, gain_p, gain_n, player_hand, narrator_hand in sorted(
-            table, key=lambda entry: -entry[0]):
+    for weight, winner, gain_p, gain_n, player_hand, narrator_hand in sorted(table, key=lambda entry: -entry[0]):
         situation = ("risk", inner.after_roll(position, winner, gain_p, gain_n, player_hand, narrator_hand), winner)
         if situation not in solution.strategy:
             continue
@@ -373,8 +463,11 @@ def explain_first_round(result: ContestOdds, digits: int = 3) -> list[str]:
             win[name] = solution.state_absorption(target).get("win", 0)
         chosen = solution.strategy[situation]
         other = "no" if chosen == "yes" else "yes"
-        hits = (f"{counted(gain_p, 'hit')} each" if winner == "t" else
-                f"with {counted(gain_p if winner == 'p' else gain_n, 'hit')}")
+        hits = (
+            f"{counted(gain_p, 'hit')} each"
+            if winner == "t"
+            else f"with {counted(gain_p if winner == 'p' else gain_n, 'hit')}"
+        )
         if player_hand != position.player_hand:
             moved = [a - b for a, b in zip(player_hand, position.player_hand)]
             towards = "player" if sum(moved) > 0 else "narrator"
@@ -387,12 +480,17 @@ def explain_first_round(result: ContestOdds, digits: int = 3) -> list[str]:
             f"{opening}. Risk: {chosen}. {doing[chosen].capitalize()} {reason} P(win) "
             f"{percent_text(win[chosen], digits)} (score {significant_text(values[chosen], digits)}); "
             f"{doing[other]} would give {percent_text(win[other], digits)} "
-            f"(score {significant_text(values[other], digits)}).")
+            f"(score {significant_text(values[other], digits)})."
+        )
     return lines
 
 
-def expected_distribution(setup: ContestSetup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
-                          narrator: NarratorPolicy | None = None) -> dict[str, Fraction]:
+def expected_distribution(
+    setup: ContestSetup,
+    ruleset: Rules | None = None,
+    player: PlayerPolicy | None = None,
+    narrator: NarratorPolicy | None = None,
+) -> dict[str, Fraction]:
     """Exact P(outcome) of the simulator's ``outcome`` column (``unfinished`` = never ends).
 
     Parameters
@@ -419,4 +517,3 @@ def expected_distribution(setup: ContestSetup, ruleset: Rules | None = None, pla
     """
     odds = contest_odds(setup, ruleset, player, narrator)
     return {"win": odds.win, "loss": odds.loss, "tie": odds.tie, "unfinished": odds.never_ends}
-

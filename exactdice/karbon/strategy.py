@@ -72,8 +72,16 @@ from exactdice.output_files import write_output
 from exactdice.karbon.dice import DiceSizes
 from exactdice.karbon.position import STACK_SIZE, Position
 
-__all__ = ["FORMAT", "describe_position", "describe_decision", "decision_context", "decision_key",
-           "write_strategy", "load_strategy", "written_chip_limits"]
+__all__ = [
+    "FORMAT",
+    "describe_position",
+    "describe_decision",
+    "decision_context",
+    "decision_key",
+    "write_strategy",
+    "load_strategy",
+    "written_chip_limits",
+]
 
 FORMAT = "exactdice-karbon-strategy/2"  # /2: stacks held in hand before placement
 _WINNER_WORD = {"p": "player", "n": "narrator", "t": "tie"}
@@ -86,9 +94,13 @@ def describe_position(sizes: DiceSizes, position: Position) -> dict:
         "narrator_dice": sizes.text(position.narrator_hand),
         "pool": sizes.text(position.pool),
         "reserve": sizes.text(position.reserve),
-        "player_chips": position.player_chips, "narrator_chips": position.narrator_chips,
-        "player_stack": position.player_stack, "narrator_stack": position.narrator_stack,
-        "wins": position.wins, "losses": position.losses, "peril": position.peril,
+        "player_chips": position.player_chips,
+        "narrator_chips": position.narrator_chips,
+        "player_stack": position.player_stack,
+        "narrator_stack": position.narrator_stack,
+        "wins": position.wins,
+        "losses": position.losses,
+        "peril": position.peril,
         "consequence": position.track,
     }
 
@@ -144,8 +156,12 @@ def written_chip_limits(track, wins, losses, player_stack, narrator_stack):
     """
     breaks = track - wins - losses
     player = np.maximum(0, STACK_SIZE * breaks - player_stack)
-    narrator = np.maximum(np.maximum(STACK_SIZE * (track - losses) - narrator_stack,
-                                     np.where(track - losses >= 2, STACK_SIZE * breaks, 0)), 1)
+    narrator = np.maximum(
+        np.maximum(
+            STACK_SIZE * (track - losses) - narrator_stack, np.where(track - losses >= 2, STACK_SIZE * breaks, 0)
+        ),
+        1,
+    )
     return player, narrator
 
 
@@ -154,8 +170,9 @@ def decision_key(point: str, state: dict, context: dict) -> str:
     return json.dumps([point, state, context], sort_keys=True, separators=(",", ":"))
 
 
-def write_strategy(path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset: dict,
-                   policies: dict, setup: dict | None = None) -> int:
+def write_strategy(
+    path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset: dict, policies: dict, setup: dict | None = None
+) -> int:
     """Write the strategy JSON; returns how many decisions it holds.
 
     ``strategy`` maps model situations to action names, ``sides`` maps them to
@@ -165,11 +182,23 @@ def write_strategy(path, sizes: DiceSizes, strategy: dict, sides: dict, ruleset:
     decisions = []
     for situation, action in strategy.items():
         point, state, context = describe_decision(sizes, situation)
-        decisions.append({"point": point, "side": sides.get(situation, "player"), "state": state,
-                          "context": context, "action": action})
+        decisions.append(
+            {
+                "point": point,
+                "side": sides.get(situation, "player"),
+                "state": state,
+                "context": context,
+                "action": action,
+            }
+        )
     decisions.sort(key=lambda entry: decision_key(entry["point"], entry["state"], entry["context"]))
-    document = {"format": FORMAT, "ruleset": ruleset, "policies": policies,
-                "dice_sizes": list(sizes.sizes), "decisions": decisions}
+    document = {
+        "format": FORMAT,
+        "ruleset": ruleset,
+        "policies": policies,
+        "dice_sizes": list(sizes.sizes),
+        "decisions": decisions,
+    }
     if setup is not None:
         document["setup"] = setup
     write_output(path, json.dumps(document, indent=1), "strategy")
@@ -181,22 +210,31 @@ def load_strategy(path) -> dict:
     document = read_json_file(path, "strategy")
     written = document.get("format") if isinstance(document, dict) else None
     if isinstance(written, str) and written.startswith(FORMAT.rsplit("/", 1)[0] + "/") and written != FORMAT:
-        raise InputError("strategy", f"{path} is in the older format {written}; this exactdice reads {FORMAT}: "
-                                       "write it again with karbon odds and `strategy` FILE")
+        raise InputError(
+            "strategy",
+            f"{path} is in the older format {written}; this exactdice reads {FORMAT}: "
+            "write it again with karbon odds and `strategy` FILE",
+        )
     if written != FORMAT:
         raise InputError("strategy", f"{path} is not an exactdice strategy file (format {FORMAT})")
     decisions = document.get("decisions")
     if not isinstance(decisions, list):
-        raise InputError("strategy", f"{path}: \"decisions\" must be a list of decisions, "
-                                       f"got {type(decisions).__name__}")
+        raise InputError("strategy", f'{path}: "decisions" must be a list of decisions, got {type(decisions).__name__}')
     table = {}
     for number, entry in enumerate(decisions):
-        if not (isinstance(entry, dict) and isinstance(entry.get("point"), str)
-                and isinstance(entry.get("state"), dict) and isinstance(entry.get("context"), dict)
-                and isinstance(entry.get("action"), str)):
-            raise InputError("strategy", f"{path}: decision {number} must be an object with "
-                                           "\"point\" (text), \"state\" (object), \"context\" (object) "
-                                           "and \"action\" (text)")
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("point"), str)
+            and isinstance(entry.get("state"), dict)
+            and isinstance(entry.get("context"), dict)
+            and isinstance(entry.get("action"), str)
+        ):
+            raise InputError(
+                "strategy",
+                f"{path}: decision {number} must be an object with "
+                '"point" (text), "state" (object), "context" (object) '
+                'and "action" (text)',
+            )
         table[decision_key(entry["point"], entry["state"], entry["context"])] = entry["action"]
     table[None] = {k: v for k, v in document.items() if k != "decisions"}
     return table

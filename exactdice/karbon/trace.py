@@ -25,9 +25,13 @@ from exactdice.karbon.simulate import MAX_ROUNDS, RISK_DICE, ContestEngine, cont
 
 __all__ = ["trace_contest", "Narrator", "EventRecorder"]
 
-_RESULT_WORDS = {"win": "wins the contest", "loss": "loses the contest", "tie": "ties the contest",
-                 "unfinished": "has not finished the contest"}
-_OUTCOME_WORDS = ("unfinished", "win", "loss", "tie")   # the engine's outcome codes
+_RESULT_WORDS = {
+    "win": "wins the contest",
+    "loss": "loses the contest",
+    "tie": "ties the contest",
+    "unfinished": "has not finished the contest",
+}
+_OUTCOME_WORDS = ("unfinished", "win", "loss", "tie")  # the engine's outcome codes
 
 
 class Narrator:
@@ -50,18 +54,21 @@ class Narrator:
     # ----- the round ----------------------------------------------------------------------
 
     def fallout(self, engine, values):
-        return (f"Fallout: {counted(values['count'], 'Glitch', 'Glitches')} "
-                f"{'is' if values['count'] == 1 else 'are'} thrown before the first round.")
+        return (
+            f"Fallout: {counted(values['count'], 'Glitch', 'Glitches')} "
+            f"{'is' if values['count'] == 1 else 'are'} thrown before the first round."
+        )
 
     def round(self, engine, values):
         return f"Round {values['number']}:"
 
     def roll(self, engine, values):
-        shown = [f"d{sides}:{face}" for sides, faces, counts in values["rolled"]
-                 for face in faces[0, :counts[0]]]
+        shown = [f"d{sides}:{face}" for sides, faces, counts in values["rolled"] for face in faces[0, : counts[0]]]
         rolled_text = " ".join(shown) if shown else "nothing (no dice)"
-        return (f"  The {values['side']} rolls {rolled_text}: {counted(values['hits'], 'hit')}, "
-                f"{counted(values['turncoats'].sum(), 'turncoat')}.")
+        return (
+            f"  The {values['side']} rolls {rolled_text}: {counted(values['hits'], 'hit')}, "
+            f"{counted(values['turncoats'].sum(), 'turncoat')}."
+        )
 
     def roll_won(self, engine, values):
         player, narrator = values["player_hits"], values["narrator_hits"]
@@ -74,25 +81,33 @@ class Narrator:
     def opening(self, engine, values):
         player, narrator = values["player_turncoats"], values["narrator_turncoats"]
         if player.sum() > narrator.sum():
-            return (f"  Opening: the player has more turncoats ({player.sum()} to {narrator.sum()}); "
-                    f"its set-aside {_dice(engine, player)} will go to the narrator.")
+            return (
+                f"  Opening: the player has more turncoats ({player.sum()} to {narrator.sum()}); "
+                f"its set-aside {_dice(engine, player)} will go to the narrator."
+            )
         if narrator.sum() > player.sum():
-            return (f"  Opening: the narrator has more turncoats ({narrator.sum()} to {player.sum()}); "
-                    f"its set-aside {_dice(engine, narrator)} will go to the player.")
+            return (
+                f"  Opening: the narrator has more turncoats ({narrator.sum()} to {player.sum()}); "
+                f"its set-aside {_dice(engine, narrator)} will go to the player."
+            )
         return f"  No Opening ({player.sum()} turncoats each); set-aside dice go back."
 
     def extra_dice(self, engine, values):
         if values["counts"]:
-            return (f"  The {values['purpose']} dice show "
-                    f"{' '.join(str(face) for face in values['faces'][:values['counts']])}.")
+            return (
+                f"  The {values['purpose']} dice show "
+                f"{' '.join(str(face) for face in values['faces'][: values['counts']])}."
+            )
         return None
 
     def risk(self, engine, values):
         who = "Risk (strategy): the player" if values["strategic"] else "Risk: the player"
         if not values["risking"]:
             return f"  {who} does not risk."
-        return (f"  {who} puts it all on the line: {counted(values['hits'], 'hit')} take {_dice(engine, values['taken'])} "
-                f"from the pool; the narrator gains {counted(RISK_DICE - values['hits'], 'chip')}.")
+        return (
+            f"  {who} puts it all on the line: {counted(values['hits'], 'hit')} take {_dice(engine, values['taken'])} "
+            f"from the pool; the narrator gains {counted(RISK_DICE - values['hits'], 'chip')}."
+        )
 
     def peril(self, engine, values):
         if not values["dice"]:
@@ -101,11 +116,13 @@ class Narrator:
         return f"  Peril: {values['dice']} d8, {counted(values['hits'], 'hit')} put {counted(values['hits'], 'chip')} {where}."
 
     def round_over(self, engine, values):
-        return (f"  Track [{_track(engine)}]; player {_dice(engine, engine.player_hand[0])}, "
-                f"{counted(engine.player_chips[0], 'chip')} in hand, stack {engine.player_stack[0]}; narrator "
-                f"{_dice(engine, engine.narrator_hand[0])}, {counted(engine.narrator_chips[0], 'chip')}, "
-                f"stack {engine.narrator_stack[0]}; pool {_dice(engine, engine.pool[0])}; "
-                f"peril {engine.peril[0]}.")
+        return (
+            f"  Track [{_track(engine)}]; player {_dice(engine, engine.player_hand[0])}, "
+            f"{counted(engine.player_chips[0], 'chip')} in hand, stack {engine.player_stack[0]}; narrator "
+            f"{_dice(engine, engine.narrator_hand[0])}, {counted(engine.narrator_chips[0], 'chip')}, "
+            f"stack {engine.narrator_stack[0]}; pool {_dice(engine, engine.pool[0])}; "
+            f"peril {engine.peril[0]}."
+        )
 
     def unfinished(self, engine, values):
         return f"After {values['max_rounds']} rounds the contest has not ended: unfinished."
@@ -120,9 +137,11 @@ class Narrator:
     def placed(self, engine, values):
         placed = values["chips"] - values["left"]
         completions = values["completions"]
-        return (f"  Test: the {values['side']} places {counted(placed, 'chip')} on its stack "
-                f"(height {values['stack'] + placed})"
-                + (f": {counted(completions, 'completion')}." if completions else "."))
+        return (
+            f"  Test: the {values['side']} places {counted(placed, 'chip')} on its stack "
+            f"(height {values['stack'] + placed})"
+            + (f": {counted(completions, 'completion')}." if completions else ".")
+        )
 
     def mark(self, engine, values):
         if values["kind"] == "break":
@@ -130,12 +149,13 @@ class Narrator:
         return "  Glitch: the narrator marks an O."
 
     def sudden_death(self, engine, values):
-        return ("  The track is full with a tie: sudden death, the track gets one more place; "
-                "chips in hand and stacks are emptied.")
+        return (
+            "  The track is full with a tie: sudden death, the track gets one more place; "
+            "chips in hand and stacks are emptied."
+        )
 
     def contest_over(self, engine, values):
-        return (f"  The track is full ({_track(engine)}): the contest ends in a "
-                f"{_OUTCOME_WORDS[values['outcome']]}.")
+        return f"  The track is full ({_track(engine)}): the contest ends in a {_OUTCOME_WORDS[values['outcome']]}."
 
     # ----- Break and Glitch options ---------------------------------------------------------
 
@@ -151,15 +171,18 @@ class Narrator:
     def advantage(self, engine, values):
         before, after = _dice(engine, values["before"]), _dice(engine, values["after"])
         if values["swaps"] is not None:
-            return (f"  Option advantage (strategy): the player swaps {values['swaps'].replace('->', ' for ')} "
-                    f"({before} becomes {after}).")
+            return (
+                f"  Option advantage (strategy): the player swaps {values['swaps'].replace('->', ' for ')} "
+                f"({before} becomes {after})."
+            )
         return f"  Option advantage: the player swaps its {before} for {after} with the reserve."
 
     def hurt(self, engine, values):
         if not values["injury"]:
             return "  Option hurt: the narrator gives the Agent a condition."
-        return ("  Option hurt: the narrator gives the Agent an injury and the player 2 chips"
-                + (" (and one peril die)." if engine.ruleset.injury_peril == "on" else "."))
+        return "  Option hurt: the narrator gives the Agent an injury and the player 2 chips" + (
+            " (and one peril die)." if engine.ruleset.injury_peril == "on" else "."
+        )
 
     def plans(self, engine, values):
         if values["dice"]:
@@ -210,9 +233,15 @@ def _track(engine) -> str:
     return " ".join(["X"] * x + ["O"] * o + ["."] * (w - x - o))
 
 
-def trace_contest(setup, ruleset: Rules | None = None, player: PlayerPolicy | None = None,
-                  narrator: NarratorPolicy | None = None, seed: int = 0,
-                  max_rounds: int = MAX_ROUNDS, strategy=None) -> list[str]:
+def trace_contest(
+    setup,
+    ruleset: Rules | None = None,
+    player: PlayerPolicy | None = None,
+    narrator: NarratorPolicy | None = None,
+    seed: int = 0,
+    max_rounds: int = MAX_ROUNDS,
+    strategy=None,
+) -> list[str]:
     """Play one contest with ``seed`` and return its account, one line per event.
 
     ``strategy`` (a strategy file or table) plays optimal/kind sides, as in
@@ -232,17 +261,31 @@ def trace_contest(setup, ruleset: Rules | None = None, player: PlayerPolicy | No
     sizes, position = start.sizes, start.position
     lines = []
     if setup.player_dice is None:  # the draw first: the start is what it leaves
-        lines.append(f"Draw: the player draws {sizes.text(position.player_hand)}, the narrator draws "
-                     f"{sizes.text(position.narrator_hand)} (chips from the draw: player "
-                     f"{position.player_chips}, narrator {position.narrator_chips}).")
-    lines.append(f"Start: the player holds {sizes.text(position.player_hand)}, the narrator holds "
-                 f"{sizes.text(position.narrator_hand)}; pool {sizes.text(position.pool)}, reserve "
-                 f"{sizes.text(position.reserve)}; track of {position.track}, peril {position.peril}.")
-    engine = ContestEngine(start, ruleset, player, narrator, 1, np.random.Generator(np.random.PCG64(seed)),
-                           observers=[Narrator(lines)], replay=replay)
+        lines.append(
+            f"Draw: the player draws {sizes.text(position.player_hand)}, the narrator draws "
+            f"{sizes.text(position.narrator_hand)} (chips from the draw: player "
+            f"{position.player_chips}, narrator {position.narrator_chips})."
+        )
+    lines.append(
+        f"Start: the player holds {sizes.text(position.player_hand)}, the narrator holds "
+        f"{sizes.text(position.narrator_hand)}; pool {sizes.text(position.pool)}, reserve "
+        f"{sizes.text(position.reserve)}; track of {position.track}, peril {position.peril}."
+    )
+    engine = ContestEngine(
+        start,
+        ruleset,
+        player,
+        narrator,
+        1,
+        np.random.Generator(np.random.PCG64(seed)),
+        observers=[Narrator(lines)],
+        replay=replay,
+    )
     result = engine.run(max_rounds)
     outcome = _OUTCOME_WORDS[int(result["outcome"][0])]
-    lines.append(f"Result: the player {_RESULT_WORDS[outcome]} after {counted(result['rounds'][0], 'round')}: "
-                 f"{counted(result['breaks'][0], 'Break')}, {counted(result['glitches'][0], 'Glitch', 'Glitches')}, "
-                 f"{counted(result['injuries'][0], 'injury', 'injuries')}, {counted(result['conditions'][0], 'condition')}.")
+    lines.append(
+        f"Result: the player {_RESULT_WORDS[outcome]} after {counted(result['rounds'][0], 'round')}: "
+        f"{counted(result['breaks'][0], 'Break')}, {counted(result['glitches'][0], 'Glitch', 'Glitches')}, "
+        f"{counted(result['injuries'][0], 'injury', 'injuries')}, {counted(result['conditions'][0], 'condition')}."
+    )
     return lines

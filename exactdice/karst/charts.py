@@ -21,6 +21,12 @@ def hit_chart(modifier: int, defense: int | None = None) -> Chart:
         low, high = min(low, defense), max(high, defense)
     defenses = tuple(range(low, high + 1))
     curve = Curve(f"d20{modifier:+d}", defenses, tuple(attack_hit(modifier, value) for value in defenses))
-    return Chart(f"Karst attack d20{modifier:+d}: P(hit) by defense", "defense", "P(hit)", (curve,),
-                 marked_x=defense, marked_label="asked",
-                 note="Exact values: a natural 20 always hits, a natural 1 always misses.")
+    return Chart(
+        f"Karst attack d20{modifier:+d}: P(hit) by defense",
+        "defense",
+        "P(hit)",
+        (curve,),
+        marked_x=defense,
+        marked_label="asked",
+        note="Exact values: a natural 20 always hits, a natural 1 always misses.",
+    )

@@ -166,11 +166,15 @@ class DeathSolution:
 
     def to_json(self) -> dict:
         """JSON-ready result (keys ``death``, ``stable``, ``expected_rounds``, ``rounds``)."""
-        return {"setup": {"negative_health": self.negative_health, "modifier": self.modifier},
-                "rules": self.rules.to_dict(), "death": fraction_text(self.death),
-                "stable": fraction_text(self.stable),
-                "expected_rounds": fraction_text(self.expected_rounds),
-                "rounds": self.rounds.to_json(), "states": self.states}
+        return {
+            "setup": {"negative_health": self.negative_health, "modifier": self.modifier},
+            "rules": self.rules.to_dict(),
+            "death": fraction_text(self.death),
+            "stable": fraction_text(self.stable),
+            "expected_rounds": fraction_text(self.expected_rounds),
+            "rounds": self.rounds.to_json(),
+            "states": self.states,
+        }
 
 
 def _rounds_distribution(chain: DeathRollChain) -> RoundsDistribution:
@@ -201,8 +205,9 @@ def _rounds_distribution(chain: DeathRollChain) -> RoundsDistribution:
             return RoundsDistribution(probabilities, remaining)
         round_number += 1
         if round_number > MAX_ROUNDS:
-            raise TooLargeError("negative_health", f"the rounds distribution needs more than "
-                                f"{MAX_ROUNDS:,} rounds (the limit)")
+            raise TooLargeError(
+                "negative_health", f"the rounds distribution needs more than {MAX_ROUNDS:,} rounds (the limit)"
+            )
         current = next_round
 
 
@@ -238,6 +243,13 @@ def solve_death(negative_health: int, modifier: int = 0, rules: Rules = Rules())
     chain = DeathRollChain(negative_health, modifier, rules.aid)
     solution = solve(chain)
     rounds = _rounds_distribution(chain)
-    return DeathSolution(negative_health, modifier, rules, solution.absorption["death"],
-                         solution.absorption["stable"], solution.expected_rewards["rounds"],
-                         rounds, solution.states)
+    return DeathSolution(
+        negative_health,
+        modifier,
+        rules,
+        solution.absorption["death"],
+        solution.absorption["stable"],
+        solution.expected_rewards["rounds"],
+        rounds,
+        solution.states,
+    )

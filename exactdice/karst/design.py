@@ -49,9 +49,15 @@ def karst_design_problem(axes: dict[str, list], fixed: dict, *, metric: str = "h
         for value in values:
             if abs(value) > LIMIT:
                 raise InputError(name, f"must be between -{LIMIT} and {LIMIT}, got {value}")
-    return exact_grid_problem(axes, {**fixed, "roll": metric}, system="karst", rules=Rules(),
-                              rules_data=Rules().to_dict(), solve_fn=solve_design_task,
-                              metric=lambda result: result)
+    return exact_grid_problem(
+        axes,
+        {**fixed, "roll": metric},
+        system="karst",
+        rules=Rules(),
+        rules_data=Rules().to_dict(),
+        solve_fn=solve_design_task,
+        metric=lambda result: result,
+    )
 
 
 def solve_design_task(task) -> Fraction:

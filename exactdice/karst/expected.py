@@ -23,8 +23,9 @@ from exactdice.karst.simulate import SIMULATIONS
 __all__ = ["outcome_column", "expected_distribution", "column_distributions", "exact_laws"]
 
 
-def outcome_column(kind: str, *, health: int | None = None, then_death: bool = False, combatant: int = 1,
-                   **_: object) -> str:
+def outcome_column(
+    kind: str, *, health: int | None = None, then_death: bool = False, combatant: int = 1, **_: object
+) -> str:
     """The simulator's CSV column that `expected_distribution` describes.
 
     Parameters
@@ -106,8 +107,11 @@ def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup: Any) ->
             raise InputError("combatant", f"combatant {combatant} does not exist (numbered 1..{len(places)})")
         chosen = places[combatant - 1]
         if chosen is None:
-            raise InputError("combatant", f"combatant {combatant} is surprised: it does not act in the "
-                                            "opening round, so it has no place to validate")
+            raise InputError(
+                "combatant",
+                f"combatant {combatant} is surprised: it does not act in the "
+                "opening round, so it has no place to validate",
+            )
         return {str(place): p for place, p in chosen.items()}
     raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
 
@@ -131,8 +135,12 @@ def column_distributions(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
         modifier = setup.get("modifier", 0)
         return {"natural": shifted(6, 0), "total": shifted(6, modifier)}
     if kind == "opposed":
-        return {"natural": shifted(6, 0), "total": shifted(6, setup.get("modifier", 0)),
-                "versus_natural": shifted(6, 0), "versus_total": shifted(6, setup.get("versus", 0))}
+        return {
+            "natural": shifted(6, 0),
+            "total": shifted(6, setup.get("modifier", 0)),
+            "versus_natural": shifted(6, 0),
+            "versus_total": shifted(6, setup.get("versus", 0)),
+        }
     if kind == "death":
         return _death_laws(_solved_death(setup, rules))[1]
     if kind == "attack":
@@ -140,11 +148,11 @@ def column_distributions(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
             modifier = setup.get("modifier", 0)
             hit = attack_hit(modifier, setup["defense"])
             damage = {"0": 1 - hit}
-            for value, p in damage_per_hit(setup.get("damage", "d6"), setup.get("unaware", False)
-                                           ).probabilities().items():
+            for value, p in (
+                damage_per_hit(setup.get("damage", "d6"), setup.get("unaware", False)).probabilities().items()
+            ):
                 damage[str(value)] = damage.get(str(value), Fraction(0)) + hit * p
-            return {"natural": shifted(20, 0), "total": shifted(20, modifier),
-                    "damage": ColumnDistribution(damage)}
+            return {"natural": shifted(20, 0), "total": shifted(20, modifier), "damage": ColumnDistribution(damage)}
         return _knockout_laws(_solved_knockout(setup), setup, rules)[1]
     if kind == "order":
         modifiers = setup["modifiers"]
@@ -155,8 +163,11 @@ def column_distributions(kind: str, *, rules: Rules = Rules(), **setup) -> dict:
             if place is None:  # surprised: the simulator leaves both columns empty
                 columns[f"score_{number}"] = columns[f"place_{number}"] = ColumnDistribution({"": Fraction(1)})
                 continue
-            score = (lambda face, m=modifier: face + m - 3 if face + m >= 4 else face + m) \
-                if number in two_actions else (lambda face, m=modifier: face + m)
+            score = (
+                (lambda face, m=modifier: face + m - 3 if face + m >= 4 else face + m)
+                if number in two_actions
+                else (lambda face, m=modifier: face + m)
+            )
             columns[f"score_{number}"] = ColumnDistribution.from_distribution(d(6), lambda face: str(score(face)))
             columns[f"place_{number}"] = ColumnDistribution.from_distribution(place)
         return columns
@@ -183,15 +194,20 @@ def _solved_death(setup: dict, rules: Rules):
 
 
 def _solved_knockout(setup: dict):
-    return solve_knockout(KnockoutSetup(setup["modifier"], setup["defense"], setup.get("damage", "d6"),
-                                        setup["health"], setup.get("unaware", False)))
+    return solve_knockout(
+        KnockoutSetup(
+            setup["modifier"], setup["defense"], setup.get("damage", "d6"), setup["health"], setup.get("unaware", False)
+        )
+    )
 
 
 def _death_laws(solution) -> tuple[dict, dict]:
     from exactdice.validation import ColumnDistribution
 
-    return ({"death": solution.death, "stable": solution.stable},
-            {"rounds": ColumnDistribution.with_tail(solution.rounds.probabilities)})
+    return (
+        {"death": solution.death, "stable": solution.stable},
+        {"rounds": ColumnDistribution.with_tail(solution.rounds.probabilities)},
+    )
 
 
 def _knockout_laws(chain, setup: dict, rules: Rules) -> tuple[dict, dict]:
@@ -199,8 +215,10 @@ def _knockout_laws(chain, setup: dict, rules: Rules) -> tuple[dict, dict]:
     and its further columns."""
     from exactdice.validation import ColumnDistribution
 
-    columns = {"rounds": ColumnDistribution.with_tail(chain.rounds.probabilities),
-               "negative_health": ColumnDistribution.from_distribution(chain.negative_health)}
+    columns = {
+        "rounds": ColumnDistribution.with_tail(chain.rounds.probabilities),
+        "negative_health": ColumnDistribution.from_distribution(chain.negative_health),
+    }
     if not setup.get("then_death"):
         return {str(value): p for value, p in chain.negative_health.items()}, columns
     death = knockout_then_death(chain, setup.get("death_modifier", 0), rules)

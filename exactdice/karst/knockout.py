@@ -59,13 +59,20 @@ class KnockoutSetup:
 
     def describe(self) -> str:
         """One human-readable line."""
-        return (f"attack {self.modifier:+d} vs defense {self.defense}, damage {self.damage}"
-                f"{' (unaware: doubled on the first attack)' if self.unaware else ''}, health {self.health}")
+        return (
+            f"attack {self.modifier:+d} vs defense {self.defense}, damage {self.damage}"
+            f"{' (unaware: doubled on the first attack)' if self.unaware else ''}, health {self.health}"
+        )
 
     def to_dict(self) -> dict:
         """The setup as JSON-ready values."""
-        return {"modifier": self.modifier, "defense": self.defense, "damage": self.damage,
-                "health": self.health, "unaware": self.unaware}
+        return {
+            "modifier": self.modifier,
+            "defense": self.defense,
+            "damage": self.damage,
+            "health": self.health,
+            "unaware": self.unaware,
+        }
 
 
 def damage_per_hit(expression: str, doubled: bool = False) -> Distribution:
@@ -132,8 +139,9 @@ class KnockoutSolution:
             "hit": fraction_text(self.hit),
             "rounds": self.rounds.to_json(),
             "expected_rounds": fraction_text(self.expected_rounds),
-            "knockout": [{"rounds": r, "negative_health": h, "p": fraction_text(p)}
-                         for (r, h), p in self.knockout.items()],
+            "knockout": [
+                {"rounds": r, "negative_health": h, "p": fraction_text(p)} for (r, h), p in self.knockout.items()
+            ],
             "knockout_rest": fraction_text(self.rounds.rest),
             "negative_health": {str(h): fraction_text(p) for h, p in self.negative_health.items()},
         }
@@ -161,24 +169,30 @@ def _check_work(setup: KnockoutSetup, hit: Fraction, damage) -> None:
     expected_rounds = setup.health / (float(hit) * float(damage.mean()))
     work = setup.health * expected_rounds
     if work > MAX_KNOCKOUT_WORK:
-        raise TooLargeError("health", f"health {setup.health} at a {float(hit):.0%} hit chance needs about "
-                                        f"{expected_rounds:,.0f} rounds; health x rounds = {work:,.0f} is past "
-                                        f"the limit of {MAX_KNOCKOUT_WORK:,} (lower `health` or raise the hit chance)")
+        raise TooLargeError(
+            "health",
+            f"health {setup.health} at a {float(hit):.0%} hit chance needs about "
+            f"{expected_rounds:,.0f} rounds; health x rounds = {work:,.0f} is past "
+            f"the limit of {MAX_KNOCKOUT_WORK:,} (lower `health` or raise the hit chance)",
+        )
     totals = len(damage)
     # the chains over every health: health x totals x overshoots steps on fractions whose size
     # grows with the health (calibrated: d6 / 3d6 / 2d10 at health 1000: 3.6e7 / 2.6e8 / 3.6e8
     # units, 1 / 12 / 20 s under load)
-    chains = setup.health ** 2 * totals * min(totals, setup.health)
+    chains = setup.health**2 * totals * min(totals, setup.health)
     # the listed rounds (until P(more) < 1e-12) x totals, on weights growing by one step's digits a round
     listed = expected_rounds + 28 / -math.log(1 - float(hit)) if hit < 1 else expected_rounds + 1
     digits = math.log10(20 * damage.denominator)
     rounds_work = listed * totals * listed * digits
     damage_work = chains + rounds_work
     if damage_work > MAX_DAMAGE_WORK:
-        raise TooLargeError("damage", f"{setup.damage} has {totals:,} damage totals; against health "
-                                        f"{setup.health} the exact chains would take about {damage_work:.1e} "
-                                        f"steps, past the limit of {MAX_DAMAGE_WORK:.0e} (lower `health` or use "
-                                        "fewer damage dice; exactdice.karst.knockout.MAX_DAMAGE_WORK)")
+        raise TooLargeError(
+            "damage",
+            f"{setup.damage} has {totals:,} damage totals; against health "
+            f"{setup.health} the exact chains would take about {damage_work:.1e} "
+            f"steps, past the limit of {MAX_DAMAGE_WORK:.0e} (lower `health` or use "
+            "fewer damage dice; exactdice.karst.knockout.MAX_DAMAGE_WORK)",
+        )
 
 
 def _hit_weights(setup: KnockoutSetup) -> tuple[int, int]:
@@ -197,8 +211,7 @@ def _iterate_rounds(setup, hits, sides, first_damage, damage):
     while True:
         round_number += 1
         if round_number > MAX_ROUNDS:
-            raise TooLargeError("health", f"the knock-out needs more than {MAX_ROUNDS:,} rounds "
-                                "listed (the limit)")
+            raise TooLargeError("health", f"the knock-out needs more than {MAX_ROUNDS:,} rounds listed (the limit)")
         hit_damage = first_damage if round_number == 1 else damage
         step = sides * hit_damage.denominator
         denominator *= step
@@ -293,12 +306,10 @@ def solve_knockout(setup: KnockoutSetup) -> KnockoutSolution:
             left_over[-remaining] = left_over.get(-remaining, 0) + hit * p
     negative_health = dict(sorted(left_over.items()))
     check_invariant(sum(negative_health.values()) == 1, "negative health at knock-out must sum to exactly 1")
-    return KnockoutSolution(setup, hit, RoundsDistribution(rounds, rest), knockout,
-                            expected_rounds, negative_health)
+    return KnockoutSolution(setup, hit, RoundsDistribution(rounds, rest), knockout, expected_rounds, negative_health)
 
 
-def knockout_then_death(solution: KnockoutSolution, modifier: int = 0,
-                        rules: Rules = Rules()) -> dict:
+def knockout_then_death(solution: KnockoutSolution, modifier: int = 0, rules: Rules = Rules()) -> dict:
     """P(death) and P(stable) when the knocked-out target makes its death rolls.
 
     Parameters

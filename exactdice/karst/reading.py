@@ -37,11 +37,17 @@ left and gives that rest exactly.
 """
 
 KNOBS = {
-    "opposed": ("how opposed action rolls are compared", {
-        "totals": "the higher total prevails; equal totals prevail for neither",
-        "success-first": "a success beats a failure; otherwise the higher total prevails"}),
-    "aid": ("ally actions spent on aid each round (each an extra death roll)", {
-        "0": "the default; any whole number up to 20"}),
+    "opposed": (
+        "how opposed action rolls are compared",
+        {
+            "totals": "the higher total prevails; equal totals prevail for neither",
+            "success-first": "a success beats a failure; otherwise the higher total prevails",
+        },
+    ),
+    "aid": (
+        "ally actions spent on aid each round (each an extra death roll)",
+        {"0": "the default; any whole number up to 20"},
+    ),
 }
 
 SETUP = "set with `opposed` (opposed rolls) and `aid` (death rolls and knock-outs)"

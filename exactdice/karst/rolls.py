@@ -15,8 +15,17 @@ from exactdice.core.distribution import Distribution, d
 from exactdice.errors import InputError, TooLargeError
 from exactdice.karst.ruleset import Rules
 
-__all__ = ["action_roll", "action_success", "opposed", "attack_roll", "attack_hit",
-           "order_scores", "order_places", "order_before", "OPPOSED_RESULTS"]
+__all__ = [
+    "action_roll",
+    "action_success",
+    "opposed",
+    "attack_roll",
+    "attack_hit",
+    "order_scores",
+    "order_places",
+    "order_before",
+    "OPPOSED_RESULTS",
+]
 
 #: who prevails in an opposed roll
 OPPOSED_RESULTS = ("first", "second", "neither")
@@ -43,6 +52,7 @@ def action_roll(modifier: int) -> Distribution:
     >>> action_roll(3).probability((True, 4))
     Fraction(0, 1)
     """
+
     def outcome(natural):
         total = natural + modifier
         return (natural == 6 or (natural != 1 and total >= 6), total)
@@ -94,6 +104,7 @@ def opposed(first_modifier: int, second_modifier: int, rules: Rules = Rules()) -
     >>> opposed(0, 0)["neither"]
     Fraction(1, 6)
     """
+
     def winner(first, second):
         if rules.opposed == "success-first" and first[0] != second[0]:
             return "first" if first[0] else "second"
@@ -151,8 +162,9 @@ def attack_hit(modifier: int, defense: int) -> Fraction:
     return attack_roll(modifier, defense).probability(True)
 
 
-def order_scores(modifiers: Sequence[int], two_actions: Collection[int] = (),
-                 surprised: Collection[int] = ()) -> list[Distribution | None]:
+def order_scores(
+    modifiers: Sequence[int], two_actions: Collection[int] = (), surprised: Collection[int] = ()
+) -> list[Distribution | None]:
     """Each combatant's order score (None for a surprised combatant, who does not act).
 
     A combatant taking two actions subtracts 3 whenever its score is at least 4.
@@ -200,8 +212,9 @@ def order_scores(modifiers: Sequence[int], two_actions: Collection[int] = (),
     return scores
 
 
-def order_places(modifiers: Sequence[int], two_actions: Collection[int] = (),
-                 surprised: Collection[int] = ()) -> list[dict | None]:
+def order_places(
+    modifiers: Sequence[int], two_actions: Collection[int] = (), surprised: Collection[int] = ()
+) -> list[dict | None]:
     """Per combatant, place -> probability (competition ranking: ties share the better place).
 
     A combatant's place is 1 + the number of acting combatants with a strictly higher
@@ -240,8 +253,7 @@ def order_places(modifiers: Sequence[int], two_actions: Collection[int] = (),
         if own in solved:
             places.append(dict(solved[own]))
             continue
-        others = [other for other_index, other in enumerate(scores)
-                  if other_index != index and other is not None]
+        others = [other for other_index, other in enumerate(scores) if other_index != index and other is not None]
         weights: dict = {}
         for value, weight in own.items():
             place = Distribution({1: 1})  # 1 + one Bernoulli count per other combatant above
@@ -270,13 +282,17 @@ def _check_order_work(scores) -> None:
     distinct = len({score for score in scores if score is not None})
     work = distinct * 6 * count * count // 2
     if work > MAX_ORDER_WORK:
-        raise TooLargeError("modifiers", f"{count:,} combatants with {distinct} different order scores would take "
-                                         f"about {work:,} steps (limit {MAX_ORDER_WORK:,}); give fewer combatants "
-                                         "or fewer different modifiers")
+        raise TooLargeError(
+            "modifiers",
+            f"{count:,} combatants with {distinct} different order scores would take "
+            f"about {work:,} steps (limit {MAX_ORDER_WORK:,}); give fewer combatants "
+            "or fewer different modifiers",
+        )
 
 
-def order_before(modifiers: Sequence[int], two_actions: Collection[int] = (),
-                 surprised: Collection[int] = ()) -> list[list[Fraction | None]]:
+def order_before(
+    modifiers: Sequence[int], two_actions: Collection[int] = (), surprised: Collection[int] = ()
+) -> list[list[Fraction | None]]:
     """Matrix of P(combatant i acts strictly before j) (None on the diagonal).
 
     A surprised combatant acts before nobody; everyone acting is before it.

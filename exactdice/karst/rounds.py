@@ -41,8 +41,9 @@ class RoundsDistribution:
     rest: Fraction
 
     def __post_init__(self):
-        check_invariant(sum(self.probabilities.values()) + self.rest == 1,
-                        "a rounds distribution must sum to exactly 1")
+        check_invariant(
+            sum(self.probabilities.values()) + self.rest == 1, "a rounds distribution must sum to exactly 1"
+        )
 
     def within(self, rounds: int) -> Fraction:
         """P(at most ``rounds`` rounds) (exact for every listed round).

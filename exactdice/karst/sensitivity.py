@@ -19,8 +19,9 @@ from exactdice.tables.sensitivity import RulesSensitivity, grid_cells
 
 __all__ = ["rules_sensitivity", "READINGS"]
 
-READINGS = ([(f"opposed={value}", Rules(opposed=value)) for value in OPPOSED_RULES[1:]]
-            + [(f"aid={aid}", Rules(aid=aid)) for aid in AID_LEVELS[1:]])
+READINGS = [(f"opposed={value}", Rules(opposed=value)) for value in OPPOSED_RULES[1:]] + [
+    (f"aid={aid}", Rules(aid=aid)) for aid in AID_LEVELS[1:]
+]
 
 
 def _cells(rules: Rules) -> dict:
@@ -46,6 +47,11 @@ def rules_sensitivity() -> RulesSensitivity:
         f"the action table (11 modifiers), the attack table (13 modifiers x 13 defenses) and the "
         f"death roll from negative health {NEGATIVE_HEALTH[0]}..{NEGATIVE_HEALTH[-1]}, modifier 0 "
         f"({11 + 169 + len(NEGATIVE_HEALTH)} cells)",
-        [("default", Rules())] + READINGS, ("P(success)", "P(hit)", "P(death)"), _solve,
-        ("opposed only changes opposed action rolls, which no canonical table holds (exactly 0); "
-         "aid is the death table's column, so aid=1 and aid=2 compare its columns with column 0.",))
+        [("default", Rules())] + READINGS,
+        ("P(success)", "P(hit)", "P(death)"),
+        _solve,
+        (
+            "opposed only changes opposed action rolls, which no canonical table holds (exactly 0); "
+            "aid is the death table's column, so aid=1 and aid=2 compare its columns with column 0.",
+        ),
+    )

@@ -52,8 +52,11 @@ def COLUMNS(kind: str, *, health=None, combatants: int = 0) -> tuple[str, ...]: 
     if kind == "death":
         return ("trial", "rolls", "rounds", "final_negative_health", "outcome")
     if kind == "order":
-        return ("trial",) + tuple(f"score_{i}" for i in range(1, combatants + 1)) + tuple(
-            f"place_{i}" for i in range(1, combatants + 1))
+        return (
+            ("trial",)
+            + tuple(f"score_{i}" for i in range(1, combatants + 1))
+            + tuple(f"place_{i}" for i in range(1, combatants + 1))
+        )
     raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
 
 
@@ -95,15 +98,22 @@ def _opposed(rng, n, modifier, versus, rules: Rules):
     """Both sides roll an action roll (the second with ``versus``); who prevails, by the
     rules' ``opposed`` knob."""
     first, second = _action(rng, n, modifier), _action(rng, n, versus)
-    by_totals = np.where(first["total"] > second["total"], "first",
-                         np.where(first["total"] < second["total"], "second", "neither"))
+    by_totals = np.where(
+        first["total"] > second["total"], "first", np.where(first["total"] < second["total"], "second", "neither")
+    )
     outcome = by_totals
     if rules.opposed == "success-first":
         first_succeeds, second_succeeds = first["outcome"] == "success", second["outcome"] == "success"
-        outcome = np.where(first_succeeds & ~second_succeeds, "first",
-                           np.where(second_succeeds & ~first_succeeds, "second", by_totals))
-    return {"natural": first["natural"], "total": first["total"], "versus_natural": second["natural"],
-            "versus_total": second["total"], "outcome": outcome}
+        outcome = np.where(
+            first_succeeds & ~second_succeeds, "first", np.where(second_succeeds & ~first_succeeds, "second", by_totals)
+        )
+    return {
+        "natural": first["natural"],
+        "total": first["total"],
+        "versus_natural": second["natural"],
+        "versus_total": second["total"],
+        "outcome": outcome,
+    }
 
 
 def _death_rolls(rng, negative_health: np.ndarray, modifier: int, aid: int):
@@ -143,8 +153,12 @@ def _death(rng, n, negative_health, modifier, rules):
     if negative_health < 0:
         raise InputError("negative_health", f"must be >= 0, got {negative_health}")
     dead, rolls, rounds, final = _death_rolls(rng, np.full(n, negative_health), modifier, rules.aid)
-    return {"rolls": rolls, "rounds": rounds, "final_negative_health": final,
-            "outcome": np.where(dead, "death", "stable")}
+    return {
+        "rolls": rolls,
+        "rounds": rounds,
+        "final_negative_health": final,
+        "outcome": np.where(dead, "death", "stable"),
+    }
 
 
 def _attack(rng, n, modifier, defense, damage, health, unaware, then_death, death_modifier, rules):
@@ -153,8 +167,12 @@ def _attack(rng, n, modifier, defense, damage, health, unaware, then_death, deat
         total = natural + modifier
         hit = (natural == 20) | ((natural != 1) & (total >= defense))
         dealt = np.maximum(1, roll_damage(damage, rng, n)) * (2 if unaware else 1)
-        return {"natural": natural, "total": total, "outcome": np.where(hit, "hit", "miss"),
-                "damage": np.where(hit, dealt, 0)}
+        return {
+            "natural": natural,
+            "total": total,
+            "outcome": np.where(hit, "hit", "miss"),
+            "damage": np.where(hit, dealt, 0),
+        }
     if health < 1:
         raise InputError("health", f"must be >= 1, got {health}")
     left = np.full(n, health, dtype=np.int64)
@@ -239,12 +257,22 @@ def simulate(kind: str, *, n: int, seed: int, rules: Rules = Rules(), **setup) -
     elif kind == "death":
         arrays = _death(rng, n, setup["negative_health"], setup.get("modifier", 0), rules)
     elif kind == "attack":
-        arrays = _attack(rng, n, setup["modifier"], setup["defense"], setup.get("damage", "d6"),
-                         setup.get("health"), setup.get("unaware", False), setup.get("then_death", False),
-                         setup.get("death_modifier", 0), rules)
+        arrays = _attack(
+            rng,
+            n,
+            setup["modifier"],
+            setup["defense"],
+            setup.get("damage", "d6"),
+            setup.get("health"),
+            setup.get("unaware", False),
+            setup.get("then_death", False),
+            setup.get("death_modifier", 0),
+            rules,
+        )
     elif kind == "order":
-        arrays = _order(rng, n, list(setup["modifiers"]), tuple(setup.get("two_actions", ())),
-                        tuple(setup.get("surprised", ())))
+        arrays = _order(
+            rng, n, list(setup["modifiers"]), tuple(setup.get("two_actions", ())), tuple(setup.get("surprised", ()))
+        )
     else:
         raise InputError("kind", f"must be one of {', '.join(SIMULATIONS)}, got {kind!r}")
     return {"trial": np.arange(n), **arrays}

@@ -31,19 +31,27 @@ def action_table() -> TableGrid:
     Fraction(1, 6)
     """
     return TableGrid(
-        title="Karst action rolls: P(success)", row_label="modifier", column_label="",
-        rows=[f"{m:+d}" for m in ACTION_MODIFIERS], columns=["P(success)"],
+        title="Karst action rolls: P(success)",
+        row_label="modifier",
+        column_label="",
+        rows=[f"{m:+d}" for m in ACTION_MODIFIERS],
+        columns=["P(success)"],
         metrics={"P(success)": [[action_success(m)] for m in ACTION_MODIFIERS]},
-        legend={"system": "Karst", "roll": "d6 + modifier >= 6; a natural 1 fails, a natural 6 succeeds"})
+        legend={"system": "Karst", "roll": "d6 + modifier >= 6; a natural 1 fails, a natural 6 succeeds"},
+    )
 
 
 def attack_table() -> TableGrid:
     """P(hit) of an attack roll: modifier -2..+10 (rows) x defense 8..20 (columns)."""
     return TableGrid(
-        title="Karst attack rolls: P(hit)", row_label="attack modifier", column_label="defense",
-        rows=[f"{m:+d}" for m in ATTACK_MODIFIERS], columns=[str(defense) for defense in DEFENSES],
+        title="Karst attack rolls: P(hit)",
+        row_label="attack modifier",
+        column_label="defense",
+        rows=[f"{m:+d}" for m in ATTACK_MODIFIERS],
+        columns=[str(defense) for defense in DEFENSES],
         metrics={"P(hit)": [[attack_hit(m, defense) for defense in DEFENSES] for m in ATTACK_MODIFIERS]},
-        legend={"system": "Karst", "roll": "d20 + modifier >= defense; a natural 20 hits, a natural 1 misses"})
+        legend={"system": "Karst", "roll": "d20 + modifier >= defense; a natural 20 hits, a natural 1 misses"},
+    )
 
 
 def death_table(modifier: int = 0) -> TableGrid:
@@ -59,13 +67,20 @@ def death_table(modifier: int = 0) -> TableGrid:
         death.append([solution.death for solution in solutions])
         rounds.append([solution.expected_rounds for solution in solutions])
     return TableGrid(
-        title="Karst death rolls: P(death)", row_label="negative health", column_label="aid per round",
-        rows=[str(h) for h in NEGATIVE_HEALTH], columns=[str(aid) for aid in AID_LEVELS],
+        title="Karst death rolls: P(death)",
+        row_label="negative health",
+        column_label="aid per round",
+        rows=[str(h) for h in NEGATIVE_HEALTH],
+        columns=[str(aid) for aid in AID_LEVELS],
         metrics={"P(death)": death, "expected rounds": rounds},
-        legend={"system": "Karst", "modifier": f"{modifier:+d}",
-                "aid": "each aid action is an extra death roll before the end-of-round roll; "
-                       "its 1 only lowers health by one"},
-        probability_metrics=("P(death)",))
+        legend={
+            "system": "Karst",
+            "modifier": f"{modifier:+d}",
+            "aid": "each aid action is an extra death roll before the end-of-round roll; "
+            "its 1 only lowers health by one",
+        },
+        probability_metrics=("P(death)",),
+    )
 
 
 def karst_tables() -> list[TableGrid]:
@@ -74,9 +89,11 @@ def karst_tables() -> list[TableGrid]:
 
 
 #: table name -> the function building it
-TABLES = {"action": "exactdice.karst.tables:action_table",
-          "attack": "exactdice.karst.tables:attack_table",
-          "death": "exactdice.karst.tables:death_table"}
+TABLES = {
+    "action": "exactdice.karst.tables:action_table",
+    "attack": "exactdice.karst.tables:attack_table",
+    "death": "exactdice.karst.tables:death_table",
+}
 
 
 def table_jobs(tables=tuple(TABLES), death_modifier: int = 0) -> list[TableJob]:
@@ -88,6 +105,5 @@ def table_jobs(tables=tuple(TABLES), death_modifier: int = 0) -> list[TableJob]:
     jobs = []
     for name in tables:
         arguments = {"modifier": death_modifier} if name == "death" else {}
-        jobs.append(TableJob(system="karst", table=name, function=TABLES[name],
-                             arguments=arguments, ruleset=Rules()))
+        jobs.append(TableJob(system="karst", table=name, function=TABLES[name], arguments=arguments, ruleset=Rules()))
     return jobs

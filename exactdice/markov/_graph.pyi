@@ -11,5 +11,12 @@ class GrowingGraph:
     def expand_node(self, node: int) -> None: ...
 
 class CsrGraph(GrowingGraph):
-    def __init__(self, kind: numpy.ndarray, data: numpy.ndarray, offsets: numpy.ndarray, targets: numpy.ndarray,
-                 weights: numpy.ndarray, big: dict | None = ...) -> None: ...
+    def __init__(
+        self,
+        kind: numpy.ndarray,
+        data: numpy.ndarray,
+        offsets: numpy.ndarray,
+        targets: numpy.ndarray,
+        weights: numpy.ndarray,
+        big: dict | None = ...,
+    ) -> None: ...

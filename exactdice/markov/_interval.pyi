@@ -5,15 +5,32 @@ from collections.abc import Callable
 import numpy
 
 def strongly_connected(offsets: numpy.ndarray, targets: numpy.ndarray) -> list[list[int]]: ...
-def chain_bounds(kind: numpy.ndarray, data: numpy.ndarray, offsets: numpy.ndarray, targets: numpy.ndarray,
-                 weights: numpy.ndarray, outcomes: int, initial: int, tolerance: float, most_sweeps: int,
-                 overrides: dict | None = ..., check: Callable[[], None] | None = ...
-                 ) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int, float]: ...
-def chain_expectations(kind: numpy.ndarray, data: numpy.ndarray, offsets: numpy.ndarray, targets: numpy.ndarray,
-                       weights: numpy.ndarray, mass: numpy.ndarray, initial: int, tolerance: float,
-                       most_sweeps: int, overrides: dict | None = ..., check: Callable[[], None] | None = ...
-                       ) -> tuple[numpy.ndarray, numpy.ndarray, float, int]: ...
-
+def chain_bounds(
+    kind: numpy.ndarray,
+    data: numpy.ndarray,
+    offsets: numpy.ndarray,
+    targets: numpy.ndarray,
+    weights: numpy.ndarray,
+    outcomes: int,
+    initial: int,
+    tolerance: float,
+    most_sweeps: int,
+    overrides: dict | None = ...,
+    check: Callable[[], None] | None = ...,
+) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int, float]: ...
+def chain_expectations(
+    kind: numpy.ndarray,
+    data: numpy.ndarray,
+    offsets: numpy.ndarray,
+    targets: numpy.ndarray,
+    weights: numpy.ndarray,
+    mass: numpy.ndarray,
+    initial: int,
+    tolerance: float,
+    most_sweeps: int,
+    overrides: dict | None = ...,
+    check: Callable[[], None] | None = ...,
+) -> tuple[numpy.ndarray, numpy.ndarray, float, int]: ...
 
 class GameSearch:
     trajectories: int
@@ -22,14 +39,23 @@ class GameSearch:
     end_components: int
     lower: float
     upper: float
-    def __init__(self, graph: object, payoffs: list[float], endless: float, initial: int = ...,
-                 seed: int = ...) -> None: ...
-    def run(self, precision: float, max_seconds: float | None = ..., max_nodes: int | None = ...,
-            progress: Callable[..., None] | None = ..., progress_every: float = ...,
-            stop_check: Callable[[float, float], str | None] | None = ..., check: Callable[[], None] | None = ...,
-            sweep_growth: float = ...) -> tuple[str, list]: ...
-    def solve_all(self, tolerance: float, most_sweeps: int = ...,
-                  check: Callable[[], None] | None = ...) -> tuple[int, float]: ...
+    def __init__(
+        self, graph: object, payoffs: list[float], endless: float, initial: int = ..., seed: int = ...
+    ) -> None: ...
+    def run(
+        self,
+        precision: float,
+        max_seconds: float | None = ...,
+        max_nodes: int | None = ...,
+        progress: Callable[..., None] | None = ...,
+        progress_every: float = ...,
+        stop_check: Callable[[float, float], str | None] | None = ...,
+        check: Callable[[], None] | None = ...,
+        sweep_growth: float = ...,
+    ) -> tuple[str, list]: ...
+    def solve_all(
+        self, tolerance: float, most_sweeps: int = ..., check: Callable[[], None] | None = ...
+    ) -> tuple[int, float]: ...
     def sweep(self, passes: int = ...) -> int: ...
     def settle_end_components(self) -> int: ...
     def bounds(self, node: int) -> tuple[float, float]: ...

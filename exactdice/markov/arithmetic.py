@@ -142,8 +142,10 @@ class ExactArithmetic:
         for _, denominator in right_sides:
             if denominator != common and not gmpy2.is_divisible(common, denominator):
                 common = gmpy2.lcm(common, denominator)
-        scaled = [[value * (common // denominator) for value in sums] if denominator != common else sums
-                  for sums, denominator in right_sides]
+        scaled = [
+            [value * (common // denominator) for value in sums] if denominator != common else sums
+            for sums, denominator in right_sides
+        ]
         width = len(scaled[0])
         if size > _SMALL_SYSTEM * 4:
             import flint
@@ -194,15 +196,19 @@ class ExactArithmetic:
         for _, denominator in right_sides:
             if denominator != common and not gmpy2.is_divisible(common, denominator):
                 common = gmpy2.lcm(common, denominator)
-        scaled = [numerator * (common // denominator) if denominator != common else numerator
-                  for numerator, denominator in right_sides]
+        scaled = [
+            numerator * (common // denominator) if denominator != common else numerator
+            for numerator, denominator in right_sides
+        ]
         if common.bit_length() > _LONG_RIGHT_SIDE_BITS and len(rows) <= _SMALL_SYSTEM * 4:
             # A's inverse once, then one product a row (larger systems: FLINT, below)
             adjugate, scale = self._scaled_inverse(rows)
             denominator = scale * common
             # mpq reduces each value once (its one gcd of huge numbers)
-            return [mpq(sum([coefficient * scaled[k] for k, coefficient in enumerate(row) if coefficient]),
-                        denominator) for row in adjugate]
+            return [
+                mpq(sum([coefficient * scaled[k] for k, coefficient in enumerate(row) if coefficient]), denominator)
+                for row in adjugate
+            ]
         if len(rows) < _SMALL_SYSTEM:  # A's pivots are small: the big integers meet small ones
             return [row[0] / common for row in self.solve_linear(rows, [[mpq(value)] for value in scaled])]
         import flint
@@ -245,7 +251,9 @@ class ExactArithmetic:
         if size >= _SMALL_SYSTEM:
             return _solve_with_flint(rows, right_sides)
         width = len(right_sides[0])
-        matrix = [[mpq(row.get(col, 0)) for col in range(size)] + [mpq(v) for v in rhs] for row, rhs in zip(rows, right_sides)]
+        matrix = [
+            [mpq(row.get(col, 0)) for col in range(size)] + [mpq(v) for v in rhs] for row, rhs in zip(rows, right_sides)
+        ]
         for pivot_col in range(size):
             pivot_row = next(r for r in range(pivot_col, size) if matrix[r][pivot_col] != 0)
             matrix[pivot_col], matrix[pivot_row] = matrix[pivot_row], matrix[pivot_col]
@@ -261,7 +269,6 @@ class ExactArithmetic:
                         if pivot[col]:
                             target[col] -= factor * pivot[col]
         return [row[size:] for row in matrix]
-
 
     def better(self, side, candidate, incumbent) -> bool:
         return (candidate > incumbent) if side > 0 else (candidate < incumbent)
@@ -348,8 +355,10 @@ class FloatArithmetic:
         return sum(weight * value for weight, value in pairs), 1.0
 
     def solve_values(self, rows, right_sides):
-        return [row[0] for row in self.solve_linear(rows, [[numerator / denominator]
-                                                           for numerator, denominator in right_sides])]
+        return [
+            row[0]
+            for row in self.solve_linear(rows, [[numerator / denominator] for numerator, denominator in right_sides])
+        ]
 
     def solve_vectors(self, rows, right_sides):
         solution = self.solve_linear(rows, [[v / den for v in sums] for sums, den in right_sides])

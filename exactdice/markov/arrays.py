@@ -55,9 +55,10 @@ def _int64(values) -> tuple[numpy.ndarray, list]:
         return values.astype(numpy.int64, copy=False), []
     if isinstance(values, array) and values.typecode == "q":
         return numpy.frombuffer(values, dtype=numpy.int64) if len(values) else numpy.zeros(0, numpy.int64), []
-    big = [place for place, value in enumerate(values) if not -2**63 <= value < 2**63]
-    result = numpy.array([0 if place in big else value for place, value in enumerate(values)] if big else values,
-                         dtype=numpy.int64)
+    big = [place for place, value in enumerate(values) if not -(2**63) <= value < 2**63]
+    result = numpy.array(
+        [0 if place in big else value for place, value in enumerate(values)] if big else values, dtype=numpy.int64
+    )
     result[big] = -1
     return result, big
 
@@ -85,7 +86,7 @@ def csr_arrays(graph: StateGraph) -> Csr:
     for node in range(count):
         amounts = graph.chance_reward_mass[node]
         if amounts:
-            if all(-2**63 <= amount < 2**63 for amount in amounts):
+            if all(-(2**63) <= amount < 2**63 for amount in amounts):
                 mass[node] = amounts
             else:
                 mass[node] = -1
@@ -213,20 +214,45 @@ class ArrayGraph(StateGraph):
         What holds the memory the arrays view (kept alive with the graph).
     """
 
-    def __init__(self, outcomes, reward_names, *, kind, data, offsets, targets, weights,
-                 state_of: Callable, node_of: Callable, mass=None, has_mass=None, big=None, big_mass=None,
-                 decision_edges=None, action_name=None, action_rewards=None, bookkeeping: int = 0,
-                 owner=None, provenance: str | None = None):
+    def __init__(
+        self,
+        outcomes,
+        reward_names,
+        *,
+        kind,
+        data,
+        offsets,
+        targets,
+        weights,
+        state_of: Callable,
+        node_of: Callable,
+        mass=None,
+        has_mass=None,
+        big=None,
+        big_mass=None,
+        decision_edges=None,
+        action_name=None,
+        action_rewards=None,
+        bookkeeping: int = 0,
+        owner=None,
+        provenance: str | None = None,
+    ):
         self.outcomes = tuple(outcomes)
         self.reward_names = tuple(reward_names)
         count = len(kind)
         width = len(self.reward_names)
         if mass is None:
             mass = numpy.zeros((count, width), dtype=numpy.int64)
-        self.csr = Csr(numpy.asarray(kind, dtype=numpy.uint8), numpy.asarray(data, dtype=numpy.int64),
-                       numpy.asarray(offsets, dtype=numpy.int64), numpy.asarray(targets, dtype=numpy.int32),
-                       numpy.asarray(weights, dtype=numpy.int64), mass.reshape(count, width), big or {},
-                       big_mass or {})
+        self.csr = Csr(
+            numpy.asarray(kind, dtype=numpy.uint8),
+            numpy.asarray(data, dtype=numpy.int64),
+            numpy.asarray(offsets, dtype=numpy.int64),
+            numpy.asarray(targets, dtype=numpy.int32),
+            numpy.asarray(weights, dtype=numpy.int64),
+            mass.reshape(count, width),
+            big or {},
+            big_mass or {},
+        )
         self.kind = bytearray(self.csr.kind.tobytes())
         # read-only views where StateGraph keeps a list and a dict (the explorer appends)
         self.states = _States(count, state_of)  # type: ignore[assignment]
@@ -257,7 +283,7 @@ class ArrayGraph(StateGraph):
             elif name == "weights" and self.csr.big:
                 made = made.tolist()
                 for node, (_, node_weights) in self.csr.big.items():
-                    made[self.csr.offsets[node]:self.csr.offsets[node + 1]] = node_weights
+                    made[self.csr.offsets[node] : self.csr.offsets[node + 1]] = node_weights
             self._lists[name] = made
         return made
 

@@ -33,11 +33,21 @@ from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.markov.graph import paused_gc
 from exactdice.markov.model import Chance, Decision, KeyedChance, KeySlots, Terminal, keyed_expander
 
-__all__ = ["BoundedResult", "BoundedSolver", "BoundsView", "bounded_solve", "choosing", "StrategyModel",
-           "StrategySolvePassedTime", "TimeLimitedModel", "evaluate_strategy", "sound_lower_value"]
+__all__ = [
+    "BoundedResult",
+    "BoundedSolver",
+    "BoundsView",
+    "bounded_solve",
+    "choosing",
+    "StrategyModel",
+    "StrategySolvePassedTime",
+    "TimeLimitedModel",
+    "evaluate_strategy",
+    "sound_lower_value",
+]
 
 _FRONTIER, _TERMINAL, _CHANCE, _MAX, _MIN = range(5)
-_UNIT_ROUNDOFF = 2.0 ** -53
+_UNIT_ROUNDOFF = 2.0**-53
 _MAX_TRAJECTORY = 100_000
 _FIRST_SWEEP = 2_000
 _MAX_SOUND_SWEEPS = 100_000  # a loop's passes in `sound_lower_value` (any stop is sound)
@@ -129,8 +139,16 @@ class BoundedSolver:
     'precision'
     """
 
-    def __init__(self, model, *, payoff=None, nonterminating_payoff=0, initial_bounds=None,
-                 seed: int = 0, sweep_growth: float | None = 1.5):
+    def __init__(
+        self,
+        model,
+        *,
+        payoff=None,
+        nonterminating_payoff=0,
+        initial_bounds=None,
+        seed: int = 0,
+        sweep_growth: float | None = 1.5,
+    ):
         self.model = model
         self.sweep_growth = sweep_growth
         self.payoff, self.endless = _float_payoffs(model.outcomes, payoff, nonterminating_payoff)
@@ -142,9 +160,9 @@ class BoundedSolver:
         self.index: dict = {}
         self.states: list = []
         self.kind = bytearray()
-        self.targets: list = []     # per state: tuple of successor ids (actions' targets for decisions)
-        self.probs: list = []       # per chance state: tuple of float probabilities
-        self.names: list = []       # per decision state: tuple of action names
+        self.targets: list = []  # per state: tuple of successor ids (actions' targets for decisions)
+        self.probs: list = []  # per chance state: tuple of float probabilities
+        self.names: list = []  # per decision state: tuple of action names
         self.slack: list = []
         self.lo: list = []
         self.hi: list = []
@@ -268,9 +286,11 @@ class BoundedSolver:
         return moved
 
     def _crossed(self, node: int):
-        raise InternalError(f"the bounds crossed at {self.states[node]!r} ([{self.lo[node]!r}, "
-                            f"{self.hi[node]!r}]): an initial bound is unsound (backups of sound bounds "
-                            "stay sound)")
+        raise InternalError(
+            f"the bounds crossed at {self.states[node]!r} ([{self.lo[node]!r}, "
+            f"{self.hi[node]!r}]): an initial bound is unsound (backups of sound bounds "
+            "stay sound)"
+        )
 
     # ----- trajectories ----------------------------------------------------------------
 
@@ -367,15 +387,17 @@ class BoundedSolver:
         """Maximal end components of the expanded states' game with the "min" side
         restricted to its actions optimal for the lower bounds (``for_upper``), or the
         "max" side to its actions optimal for the upper bounds (otherwise)."""
-        allowed = {node: actions for node in range(len(self.states))
-                   if (actions := self._allowed_actions(node, for_upper)) is not None}
+        allowed = {
+            node: actions
+            for node in range(len(self.states))
+            if (actions := self._allowed_actions(node, for_upper)) is not None
+        }
         while True:
             component_of = _strongly_connected(allowed)
             changed = False
             for node in list(allowed):
                 mine = component_of[node]
-                kept = [action for action in allowed[node]
-                        if all(component_of.get(t) == mine for t in action)]
+                kept = [action for action in allowed[node] if all(component_of.get(t) == mine for t in action)]
                 if len(kept) != len(allowed[node]):
                     changed = True
                     if kept:
@@ -424,15 +446,13 @@ class BoundedSolver:
                 inside = set(members)
                 found += 1
                 if for_upper:
-                    exits = [hi[t] for node in members if kind[node] == _MAX
-                             for t in targets[node] if t not in inside]
+                    exits = [hi[t] for node in members if kind[node] == _MAX for t in targets[node] if t not in inside]
                     cap = max(exits + [self.endless])
                     for node in members:
                         if cap < hi[node]:
                             hi[node] = cap
                 else:
-                    exits = [lo[t] for node in members if kind[node] == _MIN
-                             for t in targets[node] if t not in inside]
+                    exits = [lo[t] for node in members if kind[node] == _MIN for t in targets[node] if t not in inside]
                     floor = min(exits + [self.endless])
                     for node in members:
                         if floor > lo[node]:
@@ -443,8 +463,16 @@ class BoundedSolver:
 
     # ----- the run ---------------------------------------------------------------------
 
-    def run(self, precision: float, *, max_seconds: float | None = None, max_states: int | None = None,
-            progress=None, progress_every: float = 0.5, stop_check=None) -> BoundedResult:
+    def run(
+        self,
+        precision: float,
+        *,
+        max_seconds: float | None = None,
+        max_states: int | None = None,
+        progress=None,
+        progress_every: float = 0.5,
+        stop_check=None,
+    ) -> BoundedResult:
         """Sample trajectories until the gap at the initial state is <= ``precision``, or
         ``max_seconds`` pass, or ``max_states`` states are expanded, or KeyboardInterrupt;
         returns the bounds reached (after a last `sweep` when a limit stopped it).
@@ -514,11 +542,21 @@ class BoundedSolver:
                 progress(lo[root], hi[root], self.expanded, seconds)
             except KeyboardInterrupt:  # a Ctrl-C during the last report still returns the bounds
                 stopped = "interrupted"
-        return BoundedResult(lower=lo[root], upper=hi[root], expanded=self.expanded,
-                             touched=len(self.states), trajectories=self.trajectories,
-                             end_component_passes=self.end_component_passes,
-                             end_components=self.end_components, seconds=seconds, stopped=stopped,
-                             sweeps=self.sweeps, strategy=self.strategy(), history=history, solver=self)
+        return BoundedResult(
+            lower=lo[root],
+            upper=hi[root],
+            expanded=self.expanded,
+            touched=len(self.states),
+            trajectories=self.trajectories,
+            end_component_passes=self.end_component_passes,
+            end_components=self.end_components,
+            seconds=seconds,
+            stopped=stopped,
+            sweeps=self.sweeps,
+            strategy=self.strategy(),
+            history=history,
+            solver=self,
+        )
 
     def strategy(self) -> dict:
         """Expanded "max" state -> action name, among the actions best for the lower bounds,
@@ -535,8 +573,9 @@ class BoundedSolver:
         names = self.names
         best_actions, reached = self._best_actions_reached()
         chosen_index = self._toward_the_end(best_actions, reached)
-        return {self.states[node]: names[node][chosen_index.get(node, actions[0])]
-                for node, actions in best_actions.items()}
+        return {
+            self.states[node]: names[node][chosen_index.get(node, actions[0])] for node, actions in best_actions.items()
+        }
 
     def _best_actions_reached(self) -> tuple[dict, list]:
         """("max" state -> indices of its actions best for the lower bounds, every state
@@ -566,7 +605,7 @@ class BoundedSolver:
         return best_actions, [node for node in range(len(seen)) if seen[node]]
 
     def _toward_the_end(self, best_actions: dict, reached: list) -> dict:
-        """"max" state -> index of the best action through which it first joins the states
+        """ "max" state -> index of the best action through which it first joins the states
         that lead to a terminal or unexpanded state (walking backward from those, over the
         ``reached`` states only: no other state leads into them this way)."""
         kind, targets = self.kind, self.targets
@@ -675,8 +714,13 @@ class BoundsView:
                 known = bounds.get(state)
                 bounds[state] = (low, high) if known is None else (max(known[0], low), min(known[1], high))
             decisions.update(view.decisions)
-        return BoundsView(bounds, decisions, min(view.least for view in views),
-                          max(view.greatest for view in views), sum(view.sweeps for view in views))
+        return BoundsView(
+            bounds,
+            decisions,
+            min(view.least for view in views),
+            max(view.greatest for view in views),
+            sum(view.sweeps for view in views),
+        )
 
 
 def _past_memory_budget(doing: str = "while searching for bounds") -> bool:
@@ -721,9 +765,18 @@ def _strongly_connected(adjacency: dict) -> dict:
     return {node: int(label) for node, label in zip(nodes, labels)}
 
 
-def bounded_solve(model, precision: float, *, payoff=None, nonterminating_payoff=0, initial_bounds=None,
-                  seed: int = 0, max_seconds: float | None = None, max_states: int | None = None,
-                  progress=None) -> BoundedResult:
+def bounded_solve(
+    model,
+    precision: float,
+    *,
+    payoff=None,
+    nonterminating_payoff=0,
+    initial_bounds=None,
+    seed: int = 0,
+    max_seconds: float | None = None,
+    max_states: int | None = None,
+    progress=None,
+) -> BoundedResult:
     """Bounds on the value of ``model`` with gap <= ``precision`` (or what a limit allows).
 
     >>> from exactdice.markov.synthetic import TugOfWar
@@ -731,8 +784,9 @@ def bounded_solve(model, precision: float, *, payoff=None, nonterminating_payoff
     >>> round(found.lower, 4), found.gap <= 1e-6
     (0.5, True)
     """
-    solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
-                           initial_bounds=initial_bounds, seed=seed)
+    solver = BoundedSolver(
+        model, payoff=payoff, nonterminating_payoff=nonterminating_payoff, initial_bounds=initial_bounds, seed=seed
+    )
     return solver.run(precision, max_seconds=max_seconds, max_states=max_states, progress=progress)
 
 
@@ -864,9 +918,17 @@ class StrategySolvePassedTime(TooLargeError):
         self.states = states
 
 
-def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None, nonterminating_payoff=0,
-                      max_states: int = 2_000_000, max_seconds: float | None = None,
-                      sound_seconds: float | None = None):
+def evaluate_strategy(
+    model,
+    strategy: dict,
+    *,
+    default_action=None,
+    payoff=None,
+    nonterminating_payoff=0,
+    max_states: int = 2_000_000,
+    max_seconds: float | None = None,
+    sound_seconds: float | None = None,
+):
     """The exact value (a Fraction) the "max" strategy guarantees against the best reply of
     the "min" side, with the `Solution` (``played``: every "max" state reached -> its action;
     ``defaulted``: how many took the default); raises `TooLargeError` past ``max_states``
@@ -893,22 +955,29 @@ def evaluate_strategy(model, strategy: dict, *, default_action=None, payoff=None
             # in this process: the choices are recorded here (exploring workers would keep them)
             graph = explore(limited, max_states=max_states, progress=False, workers=0)
             components = graph.strongly_connected_components()
-            solution = solve(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False,
-                             components=components)
+            solution = solve(
+                graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff, progress=False, components=components
+            )
     except TooLargeError as error:
         if sound_seconds is None or graph is None or error.field != "max_seconds":
             raise
         with paused_gc():
-            lower = sound_lower_value(graph, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
-                                      max_seconds=sound_seconds, components=components)
+            lower = sound_lower_value(
+                graph,
+                payoff=payoff,
+                nonterminating_payoff=nonterminating_payoff,
+                max_seconds=sound_seconds,
+                components=components,
+            )
         raise StrategySolvePassedTime(error.field, str(error).partition(": ")[2], lower, graph.num_states) from error
     solution.played = fixed.chosen  # type: ignore[attr-defined]  # what the strategy chose, for the caller
     solution.defaulted = fixed.defaulted  # type: ignore[attr-defined]
     return solution.value, solution
 
 
-def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_seconds: float | None = None,
-                      components=None) -> float:
+def sound_lower_value(
+    graph, *, payoff=None, nonterminating_payoff=0, max_seconds: float | None = None, components=None
+) -> float:
     """A float lower bound on the value of an explored game at its initial state, sound
     despite rounding: value iteration from below, component by component (sinks first),
     each chance sum widened downward by its rounding error bound (`_chance_slack`). Every
@@ -939,8 +1008,11 @@ def sound_lower_value(graph, *, payoff=None, nonterminating_payoff=0, max_second
         low, high = offsets[node], offsets[node + 1]
         if kind[node] == CHANCE:
             total = data[node]
-            return (targets[low:high], [weight / total for weight in weights[low:high]],
-                    _chance_slack(high - low, magnitude))
+            return (
+                targets[low:high],
+                [weight / total for weight in weights[low:high]],
+                _chance_slack(high - low, magnitude),
+            )
         return targets[low:high], data[node]
 
     def backup(node, found):

@@ -44,9 +44,18 @@ _job: dict = {}
 _found: list = []  # in a worker: its search's result, for the "strategy" request
 
 
-def split_bounded_run(models: list, make_solver, precision: float, *, max_seconds: float | None = None,
-                      max_states: int | None = None, progress=None, view_depth: int = 6,
-                      in_processes: bool = True, root=None) -> tuple[BoundedResult, int]:
+def split_bounded_run(
+    models: list,
+    make_solver,
+    precision: float,
+    *,
+    max_seconds: float | None = None,
+    max_states: int | None = None,
+    progress=None,
+    view_depth: int = 6,
+    in_processes: bool = True,
+    root=None,
+) -> tuple[BoundedResult, int]:
     """(the joined `BoundedResult`, the index of the model whose lower bound is best).
 
     ``models[i]`` offers some of the root's actions (together: all of them, so the root
@@ -59,12 +68,12 @@ def split_bounded_run(models: list, make_solver, precision: float, *, max_second
     searches one after another in this process, each knowing the earlier ones' bounds.
     """
     with paused_gc():  # the workers' results (bounds views, a strategy) arrive as many small tuples
-        return _split_run(models, make_solver, precision, max_seconds, max_states, progress, view_depth,
-                          in_processes, root)
+        return _split_run(
+            models, make_solver, precision, max_seconds, max_states, progress, view_depth, in_processes, root
+        )
 
 
-def _split_run(models, make_solver, precision, max_seconds, max_states, progress, view_depth, in_processes,
-               root):
+def _split_run(models, make_solver, precision, max_seconds, max_states, progress, view_depth, in_processes, root):
     share = None if max_states is None else max(1, max_states // len(models))
     if not in_processes:
         return _run_here(models, make_solver, precision, max_seconds, share, progress, view_depth, root)
@@ -75,8 +84,16 @@ def _split_run(models, make_solver, precision, max_seconds, max_states, progress
     context = multiprocessing.get_context("fork")
     published = context.RawArray("d", [float("-inf"), float("inf"), 0.0] * len(models))
     stop = context.RawValue("b", 0)  # set here: an index into _STOP_REASONS
-    _job.update(models=models, make_solver=make_solver, precision=precision, max_seconds=max_seconds,
-                max_states=share, published=published, stop=stop, view_depth=view_depth)
+    _job.update(
+        models=models,
+        make_solver=make_solver,
+        precision=precision,
+        max_seconds=max_seconds,
+        max_states=share,
+        published=published,
+        stop=stop,
+        view_depth=view_depth,
+    )
     started = time.perf_counter()
     pool = ForkedWorkers(len(models), _serve_search, "bounds")
     try:
@@ -110,8 +127,9 @@ def _split_run(models, make_solver, precision, max_seconds, max_states, progress
     finally:
         pool.close()
         _job.clear()
-    found = _joined_result([done[number] for number in range(len(models))], strategy,
-                           time.perf_counter() - started, history, root)
+    found = _joined_result(
+        [done[number] for number in range(len(models))], strategy, time.perf_counter() - started, history, root
+    )
     if progress is not None:
         progress(found.lower, found.upper, found.expanded, found.seconds)
     return found, best
@@ -136,31 +154,45 @@ def _serve_search(task):
     solver = job["make_solver"](job["models"][number])
 
     def publish(lower, upper, expanded, _seconds):
-        published[3 * number:3 * number + 3] = [lower, upper, float(expanded)]
+        published[3 * number : 3 * number + 3] = [lower, upper, float(expanded)]
 
     def stop_check(lower, upper):
         if job["stop"].value:
             return _STOP_REASONS[job["stop"].value]
         return _precision_stop(lower, upper, max(published[3 * other] for other in range(count)), precision)
 
-    found = solver.run(precision, max_seconds=job["max_seconds"], max_states=job["max_states"],
-                       progress=publish, progress_every=PUBLISH_SECONDS, stop_check=stop_check)
+    found = solver.run(
+        precision,
+        max_seconds=job["max_seconds"],
+        max_states=job["max_states"],
+        progress=publish,
+        progress_every=PUBLISH_SECONDS,
+        stop_check=stop_check,
+    )
     publish(found.lower, found.upper, found.expanded, found.seconds)
     _found[:] = [found]
     return _summary(found, solver, job["view_depth"])
 
 
 def _precision_stop(lower: float, upper: float, others_lower: float, precision: float) -> str | None:
-    """"precision" once this part's upper bound is within ``precision`` of the best lower
+    """ "precision" once this part's upper bound is within ``precision`` of the best lower
     bound of any part (its own included): searching it further cannot narrow the root's gap."""
     return "precision" if upper - max(others_lower, lower) <= precision else None
 
 
 def _summary(found: BoundedResult, solver, view_depth: int) -> dict:
-    return dict(lower=found.lower, upper=found.upper, expanded=found.expanded, touched=found.touched,
-                trajectories=found.trajectories, end_component_passes=found.end_component_passes,
-                end_components=found.end_components, stopped=found.stopped, sweeps=found.sweeps,
-                view=solver.top_view(view_depth))
+    return dict(
+        lower=found.lower,
+        upper=found.upper,
+        expanded=found.expanded,
+        touched=found.touched,
+        trajectories=found.trajectories,
+        end_component_passes=found.end_component_passes,
+        end_components=found.end_components,
+        stopped=found.stopped,
+        sweeps=found.sweeps,
+        view=solver.top_view(view_depth),
+    )
 
 
 def _run_here(models, make_solver, precision, max_seconds, share, progress, view_depth, root):
@@ -170,8 +202,13 @@ def _run_here(models, make_solver, precision, max_seconds, share, progress, view
     for model in models:
         solver = make_solver(model)
         best_lower = max((summary["lower"] for summary in summaries), default=float("-inf"))
-        found = solver.run(precision, max_seconds=max_seconds, max_states=share, progress_every=PUBLISH_SECONDS,
-                           stop_check=lambda lower, upper: _precision_stop(lower, upper, best_lower, precision))
+        found = solver.run(
+            precision,
+            max_seconds=max_seconds,
+            max_states=share,
+            progress_every=PUBLISH_SECONDS,
+            stop_check=lambda lower, upper: _precision_stop(lower, upper, best_lower, precision),
+        )
         results.append(found)
         summaries.append(_summary(found, solver, view_depth))
     best = max(range(len(models)), key=lambda number: summaries[number]["lower"])
@@ -186,19 +223,25 @@ def _joined_result(summaries: list, strategy: dict, seconds: float, history: lis
     lower = max(summary["lower"] for summary in summaries)
     upper = max(summary["upper"] for summary in summaries)
     reasons = {summary["stopped"] for summary in summaries}
-    stopped = next((reason for reason in ("interrupted", "memory", "time", "states") if reason in reasons),
-                   "precision")
+    stopped = next((reason for reason in ("interrupted", "memory", "time", "states") if reason in reasons), "precision")
     history = history + [(seconds, lower, upper, sum(summary["expanded"] for summary in summaries))]
     view = BoundsView.merged([summary["view"] for summary in summaries])
     if root is not None:
         view.decisions.pop(root, None)  # a model's root of that name offered only some actions
         view.index[root] = (lower, upper)
     return BoundedResult(
-        lower=lower, upper=upper, expanded=sum(summary["expanded"] for summary in summaries),
+        lower=lower,
+        upper=upper,
+        expanded=sum(summary["expanded"] for summary in summaries),
         touched=sum(summary["touched"] for summary in summaries),
         trajectories=sum(summary["trajectories"] for summary in summaries),
         end_component_passes=sum(summary["end_component_passes"] for summary in summaries),
-        end_components=sum(summary["end_components"] for summary in summaries), seconds=seconds,
-        stopped=stopped, sweeps=sum(summary["sweeps"] for summary in summaries), strategy=strategy,
-        history=history, solver=view,
-        parts=[{key: summary[key] for key in ("lower", "upper", "expanded", "stopped")} for summary in summaries])
+        end_components=sum(summary["end_components"] for summary in summaries),
+        seconds=seconds,
+        stopped=stopped,
+        sweeps=sum(summary["sweeps"] for summary in summaries),
+        strategy=strategy,
+        history=history,
+        solver=view,
+        parts=[{key: summary[key] for key in ("lower", "upper", "expanded", "stopped")} for summary in summaries],
+    )

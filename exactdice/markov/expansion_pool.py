@@ -97,7 +97,7 @@ class _BatchExpander:
         from exactdice.markov.graph import BranchMerger
 
         self.expand = keyed_expander(model)
-        self.numbers: dict = {}    # successor -> this worker's number for it
+        self.numbers: dict = {}  # successor -> this worker's number for it
         self.new_states: list = []  # successors numbered since the last batch
         self.merger = BranchMerger(reward_width, self._number_of)
 

@@ -31,8 +31,9 @@ class _FloatFlow:
         graph = plan.graph
         self.plan, self.graph = plan, graph
         count = graph.num_states
-        self.targets = numpy.frombuffer(graph.targets, dtype=numpy.int64) if len(graph.targets) else numpy.zeros(
-            0, numpy.int64)
+        self.targets = (
+            numpy.frombuffer(graph.targets, dtype=numpy.int64) if len(graph.targets) else numpy.zeros(0, numpy.int64)
+        )
         self.weights = numpy.array(graph.weights, dtype=float)
         self.offsets = numpy.frombuffer(graph.offsets, dtype=numpy.int64)
         self.inflow = numpy.zeros(count)
@@ -99,8 +100,9 @@ def float_pass(plan):
     alive = numpy.frombuffer(bytes(plan.alive), dtype=numpy.uint8).astype(bool)
     data = numpy.array(graph.data, dtype=float)
     terminal = (kind == TERMINAL) & alive
-    collected = numpy.bincount(data[terminal].astype(numpy.int64), weights=inflow[terminal],
-                               minlength=len(graph.outcomes))
+    collected = numpy.bincount(
+        data[terminal].astype(numpy.int64), weights=inflow[terminal], minlength=len(graph.outcomes)
+    )
     absorption = {name: float(collected[i]) for i, name in enumerate(graph.outcomes)}
     never_ends = float(inflow[~alive].sum())
     if never_ends > _ENDLESS_TOLERANCE:

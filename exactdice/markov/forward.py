@@ -158,7 +158,8 @@ class Denominators:
             exponents = self._exponents.get(number)
             if exponents is None:
                 exponents = self._exponents[int(number)] = tuple(
-                    (self._factor_column(factor), power) for factor, power in small_prime_factors(number))
+                    (self._factor_column(factor), power) for factor, power in small_prime_factors(number)
+                )
             vector = list(self.vectors[klass])
             for column, power in exponents:
                 if column >= len(vector):
@@ -365,8 +366,15 @@ def block_system(rows):
     return found
 
 
-def forward_pass(graph: StateGraph, chosen_edge=None, alive=None, components=None,
-                 exact: bool = True, workers: int | None = None, progress=None) -> ForwardResult:
+def forward_pass(
+    graph: StateGraph,
+    chosen_edge=None,
+    alive=None,
+    components=None,
+    exact: bool = True,
+    workers: int | None = None,
+    progress=None,
+) -> ForwardResult:
     """The initial state's outcome probabilities, never-ends, expected steps and
     rewards under a fixed strategy (``chosen_edge``: decision node -> edge), exactly
     (``exact=False``: the same pass in floats, vectorised per state: a quick preview,
@@ -403,7 +411,8 @@ def _alive_states(plan: _Plan) -> bytearray:
         offsets, targets, kind = graph.offsets, graph.targets, graph.kind
         for component in plan.components:
             if any(kind[node] == TERMINAL for node in component) or any(
-                    alive[targets[edge]] for node in component for edge in range(offsets[node], offsets[node + 1])):
+                alive[targets[edge]] for node in component for edge in range(offsets[node], offsets[node + 1])
+            ):
                 for node in component:
                     alive[node] = 1
         return alive
@@ -434,12 +443,15 @@ def solving_bar(graph: StateGraph, progress):
     """The "solving" progress bar over ``graph``'s states, or None: shown when
     ``progress`` is true, or when it is None, stderr is a terminal and the graph has
     more than 200,000 transitions (the backward and the forward pass alike)."""
-    if not (progress or (progress is None and sys.stderr.isatty()
-                         and graph.num_transitions > _PROGRESS_MIN_TRANSITIONS)):
+    if not (
+        progress or (progress is None and sys.stderr.isatty() and graph.num_transitions > _PROGRESS_MIN_TRANSITIONS)
+    ):
         return None
     from tqdm import tqdm
 
     return tqdm(total=graph.num_states, unit="states", desc="solving", leave=False)
+
+
 _SMALL_BLOCK = 32  # up to this size a block is solved by its remembered integer inverse
 _block_inverses: dict = {}  # id(matrix) -> (matrix, B, s) of a small loop met again
 _seen_matrices: dict = {}  # id(matrix) -> matrix, for small loops met once so far
@@ -683,8 +695,13 @@ class _Pass:
         inflow, classes = self.inflow, self.classes
         present = {klass for node in live for klass in (inflow[node] or ())}
         klass = classes.join(present) if present else 0
-        parts = [[(amount, None if source == klass else classes.scale(source, klass))
-                  for source, amount in (inflow[node] or {}).items()] for node in live]
+        parts = [
+            [
+                (amount, None if source == klass else classes.scale(source, klass))
+                for source, amount in (inflow[node] or {}).items()
+            ]
+            for node in live
+        ]
         return klass, parts
 
     def leaving(self, live, values):
@@ -732,9 +749,13 @@ class _Pass:
         bits = int(bound).bit_length()
         if never_ends:
             return ForwardResult(absorption, never_ends, None, {name: None for name in graph.reward_names}, bits)
-        return ForwardResult(absorption, never_ends, share(at_bound(self.steps)),
-                             {name: share(at_bound(total)) for name, total in zip(graph.reward_names, self.rewards)},
-                             bits)
+        return ForwardResult(
+            absorption,
+            never_ends,
+            share(at_bound(self.steps)),
+            {name: share(at_bound(total)) for name, total in zip(graph.reward_names, self.rewards)},
+            bits,
+        )
 
 
 def _run(plan: _Plan, workers: int | None = None, progress=None) -> ForwardResult:
@@ -749,9 +770,12 @@ def _run(plan: _Plan, workers: int | None = None, progress=None) -> ForwardResul
     graph = plan.graph
     bar = solving_bar(graph, progress)
     try:
-        if not (workers and graph.num_transitions >= loop_pool.MIN_TRANSITIONS
-                and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS
-                and loop_pool.pass_with_loop_worker(plan, flow, bar)):
+        if not (
+            workers
+            and graph.num_transitions >= loop_pool.MIN_TRANSITIONS
+            and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS
+            and loop_pool.pass_with_loop_worker(plan, flow, bar)
+        ):
             plan.visit(flow, bar)
     finally:
         if bar is not None:

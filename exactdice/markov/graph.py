@@ -178,8 +178,13 @@ def _progress_bar(progress, total_hint):
     # the bar counts what the limit counts (states found); the limit is no estimate of the
     # work, so no percentage and no time left (an ETA against --max-states read 49:42 for a
     # job under a minute)
-    return tqdm(total=total_hint, unit="states", desc="exploring", leave=False,
-                bar_format="{desc}: {n_fmt} states (limit {total_fmt}) [{elapsed}, {rate_fmt}]")
+    return tqdm(
+        total=total_hint,
+        unit="states",
+        desc="exploring",
+        leave=False,
+        bar_format="{desc}: {n_fmt} states (limit {total_fmt}) [{elapsed}, {rate_fmt}]",
+    )
 
 
 @contextmanager
@@ -198,8 +203,9 @@ def paused_gc():
             gc.enable()
 
 
-def explore(model: Model, *, max_states: int = 2_000_000, progress: bool | None = None,
-            workers: int | None = None) -> StateGraph:
+def explore(
+    model: Model, *, max_states: int = 2_000_000, progress: bool | None = None, workers: int | None = None
+) -> StateGraph:
     """Visit every state reachable from ``model.initial_state()`` once, breadth first.
 
     The graph is the same, array for array, with any number of workers.
@@ -272,9 +278,13 @@ def _explore(model, max_states, progress, workers) -> StateGraph:
         while current < len(states):
             if pool is None:
                 explorer.add(current, expand(states[current]))
-                if (pool_from is not None and not current & 63 and time.perf_counter() >= pool_from
-                        and len(states) - current > _PARALLEL_MIN_FRONTIER
-                        and time.perf_counter() - started >= (current + 1) * PARALLEL_MIN_SECONDS_PER_STATE):
+                if (
+                    pool_from is not None
+                    and not current & 63
+                    and time.perf_counter() >= pool_from
+                    and len(states) - current > _PARALLEL_MIN_FRONTIER
+                    and time.perf_counter() - started >= (current + 1) * PARALLEL_MIN_SECONDS_PER_STATE
+                ):
                     try:
                         pool, handed_over = ExpansionPool(model, workers, explorer.merger.reward_width), current + 1
                     except OSError:  # the machine would not fork: go on in this process

@@ -27,8 +27,7 @@ from exactdice.limits import check_memory
 from exactdice.markov.arrays import csr_arrays
 from exactdice.markov.graph import DECISION, StateGraph
 
-__all__ = ["IntervalSolution", "certified_solve", "certified_game", "compiled_bounds_available",
-           "DEFAULT_TOLERANCE"]
+__all__ = ["IntervalSolution", "certified_solve", "certified_game", "compiled_bounds_available", "DEFAULT_TOLERANCE"]
 
 #: the width asked of every interval at the initial state
 DEFAULT_TOLERANCE = 1e-9
@@ -105,9 +104,15 @@ class IntervalSolution:
         return self.width <= self.tolerance
 
 
-def certified_solve(graph: StateGraph, *, payoff: dict | None = None, nonterminating_payoff=None,
-                    tolerance: float = DEFAULT_TOLERANCE, rewards: bool = True,
-                    most_sweeps: int = _MOST_SWEEPS) -> IntervalSolution:
+def certified_solve(
+    graph: StateGraph,
+    *,
+    payoff: dict | None = None,
+    nonterminating_payoff=None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    rewards: bool = True,
+    most_sweeps: int = _MOST_SWEEPS,
+) -> IntervalSolution:
     """Certified intervals for a graph without decisions (a chain).
 
     Parameters
@@ -139,11 +144,13 @@ def certified_solve(graph: StateGraph, *, payoff: dict | None = None, nontermina
     if not tolerance > 0:
         raise InputError("tolerance", f"must be a positive number, got {tolerance!r}")
     if _interval is None:
-        raise InputError("arithmetic", "the certified float solver is not built in this install; "
-                                       "use the exact solve")
+        raise InputError("arithmetic", "the certified float solver is not built in this install; use the exact solve")
     if DECISION in graph.kind:
-        raise InputError("arithmetic", "certified floats take a graph without decisions (fixed or random "
-                                       "policies); solve optimal play exactly or with bounds")
+        raise InputError(
+            "arithmetic",
+            "certified floats take a graph without decisions (fixed or random "
+            "policies); solve optimal play exactly or with bounds",
+        )
     started = time.perf_counter()
     csr = csr_arrays(graph)
     outcomes = graph.outcomes
@@ -153,8 +160,18 @@ def certified_solve(graph: StateGraph, *, payoff: dict | None = None, nontermina
         check_memory("while computing certified bounds")
 
     lower, upper, _reach, sweeps, widest = _interval.chain_bounds(
-        csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, len(outcomes), graph.initial,
-        tolerance / 2, most_sweeps, overrides, check)
+        csr.kind,
+        csr.data,
+        csr.offsets,
+        csr.targets,
+        csr.weights,
+        len(outcomes),
+        graph.initial,
+        tolerance / 2,
+        most_sweeps,
+        overrides,
+        check,
+    )
     initial = graph.initial
     absorption = {name: (float(lower[initial, i]), float(upper[initial, i])) for i, name in enumerate(outcomes)}
     width = max((high - low for low, high in absorption.values()), default=0.0)
@@ -167,14 +184,28 @@ def certified_solve(graph: StateGraph, *, payoff: dict | None = None, nontermina
     if rewards and ends_for_sure:
         steps, expected = _expectations(csr, graph, initial, tolerance, most_sweeps, check)
     return IntervalSolution(
-        absorption=absorption, never_ends=(0.0, 0.0) if ends_for_sure else never_ends, value=value,
-        expected_steps=steps, expected_rewards=expected, width=width, tolerance=tolerance,
-        states=graph.num_states, transitions=graph.num_transitions, sweeps=int(sweeps),
-        seconds=time.perf_counter() - started)
+        absorption=absorption,
+        never_ends=(0.0, 0.0) if ends_for_sure else never_ends,
+        value=value,
+        expected_steps=steps,
+        expected_rewards=expected,
+        width=width,
+        tolerance=tolerance,
+        states=graph.num_states,
+        transitions=graph.num_transitions,
+        sweeps=int(sweeps),
+        seconds=time.perf_counter() - started,
+    )
 
 
-def certified_game(graph: StateGraph, *, payoff: dict | None = None, nonterminating_payoff=None,
-                   tolerance: float = DEFAULT_TOLERANCE, rewards: bool = True) -> IntervalSolution:
+def certified_game(
+    graph: StateGraph,
+    *,
+    payoff: dict | None = None,
+    nonterminating_payoff=None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    rewards: bool = True,
+) -> IntervalSolution:
     """Certified intervals for a graph with decisions ("max" and "min" nodes).
 
     The value's interval is the game's: interval iteration over the whole graph,
@@ -202,18 +233,24 @@ def certified_game(graph: StateGraph, *, payoff: dict | None = None, nonterminat
     if not tolerance > 0:
         raise InputError("tolerance", f"must be a positive number, got {tolerance!r}")
     if _interval is None:
-        raise InputError("arithmetic", "the certified float solver is not built in this install; "
-                                       "use the exact solve")
+        raise InputError("arithmetic", "the certified float solver is not built in this install; use the exact solve")
     started = time.perf_counter()
     outcomes = graph.outcomes
     if payoff is None:
         payoff = {name: (1 if i == 0 else 0) for i, name in enumerate(outcomes)}
     csr = csr_arrays(graph)
     owner = getattr(graph, "owner", None)
-    grown = owner if owner is not None and hasattr(owner, "expand_node") else CsrGraph(
-        csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, csr.big)
-    search = GameSearch(grown, [float(Fraction(payoff.get(name, 0))) for name in outcomes],
-                        float(Fraction(nonterminating_payoff or 0)), graph.initial)
+    grown = (
+        owner
+        if owner is not None and hasattr(owner, "expand_node")
+        else CsrGraph(csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, csr.big)
+    )
+    search = GameSearch(
+        grown,
+        [float(Fraction(payoff.get(name, 0))) for name in outcomes],
+        float(Fraction(nonterminating_payoff or 0)),
+        graph.initial,
+    )
 
     def check():
         check_memory("while computing certified bounds")
@@ -237,10 +274,19 @@ def certified_game(graph: StateGraph, *, payoff: dict | None = None, nonterminat
         earned = graph.action_rewards.get(edge)
         if earned:
             mass[node] = earned
-    played = _PlayedGraph(graph, kind, data, numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64),
-                          csr.targets[keep], csr.weights[keep], mass, csr)
-    answer = certified_solve(played, payoff=payoff, nonterminating_payoff=nonterminating_payoff,
-                             tolerance=tolerance, rewards=rewards)
+    played = _PlayedGraph(
+        graph,
+        kind,
+        data,
+        numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64),
+        csr.targets[keep],
+        csr.weights[keep],
+        mass,
+        csr,
+    )
+    answer = certified_solve(
+        played, payoff=payoff, nonterminating_payoff=nonterminating_payoff, tolerance=tolerance, rewards=rewards
+    )
     answer.value = (float(value[0]), float(value[1]))
     answer.sweeps += int(sweeps)
     answer.seconds = time.perf_counter() - started
@@ -257,9 +303,16 @@ class _PlayedGraph(StateGraph):
 
         self.outcomes, self.reward_names, self.initial = graph.outcomes, graph.reward_names, graph.initial
         self.kind = bytearray(kind.tobytes())
-        self.csr = Csr(kind, data, offsets, targets.astype("int32"), weights.astype("int64"), mass,
-                       {node: big for node, big in csr.big.items() if kind[node] == 1 and csr.kind[node] == 1},
-                       csr.big_mass)
+        self.csr = Csr(
+            kind,
+            data,
+            offsets,
+            targets.astype("int32"),
+            weights.astype("int64"),
+            mass,
+            {node: big for node, big in csr.big.items() if kind[node] == 1 and csr.kind[node] == 1},
+            csr.big_mass,
+        )
 
     @property
     def num_states(self) -> int:
@@ -289,13 +342,16 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
     negative parts, node by node (an expectation is linear in the per-node masses)."""
     import numpy
 
-    big_columns = {node: [int(csr.big.get(node, (int(csr.data[node]), None))[0])] for node in
-                   set(csr.big) | set(csr.big_mass)}
+    big_columns = {
+        node: [int(csr.big.get(node, (int(csr.data[node]), None))[0])] for node in set(csr.big) | set(csr.big_mass)
+    }
     # a node of `big_mass` holds -1 in its mass columns: its signs are read from its ints
     exact_rows = numpy.ones(len(csr.kind), dtype=bool)
     exact_rows[list(csr.big_mass)] = False
-    signed = [bool((csr.mass[exact_rows, r] < 0).any()) or any(amounts[r] < 0 for amounts in csr.big_mass.values())
-              for r in range(csr.mass.shape[1])]
+    signed = [
+        bool((csr.mass[exact_rows, r] < 0).any()) or any(amounts[r] < 0 for amounts in csr.big_mass.values())
+        for r in range(csr.mass.shape[1])
+    ]
     width = 1 + sum(2 if split else 1 for split in signed)
     mass = numpy.empty((len(csr.kind), width), dtype=numpy.int64)
     mass[:, 0] = numpy.where(csr.kind == 1, csr.data, 0)
@@ -311,12 +367,23 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
         place += 2 if split else 1
     overrides = {}
     for node, values in big_columns.items():
-        total, weights = csr.big.get(node, (int(csr.data[node]),
-                                            csr.weights[csr.offsets[node]:csr.offsets[node + 1]].tolist()))
+        total, weights = csr.big.get(
+            node, (int(csr.data[node]), csr.weights[csr.offsets[node] : csr.offsets[node + 1]].tolist())
+        )
         overrides[node] = (total, weights, tuple(values))
     lower, upper, _widest, _sweeps = _interval.chain_expectations(
-        csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, mass, initial, tolerance / 4, most_sweeps,
-        overrides, check)
+        csr.kind,
+        csr.data,
+        csr.offsets,
+        csr.targets,
+        csr.weights,
+        mass,
+        initial,
+        tolerance / 4,
+        most_sweeps,
+        overrides,
+        check,
+    )
     low, high = lower[initial], upper[initial]
     steps = (float(low[0]), float(high[0]))
     rewards = {}
@@ -326,8 +393,10 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
             rewards[name] = (float(low[place]), float(high[place]))
         else:  # differences of two bounded totals, rounded outward
             plus, minus = place, place + 1
-            rewards[name] = (_down(Fraction(float(low[plus])) - Fraction(float(high[minus]))),
-                             _up(Fraction(float(high[plus])) - Fraction(float(low[minus]))))
+            rewards[name] = (
+                _down(Fraction(float(low[plus])) - Fraction(float(high[minus]))),
+                _up(Fraction(float(high[plus])) - Fraction(float(low[minus]))),
+            )
         place += 2 if split else 1
     return steps, rewards
 

@@ -235,4 +235,4 @@ def _inverse_mod_two(dense):
     width = (2 * size + 7) // 8
     packed = np.frombuffer(b"".join(row.to_bytes(width, "little") for row in rows), dtype=np.uint8)
     bits = np.unpackbits(packed.reshape(size, width), axis=1, bitorder="little")
-    return bits[:, size:2 * size].astype(np.float64)
+    return bits[:, size : 2 * size].astype(np.float64)

@@ -51,8 +51,12 @@ class _Readiness:
         self.component_of = component_of
         self.component_of_list = component_of.tolist()
         entering = component_of[self.targets]  # per edge: the component it enters
-        leaving = numpy.repeat(component_of, numpy.diff(  # ... and the one it leaves
-            numpy.frombuffer(graph.offsets, dtype=numpy.int64)))
+        leaving = numpy.repeat(
+            component_of,
+            numpy.diff(  # ... and the one it leaves
+                numpy.frombuffer(graph.offsets, dtype=numpy.int64)
+            ),
+        )
         self.waiting = numpy.bincount(entering[leaving != entering], minlength=len(components)).tolist()
 
     def first(self) -> list:
@@ -66,7 +70,7 @@ class _Readiness:
         if len(component) == 1:
             node = component[0]
             component_of = self.component_of_list
-            for target in self.targets[offsets[node]:offsets[node + 1]].tolist():
+            for target in self.targets[offsets[node] : offsets[node + 1]].tolist():
                 entered = component_of[target]
                 if entered != index:
                     waiting[entered] -= 1
@@ -75,8 +79,9 @@ class _Readiness:
             return ready
         import numpy
 
-        entered = self.component_of[numpy.concatenate(
-            [self.targets[offsets[node]:offsets[node + 1]] for node in component])]
+        entered = self.component_of[
+            numpy.concatenate([self.targets[offsets[node] : offsets[node + 1]] for node in component])
+        ]
         entered, counts = numpy.unique(entered[entered != index], return_counts=True)
         for other, count in zip(entered.tolist(), counts.tolist()):
             waiting[other] -= count
@@ -87,8 +92,11 @@ class _Readiness:
 
 def loops_with_flow(plan) -> int:
     """How many components are loops with a live member (an upper bound on the solves)."""
-    return sum(1 for index in range(len(plan.components))
-               if plan.is_cyclic(index) and any(plan.alive[node] for node in plan.components[index]))
+    return sum(
+        1
+        for index in range(len(plan.components))
+        if plan.is_cyclic(index) and any(plan.alive[node] for node in plan.components[index])
+    )
 
 
 def pass_with_loop_worker(plan, flow, bar=None) -> bool:

@@ -54,8 +54,7 @@ class RewardCountModel:
         if isinstance(node, Terminal):
             return Terminal(self._outcome(total))
         if isinstance(node, Decision):
-            raise HasDecisions("model", "a reward's distribution needs a model without decisions "
-                                        "(fixed policies)")
+            raise HasDecisions("model", "a reward's distribution needs a model without decisions (fixed policies)")
         branches = []
         for weight, successor, rewards in node.branches:
             gained = rewards[self.slot] if rewards else 0

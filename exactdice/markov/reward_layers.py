@@ -62,8 +62,9 @@ class AbsorptionByReward:
         return cumulative
 
 
-def absorption_by_reward(model, reward: str, up_to: int, *, strategy=None,
-                         max_states: int = 2_000_000) -> AbsorptionByReward:
+def absorption_by_reward(
+    model, reward: str, up_to: int, *, strategy=None, max_states: int = 2_000_000
+) -> AbsorptionByReward:
     """The exact law of (outcome, reward total) for totals 0 .. ``up_to``, and the tail.
 
     ``model`` must be a chain; a game's decisions can be fixed by ``strategy`` (state ->
@@ -75,8 +76,7 @@ def absorption_by_reward(model, reward: str, up_to: int, *, strategy=None,
     layers = RewardLayers(model, reward, strategy=strategy, max_states=max_states)
     by_total = tuple(layers.next_layer() for _ in range(up_to + 1))
     ended = sum((sum(layer.values(), Fraction(0)) for layer in by_total), Fraction(0))
-    check_invariant(ended + layers.never_ends + layers.mass_ahead() == 1,
-                    "the layers' mass must sum to exactly 1")
+    check_invariant(ended + layers.never_ends + layers.mass_ahead() == 1, "the layers' mass must sum to exactly 1")
     return AbsorptionByReward(reward, layers.outcomes, by_total, 1 - ended)
 
 
@@ -135,10 +135,14 @@ class _MarkedRewards:
         if isinstance(node, Terminal):
             return node
         if isinstance(node, Decision):
-            raise HasDecisions("model", "absorption by a reward's total needs a chain: fix the "
-                                        "decisions with a strategy (`strategy`)")
-        return Chance(tuple((weight, self._through_marker(successor, rewards), None)
-                            for weight, successor, rewards in node.branches))
+            raise HasDecisions(
+                "model", "absorption by a reward's total needs a chain: fix the decisions with a strategy (`strategy`)"
+            )
+        return Chance(
+            tuple(
+                (weight, self._through_marker(successor, rewards), None) for weight, successor, rewards in node.branches
+            )
+        )
 
     def _through_marker(self, successor, rewards):
         earned = rewards[self.slot] if rewards else 0

@@ -104,8 +104,7 @@ class Solution:
     seconds: float
     exact: bool
     outcomes: tuple = ()
-    _per_state: Callable[[Hashable], tuple[dict[str, Number], Number]] | None = field(
-        default=None, repr=False)
+    _per_state: Callable[[Hashable], tuple[dict[str, Number], Number]] | None = field(default=None, repr=False)
 
     def state_absorption(self, state) -> dict:
         """Outcome probabilities (plus ``"never_ends"``) from any reachable state
@@ -125,9 +124,16 @@ class Solution:
             raise InputError("state", f"{state!r} is not reachable from the initial state") from None
 
 
-def solve(graph_or_model: StateGraph | Model, *, payoff: Mapping[str, Any] | None = None,
-          nonterminating_payoff: Any = None, all_states: bool = False, arithmetic: str = "exact",
-          progress: bool | None = None, components: list | None = None) -> Solution:
+def solve(
+    graph_or_model: StateGraph | Model,
+    *,
+    payoff: Mapping[str, Any] | None = None,
+    nonterminating_payoff: Any = None,
+    all_states: bool = False,
+    arithmetic: str = "exact",
+    progress: bool | None = None,
+    components: list | None = None,
+) -> Solution:
     """Solve a model (exploring it first) or an explored `StateGraph`, exactly.
 
     Decisions maximise ("max") or minimise ("min") the expected payoff, by strategy
@@ -210,14 +216,22 @@ def _forward_only(graph, payoffs, endless, started, exact, progress=None, compon
     value = public(endless) * result.never_ends
     for pay, name in zip(payoffs, graph.outcomes):
         value += public(pay) * result.absorption[name]
-    cyclic = sum(1 for component in components
-                 if len(component) > 1 or component[0] in graph.successors(component[0]))
+    cyclic = sum(1 for component in components if len(component) > 1 or component[0] in graph.successors(component[0]))
     return Solution(
-        absorption=result.absorption, never_ends=result.never_ends, value=value,
-        expected_steps=result.expected_steps, expected_rewards=result.expected_rewards, strategy={},
-        states=graph.num_states, transitions=graph.num_transitions, components=len(components),
-        cyclic_components=cyclic, largest_component=max(map(len, components)),
-        seconds=time.perf_counter() - started, exact=exact, outcomes=graph.outcomes,
+        absorption=result.absorption,
+        never_ends=result.never_ends,
+        value=value,
+        expected_steps=result.expected_steps,
+        expected_rewards=result.expected_rewards,
+        strategy={},
+        states=graph.num_states,
+        transitions=graph.num_transitions,
+        components=len(components),
+        cyclic_components=cyclic,
+        largest_component=max(map(len, components)),
+        seconds=time.perf_counter() - started,
+        exact=exact,
+        outcomes=graph.outcomes,
     )
 
 
@@ -248,7 +262,8 @@ class _Solver:
             self.width = outcome_count + 1
             self.terminal_vectors = [
                 (tuple(one if slot == outcome else zero for slot in range(self.width)), one)
-                for outcome in range(outcome_count)]
+                for outcome in range(outcome_count)
+            ]
             self.dead_vector = (tuple(one if slot == self.never_slot else zero for slot in range(self.width)), one)
         else:
             self.width = 1
@@ -528,11 +543,21 @@ class _Solver:
                 return state_absorption, state_value
 
         return Solution(
-            absorption=absorption, never_ends=never, value=value, expected_steps=steps,
-            expected_rewards=rewards, strategy=strategy, states=graph.num_states,
-            transitions=graph.num_transitions, components=self.component_count,
-            cyclic_components=self.cyclic_count, largest_component=self.largest,
-            seconds=seconds, exact=numbers.exact, outcomes=graph.outcomes, _per_state=per_state,
+            absorption=absorption,
+            never_ends=never,
+            value=value,
+            expected_steps=steps,
+            expected_rewards=rewards,
+            strategy=strategy,
+            states=graph.num_states,
+            transitions=graph.num_transitions,
+            components=self.component_count,
+            cyclic_components=self.cyclic_count,
+            largest_component=self.largest,
+            seconds=seconds,
+            exact=numbers.exact,
+            outcomes=graph.outcomes,
+            _per_state=per_state,
         )
 
     def check_agreement(self, absorption, never, value, report):
@@ -540,7 +565,8 @@ class _Solver:
         vectors, its very odds): two independent computations of the same numbers."""
         fraction = self.numbers.fraction
         forward_value = fraction(self.endless) * never + sum(
-            fraction(pay) * absorption[name] for pay, name in zip(self.payoffs, self.graph.outcomes))
+            fraction(pay) * absorption[name] for pay, name in zip(self.payoffs, self.graph.outcomes)
+        )
         if forward_value != value:
             raise ArithmeticError("the forward pass and the backward pass disagree on the value")
         if self.vectors and report(self.graph.initial)[:2] != (absorption, never):
@@ -584,8 +610,9 @@ class _StrategyIteration:
             check_memory("while improving the strategy")
             while True:
                 values = self.solver.evaluate_values(self.component, self.members, self.policy)
-                if self.inner in self.sides_present and (self.improve(self.inner, values)
-                                                         or self.trap(self.inner, values)):
+                if self.inner in self.sides_present and (
+                    self.improve(self.inner, values) or self.trap(self.inner, values)
+                ):
                     continue
                 break
             if self.improve(self.outer, values) or self.trap(self.outer, values):
@@ -613,8 +640,7 @@ class _StrategyIteration:
         """The first action whose value equals the node's. Exact values always match the
         chosen action; a float preview may miss it by more than its tolerance, and then
         keeps the chosen action."""
-        return next((edge for edge in self.edges(node) if self.ties(values, node, edge)),
-                    self.policy[node])
+        return next((edge for edge in self.edges(node) if self.ties(values, node, edge)), self.policy[node])
 
     def improve(self, side, values) -> bool:
         """``side`` switches to strictly better actions; True if the policy changed."""
@@ -649,8 +675,9 @@ class _StrategyIteration:
             if self.kind[node] == DECISION and self.data[node] == side:
                 if self.stays(side, values, node, self.policy[node], region):
                     continue
-                self.policy[node] = next(edge for edge in self.edges(node)
-                                         if self.stays(side, values, node, edge, region))
+                self.policy[node] = next(
+                    edge for edge in self.edges(node) if self.stays(side, values, node, edge, region)
+                )
                 changed = True
         return changed
 
@@ -720,8 +747,9 @@ class _ExpectedVisits:
                 self.pass_single(component[0])
             else:
                 self.pass_cycle(component)
-        absorption = {name: self.total([(1, node) for node in ends])
-                      for name, ends in zip(self.graph.outcomes, self.ends)}
+        absorption = {
+            name: self.total([(1, node) for node in ends]) for name, ends in zip(self.graph.outcomes, self.ends)
+        }
         never = self.total([(1, node) for node in self.dead])
         if self.numbers.exact and sum(absorption.values()) + never != 1:
             raise ArithmeticError("the forward pass's outcome probabilities do not sum to exactly 1")
@@ -815,8 +843,7 @@ class _ExpectedVisits:
             for pairs, amount in zip(reward_pairs, amounts or ()):
                 if amount:
                     pairs.append((amount, node))
-        return self.total(steps), {name: self.total(pairs)
-                                   for name, pairs in zip(graph.reward_names, reward_pairs)}
+        return self.total(steps), {name: self.total(pairs) for name, pairs in zip(graph.reward_names, reward_pairs)}
 
     def total(self, pairs):
         numbers = self.numbers

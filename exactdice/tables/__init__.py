@@ -13,6 +13,20 @@ from exactdice.tables.jobs import CellGrid, TableJob, solve_table_jobs, solve_ta
 from exactdice.tables.store import ResultKey, ResultStore, default_store_path, open_store
 from exactdice.tables.sweep import SweepCell, SweepStatistics, sweep
 
-__all__ = ["TableGrid", "FORMATS", "render_table", "write_table", "TableJob", "CellGrid",
-           "solve_tables", "solve_table_jobs", "ResultKey", "ResultStore", "default_store_path",
-           "open_store", "SweepCell", "SweepStatistics", "sweep"]
+__all__ = [
+    "TableGrid",
+    "FORMATS",
+    "render_table",
+    "write_table",
+    "TableJob",
+    "CellGrid",
+    "solve_tables",
+    "solve_table_jobs",
+    "ResultKey",
+    "ResultStore",
+    "default_store_path",
+    "open_store",
+    "SweepCell",
+    "SweepStatistics",
+    "sweep",
+]

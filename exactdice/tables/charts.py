@@ -108,17 +108,24 @@ def _draw_curve(axes, chart: Chart, curve: Curve, index: int) -> None:
     scale = 100 if chart.probability else 1
     xs = [float(x) for x in curve.xs]
     ys = [float(y) * scale for y in curve.ys]
-    options = dict(color=_COLOURS[index % len(_COLOURS)], linestyle=_STYLES[index % len(_STYLES)],
-                   linewidth=2, label=curve.label)
+    options = dict(
+        color=_COLOURS[index % len(_COLOURS)], linestyle=_STYLES[index % len(_STYLES)], linewidth=2, label=curve.label
+    )
     if chart.steps:
         axes.step(xs, ys, where="post", **options)
     else:
         axes.plot(xs, ys, marker="o", markersize=4, **options)
     if chart.label_points:
         for x, y, exact in zip(xs, ys, curve.ys):
-            axes.annotate(_value_text(exact, chart.probability), (x, y), textcoords="offset points",
-                          xytext=(0, 7), ha="center", fontsize=7,
-                          bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})
+            axes.annotate(
+                _value_text(exact, chart.probability),
+                (x, y),
+                textcoords="offset points",
+                xytext=(0, 7),
+                ha="center",
+                fontsize=7,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"},
+            )
         axes.margins(x=0.22)
 
 
@@ -126,17 +133,30 @@ def _mark(axes, chart: Chart) -> None:
     """A dotted line at the marked x, with what it is at its top."""
     axes.axvline(float(chart.marked_x), color="#444444", linewidth=1, linestyle=":")
     if chart.marked_label:
-        axes.annotate(chart.marked_label, (float(chart.marked_x), 1), xycoords=("data", "axes fraction"),
-                      xytext=(3, -3), textcoords="offset points", ha="left", va="top", fontsize=7,
-                      color="#444444")
+        axes.annotate(
+            chart.marked_label,
+            (float(chart.marked_x), 1),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -3),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize=7,
+            color="#444444",
+        )
 
 
 def _x_ticks(axes, chart: Chart) -> None:
     """A tick at every whole x (when there are few), labelled by ``chart.labels`` where given."""
     xs = sorted({x for curve in chart.curves for x in curve.xs})
     if xs and len(xs) <= 25 and all(float(x).is_integer() for x in xs):
-        axes.set_xticks([float(x) for x in xs], labels=[chart.labels.get(x, str(x)) for x in xs], fontsize=8,
-                        rotation=30 if chart.labels else 0, ha="right" if chart.labels else "center")
+        axes.set_xticks(
+            [float(x) for x in xs],
+            labels=[chart.labels.get(x, str(x)) for x in xs],
+            fontsize=8,
+            rotation=30 if chart.labels else 0,
+            ha="right" if chart.labels else "center",
+        )
 
 
 def chart_png(chart: Chart, width: float = 7.0, height: float = 4.2) -> bytes:

@@ -55,9 +55,21 @@ from exactdice.tables.grid import Bounds, TableGrid, cell_to_data
 from exactdice.tables.shading import PanelScale, panel_scale
 
 __all__ = [
-    "FORMATS", "TEXT_FORMATS", "CSV_COLUMNS", "DECIMAL_DIGITS", "render_table", "write_table",
-    "format_from_path", "cell_text", "EXACT_TEXT_LIMIT",
-    "CSV_BOUNDS_COLUMNS", "BOUNDS_NOTE", "UNCERTIFIED_GAP", "shading_value", "bounds_text", "corner_label",
+    "FORMATS",
+    "TEXT_FORMATS",
+    "CSV_COLUMNS",
+    "DECIMAL_DIGITS",
+    "render_table",
+    "write_table",
+    "format_from_path",
+    "cell_text",
+    "EXACT_TEXT_LIMIT",
+    "CSV_BOUNDS_COLUMNS",
+    "BOUNDS_NOTE",
+    "UNCERTIFIED_GAP",
+    "shading_value",
+    "bounds_text",
+    "corner_label",
     "title_without_metrics",
 ]
 
@@ -71,16 +83,17 @@ CSV_BOUNDS_COLUMNS = ("lower", "upper", "lower_decimal", "upper_decimal")
 #: "not certified" (its bounds stay in the JSON and CSV)
 UNCERTIFIED_GAP = Fraction(1, 20)
 #: what every format says about interval cells
-BOUNDS_NOTE = ("A cell \"a-b\" holds certified bounds on optimal play (the game is too large to solve "
-               "exactly): no play does better than b, and the returned strategy guarantees a; the "
-               "ends are rounded outward and the cell is shaded by its lower bound a. A cell whose "
-               "bounds are more than 0.05 apart reads \"not certified\" and is not shaded (its bounds "
-               "are in the JSON and CSV files).")
+BOUNDS_NOTE = (
+    'A cell "a-b" holds certified bounds on optimal play (the game is too large to solve '
+    "exactly): no play does better than b, and the returned strategy guarantees a; the "
+    "ends are rounded outward and the cell is shaded by its lower bound a. A cell whose "
+    'bounds are more than 0.05 apart reads "not certified" and is not shaded (its bounds '
+    "are in the JSON and CSV files)."
+)
 DECIMAL_DIGITS = 10
 #: exact fractions longer than this are left to the JSON/CSV (md tables, html tooltips)
 EXACT_TEXT_LIMIT = 60
 JSON_FORMAT_NAME = "exactdice-tables/1"
-
 
 
 def _as_grids(grid_or_grids) -> list[TableGrid]:
@@ -111,8 +124,9 @@ def format_from_path(path, fmt: str | None = None, field: str = "fmt") -> str:
     if suffix == "htm":
         suffix = "html"
     if suffix not in FORMATS:
-        raise InputError(field, f"cannot tell the format from the file name {str(path)!r}; "
-                                f"give `fmt` ({', '.join(FORMATS)})")
+        raise InputError(
+            field, f"cannot tell the format from the file name {str(path)!r}; give `fmt` ({', '.join(FORMATS)})"
+        )
     return suffix
 
 
@@ -124,8 +138,11 @@ def bounds_text(value: Bounds, percent: bool) -> str:
     '33.3-66.7'
     """
     if percent:
-        return (directed_decimal_text(value.lower * 100, 1, up=False) + "-"
-                + directed_decimal_text(value.upper * 100, 1, up=True))
+        return (
+            directed_decimal_text(value.lower * 100, 1, up=False)
+            + "-"
+            + directed_decimal_text(value.upper * 100, 1, up=True)
+        )
     return directed_decimal_text(value.lower, 2, up=False) + "-" + directed_decimal_text(value.upper, 2, up=True)
 
 
@@ -225,13 +242,16 @@ def _any_bounds(grids: list[TableGrid]) -> bool:
 
 # ----- Markdown ---------------------------------------------------------------------------
 
+
 def _md_escape(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _md_grid(grid: TableGrid, cells: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join([_md_escape(corner_label(grid))] + [_md_escape(c) for c in grid.columns]) + " |",
-             "|" + "---|" * (len(grid.columns) + 1)]
+    lines = [
+        "| " + " | ".join([_md_escape(corner_label(grid))] + [_md_escape(c) for c in grid.columns]) + " |",
+        "|" + "---|" * (len(grid.columns) + 1),
+    ]
     for label, row in zip(grid.rows, cells):
         lines.append("| " + " | ".join([_md_escape(label)] + row) + " |")
     return lines
@@ -251,8 +271,11 @@ def _render_md(grids: list[TableGrid]) -> str:
             exact = [[_exact(v) or "-" for v in row] for row in grid.metrics[metric]]
             longest = max((len(text) for row in exact for text in row), default=0)
             if longest > EXACT_TEXT_LIMIT:
-                lines += [f"{metric}: fractions of up to {longest} characters; see the JSON or "
-                          "CSV export of this table for every exact value.", ""]
+                lines += [
+                    f"{metric}: fractions of up to {longest} characters; see the JSON or "
+                    "CSV export of this table for every exact value.",
+                    "",
+                ]
                 continue
             lines += [f"{metric}:", ""]
             lines += _md_grid(grid, exact)
@@ -268,6 +291,7 @@ def _render_md(grids: list[TableGrid]) -> str:
 
 # ----- CSV --------------------------------------------------------------------------------
 
+
 def _render_csv(grids: list[TableGrid]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -278,8 +302,16 @@ def _render_csv(grids: list[TableGrid]) -> str:
             for row_label, row in zip(grid.rows, grid.metrics[metric]):
                 for column_label, value in zip(grid.columns, row):
                     exact = None if isinstance(value, Bounds) else value
-                    cells = [grid.title, metric, grid.row_label, row_label, grid.column_label,
-                             column_label, _exact(exact) or "", _decimal(exact) or ""]
+                    cells = [
+                        grid.title,
+                        metric,
+                        grid.row_label,
+                        row_label,
+                        grid.column_label,
+                        column_label,
+                        _exact(exact) or "",
+                        _decimal(exact) or "",
+                    ]
                     if with_bounds:
                         cells += _csv_bounds(value)
                     writer.writerow(cells)
@@ -295,6 +327,7 @@ def _csv_bounds(value: Fraction | Bounds | None) -> list[str]:
 
 
 # ----- JSON -------------------------------------------------------------------------------
+
 
 def grids_to_json(grids) -> dict:
     """The JSON document of `render_table` (before serialisation), fractions as ``"p/q"``.
@@ -327,9 +360,12 @@ __all__.append("grids_to_json")
 
 def _json_metric(grid: TableGrid, metric: str) -> dict:
     matrix = grid.metrics[metric]
-    entry = {"name": metric, "probability": grid.is_probability(metric),
-             "exact": [[cell_to_data(v) for v in row] for row in matrix],
-             "decimal": [[_decimal_data(v) for v in row] for row in matrix]}
+    entry = {
+        "name": metric,
+        "probability": grid.is_probability(metric),
+        "exact": [[cell_to_data(v) for v in row] for row in matrix],
+        "decimal": [[_decimal_data(v) for v in row] for row in matrix],
+    }
     if grid.has_bounds(metric):
         entry["bounds"] = True
     return entry
@@ -368,16 +404,21 @@ p.key span.swatch { display: inline-block; padding: 0 0.4em; border: 1px solid #
 
 def _html_key(scale: PanelScale) -> str:
     """The table's colour key: what the scale is, and swatches from one end to the other."""
-    swatches = "".join(f'<span class="swatch" style="background:{fill};color:{scale.text(value)}">'
-                       f"{html.escape(scale.end_text(value))}</span>" for value, fill in scale.samples())
+    swatches = "".join(
+        f'<span class="swatch" style="background:{fill};color:{scale.text(value)}">'
+        f"{html.escape(scale.end_text(value))}</span>"
+        for value, fill in scale.samples()
+    )
     bold = " 50% and above is also printed bold." if scale.probability and not scale.empty else ""
     return f'<p class="key">{html.escape(scale.legend())} {swatches}{bold}</p>'
 
 
 def _html_table(grid: TableGrid, metric: str, scale: PanelScale) -> str:
-    parts = ['<table class="grid" data-metric="' + html.escape(metric) + '">',
-             "<thead><tr>",
-             f'<th class="corner">{html.escape(corner_label(grid))}</th>']
+    parts = [
+        '<table class="grid" data-metric="' + html.escape(metric) + '">',
+        "<thead><tr>",
+        f'<th class="corner">{html.escape(corner_label(grid))}</th>',
+    ]
     parts += [f'<th scope="col">{html.escape(column)}</th>' for column in grid.columns]
     parts.append("</tr></thead><tbody>")
     for label, row in zip(grid.rows, grid.metrics[metric]):
@@ -396,11 +437,15 @@ def _html_table(grid: TableGrid, metric: str, scale: PanelScale) -> str:
             class_attr = f' class="{" ".join(classes)}"' if classes else ""
             tooltip = f' title="{exact}"' if len(exact) <= EXACT_TEXT_LIMIT else ""
             if shade is None:
-                tooltip = (f' title="certified bounds {html.escape(bounds_text(value, scale.probability))}'
-                           f'{"%" if scale.probability else ""}, too far apart to print"')
+                tooltip = (
+                    f' title="certified bounds {html.escape(bounds_text(value, scale.probability))}'
+                    f'{"%" if scale.probability else ""}, too far apart to print"'
+                )
             style = "" if shade is None else f' style="background:{scale.fill(shade)};color:{scale.text(shade)}"'
-            parts.append(f'<td{class_attr}{style} '
-                         f'data-exact="{exact}"{tooltip}>{html.escape(cell_text(grid, metric, value))}</td>')
+            parts.append(
+                f"<td{class_attr}{style} "
+                f'data-exact="{exact}"{tooltip}>{html.escape(cell_text(grid, metric, value))}</td>'
+            )
         parts.append("</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
@@ -409,37 +454,47 @@ def _html_table(grid: TableGrid, metric: str, scale: PanelScale) -> str:
 def _html_legend(grid: TableGrid) -> str:
     if not grid.legend:
         return ""
-    items = "".join(f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>"
-                    for key, value in grid.legend.items())
+    items = "".join(
+        f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>" for key, value in grid.legend.items()
+    )
     return f'<dl class="legend">{items}</dl>'
 
 
 def _render_html(grids: list[TableGrid]) -> str:
     title = grids[0].title if len(grids) == 1 else f"{grids[0].title} and {len(grids) - 1} more"
-    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-             f"<title>{html.escape(title)}</title>", f"<style>{_HTML_STYLE}</style>", "</head>",
-             "<body>"]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        f"<style>{_HTML_STYLE}</style>",
+        "</head>",
+        "<body>",
+    ]
     for grid in grids:
         for metric in _metric_names(grid):
             parts.append('<section class="table-page">')
             parts.append(f"<h1>{html.escape(title_without_metrics(grid) or grid.title)}</h1>")
-            parts.append(f"<h2>{html.escape(metric)}"
-                         + (" (percent)" if grid.is_probability(metric) else "") + "</h2>")
+            parts.append(f"<h2>{html.escape(metric)}" + (" (percent)" if grid.is_probability(metric) else "") + "</h2>")
             scale = panel_scale(grid, metric)
             parts.append(_html_table(grid, metric, scale))
             parts.append(_html_key(scale))
             if grid.has_bounds(metric):
                 parts.append(f'<p class="key">{html.escape(BOUNDS_NOTE)}</p>')
             parts.append(_html_legend(grid))
-            parts.append('<p class="key">Exact fractions: in each cell\'s data-exact attribute '
-                         "(short ones also on hover), and in the JSON/CSV export of the same "
-                         "table.</p>")
+            parts.append(
+                '<p class="key">Exact fractions: in each cell\'s data-exact attribute '
+                "(short ones also on hover), and in the JSON/CSV export of the same "
+                "table.</p>"
+            )
             parts.append("</section>")
     parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"
 
 
 # ----- PDF --------------------------------------------------------------------------------
+
 
 def _render_pdf(grids: list[TableGrid]) -> bytes:
     from exactdice.tables.pdf import render_pdf
@@ -449,14 +504,21 @@ def _render_pdf(grids: list[TableGrid]) -> bytes:
 
 # ----- PNG --------------------------------------------------------------------------------
 
+
 def _render_png(grids: list[TableGrid]) -> bytes:
     from exactdice.tables.plots import heatmap_png
 
     return heatmap_png(grids)
 
 
-_RENDERERS = {"md": _render_md, "csv": _render_csv, "json": _render_json, "html": _render_html,
-              "pdf": _render_pdf, "png": _render_png}
+_RENDERERS = {
+    "md": _render_md,
+    "csv": _render_csv,
+    "json": _render_json,
+    "html": _render_html,
+    "pdf": _render_pdf,
+    "png": _render_png,
+}
 
 
 def render_table(grids: TableGrid | Iterable[TableGrid], fmt: str) -> str | bytes:

@@ -138,11 +138,12 @@ class TableGrid:
             "column_label": self.column_label,
             "rows": list(self.rows),
             "columns": list(self.columns),
-            "metrics": [{"name": name,
-                         "values": [[cell_to_data(value) for value in row] for row in matrix]} for name, matrix in self.metrics.items()],
+            "metrics": [
+                {"name": name, "values": [[cell_to_data(value) for value in row] for row in matrix]}
+                for name, matrix in self.metrics.items()
+            ],
             "legend": [[str(key), str(value)] for key, value in self.legend.items()],
-            "probability_metrics": (None if self.probability_metrics is None
-                                    else list(self.probability_metrics)),
+            "probability_metrics": (None if self.probability_metrics is None else list(self.probability_metrics)),
         }
 
     @classmethod
@@ -155,10 +156,15 @@ class TableGrid:
         """
         probability_metrics = data.get("probability_metrics")
         return cls(
-            title=data["title"], row_label=data["row_label"], column_label=data["column_label"],
-            rows=list(data["rows"]), columns=list(data["columns"]),
-            metrics={metric["name"]: [[cell_from_data(value) for value in row] for row in metric["values"]]
-                     for metric in data["metrics"]},
+            title=data["title"],
+            row_label=data["row_label"],
+            column_label=data["column_label"],
+            rows=list(data["rows"]),
+            columns=list(data["columns"]),
+            metrics={
+                metric["name"]: [[cell_from_data(value) for value in row] for row in metric["values"]]
+                for metric in data["metrics"]
+            },
             legend={key: value for key, value in data.get("legend", [])},
             probability_metrics=None if probability_metrics is None else tuple(probability_metrics),
         )

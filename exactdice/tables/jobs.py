@@ -28,8 +28,19 @@ from exactdice.tables.grid import TableGrid
 from exactdice.tables.store import ResultKey, ResultStore
 from exactdice.tables.sweep import SweepCell, SweepStatistics, sweep
 
-__all__ = ["TableJob", "CellGrid", "solve_tables", "solve_table_jobs", "build_job", "run_task",
-           "demo_table", "demo_cell", "ruleset_data", "setup_data", "GRID_FORMAT"]
+__all__ = [
+    "TableJob",
+    "CellGrid",
+    "solve_tables",
+    "solve_table_jobs",
+    "build_job",
+    "run_task",
+    "demo_table",
+    "demo_cell",
+    "ruleset_data",
+    "setup_data",
+    "GRID_FORMAT",
+]
 
 #: version of `TableGrid.to_dict` data kept in the store (part of the key: a change re-solves)
 GRID_FORMAT = 3
@@ -57,8 +68,7 @@ def setup_data(setup: Any, arguments: dict) -> Any:
     """
     if setup is not None:
         return setup
-    return {name: ruleset_data(value) for name, value in arguments.items()
-            if name not in ("rules", "ruleset")}
+    return {name: ruleset_data(value) for name, value in arguments.items() if name not in ("rules", "ruleset")}
 
 
 @dataclass(frozen=True)
@@ -92,10 +102,12 @@ class TableJob:
     def key(self) -> ResultKey:
         """The store key: system, ruleset, setup (table name + arguments), policies."""
         setup = setup_data(self.setup, self.arguments)
-        return ResultKey(self.system, ruleset_data(self.ruleset),
-                         {"table": self.table, "function": self.function, "setup": setup,
-                          "grid_format": GRID_FORMAT},
-                         self.policies if self.policies is not None else {})
+        return ResultKey(
+            self.system,
+            ruleset_data(self.ruleset),
+            {"table": self.table, "function": self.function, "setup": setup, "grid_format": GRID_FORMAT},
+            self.policies if self.policies is not None else {},
+        )
 
 
 def build_job(job: TableJob) -> list[dict]:
@@ -182,22 +194,35 @@ class CellGrid:
                 cell_arguments = dict(self.arguments)
                 cell_arguments[self.row_argument] = row_value
                 cell_arguments[self.column_argument] = column_value
-                setup = {"table": self.table, "function": self.function, "setup": base,
-                         "cell": {self.row_argument: row_value, self.column_argument: column_value}}
-                key = ResultKey(self.system, ruleset_data(self.ruleset), setup,
-                                self.policies if self.policies is not None else {})
+                setup = {
+                    "table": self.table,
+                    "function": self.function,
+                    "setup": base,
+                    "cell": {self.row_argument: row_value, self.column_argument: column_value},
+                }
+                key = ResultKey(
+                    self.system, ruleset_data(self.ruleset), setup, self.policies if self.policies is not None else {}
+                )
                 tasks.append((key, (self.function, cell_arguments)))
         return tasks
 
     def assemble(self, results: list[dict]) -> TableGrid:
         """The grid from the cell results (row by row, as `cell_tasks` lists them)."""
         width = len(self.columns)
-        metrics = {name: [[results[r * width + c].get(name) for c in range(width)]
-                          for r in range(len(self.rows))] for name in self.metrics}
-        return TableGrid(title=self.title, row_label=self.row_label, column_label=self.column_label,
-                         rows=[label for label, _ in self.rows],
-                         columns=[label for label, _ in self.columns], metrics=metrics,
-                         legend=dict(self.legend), probability_metrics=self.probability_metrics)
+        metrics = {
+            name: [[results[r * width + c].get(name) for c in range(width)] for r in range(len(self.rows))]
+            for name in self.metrics
+        }
+        return TableGrid(
+            title=self.title,
+            row_label=self.row_label,
+            column_label=self.column_label,
+            rows=[label for label, _ in self.rows],
+            columns=[label for label, _ in self.columns],
+            metrics=metrics,
+            legend=dict(self.legend),
+            probability_metrics=self.probability_metrics,
+        )
 
 
 def run_task(task) -> Any:
@@ -213,15 +238,20 @@ def run_task(task) -> Any:
     function, arguments = task
     result = _named_function(function)(**arguments)
     if not isinstance(result, dict):
-        raise TypeError(f"{function} must return a dict of metric -> exact value, "
-                        f"got {type(result).__name__}")
+        raise TypeError(f"{function} must return a dict of metric -> exact value, got {type(result).__name__}")
     return result
 
 
-def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | None,
-                     workers: int = 2, progress: bool | ProgressCallback | None = True, description: str = "tables",
-                     statistics: SweepStatistics | None = None,
-                     executor: Executor | None = None) -> list[list[TableGrid]]:
+def solve_table_jobs(
+    jobs: list[TableJob | CellGrid],
+    *,
+    store: ResultStore | None,
+    workers: int = 2,
+    progress: bool | ProgressCallback | None = True,
+    description: str = "tables",
+    statistics: SweepStatistics | None = None,
+    executor: Executor | None = None,
+) -> list[list[TableGrid]]:
     """The grids of each job (a list per job, in job order), in one sweep over every core.
 
     A `TableJob` is one task (its function builds whole grids); a `CellGrid` is one task a
@@ -267,20 +297,35 @@ def solve_table_jobs(jobs: list[TableJob | CellGrid], *, store: ResultStore | No
             cells.append(SweepCell(job.key(), job))
         else:
             raise TypeError(f"expected TableJob or CellGrid, got {type(job).__name__}")
-    results = sweep(cells, run_task, store=store, workers=workers, progress=progress,
-                    description=description, statistics=statistics, executor=executor)
+    results = sweep(
+        cells,
+        run_task,
+        store=store,
+        workers=workers,
+        progress=progress,
+        description=description,
+        statistics=statistics,
+        executor=executor,
+    )
     grids = []
     for job, (start, count) in zip(jobs, spans):
         if isinstance(job, CellGrid):
-            grids.append([job.assemble(results[start:start + count])])
+            grids.append([job.assemble(results[start : start + count])])
         else:
             grids.append([TableGrid.from_dict(data) for data in results[start]])
     return grids
 
 
-def solve_tables(jobs: list[TableJob | CellGrid], *, store: ResultStore | None, workers: int = 2,
-                 progress: bool | ProgressCallback | None = True, description: str = "tables",
-                 statistics: SweepStatistics | None = None, executor: Executor | None = None) -> list[TableGrid]:
+def solve_tables(
+    jobs: list[TableJob | CellGrid],
+    *,
+    store: ResultStore | None,
+    workers: int = 2,
+    progress: bool | ProgressCallback | None = True,
+    description: str = "tables",
+    statistics: SweepStatistics | None = None,
+    executor: Executor | None = None,
+) -> list[TableGrid]:
     """Every grid of every job, in job order (a job may give several grids).
 
     Parameters
@@ -300,8 +345,15 @@ def solve_tables(jobs: list[TableJob | CellGrid], *, store: ResultStore | None, 
     >>> [len(grid.rows) for grid in solve_tables(jobs, store=None, workers=1, progress=False)]
     [1, 3]
     """
-    per_job = solve_table_jobs(jobs, store=store, workers=workers, progress=progress,
-                               description=description, statistics=statistics, executor=executor)
+    per_job = solve_table_jobs(
+        jobs,
+        store=store,
+        workers=workers,
+        progress=progress,
+        description=description,
+        statistics=statistics,
+        executor=executor,
+    )
     return [grid for grids in per_job for grid in grids]
 
 
@@ -320,7 +372,12 @@ def demo_table(size: int = 3) -> TableGrid:
     >>> demo_table(2).metrics["P(x)"]
     [[Fraction(1, 1)], [Fraction(1, 2)]]
     """
-    return TableGrid(title=f"reciprocals up to {size}", row_label="n", column_label="-",
-                     rows=[str(n) for n in range(1, size + 1)], columns=["1/n"],
-                     metrics={"P(x)": [[Fraction(1, n)] for n in range(1, size + 1)]},
-                     legend={"what": "P(x) = 1/n"})
+    return TableGrid(
+        title=f"reciprocals up to {size}",
+        row_label="n",
+        column_label="-",
+        rows=[str(n) for n in range(1, size + 1)],
+        columns=["1/n"],
+        metrics={"P(x)": [[Fraction(1, n)] for n in range(1, size + 1)]},
+        legend={"what": "P(x) = 1/n"},
+    )

@@ -46,7 +46,7 @@ def _unicode_font_path() -> str | None:
 
 
 def _hex_rgb(colour: str) -> tuple[int, int, int]:
-    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
 
 
 class _TablePages:
@@ -100,9 +100,16 @@ class _TablePages:
         font_size, line_height = self._crowding(grid)
         pdf.set_font(self.family, "", font_size)
         widths = self._column_widths(grid, metric)
-        with pdf.table(col_widths=widths, width=sum(widths), align="LEFT", line_height=line_height,
-                       text_align="RIGHT", headings_style=FontFace(emphasis="BOLD", fill_color=(235, 235, 235)),
-                       first_row_as_headings=True, repeat_headings=1) as table:
+        with pdf.table(
+            col_widths=widths,
+            width=sum(widths),
+            align="LEFT",
+            line_height=line_height,
+            text_align="RIGHT",
+            headings_style=FontFace(emphasis="BOLD", fill_color=(235, 235, 235)),
+            first_row_as_headings=True,
+            repeat_headings=1,
+        ) as table:
             heading = table.row()
             heading.cell(self.text(corner_label(grid)), align="LEFT")
             for column in grid.columns:
@@ -125,8 +132,10 @@ class _TablePages:
     def _column_widths(self, grid: TableGrid, metric: str) -> tuple:
         pdf = self.pdf
         usable_width = pdf.w - pdf.l_margin - pdf.r_margin
-        label_width = min(70.0, 5 + 1.15 * max(pdf.get_string_width(self.text(label))
-                                               for label in list(grid.rows) + [corner_label(grid)]))
+        label_width = min(
+            70.0,
+            5 + 1.15 * max(pdf.get_string_width(self.text(label)) for label in list(grid.rows) + [corner_label(grid)]),
+        )
         # a hair under the page width: fpdf2 refuses a table wider than the page by rounding
         widest = 34.0 if grid.has_bounds(metric) else 24.0  # "lower-upper" needs more room
         column_width = min(widest, (usable_width - label_width - 0.01) / len(grid.columns))
@@ -137,8 +146,9 @@ class _TablePages:
         pdf = self.pdf
         pdf.set_font(self.family, "", 8)
         bold = " 50% and above is also printed bold." if scale.probability and not scale.empty else ""
-        pdf.multi_cell(0, 4, self.text(scale.legend() + bold + " Exact fractions: JSON/CSV export."),
-                       new_x="LMARGIN", new_y="NEXT")
+        pdf.multi_cell(
+            0, 4, self.text(scale.legend() + bold + " Exact fractions: JSON/CSV export."), new_x="LMARGIN", new_y="NEXT"
+        )
         pdf.set_font(self.family, "", 7)
         swatch_width, swatch_height = 16.0, 5.0
         top = pdf.get_y() + 1
@@ -171,5 +181,6 @@ def _cell_style(value, scale: PanelScale):
     if shade is None:
         return None
     bold = scale.probability and shade >= Fraction(1, 2)
-    return FontFace(emphasis="BOLD" if bold else None, color=_hex_rgb(scale.text(shade)),
-                    fill_color=_hex_rgb(scale.fill(shade)))
+    return FontFace(
+        emphasis="BOLD" if bold else None, color=_hex_rgb(scale.text(shade)), fill_color=_hex_rgb(scale.fill(shade))
+    )

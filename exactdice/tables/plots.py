@@ -80,10 +80,12 @@ def _scale_bar(figure, axes, scale) -> None:
         return
     steps = 256
     values = [scale.low + (scale.high - scale.low) * Fraction(step, steps - 1) for step in range(steps)]
-    mappable = ScalarMappable(Normalize(float(scale.low), float(scale.high)),
-                              ListedColormap([scale.rgb(value) for value in values]))
-    bar = figure.colorbar(mappable, ax=axes, shrink=0.85,
-                          format=(lambda x, _: f"{x:.0%}") if scale.probability else None)
+    mappable = ScalarMappable(
+        Normalize(float(scale.low), float(scale.high)), ListedColormap([scale.rgb(value) for value in values])
+    )
+    bar = figure.colorbar(
+        mappable, ax=axes, shrink=0.85, format=(lambda x, _: f"{x:.0%}") if scale.probability else None
+    )
     bar.set_label("diverging around 50%" if scale.kind == "diverging" else "this panel's own range", fontsize=8)
     bar.ax.tick_params(labelsize=8)
 
@@ -99,9 +101,14 @@ def _heatmap_panel(axes, figure, grid, metric: str, panel_width: float) -> None:
     axes.imshow(colours, aspect="auto")
     _scale_bar(figure, axes, scale)
     long_labels = max(len(label) for label in grid.columns) > 4
-    axes.set_xticks(range(len(grid.columns)), labels=grid.columns, fontsize=8,
-                    rotation=35 if long_labels else 0, ha="right" if long_labels else "center",
-                    rotation_mode="anchor")
+    axes.set_xticks(
+        range(len(grid.columns)),
+        labels=grid.columns,
+        fontsize=8,
+        rotation=35 if long_labels else 0,
+        ha="right" if long_labels else "center",
+        rotation_mode="anchor",
+    )
     axes.set_yticks(range(len(grid.rows)), labels=grid.rows, fontsize=8)
     axes.set_xlabel(grid.column_label)
     axes.set_ylabel(grid.row_label)
@@ -115,10 +122,16 @@ def _heatmap_panel(axes, figure, grid, metric: str, panel_width: float) -> None:
     for r, row in enumerate(matrix):
         for c, value in enumerate(row):
             shade = shades[r][c]
-            axes.text(c, r, cell_text(grid, metric, value), ha="center", va="center", fontsize=font_size,
-                      color="black" if shade is None else scale.text(shade),
-                      fontweight="bold" if scale.probability and shade is not None and shade >= Fraction(1, 2)
-                      else "normal")
+            axes.text(
+                c,
+                r,
+                cell_text(grid, metric, value),
+                ha="center",
+                va="center",
+                fontsize=font_size,
+                color="black" if shade is None else scale.text(shade),
+                fontweight="bold" if scale.probability and shade is not None and shade >= Fraction(1, 2) else "normal",
+            )
 
 
 def png_bytes(figure, **savefig_options) -> bytes:
@@ -145,13 +158,20 @@ def distribution_png(distribution, title: str) -> bytes:
     xs = [float(outcome) for outcome in outcomes]
     figure = _figure(max(6.0, min(14.0, 0.12 * len(xs) + 5)), 4.2)
     axes = figure.add_subplot(1, 1, 1)
-    axes.bar(xs, [float(probabilities[o]) * 100 for o in outcomes], width=0.8, color="#4c72b0",
-             label="exactly x")
+    axes.bar(xs, [float(probabilities[o]) * 100 for o in outcomes], width=0.8, color="#4c72b0", label="exactly x")
     curves = axes.twinx()
-    curves.step(xs, [float(at_least[o]) * 100 for o in outcomes], where="mid", color="#dd8452",
-                linewidth=2, label="at least x")
-    curves.step(xs, [float(at_most[o]) * 100 for o in outcomes], where="mid", color="#55a868",
-                linewidth=2, linestyle="--", label="at most x")
+    curves.step(
+        xs, [float(at_least[o]) * 100 for o in outcomes], where="mid", color="#dd8452", linewidth=2, label="at least x"
+    )
+    curves.step(
+        xs,
+        [float(at_most[o]) * 100 for o in outcomes],
+        where="mid",
+        color="#55a868",
+        linewidth=2,
+        linestyle="--",
+        label="at most x",
+    )
     curves.set_ylim(0, 102)
     curves.set_ylabel("at least / at most (%)")
     axes.set_ylim(0, max(float(p) for p in probabilities.values()) * 100 * 1.15)
@@ -161,8 +181,15 @@ def distribution_png(distribution, title: str) -> bytes:
     axes.set_title(f"{title}: mean {float(mean):.4g}", fontsize=11, fontweight="bold")
     handles = axes.get_legend_handles_labels()
     more = curves.get_legend_handles_labels()
-    axes.legend(handles[0] + more[0], handles[1] + more[1], loc="upper center", fontsize=8,
-                bbox_to_anchor=(0.5, -0.13), ncol=3, frameon=False)
+    axes.legend(
+        handles[0] + more[0],
+        handles[1] + more[1],
+        loc="upper center",
+        fontsize=8,
+        bbox_to_anchor=(0.5, -0.13),
+        ncol=3,
+        frameon=False,
+    )
     if len(xs) <= 40:
         axes.set_xticks(xs, labels=[str(o) for o in outcomes], fontsize=7 if len(xs) > 20 else 8)
     return png_bytes(figure)

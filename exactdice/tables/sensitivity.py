@@ -24,9 +24,21 @@ from pathlib import Path
 
 from exactdice.core.exact import fraction_text
 
-__all__ = ["RulesSensitivity", "ReadingEffect", "SensitivityTable", "compare_readings", "grid_cells",
-           "rules_sensitivity_table", "sensitivity_markdown", "sensitivity_json", "write_sensitivity",
-           "THRESHOLD", "FORMAT", "FOLDER", "STEM"]
+__all__ = [
+    "RulesSensitivity",
+    "ReadingEffect",
+    "SensitivityTable",
+    "compare_readings",
+    "grid_cells",
+    "rules_sensitivity_table",
+    "sensitivity_markdown",
+    "sensitivity_json",
+    "write_sensitivity",
+    "THRESHOLD",
+    "FORMAT",
+    "FOLDER",
+    "STEM",
+]
 
 #: a cell "moves" when a probability changes by more than this (1 percentage point)
 THRESHOLD = Fraction(1, 100)
@@ -89,28 +101,35 @@ def grid_cells(grid, prefix: str = "") -> Cells:
     {'t: 1 / x': {'P(win)': Fraction(1, 2)}}
     """
     metrics = grid.probability_metrics or tuple(grid.metrics)
-    return {f"{prefix}{row} / {column}": {metric: grid.cell(metric, i, j) for metric in metrics}
-            for i, row in enumerate(grid.rows) for j, column in enumerate(grid.columns)}
+    return {
+        f"{prefix}{row} / {column}": {metric: grid.cell(metric, i, j) for metric in metrics}
+        for i, row in enumerate(grid.rows)
+        for j, column in enumerate(grid.columns)
+    }
 
 
-def compare_readings(default: Cells, readings: dict[str, Cells], metrics,
-                     threshold: Fraction = THRESHOLD) -> list[ReadingEffect]:
+def compare_readings(
+    default: Cells, readings: dict[str, Cells], metrics, threshold: Fraction = THRESHOLD
+) -> list[ReadingEffect]:
     """One `ReadingEffect` per reading and metric, in the readings' order (see the module)."""
     effects = []
     for name, cells in readings.items():
         if set(cells) != set(default):
             raise ValueError(f"reading {name!r} has other cells than the default")
         for metric in metrics:
-            moves = [(abs(cells[label][metric] - before[metric]), label)
-                     for label, before in default.items()
-                     if before[metric] is not None and cells[label][metric] is not None]
+            moves = [
+                (abs(cells[label][metric] - before[metric]), label)
+                for label, before in default.items()
+                if before[metric] is not None and cells[label][metric] is not None
+            ]
             moved = sum(1 for move, _ in moves if move > threshold)
             largest, label = max(moves, key=lambda pair: pair[0], default=(0, None))
             if not largest:
                 effects.append(ReadingEffect(name, metric, len(moves), moved, None, None, None))
                 continue
-            effects.append(ReadingEffect(name, metric, len(moves), moved, label,
-                                         default[label][metric], cells[label][metric]))
+            effects.append(
+                ReadingEffect(name, metric, len(moves), moved, label, default[label][metric], cells[label][metric])
+            )
     return effects
 
 
@@ -128,8 +147,11 @@ def rules_sensitivity_table(spec: RulesSensitivity, **sweep_options) -> Sensitiv
                     raise ValueError(f"{name}, {label}: {metric} = {values[metric]} is not a probability")
     effects = compare_readings(solved[0], dict(zip(names[1:], solved[1:])), spec.metrics)
     default = spec.readings[0][1]
-    default_rules = (default.describe() if hasattr(default, "describe")
-                     else ", ".join(f"{name}={value}" for name, value in default.to_dict().items()))
+    default_rules = (
+        default.describe()
+        if hasattr(default, "describe")
+        else ", ".join(f"{name}={value}" for name, value in default.to_dict().items())
+    )
     return SensitivityTable(spec, effects, default_rules, time.perf_counter() - started)
 
 
@@ -140,37 +162,62 @@ def _percent(value: Fraction) -> str:
 def sensitivity_markdown(table: SensitivityTable) -> str:
     """The table as Markdown: one row per reading and probability."""
     spec = table.spec
-    lines = [f"# {spec.system}: what each reading of the rules changes", "",
-             f"Grid: {spec.grid}.", f"Default reading: {table.default_rules}.",
-             f"A cell moves when the probability changes by more than {_percent(THRESHOLD)[:-2]} "
-             "percentage point; the largest move is exact (the `.json` has the fractions).", ""]
+    lines = [
+        f"# {spec.system}: what each reading of the rules changes",
+        "",
+        f"Grid: {spec.grid}.",
+        f"Default reading: {table.default_rules}.",
+        f"A cell moves when the probability changes by more than {_percent(THRESHOLD)[:-2]} "
+        "percentage point; the largest move is exact (the `.json` has the fractions).",
+        "",
+    ]
     lines += [f"{note}" for note in spec.notes]
     if spec.notes:
         lines.append("")
-    lines += ["| reading | metric | cells moved > 1 point | largest move | cell | from | to |",
-              "|---|---|---:|---:|---|---:|---:|"]
+    lines += [
+        "| reading | metric | cells moved > 1 point | largest move | cell | from | to |",
+        "|---|---|---:|---:|---|---:|---:|",
+    ]
     for effect in table.effects:
         if effect.largest_cell is None:
             lines.append(f"| {effect.reading} | {effect.metric} | 0 of {effect.cells} | exactly 0 | | | |")
             continue
-        lines.append(f"| {effect.reading} | {effect.metric} | {effect.moved} of {effect.cells} | "
-                     f"{100 * float(effect.largest_move):+.2f} points | {effect.largest_cell} | "
-                     f"{_percent(effect.largest_from)} | {_percent(effect.largest_to)} |")
+        lines.append(
+            f"| {effect.reading} | {effect.metric} | {effect.moved} of {effect.cells} | "
+            f"{100 * float(effect.largest_move):+.2f} points | {effect.largest_cell} | "
+            f"{_percent(effect.largest_from)} | {_percent(effect.largest_to)} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def sensitivity_json(table: SensitivityTable) -> dict:
     """The table as JSON-ready data, exact values as ``"p/q"`` strings."""
+
     def exact(value):
         return None if value is None else fraction_text(value)
 
     spec = table.spec
-    return {"format": FORMAT, "system": spec.system, "grid": spec.grid, "default": table.default_rules,
-            "threshold": exact(THRESHOLD), "notes": list(spec.notes),
-            "effects": [{"reading": e.reading, "metric": e.metric, "cells": e.cells, "moved": e.moved,
-                         "largest_move": exact(e.largest_move), "cell": e.largest_cell,
-                         "from": exact(e.largest_from), "to": exact(e.largest_to)}
-                        for e in table.effects]}
+    return {
+        "format": FORMAT,
+        "system": spec.system,
+        "grid": spec.grid,
+        "default": table.default_rules,
+        "threshold": exact(THRESHOLD),
+        "notes": list(spec.notes),
+        "effects": [
+            {
+                "reading": e.reading,
+                "metric": e.metric,
+                "cells": e.cells,
+                "moved": e.moved,
+                "largest_move": exact(e.largest_move),
+                "cell": e.largest_cell,
+                "from": exact(e.largest_from),
+                "to": exact(e.largest_to),
+            }
+            for e in table.effects
+        ],
+    }
 
 
 #: where a system's table goes, under its tables folder: a folder of its own, so that
@@ -185,6 +232,5 @@ def write_sensitivity(table: SensitivityTable, folder) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     markdown, document = folder / f"{STEM}.md", folder / f"{STEM}.json"
     markdown.write_text(sensitivity_markdown(table), encoding="utf-8")
-    document.write_text(json.dumps(sensitivity_json(table), indent=1, sort_keys=True) + "\n",
-                        encoding="utf-8")
+    document.write_text(json.dumps(sensitivity_json(table), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return [str(markdown), str(document)]

@@ -30,8 +30,15 @@ from fractions import Fraction
 
 from exactdice.core.exact import decimal_text
 
-__all__ = ["PanelScale", "panel_scale", "contrast_ratio", "relative_luminance", "DIVERGING_COLOURS",
-           "PROBABILITY_COLOURS", "VALUE_COLOURS"]
+__all__ = [
+    "PanelScale",
+    "panel_scale",
+    "contrast_ratio",
+    "relative_luminance",
+    "DIVERGING_COLOURS",
+    "PROBABILITY_COLOURS",
+    "VALUE_COLOURS",
+]
 
 #: matplotlib colour maps: diverging around 50 %, and sequential for probabilities and other values
 DIVERGING_COLOURS = "RdBu"
@@ -62,8 +69,14 @@ class PanelScale:
         if probability and low < _HALF < high:
             reach = max(_HALF - low, high - _HALF)
             return cls("diverging", DIVERGING_COLOURS, _HALF - reach, _HALF + reach, True)
-        return cls("sequential", PROBABILITY_COLOURS if probability else VALUE_COLOURS, low, high, probability,
-                   empty=not present)
+        return cls(
+            "sequential",
+            PROBABILITY_COLOURS if probability else VALUE_COLOURS,
+            low,
+            high,
+            probability,
+            empty=not present,
+        )
 
     def position(self, value) -> float:
         """Where ``value`` falls on the colour map, 0.0-1.0."""
@@ -111,12 +124,16 @@ class PanelScale:
         if self.empty:
             return "No cell has a value."
         if self.kind == "diverging":
-            return (f"Colour: diverging around 50% (white): red below, blue above, full depth at "
-                    f"{self.end_text(self.low)} and {self.end_text(self.high)}.")
+            return (
+                f"Colour: diverging around 50% (white): red below, blue above, full depth at "
+                f"{self.end_text(self.low)} and {self.end_text(self.high)}."
+            )
         if self.low == self.high:
             return f"Colour: every cell is {self.end_text(self.low)}."
-        return (f"Colour: continuous over this table's own range, lightest at {self.end_text(self.low)}, "
-                f"darkest at {self.end_text(self.high)}.")
+        return (
+            f"Colour: continuous over this table's own range, lightest at {self.end_text(self.low)}, "
+            f"darkest at {self.end_text(self.high)}."
+        )
 
     def samples(self, count: int = 9) -> list[tuple[Fraction, str]]:
         """``count`` evenly spaced values from ``low`` to ``high`` with their fills (a key;
@@ -141,6 +158,7 @@ def panel_scale(grid, metric: str) -> PanelScale:
 
 def relative_luminance(rgb) -> float:
     """WCAG 2 relative luminance of an sRGB colour given as channels 0.0-1.0."""
+
     def linear(channel):
         return channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4
 

@@ -40,8 +40,17 @@ from exactdice.errors import InputError
 from exactdice.tables.grid import Bounds
 from exactdice.output_files import check_output_path
 
-__all__ = ["ResultKey", "ResultStore", "default_store_path", "canonical_json", "encode_result",
-           "decode_result", "open_store", "STORE_ENVIRONMENT_VARIABLE", "SCHEMA_VERSION"]
+__all__ = [
+    "ResultKey",
+    "ResultStore",
+    "default_store_path",
+    "canonical_json",
+    "encode_result",
+    "decode_result",
+    "open_store",
+    "STORE_ENVIRONMENT_VARIABLE",
+    "SCHEMA_VERSION",
+]
 
 STORE_ENVIRONMENT_VARIABLE = "EXACTDICE_STORE"
 SCHEMA_VERSION = 1
@@ -74,8 +83,7 @@ def canonical_json(value: Any) -> str:
     >>> canonical_json({"b": Fraction(1, 2), "a": (1, 2)})
     '{"a":[1,2],"b":{"fraction":"1/2"}}'
     """
-    return json.dumps(encode_result(value), sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False)
+    return json.dumps(encode_result(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def encode_result(value: Any) -> Any:
@@ -158,9 +166,13 @@ class ResultKey:
         """The five text columns of the key in the store."""
         from exactdice import __version__
 
-        return (self.system, canonical_json(self.ruleset), canonical_json(self.setup),
-                canonical_json(self.policies if self.policies is not None else {}),
-                self.version or __version__)
+        return (
+            self.system,
+            canonical_json(self.ruleset),
+            canonical_json(self.setup),
+            canonical_json(self.policies if self.policies is not None else {}),
+            self.version or __version__,
+        )
 
 
 _SCHEMA = """
@@ -210,12 +222,12 @@ class ResultStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise InputError(_FIELD, f"cannot create the folder of the results store "
-                                     f"{str(self.path)!r}: {error.strerror or error}") from None
+            raise InputError(
+                _FIELD, f"cannot create the folder of the results store {str(self.path)!r}: {error.strerror or error}"
+            ) from None
         check_output_path(self.path, _FIELD)  # a regular file (or a new one), never a device or FIFO
         try:
-            self._connection = sqlite3.connect(str(self.path), timeout=timeout,
-                                               isolation_level=None)
+            self._connection = sqlite3.connect(str(self.path), timeout=timeout, isolation_level=None)
         except sqlite3.Error as error:
             raise self._explain(error) from None
         try:
@@ -225,16 +237,17 @@ class ResultStore:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         self._connection.execute(statement)
-                row = self._connection.execute(
-                    "SELECT value FROM meta WHERE name = 'schema'").fetchone()
+                row = self._connection.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
                 if row is None:
-                    self._connection.execute("INSERT INTO meta VALUES ('schema', ?)",
-                                             (str(SCHEMA_VERSION),))
+                    self._connection.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 elif row[0] != str(SCHEMA_VERSION):
-                    raise InputError(_FIELD, f"results store {str(self.path)!r} has schema "
-                                             f"{row[0]}, this exactdice writes {SCHEMA_VERSION}; "
-                                             "delete the file (it is only a cache) or pass "
-                                             "another `store_path`")
+                    raise InputError(
+                        _FIELD,
+                        f"results store {str(self.path)!r} has schema "
+                        f"{row[0]}, this exactdice writes {SCHEMA_VERSION}; "
+                        "delete the file (it is only a cache) or pass "
+                        "another `store_path`",
+                    )
         except sqlite3.Error as error:
             self._connection.close()
             raise self._explain(error) from None
@@ -245,17 +258,24 @@ class ResultStore:
         text = str(error)
         where = repr(str(self.path))
         if "locked" in text or "busy" in text:
-            return InputError(_FIELD, f"results store {where} is locked by another exactdice "
-                                      f"process (waited {self._timeout:g} s); wait for it to "
-                                      "finish, or pass `no_cache` or another `store_path`")
+            return InputError(
+                _FIELD,
+                f"results store {where} is locked by another exactdice "
+                f"process (waited {self._timeout:g} s); wait for it to "
+                "finish, or pass `no_cache` or another `store_path`",
+            )
         if isinstance(error, sqlite3.DatabaseError) and (
-                "not a database" in text or "malformed" in text or "corrupt" in text
-                or "disk image" in text):
-            return InputError(_FIELD, f"results store {where} is corrupt or not an exactdice "
-                                      f"store ({text}); delete it (it is only a cache) or pass "
-                                      "`no_cache` or another `store_path`")
-        return InputError(_FIELD, f"results store {where} cannot be used: {text}; pass "
-                                  "`no_cache` or another `store_path`")
+            "not a database" in text or "malformed" in text or "corrupt" in text or "disk image" in text
+        ):
+            return InputError(
+                _FIELD,
+                f"results store {where} is corrupt or not an exactdice "
+                f"store ({text}); delete it (it is only a cache) or pass "
+                "`no_cache` or another `store_path`",
+            )
+        return InputError(
+            _FIELD, f"results store {where} cannot be used: {text}; pass `no_cache` or another `store_path`"
+        )
 
     def _transaction(self):
         connection = self._connection
@@ -279,8 +299,9 @@ class ResultStore:
         """The stored result for *key*, or None when it has not been solved."""
         try:
             row = self._connection.execute(
-                "SELECT result FROM results WHERE system=? AND ruleset=? AND setup=? "
-                "AND policies=? AND version=?", key.parts()).fetchone()
+                "SELECT result FROM results WHERE system=? AND ruleset=? AND setup=? AND policies=? AND version=?",
+                key.parts(),
+            ).fetchone()
         except sqlite3.Error as error:
             raise self._explain(error) from None
         if row is None:
@@ -288,9 +309,12 @@ class ResultStore:
         try:
             return decode_result(json.loads(row[0]))
         except (ValueError, TypeError) as error:
-            raise InputError(_FIELD, f"results store {str(self.path)!r} holds an unreadable "
-                                     f"result ({error}); delete it (it is only a cache) or pass "
-                                     "no_cache") from None
+            raise InputError(
+                _FIELD,
+                f"results store {str(self.path)!r} holds an unreadable "
+                f"result ({error}); delete it (it is only a cache) or pass "
+                "no_cache",
+            ) from None
 
     def put(self, key: ResultKey, result: Any) -> None:
         """Store one result in its own transaction (replacing any older value)."""
@@ -298,8 +322,8 @@ class ResultStore:
         try:
             with self._transaction():
                 self._connection.execute(
-                    "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)",
-                    key.parts() + (text,))
+                    "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)", key.parts() + (text,)
+                )
         except sqlite3.Error as error:
             raise self._explain(error) from None
 

@@ -48,8 +48,17 @@ from exactdice.processes import NotATerminal, process_pool, stop_pool
 from exactdice.progress import ProgressCallback, TerminalBars, report
 from exactdice.tables.store import ResultKey, ResultStore, open_store
 
-__all__ = ["SweepCell", "sweep", "SweepStatistics", "local_process_pool", "cluster_executor",
-           "executor_for", "store_and_executor", "shared_local_pool"]
+__all__ = [
+    "SweepCell",
+    "sweep",
+    "SweepStatistics",
+    "local_process_pool",
+    "cluster_executor",
+    "executor_for",
+    "store_and_executor",
+    "shared_local_pool",
+]
+
 
 @dataclass(frozen=True)
 class SweepCell:
@@ -126,6 +135,7 @@ def _solve_one(solve_fn: Callable, argument):
 
 # ----- local workers ------------------------------------------------------------------
 
+
 def local_process_pool(workers: int):
     """A process pool whose workers ignore Ctrl-C, draw no bars and die with this process
     (`exactdice.processes.process_pool`).
@@ -152,6 +162,7 @@ class _InlineExecutor:
 
 # ----- Dask -----------------------------------------------------------------------------
 
+
 def cluster_executor(address: str, *, field: str = "scheduler", timeout: float = 10.0):
     """(client, executor) for the Dask scheduler at *address* (``tcp://host:8786``).
 
@@ -162,13 +173,14 @@ def cluster_executor(address: str, *, field: str = "scheduler", timeout: float =
     try:
         from distributed import Client
     except ImportError:
-        raise InputError(field, "needs Dask: pip install 'exactdice[cluster]' "
-                                "(dask and distributed)") from None
+        raise InputError(field, "needs Dask: pip install 'exactdice[cluster]' (dask and distributed)") from None
     try:
         client = Client(address, timeout=f"{timeout}s")
     except (OSError, TimeoutError, ValueError) as error:
-        raise InputError(field, f"cannot reach the Dask scheduler at {address!r} ({error}); "
-                                f"start one (dask scheduler) or drop `{field}`") from None
+        raise InputError(
+            field,
+            f"cannot reach the Dask scheduler at {address!r} ({error}); start one (dask scheduler) or drop `{field}`",
+        ) from None
     return client, client.get_executor()
 
 
@@ -191,8 +203,9 @@ def executor_for(scheduler: str | None = None) -> Iterator[Any]:
 
 
 @contextlib.contextmanager
-def store_and_executor(store_path=None, *, no_cache: bool = False,
-                       scheduler: str | None = None) -> Iterator[tuple[ResultStore | None, Any]]:
+def store_and_executor(
+    store_path=None, *, no_cache: bool = False, scheduler: str | None = None
+) -> Iterator[tuple[ResultStore | None, Any]]:
     """(the results store, or None with *no_cache*; the executor of *scheduler*, or None for
     local processes), both closed when the block ends, however it ends.
 
@@ -235,6 +248,7 @@ def shared_local_pool(workers: int, executor=None) -> Iterator[Any]:
 
 
 # ----- interrupts ------------------------------------------------------------------------
+
 
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
@@ -280,10 +294,18 @@ def _interrupts_held() -> Iterator[None]:
 
 # ----- the sweep -------------------------------------------------------------------------
 
-def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
-          store: ResultStore | None, workers: int = 2, executor: Executor | None = None,
-          progress: bool | ProgressCallback | None = True, description: str = "solving",
-          statistics: SweepStatistics | None = None) -> list:
+
+def sweep(
+    cells: Sequence[SweepCell | ResultKey],
+    solve_fn: Callable,
+    *,
+    store: ResultStore | None,
+    workers: int = 2,
+    executor: Executor | None = None,
+    progress: bool | ProgressCallback | None = True,
+    description: str = "solving",
+    statistics: SweepStatistics | None = None,
+) -> list:
     """Solve every cell and return the results in order.
 
     Finished cells go into the store as they arrive, so an interrupted sweep resumes;
@@ -352,8 +374,9 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
             with _interrupts_held():
                 store.put(cells[index].key, result)
         done[0] += 1
-        report(callback, description, done=done[0], total=len(unique), unit="cells",
-               seconds=time.perf_counter() - started)
+        report(
+            callback, description, done=done[0], total=len(unique), unit="cells", seconds=time.perf_counter() - started
+        )
 
     own_pool = None
     if executor is None:
@@ -365,8 +388,7 @@ def sweep(cells: Sequence[SweepCell | ResultKey], solve_fn: Callable, *,
     finished_cleanly = False
     try:
         with _sigterm_as_interrupt():
-            _run_cells(executor, solve_fn, [(index, cells[index].argument) for index in missing],
-                       pending, record)
+            _run_cells(executor, solve_fn, [(index, cells[index].argument) for index in missing], pending, record)
         finished_cleanly = True
     finally:
         _stop(own_pool, pending, finished_cleanly)
@@ -397,8 +419,9 @@ def _unique_cells(cells: Sequence[SweepCell]) -> tuple[list[int], dict[int, list
     return sorted(first_index_of.values()), duplicates
 
 
-def _run_cells(executor, solve_fn: Callable, tasks: list[tuple[int, Any]], pending: dict,
-               record: Callable[[int, Any], None]) -> None:
+def _run_cells(
+    executor, solve_fn: Callable, tasks: list[tuple[int, Any]], pending: dict, record: Callable[[int, Any], None]
+) -> None:
     """Submit the (index, argument) tasks and record each result as it arrives; *pending*
     holds the futures not yet done (the caller cancels them if this stops early)."""
     # this process solves one cell at a time; any other executor gets every cell at once

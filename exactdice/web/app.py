@@ -29,16 +29,36 @@ from starlette.templating import Jinja2Templates
 
 from exactdice.core.exact import lift_digit_limit
 from exactdice.errors import InputError
-from exactdice.web.http import (LOCAL_HOSTS, MAX_UPLOAD_BYTES, MAX_WAIT_SECONDS, TOKEN_ENVIRONMENT_VARIABLE,
-                                TOKEN_HEADER, ClientGone, TokenRequired, TooLarge, errors)
+from exactdice.web.http import (
+    LOCAL_HOSTS,
+    MAX_UPLOAD_BYTES,
+    MAX_WAIT_SECONDS,
+    TOKEN_ENVIRONMENT_VARIABLE,
+    TOKEN_HEADER,
+    ClientGone,
+    TokenRequired,
+    TooLarge,
+    errors,
+)
 from exactdice.web.jobs import JobManager
 from exactdice.web.present import exact_json, table_files, with_labels
 from exactdice.web.routes import all_routes
 from exactdice.web.routes.pages import PAGES
 from exactdice.web.services import PageStore, Services
 
-__all__ = ["create_app", "default_tables_dir", "TokenRequired", "TOKEN_ENVIRONMENT_VARIABLE", "TOKEN_HEADER",
-           "LOCAL_HOSTS", "with_labels", "exact_json", "MAX_UPLOAD_BYTES", "MAX_WAIT_SECONDS", "PAGES"]
+__all__ = [
+    "create_app",
+    "default_tables_dir",
+    "TokenRequired",
+    "TOKEN_ENVIRONMENT_VARIABLE",
+    "TOKEN_HEADER",
+    "LOCAL_HOSTS",
+    "with_labels",
+    "exact_json",
+    "MAX_UPLOAD_BYTES",
+    "MAX_WAIT_SECONDS",
+    "PAGES",
+]
 
 HERE = Path(__file__).parent
 
@@ -69,11 +89,14 @@ async def _store_or_input_error(request: Request, exc):
 
 async def _too_large(request: Request, exc):
     size = f"{exc.declared:,} bytes" if exc.declared is not None else f"more than {MAX_UPLOAD_BYTES:,} bytes"
-    return JSONResponse({"status": "error", "errors": {"form": f"the request is {size}; at most {MAX_UPLOAD_BYTES:,}"}},
-                        status_code=413, headers={"Connection": "close"})
+    return JSONResponse(
+        {"status": "error", "errors": {"form": f"the request is {size}; at most {MAX_UPLOAD_BYTES:,}"}},
+        status_code=413,
+        headers={"Connection": "close"},
+    )
 
 
-async def _client_gone(request: Request, exc):   # nobody reads it; no traceback in the log
+async def _client_gone(request: Request, exc):  # nobody reads it; no traceback in the log
     return JSONResponse({"status": "error", "errors": {"form": "the client went away"}}, status_code=400)
 
 
@@ -81,12 +104,25 @@ async def _internal_error(request: Request, exc):
     return errors({"form": f"internal error ({type(exc).__name__}: {exc}); please report it"}, 500)
 
 
-_HANDLERS = {404: _not_found, 405: _method_not_allowed, InputError: _store_or_input_error, TooLarge: _too_large,
-             ClientGone: _client_gone, 500: _internal_error}
+_HANDLERS = {
+    404: _not_found,
+    405: _method_not_allowed,
+    InputError: _store_or_input_error,
+    TooLarge: _too_large,
+    ClientGone: _client_gone,
+    500: _internal_error,
+}
 
 
-def create_app(store_path=None, workers: int = 2, tables_dir="default", worker_memory: int | None = None,
-               allowed_hosts=LOCAL_HOSTS, token: str | None = None, jobs=None) -> Starlette:
+def create_app(
+    store_path=None,
+    workers: int = 2,
+    tables_dir="default",
+    worker_memory: int | None = None,
+    allowed_hosts=LOCAL_HOSTS,
+    token: str | None = None,
+    jobs=None,
+) -> Starlette:
     """The web app. ``store_path``: the SQLite results store (None: no cache);
     ``tables_dir``: the canonical tables to browse (default: the checkout's ``tables/``);
     ``worker_memory``: bytes of address space each worker process may use (None: no cap);
@@ -95,9 +131,13 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default", worker_m
     request must carry (`TokenRequired`; a server open to the network), or None; ``jobs``:
     the job layer (default: a `JobManager` of ``workers`` processes)."""
     folder = default_tables_dir() if tables_dir == "default" else (Path(tables_dir) if tables_dir else None)
-    services = Services(store=PageStore(store_path), jobs=jobs or JobManager(workers=workers, memory_limit=worker_memory),
-                        tables=table_files(folder), templates=Jinja2Templates(directory=HERE / "templates"),
-                        tables_dir=folder)
+    services = Services(
+        store=PageStore(store_path),
+        jobs=jobs or JobManager(workers=workers, memory_limit=worker_memory),
+        tables=table_files(folder),
+        templates=Jinja2Templates(directory=HERE / "templates"),
+        tables_dir=folder,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -109,8 +149,12 @@ def create_app(store_path=None, workers: int = 2, tables_dir="default", worker_m
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
     if token:
         middleware.append(Middleware(TokenRequired, token=token))
-    app = Starlette(routes=[*all_routes(), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
-                    exception_handlers=_HANDLERS, lifespan=lifespan, middleware=middleware)
+    app = Starlette(
+        routes=[*all_routes(), Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
+        exception_handlers=_HANDLERS,
+        lifespan=lifespan,
+        middleware=middleware,
+    )
     app.state.services = services
     app.state.jobs = services.jobs
     app.state.store_path = store_path

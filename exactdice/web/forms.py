@@ -25,9 +25,23 @@ from typing import Any
 from exactdice.errors import InputError
 from exactdice.systems import Parameter
 
-__all__ = ["Field", "FormError", "fields", "read_computation", "read_fields", "grid_request", "grid_fields",
-           "karbon_fields", "get_parameters", "integer_values",
-           "MULTIPLE_SEPARATORS", "KNOB_PREFIX", "DIST_FIELDS", "GRID_AXES_FIELDS", "form_field"]
+__all__ = [
+    "Field",
+    "FormError",
+    "fields",
+    "read_computation",
+    "read_fields",
+    "grid_request",
+    "grid_fields",
+    "karbon_fields",
+    "get_parameters",
+    "integer_values",
+    "MULTIPLE_SEPARATORS",
+    "KNOB_PREFIX",
+    "DIST_FIELDS",
+    "GRID_AXES_FIELDS",
+    "form_field",
+]
 
 #: how a parameter that takes several values is written in one text field
 MULTIPLE_SEPARATORS = {int: ",", str: ";"}
@@ -58,10 +72,19 @@ class Field:
 
     def describe(self) -> dict:
         """The field as JSON for the page."""
-        return {"name": self.name, "kind": self.kind, "default": self.default, "start": self.start,
-                "low": self.low, "high": self.high, "choices": list(self.choices), "label": self.label or self.name,
-                "help": self.help, "section": self.section,
-                "presets": [{"value": value, "words": words} for value, words in self.presets]}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "default": self.default,
+            "start": self.start,
+            "low": self.low,
+            "high": self.high,
+            "choices": list(self.choices),
+            "label": self.label or self.name,
+            "help": self.help,
+            "section": self.section,
+            "presets": [{"value": value, "words": words} for value, words in self.presets],
+        }
 
 
 class FormError(InputError):
@@ -84,14 +107,18 @@ def _words(text: str, parameters) -> str:
 
 def _field(parameter: Parameter, parameters) -> Field:
     """The control of one declared parameter."""
-    shown = dict(label=parameter.words, help=_words(parameter.help, parameters), section=parameter.section,
-                 presets=parameter.presets, parameter=parameter)
+    shown = dict(
+        label=parameter.words,
+        help=_words(parameter.help, parameters),
+        section=parameter.section,
+        presets=parameter.presets,
+        parameter=parameter,
+    )
     default = parameter.default_for(page=True)
     start = default if parameter.example is None else parameter.example
     if parameter.multiple:
         separator = MULTIPLE_SEPARATORS.get(parameter.kind, ";")
-        default, start = (separator.join(str(item) for item in values) if values else ""
-                          for values in (default, start))
+        default, start = (separator.join(str(item) for item in values) if values else "" for values in (default, start))
         shown["help"] += f" (several: separate them with '{separator}')"
         return Field(parameter.name, "text", default, start=start, **shown)
     if parameter.choices:
@@ -105,10 +132,19 @@ def _field(parameter: Parameter, parameters) -> Field:
 
 def _knob_fields(parameter: Parameter) -> list[Field]:
     """One choice per knob of a ``NAME=VALUE`` parameter, the spec's reading first."""
-    return [Field(f"{KNOB_PREFIX}{name}", "choice", values[0], choices=tuple(values), start=values[0],
-                  label=name.replace("_", " "), section=parameter.section,
-                  help=f"Rule knob {name}, {words} (the spec's reading: {values[0]}).")
-            for name, (values, words) in (parameter.knobs or {}).items()]
+    return [
+        Field(
+            f"{KNOB_PREFIX}{name}",
+            "choice",
+            values[0],
+            choices=tuple(values),
+            start=values[0],
+            label=name.replace("_", " "),
+            section=parameter.section,
+            help=f"Rule knob {name}, {words} (the spec's reading: {values[0]}).",
+        )
+        for name, (values, words) in (parameter.knobs or {}).items()
+    ]
 
 
 def fields(parameters) -> list[Field]:
@@ -192,8 +228,11 @@ def _value(field: Field, raw, blank_ok: bool):
         if raw not in field.choices:
             raise _BadValue(f"must be one of {' | '.join(map(str, field.choices))}, got {raw!r}")
         return raw
-    value = {"int": lambda: _number(field, raw, int), "float": lambda: _number(field, raw, float),
-             "bool": lambda: _bool(field, raw)}.get(field.kind, lambda: _text(field, raw))()
+    value = {
+        "int": lambda: _number(field, raw, int),
+        "float": lambda: _number(field, raw, float),
+        "bool": lambda: _bool(field, raw),
+    }.get(field.kind, lambda: _text(field, raw))()
     parameter = field.parameter
     if parameter is None:
         return value
@@ -230,7 +269,7 @@ def read_fields(shown: list[Field], data, unused=()) -> dict:
             continue
         if field.name.startswith(KNOB_PREFIX) and field.parameter is None:
             if value != field.default:
-                knobs.append(f"{field.name[len(KNOB_PREFIX):]}={value}")
+                knobs.append(f"{field.name[len(KNOB_PREFIX) :]}={value}")
         elif field.name not in unused:
             values[field.name] = value
     if errors:
@@ -284,32 +323,67 @@ def _library_check(name: str, values: dict) -> None:
 
 # ----- the dice page and a new Karbon grid ------------------------------------------------------
 
-DIST_FIELDS = [Field("expression", "text", "3d6", label="Expression", start="3d6",
-                     help="Dice notation: 3d6+2, 4d6kh3, 2d20kl1, d6+d8+d10, (2d6+1)-d4.")]
+DIST_FIELDS = [
+    Field(
+        "expression",
+        "text",
+        "3d6",
+        label="Expression",
+        start="3d6",
+        help="Dice notation: 3d6+2, 4d6kh3, 2d20kl1, d6+d8+d10, (2d6+1)-d4.",
+    )
+]
 
 
 def _grid_axes_fields() -> list[Field]:
     from exactdice.karbon.tables import AXES
 
-    return [Field("row_axis", "choice", "ability", choices=AXES, start="ability", label="Rows",
-                  help="The setup parameter along the rows."),
-            Field("row_values", "text", "1-5", start="1-5", label="Row values",
-                  help="A range like 1-5 or a list like 1,3,5."),
-            Field("column_axis", "choice", "challenge", choices=AXES, start="challenge", label="Columns",
-                  help="The setup parameter along the columns."),
-            Field("column_values", "text", "1-5", start="1-5", label="Column values", help="A range or a list.")]
+    return [
+        Field(
+            "row_axis",
+            "choice",
+            "ability",
+            choices=AXES,
+            start="ability",
+            label="Rows",
+            help="The setup parameter along the rows.",
+        ),
+        Field(
+            "row_values", "text", "1-5", start="1-5", label="Row values", help="A range like 1-5 or a list like 1,3,5."
+        ),
+        Field(
+            "column_axis",
+            "choice",
+            "challenge",
+            choices=AXES,
+            start="challenge",
+            label="Columns",
+            help="The setup parameter along the columns.",
+        ),
+        Field("column_values", "text", "1-5", start="1-5", label="Column values", help="A range or a list."),
+    ]
 
 
 GRID_AXES_FIELDS = _grid_axes_fields()
 #: Karbon's parameters a grid does not take: hands and positions (a grid draws), the limits
-_NOT_IN_A_GRID = ("player_dice", "narrator_dice", "draw_chips", "player_chips", "narrator_chips", "player_stack",
-                  "narrator_stack", "wins", "losses", "max_states", "max_seconds")
+_NOT_IN_A_GRID = (
+    "player_dice",
+    "narrator_dice",
+    "draw_chips",
+    "player_chips",
+    "narrator_chips",
+    "player_stack",
+    "narrator_stack",
+    "wins",
+    "losses",
+    "max_states",
+    "max_seconds",
+)
 
 
 def grid_fields() -> list[Field]:
     """The fields of a new Karbon grid: its two axes, then the contest's other fields."""
-    return GRID_AXES_FIELDS + [field for field in fields(get_parameters("karbon"))
-                               if field.name not in _NOT_IN_A_GRID]
+    return GRID_AXES_FIELDS + [field for field in fields(get_parameters("karbon")) if field.name not in _NOT_IN_A_GRID]
 
 
 def integer_values(text: str, field: Field) -> list[int]:
@@ -322,13 +396,19 @@ def integer_values(text: str, field: Field) -> list[int]:
     from exactdice.integer_lists import parse_integer_list
 
     values = parse_integer_list(text, field.name)
-    beyond = [value for value in values if (field.low is not None and value < field.low)
-              or (field.high is not None and value > field.high)]
-    if beyond:   # the value farthest out: "1-20" goes up to 20, not "reaches 16"
+    beyond = [
+        value
+        for value in values
+        if (field.low is not None and value < field.low) or (field.high is not None and value > field.high)
+    ]
+    if beyond:  # the value farthest out: "1-20" goes up to 20, not "reaches 16"
         high = field.high is not None and max(beyond) > field.high
         worst = max(beyond) if high else min(beyond)
-        raise InputError(field.name, f'"{text}" goes {"up" if high else "down"} to {worst}; '
-                                     f'{field.label or field.name} goes from {field.low} to {field.high} on this page')
+        raise InputError(
+            field.name,
+            f'"{text}" goes {"up" if high else "down"} to {worst}; '
+            f"{field.label or field.name} goes from {field.low} to {field.high} on this page",
+        )
     if len(set(values)) != len(values):
         raise InputError(field.name, f'"{text}" names a value twice')
     return values
@@ -350,8 +430,11 @@ def grid_request(data) -> tuple[dict, dict]:
     from exactdice.answers.tables import PAGE_MAX_TABLE_CELLS, karbon_table_check
 
     shown = grid_fields()
-    named = [data.get(name, default) for name, default in (("row_axis", "ability"), ("column_axis", "challenge"))] \
-        if isinstance(data, dict) else []
+    named = (
+        [data.get(name, default) for name, default in (("row_axis", "ability"), ("column_axis", "challenge"))]
+        if isinstance(data, dict)
+        else []
+    )
     read = read_fields(shown, data, unused=tuple(name for name in named if isinstance(name, str)))
     errors = {}
     if read["row_axis"] == read["column_axis"]:
@@ -369,9 +452,10 @@ def grid_request(data) -> tuple[dict, dict]:
     values = {name: value for name, value in read.items() if name not in axis_names}
     try:
         karbon_table_check(values, axes, PAGE_MAX_TABLE_CELLS)
-    except InputError as error:   # an axis's values are its side's box
+    except InputError as error:  # an axis's values are its side's box
         sides = dict(zip(axes, ("row_values", "column_values")))
         field = sides.get(error.field) or (error.field if error.field in by_name else "row_values")
-        raise FormError({field: error.message.replace("in one table", "on this page (exactdice karbon table "
-                                                                       "makes more)")}) from None
+        raise FormError(
+            {field: error.message.replace("in one table", "on this page (exactdice karbon table makes more)")}
+        ) from None
     return values, axes

@@ -19,10 +19,24 @@ from exactdice.errors import InputError
 from exactdice.web.forms import FormError, form_field
 from exactdice.web.present import present, with_labels
 
-__all__ = ["json_body", "errors", "sized", "job_response", "until_finished", "form_errors", "TokenRequired",
-           "TooLarge",
-           "ClientGone", "MAX_UPLOAD_BYTES", "MAX_REQUEST_FIELDS", "MAX_ANSWER_BYTES", "MAX_WAIT_SECONDS",
-           "TOKEN_ENVIRONMENT_VARIABLE", "TOKEN_HEADER", "LOCAL_HOSTS"]
+__all__ = [
+    "json_body",
+    "errors",
+    "sized",
+    "job_response",
+    "until_finished",
+    "form_errors",
+    "TokenRequired",
+    "TooLarge",
+    "ClientGone",
+    "MAX_UPLOAD_BYTES",
+    "MAX_REQUEST_FIELDS",
+    "MAX_ANSWER_BYTES",
+    "MAX_WAIT_SECONDS",
+    "TOKEN_ENVIRONMENT_VARIABLE",
+    "TOKEN_HEADER",
+    "LOCAL_HOSTS",
+]
 
 MAX_UPLOAD_BYTES = 20_000_000
 #: most fields one request may send (the Karbon form has under 40)
@@ -89,16 +103,22 @@ async def json_body(request: Request) -> dict:
 
 def errors(found: dict, status: int = 422) -> JSONResponse:
     """``{field: message}`` as the page's error answer."""
-    return JSONResponse({"status": "error", "errors": {name: with_labels(text) for name, text in found.items()}},
-                        status_code=status)
+    return JSONResponse(
+        {"status": "error", "errors": {name: with_labels(text) for name, text in found.items()}}, status_code=status
+    )
 
 
 def sized(payload: dict, status_code: int = 200) -> JSONResponse:
     """The JSON response, or past `MAX_ANSWER_BYTES` an error saying its size."""
     response = JSONResponse(payload, status_code=status_code)
     if len(response.body) > MAX_ANSWER_BYTES:
-        return errors({"form": f"the answer is {len(response.body):,} bytes, past the page's limit of "
-                               f"{MAX_ANSWER_BYTES:,}; ask for less (the command line prints any size)"}, 413)
+        return errors(
+            {
+                "form": f"the answer is {len(response.body):,} bytes, past the page's limit of "
+                f"{MAX_ANSWER_BYTES:,}; ask for less (the command line prints any size)"
+            },
+            413,
+        )
     return response
 
 
@@ -110,19 +130,23 @@ def job_response(job, status_code: int = 200) -> JSONResponse:
         snapshot["result"] = present(snapshot["result"])
         return sized(snapshot, status_code)
     if snapshot["errors"]:
-        snapshot["errors"] = {form_field(name, job.fields) if name != "form" else "form": with_labels(text)
-                              for name, text in snapshot["errors"].items()}
+        snapshot["errors"] = {
+            form_field(name, job.fields) if name != "form" else "form": with_labels(text)
+            for name, text in snapshot["errors"].items()
+        }
     return JSONResponse(snapshot, status_code=status_code)
 
 
 def form_errors(endpoint):
     """An endpoint whose `FormError` (bad fields) is the page's 422 naming each field."""
+
     @functools.wraps(endpoint)
     async def checked(request: Request):
         try:
             return await endpoint(request)
         except FormError as error:
             return errors(error.errors)
+
     return checked
 
 
@@ -149,9 +173,20 @@ class TokenRequired:
             given = dict(scope.get("headers") or ()).get(TOKEN_HEADER.encode(), b"").decode("latin-1")
             given = given or parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
             if not secrets.compare_digest(given.encode(), self.token.encode()):
-                response = JSONResponse({"status": "error", "errors": {"token": (
-                    "this server is open to the network and needs its token (printed where exactdice "
-                    "serve was started)" if not given else "wrong token")}}, status_code=401)
+                response = JSONResponse(
+                    {
+                        "status": "error",
+                        "errors": {
+                            "token": (
+                                "this server is open to the network and needs its token (printed where exactdice "
+                                "serve was started)"
+                                if not given
+                                else "wrong token"
+                            )
+                        },
+                    },
+                    status_code=401,
+                )
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

@@ -113,10 +113,16 @@ class Job:
 
     def snapshot(self) -> dict:
         """The job's state as JSON-ready data (the result as it was stored, exact)."""
-        return {"job": self.id, "task": self.task, "status": self.status,
-                "progress": progress_words(self.progress), "progress_data": asdict(self.progress),
-                "result": self.result, "errors": self.errors,
-                "seconds": None if self.seconds is None else round(self.seconds, 3)}
+        return {
+            "job": self.id,
+            "task": self.task,
+            "status": self.status,
+            "progress": progress_words(self.progress),
+            "progress_data": asdict(self.progress),
+            "result": self.result,
+            "errors": self.errors,
+            "seconds": None if self.seconds is None else round(self.seconds, 3),
+        }
 
 
 class JobManager:
@@ -131,8 +137,9 @@ class JobManager:
         self._quick_workers = max(1, quick_workers)
         self._quick_pool = None
         self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(["exactdice.web.tasks", "exactdice.answers.karbon",
-                                              "exactdice.karbon.solve", "exactdice.validation"])
+        self._context.set_forkserver_preload(
+            ["exactdice.web.tasks", "exactdice.answers.karbon", "exactdice.karbon.solve", "exactdice.validation"]
+        )
         self._slots = threading.BoundedSemaphore(workers)
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._lock = threading.Lock()
@@ -148,7 +155,7 @@ class JobManager:
         with self._lock:
             self._jobs[identifier] = job
             finished = [key for key, old in self._jobs.items() if old.finished]
-            for key in finished[:max(0, len(finished) - _KEPT_FINISHED_JOBS)]:
+            for key in finished[: max(0, len(finished) - _KEPT_FINISHED_JOBS)]:
                 del self._jobs[key]
         if task in QUICK_TASKS:
             self._run_quick(job)
@@ -173,15 +180,16 @@ class JobManager:
 
         with self._lock:
             if self._quick_pool is None:
-                self._quick_pool = process_pool(self._quick_workers, context=self._context,
-                                                memory_limit=self.memory_limit, watch=os.getpid())
+                self._quick_pool = process_pool(
+                    self._quick_workers, context=self._context, memory_limit=self.memory_limit, watch=os.getpid()
+                )
             pool = self._quick_pool
         job.status, job.progress = "running", _STARTED
 
         def finished(future):
             try:
                 job.finish(future.result())
-            except Exception as error:   # the pool broke (a worker died): a new one next time
+            except Exception as error:  # the pool broke (a worker died): a new one next time
                 with self._lock:
                     if self._quick_pool is pool:
                         self._quick_pool = None
@@ -196,7 +204,7 @@ class JobManager:
                 return
             try:
                 receiving, process = self._start(job)
-            except Exception as error:   # no process (out of memory, or of processes): said, not hung
+            except Exception as error:  # no process (out of memory, or of processes): said, not hung
                 job.finish(("failed", f"no worker process could start ({type(error).__name__}: {error})"))
                 return
             if process is None:
@@ -205,7 +213,7 @@ class JobManager:
                 self._follow(job, receiving, process)
             finally:
                 receiving.close()
-                process.join(GRACE_SECONDS)   # only this thread waits for it (the module text)
+                process.join(GRACE_SECONDS)  # only this thread waits for it (the module text)
                 if process.exitcode is None:
                     stop_processes([process], 0)
                 job.exit_code = process.exitcode
@@ -216,8 +224,9 @@ class JobManager:
         from exactdice.web.tasks import run_task
 
         receiving, sending = self._context.Pipe(duplex=False)
-        process = self._context.Process(target=run_task, daemon=True,
-                                        args=(sending, job.task, job.arguments, self.memory_limit, os.getpid()))
+        process = self._context.Process(
+            target=run_task, daemon=True, args=(sending, job.task, job.arguments, self.memory_limit, os.getpid())
+        )
         with job._lock:
             if job.finished:
                 receiving.close()
@@ -235,8 +244,13 @@ class JobManager:
                 kind, value = receiving.recv()
             except (EOFError, OSError):
                 process.join(GRACE_SECONDS)
-                job.finish(("failed", death_message(process.exitcode, self.memory_limit)
-                            + (" (exactdice serve --worker-memory raises it)" if self.memory_limit else "")))
+                job.finish(
+                    (
+                        "failed",
+                        death_message(process.exitcode, self.memory_limit)
+                        + (" (exactdice serve --worker-memory raises it)" if self.memory_limit else ""),
+                    )
+                )
                 return
             if kind == "progress":
                 job.progress = value

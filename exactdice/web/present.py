@@ -21,8 +21,16 @@ from pathlib import Path
 from exactdice.core.display import column_percent_text
 from exactdice.core.exact import decimal_text, directed_decimal_text, fraction_text
 
-__all__ = ["exact_json", "with_labels", "present", "chart_json", "table_file_json", "table_files",
-           "WIDE_BOUNDS", "labels"]
+__all__ = [
+    "exact_json",
+    "with_labels",
+    "present",
+    "chart_json",
+    "table_file_json",
+    "table_files",
+    "WIDE_BOUNDS",
+    "labels",
+]
 
 #: certified bounds further apart than this say too little to act on: the calculator flags
 #: them, the tables page hatches them instead of shading them by their lower bound
@@ -43,8 +51,12 @@ def exact_json(value, digits: int = 2):
     if value is None:
         return None
     value = Fraction(value)
-    return {"exact": fraction_text(value), "percent": decimal_text(100 * value, digits),
-            "shown": column_percent_text(value, digits), "decimal": decimal_text(value, 10)}
+    return {
+        "exact": fraction_text(value),
+        "percent": decimal_text(100 * value, digits),
+        "shown": column_percent_text(value, digits),
+        "decimal": decimal_text(value, 10),
+    }
 
 
 @functools.cache
@@ -94,16 +106,37 @@ def chart_json(chart: dict) -> dict:
     from exactdice.core.display import percent_text, significant_text
 
     def point(x, y):
-        value = exact_json(y, 4) if chart["probability"] else {"exact": fraction_text(Fraction(y)),
-                                                               "value": decimal_text(Fraction(y), 4)}
+        value = (
+            exact_json(y, 4)
+            if chart["probability"]
+            else {"exact": fraction_text(Fraction(y)), "value": decimal_text(Fraction(y), 4)}
+        )
         # the label `--plot` writes beside a point: three significant digits
         value["label"] = percent_text(Fraction(y)) if chart["probability"] else significant_text(Fraction(y))
         return {"x": x, "y": value}
 
-    return {**{key: chart[key] for key in ("title", "x_label", "y_label", "probability", "marked_x", "marked_label",
-                                          "note", "steps", "labels", "full_scale", "label_points")},
-            "curves": [{"label": curve["label"], "points": [point(x, y) for x, y in zip(curve["xs"], curve["ys"])]}
-                       for curve in chart["curves"]]}
+    return {
+        **{
+            key: chart[key]
+            for key in (
+                "title",
+                "x_label",
+                "y_label",
+                "probability",
+                "marked_x",
+                "marked_label",
+                "note",
+                "steps",
+                "labels",
+                "full_scale",
+                "label_points",
+            )
+        },
+        "curves": [
+            {"label": curve["label"], "points": [point(x, y) for x, y in zip(curve["xs"], curve["ys"])]}
+            for curve in chart["curves"]
+        ],
+    }
 
 
 def _in_words(provenance: dict) -> dict:
@@ -111,18 +144,28 @@ def _in_words(provenance: dict) -> dict:
     from exactdice.karbon import Rules, parse_narrator_policy, parse_player_policy
 
     policies, ruleset = provenance["policies"], provenance["rules"]
-    return {"player": parse_player_policy(policies["player"]).words(),
-            "narrator": parse_narrator_policy(policies["narrator"]).words(),
-            "rules": Rules(**ruleset).differences()}
+    return {
+        "player": parse_player_policy(policies["player"]).words(),
+        "narrator": parse_narrator_policy(policies["narrator"]).words(),
+        "rules": Rules(**ruleset).differences(),
+    }
 
 
 def _outcomes(data: dict) -> dict:
     provenance = data["provenance"]
-    shown = {"kind": "outcomes", "exact": data["exact"], "outcomes": _outcome_rows(data["outcomes"]),
-             "expectations": {name: exact_json(value) for name, value in data["expectations"].items()},
-             "intervals": data["intervals"], "tolerance": data["tolerance"], "draws": data["draws"],
-             "advice": data["advice"], "charts": {name: chart_json(chart) for name, chart in data["charts"].items()},
-             "provenance": provenance, "seconds": _seconds(provenance)}
+    shown = {
+        "kind": "outcomes",
+        "exact": data["exact"],
+        "outcomes": _outcome_rows(data["outcomes"]),
+        "expectations": {name: exact_json(value) for name, value in data["expectations"].items()},
+        "intervals": data["intervals"],
+        "tolerance": data["tolerance"],
+        "draws": data["draws"],
+        "advice": data["advice"],
+        "charts": {name: chart_json(chart) for name, chart in data["charts"].items()},
+        "provenance": provenance,
+        "seconds": _seconds(provenance),
+    }
     if provenance["system"] == "karbon":
         shown["in_words"] = _in_words(provenance)
     return shown
@@ -140,58 +183,101 @@ def _bounds(data: dict) -> dict:
     strategy = data["strategy_outcomes"]
     from exactdice.karbon.system import OUTCOME_WORDS
 
-    return {"kind": "bounds", "objective": data["objective"],
-            "lower": {"decimal": directed_decimal_text(lower, 4, up=False),
-                      "exact": fraction_text(lower) if data["lower_kind"] == "exact" else None},
-            "upper": {"decimal": directed_decimal_text(upper, 4, up=True)},
-            "lower_kind": data["lower_kind"], "gap": f"{float(upper - lower):.4f}",
-            "precision": f"{float(data['precision']):g}",
-            "wide": upper - lower > WIDE_BOUNDS, "reached": data["reached"],
-            "stopped": None if stopped is None else with_labels(stopped["message"]),
-            "too_large": None if too_large is None else with_labels(too_large["message"]),
-            "explored": data["explored"], "seconds": _seconds(data["provenance"]),
-            "fixed_value": exact_json(data["fixed_value"]), "draws": data["draws"], "advice": data["advice"],
-            "strategy_outcomes": None if strategy is None else _outcome_rows(
-                [(name, strategy[name], OUTCOME_WORDS[name]) for name in strategy]),
-            "provenance": data["provenance"], "in_words": _in_words(data["provenance"])}
+    return {
+        "kind": "bounds",
+        "objective": data["objective"],
+        "lower": {
+            "decimal": directed_decimal_text(lower, 4, up=False),
+            "exact": fraction_text(lower) if data["lower_kind"] == "exact" else None,
+        },
+        "upper": {"decimal": directed_decimal_text(upper, 4, up=True)},
+        "lower_kind": data["lower_kind"],
+        "gap": f"{float(upper - lower):.4f}",
+        "precision": f"{float(data['precision']):g}",
+        "wide": upper - lower > WIDE_BOUNDS,
+        "reached": data["reached"],
+        "stopped": None if stopped is None else with_labels(stopped["message"]),
+        "too_large": None if too_large is None else with_labels(too_large["message"]),
+        "explored": data["explored"],
+        "seconds": _seconds(data["provenance"]),
+        "fixed_value": exact_json(data["fixed_value"]),
+        "draws": data["draws"],
+        "advice": data["advice"],
+        "strategy_outcomes": None
+        if strategy is None
+        else _outcome_rows([(name, strategy[name], OUTCOME_WORDS[name]) for name in strategy]),
+        "provenance": data["provenance"],
+        "in_words": _in_words(data["provenance"]),
+    }
 
 
 def _validation(data: dict) -> dict:
     """A fit report with each outcome's exact probability (keyed as in the CSV column), each
     column's report and the verdict over all of them."""
-    return {"kind": "validation", "headline": data["headline"], "report": data["columns"][data["headline"]],
-            "columns": data["columns"], "fits": data["fits"],
-            "exact": {str(name): exact_json(p) for name, p in data["law"]}}
+    return {
+        "kind": "validation",
+        "headline": data["headline"],
+        "report": data["columns"][data["headline"]],
+        "columns": data["columns"],
+        "fits": data["fits"],
+        "exact": {str(name): exact_json(p) for name, p in data["law"]},
+    }
 
 
 def _grid(data: dict) -> dict:
     """A grid made on the page (`exactdice.tables.grid.TableGrid.to_dict`) as the page's heatmap."""
     probability = set(data.get("probability_metrics") or [])
-    return {"title": data["title"], "row_label": data["row_label"], "column_label": data["column_label"],
-            "rows": data["rows"], "columns": data["columns"],
-            "metrics": [{"name": metric["name"], "probability": metric["name"] in probability,
-                         "cells": [[_stored_cell(value, metric["name"] in probability) for value in row]
-                                   for row in metric["values"]]} for metric in data["metrics"]]}
+    return {
+        "title": data["title"],
+        "row_label": data["row_label"],
+        "column_label": data["column_label"],
+        "rows": data["rows"],
+        "columns": data["columns"],
+        "metrics": [
+            {
+                "name": metric["name"],
+                "probability": metric["name"] in probability,
+                "cells": [
+                    [_stored_cell(value, metric["name"] in probability) for value in row] for row in metric["values"]
+                ],
+            }
+            for metric in data["metrics"]
+        ],
+    }
 
 
 def _what_if(data: dict) -> dict:
     """The what-if strip: one chart per stepped setup parameter, and what could not be solved."""
-    return {"kind": "what_if", "charts": [chart_json(chart) for chart in data["charts"]],
-            "base": {metric: exact_json(value) for metric, value in data["base"].items()},
-            "skipped": [[name, with_labels(reason)] for name, reason in data["skipped"]]}
+    return {
+        "kind": "what_if",
+        "charts": [chart_json(chart) for chart in data["charts"]],
+        "base": {metric: exact_json(value) for metric, value in data["base"].items()},
+        "skipped": [[name, with_labels(reason)] for name, reason in data["skipped"]],
+    }
 
 
 def _dist(data: dict) -> dict:
     """A distribution: each outcome with its exact P(exactly), P(at least) and P(at most), the mean."""
     mean = data["mean"]
-    return {"expression": data["expression"],
-            "outcomes": [{"outcome": outcome, "p": exact_json(p), "at_least": exact_json(at_least),
-                          "at_most": exact_json(at_most)} for outcome, p, at_least, at_most in data["outcomes"]],
-            "mean": exact_json(mean), "mean_value": None if mean is None else fraction_text(mean)}
+    return {
+        "expression": data["expression"],
+        "outcomes": [
+            {"outcome": outcome, "p": exact_json(p), "at_least": exact_json(at_least), "at_most": exact_json(at_most)}
+            for outcome, p, at_least, at_most in data["outcomes"]
+        ],
+        "mean": exact_json(mean),
+        "mean_value": None if mean is None else fraction_text(mean),
+    }
 
 
-_BY_KIND = {"outcomes": _outcomes, "bounds": _bounds, "validation": _validation, "grid": _grid,
-            "what_if": _what_if, "dist": _dist}
+_BY_KIND = {
+    "outcomes": _outcomes,
+    "bounds": _bounds,
+    "validation": _validation,
+    "grid": _grid,
+    "what_if": _what_if,
+    "dist": _dist,
+}
 
 
 def present(data: dict) -> dict:
@@ -210,8 +296,11 @@ def table_files(folder: Path | None) -> dict[str, Path]:
 
     if folder is None:
         return {}
-    return {path.relative_to(folder).with_suffix("").as_posix(): path
-            for path in sorted(folder.glob("*/**/*.json")) if _json_format(path) == JSON_FORMAT_NAME}
+    return {
+        path.relative_to(folder).with_suffix("").as_posix(): path
+        for path in sorted(folder.glob("*/**/*.json"))
+        if _json_format(path) == JSON_FORMAT_NAME
+    }
 
 
 def _json_format(path: Path) -> str | None:
@@ -229,12 +318,27 @@ def table_file_json(path: Path) -> dict:
     data = json.loads(path.read_text(encoding="utf-8"))
     tables = []
     for table in data["tables"]:
-        metrics = [{"name": metric["name"], "probability": metric.get("probability", False),
-                    "cells": [[_stored_cell(text, metric.get("probability", False)) for text in row]
-                              for row in metric["exact"]]} for metric in table["metrics"]]
-        tables.append({"title": table["title"], "row_label": table["row_label"], "rows": table["rows"],
-                       "column_label": table["column_label"], "columns": table["columns"],
-                       "legend": table.get("legend", {}), "metrics": metrics})
+        metrics = [
+            {
+                "name": metric["name"],
+                "probability": metric.get("probability", False),
+                "cells": [
+                    [_stored_cell(text, metric.get("probability", False)) for text in row] for row in metric["exact"]
+                ],
+            }
+            for metric in table["metrics"]
+        ]
+        tables.append(
+            {
+                "title": table["title"],
+                "row_label": table["row_label"],
+                "rows": table["rows"],
+                "column_label": table["column_label"],
+                "columns": table["columns"],
+                "legend": table.get("legend", {}),
+                "metrics": metrics,
+            }
+        )
     return {"tables": tables, "wide_bounds": decimal_text(WIDE_BOUNDS, 1)}
 
 
@@ -250,9 +354,13 @@ def _stored_cell(stored, probability: bool) -> dict | None:
 
         bounds = cell_from_data(stored)
         shown = bounds_text(bounds, percent=probability)
-        return {"exact": f"[{stored['lower']}, {stored['upper']}]", "lower": stored["lower"],
-                "upper": stored["upper"], "wide": bounds.upper - bounds.lower > WIDE_BOUNDS,
-                ("percent" if probability else "value"): shown}
+        return {
+            "exact": f"[{stored['lower']}, {stored['upper']}]",
+            "lower": stored["lower"],
+            "upper": stored["upper"],
+            "wide": bounds.upper - bounds.lower > WIDE_BOUNDS,
+            ("percent" if probability else "value"): shown,
+        }
     value = Fraction(stored)
     if probability:
         return exact_json(value, 1)

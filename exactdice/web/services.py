@@ -87,6 +87,7 @@ def keeper(request: Request, key, keep=None):
     def kept(result) -> None:
         if keep is None or keep(result):
             store.put(key, result)
+
     return kept
 
 
@@ -94,5 +95,6 @@ def answered(data, began: float) -> JSONResponse:
     """An answer found in the store, as the page reads a finished job's."""
     from exactdice.web.present import present
 
-    return JSONResponse({"status": "done", "cached": True, "result": present(data),
-                         "seconds": round(time.perf_counter() - began, 4)})
+    return JSONResponse(
+        {"status": "done", "cached": True, "result": present(data), "seconds": round(time.perf_counter() - began, 4)}
+    )

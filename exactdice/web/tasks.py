@@ -20,8 +20,20 @@ from fractions import Fraction
 from exactdice.errors import InputError
 from exactdice.progress import Throttled
 
-__all__ = ["karbon_odds", "karbon_length", "what_if", "karbon_grid", "system_exact", "validate", "dist_table", "TASKS",
-           "run_task", "task_outcome", "MAX_RESULT_BYTES", "QUICK_TASKS"]
+__all__ = [
+    "karbon_odds",
+    "karbon_length",
+    "what_if",
+    "karbon_grid",
+    "system_exact",
+    "validate",
+    "dist_table",
+    "TASKS",
+    "run_task",
+    "task_outcome",
+    "MAX_RESULT_BYTES",
+    "QUICK_TASKS",
+]
 
 #: the largest answer a worker sends back (pickled); past it, the size is the answer
 MAX_RESULT_BYTES = 64 * 2**20
@@ -49,8 +61,12 @@ def what_if(values: dict, progress=None) -> dict:
     from exactdice.answers import chart_data, karbon_what_if
 
     report, charts = karbon_what_if(values, progress=progress)
-    return {"kind": "what_if", "charts": [chart_data(chart) for chart in charts], "base": report.base_values,
-            "skipped": [list(pair) for pair in report.skipped]}
+    return {
+        "kind": "what_if",
+        "charts": [chart_data(chart) for chart in charts],
+        "base": report.base_values,
+        "skipped": [list(pair) for pair in report.skipped],
+    }
 
 
 def karbon_grid(values: dict, axes: dict, progress=None) -> dict:
@@ -69,16 +85,18 @@ def system_exact(system: str, values: dict, progress=None) -> dict:
     return system_answer(system, values, progress=progress).to_data()
 
 
-def validate(system: str, values: dict, samples: str, column: str | None, alpha: float, law=None,
-             progress=None) -> dict:
+def validate(
+    system: str, values: dict, samples: str, column: str | None, alpha: float, law=None, progress=None
+) -> dict:
     """An uploaded CSV against the exact laws (`exactdice.answers.validate_samples`), as
     ``exactdice validate`` tests a file: a blank column tests every column with a law."""
     from exactdice.answers import validate_samples
 
     with uploaded(samples) as path:
         try:
-            found = validate_samples(system, values, samples=path, column=column or None, alpha=alpha,
-                                     law=law, progress=progress)
+            found = validate_samples(
+                system, values, samples=path, column=column or None, alpha=alpha, law=law, progress=progress
+            )
         except InputError as error:
             if error.field not in ("samples", "column"):
                 raise
@@ -117,22 +135,35 @@ def dist_table(expression: str, progress=None) -> dict:
     integer = all(isinstance(outcome, int) for outcome in probabilities)
     at_least = distribution.survival() if integer else {}
     at_most = distribution.cdf() if integer else {}
-    return {"kind": "dist", "expression": expression,
-            "outcomes": [[str(outcome), p, at_least.get(outcome), at_most.get(outcome)]
-                         for outcome, p in probabilities.items()],
-            "mean": distribution.mean() if integer else None}
+    return {
+        "kind": "dist",
+        "expression": expression,
+        "outcomes": [
+            [str(outcome), p, at_least.get(outcome), at_most.get(outcome)] for outcome, p in probabilities.items()
+        ],
+        "mean": distribution.mean() if integer else None,
+    }
 
 
-TASKS = {"karbon_odds": karbon_odds, "karbon_length": karbon_length, "what_if": what_if, "karbon_grid": karbon_grid, "system_exact": system_exact,
-         "validate": validate, "dist": dist_table}
+TASKS = {
+    "karbon_odds": karbon_odds,
+    "karbon_length": karbon_length,
+    "what_if": what_if,
+    "karbon_grid": karbon_grid,
+    "system_exact": system_exact,
+    "validate": validate,
+    "dist": dist_table,
+}
 #: tasks whose work is bounded to seconds before they start: they run in a pool of their own
 QUICK_TASKS = frozenset({"dist"})
 
 
 def _out_of_memory(memory_limit: int | None) -> dict:
-    limit = f"{memory_limit / 2 ** 30:.1f} GiB" if memory_limit else "the machine's memory"
-    return {"max_states": f"the solve ran out of memory (a worker may use {limit}; raise it with "
-                          "exactdice serve --worker-memory GIB, or lower `max_states`)"}
+    limit = f"{memory_limit / 2**30:.1f} GiB" if memory_limit else "the machine's memory"
+    return {
+        "max_states": f"the solve ran out of memory (a worker may use {limit}; raise it with "
+        "exactdice serve --worker-memory GIB, or lower `max_states`)"
+    }
 
 
 def task_outcome(name: str, arguments: dict, memory_limit: int | None = None, progress=None) -> tuple:
@@ -154,13 +185,19 @@ def task_outcome(name: str, arguments: dict, memory_limit: int | None = None, pr
 
     size = len(pickle.dumps(result))
     if size > MAX_RESULT_BYTES:
-        return ("input_error", {"form": f"the answer is {size:,} bytes, past the page's limit of "
-                                        f"{MAX_RESULT_BYTES:,}; ask for less (the command line prints any size)"})
+        return (
+            "input_error",
+            {
+                "form": f"the answer is {size:,} bytes, past the page's limit of "
+                f"{MAX_RESULT_BYTES:,}; ask for less (the command line prints any size)"
+            },
+        )
     return ("done", result)
 
 
-def run_task(connection, name: str, arguments: dict, memory_limit: int | None = None,
-             server: int | None = None) -> None:
+def run_task(
+    connection, name: str, arguments: dict, memory_limit: int | None = None, server: int | None = None
+) -> None:
     """Run ``TASKS[name](**arguments)`` in this (worker) process and send the outcome.
 
     Sends ``("progress", Progress)`` messages (at most five a second), then the outcome of

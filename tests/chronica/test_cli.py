@@ -30,8 +30,24 @@ def test_contest_json_keys_and_values(capsys):
 
 
 def test_contest_text_pools_counts_and_knobs(capsys):
-    code, out, _ = run(capsys, "contest", "--side", "2d8,d6", "--side", "d10/d6", "--tie-rule", "four-ties",
-                       "--push", "--push-dice", "d4", "--max-pushes", "2", "--physical", "--target", "d8")
+    code, out, _ = run(
+        capsys,
+        "contest",
+        "--side",
+        "2d8,d6",
+        "--side",
+        "d10/d6",
+        "--tie-rule",
+        "four-ties",
+        "--push",
+        "--push-dice",
+        "d4",
+        "--max-pushes",
+        "2",
+        "--physical",
+        "--target",
+        "d8",
+    )
     assert code == 0
     assert "P(side 0 wins)" in out
     assert "side 1: d10,d8/d8" in out  # the target d8 replaced the d6 and added the missing die
@@ -42,16 +58,19 @@ def test_contest_text_pools_counts_and_knobs(capsys):
     assert sum(Fraction(p) for p in payload["win"]) + Fraction(payload["tie"]) == 1
 
 
-@pytest.mark.parametrize("args, field", [
-    (["--side", "d6"], "--side"),
-    (["--side", "d6", "--side", "dx"], "--side"),
-    (["--side", "d6", "--side", "d0"], "--side"),
-    (["--side", "d6", "--side", "d6", "--push-dice", "d6"], "--push-dice"),
-    (["--side", "d6", "--side", "d6", "--max-pushes", "2"], "--max-pushes"),
-    (["--side", "d6", "--side", "d6", "--push", "--max-pushes", "-1"], "--max-pushes"),
-    (["--side", "d6", "--side", "d6", "--target", "2d6"], "--target"),
-    (["--side", "40d6", "--side", "40d6"], "--side"),
-])
+@pytest.mark.parametrize(
+    "args, field",
+    [
+        (["--side", "d6"], "--side"),
+        (["--side", "d6", "--side", "dx"], "--side"),
+        (["--side", "d6", "--side", "d0"], "--side"),
+        (["--side", "d6", "--side", "d6", "--push-dice", "d6"], "--push-dice"),
+        (["--side", "d6", "--side", "d6", "--max-pushes", "2"], "--max-pushes"),
+        (["--side", "d6", "--side", "d6", "--push", "--max-pushes", "-1"], "--max-pushes"),
+        (["--side", "d6", "--side", "d6", "--target", "2d6"], "--target"),
+        (["--side", "40d6", "--side", "40d6"], "--side"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(capsys, args, field):
     code, out, err = run(capsys, "contest", *args)
     assert code == 2
@@ -61,8 +80,9 @@ def test_bad_input_exits_2_with_one_line(capsys, args, field):
 
 def test_simulate_writes_csv(capsys, tmp_path):
     path = tmp_path / "samples.csv"
-    code, out, _ = run(capsys, "simulate", "--side", "d8,d6", "--side", "d10", "--n", "300", "--seed", "7",
-                       "--out", str(path))
+    code, out, _ = run(
+        capsys, "simulate", "--side", "d8,d6", "--side", "d10", "--n", "300", "--seed", "7", "--out", str(path)
+    )
     assert code == 0 and "Wrote 300 trials" in out
     with open(path) as handle:
         rows = list(csv.DictReader(handle))

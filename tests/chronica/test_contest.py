@@ -35,8 +35,7 @@ def marginals(joint):
 
 def exact_roll(sides, four_ties=False, physical=False):
     first, substituted = apply_physical(sides[0]) if physical else (tuple(sides[0]), False)
-    sizes, gains = roll_outcomes([first] + list(sides[1:]), four_ties=four_ties,
-                                 instant_first_side=substituted)
+    sizes, gains = roll_outcomes([first] + list(sides[1:]), four_ties=four_ties, instant_first_side=substituted)
     return sizes.probabilities(), gains.probabilities()
 
 
@@ -44,8 +43,10 @@ def random_contest(rng, max_dice=6, max_size=8):
     while True:
         sides = []
         for _ in range(rng.choice([2, 2, 3])):
-            pools = tuple(tuple(sorted((rng.randint(1, max_size) for _ in range(rng.randint(1, 3))), reverse=True))
-                          for _ in range(rng.choice([1, 1, 2])))
+            pools = tuple(
+                tuple(sorted((rng.randint(1, max_size) for _ in range(rng.randint(1, 3))), reverse=True))
+                for _ in range(rng.choice([1, 1, 2]))
+            )
             sides.append(pools)
         if sum(len(pool) for side in sides for pool in side) <= max_dice:
             return sides
@@ -103,7 +104,7 @@ def test_four_ties_matches_brute_force(seed):
         # small dice, five against four (and a small third side): four discard rounds happen
         while True:
             sides = []
-            for count in (5, 4, 1)[:2 + (seed == 2)]:
+            for count in (5, 4, 1)[: 2 + (seed == 2)]:
                 dice = [rng.choice([1, 2, 2, 3]) for _ in range(count)]
                 cut = rng.choice([count, count, 2])
                 sides.append(tuple(pool for pool in (tuple(dice[:cut]), tuple(dice[cut:])) if pool))
@@ -125,17 +126,23 @@ def test_physical_dice_match_brute_force(seed):
 
 
 @settings(deadline=None, max_examples=40, derandomize=True)
-@given(st.lists(st.lists(st.lists(st.integers(1, 7), min_size=1, max_size=2), min_size=1, max_size=2),
-                min_size=2, max_size=3).filter(lambda s: sum(len(p) for side in s for p in side) <= 6),
-       st.booleans())
+@given(
+    st.lists(
+        st.lists(st.lists(st.integers(1, 7), min_size=1, max_size=2), min_size=1, max_size=2), min_size=2, max_size=3
+    ).filter(lambda s: sum(len(p) for side in s for p in side) <= 6),
+    st.booleans(),
+)
 def test_hypothesis_contests_match_brute_force(sides, four_ties):
     sides = [tuple(tuple(pool) for pool in side) for side in sides]
     assert exact_roll(sides, four_ties=four_ties) == marginals(brute_force(sides, four_ties=four_ties))
 
 
 def test_pushes_match_brute_force():
-    cases = [([((4, 3),), ((4, 3),)], (), 2), ([((3,),), ((3,),)], (2,), 2),
-             ([((2,), (3,)), ((3, 2),), ((3,),)], (2,), 1)]
+    cases = [
+        ([((4, 3),), ((4, 3),)], (), 2),
+        ([((3,),), ((3,),)], (2,), 2),
+        ([((2,), (3,)), ((3, 2),), ((3,),)], (2,), 1),
+    ]
     for sides, push_dice, max_pushes in cases:
         rules = Rules(push=True, push_dice=push_dice, max_pushes=max_pushes)
         result = solve_contest(sides, rules)
@@ -147,8 +154,8 @@ def test_pushes_match_brute_force():
 def test_push_mixes_ties_into_rerolls():
     plain = solve_contest([((6,),), ((6,),)])
     pushed = solve_contest([((6,),), ((6,),)], Rules(push=True, max_pushes=3))
-    assert pushed.tie == plain.tie ** 4
-    assert pushed.win[0] == plain.win[0] * sum(plain.tie ** k for k in range(4))
+    assert pushed.tie == plain.tie**4
+    assert pushed.win[0] == plain.win[0] * sum(plain.tie**k for k in range(4))
 
 
 def test_push_dice_accumulate():
@@ -188,8 +195,7 @@ def test_physical_knob_substitutes_and_wins_first_ties():
 
 
 def test_target_knob():
-    assert apply_target([((8,),), ((10, 4),), ((12, 12, 12, 2),)], 6) == [
-        ((8,),), ((10, 6, 6),), ((12, 12, 12, 6),)]
+    assert apply_target([((8,),), ((10, 4),), ((12, 12, 12, 2),)], 6) == [((8,),), ((10, 6, 6),), ((12, 12, 12, 6),)]
     # smallest first, at most three, and never a die already at least dN
     assert apply_target([((4,),), ((4, 4), (2, 2, 8))], 10) == [((4,),), ((10, 4), (10, 10, 8))]
     assert apply_target([((4,),), ((20,),)], 6) == [((4,),), ((20, 6, 6),)]
@@ -262,14 +268,17 @@ def test_pair_steps_walking_down_give_the_concession_rule():
             for loser_faces in product(range(1, 5), repeat=loser_count):
                 status, count, gains = PairStatus.OPEN, 0, [0, 0]
                 for face in range(4, 0, -1):
-                    status, count, won, lost = pair_step(status, count, winner_faces.count(face),
-                                                          loser_faces.count(face))
+                    status, count, won, lost = pair_step(
+                        status, count, winner_faces.count(face), loser_faces.count(face)
+                    )
                     gains[0] += won
                     gains[1] += lost
                 (loser_gain,), winner_gain = close_pairs(((status, count),), gains)
                 win_high, lose_high = max(winner_faces), max(loser_faces, default=0)
-                expected = (sum(f > lose_high for f in winner_faces) if win_high > lose_high else 0,
-                            sum(f > win_high for f in loser_faces) if lose_high > win_high else 0)
+                expected = (
+                    sum(f > lose_high for f in winner_faces) if win_high > lose_high else 0,
+                    sum(f > win_high for f in loser_faces) if lose_high > win_high else 0,
+                )
                 assert (winner_gain, loser_gain) == expected, (winner_faces, loser_faces)
 
 

@@ -28,11 +28,12 @@ AXES = {"dice": [1, 2], "size": [4, 6, 8, 10]}
 FIXED = {"against_dice": 2, "against_size": 6}
 
 
-@pytest.mark.parametrize("metric,target", [("win", Fraction(1, 2)), ("win", Fraction(1, 4)),
-                                           ("tie", Fraction(1, 10)), ("loss", Fraction(2, 3))])
+@pytest.mark.parametrize(
+    "metric,target",
+    [("win", Fraction(1, 2)), ("win", Fraction(1, 4)), ("tie", Fraction(1, 10)), ("loss", Fraction(2, 3))],
+)
 def test_best_pool_equals_brute_force(metric, target):
-    found = design_search(chronica_design_problem(AXES, FIXED, metric=metric), target=target, best=2,
-                          workers=1)
+    found = design_search(chronica_design_problem(AXES, FIXED, metric=metric), target=target, best=2, workers=1)
     cells = {(n, s): reference(n, s, 2, 6)[metric] for n in AXES["dice"] for s in AXES["size"]}
     ranked = sorted(cells, key=lambda point: (abs(cells[point] - target), point))
     assert [(c.point["dice"], c.point["size"]) for c in found.candidates][:2] == ranked[:2]
@@ -42,18 +43,22 @@ def test_best_pool_equals_brute_force(metric, target):
 def test_a_rule_knob_reaches_the_cells():
     axes, fixed = {"dice": [1]}, {"size": 6, "against_dice": 1, "against_size": 6}
     plain = design_search(chronica_design_problem(axes, fixed, metric="tie"), target=Fraction(0), workers=1)
-    pushed = design_search(chronica_design_problem(axes, fixed, metric="tie", rules=Rules(push=True)),
-                           target=Fraction(0), workers=1)
+    pushed = design_search(
+        chronica_design_problem(axes, fixed, metric="tie", rules=Rules(push=True)), target=Fraction(0), workers=1
+    )
     assert pushed.candidates[0].value == plain.candidates[0].value ** 2 == Fraction(1, 36)
 
 
-@pytest.mark.parametrize("axes,fixed,field", [
-    ({"dice": [1]}, {"size": 6, "against_dice": 1}, "against_size"),
-    ({"dice": [0, 1]}, {"size": 6, "against_dice": 1, "against_size": 6}, "axes"),  # "dice=0: ..."
-    ({"colour": [1]}, {}, "axes"),
-    ({"size": [0]}, {"dice": 1, "against_dice": 1, "against_size": 6}, "axes"),
-    ({"dice": [1]}, {"size": 0, "against_dice": 1, "against_size": 6}, "size"),  # a fixed value names itself
-])
+@pytest.mark.parametrize(
+    "axes,fixed,field",
+    [
+        ({"dice": [1]}, {"size": 6, "against_dice": 1}, "against_size"),
+        ({"dice": [0, 1]}, {"size": 6, "against_dice": 1, "against_size": 6}, "axes"),  # "dice=0: ..."
+        ({"colour": [1]}, {}, "axes"),
+        ({"size": [0]}, {"dice": 1, "against_dice": 1, "against_size": 6}, "axes"),
+        ({"dice": [1]}, {"size": 0, "against_dice": 1, "against_size": 6}, "size"),  # a fixed value names itself
+    ],
+)
 def test_bad_design_input_names_the_field(axes, fixed, field):
     with pytest.raises(InputError) as caught:
         chronica_design_problem(axes, fixed)

@@ -67,8 +67,12 @@ def test_simulator_is_seeded_and_reproducible():
 
 
 def test_simulator_targeting_is_independent_but_agrees():
-    cases = [([((4,),), ((10, 4),)], 6), ([((4,),), ((4, 4), (2, 2, 8))], 10), ([((4,),), ((20,),)], 6),
-             ([((6,),), ((3, 3, 3, 3), (2,))], 4)]
+    cases = [
+        ([((4,),), ((10, 4),)], 6),
+        ([((4,),), ((4, 4), (2, 2, 8))], 10),
+        ([((4,),), ((20,),)], 6),
+        ([((6,),), ((3, 3, 3, 3), (2,))], 4),
+    ]
     for sides, target in cases:
         ours = [tuple(tuple(sorted(pool, reverse=True)) for pool in side) for side in _targeted(sides, target)]
         assert ours == apply_target(sides, target)
@@ -91,8 +95,10 @@ def test_simulator_steps_match_the_literal_reference_roll_by_roll():
 
     rng = random.Random(13)
     for _ in range(150):
-        sides = [[[rng.choice((2, 3, 4, 6)) for _ in range(rng.randint(1, 3))] for _ in range(rng.randint(1, 2))]
-                 for _ in range(rng.choice((2, 3)))]
+        sides = [
+            [[rng.choice((2, 3, 4, 6)) for _ in range(rng.randint(1, 3))] for _ in range(rng.randint(1, 2))]
+            for _ in range(rng.choice((2, 3)))
+        ]
         four_ties, instant = rng.random() < 0.4, rng.random() < 0.3
         table = _Table.of(sides)
         faces = np.array([[rng.randint(1, size) for size in table.sizes] for _ in range(40)])

@@ -77,8 +77,7 @@ def samples(tmp_path_factory):
         "order": ["karst", "simulate", "order", "--modifier", "1", "--modifier", "0"],
     }.items():
         path = str(folder / f"{name}.csv")
-        code = cli.main(args=args + ["--n", "2000", "--out", path], prog_name="exactdice",
-                        standalone_mode=False)
+        code = cli.main(args=args + ["--n", "2000", "--out", path], prog_name="exactdice", standalone_mode=False)
         assert not code
         made[name] = path
     return made
@@ -88,20 +87,76 @@ def samples(tmp_path_factory):
 JSON_COMMANDS = {
     "dist": ["dist", "3d6+d4"],
     "karbon odds": ["karbon", "odds", "-a", "2", "-c", "2", "-w", "2", "-p", "1"],
-    "karbon odds (optimal, draws)": ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--pool",
-                                     "d6,d8", "--reserve", "none", "--player-policy", "optimal",
-                                     "--show-draws"],
+    "karbon odds (optimal, draws)": [
+        "karbon",
+        "odds",
+        "-a",
+        "1",
+        "-c",
+        "1",
+        "-w",
+        "1",
+        "--pool",
+        "d6,d8",
+        "--reserve",
+        "none",
+        "--player-policy",
+        "optimal",
+        "--show-draws",
+    ],
     "karbon simulate": ["karbon", "simulate", "-a", "1", "-c", "1", "-w", "1", "--n", "100"],
     "karbon trace": ["karbon", "trace", "-a", "1", "-c", "1", "-w", "1"],
-    "karbon design": ["karbon", "design", "--target", "win=0.5", "-a", "2", "-w", "1", "--vary",
-                      "challenge=1-2", "--samples", "1000", "--workers", "1", "--no-cache"],
-    "karbon sensitivity": ["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--pool",
-                           "d8,d8", "--reserve", "none", "--workers", "1", "--no-cache"],
+    "karbon design": [
+        "karbon",
+        "design",
+        "--target",
+        "win=0.5",
+        "-a",
+        "2",
+        "-w",
+        "1",
+        "--vary",
+        "challenge=1-2",
+        "--samples",
+        "1000",
+        "--workers",
+        "1",
+        "--no-cache",
+    ],
+    "karbon sensitivity": [
+        "karbon",
+        "sensitivity",
+        "-a",
+        "1",
+        "-c",
+        "1",
+        "-w",
+        "1",
+        "--pool",
+        "d8,d8",
+        "--reserve",
+        "none",
+        "--workers",
+        "1",
+        "--no-cache",
+    ],
     "contingency check": ["contingency", "check", "--difficulty", "6", "--luck", "if-failing"],
     "contingency design": ["contingency", "design", "--target", "success=0.6", "--vary", "difficulty=1-11"],
     "karst design": ["karst", "design", "--target", "hit=0.6", "--modifier", "3", "--vary", "defense=8-20"],
-    "chronica design": ["chronica", "design", "--target", "win=0.5", "--vary", "dice=1-2", "--size", "d8",
-                        "--against-dice", "2", "--against-size", "d6"],
+    "chronica design": [
+        "chronica",
+        "design",
+        "--target",
+        "win=0.5",
+        "--vary",
+        "dice=1-2",
+        "--size",
+        "d8",
+        "--against-dice",
+        "2",
+        "--against-size",
+        "d6",
+    ],
     "chronica contest": ["chronica", "contest", "--side", "d8,d8,d6", "--side", "d10,d6"],
     "chronica simulate": ["chronica", "simulate", "--side", "d8", "--side", "d6", "--n", "100"],
     "karst action": ["karst", "action", "--modifier", "1"],
@@ -114,11 +169,19 @@ JSON_COMMANDS = {
     "validate karbon": ["validate", "karbon", "-a", "1", "-c", "1", "-w", "1", "--samples", "@karbon"],
     "validate karst action": ["validate", "karst", "action", "--samples", "@action"],
     "validate karst opposed": ["validate", "karst", "opposed", "--modifier", "1", "--samples", "@opposed"],
-    "validate karst attack": ["validate", "karst", "attack", "--defense", "12", "--health", "6",
-                              "--samples", "@attack"],
+    "validate karst attack": [
+        "validate",
+        "karst",
+        "attack",
+        "--defense",
+        "12",
+        "--health",
+        "6",
+        "--samples",
+        "@attack",
+    ],
     "validate karst death": ["validate", "karst", "death", "--negative-health", "1", "--samples", "@death"],
-    "validate karst order": ["validate", "karst", "order", "--modifier", "1", "--modifier", "0",
-                             "--samples", "@order"],
+    "validate karst order": ["validate", "karst", "order", "--modifier", "1", "--modifier", "0", "--samples", "@order"],
 }
 
 
@@ -154,7 +217,7 @@ def test_every_exact_value_has_a_decimal(name, samples, capsys):
         if abs(value) > 10**300:  # a count with no float (a denominator)
             continue
         assert at(document["decimal"], path) == float(value), (path, text)
-    for path in ([] if name in SIMULATIONS else loose_floats(document)):
+    for path in [] if name in SIMULATIONS else loose_floats(document):
         assert str(path[-1]) in NOT_EXACT_FLOATS, f"{name}: a float outside the decimal mirror at {path}"
     if name.startswith("karbon odds"):
         assert sum(Fraction(document[key]) for key in ("win", "loss", "tie", "never_ends")) == 1
@@ -204,8 +267,11 @@ def test_digits_sets_the_significant_digits_and_cuts_exact_fractions(capsys):
 
 def test_state_output_has_no_draws_line(tmp_path, capsys):
     state = tmp_path / "state.json"
-    state.write_text(json.dumps({"player_dice": "d8,d8", "narrator_dice": "d10", "pool": "none",
-                                 "reserve": "none", "consequence": 1}))
+    state.write_text(
+        json.dumps(
+            {"player_dice": "d8,d8", "narrator_dice": "d10", "pool": "none", "reserve": "none", "consequence": 1}
+        )
+    )
     code, out, _ = run(["karbon", "odds", "--state", str(state)], capsys)
     assert code == 0
     assert "draws:" not in out and "player draws" not in out
@@ -213,9 +279,30 @@ def test_state_output_has_no_draws_line(tmp_path, capsys):
 
 
 def test_explain_says_the_choice_and_the_alternative_in_words(capsys):
-    code, out, _ = run(["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--pool", "d6,d8,d10",
-                        "--reserve", "none", "--fortune", "1", "--player-policy", "optimal",
-                        "--narrator-policy", "optimal", "--explain"], capsys)
+    code, out, _ = run(
+        [
+            "karbon",
+            "odds",
+            "-a",
+            "1",
+            "-c",
+            "1",
+            "-w",
+            "1",
+            "--pool",
+            "d6,d8,d10",
+            "--reserve",
+            "none",
+            "--fortune",
+            "1",
+            "--player-policy",
+            "optimal",
+            "--narrator-policy",
+            "optimal",
+            "--explain",
+        ],
+        capsys,
+    )
     assert code == 0
     text = " ".join(out.split())
     assert "of first rolls: the player wins the roll (with 1 hit), an Opening gives d10 to the player." in text
@@ -239,24 +326,39 @@ def test_the_readme_shows_what_the_main_command_prints(capsys):
     shown = shown.split("```")[0].rstrip("\n").splitlines()
     _, out, _ = run(README_COMMAND, capsys)
     timing = re.compile(r"solved in [\d.]+ s")
-    assert [timing.sub("solved in", line) for line in shown] == \
-        [timing.sub("solved in", line) for line in out.splitlines()]
+    assert [timing.sub("solved in", line) for line in shown] == [
+        timing.sub("solved in", line) for line in out.splitlines()
+    ]
 
 
-@pytest.mark.parametrize("args,first_lines", [
-    (["karst", "death", "--negative-health", "2"],
-     ["death roll, negative health 2, modifier +0, aid 0 per round",
-      "  P(death)         75 %  (3/4)", "  P(stable)        25 %  (1/4)",
-      "  expected rounds  0.500  (1/2)"]),
-    (["chronica", "contest", "--side", "d8,d8,d6", "--side", "d10,d6"],
-     ["Rules: tie rule all-discarded, push off, physical dice off", "  side 0: 2d8,d6",
-      "  side 1: d10,d6", "", "P(side 0 wins)   54.3 %  (521/960)"]),
-    (["karst", "action", "--modifier", "2", "--exact"],
-     ["action roll d6+2: P(success) 50 %  = 1/2"]),
-])
+@pytest.mark.parametrize(
+    "args,first_lines",
+    [
+        (
+            ["karst", "death", "--negative-health", "2"],
+            [
+                "death roll, negative health 2, modifier +0, aid 0 per round",
+                "  P(death)         75 %  (3/4)",
+                "  P(stable)        25 %  (1/4)",
+                "  expected rounds  0.500  (1/2)",
+            ],
+        ),
+        (
+            ["chronica", "contest", "--side", "d8,d8,d6", "--side", "d10,d6"],
+            [
+                "Rules: tie rule all-discarded, push off, physical dice off",
+                "  side 0: 2d8,d6",
+                "  side 1: d10,d6",
+                "",
+                "P(side 0 wins)   54.3 %  (521/960)",
+            ],
+        ),
+        (["karst", "action", "--modifier", "2", "--exact"], ["action roll d6+2: P(success) 50 %  = 1/2"]),
+    ],
+)
 def test_system_commands_show_percentages_first(args, first_lines, capsys):
     code, out, _ = run(args, capsys)
-    assert code == 0 and out.splitlines()[:len(first_lines)] == first_lines
+    assert code == 0 and out.splitlines()[: len(first_lines)] == first_lines
 
 
 def test_karst_rounds_stop_at_a_thousandth_with_the_exact_rest(capsys):

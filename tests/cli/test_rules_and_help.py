@@ -32,6 +32,7 @@ def test_rules_names_every_knob_and_its_values(system, capsys):
         assert re.search(rf"^  {re.escape(knob)}: ", text, re.MULTILINE), knob
     if system == "karbon":
         from exactdice.karbon.ruleset import RULE_CHOICES
+
         for knob, values in RULE_CHOICES.items():
             for value in values:
                 assert re.search(rf"^      {re.escape(value)}: ", text, re.MULTILINE), (knob, value)

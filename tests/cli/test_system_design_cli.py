@@ -24,8 +24,21 @@ def run(arguments, capsys):
 
 
 def test_contingency_design_text(capsys):
-    code, out, _ = run(["contingency", "design", "--target", "success=60%", "--dice", "d6,d8,d10",
-                        "--vary", "difficulty=1-11", "--best", "2"], capsys)
+    code, out, _ = run(
+        [
+            "contingency",
+            "design",
+            "--target",
+            "success=60%",
+            "--dice",
+            "d6,d8,d10",
+            "--vary",
+            "difficulty=1-11",
+            "--best",
+            "2",
+        ],
+        capsys,
+    )
     lines = out.splitlines()
     assert code == 0
     assert lines[0] == "target: P(success) = 60.00 % over 11 setups (difficulty 1-11)"
@@ -34,8 +47,20 @@ def test_contingency_design_text(capsys):
 
 
 def test_karst_design_json_is_exact(capsys):
-    code, out, _ = run(["karst", "design", "--target", "hit=0.5", "--vary", "modifier=-2-10,defense=8-20",
-                        "--tolerance", "0", "--json"], capsys)
+    code, out, _ = run(
+        [
+            "karst",
+            "design",
+            "--target",
+            "hit=0.5",
+            "--vary",
+            "modifier=-2-10,defense=8-20",
+            "--tolerance",
+            "0",
+            "--json",
+        ],
+        capsys,
+    )
     document = json.loads(out)
     assert code == 0 and document["grid_size"] == 169 and document["within_tolerance"]
     assert document["candidates"] and all(Fraction(c["distance"]) == 0 for c in document["candidates"])
@@ -44,8 +69,24 @@ def test_karst_design_json_is_exact(capsys):
 
 
 def test_chronica_design_json_is_exact(capsys):
-    code, out, _ = run(["chronica", "design", "--target", "win=0.5", "--vary", "dice=1-3,size=d6,d8",
-                        "--against-dice", "2", "--against-size", "d8", "--best", "1", "--json"], capsys)
+    code, out, _ = run(
+        [
+            "chronica",
+            "design",
+            "--target",
+            "win=0.5",
+            "--vary",
+            "dice=1-3,size=d6,d8",
+            "--against-dice",
+            "2",
+            "--against-size",
+            "d8",
+            "--best",
+            "1",
+            "--json",
+        ],
+        capsys,
+    )
     document = json.loads(out)
     assert code == 0 and document["grid_size"] == 6
     best = document["candidates"][0]
@@ -53,29 +94,55 @@ def test_chronica_design_json_is_exact(capsys):
     assert Fraction(best["value"]) == solve_contest([((setup["size"],) * setup["dice"],), ((8, 8),)]).win[0]
 
 
-@pytest.mark.parametrize("arguments,flag", [
-    (["contingency", "design", "--target", "glory=1", "--vary", "difficulty=1-3"], "--target"),
-    (["contingency", "design", "--target", "success=0.5", "--vary", "difficulty=3-1"], "--vary"),
-    (["contingency", "design", "--target", "success=0.5", "--vary", "dice=d6,d7x"], "--vary"),
-    (["contingency", "design", "--target", "success=0.5", "--vary", "dice=standard"], "--difficulty"),
-    (["contingency", "design", "--target", "success=0.5", "--difficulty", "4", "--vary", "difficulty=1-3"],
-     "--difficulty"),
-    (["contingency", "design", "--target", "success=0.5", "--vary", "difficulty=1-3", "--luck", "x"], "--luck"),
-    (["contingency", "design", "--target", "success=0.5", "--vary", "difficulty=1-3", "--tolerance", "x"],
-     "--tolerance"),
-    (["karst", "design", "--target", "hit=2", "--vary", "defense=8-9"], "--target"),
-    (["karst", "design", "--target", "hit=0.5", "--vary", "defense=8-9"], "--modifier"),
-    (["karst", "design", "--target", "success=0.5", "--vary", "defense=8-9"], "--vary"),
-    (["chronica", "design", "--target", "win=0.5", "--vary", "dice=1-2", "--size", "d6"], "--against-dice"),
-    (["chronica", "design", "--target", "win=0.5", "--vary", "dice=0-2", "--size", "d6", "--against-dice", "1",
-      "--against-size", "d6"], "--vary: dice=0"),
-    (["chronica", "design", "--target", "win=0.5", "--vary", "colour=1"], "--vary"),
-    (["karst", "design", "--target", "hit=0.5", "--vary", "modifier=0-200,defense=0-100"], "--max-setups"),
-    (["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=1-20", "--max-setups", "19"],
-     "--max-setups"),
-    (["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=0-3"],
-     "--vary: challenge=0: must be a whole number >= 1"),
-])
+@pytest.mark.parametrize(
+    "arguments,flag",
+    [
+        (["contingency", "design", "--target", "glory=1", "--vary", "difficulty=1-3"], "--target"),
+        (["contingency", "design", "--target", "success=0.5", "--vary", "difficulty=3-1"], "--vary"),
+        (["contingency", "design", "--target", "success=0.5", "--vary", "dice=d6,d7x"], "--vary"),
+        (["contingency", "design", "--target", "success=0.5", "--vary", "dice=standard"], "--difficulty"),
+        (
+            ["contingency", "design", "--target", "success=0.5", "--difficulty", "4", "--vary", "difficulty=1-3"],
+            "--difficulty",
+        ),
+        (["contingency", "design", "--target", "success=0.5", "--vary", "difficulty=1-3", "--luck", "x"], "--luck"),
+        (
+            ["contingency", "design", "--target", "success=0.5", "--vary", "difficulty=1-3", "--tolerance", "x"],
+            "--tolerance",
+        ),
+        (["karst", "design", "--target", "hit=2", "--vary", "defense=8-9"], "--target"),
+        (["karst", "design", "--target", "hit=0.5", "--vary", "defense=8-9"], "--modifier"),
+        (["karst", "design", "--target", "success=0.5", "--vary", "defense=8-9"], "--vary"),
+        (["chronica", "design", "--target", "win=0.5", "--vary", "dice=1-2", "--size", "d6"], "--against-dice"),
+        (
+            [
+                "chronica",
+                "design",
+                "--target",
+                "win=0.5",
+                "--vary",
+                "dice=0-2",
+                "--size",
+                "d6",
+                "--against-dice",
+                "1",
+                "--against-size",
+                "d6",
+            ],
+            "--vary: dice=0",
+        ),
+        (["chronica", "design", "--target", "win=0.5", "--vary", "colour=1"], "--vary"),
+        (["karst", "design", "--target", "hit=0.5", "--vary", "modifier=0-200,defense=0-100"], "--max-setups"),
+        (
+            ["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=1-20", "--max-setups", "19"],
+            "--max-setups",
+        ),
+        (
+            ["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=0-3"],
+            "--vary: challenge=0: must be a whole number >= 1",
+        ),
+    ],
+)
 def test_bad_input_is_one_line_naming_the_flag(arguments, flag, capsys):
     code, _, err = run(arguments, capsys)
     assert code == 2

@@ -10,12 +10,18 @@ from itertools import product
 import pytest
 
 from exactdice.contingency import (
-    Rules, choose_to_fail, expected_distribution, parse_pool, skill_check, solve_check,
+    Rules,
+    choose_to_fail,
+    expected_distribution,
+    parse_pool,
+    skill_check,
+    solve_check,
 )
 from exactdice.errors import InputError
 
 
 # ----- a brute-force twin: list every face of every die, follow the rules literally ------
+
 
 def omens(face, rules):
     player = 3 if face >= 12 else 2 if face >= 10 else 1 if face >= 8 else 0
@@ -40,8 +46,11 @@ def brute_force(check, rules, difficulty):
         player = sum(omens(f, rules)[0] for f in faces)
         gm = sum(omens(f, rules)[1] for f in faces)
         use_luck = rules.luck == "always" or (rules.luck == "if-failing" and face < difficulty)
-        luck_faces = [n + (check.modifiers[chosen] if rules.luck_modifier else 0)
-                      for n in range(1, size + 1)] if use_luck else [None]
+        luck_faces = (
+            [n + (check.modifiers[chosen] if rules.luck_modifier else 0) for n in range(1, size + 1)]
+            if use_luck
+            else [None]
+        )
         for luck in luck_faces:
             p = roll_p / len(luck_faces)
             total = face + (luck or 0)
@@ -71,8 +80,13 @@ def random_case(rng):
         any_size=count != 3,
     )
     difficulty = rng.randint(1, 12)
-    check = skill_check(dice, modifiers=modifiers, advantage=rng.choice([0, 0, 1, 2]),
-                        disadvantage=rng.choice([0, 0, 1]), difficulty=difficulty)
+    check = skill_check(
+        dice,
+        modifiers=modifiers,
+        advantage=rng.choice([0, 0, 1, 2]),
+        disadvantage=rng.choice([0, 0, 1]),
+        difficulty=difficulty,
+    )
     return check, rules
 
 
@@ -89,7 +103,8 @@ def test_matches_brute_force_on_random_pools(seed):
             at_level, _ = brute_force(check, rules, level)
             assert p == sum(q for (outcome, *_), q in at_level.items() if outcome == "success")
             assert solution.p_at_least_with_condition[level] == sum(
-                q for (outcome, *_), q in at_level.items() if outcome != "failure")
+                q for (outcome, *_), q in at_level.items() if outcome != "failure"
+            )
 
 
 def test_without_difficulty_matches_brute_force():
@@ -101,6 +116,7 @@ def test_without_difficulty_matches_brute_force():
 
 
 # ----- the spec's worked micro-example ------------------------------------------------------
+
 
 def test_middle_of_three_d6():
     solution = solve_check(skill_check("d6,d6,d6", difficulty=4))
@@ -120,15 +136,14 @@ def test_ties_go_to_the_smaller_die():
     # A d4 and a d2 beside a d3 pinned far above: the middle die is the higher of the
     # d4 and the d2; on a tie the d2 sorts first, so the d4 is the middle one.
     high_pin = solve_check(skill_check([4, 2, 3], modifiers=[0, 0, 50]))
-    assert high_pin.result_die.probability(4) == Fraction(
-        sum(1 for a in range(1, 5) for b in range(1, 3) if a >= b), 8)
+    assert high_pin.result_die.probability(4) == Fraction(sum(1 for a in range(1, 5) for b in range(1, 3) if a >= b), 8)
     # pinned far below: the middle is the lower of the two, and a tie leaves the d2 there
     low_pin = solve_check(skill_check([4, 2, 3], modifiers=[0, 0, -50]))
-    assert low_pin.result_die.probability(4) == Fraction(
-        sum(1 for a in range(1, 5) for b in range(1, 3) if a < b), 8)
+    assert low_pin.result_die.probability(4) == Fraction(sum(1 for a in range(1, 5) for b in range(1, 3) if a < b), 8)
 
 
 # ----- every knob changes the answer -------------------------------------------------------
+
 
 def test_advantage_and_disadvantage_cancel():
     base = solve_check(skill_check([6, 8, 10], difficulty=6)).outcome_probabilities()
@@ -149,8 +164,10 @@ def test_luck_policies():
     assert 0 < always["success"] <= failing["success"]
     # a d4 result below 5 plus a d4 luck die: only "if-failing" never wastes a success
     high = skill_check([4, 4, 4], difficulty=3)
-    assert (solve_check(high, Rules(luck="if-failing")).outcome_probabilities()["success"]
-            >= solve_check(high, Rules(luck="always")).outcome_probabilities()["success"])
+    assert (
+        solve_check(high, Rules(luck="if-failing")).outcome_probabilities()["success"]
+        >= solve_check(high, Rules(luck="always")).outcome_probabilities()["success"]
+    )
 
 
 def test_fail_by_one_policy():
@@ -196,14 +213,18 @@ def test_expected_distribution_names_every_outcome():
 
 # ----- bad input ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dice, rules, message", [
-    ("d1,d6,d6", Rules(), "d1 is not allowed"),
-    ("d6,d6", Rules(), "no middle die"),
-    ("d6,d6,d6,d6", Rules(any_size=True), "no middle die"),
-    ("d6,d6,d6,d6,d6", Rules(), "`any_size`"),
-    ("d6,z8,d6", Rules(), "unknown die"),
-    ("", Rules(), "unknown die"),
-])
+
+@pytest.mark.parametrize(
+    "dice, rules, message",
+    [
+        ("d1,d6,d6", Rules(), "d1 is not allowed"),
+        ("d6,d6", Rules(), "no middle die"),
+        ("d6,d6,d6,d6", Rules(any_size=True), "no middle die"),
+        ("d6,d6,d6,d6,d6", Rules(), "`any_size`"),
+        ("d6,z8,d6", Rules(), "unknown die"),
+        ("", Rules(), "unknown die"),
+    ],
+)
 def test_bad_pools(dice, rules, message):
     with pytest.raises(InputError, match=message):
         solve_check(skill_check(dice), rules)
@@ -227,17 +248,19 @@ def test_other_bad_input():
 
 # ----- interchangeable dice are walked as one group (issue 16) -------------------------------
 
-@pytest.mark.parametrize("dice, modifiers", [
-    ((4, 4, 4, 2, 2, 4, 3), (1, 1, 1, 0, 0, 1, 2)),   # groups of 4, 2 and 1
-    ((3, 3, 3, 3, 3), (0, 1, 0, 1, 0)),               # one size, two modifiers: die by die
-    ((2, 4, 2, 4, 2), (0, 0, 0, -1, 0)),              # d2s grouped, d4s die by die
-])
+
+@pytest.mark.parametrize(
+    "dice, modifiers",
+    [
+        ((4, 4, 4, 2, 2, 4, 3), (1, 1, 1, 0, 0, 1, 2)),  # groups of 4, 2 and 1
+        ((3, 3, 3, 3, 3), (0, 1, 0, 1, 0)),  # one size, two modifiers: die by die
+        ((2, 4, 2, 4, 2), (0, 0, 0, -1, 0)),  # d2s grouped, d4s die by die
+    ],
+)
 def test_grouped_dice_match_brute_force(dice, modifiers):
-    for rules in (Rules(any_size=True, luck="always", luck_modifier=True),
-                  Rules(any_size=True, luck="if-failing")):
+    for rules in (Rules(any_size=True, luck="always", luck_modifier=True), Rules(any_size=True, luck="if-failing")):
         for advantage, disadvantage in ((0, 0), (1, 0), (0, 1)):
-            check = skill_check(dice, modifiers=modifiers, advantage=advantage,
-                                disadvantage=disadvantage, difficulty=4)
+            check = skill_check(dice, modifiers=modifiers, advantage=advantage, disadvantage=disadvantage, difficulty=4)
             joint, sizes = brute_force(check, rules, check.difficulty)
             solution = solve_check(check, rules)
             assert solution.joint.probabilities() == joint
@@ -258,13 +281,16 @@ def test_work_estimate_refuses_huge_pools_up_front_and_allows_many_equal_dice():
     assert solution.outcome_probabilities()["success"] == Fraction(1, 2)  # symmetric middle die
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"modifier": 10**9}, "modifier: a face modifier must be between -1000 and 1000"),
-    ({"modifiers": [0, 0, -1001]}, "modifiers: a face modifier must be between"),
-    ({"difficulty": -5}, "difficulty: must be between 1 .Automatic. and 10,000, got -5"),
-    ({"difficulty": 0}, "difficulty: must be between 1"),
-    ({"difficulty": 10**6}, "difficulty: must be between 1 .Automatic. and 10,000, got 1000000"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"modifier": 10**9}, "modifier: a face modifier must be between -1000 and 1000"),
+        ({"modifiers": [0, 0, -1001]}, "modifiers: a face modifier must be between"),
+        ({"difficulty": -5}, "difficulty: must be between 1 .Automatic. and 10,000, got -5"),
+        ({"difficulty": 0}, "difficulty: must be between 1"),
+        ({"difficulty": 10**6}, "difficulty: must be between 1 .Automatic. and 10,000, got 1000000"),
+    ],
+)
 def test_modifier_and_difficulty_bounds(options, message):
     with pytest.raises(InputError, match=message):
         skill_check([6, 6, 6], **options)

@@ -23,18 +23,26 @@ def brute_force(pool: str, difficulty: int, advantage: int = 0) -> dict:
         outcome = "success" if result >= difficulty else "condition" if result == difficulty - 1 else "failure"
         counts[outcome] += 1
     total = sum(counts.values())
-    return {"success": Fraction(counts["success"], total),
-            "success-or-condition": Fraction(counts["success"] + counts["condition"], total),
-            "failure": Fraction(counts["failure"], total)}
+    return {
+        "success": Fraction(counts["success"], total),
+        "success-or-condition": Fraction(counts["success"] + counts["condition"], total),
+        "failure": Fraction(counts["failure"], total),
+    }
 
 
 def ranked(cells: dict, target: Fraction) -> list:
     return sorted(cells, key=lambda point: (abs(cells[point] - target), point))
 
 
-@pytest.mark.parametrize("metric,target", [("success", Fraction(3, 5)), ("success", Fraction(1, 10)),
-                                           ("success-or-condition", Fraction(3, 4)),
-                                           ("failure", Fraction(1, 3))])
+@pytest.mark.parametrize(
+    "metric,target",
+    [
+        ("success", Fraction(3, 5)),
+        ("success", Fraction(1, 10)),
+        ("success-or-condition", Fraction(3, 4)),
+        ("failure", Fraction(1, 3)),
+    ],
+)
 def test_best_difficulty_equals_brute_force(metric, target):
     problem = contingency_design_problem({"difficulty": list(range(1, 12))}, {"dice": "d6,d8,d10"}, metric=metric)
     found = design_search(problem, target=target, best=1, workers=1)
@@ -71,13 +79,16 @@ def test_a_rule_knob_reaches_the_cells():
     assert design_search(lucky, target=Fraction(1), best=1, workers=1).candidates[0].value > value
 
 
-@pytest.mark.parametrize("axes,fixed,metric,field", [
-    ({"colour": [1]}, {"difficulty": 4}, "success", "axes"),
-    ({"difficulty": [1]}, {"difficulty": 2}, "success", "axes"),
-    ({"difficulty": [1]}, {}, "glory", "metric"),
-    ({"dice": ["d6,d8,d10"]}, {}, "success", "difficulty"),
-    ({"difficulty": [0, 1]}, {}, "success", "axes"),  # a varied value names the grid: "difficulty=0: ..."
-])
+@pytest.mark.parametrize(
+    "axes,fixed,metric,field",
+    [
+        ({"colour": [1]}, {"difficulty": 4}, "success", "axes"),
+        ({"difficulty": [1]}, {"difficulty": 2}, "success", "axes"),
+        ({"difficulty": [1]}, {}, "glory", "metric"),
+        ({"dice": ["d6,d8,d10"]}, {}, "success", "difficulty"),
+        ({"difficulty": [0, 1]}, {}, "success", "axes"),  # a varied value names the grid: "difficulty=0: ..."
+    ],
+)
 def test_bad_design_input_names_the_field(axes, fixed, metric, field):
     with pytest.raises(InputError) as caught:
         contingency_design_problem(axes, fixed, metric=metric)

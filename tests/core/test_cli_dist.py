@@ -8,8 +8,7 @@ import pytest
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "exactdice.cli.main", *args],
-                          capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "exactdice.cli.main", *args], capture_output=True, text=True)
 
 
 def test_json_for_3d6():

@@ -39,12 +39,18 @@ def test_every_data_file_of_the_package_is_installed():
     globs = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     # the compiled extensions and the C++ Cython generates for them are built, not shipped as data
     built = (".py", ".pyc", ".so", ".pyd", ".cpp")
-    data_files = [path for path in (root / "exactdice").rglob("*")
-                  if path.is_file() and path.suffix not in built and "__pycache__" not in path.parts]
+    data_files = [
+        path
+        for path in (root / "exactdice").rglob("*")
+        if path.is_file() and path.suffix not in built and "__pycache__" not in path.parts
+    ]
     assert data_files  # the web page's files at least
     for path in data_files:
         relative = path.relative_to(root)
-        covered = any(fnmatch(str(relative.relative_to(Path(*package.split(".")))), pattern)
-                      for package, patterns in globs.items() if relative.is_relative_to(Path(*package.split(".")))
-                      for pattern in patterns)
+        covered = any(
+            fnmatch(str(relative.relative_to(Path(*package.split(".")))), pattern)
+            for package, patterns in globs.items()
+            if relative.is_relative_to(Path(*package.split(".")))
+            for pattern in patterns
+        )
         assert covered, f"{relative} is not in [tool.setuptools.package-data]"

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from exactdice.core.display import Display, fraction_size, percent_text, significant_text, with_decimals
 
-fractions = st.fractions(min_value=Fraction(-10**6), max_value=Fraction(10**6), max_denominator=10**12)
+fractions = st.fractions(min_value=Fraction(-(10**6)), max_value=Fraction(10**6), max_denominator=10**12)
 probabilities = st.fractions(min_value=0, max_value=1, max_denominator=10**15)
 
 
@@ -54,9 +54,13 @@ def test_display_shows_short_fractions_and_the_size_of_long_ones(p):
 
 @given(st.lists(probabilities, min_size=1, max_size=5))
 def test_the_decimal_mirror_holds_the_nearest_float_of_every_exact_value(values):
-    document = {"win": f"{values[0].numerator}/{values[0].denominator}",
-                "rounds": {str(i): f"{v.numerator}/{v.denominator}" for i, v in enumerate(values)},
-                "dice": "3d8", "states": 12, "list": [str(v.numerator) for v in values]}
+    document = {
+        "win": f"{values[0].numerator}/{values[0].denominator}",
+        "rounds": {str(i): f"{v.numerator}/{v.denominator}" for i, v in enumerate(values)},
+        "dice": "3d8",
+        "states": 12,
+        "list": [str(v.numerator) for v in values],
+    }
     mirrored = with_decimals(document)
     assert mirrored["win"] == document["win"] and "dice" not in mirrored["decimal"]
     assert mirrored["decimal"]["win"] == float(values[0])

@@ -84,8 +84,7 @@ def test_order_statistics_match_brute_force(sides_list):
 def test_keep_highest_and_lowest_match_brute_force(sides_list, keep):
     rolls = list(itertools.product(*(range(1, s + 1) for s in sides_list)))
     pool = Pool([d(s) for s in sides_list])
-    assert pool.keep_highest(keep) == Distribution.from_faces(
-        sum(sorted(r, reverse=True)[:keep]) for r in rolls)
+    assert pool.keep_highest(keep) == Distribution.from_faces(sum(sorted(r, reverse=True)[:keep]) for r in rolls)
     assert pool.keep_lowest(keep) == Distribution.from_faces(sum(sorted(r)[:keep]) for r in rolls)
 
 

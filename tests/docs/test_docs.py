@@ -26,15 +26,43 @@ PAGES = sorted(path for path in DOCS.rglob("*.md") if "_build" not in path.parts
 #: every page whose examples run: the documentation's and the README
 EXAMPLE_PAGES = [ROOT / "README.md", *PAGES]
 #: the packages (and public modules) whose __all__ the API reference documents
-API_MODULES = ["exactdice", "exactdice.core", "exactdice.markov", "exactdice.karbon", "exactdice.contingency",
-               "exactdice.chronica", "exactdice.karst", "exactdice.tables", "exactdice.systems",
-               "exactdice.answers", "exactdice.progress", "exactdice.validation", "exactdice.design",
-               "exactdice.errors"]
+API_MODULES = [
+    "exactdice",
+    "exactdice.core",
+    "exactdice.markov",
+    "exactdice.karbon",
+    "exactdice.contingency",
+    "exactdice.chronica",
+    "exactdice.karst",
+    "exactdice.tables",
+    "exactdice.systems",
+    "exactdice.answers",
+    "exactdice.progress",
+    "exactdice.validation",
+    "exactdice.design",
+    "exactdice.errors",
+]
 #: fenced blocks that are not run, and why: installs and servers (how to run the tests, the
 #: benchmarks and the docs is itself checked by CI, which runs the same commands)
-NOT_RUN = ("python3 -m venv", ". .venv/bin/activate", "pip install", "git clone", "cd ", "exactdice serve",
-           "dask ", "pytest", "python scripts/", "sudo apt-get", "sphinx-build", "ruff ", "mypy", "python -m build",
-           "twine ", "EXACTDICE_SCREENSHOT_DIR=", "bash .ci/run")
+NOT_RUN = (
+    "python3 -m venv",
+    ". .venv/bin/activate",
+    "pip install",
+    "git clone",
+    "cd ",
+    "exactdice serve",
+    "dask ",
+    "pytest",
+    "python scripts/",
+    "sudo apt-get",
+    "sphinx-build",
+    "ruff ",
+    "mypy",
+    "python -m build",
+    "twine ",
+    "EXACTDICE_SCREENSHOT_DIR=",
+    "bash .ci/run",
+)
 #: languages of blocks that are data or output, never run
 DATA_LANGUAGES = {"text", "json", "csv", "toml", "markdown"}
 FENCE = re.compile(r"^(?P<fence>```+|~~~+)(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$", re.M | re.S)
@@ -67,8 +95,24 @@ def built(tmp_path_factory):
         pytest.skip('the docs extra is not installed (pip install -e ".[docs]")')
     out = tmp_path_factory.mktemp("html")
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-                           "-d", str(out / ".doctrees"), str(DOCS), str(out)], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            "-d",
+            str(out / ".doctrees"),
+            str(DOCS),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - started
     assert done.returncode == 0, f"the docs build failed ({seconds:.0f} s):\n{done.stdout}\n{done.stderr}"
     return out
@@ -160,8 +204,10 @@ def test_every_block_is_an_example_that_runs_or_data():
 def _commands(body: str) -> list[str]:
     """The commands of a shell block, one per line (comments and continuations joined)."""
     joined = body.replace("\\\n", " ")
-    commands = (line.split("#")[0].strip() if line.lstrip().startswith("#") else line.split("  #")[0].strip()
-                for line in joined.splitlines())
+    commands = (
+        line.split("#")[0].strip() if line.lstrip().startswith("#") else line.split("  #")[0].strip()
+        for line in joined.splitlines()
+    )
     return [command for command in commands if command]
 
 
@@ -190,7 +236,7 @@ def test_the_python_examples_print_what_the_page_says(page, page_folder, monkeyp
         test = parser.get_doctest(_blank_lines_kept(body), namespace, f"{_name(page)}:{line}", str(page), line)
         assert test.examples, f"{_name(page)}:{line}: a pycon block without '>>>' examples"
         runner.run(test, clear_globs=False)
-        namespace = test.globs   # a DocTest works on a copy: the next block sees this one's names
+        namespace = test.globs  # a DocTest works on a copy: the next block sees this one's names
     results = runner.summarize(verbose=False)
     assert results.failed == 0, f"{results.failed} example(s) on {_name(page)} printed something else (above)"
 
@@ -201,7 +247,7 @@ def _blank_lines_kept(body: str) -> str:
     lines = body.rstrip("\n").splitlines()
     kept = []
     for index, line in enumerate(lines):
-        following = next((later for later in lines[index + 1:] if later.strip()), ">>>")
+        following = next((later for later in lines[index + 1 :] if later.strip()), ">>>")
         kept.append("<BLANKLINE>" if not line.strip() and not following.startswith(">>>") else line)
     return "\n".join(kept) + "\n"
 
@@ -209,7 +255,7 @@ def _blank_lines_kept(body: str) -> str:
 def _expected_matches(want: str, got: str) -> bool:
     """The console output matches the page's: line for line, '...' standing for any text."""
     checker = doctest.OutputChecker()
-    tidy = lambda text: "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"   # noqa: E731
+    tidy = lambda text: "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"  # noqa: E731
     return checker.check_output(tidy(want), tidy(got), doctest.ELLIPSIS)
 
 
@@ -237,20 +283,34 @@ def test_the_commands_print_what_the_page_says(page, page_folder):
     """A page's console commands run in order in one folder (so a file one writes, the next can
     read), with this environment's ``exactdice``; each prints what the page shows."""
     bin_dir = Path(sys.executable).parent
-    environment = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "COLUMNS": "100",
-                   "EXACTDICE_STORE": str(page_folder / "results.sqlite"), "PYTHONUNBUFFERED": "1"}
+    environment = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "COLUMNS": "100",
+        "EXACTDICE_STORE": str(page_folder / "results.sqlite"),
+        "PYTHONUNBUFFERED": "1",
+    }
     environment.pop("EXACTDICE_MAX_MEMORY", None)
     failures = []
     for language, body, line in blocks(page):
         if language != "console":
             continue
         for command, want in _console_examples(body):
-            done = subprocess.run(["bash", "-c", command], cwd=page_folder, env=environment, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True, timeout=300)
+            done = subprocess.run(
+                ["bash", "-c", command],
+                cwd=page_folder,
+                env=environment,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                timeout=300,
+            )
             got = done.stdout
             if not _expected_matches(want, got):
-                failures.append(f"{_name(page)}:{line}: $ {command}\n--- the page says:\n{want}\n--- it printed "
-                                f"(exit {done.returncode}):\n{got}")
+                failures.append(
+                    f"{_name(page)}:{line}: $ {command}\n--- the page says:\n{want}\n--- it printed "
+                    f"(exit {done.returncode}):\n{got}"
+                )
     assert not failures, "\n\n".join(failures)
 
 
@@ -307,8 +367,11 @@ def test_every_public_function_is_annotated():
             if not inspect.isfunction(value):
                 continue
             signature = inspect.signature(value)
-            bare = [parameter for parameter, detail in signature.parameters.items()
-                    if detail.annotation is inspect.Parameter.empty]
+            bare = [
+                parameter
+                for parameter, detail in signature.parameters.items()
+                if detail.annotation is inspect.Parameter.empty
+            ]
             if bare or signature.return_annotation is inspect.Signature.empty:
                 missing.append(f"{module_name}.{name}: {bare or 'the return'}")
     assert not missing, "\n".join(missing)

@@ -21,8 +21,9 @@ OPTIMAL = PlayerPolicy(kind="optimal")
 def test_benchmark_bounds_small_pool(benchmark, narrator_kind):
     setup = ContestSetup(**SMALL)
     narrator = NarratorPolicy(kind=narrator_kind)
-    result = benchmark.pedantic(bounded_odds, args=(setup, None, OPTIMAL, narrator),
-                                kwargs=dict(precision=1e-3), rounds=3, iterations=1)
+    result = benchmark.pedantic(
+        bounded_odds, args=(setup, None, OPTIMAL, narrator), kwargs=dict(precision=1e-3), rounds=3, iterations=1
+    )
     benchmark.extra_info.update(explored=result.explored, gap=result.gap)
     exact = contest_odds(setup, player=OPTIMAL, narrator=narrator).value
     assert result.lower <= exact <= Fraction(result.upper) and result.gap <= 1e-3
@@ -31,6 +32,11 @@ def test_benchmark_bounds_small_pool(benchmark, narrator_kind):
 @pytest.mark.parametrize("narrator_kind", ["fixed", "optimal"])
 def test_benchmark_exact_small_pool_for_the_ratio(benchmark, narrator_kind):
     setup = ContestSetup(**SMALL)
-    result = benchmark.pedantic(contest_odds, args=(setup,), kwargs=dict(player=OPTIMAL,
-                                narrator=NarratorPolicy(kind=narrator_kind), progress=False), rounds=3, iterations=1)
+    result = benchmark.pedantic(
+        contest_odds,
+        args=(setup,),
+        kwargs=dict(player=OPTIMAL, narrator=NarratorPolicy(kind=narrator_kind), progress=False),
+        rounds=3,
+        iterations=1,
+    )
     assert result.win + result.loss + result.tie + result.never_ends == 1

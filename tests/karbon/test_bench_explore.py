@@ -21,14 +21,17 @@ ROWS = {
     "A5 v C5, W3 P1": (dict(ability=5, challenge=5, consequence=3, peril=1), "fixed", 9906),
     "d8 v d8, pool d6,d8, W2 P1, risk=always": (
         dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=2, peril=1),
-        "risk=always", 17984),
+        "risk=always",
+        17984,
+    ),
 }
 
 #: the goal rows that do not finish here: explored up to this many states
 STATE_CAP = 60_000
 CAPPED_ROWS = {
-    "A3 v C2, W2 P0, F2, Training, risk=always": dict(ability=3, challenge=2, consequence=2, peril=0, fortune=2,
-                                                      training=True),
+    "A3 v C2, W2 P0, F2, Training, risk=always": dict(
+        ability=3, challenge=2, consequence=2, peril=0, fortune=2, training=True
+    ),
     "A3 v C3, W3 P1, risk=always": dict(ability=3, challenge=3, consequence=3, peril=1),
 }
 
@@ -48,8 +51,9 @@ def test_benchmark_explore(benchmark, row, workers):
     """Each row in one process and with the default worker processes (one per core)."""
     setup_kwargs, player, states = ROWS[row]
     policy = parse_player_policy(player)
-    graph = benchmark.pedantic(_explore, args=(ContestSetup(**setup_kwargs), policy, NarratorPolicy(), workers),
-                               rounds=1, iterations=1)
+    graph = benchmark.pedantic(
+        _explore, args=(ContestSetup(**setup_kwargs), policy, NarratorPolicy(), workers), rounds=1, iterations=1
+    )
     benchmark.extra_info.update(states=graph.num_states, transitions=graph.num_transitions)
     assert graph.num_states == states  # the graphs' sizes are pinned by the solve tests too
     assert graph.num_transitions > graph.num_states
@@ -82,7 +86,10 @@ def _explore_to_cap(setup, player, narrator):
 @pytest.mark.parametrize("row", list(CAPPED_ROWS))
 def test_benchmark_explore_risk_always_to_a_state_cap(benchmark, row):
     expanded = benchmark.pedantic(
-        _explore_to_cap, args=(ContestSetup(**CAPPED_ROWS[row]), parse_player_policy("risk=always"),
-                               NarratorPolicy()), rounds=1, iterations=1)
+        _explore_to_cap,
+        args=(ContestSetup(**CAPPED_ROWS[row]), parse_player_policy("risk=always"), NarratorPolicy()),
+        rounds=1,
+        iterations=1,
+    )
     benchmark.extra_info.update(states_found=STATE_CAP, states_expanded=expanded)
     assert 0 < expanded < STATE_CAP

@@ -15,10 +15,12 @@ from exactdice.karbon.solve import payoffs
 from exactdice.markov import explore, solve
 
 CASES = {
-    "d6 v d10, pool d4, reserve d4, W1 P1": dict(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1},
-                                                  reserve={4: 1}, consequence=1, peril=1),
-    "d8 v d8, pool d6, reserve d6, W2 P1": dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1},
-                                                 reserve={6: 1}, consequence=2, peril=1),
+    "d6 v d10, pool d4, reserve d4, W1 P1": dict(
+        player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1
+    ),
+    "d8 v d8, pool d6, reserve d6, W2 P1": dict(
+        player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=2, peril=1
+    ),
 }
 _graphs: dict = {}
 
@@ -28,8 +30,9 @@ def _graph(case, narrator_kind):
     if key not in _graphs:
         player, narrator = PlayerPolicy(kind="optimal"), NarratorPolicy(kind=narrator_kind)
         start = ContestSetup(**CASES[case]).start(player, narrator)
-        _graphs[key] = explore(KarbonModel(start.sizes, start.situation(), Rules(objective="win"), player, narrator),
-                               progress=False)
+        _graphs[key] = explore(
+            KarbonModel(start.sizes, start.situation(), Rules(objective="win"), player, narrator), progress=False
+        )
     return _graphs[key]
 
 
@@ -39,8 +42,12 @@ def _graph(case, narrator_kind):
 def test_benchmark_optimal_solve(benchmark, case, narrator_kind, all_states):
     graph = _graph(case, narrator_kind)
     payoff, endless = payoffs(Rules(objective="win"))
-    solution = benchmark.pedantic(solve, args=(graph,), rounds=3, iterations=1,
-                                  kwargs=dict(payoff=payoff, nonterminating_payoff=endless, progress=False,
-                                              all_states=all_states))
+    solution = benchmark.pedantic(
+        solve,
+        args=(graph,),
+        rounds=3,
+        iterations=1,
+        kwargs=dict(payoff=payoff, nonterminating_payoff=endless, progress=False, all_states=all_states),
+    )
     benchmark.extra_info.update(states=graph.num_states, transitions=graph.num_transitions)
     assert sum(solution.absorption.values()) + solution.never_ends == 1 and solution.strategy

@@ -12,8 +12,7 @@ CONTESTS = 100_000
 
 def test_benchmark_a3_c3_w3_p1(benchmark):
     setup = ContestSetup(ability=3, challenge=3, consequence=3, peril=1)
-    rows = benchmark.pedantic(simulate, args=(setup,), kwargs={"n": CONTESTS, "seed": 7},
-                              rounds=3, iterations=1)
+    rows = benchmark.pedantic(simulate, args=(setup,), kwargs={"n": CONTESTS, "seed": 7}, rounds=3, iterations=1)
     assert len(rows["outcome"]) == CONTESTS
     seconds = benchmark.stats.stats.min
     benchmark.extra_info["contests_per_second"] = CONTESTS / seconds

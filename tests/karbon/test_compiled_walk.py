@@ -62,22 +62,29 @@ def _signature(graph) -> dict:
     for node in range(graph.num_states):
         low, high = graph.offsets[node], graph.offsets[node + 1]
         if graph.kind[node] == DECISION:
-            edges = tuple((graph.action_names[edge], graph.states[graph.targets[edge]],
-                           graph.action_rewards.get(edge)) for edge in range(low, high))
+            edges = tuple(
+                (graph.action_names[edge], graph.states[graph.targets[edge]], graph.action_rewards.get(edge))
+                for edge in range(low, high)
+            )
         else:
-            edges = tuple(sorted(((graph.states[graph.targets[edge]], graph.weights[edge])
-                                  for edge in range(low, high)), key=repr))
+            edges = tuple(
+                sorted(
+                    ((graph.states[graph.targets[edge]], graph.weights[edge]) for edge in range(low, high)), key=repr
+                )
+            )
         result[graph.states[node]] = (graph.kind[node], graph.data[node], edges, graph.chance_reward_mass[node])
     return result
 
 
 def _both_graphs(setup, ruleset, player, narrator, split_rolls=None):
     with _walk("python"):
-        reference = explore(_model(setup, ruleset, player, narrator, split_rolls), max_states=_MOST_STATES,
-                            workers=0, progress=False)
+        reference = explore(
+            _model(setup, ruleset, player, narrator, split_rolls), max_states=_MOST_STATES, workers=0, progress=False
+        )
     with _walk("compiled"):
-        compiled = explore(_model(setup, ruleset, player, narrator, split_rolls), max_states=_MOST_STATES,
-                           progress=False)
+        compiled = explore(
+            _model(setup, ruleset, player, narrator, split_rolls), max_states=_MOST_STATES, progress=False
+        )
     assert isinstance(compiled, ArrayGraph) and not isinstance(reference, ArrayGraph)
     return reference, compiled
 
@@ -100,6 +107,7 @@ def _assert_same(reference, compiled, ruleset):
 
 # ----- generated setups ------------------------------------------------------------------------
 
+
 def _dice(draw, most_types=3, most_count=3, least=0):
     sizes = draw(st.lists(st.sampled_from(_SIZES), min_size=1, max_size=most_types, unique=True))
     counts = {size: draw(st.integers(least, most_count)) for size in sizes}
@@ -112,16 +120,21 @@ def _policies(draw):
     if player_kind == "optimal":
         player = PlayerPolicy(kind="optimal")
     else:
-        player = PlayerPolicy(risk=draw(st.sampled_from(["never", "always"])),
-                              risk_take=tuple(draw(st.permutations([6, 8, 10]))),
-                              break_order=tuple(draw(st.permutations(BREAK_OPTIONS))),
-                              glitch_order=tuple(draw(st.permutations(GLITCH_OPTIONS))),
-                              sideswipe_take=draw(st.sampled_from(["dice", "chips"])))
+        player = PlayerPolicy(
+            risk=draw(st.sampled_from(["never", "always"])),
+            risk_take=tuple(draw(st.permutations([6, 8, 10]))),
+            break_order=tuple(draw(st.permutations(BREAK_OPTIONS))),
+            glitch_order=tuple(draw(st.permutations(GLITCH_OPTIONS))),
+            sideswipe_take=draw(st.sampled_from(["dice", "chips"])),
+        )
     narrator_kind = draw(st.sampled_from(["fixed", "fixed", "random", "optimal", "kind"]))
-    narrator = NarratorPolicy(kind=narrator_kind, hurt=draw(st.sampled_from(["condition", "injury"])),
-                              plans=draw(st.sampled_from(["peril", "dice"])),
-                              plans_take=tuple(draw(st.permutations([6, 8, 10]))),
-                              give=tuple(draw(st.permutations([6, 8, 10]))))
+    narrator = NarratorPolicy(
+        kind=narrator_kind,
+        hurt=draw(st.sampled_from(["condition", "injury"])),
+        plans=draw(st.sampled_from(["peril", "dice"])),
+        plans_take=tuple(draw(st.permutations([6, 8, 10]))),
+        give=tuple(draw(st.permutations([6, 8, 10]))),
+    )
     return player, narrator
 
 
@@ -133,26 +146,50 @@ def _rules(draw):
 @st.composite
 def _setups(draw):
     consequence = draw(st.integers(1, 3))
-    common = dict(consequence=consequence, peril=draw(st.integers(0, 2)),
-                  pool=_dice(draw, most_count=2), reserve=_dice(draw, most_types=2, most_count=1))
+    common = dict(
+        consequence=consequence,
+        peril=draw(st.integers(0, 2)),
+        pool=_dice(draw, most_count=2),
+        reserve=_dice(draw, most_types=2, most_count=1),
+    )
     if draw(st.booleans()):  # a draw from the pool
-        setup = dict(ability=draw(st.integers(0, 2)), challenge=draw(st.integers(1, 2)),
-                     fortune=draw(st.integers(0, 2)), training=draw(st.booleans()),
-                     fallout=draw(st.integers(0, 1)), **common)
+        setup = dict(
+            ability=draw(st.integers(0, 2)),
+            challenge=draw(st.integers(1, 2)),
+            fortune=draw(st.integers(0, 2)),
+            training=draw(st.booleans()),
+            fallout=draw(st.integers(0, 1)),
+            **common,
+        )
     else:  # explicit hands, possibly mid-contest
-        setup = dict(player_dice=_dice(draw, most_count=2), narrator_dice=_dice(draw, most_count=2, least=1),
-                     draw_chips=draw(st.booleans()), fallout=draw(st.integers(0, 1)), **common)
+        setup = dict(
+            player_dice=_dice(draw, most_count=2),
+            narrator_dice=_dice(draw, most_count=2, least=1),
+            draw_chips=draw(st.booleans()),
+            fallout=draw(st.integers(0, 1)),
+            **common,
+        )
         if draw(st.booleans()):
             wins = draw(st.integers(0, consequence - 1))
-            setup.update(player_chips=draw(st.integers(0, 12)), narrator_chips=draw(st.integers(0, 12)),
-                         player_stack=draw(st.integers(0, 4)), narrator_stack=draw(st.integers(0, 4)),
-                         wins=wins, losses=draw(st.integers(0, consequence - 1 - wins)))
+            setup.update(
+                player_chips=draw(st.integers(0, 12)),
+                narrator_chips=draw(st.integers(0, 12)),
+                player_stack=draw(st.integers(0, 4)),
+                narrator_stack=draw(st.integers(0, 4)),
+                wins=wins,
+                losses=draw(st.integers(0, consequence - 1 - wins)),
+            )
     return setup
 
 
 @needs_compiled
-@settings(max_examples=320, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=320,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(_setups(), _policies(), _rules())
 def test_the_compiled_walk_gives_the_python_walks_graph_and_answers(setup_kwargs, policies, ruleset):
     player, narrator = policies
@@ -184,8 +221,9 @@ def test_the_spec_micro_example_on_the_compiled_walk():
     with _walk("compiled"):
         odds = contest_odds(setup)
     assert odds.states == 100 and odds.tie == 0
-    assert odds.win == Fraction(5990740867607044698482871905123999658267434893078700,
-                                9080225136878889747585636270823606341219939818857851)
+    assert odds.win == Fraction(
+        5990740867607044698482871905123999658267434893078700, 9080225136878889747585636270823606341219939818857851
+    )
 
 
 @needs_compiled
@@ -238,7 +276,9 @@ def test_an_install_without_the_compiled_walk_says_so_once_and_walks_in_python(m
     second = explore(model, progress=False)
     assert not isinstance(first, ArrayGraph) and first.num_states == second.num_states
     lines = capsys.readouterr().err.strip().splitlines()
-    assert lines == ["exactdice: the compiled Karbon walk is not built in this install (No module named "
-                     "'exactdice.karbon._walk'); the Python walk explores instead (slower, the same answers)"]
+    assert lines == [
+        "exactdice: the compiled Karbon walk is not built in this install (No module named "
+        "'exactdice.karbon._walk'); the Python walk explores instead (slower, the same answers)"
+    ]
     with _walk("compiled"), pytest.raises(InputError, match="the compiled walk is not built in this install"):
         explore(model, progress=False)

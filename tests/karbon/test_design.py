@@ -11,8 +11,7 @@ import pytest
 
 from exactdice.design import design_search, hoeffding_half_width
 from exactdice.errors import InputError
-from exactdice.karbon.design import (karbon_design_problem, metric_value, screen_interval,
-                                     solve_design_task)
+from exactdice.karbon.design import karbon_design_problem, metric_value, screen_interval, solve_design_task
 from exactdice.karbon.tables import contest_cell
 from exactdice.tables.store import ResultStore
 
@@ -38,13 +37,13 @@ def brute_force():
         for challenge in AXES["challenge"]:
             for consequence in AXES["consequence"]:
                 cells[(ability, challenge, consequence)] = contest_cell(
-                    ability=ability, challenge=challenge, consequence=consequence, peril=1)
+                    ability=ability, challenge=challenge, consequence=consequence, peril=1
+                )
     return cells
 
 
 def _ranked(brute_force, metric, target):
-    return sorted((abs(metric_value(cell, metric) - target), point)
-                  for point, cell in brute_force.items())
+    return sorted((abs(metric_value(cell, metric) - target), point) for point, cell in brute_force.items())
 
 
 def _best(brute_force, metric, target, count):
@@ -57,9 +56,16 @@ def _point(candidate):
     return (candidate.point["ability"], candidate.point["challenge"], candidate.point["consequence"])
 
 
-@pytest.mark.parametrize("metric,target", [("win", Fraction(3, 10)), ("loss", Fraction(1, 2)),
-                                           ("tie", Fraction(1, 5)), ("score", Fraction(2, 5)),
-                                           ("rounds", Fraction(6))])
+@pytest.mark.parametrize(
+    "metric,target",
+    [
+        ("win", Fraction(3, 10)),
+        ("loss", Fraction(1, 2)),
+        ("tie", Fraction(1, 5)),
+        ("score", Fraction(2, 5)),
+        ("rounds", Fraction(6)),
+    ],
+)
 def test_the_search_finds_the_brute_force_best(store, brute_force, metric, target):
     problem = karbon_design_problem(AXES, FIXED, metric=metric, samples=SAMPLES)
     found = design_search(problem, target=target, best=3, store=store, workers=2)
@@ -100,9 +106,9 @@ def test_a_non_monotone_line_from_the_committed_table():
     assert values[0] < values[3] and values[3] > values[4]  # not monotone
     target = Fraction(8, 100)
     best = min(range(5), key=lambda index: abs(values[index] - target))
-    problem = karbon_design_problem({"challenge": [1, 2, 3, 4, 5]},
-                                    {"ability": 1, "consequence": 2, "peril": 1},
-                                    metric="win", samples=SAMPLES)
+    problem = karbon_design_problem(
+        {"challenge": [1, 2, 3, 4, 5]}, {"ability": 1, "consequence": 2, "peril": 1}, metric="win", samples=SAMPLES
+    )
     found = design_search(problem, target=target, best=1, store=None, workers=2)
     assert [c.point["challenge"] for c in found.candidates] == [best + 1] == [4]
     assert found.candidates[0].value == values[best]
@@ -122,13 +128,15 @@ def test_screens_hold_the_exact_values(store, brute_force):
 
 def test_hoeffding_half_width_is_rounded_up():
     import math
+
     for samples, risk in ((100, Fraction(1, 20)), (50_000, Fraction(1, 10**8))):
         assert hoeffding_half_width(samples, risk) > math.sqrt(math.log(2 / float(risk)) / (2 * samples))
 
 
 def test_the_cells_are_cached_in_the_store(tmp_path):
-    problem = karbon_design_problem({"challenge": [1, 2, 3]}, {"ability": 2, "consequence": 1},
-                                    metric="win", samples=2_000)
+    problem = karbon_design_problem(
+        {"challenge": [1, 2, 3]}, {"ability": 2, "consequence": 1}, metric="win", samples=2_000
+    )
     with ResultStore(tmp_path / "s.sqlite") as store:
         first = design_search(problem, target=Fraction(1, 2), best=1, store=store, workers=1)
         rows = len(store)
@@ -137,12 +145,15 @@ def test_the_cells_are_cached_in_the_store(tmp_path):
     assert again.candidates == first.candidates
 
 
-@pytest.mark.parametrize("axes,fixed,metric,field", [
-    ({"colour": [1]}, {"ability": 1}, "win", "axes"),
-    ({"challenge": [1]}, {"ability": 1, "challenge": 2}, "win", "axes"),
-    ({"challenge": [1]}, {"ability": 1}, "glory", "metric"),
-    ({"challenge": [0, 1]}, {"ability": 1}, "win", "axes"),  # the grid's value, "challenge=0: ..."
-])
+@pytest.mark.parametrize(
+    "axes,fixed,metric,field",
+    [
+        ({"colour": [1]}, {"ability": 1}, "win", "axes"),
+        ({"challenge": [1]}, {"ability": 1, "challenge": 2}, "win", "axes"),
+        ({"challenge": [1]}, {"ability": 1}, "glory", "metric"),
+        ({"challenge": [0, 1]}, {"ability": 1}, "win", "axes"),  # the grid's value, "challenge=0: ..."
+    ],
+)
 def test_bad_design_input_names_the_field(axes, fixed, metric, field):
     with pytest.raises(InputError) as caught:
         karbon_design_problem(axes, fixed, metric=metric)
@@ -155,9 +166,24 @@ def test_cli_design_text_and_json(tmp_path):
     from exactdice.cli.main import cli
 
     runner = CliRunner()
-    arguments = ["karbon", "design", "--target", "win=50%", "-a", "2", "-w", "1",
-                 "--vary", "challenge=1-3", "--samples", "2000", "--workers", "1",
-                 "--store", str(tmp_path / "s.sqlite")]
+    arguments = [
+        "karbon",
+        "design",
+        "--target",
+        "win=50%",
+        "-a",
+        "2",
+        "-w",
+        "1",
+        "--vary",
+        "challenge=1-3",
+        "--samples",
+        "2000",
+        "--workers",
+        "1",
+        "--store",
+        str(tmp_path / "s.sqlite"),
+    ]
     text = runner.invoke(cli, arguments + ["--best", "1"])
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
@@ -175,19 +201,22 @@ def test_cli_design_text_and_json(tmp_path):
         assert Fraction(candidate["distance"]) == abs(value - Fraction(1, 2)) <= Fraction(1, 10)
 
 
-@pytest.mark.parametrize("extra,flag", [
-    (["--target", "win=1.5", "-a", "2", "--vary", "challenge=1-2"], "--target"),
-    (["--target", "glory=1", "-a", "2", "--vary", "challenge=1-2"], "--target"),
-    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=3-1"], "--vary"),
-    (["--target", "win=0.5", "-a", "2", "--vary", "colour=1-2"], "--vary"),
-    (["--target", "win=0.5", "-a", "2", "-c", "2", "--vary", "challenge=1-2"], "--challenge"),
-    (["--target", "win=0.5", "--vary", "challenge=1-2"], "--ability"),
-    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--tolerance", "x"], "--tolerance"),
-    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--risk", "2"], "--risk"),
-    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=0-2"], "--vary: challenge=0"),
-    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--samples", "5"], "--samples"),
-    (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--pool", "d7x"], "--pool"),
-])
+@pytest.mark.parametrize(
+    "extra,flag",
+    [
+        (["--target", "win=1.5", "-a", "2", "--vary", "challenge=1-2"], "--target"),
+        (["--target", "glory=1", "-a", "2", "--vary", "challenge=1-2"], "--target"),
+        (["--target", "win=0.5", "-a", "2", "--vary", "challenge=3-1"], "--vary"),
+        (["--target", "win=0.5", "-a", "2", "--vary", "colour=1-2"], "--vary"),
+        (["--target", "win=0.5", "-a", "2", "-c", "2", "--vary", "challenge=1-2"], "--challenge"),
+        (["--target", "win=0.5", "--vary", "challenge=1-2"], "--ability"),
+        (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--tolerance", "x"], "--tolerance"),
+        (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--risk", "2"], "--risk"),
+        (["--target", "win=0.5", "-a", "2", "--vary", "challenge=0-2"], "--vary: challenge=0"),
+        (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--samples", "5"], "--samples"),
+        (["--target", "win=0.5", "-a", "2", "--vary", "challenge=1-2", "--pool", "d7x"], "--pool"),
+    ],
+)
 def test_cli_design_bad_input_is_one_line_naming_the_flag(extra, flag, capsys):
     from exactdice.cli.main import main
 
@@ -213,9 +242,13 @@ def test_one_process_pool_serves_the_screens_and_every_batch(monkeypatch):
 
     monkeypatch.setattr(sweep_module, "local_process_pool", counted_pool)
     problem = design_module.DesignProblem(
-        axes={"n": [1, 2, 3, 4, 5, 6]}, cell=design_module._demo_cell, screen=design_module._demo_screen,
-        interval=design_module._demo_interval, metric=lambda result: result["P(x)"],
-        solve_fn=design_module._demo_solve)
+        axes={"n": [1, 2, 3, 4, 5, 6]},
+        cell=design_module._demo_cell,
+        screen=design_module._demo_screen,
+        interval=design_module._demo_interval,
+        metric=lambda result: result["P(x)"],
+        solve_fn=design_module._demo_solve,
+    )
     # every point is within the tolerance: the screens, then three batches of two points
     found = design_search(problem, target=Fraction(1, 3), tolerance=Fraction(1), store=None, workers=2)
     assert found.solved == 6 and started == [2]

@@ -25,16 +25,22 @@ EPS = 1e-4
 WORKERS = [0, 2] if fork_supported() else [0]
 
 CASES = {
-    "d6 v d10, pool d4, reserve d4, W1 P1":
-        (dict(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1),
-         "score"),
-    "d6 v d8, pool d4, reserve d4, W1 P1":
-        (dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1),
-         "score"),
-    "d8 v d8, pool d4, W2, objective win":
-        (dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={}, consequence=2), "win"),
-    "A1 v C1 drawn from d6,d8,d10, Fortune 1, W1":
-        (dict(ability=1, challenge=1, pool={6: 1, 8: 1, 10: 1}, reserve={}, consequence=1, fortune=1), "score"),
+    "d6 v d10, pool d4, reserve d4, W1 P1": (
+        dict(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1),
+        "score",
+    ),
+    "d6 v d8, pool d4, reserve d4, W1 P1": (
+        dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1),
+        "score",
+    ),
+    "d8 v d8, pool d4, W2, objective win": (
+        dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={}, consequence=2),
+        "win",
+    ),
+    "A1 v C1 drawn from d6,d8,d10, Fortune 1, W1": (
+        dict(ability=1, challenge=1, pool={6: 1, 8: 1, 10: 1}, reserve={}, consequence=1, fortune=1),
+        "score",
+    ),
 }
 
 
@@ -53,8 +59,9 @@ def exact_values():
     values = {}
     for name, (setup, objective) in CASES.items():
         for narrator in ("fixed", "optimal"):
-            values[name, narrator] = contest_odds(ContestSetup(**setup), Rules(objective=objective),
-                                                  OPTIMAL, NarratorPolicy(kind=narrator))
+            values[name, narrator] = contest_odds(
+                ContestSetup(**setup), Rules(objective=objective), OPTIMAL, NarratorPolicy(kind=narrator)
+            )
     return values
 
 
@@ -64,8 +71,15 @@ def exact_values():
 def test_bounds_contain_the_exact_optimal_value_and_close(search_walk, exact_values, name, narrator, workers):
     setup, objective = CASES[name]
     exact = exact_values[name, narrator]
-    found = bounded_odds(ContestSetup(**setup), Rules(objective=objective), OPTIMAL,
-                         NarratorPolicy(kind=narrator), precision=EPS, max_seconds=300, workers=workers)
+    found = bounded_odds(
+        ContestSetup(**setup),
+        Rules(objective=objective),
+        OPTIMAL,
+        NarratorPolicy(kind=narrator),
+        precision=EPS,
+        max_seconds=300,
+        workers=workers,
+    )
     drawn = ContestSetup(**setup).player_dice is None
     # the Python search splits the draws among workers; the compiled one needs none
     assert isinstance(found.solver, BoundsView) == (drawn and workers > 1 and search_walk == "python")
@@ -86,13 +100,15 @@ def test_limits_and_ctrl_c_return_sound_bounds(search_walk, exact_values):
     name = "d6 v d10, pool d4, reserve d4, W1 P1"
     setup, _ = CASES[name]
     exact = exact_values[name, "optimal"].value
-    by_states = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
-                             precision=1e-12, max_states=300)
+    by_states = bounded_odds(
+        ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"), precision=1e-12, max_states=300
+    )
     assert by_states.stopped == "states"
     assert by_states.lower <= exact <= Fraction(by_states.upper)
     assert "(stopped at the state budget; raise `max_states`)" in by_states.summary_lines()[0]
     # both searches start at the fixed preferences' value, so even a short run is no worse
     from exactdice.karbon.bounds import float_below
+
     assert by_states.iteration_lower >= float_below(by_states.fixed_value)
     assert by_states.lower >= by_states.fixed_value
 
@@ -102,8 +118,13 @@ def test_limits_and_ctrl_c_return_sound_bounds(search_walk, exact_values):
         calls.append(upper - lower)
         raise KeyboardInterrupt  # at the first report, periodic or final
 
-    interrupted = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
-                               precision=1e-12, progress=progress)
+    interrupted = bounded_odds(
+        ContestSetup(**setup),
+        player=OPTIMAL,
+        narrator=NarratorPolicy(kind="optimal"),
+        precision=1e-12,
+        progress=progress,
+    )
     assert interrupted.stopped == "interrupted"
     assert interrupted.lower <= exact <= Fraction(interrupted.upper)
 
@@ -112,10 +133,10 @@ def test_limits_and_ctrl_c_return_sound_bounds(search_walk, exact_values):
 def test_best_draw_is_certified_once_its_lower_bound_beats_the_others(exact_values, workers):
     name = "A1 v C1 drawn from d6,d8,d10, Fortune 1, W1"
     setup, _ = CASES[name]
-    exact = contest_odds(ContestSetup(**setup), Rules(), OPTIMAL, NarratorPolicy(kind="optimal"),
-                         draw_values=True)
-    found = bounded_odds(ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"),
-                         precision=1e-6, workers=workers)
+    exact = contest_odds(ContestSetup(**setup), Rules(), OPTIMAL, NarratorPolicy(kind="optimal"), draw_values=True)
+    found = bounded_odds(
+        ContestSetup(**setup), player=OPTIMAL, narrator=NarratorPolicy(kind="optimal"), precision=1e-6, workers=workers
+    )
     assert len(found.draw_bounds) == len(exact.draw_values) == 3
     for text, (low, high) in found.draw_bounds.items():
         assert Fraction(low) <= exact.draw_values[text] <= Fraction(high)
@@ -139,30 +160,68 @@ def test_ctrl_c_while_the_draws_are_searched_in_workers_returns_sound_bounds(sea
         if len(seen) == 2:
             raise KeyboardInterrupt
 
-    found = bounded_odds(setup, player=OPTIMAL, narrator=NarratorPolicy(kind="fixed"), precision=1e-9,
-                         progress=progress, workers=2, max_seconds=600)
+    found = bounded_odds(
+        setup,
+        player=OPTIMAL,
+        narrator=NarratorPolicy(kind="fixed"),
+        precision=1e-9,
+        progress=progress,
+        workers=2,
+        max_seconds=600,
+    )
     assert found.stopped == "interrupted"
     assert isinstance(found.solver, BoundsView) == (search_walk == "python")
     assert found.lower_method == "exact" and found.lower <= Fraction(found.upper)
     from exactdice.karbon.bounds import float_below
+
     if search_walk == "python":  # the fixed draw's part starts at its exact value
         assert found.lower >= float_below(found.fixed_value)
     assert found.upper < 1  # some work was done before the stop
 
 
-SMALL_FLAGS = ["--player-dice", "d6", "--narrator-dice", "d10", "--pool", "d4", "--reserve", "d4", "-w", "1",
-               "-p", "1", "--player-policy", "optimal"]
+SMALL_FLAGS = [
+    "--player-dice",
+    "d6",
+    "--narrator-dice",
+    "d10",
+    "--pool",
+    "d4",
+    "--reserve",
+    "d4",
+    "-w",
+    "1",
+    "-p",
+    "1",
+    "--player-policy",
+    "optimal",
+]
 
 
 def test_cli_bounds_json_and_strategy_file(tmp_path, exact_values):
     path = tmp_path / "strategy.json"
-    outcome = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--narrator-policy", "optimal", "--bounds",
-                                       "--precision", "0.001", "--strategy", str(path), "--json"])
+    outcome = CliRunner().invoke(
+        cli,
+        [
+            "karbon",
+            "odds",
+            *SMALL_FLAGS,
+            "--narrator-policy",
+            "optimal",
+            "--bounds",
+            "--precision",
+            "0.001",
+            "--strategy",
+            str(path),
+            "--json",
+        ],
+    )
     assert outcome.exit_code == 0, outcome.output
     payload = json.loads(outcome.output)
     exact = exact_values["d6 v d10, pool d4, reserve d4, W1 P1", "optimal"].value
     assert Fraction(payload["lower"]) <= exact <= Fraction(payload["upper"])
-    assert payload["gap"] <= 0.001 and payload["reached"] and payload["lower_method"] == payload["lower_kind"] == "exact"
+    assert (
+        payload["gap"] <= 0.001 and payload["reached"] and payload["lower_method"] == payload["lower_kind"] == "exact"
+    )
     document = json.loads(path.read_text())
     assert payload["strategy_decisions"] == len(document["decisions"]) > 0
     assert "player" in {entry["side"] for entry in document["decisions"]}
@@ -186,8 +245,7 @@ def test_cli_bounds_text_rounds_outward_and_prints_exact_values_when_asked(exact
 
 
 def test_cli_falls_back_to_bounds_past_max_states():
-    outcome = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--max-states", "200",
-                                       "--precision", "0.01"])
+    outcome = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--max-states", "200", "--precision", "0.01"])
     assert outcome.exit_code == 0, outcome.output
     assert "certified bounds instead" in outcome.output
     assert "raise the limit with --max-states" in outcome.output  # the flag, not the parameter
@@ -198,8 +256,7 @@ def test_contest_odds_stops_exploring_after_explore_seconds():
     from exactdice.errors import TooLargeError
 
     # (exploring checks the clock every 50 ms at most: a game of about a second, 55,530 states)
-    larger = ContestSetup(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=2,
-                          peril=1)
+    larger = ContestSetup(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=2, peril=1)
     with pytest.raises(TooLargeError) as raised:
         contest_odds(larger, player=PlayerPolicy(kind="optimal"), explore_seconds=0)
     assert (raised.value.field, raised.value.message) == ("explore_seconds", "more than 0 s of exploring")
@@ -219,15 +276,34 @@ def test_without_max_seconds_the_exact_attempt_is_time_boxed_too():
 
     began = time.monotonic()
     saved = attempt.DEFAULT_ATTEMPT_SECONDS
-    attempt.DEFAULT_ATTEMPT_SECONDS = 1.0   # the default's mechanism, on a test's budget
+    attempt.DEFAULT_ATTEMPT_SECONDS = 1.0  # the default's mechanism, on a test's budget
     try:
-        outcome = CliRunner().invoke(cli, ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "-p", "0",
-                                           "--player-policy", "optimal", "--precision", "0.5"])
+        outcome = CliRunner().invoke(
+            cli,
+            [
+                "karbon",
+                "odds",
+                "-a",
+                "1",
+                "-c",
+                "1",
+                "-w",
+                "1",
+                "-p",
+                "0",
+                "--player-policy",
+                "optimal",
+                "--precision",
+                "0.5",
+            ],
+        )
     finally:
         attempt.DEFAULT_ATTEMPT_SECONDS = saved
     assert outcome.exit_code == 0, outcome.output
-    assert outcome.output.startswith("the exact game is too large (more than 1 s of exploring, the exact "
-                                     "attempt's 1 s (give --max-seconds S for a tenth of S)); certified bounds")
+    assert outcome.output.startswith(
+        "the exact game is too large (more than 1 s of exploring, the exact "
+        "attempt's 1 s (give --max-seconds S for a tenth of S)); certified bounds"
+    )
     assert "value (expected score) is in [" in outcome.output
     assert time.monotonic() - began < 120
 
@@ -237,15 +313,33 @@ def test_cli_turns_to_bounds_after_max_seconds_of_exploring(capsys):
 
     # the default pool's draw under optimal play: minutes to reach --max-states, so the
     # exact attempt gets a tenth of --max-seconds of exploring, not more
-    outcome = CliRunner().invoke(cli, ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1",
-                                       "--player-policy", "optimal", "--max-seconds", "2"])
+    outcome = CliRunner().invoke(
+        cli, ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--player-policy", "optimal", "--max-seconds", "2"]
+    )
     assert outcome.exit_code == 0, outcome.output
-    assert outcome.output.startswith("the exact game is too large (more than 0.2 s of exploring, "
-                                     "a tenth of --max-seconds); certified bounds instead\n")
+    assert outcome.output.startswith(
+        "the exact game is too large (more than 0.2 s of exploring, "
+        "a tenth of --max-seconds); certified bounds instead\n"
+    )
     assert "value (expected score) is in [" in outcome.output
     with pytest.raises(SystemExit) as exit_:
-        main(["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--player-policy", "optimal", "--max-seconds", "2",
-              "--json"])
+        main(
+            [
+                "karbon",
+                "odds",
+                "-a",
+                "1",
+                "-c",
+                "1",
+                "-w",
+                "1",
+                "--player-policy",
+                "optimal",
+                "--max-seconds",
+                "2",
+                "--json",
+            ]
+        )
     assert exit_.value.code == 0
     payload = json.loads(capsys.readouterr().out)  # (the reason's line went to stderr)
     assert payload["too_large"] == "more than 0.2 s of exploring, a tenth of --max-seconds"
@@ -253,28 +347,49 @@ def test_cli_turns_to_bounds_after_max_seconds_of_exploring(capsys):
     quick = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--max-seconds", "600", "--json"])
     plain = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--json"])
     assert quick.exit_code == 0 and json.loads(quick.output) == json.loads(plain.output) | {
-        "seconds": json.loads(quick.output)["seconds"]}
+        "seconds": json.loads(quick.output)["seconds"]
+    }
 
 
-@pytest.mark.parametrize("flags, field", [
-    (["--player-policy", "fixed", "--bounds"], "--bounds"),
-    (["--player-policy", "optimal", "--narrator-policy", "kind", "--bounds"], "--bounds"),
-    (["--player-policy", "optimal", "--bounds", "--precision", "0"], "--precision"),
-    (["--player-policy", "optimal", "--bounds", "--max-seconds", "-1"], "--max-seconds"),
-    # flags that would do nothing are refused, not ignored
-    (["--precision", "0.01"], "--precision: is for certified bounds on optimal play"),
-    (["--max-seconds", "5"], "--max-seconds: is for certified bounds on optimal play"),
-    (["--player-policy", "optimal", "--narrator-policy", "kind", "--max-seconds", "5"],
-     "--max-seconds: is for certified bounds, which need --narrator-policy fixed, random or optimal"),
-    (["--float", "--exact"], "--exact: certified floats have no exact fractions"),
-    (["--player-policy", "optimal", "--bounds", "--float"], "--float: certifies the whole game's numbers"),
-])
+@pytest.mark.parametrize(
+    "flags, field",
+    [
+        (["--player-policy", "fixed", "--bounds"], "--bounds"),
+        (["--player-policy", "optimal", "--narrator-policy", "kind", "--bounds"], "--bounds"),
+        (["--player-policy", "optimal", "--bounds", "--precision", "0"], "--precision"),
+        (["--player-policy", "optimal", "--bounds", "--max-seconds", "-1"], "--max-seconds"),
+        # flags that would do nothing are refused, not ignored
+        (["--precision", "0.01"], "--precision: is for certified bounds on optimal play"),
+        (["--max-seconds", "5"], "--max-seconds: is for certified bounds on optimal play"),
+        (
+            ["--player-policy", "optimal", "--narrator-policy", "kind", "--max-seconds", "5"],
+            "--max-seconds: is for certified bounds, which need --narrator-policy fixed, random or optimal",
+        ),
+        (["--float", "--exact"], "--exact: certified floats have no exact fractions"),
+        (["--player-policy", "optimal", "--bounds", "--float"], "--float: certifies the whole game's numbers"),
+    ],
+)
 def test_cli_bounds_input_errors(flags, field, capsys):
     from exactdice.cli.main import main
 
     with pytest.raises(SystemExit) as exit_:
-        main(["karbon", "odds", "--player-dice", "d6", "--narrator-dice", "d10", "--pool", "d4",
-              "--reserve", "none", "-w", "1", *flags])
+        main(
+            [
+                "karbon",
+                "odds",
+                "--player-dice",
+                "d6",
+                "--narrator-dice",
+                "d10",
+                "--pool",
+                "d4",
+                "--reserve",
+                "none",
+                "-w",
+                "1",
+                *flags,
+            ]
+        )
     captured = capsys.readouterr()
     assert exit_.value.code == 2
     assert field in captured.err and "Traceback" not in captured.err
@@ -291,8 +406,9 @@ def test_explain_from_bounds_agrees_with_the_exact_solve(name, narrator, workers
     setup, objective = CASES[name]
     setup, ruleset = ContestSetup(**setup), Rules(objective=objective)
     exact = contest_odds(setup, ruleset, OPTIMAL, NarratorPolicy(kind=narrator), all_states=True)
-    found = bounded_odds(setup, ruleset, OPTIMAL, NarratorPolicy(kind=narrator), precision=1e-3, max_seconds=300,
-                         workers=workers)
+    found = bounded_odds(
+        setup, ruleset, OPTIMAL, NarratorPolicy(kind=narrator), precision=1e-3, max_seconds=300, workers=workers
+    )
     lines = explain_bounded_first_round(found)
     risk_lines = [line for line in lines if "Risk: " in line]
     assert risk_lines and any(line.startswith("First round: ") for line in lines)
@@ -303,8 +419,9 @@ def test_explain_from_bounds_agrees_with_the_exact_solve(name, narrator, workers
         if decision is None or situation not in exact.solution.strategy:
             continue
         _, options = inner._decision(situation)
-        exact_values = {option: exact.solution.state_value(inner._action(option, nxt, reward)[1])
-                        for option, nxt, reward in options}
+        exact_values = {
+            option: exact.solution.state_value(inner._action(option, nxt, reward)[1]) for option, nxt, reward in options
+        }
         for option, low, high in decision[1]:
             assert Fraction(low) <= exact_values[option] <= Fraction(high)
         chosen = found.strategy.get(situation)
@@ -318,8 +435,20 @@ def test_explain_from_bounds_agrees_with_the_exact_solve(name, narrator, workers
 
 
 def test_cli_explain_with_bounds_says_each_choice_and_the_others_bounds():
-    outcome = CliRunner().invoke(cli, ["karbon", "odds", *SMALL_FLAGS, "--narrator-policy", "optimal", "--bounds",
-                                       "--precision", "0.001", "--explain"])
+    outcome = CliRunner().invoke(
+        cli,
+        [
+            "karbon",
+            "odds",
+            *SMALL_FLAGS,
+            "--narrator-policy",
+            "optimal",
+            "--bounds",
+            "--precision",
+            "0.001",
+            "--explain",
+        ],
+    )
     assert outcome.exit_code == 0, outcome.output
     assert "First round: the player's risk choice after each roll" in outcome.output
     assert "of first rolls:" in outcome.output and "Risk: " in outcome.output
@@ -333,8 +462,16 @@ def test_time_limits_on_the_fixed_start_and_the_exact_check_keep_the_bounds_soun
     name = "d6 v d10, pool d4, reserve d4, W1 P1"
     setup, objective = CASES[name]
     exact = exact_values[name, "optimal"].value
-    found = bounded_odds(ContestSetup(**setup), Rules(objective=objective), OPTIMAL, NarratorPolicy(kind="optimal"),
-                         precision=1e-3, max_seconds=300, fixed_seconds=0, certify_seconds=0)
+    found = bounded_odds(
+        ContestSetup(**setup),
+        Rules(objective=objective),
+        OPTIMAL,
+        NarratorPolicy(kind="optimal"),
+        precision=1e-3,
+        max_seconds=300,
+        fixed_seconds=0,
+        certify_seconds=0,
+    )
     assert found.fixed_value is None
     assert found.lower_method.startswith("float, outward rounding (the strategy's game passed 0 s")
     assert found.lower_kind == "search-float"
@@ -389,7 +526,6 @@ def test_initial_bounds_contain_every_states_exact_value(name, narrator):
     assert caught  # the root at least: optimal play beats the fixed preferences on these setups
 
 
-
 def _distribution(node):
     """successor -> exact probability of a plain `Chance` or a `KeyedChance`."""
     if isinstance(node, KeyedChance):
@@ -404,7 +540,9 @@ def _distribution(node):
 
 
 @pytest.mark.parametrize("narrator", ["fixed", "optimal"])
-@pytest.mark.parametrize("name", ["A1 v C1 drawn from d6,d8,d10, Fortune 1, W1", "d6 v d10, pool d4, reserve d4, W1 P1"])
+@pytest.mark.parametrize(
+    "name", ["A1 v C1 drawn from d6,d8,d10, Fortune 1, W1", "d6 v d10, pool d4, reserve d4, W1 P1"]
+)
 def test_keyed_and_plain_expansion_agree_on_the_bounded_searchs_states(name, narrator):
     setup, objective = CASES[name]
     ruleset = Rules(objective=objective)
@@ -425,8 +563,9 @@ def test_keyed_and_plain_expansion_agree_on_the_bounded_searchs_states(name, nar
         checked += isinstance(keyed_node, KeyedChance)
     assert checked > 50  # round starts came keyed
     # and node for node the same run as the plain expansion's
-    plain_only = SimpleNamespace(outcomes=model.outcomes, reward_names=model.reward_names,
-                                 initial_state=model.initial_state, expand=model.expand)  # no expand_keyed
+    plain_only = SimpleNamespace(
+        outcomes=model.outcomes, reward_names=model.reward_names, initial_state=model.initial_state, expand=model.expand
+    )  # no expand_keyed
     plain = BoundedSolver(plain_only, payoff=payoff, nonterminating_payoff=endless)
     plain.run(EPS, max_states=3_000)
     assert plain.states == keyed.states and plain.lo == keyed.lo and plain.hi == keyed.hi
@@ -444,11 +583,19 @@ def test_strategy_check_building_only_the_chosen_action_matches_the_whole_decisi
     model = game_model(ContestSetup(**setup), ruleset, OPTIMAL, NarratorPolicy(kind=narrator))
     assert hasattr(model, "expand_choosing")
     found = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless).run(EPS, max_states=400)
-    whole = SimpleNamespace(outcomes=model.outcomes, reward_names=model.reward_names,
-                            initial_state=model.initial_state, expand=model.expand,
-                            expand_keyed=model.expand_keyed)  # no expand_choosing
-    checks = [evaluate_strategy(each, found.strategy, default_action=_default_action(model), payoff=payoff,
-                                nonterminating_payoff=endless) for each in (model, whole)]
+    whole = SimpleNamespace(
+        outcomes=model.outcomes,
+        reward_names=model.reward_names,
+        initial_state=model.initial_state,
+        expand=model.expand,
+        expand_keyed=model.expand_keyed,
+    )  # no expand_choosing
+    checks = [
+        evaluate_strategy(
+            each, found.strategy, default_action=_default_action(model), payoff=payoff, nonterminating_payoff=endless
+        )
+        for each in (model, whole)
+    ]
     (one_value, one), (whole_value, everything) = checks
     assert type(one_value) is Fraction and one_value == whole_value
     assert one.played == everything.played and one.defaulted == everything.defaulted > 0
@@ -478,8 +625,11 @@ def test_strategy_check_records_every_choice_even_where_exploring_would_use_work
     monkeypatch.setenv("EXACTDICE_SOLVE_WORKERS", "2")
     monkeypatch.setattr(graph, "PARALLEL_AFTER_SECONDS", 0.0)
     monkeypatch.setattr(graph, "PARALLEL_MIN_SECONDS_PER_STATE", 0.0)
-    again = evaluate_strategy(game_model(ContestSetup(**setup), ruleset, OPTIMAL, NarratorPolicy()),
-                              found.strategy, payoff=payoffs(ruleset)[0])[1]
+    again = evaluate_strategy(
+        game_model(ContestSetup(**setup), ruleset, OPTIMAL, NarratorPolicy()),
+        found.strategy,
+        payoff=payoffs(ruleset)[0],
+    )[1]
     assert again.played == alone.played and len(alone.played) > 1_000
 
 

@@ -9,19 +9,25 @@ from functools import lru_cache
 import pytest
 
 from exactdice.errors import InputError
-from exactdice.karbon import (ContestSetup, Rules, contest_odds, parse_narrator_policy, parse_player_policy,
-                              read_state_file)
+from exactdice.karbon import (
+    ContestSetup,
+    Rules,
+    contest_odds,
+    parse_narrator_policy,
+    parse_player_policy,
+    read_state_file,
+)
 
-MICRO_WIN = Fraction(5990740867607044698482871905123999658267434893078700,
-                     9080225136878889747585636270823606341219939818857851)
+MICRO_WIN = Fraction(
+    5990740867607044698482871905123999658267434893078700, 9080225136878889747585636270823606341219939818857851
+)
 
 
 def odds(ruleset=None, player="fixed", narrator="fixed", **setup):
     setup.setdefault("pool", {})
     setup.setdefault("reserve", {})
     rules = Rules().with_rules(ruleset or [])
-    return contest_odds(ContestSetup(**setup), rules, parse_player_policy(player),
-                        parse_narrator_policy(narrator))
+    return contest_odds(ContestSetup(**setup), rules, parse_player_policy(player), parse_narrator_policy(narrator))
 
 
 def assert_distribution(result):
@@ -38,8 +44,7 @@ def test_spec_micro_example():
 
 def test_fixed_policy_state_count_matches_the_independent_explorer():
     # the optimal-play issue measured 225 states for this setup with an independent explorer
-    result = odds(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1},
-                  consequence=2, peril=1)
+    result = odds(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=2, peril=1)
     assert result.states == 225
     assert_distribution(result)
 
@@ -78,6 +83,7 @@ def test_d4_race_against_hand_recursion_and_tie_order(tie_order):
 def test_two_d4_against_one_d4_hand_recursion():
     # 2d4 v d4: hits 0..2 against 0..1; the winner gains its own hits, both on a tie
     from exactdice.core import Pool, d
+
     p_hits = Pool([d(4)] * 2).count_where(lambda f: f <= 3).probabilities()
     n_hits = {0: Fraction(1, 4), 1: Fraction(3, 4)}
 
@@ -142,14 +148,13 @@ def test_injury_peril_and_hurt_preference():
 
 
 def test_sideswipe_take_and_picker():
-    base = dict(player_dice={4: 1}, narrator_dice={10: 1, 4: 1, 6: 1}, consequence=3,
-                wins=1, narrator_chips=3)
+    base = dict(player_dice={4: 1}, narrator_dice={10: 1, 4: 1, 6: 1}, consequence=3, wins=1, narrator_chips=3)
     results = {}
     for take in ("dice", "chips"):
         for picker in ("player", "narrator"):
-            results[take, picker] = odds([f"sideswipe_picker={picker}"],
-                                         player=f"glitch=sideswipe>hurt>plans;sideswipe_take={take}",
-                                         **base).win
+            results[take, picker] = odds(
+                [f"sideswipe_picker={picker}"], player=f"glitch=sideswipe>hurt>plans;sideswipe_take={take}", **base
+            ).win
     assert results["dice", "player"] != results["dice", "narrator"]
     assert results["chips", "player"] == results["chips", "narrator"]  # the picker only picks dice
     assert results["dice", "player"] != results["chips", "player"]
@@ -165,16 +170,18 @@ def test_risk_and_risk_take():
 
 
 def test_break_order_footing_and_advantage():
-    base = dict(player_dice={10: 1}, narrator_dice={8: 1, 10: 1}, reserve={4: 2}, consequence=2,
-                peril=1, narrator_chips=2)
-    results = {order: odds(player=f"break={order}", **base).win
-               for order in ("security", "footing-discard", "footing-dice", "advantage")}
+    base = dict(
+        player_dice={10: 1}, narrator_dice={8: 1, 10: 1}, reserve={4: 2}, consequence=2, peril=1, narrator_chips=2
+    )
+    results = {
+        order: odds(player=f"break={order}", **base).win
+        for order in ("security", "footing-discard", "footing-dice", "advantage")
+    }
     assert len(set(results.values())) == 4
 
 
 def test_narrator_give_preference():
-    base = dict(player_dice={10: 1}, narrator_dice={4: 1, 10: 2}, consequence=3,
-                player_chips=4)
+    base = dict(player_dice={10: 1}, narrator_dice={4: 1, 10: 2}, consequence=3, player_chips=4)
     give_d10 = odds(player="break=footing-dice", **base)
     give_d4 = odds(player="break=footing-dice", narrator="give=d4>d8>d10", **base)
     assert give_d4.win > give_d10.win
@@ -195,11 +202,9 @@ def test_draws_fortune_training_and_draw_chips():
     pool = {6: 2, 8: 2, 10: 2}
     plain = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, pool=pool, reserve={}))
     assert plain.player_draw == {8: 1} and plain.narrator_draw == {8: 1}
-    fortune = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, fortune=1, pool=pool,
-                                        reserve={}))
+    fortune = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, fortune=1, pool=pool, reserve={}))
     assert fortune.player_draw == {6: 1}
-    trained = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, training=True,
-                                        pool=pool, reserve={}))
+    trained = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, training=True, pool=pool, reserve={}))
     assert trained.win > plain.win  # one chip for the d8 drawn
     hands = dict(player_dice={8: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={})
     without = contest_odds(ContestSetup(**hands))
@@ -229,12 +234,15 @@ def test_pool_cannot_supply_the_draw():
     assert "fortune" not in str(raised.value)
 
 
-@pytest.mark.parametrize("kwargs,field", [
-    (dict(ability=1, challenge=0), "challenge"),
-    (dict(ability=-1, challenge=1), "ability"),
-    (dict(ability=1, challenge=1, consequence=2, wins=1, losses=1), "wins"),
-    (dict(player_dice={8: 1}, narrator_dice={8: 1}, player_stack=5), "player_stack"),
-])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        (dict(ability=1, challenge=0), "challenge"),
+        (dict(ability=-1, challenge=1), "ability"),
+        (dict(ability=1, challenge=1, consequence=2, wins=1, losses=1), "wins"),
+        (dict(player_dice={8: 1}, narrator_dice={8: 1}, player_stack=5), "player_stack"),
+    ],
+)
 def test_impossible_setups(kwargs, field):
     with pytest.raises(InputError) as error:
         ContestSetup(**kwargs)
@@ -242,9 +250,20 @@ def test_impossible_setups(kwargs, field):
 
 
 def test_state_file(tmp_path):
-    state = {"player_dice": "d8,d8", "narrator_dice": "2d10", "pool": "3d6", "reserve": "none",
-             "player_chips": 2, "narrator_chips": 0, "player_stack": 3, "narrator_stack": 1,
-             "wins": 1, "losses": 0, "peril": 1, "consequence": 3}
+    state = {
+        "player_dice": "d8,d8",
+        "narrator_dice": "2d10",
+        "pool": "3d6",
+        "reserve": "none",
+        "player_chips": 2,
+        "narrator_chips": 0,
+        "player_stack": 3,
+        "narrator_stack": 1,
+        "wins": 1,
+        "losses": 0,
+        "peril": 1,
+        "consequence": 3,
+    }
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state))
     setup = read_state_file(path)
@@ -268,10 +287,12 @@ def test_state_file(tmp_path):
 def test_a_setup_takes_dice_as_text_or_counts_and_names_bad_ones():
     as_text = ContestSetup(ability=3, challenge=2, pool="7d6,5d8,3d10", reserve="5d6")
     assert as_text == ContestSetup(ability=3, challenge=2, pool={6: 7, 8: 5, 10: 3}, reserve={6: 5})
-    for pool, words in (({0: 2}, "pool: d0: a die needs 1 to 1,000,000 sides"),
-                        ({6: -1}, "pool: d6: the count must be a whole number >= 0, got -1"),
-                        ([6, 8], 'pool: give dice like "2d8,d10" or a {sides: count} mapping'),
-                        ("d6,zz", 'pool: "zz" is not a die')):
+    for pool, words in (
+        ({0: 2}, "pool: d0: a die needs 1 to 1,000,000 sides"),
+        ({6: -1}, "pool: d6: the count must be a whole number >= 0, got -1"),
+        ([6, 8], 'pool: give dice like "2d8,d10" or a {sides: count} mapping'),
+        ("d6,zz", 'pool: "zz" is not a die'),
+    ):
         with pytest.raises(InputError, match=re.escape(words)):
             ContestSetup(ability=1, challenge=1, pool=pool)
 
@@ -284,8 +305,11 @@ def test_policy_parsing_errors():
     with pytest.raises(InputError, match="narrator policy"):
         parse_player_policy("random")
     # a word that is no policy: the nearest name, and what is allowed
-    with pytest.raises(InputError, match=r'"optimall" is not a policy \(did you mean "optimal"\?\); give '
-                                         r'optimal or fixed, or preferences as key=value pairs'):
+    with pytest.raises(
+        InputError,
+        match=r'"optimall" is not a policy \(did you mean "optimal"\?\); give '
+        r"optimal or fixed, or preferences as key=value pairs",
+    ):
         parse_player_policy("optimall")
     with pytest.raises(InputError, match=r'"cruel" is not a policy; give fixed, optimal, kind or random'):
         parse_narrator_policy("cruel")
@@ -309,31 +333,70 @@ def test_policy_parsing_errors():
 
 def test_float_mode_is_labelled_and_close():
     exact = odds(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1)
-    approx = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
-                                       pool={}, reserve={}), arithmetic="float")
+    approx = contest_odds(
+        ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={}), arithmetic="float"
+    )
     assert approx.exact is False and approx.to_json()["exact"] is False
     assert abs(approx.win - float(exact.win)) < 1e-9
 
 
-@pytest.mark.parametrize("setup_kwargs,player,narrator,rules", [
-    (dict(player_dice={8: 1}, narrator_dice={8: 1}, consequence=2, player_chips=9, narrator_chips=12),
-     "fixed", "fixed", ["sudden_death=on"]),
-    (dict(player_dice={4: 1}, narrator_dice={10: 1}, consequence=3, peril=1),
-     "risk=always;glitch=sideswipe>hurt;sideswipe_take=chips", "random",
-     ["rewards_per_test=1", "tie_order=narrator_first"]),
-    (dict(player_dice={6: 1}, narrator_dice={10: 1}, consequence=3, peril=1, wins=1),
-     "risk=always;glitch=sideswipe>hurt;sideswipe_take=chips", "hurt=injury", []),
-    (dict(player_dice={6: 1}, narrator_dice={8: 1}, consequence=2, peril=1, player_stack=3, narrator_stack=4),
-     "optimal", "optimal", []),
-    (dict(player_dice={6: 1}, narrator_dice={8: 1}, consequence=2, peril=0, player_stack=2, narrator_stack=3),
-     "optimal", "optimal", ["rewards_per_test=1"]),
-    (dict(player_dice={8: 1}, narrator_dice={6: 1}, consequence=2, peril=1, narrator_stack=2),
-     "optimal", "kind", ["peril_chips=hand"]),
-    # empty hands, no peril: every round is the same 0-0 tie until the player risks, so
-    # "no risk" first among equal values must survive (expected rounds tell)
-    (dict(player_dice={}, narrator_dice={}, pool={6: 1}, consequence=2, player_chips=1, player_stack=3,
-          narrator_stack=2), "optimal", "optimal", []),
-])
+@pytest.mark.parametrize(
+    "setup_kwargs,player,narrator,rules",
+    [
+        (
+            dict(player_dice={8: 1}, narrator_dice={8: 1}, consequence=2, player_chips=9, narrator_chips=12),
+            "fixed",
+            "fixed",
+            ["sudden_death=on"],
+        ),
+        (
+            dict(player_dice={4: 1}, narrator_dice={10: 1}, consequence=3, peril=1),
+            "risk=always;glitch=sideswipe>hurt;sideswipe_take=chips",
+            "random",
+            ["rewards_per_test=1", "tie_order=narrator_first"],
+        ),
+        (
+            dict(player_dice={6: 1}, narrator_dice={10: 1}, consequence=3, peril=1, wins=1),
+            "risk=always;glitch=sideswipe>hurt;sideswipe_take=chips",
+            "hurt=injury",
+            [],
+        ),
+        (
+            dict(player_dice={6: 1}, narrator_dice={8: 1}, consequence=2, peril=1, player_stack=3, narrator_stack=4),
+            "optimal",
+            "optimal",
+            [],
+        ),
+        (
+            dict(player_dice={6: 1}, narrator_dice={8: 1}, consequence=2, peril=0, player_stack=2, narrator_stack=3),
+            "optimal",
+            "optimal",
+            ["rewards_per_test=1"],
+        ),
+        (
+            dict(player_dice={8: 1}, narrator_dice={6: 1}, consequence=2, peril=1, narrator_stack=2),
+            "optimal",
+            "kind",
+            ["peril_chips=hand"],
+        ),
+        # empty hands, no peril: every round is the same 0-0 tie until the player risks, so
+        # "no risk" first among equal values must survive (expected rounds tell)
+        (
+            dict(
+                player_dice={},
+                narrator_dice={},
+                pool={6: 1},
+                consequence=2,
+                player_chips=1,
+                player_stack=3,
+                narrator_stack=2,
+            ),
+            "optimal",
+            "optimal",
+            [],
+        ),
+    ],
+)
 def test_state_merges_change_no_result(setup_kwargs, player, narrator, rules):
     """The model merges states two exact ways: chips in hand cut to what can still matter
     (KarbonModel._capped) and, between the roll and placement, the placing sides' stacks
@@ -354,22 +417,45 @@ def test_state_merges_change_no_result(setup_kwargs, player, narrator, rules):
     assert merged.states <= min(result.states for result in results)
     if player == "optimal":
         assert merged.states < plain.states
-    fields = ("win", "loss", "tie", "never_ends", "expected_rounds", "expected_breaks",
-              "expected_glitches", "expected_injuries", "expected_conditions")
+    fields = (
+        "win",
+        "loss",
+        "tie",
+        "never_ends",
+        "expected_rounds",
+        "expected_breaks",
+        "expected_glitches",
+        "expected_injuries",
+        "expected_conditions",
+    )
     for result in results[1:]:
         assert [getattr(merged, f) for f in fields] == [getattr(result, f) for f in fields]
 
 
-@pytest.mark.parametrize("setup_kwargs,player,narrator,rules", [
-    (dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=2, peril=1),
-     "risk=always", "fixed", []),
-    (dict(player_dice={6: 1, 8: 1}, narrator_dice={10: 1}, pool={6: 1}, consequence=2, peril=1),
-     "risk=always;break=advantage>security", "random", ["sudden_death=on", "peril_chips=hand"]),
-    (dict(player_dice={8: 1}, narrator_dice={6: 1}, pool={8: 1}, consequence=2, peril=0),
-     "fixed", "fixed", ["rewards_per_test=1", "injury_peril=on"]),
-    (dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={6: 1}, consequence=1, peril=1),
-     "optimal", "optimal", []),
-])
+@pytest.mark.parametrize(
+    "setup_kwargs,player,narrator,rules",
+    [
+        (
+            dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=2, peril=1),
+            "risk=always",
+            "fixed",
+            [],
+        ),
+        (
+            dict(player_dice={6: 1, 8: 1}, narrator_dice={10: 1}, pool={6: 1}, consequence=2, peril=1),
+            "risk=always;break=advantage>security",
+            "random",
+            ["sudden_death=on", "peril_chips=hand"],
+        ),
+        (
+            dict(player_dice={8: 1}, narrator_dice={6: 1}, pool={8: 1}, consequence=2, peril=0),
+            "fixed",
+            "fixed",
+            ["rewards_per_test=1", "injury_peril=on"],
+        ),
+        (dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={6: 1}, consequence=1, peril=1), "optimal", "optimal", []),
+    ],
+)
 def test_split_rolls_change_no_result(setup_kwargs, player, narrator, rules):
     """``split_rolls`` cuts each round after the roll (a node per post-roll situation):
     more states, fewer edges, the same chain. Every exact value must be identical."""
@@ -386,8 +472,17 @@ def test_split_rolls_change_no_result(setup_kwargs, player, narrator, rules):
         results.append(_solve_model(model, ruleset, p, n, draws=(start.player_draw, start.narrator_draw)))
     plain, split = results
     assert split.states >= plain.states
-    fields = ("win", "loss", "tie", "never_ends", "expected_rounds", "expected_breaks",
-              "expected_glitches", "expected_injuries", "expected_conditions")
+    fields = (
+        "win",
+        "loss",
+        "tie",
+        "never_ends",
+        "expected_rounds",
+        "expected_breaks",
+        "expected_glitches",
+        "expected_injuries",
+        "expected_conditions",
+    )
     assert [getattr(plain, f) for f in fields] == [getattr(split, f) for f in fields]
     assert_distribution(split)
 
@@ -408,12 +503,24 @@ def test_split_rolls_is_the_default_where_the_player_risks():
 
 ROUND_START_CASES = [
     (dict(ability=3, challenge=2, consequence=2, peril=1), "fixed", "fixed", []),
-    (dict(ability=2, challenge=2, consequence=2, peril=2), "break=advantage>security;glitch=sideswipe>hurt",
-     "random", ["sudden_death=on", "peril_chips=hand", "tie_order=narrator_first"]),
-    (dict(player_dice={8: 1}, narrator_dice={10: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=1, peril=1),
-     "risk=always;risk_take=d8>d6", "hurt=injury;plans=dice", ["rewards_per_test=1", "injury_peril=on"]),
-    (dict(ability=2, challenge=3, consequence=3, peril=0, fortune=1, training=True), "sideswipe_take=chips",
-     "fixed", ["sideswipe_picker=narrator"]),
+    (
+        dict(ability=2, challenge=2, consequence=2, peril=2),
+        "break=advantage>security;glitch=sideswipe>hurt",
+        "random",
+        ["sudden_death=on", "peril_chips=hand", "tie_order=narrator_first"],
+    ),
+    (
+        dict(player_dice={8: 1}, narrator_dice={10: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=1, peril=1),
+        "risk=always;risk_take=d8>d6",
+        "hurt=injury;plans=dice",
+        ["rewards_per_test=1", "injury_peril=on"],
+    ),
+    (
+        dict(ability=2, challenge=3, consequence=3, peril=0, fortune=1, training=True),
+        "sideswipe_take=chips",
+        "fixed",
+        ["sideswipe_picker=narrator"],
+    ),
 ]
 
 
@@ -459,10 +566,18 @@ def test_round_start_edges_match_a_walk_in_fractions(setup_kwargs, player, narra
         assert _distribution(chance) == composed
 
 
-@pytest.mark.parametrize("setup_kwargs,player,narrator,rules", ROUND_START_CASES[:2] + [
-    (dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=1, peril=1),
-     "optimal", "optimal", []),
-])
+@pytest.mark.parametrize(
+    "setup_kwargs,player,narrator,rules",
+    ROUND_START_CASES[:2]
+    + [
+        (
+            dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={6: 1}, consequence=1, peril=1),
+            "optimal",
+            "optimal",
+            [],
+        ),
+    ],
+)
 def test_keyed_and_plain_expansions_give_the_same_graph(python_walk, setup_kwargs, player, narrator, rules):
     """`explore` takes round starts as `KeyedChance` nodes (``expand_keyed``); through the
     plain ``expand`` the graph must be the same, array for array."""
@@ -478,9 +593,20 @@ def test_keyed_and_plain_expansions_give_the_same_graph(python_walk, setup_kwarg
     p, n = parse_player_policy(player), parse_narrator_policy(narrator)
     ruleset = Rules().with_rules(rules)
     start = setup.start(p, n)
-    graphs = [explore(make(KarbonModel(start.sizes, start.situation(), ruleset, p, n)), progress=False)
-              for make in (lambda model: model, PlainView)]
+    graphs = [
+        explore(make(KarbonModel(start.sizes, start.situation(), ruleset, p, n)), progress=False)
+        for make in (lambda model: model, PlainView)
+    ]
     keyed, plain = graphs
-    for name in ("states", "kind", "data", "offsets", "targets", "weights", "chance_reward_mass",
-                 "action_names", "action_rewards"):
+    for name in (
+        "states",
+        "kind",
+        "data",
+        "offsets",
+        "targets",
+        "weights",
+        "chance_reward_mass",
+        "action_names",
+        "action_rewards",
+    ):
         assert getattr(keyed, name) == getattr(plain, name), name

@@ -4,12 +4,10 @@ import json
 
 import pytest
 
-from exactdice.karbon import (ContestSetup, Rules, NarratorPolicy, PlayerPolicy,
-                              contest_odds, parse_player_policy)
+from exactdice.karbon import ContestSetup, Rules, NarratorPolicy, PlayerPolicy, contest_odds, parse_player_policy
 
 OPTIMAL, KIND = PlayerPolicy(kind="optimal"), NarratorPolicy(kind="kind")
-SMALL = dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={4: 1}, consequence=1,
-             peril=1)
+SMALL = dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1)
 
 
 def score(result):
@@ -21,11 +19,11 @@ def optimal_vs_fixed():
     return contest_odds(ContestSetup(**SMALL), Rules(), OPTIMAL, NarratorPolicy())
 
 
-@pytest.mark.parametrize("fixed", ["fixed", "risk=always", "risk=always;risk_take=d4",
-                                   "break=advantage>security", "glitch=plans"])
+@pytest.mark.parametrize(
+    "fixed", ["fixed", "risk=always", "risk=always;risk_take=d4", "break=advantage>security", "glitch=plans"]
+)
 def test_optimal_player_beats_every_fixed_policy(optimal_vs_fixed, fixed):
-    other = contest_odds(ContestSetup(**SMALL), Rules(), parse_player_policy(fixed),
-                         NarratorPolicy())
+    other = contest_odds(ContestSetup(**SMALL), Rules(), parse_player_policy(fixed), NarratorPolicy())
     assert optimal_vs_fixed.value == score(optimal_vs_fixed)
     assert score(optimal_vs_fixed) >= score(other)
 
@@ -41,8 +39,7 @@ def test_optimal_narrator_and_kind_narrator_bound_the_value(optimal_vs_fixed):
 
 def test_score_and_win_objectives_choose_differently():
     # a case built to tell them apart: the score objective trades some wins for more ties
-    setup = ContestSetup(player_dice={8: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={},
-                         consequence=2)
+    setup = ContestSetup(player_dice={8: 1}, narrator_dice={8: 1}, pool={4: 1}, reserve={}, consequence=2)
     by_score = contest_odds(setup, Rules(objective="score"), OPTIMAL, NarratorPolicy())
     by_win = contest_odds(setup, Rules(objective="win"), OPTIMAL, NarratorPolicy())
     assert by_win.win > by_score.win
@@ -51,8 +48,7 @@ def test_score_and_win_objectives_choose_differently():
 
 
 def test_draw_search_picks_the_best_draw_and_lists_every_draw():
-    setup = ContestSetup(ability=1, challenge=1, pool={6: 1, 8: 1, 10: 1}, reserve={}, consequence=1,
-                         fortune=1)
+    setup = ContestSetup(ability=1, challenge=1, pool={6: 1, 8: 1, 10: 1}, reserve={}, consequence=1, fortune=1)
     result = contest_odds(setup, Rules(), OPTIMAL, NarratorPolicy(kind="optimal"), draw_values=True)
     assert set(result.draw_values) == {"d6", "d8", "d10"}
     best = max(result.draw_values, key=result.draw_values.get)
@@ -61,10 +57,19 @@ def test_draw_search_picks_the_best_draw_and_lists_every_draw():
     # the narrator's answer minimises: no other answer to that draw is worse for the player
     for answer in setup.narrator_draws(result.player_draw):
         fixed_answer = contest_odds(
-            ContestSetup(player_dice=result.player_draw, narrator_dice=answer, draw_chips=True,
-                         pool={s: 1 for s in (6, 8, 10) if s not in result.player_draw and s not in answer},
-                         reserve={}, consequence=1, fortune=1),
-            Rules(), OPTIMAL, NarratorPolicy(kind="optimal"))
+            ContestSetup(
+                player_dice=result.player_draw,
+                narrator_dice=answer,
+                draw_chips=True,
+                pool={s: 1 for s in (6, 8, 10) if s not in result.player_draw and s not in answer},
+                reserve={},
+                consequence=1,
+                fortune=1,
+            ),
+            Rules(),
+            OPTIMAL,
+            NarratorPolicy(kind="optimal"),
+        )
         assert fixed_answer.value >= result.value
 
 
@@ -75,9 +80,30 @@ def test_strategy_file_round_trip(tmp_path):
 
     path = tmp_path / "strategy.json"
     runner = CliRunner()
-    outcome = runner.invoke(cli, ["karbon", "odds", "--player-dice", "d6", "--narrator-dice", "d8",
-                                  "--pool", "d4", "--reserve", "d4", "-w", "1", "-p", "1",
-                                  "--player-policy", "optimal", "--strategy", str(path), "--json"])
+    outcome = runner.invoke(
+        cli,
+        [
+            "karbon",
+            "odds",
+            "--player-dice",
+            "d6",
+            "--narrator-dice",
+            "d8",
+            "--pool",
+            "d4",
+            "--reserve",
+            "d4",
+            "-w",
+            "1",
+            "-p",
+            "1",
+            "--player-policy",
+            "optimal",
+            "--strategy",
+            str(path),
+            "--json",
+        ],
+    )
     assert outcome.exit_code == 0, outcome.output
     payload = json.loads(outcome.output)
     document = json.loads(path.read_text())
@@ -99,8 +125,9 @@ def test_optimal_value_equals_brute_force_over_positional_strategies():
     from exactdice.markov import Chance, Decision, explore, solve
     from exactdice.karbon.solve import payoffs
 
-    setup = ContestSetup(player_dice={4: 1}, narrator_dice={4: 1}, pool={}, reserve={}, consequence=1,
-                         player_stack=4, narrator_stack=4)
+    setup = ContestSetup(
+        player_dice={4: 1}, narrator_dice={4: 1}, pool={}, reserve={}, consequence=1, player_stack=4, narrator_stack=4
+    )
     ruleset = Rules()
     start = setup.start(OPTIMAL, NarratorPolicy())
     model = KarbonModel(start.sizes, start.situation(), ruleset, OPTIMAL, NarratorPolicy())
@@ -131,8 +158,10 @@ def test_optimal_value_equals_brute_force_over_positional_strategies():
         choice = dict(zip(decisions, picks))
         values[picks] = solve(Following(choice), payoff=payoff, nonterminating_payoff=endless).value
     assert optimal.value == max(values.values())
-    chosen = tuple(next(i for i, action in enumerate(model.expand(s).actions)
-                        if action[0] == optimal.strategy[s]) for s in decisions)
+    chosen = tuple(
+        next(i for i, action in enumerate(model.expand(s).actions) if action[0] == optimal.strategy[s])
+        for s in decisions
+    )
     assert values[chosen] == optimal.value
 
 
@@ -151,9 +180,20 @@ def test_risking_with_an_empty_pool_is_not_dominated():
     from exactdice.markov import solve
 
     ruleset = Rules()
-    position = Position(player_hand=(0, 1), narrator_hand=(0, 0), pool=(0, 0), reserve=(0, 0),
-                        player_chips=1, narrator_chips=3, player_stack=3, narrator_stack=4,
-                        wins=1, losses=0, peril=1, track=3)
+    position = Position(
+        player_hand=(0, 1),
+        narrator_hand=(0, 0),
+        pool=(0, 0),
+        reserve=(0, 0),
+        player_chips=1,
+        narrator_chips=3,
+        player_stack=3,
+        narrator_stack=4,
+        wins=1,
+        losses=0,
+        peril=1,
+        track=3,
+    )
     model = KarbonModel(DiceSizes([6, 8]), ("risk", position, "p"), ruleset, OPTIMAL, NarratorPolicy(kind="optimal"))
     payoff, endless = payoffs(ruleset)
     solution = solve(model, payoff=payoff, nonterminating_payoff=endless, all_states=True)
@@ -163,13 +203,16 @@ def test_risking_with_an_empty_pool_is_not_dominated():
     assert solution.value == risk
 
 
-@pytest.mark.parametrize("narrator_kind, objective, knobs", [
-    ("fixed", "score", {}),
-    ("fixed", "win", {}),
-    ("optimal", "score", {}),
-    ("optimal", "win", {"tie_order": "narrator_first", "peril_chips": "hand"}),
-    ("kind", "score", {"sudden_death": "on"}),
-])
+@pytest.mark.parametrize(
+    "narrator_kind, objective, knobs",
+    [
+        ("fixed", "score", {}),
+        ("fixed", "win", {}),
+        ("optimal", "score", {}),
+        ("optimal", "win", {"tie_order": "narrator_first", "peril_chips": "hand"}),
+        ("kind", "score", {"sudden_death": "on"}),
+    ],
+)
 def test_value_only_solve_matches_the_vector_solve(narrator_kind, objective, knobs):
     """Optimal play is solved with values only (odds from the forward pass); the solve
     that carries every state's outcome vector (``all_states``, what ``--explain`` uses)

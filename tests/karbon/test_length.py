@@ -83,7 +83,13 @@ def test_the_chart_draws_the_exact_values_and_states_the_tail(monkeypatch):
 
     drawn = []
     original = Axes.plot
-    monkeypatch.setattr(Axes, "plot", lambda self, xs, ys, *a, **k: (drawn.append((list(xs), list(ys), k["label"])), original(self, xs, ys, *a, **k))[1])
+    monkeypatch.setattr(
+        Axes,
+        "plot",
+        lambda self, xs, ys, *a, **k: (drawn.append((list(xs), list(ys), k["label"])), original(self, xs, ys, *a, **k))[
+            1
+        ],
+    )
     length = contest_length(contest_odds(SMALL))
     chart = length_chart(length)
     picture = chart_png(chart)
@@ -107,8 +113,22 @@ def run_cli(argv, capsys):
 
 
 def test_karbon_odds_plot_writes_the_png_and_its_values_in_the_json(tmp_path, capsys):
-    arguments = ["karbon", "odds", "--player-dice", "2d8", "--narrator-dice", "d8,d10", "-w", "2", "-p", "1",
-                 "--pool", "none", "--reserve", "none"]
+    arguments = [
+        "karbon",
+        "odds",
+        "--player-dice",
+        "2d8",
+        "--narrator-dice",
+        "d8,d10",
+        "-w",
+        "2",
+        "-p",
+        "1",
+        "--pool",
+        "none",
+        "--reserve",
+        "none",
+    ]
     picture = tmp_path / "length.png"
     code, out, err = run_cli(arguments + ["--plot", str(picture), "--json"], capsys)
     assert code == 0, err
@@ -119,8 +139,10 @@ def test_karbon_odds_plot_writes_the_png_and_its_values_in_the_json(tmp_path, ca
     assert Fraction(data["tail"]) == length.tail and data["rounds"] == list(length.rounds)
     code, out, err = run_cli(arguments + ["--plot", str(tmp_path / "again.png")], capsys)
     assert code == 0 and "wrote how long the contest lasts" in err and "P(win)" in out
-    for extra, message in ((["--plot", str(tmp_path / "x.pdf")], "--plot: the chart is a PNG"),
-                           (["--plot", str(tmp_path / "y.png"), "--float"], "--plot: draws the exact game's length: drop --float")):
+    for extra, message in (
+        (["--plot", str(tmp_path / "x.pdf")], "--plot: the chart is a PNG"),
+        (["--plot", str(tmp_path / "y.png"), "--float"], "--plot: draws the exact game's length: drop --float"),
+    ):
         code, _, err = run_cli(arguments + extra, capsys)
         assert code == 2 and message in err, err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["again.png", "length.png"]

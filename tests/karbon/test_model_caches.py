@@ -8,23 +8,56 @@ from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.solve import _solve_model
 from exactdice.markov import explore
 
-FIELDS = ("win", "loss", "tie", "never_ends", "expected_rounds", "expected_breaks",
-          "expected_glitches", "expected_injuries", "expected_conditions")
+FIELDS = (
+    "win",
+    "loss",
+    "tie",
+    "never_ends",
+    "expected_rounds",
+    "expected_breaks",
+    "expected_glitches",
+    "expected_injuries",
+    "expected_conditions",
+)
 
 CASES = [
-    (dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=2, peril=1),
-     "risk=always", "fixed", [], None),
-    (dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={}, consequence=1, peril=1),
-     "risk=always;risk_take=d6>d8;break=advantage>security", "random", ["sudden_death=on", "peril_chips=hand"],
-     None),
+    (
+        dict(player_dice={8: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=2, peril=1),
+        "risk=always",
+        "fixed",
+        [],
+        None,
+    ),
+    (
+        dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={}, consequence=1, peril=1),
+        "risk=always;risk_take=d6>d8;break=advantage>security",
+        "random",
+        ["sudden_death=on", "peril_chips=hand"],
+        None,
+    ),
     # the same contest without the cut after the roll: `_rest_by_situation` is bounded too
-    (dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=1, peril=1),
-     "risk=always", "fixed", [], False),
-    (dict(player_dice={8: 1}, narrator_dice={6: 1}, pool={8: 1}, reserve={}, consequence=2, peril=1),
-     "fixed", "fixed", ["injury_peril=on"], None),
+    (
+        dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=1, peril=1),
+        "risk=always",
+        "fixed",
+        [],
+        False,
+    ),
+    (
+        dict(player_dice={8: 1}, narrator_dice={6: 1}, pool={8: 1}, reserve={}, consequence=2, peril=1),
+        "fixed",
+        "fixed",
+        ["injury_peril=on"],
+        None,
+    ),
     # decisions: actions' walks kept for their nodes' expansion (`_action_walks`)
-    (dict(player_dice={8: 1}, narrator_dice={6: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=1, peril=1),
-     "optimal", "optimal", [], None),
+    (
+        dict(player_dice={8: 1}, narrator_dice={6: 1}, pool={6: 1, 8: 1}, reserve={6: 1}, consequence=1, peril=1),
+        "optimal",
+        "optimal",
+        [],
+        None,
+    ),
 ]
 
 
@@ -42,7 +75,9 @@ def _models(setup_kwargs, player, narrator, rules, split_rolls):
 
 
 @pytest.mark.parametrize("setup_kwargs,player,narrator,rules,split_rolls", CASES)
-def test_tiny_cache_bounds_change_no_graph_and_no_value(python_walk, setup_kwargs, player, narrator, rules, split_rolls):
+def test_tiny_cache_bounds_change_no_graph_and_no_value(
+    python_walk, setup_kwargs, player, narrator, rules, split_rolls
+):
     default, tiny, ruleset, p, n, start = _models(setup_kwargs, player, narrator, rules, split_rolls)
     graphs = [explore(model, progress=False) for model in (default, tiny)]
     for name in ("states", "kind", "data", "offsets", "targets", "weights", "chance_reward_mass"):

@@ -19,11 +19,15 @@ def plain_table(player_hand, narrator_hand, sizes):
             winner = "p" if hits_p > hits_n else "n" if hits_n > hits_p else "t"
             gains = {"p": (hits_p, 0), "n": (0, hits_n), "t": (hits_p, hits_n)}[winner]
             if sum(turn_p) > sum(turn_n):
-                hands = (tuple(a - b for a, b in zip(player_hand, turn_p)),
-                         tuple(a + b for a, b in zip(narrator_hand, turn_p)))
+                hands = (
+                    tuple(a - b for a, b in zip(player_hand, turn_p)),
+                    tuple(a + b for a, b in zip(narrator_hand, turn_p)),
+                )
             elif sum(turn_n) > sum(turn_p):
-                hands = (tuple(a + b for a, b in zip(player_hand, turn_n)),
-                         tuple(a - b for a, b in zip(narrator_hand, turn_n)))
+                hands = (
+                    tuple(a + b for a, b in zip(player_hand, turn_n)),
+                    tuple(a - b for a, b in zip(narrator_hand, turn_n)),
+                )
             else:
                 hands = (player_hand, narrator_hand)
             key = (winner, *gains, *hands)
@@ -31,10 +35,18 @@ def plain_table(player_hand, narrator_hand, sizes):
     return table, player_roll.denominator * narrator_roll.denominator
 
 
-@pytest.mark.parametrize("player_dice, narrator_dice", [
-    ({6: 1}, {10: 1}), ({4: 2}, {4: 1}), ({8: 3}, {8: 2, 10: 1}), ({6: 2, 8: 1, 10: 1}, {6: 1, 10: 3}),
-    ({}, {8: 2}), ({10: 2, 4: 1}, {}), ({6: 3, 8: 3}, {6: 2, 8: 2, 10: 3}),
-])
+@pytest.mark.parametrize(
+    "player_dice, narrator_dice",
+    [
+        ({6: 1}, {10: 1}),
+        ({4: 2}, {4: 1}),
+        ({8: 3}, {8: 2, 10: 1}),
+        ({6: 2, 8: 1, 10: 1}, {6: 1, 10: 3}),
+        ({}, {8: 2}),
+        ({10: 2, 4: 1}, {}),
+        ({6: 3, 8: 3}, {6: 2, 8: 2, 10: 3}),
+    ],
+)
 def test_roll_table_matches_the_plain_double_loop(player_dice, narrator_dice):
     setup = ContestSetup(player_dice=player_dice, narrator_dice=narrator_dice, consequence=1, pool={}, reserve={})
     player, narrator = PlayerPolicy(), NarratorPolicy()

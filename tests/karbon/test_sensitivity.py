@@ -11,8 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from exactdice.cli.main import cli
-from exactdice.karbon.sensitivity import (METRICS, base_arguments, karbon_sensitivity,
-                                          sensitivity_variants)
+from exactdice.karbon.sensitivity import METRICS, base_arguments, karbon_sensitivity, sensitivity_variants
 from exactdice.karbon.tables import contest_cell
 
 # a small contest: one die each from three d8, first to one mark
@@ -84,15 +83,51 @@ def test_every_preference_and_knob_is_varied_once():
 
 def test_cli_text_json_and_chart(tmp_path):
     runner = CliRunner()
-    arguments = ["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--pool", "d8,d8,d8",
-                 "--reserve", "none", "--store", str(tmp_path / "s.sqlite"), "--workers", "1"]
+    arguments = [
+        "karbon",
+        "sensitivity",
+        "-a",
+        "1",
+        "-c",
+        "1",
+        "-w",
+        "1",
+        "--pool",
+        "d8,d8,d8",
+        "--reserve",
+        "none",
+        "--store",
+        str(tmp_path / "s.sqlite"),
+        "--workers",
+        "1",
+    ]
     text = runner.invoke(cli, arguments + ["--top", "5", "--plot", str(tmp_path / "t.png")])
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
     assert lines[0].startswith("base: A1 C1 W1 P0") and "P(win)" in lines[0]
-    assert len([line for line in lines if line.startswith(("Ability", "Challenge", "Consequence", "Peril",
-                                                           "Fortune", "Fallout", "Training", "rule",
-                                                           "player", "narrator"))]) == 5
+    assert (
+        len(
+            [
+                line
+                for line in lines
+                if line.startswith(
+                    (
+                        "Ability",
+                        "Challenge",
+                        "Consequence",
+                        "Peril",
+                        "Fortune",
+                        "Fallout",
+                        "Training",
+                        "rule",
+                        "player",
+                        "narrator",
+                    )
+                )
+            ]
+        )
+        == 5
+    )
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads(runner.invoke(cli, arguments + ["--json"]).output)
     base = contest_cell(**SMALL)
@@ -122,7 +157,6 @@ def test_the_chart_is_written_like_every_other_output(report, tmp_path):
     assert refused.value.field == "plot_path" and "character device" in refused.value.message
 
 
-
 def test_a_change_past_the_state_budget_is_skipped_and_the_base_past_it_is_an_error():
     from exactdice.errors import TooLargeError
 
@@ -137,8 +171,24 @@ def test_a_change_past_the_state_budget_is_skipped_and_the_base_past_it_is_an_er
 
 
 def test_cli_max_states_skips_the_large_change(capsys):
-    result = CliRunner().invoke(cli, ["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--no-cache",
-                                      "--workers", "1", "--max-states", "2000"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "karbon",
+            "sensitivity",
+            "-a",
+            "1",
+            "-c",
+            "1",
+            "-w",
+            "1",
+            "--no-cache",
+            "--workers",
+            "1",
+            "--max-states",
+            "2000",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "skipped player risk=always: its exact game passes 2,000 states (raise --max-states)" in result.output
     from exactdice.cli import main as cli_main
@@ -160,13 +210,20 @@ def test_the_what_if_strip_shows_each_stepped_parameters_exact_p_win(report, mon
     by_title = {chart.title: chart for chart in charts}
     ability = by_title["Ability"].curves[0]
     assert ability.xs == (0, 1, 2) and by_title["Ability"].marked_x == 1
-    assert ability.ys == (_row(report, "Ability 0 (-1)").values["P(win)"], report.base_values["P(win)"],
-                          _row(report, "Ability 2 (+1)").values["P(win)"])
+    assert ability.ys == (
+        _row(report, "Ability 0 (-1)").values["P(win)"],
+        report.base_values["P(win)"],
+        _row(report, "Ability 2 (+1)").values["P(win)"],
+    )
     # Challenge 0 does not exist: only the step up, and no note about it
     assert by_title["Challenge"].curves[0].xs == (1, 2) and by_title["Challenge"].note == ""
     drawn = []
     original = Axes.plot
-    monkeypatch.setattr(Axes, "plot", lambda self, xs, ys, *a, **k: (drawn.append((list(xs), list(ys))), original(self, xs, ys, *a, **k))[1])
+    monkeypatch.setattr(
+        Axes,
+        "plot",
+        lambda self, xs, ys, *a, **k: (drawn.append((list(xs), list(ys))), original(self, xs, ys, *a, **k))[1],
+    )
     assert sensitivity_png(report, top=5)[:8] == b"\x89PNG\r\n\x1a\n"
     assert drawn[0] == ([0.0, 1.0, 2.0], [float(p) * 100 for p in ability.ys])
     assert len(drawn) == len(charts)

@@ -15,44 +15,98 @@ from scipy import stats
 
 from exactdice.errors import InputError
 from exactdice.karbon import ContestSetup, Rules, contest_odds, parse_narrator_policy, parse_player_policy
-from exactdice.karbon.simulate import (COLUMNS, OUTCOMES, ContestEngine, contest_start, simulate,
-                                       summarize, write_samples_csv)
+from exactdice.karbon.simulate import (
+    COLUMNS,
+    OUTCOMES,
+    ContestEngine,
+    contest_start,
+    simulate,
+    summarize,
+    write_samples_csv,
+)
 from exactdice.karbon.solve import expected_distribution
 from exactdice.karbon.trace import EventRecorder, Narrator, trace_contest
 
 TRACES = Path(__file__).parent / "data" / "traces"
 
 MICRO = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={})
-MICRO_WIN = Fraction(5990740867607044698482871905123999658267434893078700,
-                     9080225136878889747585636270823606341219939818857851)
+MICRO_WIN = Fraction(
+    5990740867607044698482871905123999658267434893078700, 9080225136878889747585636270823606341219939818857851
+)
 SMALL_POOL = {8: 2, 10: 2}
 
 # (name, setup, rules, player policy, narrator policy); each changes something from the defaults
 CASES = [
-    ("draw A2 C1 W2", ContestSetup(ability=2, challenge=1, consequence=2, pool={8: 3, 10: 2, 6: 1},
-                                   reserve={6: 2}), [], "", ""),
-    ("peril 1", ContestSetup(ability=1, challenge=2, consequence=2, peril=1, pool={8: 2, 10: 2},
-                             reserve={6: 1}), [], "", ""),
-    ("sudden death", ContestSetup(ability=1, challenge=1, consequence=2, pool=SMALL_POOL, reserve={}),
-     ["sudden_death=on"], "", ""),
-    ("one reward per test, narrator first", ContestSetup(ability=2, challenge=1, consequence=2,
-                                                        pool=SMALL_POOL, reserve={6: 1}),
-     ["rewards_per_test=1", "tie_order=narrator_first"], "", ""),
-    ("peril chips in hand, random narrator", ContestSetup(ability=1, challenge=1, consequence=2, peril=2,
-                                                          pool=SMALL_POOL, reserve={}),
-     ["peril_chips=hand"], "", "random"),
-    ("injury peril, fallout, sideswipe", ContestSetup(ability=1, challenge=1, consequence=3, pool=SMALL_POOL,
-                                                      reserve={6: 1}, fallout=1),
-     ["injury_peril=on"], "glitch=sideswipe>hurt", "hurt=injury;plans=dice"),
-    ("advantage, random narrator", ContestSetup(ability=2, challenge=1, consequence=3, pool={8: 2, 10: 3},
-                                                reserve={6: 2}), [], "break=advantage", "random"),
-    ("sideswipe chips", ContestSetup(ability=1, challenge=2, consequence=3, pool={8: 2, 10: 3}, reserve={6: 2}),
-     [], "glitch=sideswipe;sideswipe_take=chips;break=footing-discard", ""),
-    ("risk always", ContestSetup(ability=1, challenge=1, consequence=1, pool={8: 2, 6: 1}, reserve={}),
-     [], "risk=always", ""),
-    ("plans dice, footing dice, narrator picks", ContestSetup(player_dice={8: 1}, narrator_dice={10: 1},
-                                                              consequence=3, pool={6: 2, 8: 1}, reserve={}),
-     ["sideswipe_picker=narrator"], "glitch=plans>sideswipe;break=footing-dice", "plans=dice;give=d8>d10"),
+    (
+        "draw A2 C1 W2",
+        ContestSetup(ability=2, challenge=1, consequence=2, pool={8: 3, 10: 2, 6: 1}, reserve={6: 2}),
+        [],
+        "",
+        "",
+    ),
+    (
+        "peril 1",
+        ContestSetup(ability=1, challenge=2, consequence=2, peril=1, pool={8: 2, 10: 2}, reserve={6: 1}),
+        [],
+        "",
+        "",
+    ),
+    (
+        "sudden death",
+        ContestSetup(ability=1, challenge=1, consequence=2, pool=SMALL_POOL, reserve={}),
+        ["sudden_death=on"],
+        "",
+        "",
+    ),
+    (
+        "one reward per test, narrator first",
+        ContestSetup(ability=2, challenge=1, consequence=2, pool=SMALL_POOL, reserve={6: 1}),
+        ["rewards_per_test=1", "tie_order=narrator_first"],
+        "",
+        "",
+    ),
+    (
+        "peril chips in hand, random narrator",
+        ContestSetup(ability=1, challenge=1, consequence=2, peril=2, pool=SMALL_POOL, reserve={}),
+        ["peril_chips=hand"],
+        "",
+        "random",
+    ),
+    (
+        "injury peril, fallout, sideswipe",
+        ContestSetup(ability=1, challenge=1, consequence=3, pool=SMALL_POOL, reserve={6: 1}, fallout=1),
+        ["injury_peril=on"],
+        "glitch=sideswipe>hurt",
+        "hurt=injury;plans=dice",
+    ),
+    (
+        "advantage, random narrator",
+        ContestSetup(ability=2, challenge=1, consequence=3, pool={8: 2, 10: 3}, reserve={6: 2}),
+        [],
+        "break=advantage",
+        "random",
+    ),
+    (
+        "sideswipe chips",
+        ContestSetup(ability=1, challenge=2, consequence=3, pool={8: 2, 10: 3}, reserve={6: 2}),
+        [],
+        "glitch=sideswipe;sideswipe_take=chips;break=footing-discard",
+        "",
+    ),
+    (
+        "risk always",
+        ContestSetup(ability=1, challenge=1, consequence=1, pool={8: 2, 6: 1}, reserve={}),
+        [],
+        "risk=always",
+        "",
+    ),
+    (
+        "plans dice, footing dice, narrator picks",
+        ContestSetup(player_dice={8: 1}, narrator_dice={10: 1}, consequence=3, pool={6: 2, 8: 1}, reserve={}),
+        ["sideswipe_picker=narrator"],
+        "glitch=plans>sideswipe;break=footing-dice",
+        "plans=dice;give=d8>d10",
+    ),
 ]
 ALPHA = 1e-3 / len(CASES)
 N = 60_000
@@ -88,16 +142,22 @@ def test_simulator_matches_exact_model(name, setup, rules, player_text, narrator
     observed = _counts(rows["outcome"])
     law = [odds.win, odds.loss, odds.tie, odds.never_ends]
     assert _g_test_pvalue(observed, law, N) > ALPHA
-    for column, exact in (("rounds", odds.expected_rounds), ("breaks", odds.expected_breaks),
-                          ("glitches", odds.expected_glitches), ("injuries", odds.expected_injuries),
-                          ("conditions", odds.expected_conditions)):
+    for column, exact in (
+        ("rounds", odds.expected_rounds),
+        ("breaks", odds.expected_breaks),
+        ("glitches", odds.expected_glitches),
+        ("injuries", odds.expected_injuries),
+        ("conditions", odds.expected_conditions),
+    ):
         assert _within(rows[column], exact), column
     # the changed knobs or preferences matter here: the default reading is clearly rejected
     default = contest_odds(setup)
     if rules or player_text or narrator_text:
         default_law = [default.win, default.loss, default.tie, default.never_ends]
-        moved = any(not _within(rows[column], getattr(default, f"expected_{column}"), 8)
-                    for column in ("rounds", "breaks", "glitches", "injuries", "conditions"))
+        moved = any(
+            not _within(rows[column], getattr(default, f"expected_{column}"), 8)
+            for column in ("rounds", "breaks", "glitches", "injuries", "conditions")
+        )
         assert moved or _g_test_pvalue(observed, default_law, N) < 1e-8
 
 
@@ -121,8 +181,7 @@ def test_same_seed_same_rows_and_other_seed_differs():
 
 def test_rewards_per_test_limits_completions():
     # a d1 always hits and the narrator has no dice: the player wins every roll with 1 hit
-    setup = ContestSetup(player_dice={1: 1}, narrator_dice={}, consequence=2, pool={}, reserve={},
-                         player_chips=9)
+    setup = ContestSetup(player_dice={1: 1}, narrator_dice={}, consequence=2, pool={}, reserve={}, player_chips=9)
     unlimited = simulate(setup, n=3, seed=1)
     limited = simulate(setup, Rules(rewards_per_test="1"), n=3, seed=1)
     assert unlimited["rounds"].tolist() == [1, 1, 1] and limited["rounds"].tolist() == [2, 2, 2]
@@ -171,20 +230,30 @@ def test_trace_tells_the_contest_in_words():
     setup = ContestSetup(ability=3, challenge=3, consequence=3, peril=1, fallout=1)
     lines = trace_contest(setup, player=parse_player_policy("risk=always"), seed=3)
     text = "\n".join(lines)
-    for words in ("Fallout: 1 Glitch is thrown", "Round 1:", "The player rolls d8:", "The narrator rolls",
-                  "Risk: the player puts it all on the line", "The peril dice show", "Glitch: the narrator marks an O.",
-                  "Option hurt: the narrator gives the Agent a condition.", "Track [O O .]",
-                  "The track is full (O O O): the contest ends in a loss.", "Result: the player loses the contest"):
+    for words in (
+        "Fallout: 1 Glitch is thrown",
+        "Round 1:",
+        "The player rolls d8:",
+        "The narrator rolls",
+        "Risk: the player puts it all on the line",
+        "The peril dice show",
+        "Glitch: the narrator marks an O.",
+        "Option hurt: the narrator gives the Agent a condition.",
+        "Track [O O .]",
+        "The track is full (O O O): the contest ends in a loss.",
+        "Result: the player loses the contest",
+    ):
         assert words in text
     assert trace_contest(setup, player=parse_player_policy("risk=always"), seed=3) == lines
     rows = simulate(setup, player=parse_player_policy("risk=always"), n=1, seed=3)
-    rounds = rows['rounds'][0]
+    rounds = rows["rounds"][0]
     assert f"after {rounds} round{'' if rounds == 1 else 's'}" in lines[-1]
 
 
 def test_trace_shows_breaks_and_options():
-    setup = ContestSetup(player_dice={1: 1}, narrator_dice={}, consequence=2, peril=1, pool={}, reserve={},
-                         player_chips=4)
+    setup = ContestSetup(
+        player_dice={1: 1}, narrator_dice={}, consequence=2, peril=1, pool={}, reserve={}, player_chips=4
+    )
     text = "\n".join(trace_contest(setup, seed=1))
     assert "Break: the player marks an X." in text and "Option security: one peril die is removed." in text
 
@@ -192,17 +261,20 @@ def test_trace_shows_breaks_and_options():
 # ----- the engine's events: observers ------------------------------------------------------------
 
 
-OBSERVED = (ContestSetup(ability=1, challenge=1, consequence=4, peril=1, pool=SMALL_POOL, reserve={6: 1},
-                         fallout=1),
-            Rules(injury_peril="on", sudden_death="on"), parse_player_policy("glitch=sideswipe>hurt;risk=always"),
-            parse_narrator_policy("random"))
+OBSERVED = (
+    ContestSetup(ability=1, challenge=1, consequence=4, peril=1, pool=SMALL_POOL, reserve={6: 1}, fallout=1),
+    Rules(injury_peril="on", sudden_death="on"),
+    parse_player_policy("glitch=sideswipe>hurt;risk=always"),
+    parse_narrator_policy("random"),
+)
 
 
 def _engine(n, seed, observers=()):
     setup, ruleset, player, narrator = OBSERVED
     start, _ = contest_start(setup, ruleset, player, narrator)
-    return ContestEngine(start, ruleset, player, narrator, n, np.random.Generator(np.random.PCG64(seed)),
-                         observers=observers)
+    return ContestEngine(
+        start, ruleset, player, narrator, n, np.random.Generator(np.random.PCG64(seed)), observers=observers
+    )
 
 
 def test_observers_hear_every_contest_and_the_events_add_up_to_the_results():
@@ -241,20 +313,112 @@ def test_the_narrator_words_every_event_and_only_contest_0():
 
 # the stories told before the narration became an observer (same seeds, same words)
 GOLDEN_TRACES = {
-    "sd_17": ["-a", "2", "-c", "2", "-w", "2", "--rule", "sudden_death=on", "--narrator-policy", "random",
-              "--seed", "17"],
-    "swipe_23": ["-a", "1", "-c", "2", "-w", "3", "--pool", "2d8,3d10", "--reserve", "2d6", "--player-policy",
-                 "glitch=sideswipe;sideswipe_take=chips;break=footing-discard", "--seed", "23"],
-    "plans_1": ["--player-dice", "d8", "--narrator-dice", "d10", "-w", "3", "--pool", "2d6,d8", "--reserve", "none",
-                "--rule", "sideswipe_picker=narrator", "--player-policy", "glitch=plans>sideswipe;break=footing-dice",
-                "--narrator-policy", "plans=dice;give=d8>d10", "--seed", "1"],
-    "inj_1": ["-a", "1", "-c", "1", "-w", "3", "--pool", "2d8,2d10", "--reserve", "d6", "--fallout", "1", "--rule",
-              "injury_peril=on", "--player-policy", "glitch=sideswipe>hurt", "--narrator-policy",
-              "hurt=injury;plans=dice", "--seed", "1"],
-    "risk_3": ["-a", "3", "-c", "3", "-w", "3", "-p", "1", "--fallout", "1", "--player-policy", "risk=always",
-               "--seed", "3"],
-    "adv_5": ["-a", "2", "-c", "1", "-w", "3", "--pool", "2d8,3d10", "--reserve", "2d6", "--player-policy",
-              "break=advantage", "--narrator-policy", "random", "--seed", "5"],
+    "sd_17": [
+        "-a",
+        "2",
+        "-c",
+        "2",
+        "-w",
+        "2",
+        "--rule",
+        "sudden_death=on",
+        "--narrator-policy",
+        "random",
+        "--seed",
+        "17",
+    ],
+    "swipe_23": [
+        "-a",
+        "1",
+        "-c",
+        "2",
+        "-w",
+        "3",
+        "--pool",
+        "2d8,3d10",
+        "--reserve",
+        "2d6",
+        "--player-policy",
+        "glitch=sideswipe;sideswipe_take=chips;break=footing-discard",
+        "--seed",
+        "23",
+    ],
+    "plans_1": [
+        "--player-dice",
+        "d8",
+        "--narrator-dice",
+        "d10",
+        "-w",
+        "3",
+        "--pool",
+        "2d6,d8",
+        "--reserve",
+        "none",
+        "--rule",
+        "sideswipe_picker=narrator",
+        "--player-policy",
+        "glitch=plans>sideswipe;break=footing-dice",
+        "--narrator-policy",
+        "plans=dice;give=d8>d10",
+        "--seed",
+        "1",
+    ],
+    "inj_1": [
+        "-a",
+        "1",
+        "-c",
+        "1",
+        "-w",
+        "3",
+        "--pool",
+        "2d8,2d10",
+        "--reserve",
+        "d6",
+        "--fallout",
+        "1",
+        "--rule",
+        "injury_peril=on",
+        "--player-policy",
+        "glitch=sideswipe>hurt",
+        "--narrator-policy",
+        "hurt=injury;plans=dice",
+        "--seed",
+        "1",
+    ],
+    "risk_3": [
+        "-a",
+        "3",
+        "-c",
+        "3",
+        "-w",
+        "3",
+        "-p",
+        "1",
+        "--fallout",
+        "1",
+        "--player-policy",
+        "risk=always",
+        "--seed",
+        "3",
+    ],
+    "adv_5": [
+        "-a",
+        "2",
+        "-c",
+        "1",
+        "-w",
+        "3",
+        "--pool",
+        "2d8,3d10",
+        "--reserve",
+        "2d6",
+        "--player-policy",
+        "break=advantage",
+        "--narrator-policy",
+        "random",
+        "--seed",
+        "5",
+    ],
 }
 
 
@@ -272,6 +436,7 @@ def _run_cli(args, capsys):
     from exactdice.cli.karbon import karbon
     from exactdice.cli.karbon_sim import simulate, trace
     from exactdice.cli.main import main
+
     for command in (simulate, trace):
         if command.name not in karbon.commands:
             karbon.add_command(command)
@@ -283,8 +448,10 @@ def _run_cli(args, capsys):
 
 def test_cli_simulate_json_and_csv(tmp_path, capsys):
     import json
-    code, out, _ = _run_cli(["simulate", "-a", "2", "-c", "1", "-w", "1", "--n", "500", "--seed", "4",
-                             "--json"], capsys)
+
+    code, out, _ = _run_cli(
+        ["simulate", "-a", "2", "-c", "1", "-w", "1", "--n", "500", "--seed", "4", "--json"], capsys
+    )
     assert code == 0
     document = json.loads(out)
     assert set(document) >= {"contests", "outcomes", "means", "seed", "ruleset", "policies", "setup"}
@@ -302,12 +469,15 @@ def test_cli_simulate_text_and_trace(capsys):
     assert "Round 1:" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["simulate", "-a", "1", "-c", "1", "--n", "0"], "--n: must be a whole number"),
-    (["simulate", "-a", "1", "-c", "1", "--seed", "-2"], "--seed: must be a whole number"),
-    (["simulate", "-a", "1", "-c", "1", "--strategy", "x.json"], "--strategy:"),
-    (["trace", "-a", "1", "-c", "1", "--rule", "sudden_death=maybe"], "--rule:"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["simulate", "-a", "1", "-c", "1", "--n", "0"], "--n: must be a whole number"),
+        (["simulate", "-a", "1", "-c", "1", "--seed", "-2"], "--seed: must be a whole number"),
+        (["simulate", "-a", "1", "-c", "1", "--strategy", "x.json"], "--strategy:"),
+        (["trace", "-a", "1", "-c", "1", "--rule", "sudden_death=maybe"], "--rule:"),
+    ],
+)
 def test_cli_bad_input_exits_2(args, message, capsys):
     code, _, err = _run_cli(args, capsys)
     assert code == 2 and message in err and "Traceback" not in err

@@ -33,30 +33,68 @@ TINY = ["--player-dice", "d6", "--narrator-dice", "d8", "--pool", "d4", "--reser
 # (name, setup flags, policy flags, decision points the strategy must hold)
 CASES = [
     ("optimal vs fixed: risk", TINY, ["--player-policy", "optimal"], {"risk"}),
-    ("optimal vs kind: both draws", ["-a", "1", "-c", "1", "--fortune", "1", "--pool", "d4,d6,d8",
-                                     "--reserve", "none", "-w", "1"],
-     ["--player-policy", "optimal", "--narrator-policy", "kind"], {"draw", "narrator_draw", "risk"}),
-    ("optimal vs optimal: the Test's options", ["--player-dice", "d6", "--narrator-dice", "d8", "--pool", "none",
-                                                "--reserve", "d4", "-w", "2", "-p", "1"],
-     ["--player-policy", "optimal", "--narrator-policy", "optimal"],
-     {"risk", "break", "swap", "glitch", "hurt", "plans"}),
+    (
+        "optimal vs kind: both draws",
+        ["-a", "1", "-c", "1", "--fortune", "1", "--pool", "d4,d6,d8", "--reserve", "none", "-w", "1"],
+        ["--player-policy", "optimal", "--narrator-policy", "kind"],
+        {"draw", "narrator_draw", "risk"},
+    ),
+    (
+        "optimal vs optimal: the Test's options",
+        ["--player-dice", "d6", "--narrator-dice", "d8", "--pool", "none", "--reserve", "d4", "-w", "2", "-p", "1"],
+        ["--player-policy", "optimal", "--narrator-policy", "optimal"],
+        {"risk", "break", "swap", "glitch", "hurt", "plans"},
+    ),
     # no peril: both placing sides are described with their stacks in hand (placement_folded)
-    ("optimal vs optimal: one reward a Test, no peril", ["--player-dice", "d6", "--narrator-dice", "d8", "--pool",
-                                                         "none", "--reserve", "none", "-w", "2", "-p", "0",
-                                                         "--rule", "rewards_per_test=1"],
-     ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"risk", "break"}),
+    (
+        "optimal vs optimal: one reward a Test, no peril",
+        [
+            "--player-dice",
+            "d6",
+            "--narrator-dice",
+            "d8",
+            "--pool",
+            "none",
+            "--reserve",
+            "none",
+            "-w",
+            "2",
+            "-p",
+            "0",
+            "--rule",
+            "rewards_per_test=1",
+        ],
+        ["--player-policy", "optimal", "--narrator-policy", "optimal"],
+        {"risk", "break"},
+    ),
     # more chips than can matter (12 > 5 W): the model cuts them; the replay plays them all
     # and describes its position with them cut (stacks and the Test's queue after placement too)
-    ("optimal vs optimal: chips past the cut", ["--state", str(DATA / "chips_past_the_cut.json")],
-     ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"break"}),
-    ("optimal vs optimal: chips past the cut, one reward a Test",
-     ["--state", str(DATA / "chips_past_the_cut.json"), "--rule", "rewards_per_test=1"],
-     ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"break"}),
+    (
+        "optimal vs optimal: chips past the cut",
+        ["--state", str(DATA / "chips_past_the_cut.json")],
+        ["--player-policy", "optimal", "--narrator-policy", "optimal"],
+        {"break"},
+    ),
+    (
+        "optimal vs optimal: chips past the cut, one reward a Test",
+        ["--state", str(DATA / "chips_past_the_cut.json"), "--rule", "rewards_per_test=1"],
+        ["--player-policy", "optimal", "--narrator-policy", "optimal"],
+        {"break"},
+    ),
     # both sides past the cut, the narrator's stack started: Glitch options after placement
-    ("optimal vs optimal: both past the cut, narrator first",
-     ["--state", str(DATA / "both_past_the_cut.json"), "--rule", "rewards_per_test=1", "--rule",
-      "tie_order=narrator_first"],
-     ["--player-policy", "optimal", "--narrator-policy", "optimal"], {"risk", "break", "glitch", "hurt"}),
+    (
+        "optimal vs optimal: both past the cut, narrator first",
+        [
+            "--state",
+            str(DATA / "both_past_the_cut.json"),
+            "--rule",
+            "rewards_per_test=1",
+            "--rule",
+            "tie_order=narrator_first",
+        ],
+        ["--player-policy", "optimal", "--narrator-policy", "optimal"],
+        {"risk", "break", "glitch", "hurt"},
+    ),
 ]
 ALPHA = 1e-3 / len(CASES)
 N = 40_000
@@ -88,9 +126,12 @@ def written(tmp_path_factory):
 
 def _replayed_counts(setup_args, policy_args, strategy_path, tmp_path, seed=11, n=N):
     samples = tmp_path / f"samples-{seed}.csv"
-    code, _, err = _invoke(["simulate"] + setup_args + policy_args +
-                           ["--strategy", str(strategy_path), "--n", str(n), "--seed", str(seed),
-                            "--out", str(samples)])
+    code, _, err = _invoke(
+        ["simulate"]
+        + setup_args
+        + policy_args
+        + ["--strategy", str(strategy_path), "--n", str(n), "--seed", str(seed), "--out", str(samples)]
+    )
     assert code == 0, err
     with open(samples, newline="") as handle:
         outcomes = [row["outcome"] for row in csv.DictReader(handle)]
@@ -100,7 +141,7 @@ def _replayed_counts(setup_args, policy_args, strategy_path, tmp_path, seed=11, 
 def _g_test_pvalue(observed, law):
     expected = np.array([float(p) for p in law]) * observed.sum()
     if observed[expected == 0].sum():
-        return 0.0   # an outcome the exact model rules out
+        return 0.0  # an outcome the exact model rules out
     keep = expected > 0
     if keep.sum() < 2:
         return 1.0
@@ -123,7 +164,7 @@ def test_flipped_strategy_is_rejected_by_the_same_test(written, tmp_path):
     flip = {"yes": "no", "no": "yes"}
     assert {entry["point"] for entry in document["decisions"]} == {"risk"}
     for entry in document["decisions"]:
-        entry["action"] = flip[entry["action"]]   # the other legal action
+        entry["action"] = flip[entry["action"]]  # the other legal action
     flipped = tmp_path / "flipped.json"
     flipped.write_text(json.dumps(document))
     observed = _replayed_counts(setup_args, policy_args, flipped, tmp_path)
@@ -153,10 +194,13 @@ def test_illegal_action_is_a_clear_error(written, tmp_path):
     assert code == 2 and "plays 'maybe' at point 'risk'" in err and "legal actions are no, yes" in err
 
 
-@pytest.mark.parametrize("written_format, words", [
-    ("exactdice-karbon-strategy/1", "is in the older format exactdice-karbon-strategy/1"),
-    ("something-else/3", "is not an exactdice strategy file"),
-])
+@pytest.mark.parametrize(
+    "written_format, words",
+    [
+        ("exactdice-karbon-strategy/1", "is in the older format exactdice-karbon-strategy/1"),
+        ("something-else/3", "is not an exactdice strategy file"),
+    ],
+)
 def test_other_file_formats_are_refused_with_the_reason(written, tmp_path, written_format, words):
     name, setup_args, policy_args, _ = CASES[0]
     document = json.loads(written[name][0].read_text())
@@ -167,17 +211,21 @@ def test_other_file_formats_are_refused_with_the_reason(written, tmp_path, writt
     assert code == 2 and words in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("changed, words", [
-    (["--rule", "sudden_death=on"], "written for ruleset"),
-    (["--narrator-policy", "hurt=injury"], "written for policies"),
-    (["--pool", "d10"], "written for dice_sizes"),
-    # another setup of the same dice: refused before any contest is played, naming what differs
-    (["-p", "2"], 'written for setup {"peril": 1} but this simulation has {"peril": 2}'),
-])
+@pytest.mark.parametrize(
+    "changed, words",
+    [
+        (["--rule", "sudden_death=on"], "written for ruleset"),
+        (["--narrator-policy", "hurt=injury"], "written for policies"),
+        (["--pool", "d10"], "written for dice_sizes"),
+        # another setup of the same dice: refused before any contest is played, naming what differs
+        (["-p", "2"], 'written for setup {"peril": 1} but this simulation has {"peril": 2}'),
+    ],
+)
 def test_header_mismatch_is_refused(written, changed, words):
     name, setup_args, policy_args, _ = CASES[0]
-    code, _, err = _invoke(["simulate"] + setup_args + policy_args + changed +
-                           ["--strategy", str(written[name][0]), "--n", "100"])
+    code, _, err = _invoke(
+        ["simulate"] + setup_args + policy_args + changed + ["--strategy", str(written[name][0]), "--n", "100"]
+    )
     assert code == 2 and f"--strategy: the strategy was {words}" in err and "Traceback" not in err
 
 
@@ -201,25 +249,28 @@ def test_python_api_needs_a_strategy_for_optimal_play():
 
 def test_trace_replays_the_strategy(written):
     name, setup_args, policy_args, _ = CASES[0]
-    code, out, err = _invoke(["trace"] + setup_args + policy_args +
-                             ["--strategy", str(written[name][0]), "--seed", "2"])
+    code, out, err = _invoke(
+        ["trace"] + setup_args + policy_args + ["--strategy", str(written[name][0]), "--seed", "2"]
+    )
     assert code == 0, err
     assert "Risk (strategy): the player" in out and out.splitlines()[-1].startswith("Result: the player")
 
 
 # ----- the cut of the chips in hand: only the description is cut, never the play ------------------
 
-CUT_CASE = CASES[4]   # chips past the cut: 12 chips in hand, 10 can still matter
+CUT_CASE = CASES[4]  # chips past the cut: 12 chips in hand, 10 can still matter
 
 
 def _cut_one_chip_too_many(original):
     """A wrong `KarbonModel._capped`: the player keeps one chip fewer than the right cut."""
+
     def wrong(position):
         most = original(position._replace(player_chips=10**6)).player_chips
         capped = original(position)
         if position.player_chips >= most:
             return capped._replace(player_chips=most - 1)
         return capped
+
     return staticmethod(wrong)
 
 
@@ -236,7 +287,7 @@ def wrongly_cut(python_walk, monkeypatch, tmp_path):
 
 def test_a_model_with_a_wrong_cut_is_caught_by_the_replay(written, wrongly_cut, tmp_path):
     path, wrong_law = wrongly_cut
-    assert wrong_law != written[CUT_CASE[0]][1]   # the wrong cut changes the exact odds
+    assert wrong_law != written[CUT_CASE[0]][1]  # the wrong cut changes the exact odds
     # the file's keys hold the wrong cut; the replay describes its chips with the format's
     code, _, err = _invoke(["simulate"] + CUT_CASE[1] + CUT_CASE[2] + ["--strategy", str(path), "--n", "2000"])
     assert code == 2 and "the strategy has no decision" in err and '"player_chips": 10' in err
@@ -250,11 +301,10 @@ def test_a_wrong_cut_everywhere_is_caught_by_the_odds(written, wrongly_cut, tmp_
 
     path, wrong_law = wrongly_cut
     right = replay.written_chip_limits
-    monkeypatch.setattr(replay, "written_chip_limits",
-                        lambda *counters: (right(*counters)[0] - 1, right(*counters)[1]))
+    monkeypatch.setattr(replay, "written_chip_limits", lambda *counters: (right(*counters)[0] - 1, right(*counters)[1]))
     observed = _replayed_counts(CUT_CASE[1], CUT_CASE[2], path, tmp_path)
     assert _g_test_pvalue(observed, wrong_law) < 1e-6, (observed, [float(p) for p in wrong_law])
-    assert _g_test_pvalue(observed, written[CUT_CASE[0]][1]) > ALPHA   # the rules' odds fit
+    assert _g_test_pvalue(observed, written[CUT_CASE[0]][1]) > ALPHA  # the rules' odds fit
 
 
 def test_the_replay_places_every_chip(written):
@@ -265,8 +315,16 @@ def test_the_replay_places_every_chip(written):
     player, narrator = parse_player_policy("optimal"), parse_narrator_policy("optimal")
     start, replay = contest_start(setup, Rules(), player, narrator, str(written[name][0]))
     recorder = EventRecorder()
-    ContestEngine(start, Rules(), player, narrator, 500, np.random.Generator(np.random.PCG64(4)),
-                  observers=[recorder], replay=replay).run()
+    ContestEngine(
+        start,
+        Rules(),
+        player,
+        narrator,
+        500,
+        np.random.Generator(np.random.PCG64(4)),
+        observers=[recorder],
+        replay=replay,
+    ).run()
     gains, placed = {}, []
     for event, trial, values in recorder.events:
         if event == "round" and values["number"] > 1:
@@ -281,17 +339,23 @@ def test_the_replay_places_every_chip(written):
 
 # ----- what the replay allows: checked against every option listed by brute force -------------------
 
+
 def _picks(available, count):
     """Every multiset of ``count`` dice out of ``available`` (count tuples), by brute force."""
     return {taken for taken in itertools.product(*(range(held + 1) for held in available)) if sum(taken) == count}
 
 
 def _swaps(hand, reserve):
-    return {(out, into) for size in (1, 2) for out in _picks(hand, size) for into in _picks(reserve, size)
-            if not any(o and i for o, i in zip(out, into))}
+    return {
+        (out, into)
+        for size in (1, 2)
+        for out in _picks(hand, size)
+        for into in _picks(reserve, size)
+        if not any(o and i for o, i in zip(out, into))
+    }
 
 
-SMALL_DICE = list(itertools.product(range(3), repeat=3))   # up to two dice of each of 3 sizes
+SMALL_DICE = list(itertools.product(range(3), repeat=3))  # up to two dice of each of 3 sizes
 
 
 def test_dice_picks_are_forced_exactly_when_one_pick_exists():
@@ -342,12 +406,15 @@ def test_the_replayer_s_chip_cut_is_the_model_s():
     columns = np.array(rows).T
     player_limits, narrator_limits = written_chip_limits(*columns)
     for (track, wins, losses, player_stack, narrator_stack), player, narrator in zip(
-            rows, player_limits, narrator_limits):
+        rows, player_limits, narrator_limits
+    ):
         flooded = Position((), (), (), (), 10**6, 10**6, player_stack, narrator_stack, wins, losses, 0, track)
         capped = KarbonModel._capped(flooded)
         assert (capped.player_chips, capped.narrator_chips) == (player, narrator)
-        assert tuple(int(v) for v in written_chip_limits(track, wins, losses, player_stack,
-                                                         narrator_stack)) == (player, narrator)
+        assert tuple(int(v) for v in written_chip_limits(track, wins, losses, player_stack, narrator_stack)) == (
+            player,
+            narrator,
+        )
 
 
 def test_the_replayer_words_a_context_as_the_strategy_file_does():
@@ -357,7 +424,6 @@ def test_the_replayer_words_a_context_as_the_strategy_file_does():
     assert context_words("risk", [1]) == decision_context("risk", "n") == {"roll_winner": "narrator"}
     assert context_words("take", [0, 2]) == decision_context("take", "p", 2)
     columns = [QUEUE_CODES["B"], 2, QUEUE_CODES["G"], 1]
-    assert context_words("break", columns) == decision_context("break", ("B", "B", "G")) \
-        == {"queue": ["B", "B", "G"]}
+    assert context_words("break", columns) == decision_context("break", ("B", "B", "G")) == {"queue": ["B", "B", "G"]}
     columns = [QUEUE_CODES["G"], 1, QUEUE_CODES["place"], 0]
     assert context_words("glitch", columns) == {"queue": ["G", "place:player"]}

@@ -27,11 +27,12 @@ def test_closed_form_without_aid(h):
     keep = Fraction(4 - h, 6)
     assert solution.expected_rounds == keep / (1 - keep)
     for rounds, p in solution.rounds.probabilities.items():
-        assert p == keep ** rounds * (1 - keep)
+        assert p == keep**rounds * (1 - keep)
 
 
 def brute_death(h, modifier, aid, cap=12):
     """P(death) by enumerating the faces of a whole round (aid rolls, then the end roll)."""
+
     def classify(natural, health):
         result = max(1, natural - health + modifier)
         return "stable" if natural == 6 or result >= 6 else "one" if result == 1 else "open"
@@ -71,9 +72,20 @@ def brute_death(h, modifier, aid, cap=12):
     return death
 
 
-@pytest.mark.parametrize("h, modifier, aid", [
-    (0, 0, 1), (1, 0, 2), (2, 1, 1), (3, -1, 2), (0, 2, 3), (5, 0, 1), (6, 0, 2), (1, -2, 1), (0, 7, 2),
-])
+@pytest.mark.parametrize(
+    "h, modifier, aid",
+    [
+        (0, 0, 1),
+        (1, 0, 2),
+        (2, 1, 1),
+        (3, -1, 2),
+        (0, 2, 3),
+        (5, 0, 1),
+        (6, 0, 2),
+        (1, -2, 1),
+        (0, 7, 2),
+    ],
+)
 def test_death_with_aid_matches_round_enumeration(h, modifier, aid):
     solution = solve_death(h, modifier, Rules(aid=aid))
     assert solution.death == brute_death(h, modifier, aid)
@@ -106,6 +118,7 @@ def test_negative_health_must_be_non_negative():
 
 # ----- knock-out chains ---------------------------------------------------------------
 
+
 def brute_knockout(modifier, defense, damage_faces, health, unaware, rounds_limit):
     """P(knock-out in round r with negative health n), recursing on (round, health, first)."""
     hit = Fraction(sum(1 for n in range(1, 21) if n == 20 or (n != 1 and n + modifier >= defense)), 20)
@@ -128,12 +141,15 @@ def brute_knockout(modifier, defense, damage_faces, health, unaware, rounds_limi
     return result
 
 
-@pytest.mark.parametrize("modifier, defense, damage, faces, health, unaware", [
-    (0, 11, "d4", [1, 2, 3, 4], 3, False),
-    (5, 15, "d4-2", [-1, 0, 1, 2], 4, True),
-    (10, 12, "d3+1", [2, 3, 4], 5, True),
-    (-2, 25, "2", [2], 2, False),
-])
+@pytest.mark.parametrize(
+    "modifier, defense, damage, faces, health, unaware",
+    [
+        (0, 11, "d4", [1, 2, 3, 4], 3, False),
+        (5, 15, "d4-2", [-1, 0, 1, 2], 4, True),
+        (10, 12, "d3+1", [2, 3, 4], 5, True),
+        (-2, 25, "2", [2], 2, False),
+    ],
+)
 def test_knockout_matches_recursion(modifier, defense, damage, faces, health, unaware):
     chain = solve_knockout(KnockoutSetup(modifier, defense, damage, health, unaware))
     limit = 6
@@ -167,9 +183,14 @@ class KnockoutModel:
         return Chance(tuple(branches))
 
 
-@pytest.mark.parametrize("damage, faces, health, unaware", [
-    ("d6", [1, 2, 3, 4, 5, 6], 9, True), ("d4-1", [0, 1, 2, 3], 6, False), ("1", [1], 4, True),
-])
+@pytest.mark.parametrize(
+    "damage, faces, health, unaware",
+    [
+        ("d6", [1, 2, 3, 4, 5, 6], 9, True),
+        ("d4-1", [0, 1, 2, 3], 6, False),
+        ("1", [1], 4, True),
+    ],
+)
 def test_expected_rounds_against_markov_solver(damage, faces, health, unaware):
     chain = solve_knockout(KnockoutSetup(3, 14, damage, health, unaware))
     hit_weight = int(chain.hit * 20)

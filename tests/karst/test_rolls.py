@@ -10,7 +10,12 @@ import pytest
 
 from exactdice.errors import InputError
 from exactdice.karst import (
-    Rules, action_success, attack_hit, opposed, order_before, order_places,
+    Rules,
+    action_success,
+    attack_hit,
+    opposed,
+    order_before,
+    order_places,
 )
 
 
@@ -23,8 +28,7 @@ def brute_action(natural, modifier):
 
 @pytest.mark.parametrize("modifier", range(-7, 8))
 def test_action_success_by_enumeration(modifier):
-    assert action_success(modifier) == Fraction(
-        sum(brute_action(n, modifier)[0] for n in range(1, 7)), 6)
+    assert action_success(modifier) == Fraction(sum(brute_action(n, modifier)[0] for n in range(1, 7)), 6)
 
 
 def test_action_natural_one_and_six():
@@ -68,7 +72,7 @@ def brute_order(modifiers, two_actions, surprised):
     count = len(modifiers)
     places = [defaultdict(Fraction) for _ in range(count)]
     before = [[Fraction(0)] * count for _ in range(count)]
-    p = Fraction(1, 6 ** count)
+    p = Fraction(1, 6**count)
     for naturals in product(range(1, 7), repeat=count):
         scores = []
         for number, (natural, modifier) in enumerate(zip(naturals, modifiers), start=1):
@@ -86,14 +90,17 @@ def brute_order(modifiers, two_actions, surprised):
     return places, before
 
 
-@pytest.mark.parametrize("modifiers, two_actions, surprised", [
-    ([2, 0, -1], (), ()),
-    ([2, 0, -1], (1,), ()),
-    ([0, 0, 0, 0], (2, 3), ()),
-    ([3, 1, 0, -2], (1,), (4,)),
-    ([1, 1], (), (1,)),
-    ([5], (1,), ()),
-])
+@pytest.mark.parametrize(
+    "modifiers, two_actions, surprised",
+    [
+        ([2, 0, -1], (), ()),
+        ([2, 0, -1], (1,), ()),
+        ([0, 0, 0, 0], (2, 3), ()),
+        ([3, 1, 0, -2], (1,), (4,)),
+        ([1, 1], (), (1,)),
+        ([5], (1,), ()),
+    ],
+)
 def test_order_by_enumeration(modifiers, two_actions, surprised):
     places, before = brute_order(modifiers, two_actions, surprised)
     exact_places = order_places(modifiers, two_actions, surprised)

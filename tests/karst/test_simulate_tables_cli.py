@@ -19,17 +19,19 @@ from exactdice.karst.tables import action_table, attack_table, death_table, kars
 ALPHA = 1e-4
 
 
-@pytest.mark.parametrize("kind, rules, setup", [
-    ("action", Rules(), {"modifier": 2}),
-    ("death", Rules(), {"negative_health": 2}),
-    ("death", Rules(aid=2), {"negative_health": 1, "modifier": -1}),
-    ("attack", Rules(), {"modifier": 3, "defense": 14, "damage": "d6"}),
-    ("attack", Rules(), {"modifier": 3, "defense": 14, "damage": "2d4+1", "health": 9, "unaware": True}),
-    ("attack", Rules(aid=1), {"modifier": 5, "defense": 15, "damage": "d4-1", "health": 6,
-                                   "then_death": True}),
-    ("order", Rules(), {"modifiers": [2, 0, -1], "two_actions": [1], "combatant": 1}),
-    ("order", Rules(), {"modifiers": [1, 0, 0], "surprised": [3], "combatant": 2}),
-])
+@pytest.mark.parametrize(
+    "kind, rules, setup",
+    [
+        ("action", Rules(), {"modifier": 2}),
+        ("death", Rules(), {"negative_health": 2}),
+        ("death", Rules(aid=2), {"negative_health": 1, "modifier": -1}),
+        ("attack", Rules(), {"modifier": 3, "defense": 14, "damage": "d6"}),
+        ("attack", Rules(), {"modifier": 3, "defense": 14, "damage": "2d4+1", "health": 9, "unaware": True}),
+        ("attack", Rules(aid=1), {"modifier": 5, "defense": 15, "damage": "d4-1", "health": 6, "then_death": True}),
+        ("order", Rules(), {"modifiers": [2, 0, -1], "two_actions": [1], "combatant": 1}),
+        ("order", Rules(), {"modifiers": [1, 0, 0], "surprised": [3], "combatant": 2}),
+    ],
+)
 def test_simulator_agrees_with_exact_model(kind, rules, setup):
     trials = 40_000
     sim_setup = {k: v for k, v in setup.items() if k != "combatant"}
@@ -39,8 +41,9 @@ def test_simulator_agrees_with_exact_model(kind, rules, setup):
     expected = expected_distribution(kind, rules=rules, **setup)
     categories = [c for c, p in expected.items() if p > 0]
     assert set(observed) <= set(categories)
-    pvalue = chisquare([observed.get(c, 0) for c in categories],
-                       [float(expected[c]) * trials for c in categories]).pvalue
+    pvalue = chisquare(
+        [observed.get(c, 0) for c in categories], [float(expected[c]) * trials for c in categories]
+    ).pvalue
     assert pvalue > ALPHA
 
 
@@ -88,12 +91,30 @@ def run(argv, capsys):
 def test_cli_json_keys(capsys):
     code, out, _ = run(["karst", "action", "--modifier", "2", "--json"], capsys)
     assert code == 0 and json.loads(out)["success"] == "1/2"
-    code, out, _ = run(["karst", "opposed", "--modifier", "6", "--vs", "0", "--opposed", "success-first", "--json"], capsys)
+    code, out, _ = run(
+        ["karst", "opposed", "--modifier", "6", "--vs", "0", "--opposed", "success-first", "--json"], capsys
+    )
     assert json.loads(out)["second"] == "1/36" and {"first", "second", "neither"} <= set(json.loads(out))
     code, out, _ = run(["karst", "attack", "--modifier", "5", "--defense", "15", "--json"], capsys)
     assert json.loads(out)["hit"] == "11/20"
-    code, out, _ = run(["karst", "attack", "--modifier", "5", "--defense", "15", "--damage", "2d4+1",
-                        "--health", "10", "--unaware", "--then-death", "--json"], capsys)
+    code, out, _ = run(
+        [
+            "karst",
+            "attack",
+            "--modifier",
+            "5",
+            "--defense",
+            "15",
+            "--damage",
+            "2d4+1",
+            "--health",
+            "10",
+            "--unaware",
+            "--then-death",
+            "--json",
+        ],
+        capsys,
+    )
     payload = json.loads(out)
     for key in ("hit", "rounds", "expected_rounds", "knockout", "death", "stable"):
         assert key in payload
@@ -104,30 +125,51 @@ def test_cli_json_keys(capsys):
     payload = json.loads(out)
     assert (payload["death"], payload["stable"], payload["expected_rounds"]) == ("3/4", "1/4", "1/2")
     assert "rest" in payload["rounds"]
-    code, out, _ = run(["karst", "order", "--modifier", "2", "--modifier", "0", "--modifier", "-1",
-                        "--two-actions", "1", "--surprised", "3", "--json"], capsys)
+    code, out, _ = run(
+        [
+            "karst",
+            "order",
+            "--modifier",
+            "2",
+            "--modifier",
+            "0",
+            "--modifier",
+            "-1",
+            "--two-actions",
+            "1",
+            "--surprised",
+            "3",
+            "--json",
+        ],
+        capsys,
+    )
     payload = json.loads(out)
     assert len(payload["places"]) == 3 and payload["places"][2] is None
     assert payload["before"][0][0] is None and payload["before"][2][0] == "0"
 
 
 def test_cli_text(capsys):
-    for argv in (["karst", "death", "--negative-health", "1", "--aid", "1"],
-                 ["karst", "attack", "--defense", "12", "--health", "6"],
-                 ["karst", "order", "--modifier", "1", "--modifier", "0"],
-                 ["karst", "opposed", "--modifier", "1"]):
+    for argv in (
+        ["karst", "death", "--negative-health", "1", "--aid", "1"],
+        ["karst", "attack", "--defense", "12", "--health", "6"],
+        ["karst", "order", "--modifier", "1", "--modifier", "0"],
+        ["karst", "opposed", "--modifier", "1"],
+    ):
         code, out, _ = run(argv, capsys)
         assert code == 0 and out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["death", "--negative-health", "-1"], "--negative-health"),
-    (["attack", "--defense", "10", "--damage", "2q"], "--damage"),
-    (["attack", "--defense", "10", "--health", "0"], "--health"),
-    (["attack", "--defense", "10", "--then-death"], "--then-death"),
-    (["order", "--modifier", "0", "--surprised", "2"], "--surprised"),
-    (["death", "--negative-health", "1", "--aid", "-1"], "--aid"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["death", "--negative-health", "-1"], "--negative-health"),
+        (["attack", "--defense", "10", "--damage", "2q"], "--damage"),
+        (["attack", "--defense", "10", "--health", "0"], "--health"),
+        (["attack", "--defense", "10", "--then-death"], "--then-death"),
+        (["order", "--modifier", "0", "--surprised", "2"], "--surprised"),
+        (["death", "--negative-health", "1", "--aid", "-1"], "--aid"),
+    ],
+)
 def test_cli_bad_input(argv, message, capsys):
     code, _, err = run(["karst", *argv], capsys)
     assert code == 2 and err.startswith("exactdice: error: ") and message in err
@@ -135,13 +177,18 @@ def test_cli_bad_input(argv, message, capsys):
 
 def test_cli_simulate(tmp_path, capsys):
     target = tmp_path / "death.csv"
-    code, _, _ = run(["karst", "simulate", "death", "--negative-health", "2", "--n", "300", "--out", str(target)], capsys)
+    code, _, _ = run(
+        ["karst", "simulate", "death", "--negative-health", "2", "--n", "300", "--out", str(target)], capsys
+    )
     assert code == 0
     with open(target, newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 300 and tuple(rows[0]) == COLUMNS("death")
-    for argv in (["action", "--modifier", "1"], ["attack", "--defense", "12", "--health", "4", "--then-death"],
-                 ["order", "--modifier", "0", "--modifier", "1"]):
+    for argv in (
+        ["action", "--modifier", "1"],
+        ["attack", "--defense", "12", "--health", "4", "--then-death"],
+        ["order", "--modifier", "0", "--modifier", "1"],
+    ):
         code, out, _ = run(["karst", "simulate", *argv, "--n", "500"], capsys)
         assert code == 0 and "simulated 500" in out
 
@@ -151,8 +198,10 @@ def test_opposed_rolls_fit_their_own_comparison_and_not_the_other():
     failures under success-first, and never prevails by totals (the spec's two readings)."""
     from exactdice.validation import goodness_of_fit
 
-    laws = {rule: expected_distribution("opposed", rules=Rules(opposed=rule), modifier=-3, versus=2)
-            for rule in ("totals", "success-first")}
+    laws = {
+        rule: expected_distribution("opposed", rules=Rules(opposed=rule), modifier=-3, versus=2)
+        for rule in ("totals", "success-first")
+    }
     assert laws["totals"]["first"] == 0 and laws["success-first"]["first"] == Fraction(1, 12)
     for rule, law in laws.items():
         assert sum(law.values()) == 1

@@ -37,7 +37,9 @@ def dense_evaluate(model, nodes, policy, payoff, endless=0):
             _, successor, rewards = node.actions[policy[state]]
             return [(sympy.Integer(1), successor, rewards)], False
         total = sum(weight for weight, _, _ in node.branches)
-        return [(sympy.Rational(weight, total), successor, rewards) for weight, successor, rewards in node.branches], True
+        return [
+            (sympy.Rational(weight, total), successor, rewards) for weight, successor, rewards in node.branches
+        ], True
 
     live = {state for state, node in nodes.items() if isinstance(node, Terminal)}
     changed = True
@@ -78,8 +80,12 @@ def dense_evaluate(model, nodes, policy, payoff, endless=0):
     else:
         from sympy.polys.matrices import DomainMatrix
 
-        solution = DomainMatrix.from_Matrix(matrix).convert_to(sympy.QQ).lu_solve(
-            DomainMatrix.from_Matrix(rhs).convert_to(sympy.QQ)).to_Matrix()
+        solution = (
+            DomainMatrix.from_Matrix(matrix)
+            .convert_to(sympy.QQ)
+            .lu_solve(DomainMatrix.from_Matrix(rhs).convert_to(sympy.QQ))
+            .to_Matrix()
+        )
         row = position[start]
         absorption = {name: solution[row, i] for i, name in enumerate(outcomes)}
         steps = solution[row, len(outcomes)]
@@ -87,5 +93,7 @@ def dense_evaluate(model, nodes, policy, payoff, endless=0):
     never = 1 - sum(absorption.values())
     if never != 0:
         steps, rewards = None, None
-    value = sum(sympy.Rational(payoff.get(name, 0)) * p for name, p in absorption.items()) + sympy.Rational(endless) * never
+    value = (
+        sum(sympy.Rational(payoff.get(name, 0)) * p for name, p in absorption.items()) + sympy.Rational(endless) * never
+    )
     return {"absorption": absorption, "never": never, "steps": steps, "rewards": rewards, "value": value}

@@ -37,12 +37,14 @@ def loop_system(rng, size, digits):
         for j in rng.sample(range(size), rng.randint(1, min(size, 4))):
             row[j] = row.get(j, 0) - rng.randint(1, weight // (size + 1))
         rows.append(row)
-    base = rng.randrange(10 ** (digits - 1), 10 ** digits)
+    base = rng.randrange(10 ** (digits - 1), 10**digits)
     denominators = [base * rng.randint(1, 9) for _ in range(3)]
     values = [Fraction(rng.randrange(den), den) for den in denominators for _ in range(3)]
     numbers = ExactArithmetic()
-    right_sides = [numbers.value_sum([(rng.randint(1, 5), rng.choice(values)) for _ in range(rng.randint(1, 4))])
-                   for _ in range(size)]
+    right_sides = [
+        numbers.value_sum([(rng.randint(1, 5), rng.choice(values)) for _ in range(rng.randint(1, 4))])
+        for _ in range(size)
+    ]
     return rows, right_sides
 
 

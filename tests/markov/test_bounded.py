@@ -26,6 +26,7 @@ class RandomGame:
         rng = random.Random(seed)
         self.nodes = {}
         for state in range(size):
+
             def successor():
                 if rng.random() < end_share:
                     return ("end", rng.choice(self.outcomes))
@@ -61,8 +62,9 @@ PAYOFF = {"win": 1, "loss": 0, "tie": Fraction(1, 2)}
 
 
 def _check(game, exact, endless, seed):
-    found = bounded_solve(game, precision=1e-6, payoff=PAYOFF, nonterminating_payoff=endless,
-                          seed=seed, max_seconds=120)
+    found = bounded_solve(
+        game, precision=1e-6, payoff=PAYOFF, nonterminating_payoff=endless, seed=seed, max_seconds=120
+    )
     assert found.stopped == "precision", (found, float(exact))
     assert Fraction(found.lower) <= exact <= Fraction(found.upper)
     assert found.gap <= 1e-6
@@ -82,18 +84,28 @@ def brute_force_value(game, endless):
     """max over the "max" side's positional strategies of min over the "min" side's, each
     pair evaluated by sympy's dense solve (independent of `exactdice.markov.solver`)."""
     nodes = reachable_nodes(game)
-    sides = {side: [s for s, n in nodes.items() if isinstance(n, Decision) and n.side == side]
-             for side in ("max", "min")}
-    choices = {side: list(itertools.product(*[range(len(nodes[s].actions)) for s in states]))
-               for side, states in sides.items()}
-    return max(min(dense_evaluate(game, nodes, {**dict(zip(sides["max"], mine)),
-                                                **dict(zip(sides["min"], theirs))}, PAYOFF, endless)["value"]
-                   for theirs in choices["min"])
-               for mine in choices["max"])
+    sides = {
+        side: [s for s, n in nodes.items() if isinstance(n, Decision) and n.side == side] for side in ("max", "min")
+    }
+    choices = {
+        side: list(itertools.product(*[range(len(nodes[s].actions)) for s in states])) for side, states in sides.items()
+    }
+    return max(
+        min(
+            dense_evaluate(
+                game, nodes, {**dict(zip(sides["max"], mine)), **dict(zip(sides["min"], theirs))}, PAYOFF, endless
+            )["value"]
+            for theirs in choices["min"]
+        )
+        for mine in choices["max"]
+    )
 
 
-SMALL_GAMES = [seed for seed in range(400) if RandomGame(size=random.Random(seed).randint(3, 9), seed=seed)
-               .decision_combinations() <= 200][:24]
+SMALL_GAMES = [
+    seed
+    for seed in range(400)
+    if RandomGame(size=random.Random(seed).randint(3, 9), seed=seed).decision_combinations() <= 200
+][:24]
 
 
 @pytest.mark.parametrize("endless", [Fraction(1, 2), 1])
@@ -132,13 +144,15 @@ def _loop_game(side: str):
     return Loop()
 
 
-@pytest.mark.parametrize("side, endless, value", [
-    ("max", 1, 1), ("max", 0, Fraction(1, 4)), ("min", 0, 0), ("min", 1, Fraction(1, 4))])
+@pytest.mark.parametrize(
+    "side, endless, value", [("max", 1, 1), ("max", 0, Fraction(1, 4)), ("min", 0, 0), ("min", 1, Fraction(1, 4))]
+)
 def test_end_components_let_both_bounds_converge(side, endless, value):
     # without the end-component step the upper bound of ("max", endless 0) stays at 1
     payoff = {"win": 1, "loss": 0, "tie": Fraction(1, 4)}
-    found = bounded_solve(_loop_game(side), precision=1e-9, payoff=payoff, nonterminating_payoff=endless,
-                          max_seconds=10)
+    found = bounded_solve(
+        _loop_game(side), precision=1e-9, payoff=payoff, nonterminating_payoff=endless, max_seconds=10
+    )
     assert found.stopped == "precision"
     assert Fraction(found.lower) <= value <= Fraction(found.upper)
     assert found.end_component_passes >= 1
@@ -180,8 +194,12 @@ def test_same_seed_same_run():
 def test_initial_bounds_are_used_and_checked():
     game = RandomGame(size=30, seed=2)
     exact = solve(game, payoff=PAYOFF).value
-    found = bounded_solve(game, precision=1e-7, payoff=PAYOFF,
-                          initial_bounds=lambda state: (0.0, 1.0) if state != 0 else (float(exact) - 0.25, 1.0))
+    found = bounded_solve(
+        game,
+        precision=1e-7,
+        payoff=PAYOFF,
+        initial_bounds=lambda state: (0.0, 1.0) if state != 0 else (float(exact) - 0.25, 1.0),
+    )
     assert Fraction(found.lower) <= exact <= Fraction(found.upper)
     with pytest.raises(ValueError, match="precision"):
         bounded_solve(game, precision=0)
@@ -189,8 +207,20 @@ def test_initial_bounds_are_used_and_checked():
 
 # (seed, largest size): games the solver undervalued before its trap step held against the
 # inner player's equally good actions (found by comparing with brute force over seeds 0-399)
-ONCE_UNDERVALUED = [(15, 20), (44, 9), (68, 14), (99, 9), (220, 14), (232, 9), (235, 14), (311, 20),
-                    (324, 9), (328, 9), (373, 20), (395, 14)]
+ONCE_UNDERVALUED = [
+    (15, 20),
+    (44, 9),
+    (68, 14),
+    (99, 9),
+    (220, 14),
+    (232, 9),
+    (235, 14),
+    (311, 20),
+    (324, 9),
+    (328, 9),
+    (373, 20),
+    (395, 14),
+]
 
 
 @pytest.mark.parametrize("endless", [0, Fraction(1, 2), 1])
@@ -215,8 +245,12 @@ def test_an_unsound_initial_bound_is_caught_where_the_bounds_cross():
             return Chance(((1, ("end", "win"), None),)) if state == "start" else Terminal(state[1])
 
     with pytest.raises(InternalError, match="crossed at 'start'.*unsound"):
-        bounded_solve(SureWin(), precision=1e-6, payoff=PAYOFF,
-                      initial_bounds=lambda state: (0.0, 0.5) if state == "start" else None)
+        bounded_solve(
+            SureWin(),
+            precision=1e-6,
+            payoff=PAYOFF,
+            initial_bounds=lambda state: (0.0, 0.5) if state == "start" else None,
+        )
     with pytest.raises(InternalError, match="crossed"):  # given crossed from the start
         bounded_solve(SureWin(), precision=1e-6, payoff=PAYOFF, initial_bounds=lambda state: (0.75, 0.5))
 
@@ -350,8 +384,11 @@ def _strategy_over_every_state(solver: BoundedSolver) -> dict:
     action through which a backward walk from terminal and unexpanded states first joins."""
     frontier, terminal, chance, max_, min_ = range(5)
     kind, targets, lo = solver.kind, solver.targets, solver.lo
-    best = {node: [i for i, t in enumerate(targets[node]) if lo[t] == max(lo[u] for u in targets[node])]
-            for node in range(len(kind)) if kind[node] == max_}
+    best = {
+        node: [i for i, t in enumerate(targets[node]) if lo[t] == max(lo[u] for u in targets[node])]
+        for node in range(len(kind))
+        if kind[node] == max_
+    }
     predecessors = [[] for _ in kind]
     for node in range(len(kind)):
         if kind[node] in (chance, min_):

@@ -36,8 +36,7 @@ class PickAStart(GamblersRuin):
 @pytest.mark.parametrize("in_processes", [False, pytest.param(True, marks=needs_fork)])
 def test_joined_bounds_contain_the_best_parts_value_and_close(in_processes):
     parts = [PickAStart([1, 2]), PickAStart([3]), PickAStart([4, 1])]
-    found, best = split_bounded_run(parts, BoundedSolver, precision=1e-6, root="root",
-                                    in_processes=in_processes)
+    found, best = split_bounded_run(parts, BoundedSolver, precision=1e-6, root="root", in_processes=in_processes)
     assert found.stopped == "precision" and best == 2
     assert found.lower <= Fraction(4, 5) <= Fraction(found.upper) and found.gap <= 1e-6
     assert found.strategy["root"] == "4"  # the best part's choice

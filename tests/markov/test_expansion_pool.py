@@ -20,8 +20,18 @@ from .test_graph_keyed import KeyedWalk
 
 pytestmark = pytest.mark.skipif(not fork_supported(), reason="worker processes are forked (Linux only)")
 
-GRAPH_FIELDS = ("states", "kind", "data", "offsets", "targets", "weights", "chance_reward_mass",
-                "action_names", "action_rewards", "index")
+GRAPH_FIELDS = (
+    "states",
+    "kind",
+    "data",
+    "offsets",
+    "targets",
+    "weights",
+    "chance_reward_mass",
+    "action_names",
+    "action_rewards",
+    "index",
+)
 
 
 @pytest.fixture
@@ -58,17 +68,27 @@ KARBON_CASES = [
     # fixed chain: round starts as keyed chance nodes, the rounds walked inside them
     (dict(ability=3, challenge=3, consequence=3, peril=1), "fixed", "fixed", ()),
     # both sides optimal: decisions and plain chance nodes inside the round
-    (dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={}, consequence=2, peril=1),
-     "optimal", "optimal", ()),
+    (
+        dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={6: 1}, reserve={}, consequence=2, peril=1),
+        "optimal",
+        "optimal",
+        (),
+    ),
     # the rolls split off (`split_rolls`) and a coin-flipping narrator
-    (dict(player_dice={6: 1, 8: 1}, narrator_dice={10: 1}, pool={6: 1}, reserve={}, consequence=2, peril=1),
-     "risk=always", "random", ("sudden_death=on",)),
+    (
+        dict(player_dice={6: 1, 8: 1}, narrator_dice={10: 1}, pool={6: 1}, reserve={}, consequence=2, peril=1),
+        "risk=always",
+        "random",
+        ("sudden_death=on",),
+    ),
 ]
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 @pytest.mark.parametrize("setup_kwargs,player,narrator,rules", KARBON_CASES)
-def test_karbon_graphs_are_the_same_with_workers(python_walk, pool_at_once, setup_kwargs, player, narrator, rules, workers):
+def test_karbon_graphs_are_the_same_with_workers(
+    python_walk, pool_at_once, setup_kwargs, player, narrator, rules, workers
+):
     alone = explore(_karbon_model(setup_kwargs, player, narrator, rules), workers=0, progress=False)
     shared = explore(_karbon_model(setup_kwargs, player, narrator, rules), workers=workers, progress=False)
     assert_same_graph(alone, shared)
@@ -76,13 +96,17 @@ def test_karbon_graphs_are_the_same_with_workers(python_walk, pool_at_once, setu
     assert not multiprocessing.active_children()  # the workers are gone
 
 
-@pytest.mark.parametrize("model", [
-    GamblersRuin(goal=60, start=30, up=2, down=3),          # a frontier of one or two states
-    ContestChain(size=400, branches=12, seed=3),             # plain chance, self-loops, rewards
-    ContestChain(size=300, branches=6, seed=5, decision_every=7),  # decisions
-    KeyedWalk(40),                                           # a keyed table of the model's own
-    KeyedWalk(40, bad_weight=2**70),                         # weights past 64 bits
-], ids=["ruin", "chain", "decisions", "keyed", "big-weights"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        GamblersRuin(goal=60, start=30, up=2, down=3),  # a frontier of one or two states
+        ContestChain(size=400, branches=12, seed=3),  # plain chance, self-loops, rewards
+        ContestChain(size=300, branches=6, seed=5, decision_every=7),  # decisions
+        KeyedWalk(40),  # a keyed table of the model's own
+        KeyedWalk(40, bad_weight=2**70),  # weights past 64 bits
+    ],
+    ids=["ruin", "chain", "decisions", "keyed", "big-weights"],
+)
 def test_synthetic_graphs_are_the_same_with_workers(pool_at_once, model):
     assert_same_graph(explore(model, workers=0), explore(model, workers=2))
     assert pool_at_once == [2]
@@ -90,8 +114,9 @@ def test_synthetic_graphs_are_the_same_with_workers(pool_at_once, model):
 
 def test_the_pool_waits_for_its_time(monkeypatch):
     """Small graphs never fork: the workers start only after `PARALLEL_AFTER_SECONDS`."""
-    monkeypatch.setattr("exactdice.markov.expansion_pool.ExpansionPool.__init__",
-                        lambda *args: pytest.fail("a pool was started"))
+    monkeypatch.setattr(
+        "exactdice.markov.expansion_pool.ExpansionPool.__init__", lambda *args: pytest.fail("a pool was started")
+    )
     explore(ContestChain(size=400, branches=12, seed=3), workers=2)
 
 
@@ -110,8 +135,9 @@ class _SlowWalk(GamblersRuin):
         return super().expand(money)
 
 
-@pytest.mark.parametrize("goal, delay, expected", [(100_000, 0.0, []), (2000, 0.0002, [2])],
-                         ids=["cheap states", "costly states"])
+@pytest.mark.parametrize(
+    "goal, delay, expected", [(100_000, 0.0, []), (2000, 0.0002, [2])], ids=["cheap states", "costly states"]
+)
 def test_the_pool_starts_only_where_states_cost_enough(pool_at_once, monkeypatch, goal, delay, expected):
     """Past the time limit, workers start only if a state costs `PARALLEL_MIN_SECONDS_PER_STATE`
     or more (what crosses between processes would cost more than cheap expansions); both

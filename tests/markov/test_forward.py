@@ -32,9 +32,14 @@ class RandomDag:
         self.nodes = {}
         for state in range(size):
             later = list(range(state + 1, size)) + ["win", "loss", "tie"]
-            branches = tuple((rng.choice([1, 2, 3, 4, 6, 8, 10, 12, 20, 7, 11]), rng.choice(later),
-                              (rng.randint(-3, 3),) if rng.random() < 0.5 else None)
-                             for _ in range(rng.randint(1, 5)))
+            branches = tuple(
+                (
+                    rng.choice([1, 2, 3, 4, 6, 8, 10, 12, 20, 7, 11]),
+                    rng.choice(later),
+                    (rng.randint(-3, 3),) if rng.random() < 0.5 else None,
+                )
+                for _ in range(rng.randint(1, 5))
+            )
             self.nodes[state] = Chance(branches)
 
     def initial_state(self):
@@ -48,8 +53,9 @@ def backward_answers(graph, payoff=None, endless=0):
     """The backward solver's odds and its own (per-state denominator) expectations."""
     numbers = ExactArithmetic()
     payoff = payoff or {graph.outcomes[0]: 1}
-    solver = _Solver(graph, numbers, [numbers.number(payoff.get(name, 0)) for name in graph.outcomes],
-                     numbers.number(endless))
+    solver = _Solver(
+        graph, numbers, [numbers.number(payoff.get(name, 0)) for name in graph.outcomes], numbers.number(endless)
+    )
     solver.run(False)
     nums, den = solver.nums[graph.initial], solver.dens[graph.initial]
     absorption = {name: numbers.fraction(numbers.vector_entry(nums, den, i)) for i, name in enumerate(graph.outcomes)}
@@ -64,13 +70,18 @@ def assert_forward_matches_backward(graph, payoff=None, endless=0):
     absorption, never, steps, rewards, solver = backward_answers(graph, payoff, endless)
     result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
     assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
-        absorption, never, steps, rewards)
+        absorption,
+        never,
+        steps,
+        rewards,
+    )
     preview = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components, exact=False)
     assert preview.absorption == pytest.approx({key: float(value) for key, value in absorption.items()}, abs=1e-9)
     if steps is not None:
         assert preview.expected_steps == pytest.approx(float(steps), rel=1e-9)
-        assert preview.expected_rewards == pytest.approx({key: float(value) for key, value in rewards.items()},
-                                                         rel=1e-9, abs=1e-9)
+        assert preview.expected_rewards == pytest.approx(
+            {key: float(value) for key, value in rewards.items()}, rel=1e-9, abs=1e-9
+        )
     return (absorption, never, steps, rewards), solver
 
 
@@ -84,8 +95,9 @@ def assert_matches_reference(result, reference):
         assert list(result.expected_rewards.values()) == [as_fraction(v) for v in reference["rewards"]]
 
 
-MODELS = ([("chain", seed, size) for seed in range(40) for size in (5, 12, 30)]
-          + [("dag", seed, 25) for seed in range(20)])
+MODELS = [("chain", seed, size) for seed in range(40) for size in (5, 12, 30)] + [
+    ("dag", seed, 25) for seed in range(20)
+]
 
 
 def make(kind, seed, size):
@@ -100,7 +112,11 @@ def test_forward_pass_matches_dense_solve_and_backward_solver(kind, seed, size):
     assert_matches_reference(result, dense_evaluate(model, reachable_nodes(model), {}, {"win": 1}))
     absorption, never, steps, rewards, _ = backward_answers(graph)
     assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
-        absorption, never, steps, rewards)
+        absorption,
+        never,
+        steps,
+        rewards,
+    )
     assert sum(result.absorption.values()) + result.never_ends == 1
 
 
@@ -114,13 +130,19 @@ def test_forward_pass_under_a_chosen_strategy_matches_backward_solver(seed):
     absorption, never, steps, rewards, solver = backward_answers(graph, payoff, Fraction(1, 2))
     result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components)
     assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
-        absorption, never, steps, rewards)
+        absorption,
+        never,
+        steps,
+        rewards,
+    )
     # and the forward pass works out the alive marks itself
     again = forward_pass(graph, solver.chosen_edge)
     assert (again.absorption, again.expected_steps) == (absorption, steps)
     nodes = reachable_nodes(model)
-    policy = {state: [name for name, _, _ in nodes[state].actions].index(action)
-              for state, action in solve(graph, payoff=payoff, nonterminating_payoff=Fraction(1, 2)).strategy.items()}
+    policy = {
+        state: [name for name, _, _ in nodes[state].actions].index(action)
+        for state, action in solve(graph, payoff=payoff, nonterminating_payoff=Fraction(1, 2)).strategy.items()
+    }
     assert_matches_reference(result, dense_evaluate(model, nodes, policy, payoff, Fraction(1, 2)))
 
 
@@ -144,8 +166,7 @@ def test_the_join_of_the_classes_is_a_multiple_of_every_answer_denominator(kind,
     finally:
         forward_module._Pass.result = real
     bound = int(seen[0])
-    values = [*answer.absorption.values(), answer.never_ends, answer.expected_steps,
-              *answer.expected_rewards.values()]
+    values = [*answer.absorption.values(), answer.never_ends, answer.expected_steps, *answer.expected_rewards.values()]
     assert all(bound % value.denominator == 0 for value in values if value is not None)
     assert answer.denominator_bits == bound.bit_length()
 
@@ -250,8 +271,10 @@ def test_block_solve_with_a_right_side_of_many_chunks(path, monkeypatch):
     size = 6
     rows = [{j: (rng.randint(20, 40) if i == j else -rng.randint(0, 3)) for j in range(size)} for i in range(size)]
     matrix = forward_module.block_system(rows)
-    solution = [Fraction(rng.choice([-1, 1]) * rng.getrandbits(rng.choice([10, 9000, 30000])), rng.randint(1, 50))
-                for _ in range(size)]
+    solution = [
+        Fraction(rng.choice([-1, 1]) * rng.getrandbits(rng.choice([10, 9000, 30000])), rng.randint(1, 50))
+        for _ in range(size)
+    ]
     sources = [sum(row.get(j, 0) * solution[j] for j in range(size)) for row in rows]
     common = math.lcm(*(source.denominator for source in sources))
     sources = [int(source * common) for source in sources]
@@ -283,7 +306,11 @@ def test_large_blocks_take_the_chunked_solve_and_agree(monkeypatch):
         second = forward_pass(graph)
         monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 32)
         assert (first.absorption, first.never_ends, first.expected_steps, first.expected_rewards) == (
-            second.absorption, second.never_ends, second.expected_steps, second.expected_rewards)
+            second.absorption,
+            second.never_ends,
+            second.expected_steps,
+            second.expected_rewards,
+        )
 
 
 @pytest.mark.parametrize("seed", range(0, 40, 4))

@@ -32,16 +32,18 @@ class LoopsBehindChance:
         leads = [("lead", i) for i in range(lead)]
         ends = ["win", "loss", "tie"]
         for i, state in enumerate(leads):  # a chain of chance states into the first loops
-            later = leads[i + 1:] + clusters[0] + clusters[1]
-            self.nodes[state] = Chance(tuple((rng.choice([1, 2, 3, 5, 7, 11, 13]), rng.choice(later), None)
-                                             for _ in range(rng.randint(1, 3))))
+            later = leads[i + 1 :] + clusters[0] + clusters[1]
+            self.nodes[state] = Chance(
+                tuple((rng.choice([1, 2, 3, 5, 7, 11, 13]), rng.choice(later), None) for _ in range(rng.randint(1, 3)))
+            )
         for c, cluster in enumerate(clusters):
-            onwards = [state for later in clusters[c + 1:] for state in later] + ends
+            onwards = [state for later in clusters[c + 1 :] for state in later] + ends
             for i, state in enumerate(cluster):
                 branches = [(rng.randint(1, 9), cluster[(i + 1) % len(cluster)], (rng.randint(0, 3),))]
                 branches += [(rng.randint(1, 9), rng.choice(cluster), None) for _ in range(rng.randint(0, 2))]
-                branches += [(rng.randint(1, 5), rng.choice(onwards), (rng.randint(-2, 2),))
-                             for _ in range(rng.randint(1, 2))]
+                branches += [
+                    (rng.randint(1, 5), rng.choice(onwards), (rng.randint(-2, 2),)) for _ in range(rng.randint(1, 2))
+                ]
                 self.nodes[state] = Chance(tuple(branches))
 
     def initial_state(self):
@@ -71,8 +73,9 @@ def _take_block_path(path, monkeypatch) -> list:
         return found
 
     monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 32 if path == "remembered inverse" else 0)
-    monkeypatch.setattr(forward_module, "solve_by_lifting",
-                        lifting if path == "2-adic lifting" else lambda rows, sources: None)
+    monkeypatch.setattr(
+        forward_module, "solve_by_lifting", lifting if path == "2-adic lifting" else lambda rows, sources: None
+    )
     return lifted
 
 
@@ -114,9 +117,11 @@ class RecurringLoops:
     def __init__(self, seed, levels=6, size=5):
         rng = random.Random(seed)
         self.levels, self.size = levels, size
-        self.inside = [[(rng.randint(1, 6), (i + 1) % size, (rng.randint(0, 3),))]
-                       + [(rng.randint(1, 4), rng.randrange(size), (1,)) for _ in range(rng.randint(0, 2))]
-                       for i in range(size)]
+        self.inside = [
+            [(rng.randint(1, 6), (i + 1) % size, (rng.randint(0, 3),))]
+            + [(rng.randint(1, 4), rng.randrange(size), (1,)) for _ in range(rng.randint(0, 2))]
+            for i in range(size)
+        ]
         self.out = [(rng.randint(1, 3), rng.randrange(size), (rng.randint(-1, 2),)) for _ in range(size)]
         patterns = [rng.sample(range(size), rng.randint(2, 3)) for _ in range(2)]
         self.feeds = [[(rng.randint(1, 9), entry) for entry in patterns[level % 2]] for level in range(levels)]

@@ -17,30 +17,77 @@ SETUPS = [
     # (setup, player policy, narrator policy, rules)
     (dict(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1), "fixed", "fixed", []),
     (dict(player_dice={4: 1}, narrator_dice={4: 1}, consequence=2, peril=1), "fixed", "fixed", ["peril_chips=hand"]),
-    (dict(player_dice={4: 1}, narrator_dice={}, consequence=2, player_chips=6, player_stack=4), "fixed", "fixed",
-     ["rewards_per_test=1"]),
+    (
+        dict(player_dice={4: 1}, narrator_dice={}, consequence=2, player_chips=6, player_stack=4),
+        "fixed",
+        "fixed",
+        ["rewards_per_test=1"],
+    ),
     (dict(player_dice={4: 1}, narrator_dice={4: 1}, consequence=2), "fixed", "fixed", ["sudden_death=on"]),
     (dict(player_dice={4: 1}, narrator_dice={4: 1}, consequence=3), "fixed", "hurt=injury", ["injury_peril=on"]),
-    (dict(player_dice={4: 1}, narrator_dice={10: 1, 4: 1, 6: 1}, consequence=3, wins=1, narrator_chips=3),
-     "glitch=sideswipe>hurt>plans;sideswipe_take=dice", "fixed", ["sideswipe_picker=narrator"]),
-    (dict(player_dice={10: 1}, narrator_dice={8: 1}, pool={4: 2, 10: 2}, consequence=1),
-     "risk=always;risk_take=d4>d10", "fixed", ["tie_order=narrator_first"]),
-    (dict(player_dice={10: 1}, narrator_dice={8: 1, 10: 1}, reserve={4: 2}, consequence=2, peril=1, narrator_chips=2),
-     "break=footing-dice", "give=d4>d8>d10", []),
+    (
+        dict(player_dice={4: 1}, narrator_dice={10: 1, 4: 1, 6: 1}, consequence=3, wins=1, narrator_chips=3),
+        "glitch=sideswipe>hurt>plans;sideswipe_take=dice",
+        "fixed",
+        ["sideswipe_picker=narrator"],
+    ),
+    (
+        dict(player_dice={10: 1}, narrator_dice={8: 1}, pool={4: 2, 10: 2}, consequence=1),
+        "risk=always;risk_take=d4>d10",
+        "fixed",
+        ["tie_order=narrator_first"],
+    ),
+    (
+        dict(
+            player_dice={10: 1}, narrator_dice={8: 1, 10: 1}, reserve={4: 2}, consequence=2, peril=1, narrator_chips=2
+        ),
+        "break=footing-dice",
+        "give=d4>d8>d10",
+        [],
+    ),
     (dict(player_dice={6: 1}, narrator_dice={6: 1}, pool={4: 3}, consequence=3), "glitch=plans", "random", []),
     (dict(player_dice={6: 1}, narrator_dice={6: 1}, pool={4: 3}, consequence=3), "glitch=plans", "plans=dice", []),
-    (dict(ability=2, challenge=2, consequence=2, peril=1, fortune=1, training=True, pool={6: 2, 8: 2, 10: 2}), "fixed", "fixed", []),
-    (dict(player_dice={8: 1}, narrator_dice={10: 1}, consequence=1, peril=1, draw_chips=True, pool={6: 1}),
-     "risk=always", "fixed", []),
+    (
+        dict(ability=2, challenge=2, consequence=2, peril=1, fortune=1, training=True, pool={6: 2, 8: 2, 10: 2}),
+        "fixed",
+        "fixed",
+        [],
+    ),
+    (
+        dict(player_dice={8: 1}, narrator_dice={10: 1}, consequence=1, peril=1, draw_chips=True, pool={6: 1}),
+        "risk=always",
+        "fixed",
+        [],
+    ),
     (dict(player_dice={}, narrator_dice={}, consequence=1), "fixed", "fixed", []),  # never ends
     (dict(player_dice={4: 1}, narrator_dice={4: 1}, consequence=1, fallout=1), "fixed", "fixed", []),
     # decisions: the solver's strategy fed to the forward pass
-    (dict(player_dice={6: 1}, narrator_dice={8: 1}, consequence=2, peril=1, player_stack=3, narrator_stack=4),
-     "optimal", "optimal", []),
-    (dict(player_dice={8: 1}, narrator_dice={6: 1}, consequence=2, peril=1, narrator_stack=2),
-     "optimal", "kind", ["peril_chips=hand", "objective=win"]),
-    (dict(player_dice={}, narrator_dice={}, pool={6: 1}, consequence=2, player_chips=1, player_stack=3,
-          narrator_stack=2), "optimal", "optimal", []),
+    (
+        dict(player_dice={6: 1}, narrator_dice={8: 1}, consequence=2, peril=1, player_stack=3, narrator_stack=4),
+        "optimal",
+        "optimal",
+        [],
+    ),
+    (
+        dict(player_dice={8: 1}, narrator_dice={6: 1}, consequence=2, peril=1, narrator_stack=2),
+        "optimal",
+        "kind",
+        ["peril_chips=hand", "objective=win"],
+    ),
+    (
+        dict(
+            player_dice={},
+            narrator_dice={},
+            pool={6: 1},
+            consequence=2,
+            player_chips=1,
+            player_stack=3,
+            narrator_stack=2,
+        ),
+        "optimal",
+        "optimal",
+        [],
+    ),
 ]
 
 

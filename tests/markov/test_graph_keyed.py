@@ -22,8 +22,11 @@ class KeyedWalk:
         return 0
 
     def _branches(self, state):
-        return [(2, min(state + 1, self.goal), (1,)), (1, min(state + 2, self.goal), None),
-                (1 if self.bad_weight is None else self.bad_weight, 0, None)]
+        return [
+            (2, min(state + 1, self.goal), (1,)),
+            (1, min(state + 2, self.goal), None),
+            (1 if self.bad_weight is None else self.bad_weight, 0, None),
+        ]
 
     def expand(self, state):
         return Terminal("done") if state >= self.goal else Chance(tuple(self._branches(state)))

@@ -9,8 +9,7 @@ import pytest
 
 from exactdice.errors import InputError
 from exactdice.markov import explore, solve
-from exactdice.markov.interval import (DEFAULT_TOLERANCE, certified_game, certified_solve,
-                                      compiled_bounds_available)
+from exactdice.markov.interval import DEFAULT_TOLERANCE, certified_game, certified_solve, compiled_bounds_available
 from exactdice.markov.synthetic import ContestChain, GamblersRuin
 
 from .test_solver import RandomChain, RandomGame
@@ -53,8 +52,12 @@ def test_the_gamblers_ruin_by_hand():
 
 @pytest.mark.parametrize("seed", range(40))
 def test_random_chains_with_loops_signed_rewards_and_endless_play(seed):
-    _assert_certifies(explore(RandomChain(seed, size=12)), payoff={"win": 1, "tie": Fraction(1, 2)},
-                      endless=Fraction(1, 2), signed=("wounds",))
+    _assert_certifies(
+        explore(RandomChain(seed, size=12)),
+        payoff={"win": 1, "tie": Fraction(1, 2)},
+        endless=Fraction(1, 2),
+        signed=("wounds",),
+    )
 
 
 @pytest.mark.parametrize("tolerance", [1e-3, 1e-12])
@@ -105,26 +108,29 @@ def test_random_games_value_and_the_strategies_play(seed):
     assert low - Fraction(1, 10**8) <= exact.value <= high + Fraction(1, 10**8)
 
 
-@pytest.mark.parametrize("player, narrator", [("optimal", "fixed"), ("fixed", "optimal"), ("optimal", "optimal"),
-                                              ("optimal", "kind")])
+@pytest.mark.parametrize(
+    "player, narrator", [("optimal", "fixed"), ("fixed", "optimal"), ("optimal", "optimal"), ("optimal", "kind")]
+)
 def test_karbon_optimal_play(player, narrator):
     from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, contest_odds
 
     setup = ContestSetup(ability=1, challenge=1, consequence=1, pool={6: 2, 8: 1, 10: 1}, reserve={6: 1})
     exact = contest_odds(setup, None, PlayerPolicy(kind=player), NarratorPolicy(kind=narrator))
-    floats = contest_odds(setup, None, PlayerPolicy(kind=player), NarratorPolicy(kind=narrator),
-                          arithmetic="float")
+    floats = contest_odds(setup, None, PlayerPolicy(kind=player), NarratorPolicy(kind=narrator), arithmetic="float")
     assert _holds(floats.bounds["value"], exact.value)
     assert floats.player_draw == exact.player_draw and floats.narrator_draw == exact.narrator_draw
     for name in ("win", "loss", "tie"):
         assert _holds(floats.bounds[name], getattr(exact, name)), name
 
 
-@pytest.mark.parametrize("setup", [
-    dict(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={}),
-    dict(ability=3, challenge=3, consequence=3, peril=1),
-    dict(ability=1, challenge=1, consequence=2, peril=1, pool={6: 2, 8: 1, 10: 1}, reserve={6: 1}),
-])
+@pytest.mark.parametrize(
+    "setup",
+    [
+        dict(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={}),
+        dict(ability=3, challenge=3, consequence=3, peril=1),
+        dict(ability=1, challenge=1, consequence=2, peril=1, pool={6: 2, 8: 1, 10: 1}, reserve={6: 1}),
+    ],
+)
 @pytest.mark.parametrize("player", ["never", "always"])
 def test_karbon_contests(setup, player):
     from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules

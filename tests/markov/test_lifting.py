@@ -40,8 +40,7 @@ def random_system(rng, size, entry_bits, source_bits, row_twos=3, odd_diagonal_o
         row[len(rows)] = rng.getrandbits(entry_bits) | 1
         shift = rng.randint(0, row_twos)
         rows.append({column: entry << shift for column, entry in row.items()})
-    sources = [rng.choice([-1, 0, 1, 1]) * rng.getrandbits(rng.choice([1, 64, source_bits]))
-               for _ in range(size)]
+    sources = [rng.choice([-1, 0, 1, 1]) * rng.getrandbits(rng.choice([1, 64, source_bits])) for _ in range(size)]
     return rows, sources
 
 
@@ -97,22 +96,32 @@ def test_a_fraction_in_lowest_terms_with_the_rows_powers_of_two():
     assert lifted(rows, [1, 0]) == flint_solution(rows, [1, 0]) == ([3, 1], 10)
 
 
-@pytest.mark.parametrize("rows, why", [
-    ([{0: 1, 1: 1}, {0: 1, 1: 3}], "determinant 2: singular mod 2"),
-    ([{0: 6, 1: 2}, {0: 1, 1: 1}], "row 0 is 2 x (3, 1): determinant 2 after the twos are out"),
-    ([{0: 1}, {}], "a zero row"),
-    ([{0: 2**48 + 1}, {1: 1}], "an entry too wide for exact float64 steps"),
-    ([{0: 2**70 + 1}, {1: 1}], "an entry past int64"),
-    ([{0: -2**63}, {1: 1}], "an entry of int64's least value"),
-])
+@pytest.mark.parametrize(
+    "rows, why",
+    [
+        ([{0: 1, 1: 1}, {0: 1, 1: 3}], "determinant 2: singular mod 2"),
+        ([{0: 6, 1: 2}, {0: 1, 1: 1}], "row 0 is 2 x (3, 1): determinant 2 after the twos are out"),
+        ([{0: 1}, {}], "a zero row"),
+        ([{0: 2**48 + 1}, {1: 1}], "an entry too wide for exact float64 steps"),
+        ([{0: 2**70 + 1}, {1: 1}], "an entry past int64"),
+        ([{0: -(2**63)}, {1: 1}], "an entry of int64's least value"),
+    ],
+)
 def test_systems_outside_the_argument_are_refused(rows, why):
     assert solve_by_lifting(rows, [1, 1]) is None, why
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 9).flatmap(lambda size: st.tuples(
-    st.lists(st.lists(st.integers(-2**20, 2**20), min_size=size, max_size=size), min_size=size, max_size=size),
-    st.lists(st.integers(-2**3000, 2**3000), min_size=size, max_size=size))))
+@given(
+    st.integers(1, 9).flatmap(
+        lambda size: st.tuples(
+            st.lists(
+                st.lists(st.integers(-(2**20), 2**20), min_size=size, max_size=size), min_size=size, max_size=size
+            ),
+            st.lists(st.integers(-(2**3000), 2**3000), min_size=size, max_size=size),
+        )
+    )
+)
 def test_any_small_system_that_lifts_matches_flint(system):
     matrix, sources = system
     rows = [{column: entry for column, entry in enumerate(row) if entry} for row in matrix]

@@ -59,8 +59,9 @@ GRAPHS = {
     "recurring loops": lambda: explore(RecurringLoops(3)),
     "contest chain": lambda: explore(ContestChain(size=600, branches=10, seed=4)),
     "karbon A3 v C3": lambda: _karbon_graph(dict(ability=3, challenge=3, consequence=3, peril=1), "fixed", "fixed"),
-    "karbon A2 v C4, W4 P2": lambda: _karbon_graph(dict(ability=2, challenge=4, consequence=4, peril=2),
-                                                   "fixed", "random"),
+    "karbon A2 v C4, W4 P2": lambda: _karbon_graph(
+        dict(ability=2, challenge=4, consequence=4, peril=2), "fixed", "random"
+    ),
 }
 
 
@@ -71,8 +72,9 @@ def test_the_pass_with_a_loop_worker_gives_the_same_fractions(worker_on_any_grap
     assert worker_on_any_graph == []
     shared = forward_pass(graph, workers=1)
     assert _answers(shared) == _answers(alone)
-    loops = loop_pool.loops_with_flow(forward_module._Plan(graph, {}, bytearray([1]) * graph.num_states,
-                                                           graph.strongly_connected_components()))
+    loops = loop_pool.loops_with_flow(
+        forward_module._Plan(graph, {}, bytearray([1]) * graph.num_states, graph.strongly_connected_components())
+    )
     assert loops >= 5
     assert len(worker_on_any_graph) < loops  # the worker solved some
     assert set(worker_on_any_graph) <= {os.getpid()}
@@ -85,7 +87,11 @@ def test_the_pass_under_a_chosen_strategy_with_a_loop_worker(worker_on_any_graph
     absorption, never, steps, rewards, solver = backward_answers(graph, {"win": 1}, 0)
     result = forward_pass(graph, solver.chosen_edge, solver.alive, solver.components, workers=1)
     assert (result.absorption, result.never_ends, result.expected_steps, result.expected_rewards) == (
-        absorption, never, steps, rewards)
+        absorption,
+        never,
+        steps,
+        rewards,
+    )
 
 
 def test_a_wrong_solve_in_the_worker_is_raised_here(worker_on_any_graph, monkeypatch):

@@ -13,7 +13,7 @@ def test_symmetric_ruin_from_the_middle_ends_after_2k_bets_with_probability_half
     for bets in range(13):
         expected = Fraction(1, 2 ** (bets // 2)) if bets % 2 == 0 and bets > 0 else 0
         assert law[str(bets)] == expected
-    assert law["13+"] == Fraction(1, 2 ** 6)
+    assert law["13+"] == Fraction(1, 2**6)
 
 
 def forward(model, cap, steps):
@@ -46,5 +46,8 @@ def test_asymmetric_ruin_matches_a_forward_pass(goal, start, up, down):
 
 def test_a_model_with_decisions_is_refused():
     with pytest.raises(HasDecisions):
-        reward_count_distribution(ContestChain(size=40, branches=3, decision_every=2, seed=1),
-                                  ContestChain(size=40, branches=3, decision_every=2, seed=1).reward_names[0], 3)
+        reward_count_distribution(
+            ContestChain(size=40, branches=3, decision_every=2, seed=1),
+            ContestChain(size=40, branches=3, decision_every=2, seed=1).reward_names[0],
+            3,
+        )

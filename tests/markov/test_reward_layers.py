@@ -37,8 +37,7 @@ def brute_force(model, reward_slot: int, up_to: int, steps: int):
 
 
 def as_pairs(layers):
-    return {(outcome, total): p for total, layer in enumerate(layers.by_total)
-            for outcome, p in layer.items() if p}
+    return {(outcome, total): p for total, layer in enumerate(layers.by_total) for outcome, p in layer.items() if p}
 
 
 @pytest.mark.parametrize("goal,start,up,down", [(4, 2, 1, 1), (5, 2, 2, 1), (6, 3, 1, 3), (3, 1, 5, 2)])
@@ -55,7 +54,7 @@ def test_symmetric_ruin_closed_form():
     for bets, layer in enumerate(layers.by_total):
         half = Fraction(1, 2 ** (bets // 2 + 1)) if bets % 2 == 0 and bets > 0 else 0
         assert layer == {"win": half, "loss": half}
-    assert layers.tail == Fraction(1, 2 ** 6)
+    assert layers.tail == Fraction(1, 2**6)
 
 
 class LoopsAndJumps:
@@ -75,7 +74,8 @@ class LoopsAndJumps:
             "right": Chance(((1, "left", None), (2, "lost", (0, 1)), (1, "start", (0, 1)))),
             "limbo": Chance(((1, "limbo", (0, 1)), (1, "limbo2", None))),
             "limbo2": Chance(((1, "limbo", None),)),
-            "won": Terminal("win"), "lost": Terminal("loss"),
+            "won": Terminal("win"),
+            "lost": Terminal("loss"),
         }[state]
 
 

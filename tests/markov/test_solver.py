@@ -102,8 +102,10 @@ def test_expectations_under_the_chosen_strategy_match_dense_solve(seed):
     model = RandomGame(seed)
     solution = solve(model, payoff={"win": 1, "tie": Fraction(1, 2)}, nonterminating_payoff=Fraction(1, 2))
     nodes = reachable_nodes(model)
-    policy = {state: [name for name, _, _ in nodes[state].actions].index(action)
-              for state, action in solution.strategy.items()}
+    policy = {
+        state: [name for name, _, _ in nodes[state].actions].index(action)
+        for state, action in solution.strategy.items()
+    }
     reference = dense_evaluate(model, nodes, policy, {"win": 1, "tie": Fraction(1, 2)}, Fraction(1, 2))
     assert solution.absorption == {k: as_fraction(v) for k, v in reference["absorption"].items()}
     assert solution.never_ends == as_fraction(reference["never"])
@@ -148,9 +150,13 @@ class TinyPig:
 
 def brute_force_value(model, payoff, endless):
     nodes = reachable_nodes(model)
-    deciders = {side: sorted((s for s, n in nodes.items() if isinstance(n, Decision) and n.side == side), key=repr)
-                for side in ("max", "min")}
-    choices = {side: list(itertools.product(*(range(len(nodes[s].actions)) for s in deciders[side]))) for side in deciders}
+    deciders = {
+        side: sorted((s for s, n in nodes.items() if isinstance(n, Decision) and n.side == side), key=repr)
+        for side in ("max", "min")
+    }
+    choices = {
+        side: list(itertools.product(*(range(len(nodes[s].actions)) for s in deciders[side]))) for side in deciders
+    }
     best = None
     for max_choice in choices["max"]:
         worst = None
@@ -252,7 +258,7 @@ def test_a_terminal_initial_state_takes_no_steps(arithmetic):
 
 
 class StayOrLeave:
-    """"go" wins at once; "stay" moves to a coin that returns or falls into an endless loop
+    """ "go" wins at once; "stay" moves to a coin that returns or falls into an endless loop
     (a cyclic component that play reaches only under the strategy not chosen)."""
 
     outcomes, reward_names = ("win", "loss"), ()
@@ -314,9 +320,16 @@ def test_tug_of_war_single_big_cycle_is_symmetric():
 
 # -- the value-only backward pass (optimal play) against the vector pass and the dense solve ----
 
+
 def answers(solution):
-    return (solution.absorption, solution.never_ends, solution.value, solution.expected_steps,
-            solution.expected_rewards, solution.strategy)
+    return (
+        solution.absorption,
+        solution.never_ends,
+        solution.value,
+        solution.expected_steps,
+        solution.expected_rewards,
+        solution.strategy,
+    )
 
 
 class TiedGame(RandomGame):
@@ -358,14 +371,19 @@ PAYOFF = {"win": 1, "tie": Fraction(1, 2)}
 
 def dense_values(model, nodes, policy, endless):
     """Every state's exact value under ``policy`` (action indices), by the dense reference."""
-    return {state: as_fraction(dense_evaluate(FromState(model, state), nodes, policy, PAYOFF, endless)["value"])
-            for state in nodes}
+    return {
+        state: as_fraction(dense_evaluate(FromState(model, state), nodes, policy, PAYOFF, endless)["value"])
+        for state in nodes
+    }
 
 
 def action_value(values, nodes, action):
     _, target, _ = action
-    return values[target] if target in values and not isinstance(nodes[target], Terminal) else (
-        Fraction(PAYOFF.get(nodes[target].outcome, 0)))
+    return (
+        values[target]
+        if target in values and not isinstance(nodes[target], Terminal)
+        else (Fraction(PAYOFF.get(nodes[target].outcome, 0)))
+    )
 
 
 @pytest.mark.parametrize("endless", [Fraction(0), Fraction(1, 2), Fraction(3, 2)])
@@ -404,8 +422,10 @@ def test_one_sided_value_matches_brute_force_over_all_strategies(seed):
     model = TiedGame(seed, size=6, one_sided=True)
     nodes = reachable_nodes(model)
     deciders = sorted((s for s, n in nodes.items() if isinstance(n, Decision)), key=repr)
-    best = max(as_fraction(dense_evaluate(model, nodes, dict(zip(deciders, choice)), PAYOFF, Fraction(1, 2))["value"])
-               for choice in itertools.product(*(range(len(nodes[s].actions)) for s in deciders)))
+    best = max(
+        as_fraction(dense_evaluate(model, nodes, dict(zip(deciders, choice)), PAYOFF, Fraction(1, 2))["value"])
+        for choice in itertools.product(*(range(len(nodes[s].actions)) for s in deciders))
+    )
     assert solve(model, payoff=PAYOFF, nonterminating_payoff=Fraction(1, 2)).value == best
 
 
@@ -431,8 +451,9 @@ class SpinOrLeave:
 @pytest.mark.parametrize("all_states", [False, True])
 @pytest.mark.parametrize("arithmetic", ["exact", "float"])
 def test_flow_into_dead_members_of_a_loop_is_never_ending(all_states, arithmetic):
-    solution = solve(SpinOrLeave(), payoff={"win": 1}, nonterminating_payoff=2, all_states=all_states,
-                     arithmetic=arithmetic)
+    solution = solve(
+        SpinOrLeave(), payoff={"win": 1}, nonterminating_payoff=2, all_states=all_states, arithmetic=arithmetic
+    )
     assert solution.strategy == {"d": "spin"} and solution.largest_component == 3
     assert (solution.absorption["win"], solution.never_ends, solution.value) == (0.5, 0.5, 1.5)
     assert solution.expected_steps is None and solution.expected_rewards == {"turns": None}

@@ -19,8 +19,9 @@ import pytest
 import exactdice
 
 ROOT = Path(__file__).parents[2]
-TABLE_FILES = sorted(path.relative_to(ROOT / "tables").with_suffix("").as_posix()
-                     for path in (ROOT / "tables").glob("*/*.json"))
+TABLE_FILES = sorted(
+    path.relative_to(ROOT / "tables").with_suffix("").as_posix() for path in (ROOT / "tables").glob("*/*.json")
+)
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +29,9 @@ def built(tmp_path_factory):
     """The sdist and wheel of this checkout (the build fetches its backend from the index)."""
     pytest.importorskip("build", reason="the docs extra installs build and twine")
     out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return out
 
@@ -40,12 +42,31 @@ def installed(built, tmp_path_factory):
     file), so nothing is downloaded and this checkout is not on its path."""
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    new_site = Path(subprocess.run([str(venv / "bin" / "python"), "-c", "import site; print(site.getsitepackages()[0])"],
-                                   capture_output=True, text=True, check=True).stdout.strip())
+    new_site = Path(
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-c", "import site; print(site.getsitepackages()[0])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (new_site / "dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     wheel = next(built.glob("*.whl"))
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet",
-                    "--no-deps", "--no-index", str(wheel)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        check=True,
+    )
     return venv
 
 
@@ -74,25 +95,48 @@ def test_the_sdist_holds_the_compiled_parts_sources(built):
 
     with tarfile.open(next(built.glob("*.tar.gz"))) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    assert {"setup.py", "exactdice/karbon/_walk.pyx", "exactdice/markov/_graph.pyx", "exactdice/markov/_graph.pxd",
-            "exactdice/markov/_interval.pyx", "exactdice/markov/_mapped.h"} <= names
+    assert {
+        "setup.py",
+        "exactdice/karbon/_walk.pyx",
+        "exactdice/markov/_graph.pyx",
+        "exactdice/markov/_graph.pxd",
+        "exactdice/markov/_interval.pyx",
+        "exactdice/markov/_mapped.h",
+    } <= names
 
 
 def test_the_installed_wheel_runs_the_main_command(installed, tmp_path):
     exe = str(installed / "bin" / "exactdice")
     version = subprocess.run([exe, "--version"], capture_output=True, text=True, cwd=tmp_path)
     assert version.returncode == 0 and version.stdout.strip().endswith(exactdice.__version__), version
-    where = subprocess.run([str(installed / "bin" / "python"), "-c", "import exactdice; print(exactdice.__file__)"],
-                           capture_output=True, text=True, cwd=tmp_path, check=True).stdout
+    where = subprocess.run(
+        [str(installed / "bin" / "python"), "-c", "import exactdice; print(exactdice.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    ).stdout
     assert str(installed) in where and str(ROOT) not in where
-    odds = subprocess.run([exe, "karbon", "odds", "--ability", "3", "--challenge", "2", "--consequence", "2",
-                           "--peril", "1"], capture_output=True, text=True, cwd=tmp_path)
+    odds = subprocess.run(
+        [exe, "karbon", "odds", "--ability", "3", "--challenge", "2", "--consequence", "2", "--peril", "1"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert odds.returncode == 0, odds.stderr
     assert "P(win)   15.9 %" in odds.stdout
     assert "not built" not in odds.stderr  # the compiled walk explored it
-    compiled = subprocess.run([str(installed / "bin" / "python"), "-c", "from exactdice.karbon.compiled import "
-                               "compiled_available; print(compiled_available())"],
-                              capture_output=True, text=True, cwd=tmp_path, check=True).stdout
+    compiled = subprocess.run(
+        [
+            str(installed / "bin" / "python"),
+            "-c",
+            "from exactdice.karbon.compiled import compiled_available; print(compiled_available())",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    ).stdout
     assert compiled.strip() == "True"
 
 
@@ -100,8 +144,13 @@ def test_the_installed_wheel_serves_the_canonical_tables(installed, tmp_path):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([str(installed / "bin" / "exactdice"), "serve", "--port", str(port), "--no-cache"],
-                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [str(installed / "bin" / "exactdice"), "serve", "--port", str(port), "--no-cache"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:

@@ -20,6 +20,8 @@ class _EntryPoint:
 @pytest.fixture
 def run_cli():
     """``run_cli(["dist", "3d6"])`` -> click's Result of the full entry point (exit code, output)."""
+
     def run(arguments, **options):
         return CliRunner().invoke(_EntryPoint(), arguments, **options)
+
     return run

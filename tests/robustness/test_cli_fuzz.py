@@ -56,6 +56,7 @@ def run(run_cli):
     def invoke(arguments):
         with work_budget():
             return run_cli(arguments)
+
     return invoke
 
 
@@ -67,17 +68,26 @@ def files(tmp_path):
     bad_strategy = tmp_path / "g.json"
     bad_strategy.write_text(json.dumps({"format": "exactdice-karbon-strategy/2", "decisions": "nope"}))
     repeated = tmp_path / "repeated.json"
-    repeated.write_text('{"player_dice": "d8", "player_dice": "d6", "narrator_dice": "d8", '
-                        '"pool": "none", "reserve": "none", "consequence": 1}')
+    repeated.write_text(
+        '{"player_dice": "d8", "player_dice": "d6", "narrator_dice": "d8", '
+        '"pool": "none", "reserve": "none", "consequence": 1}'
+    )
     state = tmp_path / "state.json"
-    state.write_text('{"player_dice": "d8", "narrator_dice": "d8", "pool": "none", '
-                     '"reserve": "none", "consequence": 1}')
+    state.write_text(
+        '{"player_dice": "d8", "narrator_dice": "d8", "pool": "none", "reserve": "none", "consequence": 1}'
+    )
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     folder = tmp_path / "folder"
     folder.mkdir()
-    return {"nested": str(nested), "bad_strategy": str(bad_strategy), "repeated": str(repeated),
-            "state": str(state), "fifo": str(fifo), "folder": str(folder)}
+    return {
+        "nested": str(nested),
+        "bad_strategy": str(bad_strategy),
+        "repeated": str(repeated),
+        "state": str(state),
+        "fifo": str(fifo),
+        "folder": str(folder),
+    }
 
 
 # ----- the issue's cases, each with the flag its message must name ---------------------------
@@ -137,9 +147,11 @@ ALLOWED_CASE_BUDGET_SECONDS = 120
 def test_what_was_slow_now_runs_quickly(run_cli):
     """Cases of the issue that are allowed: they finish (no blow-up), without an error."""
     two_hundred = [word for i in range(200) for word in ("--modifier", str(i % 5))]
-    for argv in (["contingency", "check", "--dice", "13d6", "--any-size"],
-                 ["karbon", "odds", "-a", "1", "-c", "1", "-p", "20", "--max-states", "100000"],
-                 ["karst", "order", *two_hundred]):
+    for argv in (
+        ["contingency", "check", "--dice", "13d6", "--any-size"],
+        ["karbon", "odds", "-a", "1", "-c", "1", "-p", "20", "--max-states", "100000"],
+        ["karst", "order", *two_hundred],
+    ):
         with work_budget(ALLOWED_CASE_BUDGET_SECONDS):
             result = run_cli(argv)
         assert result.exit_code == 0 and "Traceback" not in result.stderr, result.stderr
@@ -154,11 +166,27 @@ def test_an_order_roll_past_the_combatant_limit_is_refused(run):
 
 NOT_INTEGERS = ["abc", "1.5", "", "nan", "３", "1e3", "--", "0x10"]
 HUGE = ["1000000000000000000000000000000", "99999999999"]
-BAD_NOTATION = ["3d", "d0", "(((", "3d6+", "1000d1000", "３d6", "d6)", "kh", "2d6kh3", "", "d",
-                "(" * 101 + "d6" + ")" * 101, "1d1000001", "3d6x", "5000d2", "--3", "d6++d6"]
+BAD_NOTATION = [
+    "3d",
+    "d0",
+    "(((",
+    "3d6+",
+    "1000d1000",
+    "３d6",
+    "d6)",
+    "kh",
+    "2d6kh3",
+    "",
+    "d",
+    "(" * 101 + "d6" + ")" * 101,
+    "1d1000001",
+    "3d6x",
+    "5000d2",
+    "--3",
+    "d6++d6",
+]
 BAD_DICE_LIST = ["d7x", "0d6", "d1", "abc", "", ",", "2000d6", "d６", "d-6"]
-BAD_POLICIES = ["", ";;;", "risk=maybe", "unknown=1", "risk=always;risk=never", "random", "draw=d7>d7",
-                "break=nothing"]
+BAD_POLICIES = ["", ";;;", "risk=maybe", "unknown=1", "risk=always;risk=never", "random", "draw=d7>d7", "break=nothing"]
 BAD_RULES = ["sudden_death", "nope=1", "sudden_death=maybe", "=on", ""]
 
 # (command before the bad value, flag, bad values, command after)
@@ -166,18 +194,25 @@ TARGETS = [
     (["dist"], "EXPRESSION", BAD_NOTATION, []),
     (["karbon", "odds", "-c", "1", "-w", "1", "--ability"], "--ability", NOT_INTEGERS + ["-1"] + HUGE, []),
     (["karbon", "odds", "-a", "1", "-w", "1", "--challenge"], "--challenge", NOT_INTEGERS + ["0", "-3"] + HUGE, []),
-    (["karbon", "odds", "-a", "1", "-c", "1", "--consequence"], "--consequence",
-     NOT_INTEGERS + ["0", "21"] + HUGE, []),
+    (["karbon", "odds", "-a", "1", "-c", "1", "--consequence"], "--consequence", NOT_INTEGERS + ["0", "21"] + HUGE, []),
     (["karbon", "odds", "-a", "1", "-c", "1", "--peril"], "--peril", NOT_INTEGERS + ["-1"] + HUGE, []),
     (["karbon", "odds", "-a", "1", "-c", "1", "--fallout"], "--fallout", NOT_INTEGERS + ["-2"] + HUGE, []),
     (["karbon", "odds", "-a", "1", "-c", "1", "--fortune"], "--fortune", NOT_INTEGERS + ["-1"], []),
     (["karbon", "odds", "-a", "1", "-c", "1", "--max-states"], "--max-states", NOT_INTEGERS + ["0", "-5"], []),
     (["karbon", "odds", "-a", "1", "-c", "1", "--player-policy"], "--player-policy", BAD_POLICIES, []),
-    (["karbon", "odds", "-a", "1", "-c", "1", "--narrator-policy"], "--narrator-policy",
-     ["", ";;;", "hurt=maybe", "x=1", "plans=dice;plans=peril"], []),
+    (
+        ["karbon", "odds", "-a", "1", "-c", "1", "--narrator-policy"],
+        "--narrator-policy",
+        ["", ";;;", "hurt=maybe", "x=1", "plans=dice;plans=peril"],
+        [],
+    ),
     (["karbon", "odds", "-a", "1", "-c", "1", "--rule"], "--rule", BAD_RULES, []),
-    (["karbon", "odds", "--narrator-dice", "d8", "--player-dice"], "--player-dice",
-     [value for value in BAD_DICE_LIST if value != "d1"], []),  # a d1 is a (dull) Karbon die
+    (
+        ["karbon", "odds", "--narrator-dice", "d8", "--player-dice"],
+        "--player-dice",
+        [value for value in BAD_DICE_LIST if value != "d1"],
+        [],
+    ),  # a d1 is a (dull) Karbon die
     (["karbon", "odds", "-a", "1", "-c", "1", "--pool"], "--pool", ["d7x", "0d6", "abc", "d6x"], []),
     (["contingency", "check", "--dice"], "--dice", BAD_DICE_LIST + ["d6,d6", "d6,d6,d6,d6,d6"], []),
     (["contingency", "check", "--difficulty"], "--difficulty", NOT_INTEGERS + ["0", "-5", "10001"] + HUGE, []),
@@ -189,8 +224,12 @@ TARGETS = [
     (["karst", "attack", "--defense", "10", "--health"], "--health", NOT_INTEGERS + ["0", "-4", "10001"] + HUGE, []),
     (["karst", "attack", "--defense"], "--defense", NOT_INTEGERS, []),
     (["karst", "death", "--negative-health"], "--negative-health", NOT_INTEGERS + ["-1"], []),
-    (["karst", "attack", "--defense", "10", "--health", "3", "--then-death", "--aid"], "--aid",
-     NOT_INTEGERS + ["-1"] + HUGE, []),
+    (
+        ["karst", "attack", "--defense", "10", "--health", "3", "--then-death", "--aid"],
+        "--aid",
+        NOT_INTEGERS + ["-1"] + HUGE,
+        [],
+    ),
 ]
 
 
@@ -226,9 +265,11 @@ def test_generated_bad_inputs_are_one_line_errors(run):
 
 @pytest.mark.parametrize("flag", ["-o", "--store", "--out"])
 def test_generated_output_targets_are_refused(run, files, flag):
-    commands = {"-o": ["karst", "table", "--table", "action", "--no-cache", "--format", "csv", "-o"],
-                "--store": ["karst", "table", "--table", "action", "--format", "md", "--store"],
-                "--out": ["karst", "simulate", "action", "--n", "5", "--out"]}
+    commands = {
+        "-o": ["karst", "table", "--table", "action", "--no-cache", "--format", "csv", "-o"],
+        "--store": ["karst", "table", "--table", "action", "--format", "md", "--store"],
+        "--out": ["karst", "simulate", "action", "--n", "5", "--out"],
+    }
     named = {"-o": "--output", "--store": "--store", "--out": "--out"}[flag]
     for target in (files["fifo"], files["folder"], os.devnull, "/dev/zero"):
         assert_one_line_error(run(commands[flag] + [target]), named)
@@ -236,14 +277,35 @@ def test_generated_output_targets_are_refused(run, files, flag):
 
 # ----- the memory budget, in a subprocess with a timeout ------------------------------------------
 
+
 def test_a_long_solve_stops_at_the_memory_budget():
     """`karbon odds -a 3 -c 3 -w 3 -p 1 --player-policy risk=always` grew past 4.6 GiB in the
     issue; with a 64 MiB budget it stops with one line naming the size and the flag."""
     started = time.monotonic()
     completed = subprocess.run(
-        [sys.executable, "-m", "exactdice.cli.main", "--max-memory", "64M", "karbon", "odds", "-a", "3",
-         "-c", "3", "-w", "3", "-p", "1", "--player-policy", "risk=always"],
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "exactdice.cli.main",
+            "--max-memory",
+            "64M",
+            "karbon",
+            "odds",
+            "-a",
+            "3",
+            "-c",
+            "3",
+            "-w",
+            "3",
+            "-p",
+            "1",
+            "--player-policy",
+            "risk=always",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert completed.returncode == 2, completed.stderr
     lines = completed.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("exactdice: error: --max-memory: the process reached ")
@@ -253,7 +315,26 @@ def test_a_long_solve_stops_at_the_memory_budget():
 
 def test_the_budget_comes_from_the_environment_too():
     completed = subprocess.run(
-        [sys.executable, "-m", "exactdice.cli.main", "karbon", "odds", "-a", "3", "-c", "3", "-w", "3",
-         "-p", "1", "--player-policy", "risk=always"],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "EXACTDICE_MAX_MEMORY": "64M"})
+        [
+            sys.executable,
+            "-m",
+            "exactdice.cli.main",
+            "karbon",
+            "odds",
+            "-a",
+            "3",
+            "-c",
+            "3",
+            "-w",
+            "3",
+            "-p",
+            "1",
+            "--player-policy",
+            "risk=always",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "EXACTDICE_MAX_MEMORY": "64M"},
+    )
     assert completed.returncode == 2 and "--max-memory: the process reached" in completed.stderr

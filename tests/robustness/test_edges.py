@@ -30,8 +30,14 @@ def _limit_memory():
 def run(arguments, *, stdout=subprocess.PIPE, timeout=60, preexec_fn=_limit_memory, **options):
     """``exactdice ARGUMENTS`` in a subprocess: (exit status, stdout text, stderr text, seconds)."""
     began = time.monotonic()
-    completed = subprocess.run(EXACTDICE + list(arguments), stdout=stdout, stderr=subprocess.PIPE,
-                               timeout=timeout, preexec_fn=preexec_fn, **options)
+    completed = subprocess.run(
+        EXACTDICE + list(arguments),
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        timeout=timeout,
+        preexec_fn=preexec_fn,
+        **options,
+    )
     out = completed.stdout.decode(errors="replace") if completed.stdout is not None else ""
     return completed.returncode, out, completed.stderr.decode(errors="replace"), time.monotonic() - began
 
@@ -47,8 +53,11 @@ def one_line_error(stderr: str, *needles: str) -> str:
 
 # ----- standard output: full, closed, gone ------------------------------------------------------
 
-@pytest.mark.parametrize("arguments", [["dist", "3d6"], ["--help"], ["dist", "--help"],
-                                       ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--json"]])
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["dist", "3d6"], ["--help"], ["dist", "--help"], ["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--json"]],
+)
 def test_a_full_stdout_is_one_line_and_its_own_exit_code(arguments):
     with open("/dev/full", "wb") as full:
         code, _, stderr, _ = run(arguments, stdout=full)
@@ -64,8 +73,9 @@ def test_a_closed_stdout_is_one_line_and_its_own_exit_code():
 
 def _piped_into_head(arguments, lines=1):
     """``exactdice ARGUMENTS | head -n LINES``: exactdice's exit status and stderr."""
-    producer = subprocess.Popen(EXACTDICE + arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                preexec_fn=_limit_memory)
+    producer = subprocess.Popen(
+        EXACTDICE + arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit_memory
+    )
     head = subprocess.run(["head", "-n", str(lines)], stdin=producer.stdout, capture_output=True, timeout=60)
     producer.stdout.close()
     stderr = producer.stderr.read().decode()
@@ -80,13 +90,24 @@ def test_a_closed_pipe_exits_quietly_with_the_sigpipe_status():
 
 def test_validate_into_a_closed_pipe_does_not_claim_the_samples_misfit(tmp_path):
     """Exit 1 means "does not fit": a reader that went away is not a verdict."""
-    samples = tmp_path / "s.csv"   # hit 3/5 exactly: fits
+    samples = tmp_path / "s.csv"  # hit 3/5 exactly: fits
     samples.write_text("outcome\n" + "hit\n" * 6000 + "miss\n" * 4000)
-    arguments = ["validate", "karst", "attack", "--samples", str(samples), "--modifier", "3",
-                 "--defense", "12", "--damage", "d8"]
+    arguments = [
+        "validate",
+        "karst",
+        "attack",
+        "--samples",
+        str(samples),
+        "--modifier",
+        "3",
+        "--defense",
+        "12",
+        "--damage",
+        "d8",
+    ]
     assert run(arguments)[0] == 0
     reading, writing = os.pipe()
-    os.close(reading)   # the reader is gone before anything is written
+    os.close(reading)  # the reader is gone before anything is written
     try:
         code, _, stderr, _ = run(arguments, stdout=writing)
     finally:
@@ -96,6 +117,7 @@ def test_validate_into_a_closed_pipe_does_not_claim_the_samples_misfit(tmp_path)
 
 # ----- input files that never end, or are huge ---------------------------------------------------
 
+
 @pytest.fixture
 def fifo(tmp_path):
     path = tmp_path / "fifo"
@@ -103,18 +125,36 @@ def fifo(tmp_path):
     return str(path)
 
 
-@pytest.mark.parametrize("arguments, flag", [
-    (["karbon", "odds", "--state", "{file}"], "--state"),
-    (["validate", "karbon", "--samples", "{file}", "-a", "3", "-c", "2"], "--samples"),
-    (["karbon", "simulate", "-a", "1", "-c", "1", "--player-policy", "optimal", "--n", "5",
-      "--strategy", "{file}"], "--strategy"),
-])
+@pytest.mark.parametrize(
+    "arguments, flag",
+    [
+        (["karbon", "odds", "--state", "{file}"], "--state"),
+        (["validate", "karbon", "--samples", "{file}", "-a", "3", "-c", "2"], "--samples"),
+        (
+            [
+                "karbon",
+                "simulate",
+                "-a",
+                "1",
+                "-c",
+                "1",
+                "--player-policy",
+                "optimal",
+                "--n",
+                "5",
+                "--strategy",
+                "{file}",
+            ],
+            "--strategy",
+        ),
+    ],
+)
 @pytest.mark.parametrize("kind", ["/dev/zero", "fifo"])
 def test_files_that_cannot_be_bounded_are_refused_at_once(arguments, flag, kind, fifo):
     """The issue: --state /dev/zero grew to 18.7 GB, --samples /dev/zero raised MemoryError,
     a FIFO waited forever."""
     path = fifo if kind == "fifo" else kind
-    code, _, stderr, _ = run([word.format(file=path) for word in arguments], timeout=30)   # never waits
+    code, _, stderr, _ = run([word.format(file=path) for word in arguments], timeout=30)  # never waits
     assert code == 2
     one_line_error(stderr, flag, "not a regular file")
 
@@ -151,7 +191,7 @@ def test_reading_a_json_file_stays_within_the_memory_budget(tmp_path):
     wide.write_text("[" + "[]," * 10_000_000 + "[]]")
     code, _, stderr, _ = run(["--max-memory", "256M", "karbon", "odds", "--state", str(wide)])
     assert code == 2
-    one_line_error(stderr, "--max-memory")   # the parse's cap, or the watchdog: either names the budget
+    one_line_error(stderr, "--max-memory")  # the parse's cap, or the watchdog: either names the budget
     big = tmp_path / "big.json"
     big.write_text('{"x": "' + "a" * 100_000_000 + '"}')
     code, _, stderr, _ = run(["--max-memory", "256M", "karbon", "odds", "--state", str(big)])
@@ -169,14 +209,18 @@ def test_json_depth_counts_brackets_outside_strings_only():
 
 # ----- counts a user can type: refused up front, with the estimate ------------------------------
 
-@pytest.mark.parametrize("arguments, flag, words", [
-    (["chronica", "contest"] + ["--side", "d8"] * 12, "--side", "units of work, more than the limit"),
-    (["chronica", "contest"] + ["--side", "d8"] * 13, "--side", "units of work"),
-    (["dist", "3d6", "--digits", "9999999"], "--digits", "must be from 1 to 1,000"),
-    (["dist", "+".join(["d6"] * 5000)], "EXPRESSION", "more than 1,000 terms"),
-    (["dist", "+".join(f"d{sides}" for sides in range(2, 300))], "EXPRESSION", "units of exact work"),
-    (["dist", "400d6kh200"], "EXPRESSION", "units of exact work"),
-])
+
+@pytest.mark.parametrize(
+    "arguments, flag, words",
+    [
+        (["chronica", "contest"] + ["--side", "d8"] * 12, "--side", "units of work, more than the limit"),
+        (["chronica", "contest"] + ["--side", "d8"] * 13, "--side", "units of work"),
+        (["dist", "3d6", "--digits", "9999999"], "--digits", "must be from 1 to 1,000"),
+        (["dist", "+".join(["d6"] * 5000)], "EXPRESSION", "more than 1,000 terms"),
+        (["dist", "+".join(f"d{sides}" for sides in range(2, 300))], "EXPRESSION", "units of exact work"),
+        (["dist", "400d6kh200"], "EXPRESSION", "units of exact work"),
+    ],
+)
 def test_work_past_a_limit_is_refused_before_it_starts(arguments, flag, words):
     code, _, stderr, seconds = run(arguments)
     assert code == 2 and seconds < 5, (code, seconds)
@@ -194,19 +238,40 @@ def test_like_dice_in_a_long_sum_are_rolled_together():
 
 # ----- nonsense that was accepted, and messages that named the wrong thing ---------------------
 
-@pytest.mark.parametrize("arguments, flag, words", [
-    (["karbon", "table", "-a", "1-2", "-c", "1-2", "-o", "{tmp}/out.pdf", "--format", "csv"], "--format",
-     "csv contradicts the file name"),
-    (["karbon", "odds", "-a", "1", "-c", "1", "--player-policy", "draw=d12"], "--player-policy",
-     "names d12, which no hand, pool or reserve of this contest holds"),
-    (["karbon", "odds", "-a", "1", "-c", "1", "--narrator-policy", "give=d20>d8"], "--narrator-policy", "names d20"),
-    (["karbon", "odds", "-a", "1", "-c", "1", "--objective", "win"], "--objective", "needs --player-policy optimal"),
-    (["karbon", "odds", "-a", "1", "-c", "1", "--rule", "objective=win"], "--rule", "nobody chooses"),
-    (["karbon", "odds", "-a", "3"], "--challenge", "give --challenge too"),
-    (["karbon", "odds", "-c", "3"], "--ability", "give --ability too"),
-    (["karbon", "simulate", "-a", "1", "-c", "1", "--n", "3", "--out", "-", "--json"], "--json",
-     "would both print to standard output"),
-])
+
+@pytest.mark.parametrize(
+    "arguments, flag, words",
+    [
+        (
+            ["karbon", "table", "-a", "1-2", "-c", "1-2", "-o", "{tmp}/out.pdf", "--format", "csv"],
+            "--format",
+            "csv contradicts the file name",
+        ),
+        (
+            ["karbon", "odds", "-a", "1", "-c", "1", "--player-policy", "draw=d12"],
+            "--player-policy",
+            "names d12, which no hand, pool or reserve of this contest holds",
+        ),
+        (
+            ["karbon", "odds", "-a", "1", "-c", "1", "--narrator-policy", "give=d20>d8"],
+            "--narrator-policy",
+            "names d20",
+        ),
+        (
+            ["karbon", "odds", "-a", "1", "-c", "1", "--objective", "win"],
+            "--objective",
+            "needs --player-policy optimal",
+        ),
+        (["karbon", "odds", "-a", "1", "-c", "1", "--rule", "objective=win"], "--rule", "nobody chooses"),
+        (["karbon", "odds", "-a", "3"], "--challenge", "give --challenge too"),
+        (["karbon", "odds", "-c", "3"], "--ability", "give --ability too"),
+        (
+            ["karbon", "simulate", "-a", "1", "-c", "1", "--n", "3", "--out", "-", "--json"],
+            "--json",
+            "would both print to standard output",
+        ),
+    ],
+)
 def test_nonsense_is_an_error_naming_the_flag(arguments, flag, words, tmp_path):
     code, out, stderr, _ = run([word.format(tmp=tmp_path) for word in arguments])
     assert code == 2 and out == ""
@@ -216,11 +281,10 @@ def test_nonsense_is_an_error_naming_the_flag(arguments, flag, words, tmp_path):
 
 @pytest.mark.parametrize("target", ["-", "/dev/stdout"])
 def test_simulate_out_dash_writes_the_csv_to_stdout(target, tmp_path):
-    code, out, stderr, _ = run(["karbon", "simulate", "-a", "1", "-c", "1", "--n", "3", "--out", target],
-                               cwd=tmp_path)
+    code, out, stderr, _ = run(["karbon", "simulate", "-a", "1", "-c", "1", "--n", "3", "--out", target], cwd=tmp_path)
     assert code == 0, stderr
     assert out.splitlines()[0] == "trial,outcome,rounds,breaks,glitches,injuries,conditions"
-    assert len(out.splitlines()) == 4 and list(tmp_path.iterdir()) == []   # no file named "-"
+    assert len(out.splitlines()) == 4 and list(tmp_path.iterdir()) == []  # no file named "-"
     code, out, stderr, _ = run(["chronica", "simulate", "--side", "d6", "--side", "d8", "--n", "2", "--out", target])
     assert code == 0 and out.splitlines()[0].startswith("winner,") and len(out.splitlines()) == 3
     assert "Wrote 2 trials" in stderr
@@ -248,13 +312,19 @@ def test_a_grid_range_past_its_bounds_names_its_farthest_value():
     assert raised.value.errors["row_values"].startswith('"1-20" goes up to 20; Ability (A) goes from 0 to 15')
 
 
-@pytest.mark.parametrize("arguments, flag, words", [
-    (["karbon", "odds", "--player-dice", "1000d6", "--narrator-dice", "d6"], "--player-dice",
-     "1,000 dice in a hand is more than the limit of 20"),
-    (["karbon", "odds", "-a", "25", "-c", "1"], "--ability", "25 dice in a hand"),
-    (["karbon", "table", "-a", "1-200", "-c", "1-200"], "--ability", "40,000 cells"),
-    (["karbon", "table", "-a", "1-30", "-c", "1-2"], "--ability", "30 dice in a hand"),
-])
+@pytest.mark.parametrize(
+    "arguments, flag, words",
+    [
+        (
+            ["karbon", "odds", "--player-dice", "1000d6", "--narrator-dice", "d6"],
+            "--player-dice",
+            "1,000 dice in a hand is more than the limit of 20",
+        ),
+        (["karbon", "odds", "-a", "25", "-c", "1"], "--ability", "25 dice in a hand"),
+        (["karbon", "table", "-a", "1-200", "-c", "1-200"], "--ability", "40,000 cells"),
+        (["karbon", "table", "-a", "1-30", "-c", "1-2"], "--ability", "30 dice in a hand"),
+    ],
+)
 def test_karbon_counts_past_their_limits_are_refused_up_front(arguments, flag, words):
     code, _, stderr, seconds = run(arguments)
     assert code == 2 and seconds < 10

@@ -54,7 +54,7 @@ def test_check_memory_names_the_size_and_how_to_raise_it(small_budget):
     with pytest.raises(TooLargeError) as error:
         check_memory("while testing", force=True)
     message = str(error.value)
-    assert message.startswith("max_memory: the process reached ")   # the parameter; the CLI shows its flag
+    assert message.startswith("max_memory: the process reached ")  # the parameter; the CLI shows its flag
     assert "while testing, past the memory budget of " in message
     assert "raise it with `max_memory` (e.g. " in message and "EXACTDICE_MAX_MEMORY" in message
 

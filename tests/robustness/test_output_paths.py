@@ -24,11 +24,17 @@ WRITERS = [
     (["karbon", "odds", "-a", "1", "-c", "1", "-w", "1", "--plot"], "--plot", []),
     (["contingency", "check", "--dice", "d6,d6,d6", "--plot"], "--plot", []),
     (["karst", "attack", "--defense", "12", "--plot"], "--plot", []),
-    (["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--no-cache", "--workers", "1", "--plot"],
-     "--plot", []),
+    (
+        ["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--no-cache", "--workers", "1", "--plot"],
+        "--plot",
+        [],
+    ),
     (["karbon", "sensitivity", "-a", "1", "-c", "1", "-w", "1", "--workers", "1", "--store"], "--store", []),
-    (["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=1-2", "--workers", "1",
-      "--store"], "--store", []),
+    (
+        ["karbon", "design", "--target", "win=0.5", "-a", "1", "--vary", "challenge=1-2", "--workers", "1", "--store"],
+        "--store",
+        [],
+    ),
 ]
 
 
@@ -41,13 +47,17 @@ def _kinds(tmp_path):
     to_device.symlink_to(os.devnull)
     to_fifo = tmp_path / "to-fifo"
     to_fifo.symlink_to(fifo)
-    return {"a FIFO": fifo, "a directory": folder, "a link to a device": to_device,
-            "a link to a FIFO": to_fifo, "a device": os.devnull}
+    return {
+        "a FIFO": fifo,
+        "a directory": folder,
+        "a link to a device": to_device,
+        "a link to a FIFO": to_fifo,
+        "a device": os.devnull,
+    }
 
 
 @pytest.mark.parametrize("before, flag, after", WRITERS, ids=[w[0][0] + " " + w[0][1] + " " + w[1] for w in WRITERS])
-def test_no_writer_replaces_a_fifo_a_device_a_folder_or_a_link(tmp_path, before, flag, after, monkeypatch,
-                                                               run_cli):
+def test_no_writer_replaces_a_fifo_a_device_a_folder_or_a_link(tmp_path, before, flag, after, monkeypatch, run_cli):
     monkeypatch.setenv("EXACTDICE_STORE", str(tmp_path / "store.sqlite"))
     for name, path in _kinds(tmp_path).items():
         before_stat = os.lstat(path)

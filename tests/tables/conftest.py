@@ -29,10 +29,15 @@ def sample_grid(seed: int = 1, rows: int = 4, columns: int = 5, title: str = "Sa
         loss.append(loss_row)
         rounds.append(rounds_row)
     win[0][0] = tie[0][0] = loss[0][0] = rounds[0][0] = None
-    return TableGrid(title=title, row_label="Ability", column_label="Challenge",
-                     rows=[str(r + 1) for r in range(rows)], columns=[str(c + 1) for c in range(columns)],
-                     metrics={"P(win)": win, "P(tie)": tie, "P(loss)": loss, "E[rounds]": rounds},
-                     legend={"ruleset": "tie_order=player_first", "policies": "player optimal | narrator fixed"})
+    return TableGrid(
+        title=title,
+        row_label="Ability",
+        column_label="Challenge",
+        rows=[str(r + 1) for r in range(rows)],
+        columns=[str(c + 1) for c in range(columns)],
+        metrics={"P(win)": win, "P(tie)": tie, "P(loss)": loss, "E[rounds]": rounds},
+        legend={"ruleset": "tie_order=player_first", "policies": "player optimal | narrator fixed"},
+    )
 
 
 @pytest.fixture

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from exactdice.tables.export import (BOUNDS_NOTE, CSV_BOUNDS_COLUMNS, CSV_COLUMNS, cell_text,
-                                     grids_to_json, render_table)
+from exactdice.tables.export import BOUNDS_NOTE, CSV_BOUNDS_COLUMNS, CSV_COLUMNS, cell_text, grids_to_json, render_table
 from exactdice.tables.grid import Bounds, TableGrid, cell_from_data
 from exactdice.tables.shading import PanelScale
 from exactdice.tables.store import ResultKey, ResultStore
@@ -22,11 +21,18 @@ HIGH = Fraction(31613, 100000)
 
 def _grid() -> TableGrid:
     return TableGrid(
-        title="bounds demo", row_label="A", column_label="C", rows=["1", "2"], columns=["1", "2"],
-        metrics={"value": [[Bounds(LOW, HIGH), Bounds(Fraction(1, 3), Fraction(2, 3))],
-                           [Fraction(1, 2), None]],
-                 "P(win)": [[LOW, Fraction(1, 3)], [Fraction(1, 2), None]]},
-        legend={"what": "demo"}, probability_metrics=("value", "P(win)"))
+        title="bounds demo",
+        row_label="A",
+        column_label="C",
+        rows=["1", "2"],
+        columns=["1", "2"],
+        metrics={
+            "value": [[Bounds(LOW, HIGH), Bounds(Fraction(1, 3), Fraction(2, 3))], [Fraction(1, 2), None]],
+            "P(win)": [[LOW, Fraction(1, 3)], [Fraction(1, 2), None]],
+        },
+        legend={"what": "demo"},
+        probability_metrics=("value", "P(win)"),
+    )
 
 
 def test_bounds_check_their_order_and_keep_exact_ends():
@@ -93,8 +99,10 @@ def test_html_shades_bounds_by_their_lower_end():
     # the "value" panel's scale runs over the lower ends (28.697 %, 1/3 and 1/2), whatever
     # the upper ones; below 50 %: not bold
     scale = PanelScale.over([LOW, Fraction(1, 3), Fraction(1, 2)], probability=True)
-    assert (f'class="bounds" style="background:{scale.fill(LOW)};color:{scale.text(LOW)}" '
-            'data-exact="[28697/100000, 31613/100000]"') in text
+    assert (
+        f'class="bounds" style="background:{scale.fill(LOW)};color:{scale.text(LOW)}" '
+        'data-exact="[28697/100000, 31613/100000]"'
+    ) in text
     assert ">28.6-31.7%</td>" in text
     assert BOUNDS_NOTE.replace('"', "&quot;") in text
 
@@ -111,9 +119,11 @@ def test_pdf_prints_bounds_and_the_note():
 def test_png_colours_a_bounds_cell_by_its_lower_end():
     """The same picture with a cell of bounds and with that cell at its lower bound: the
     colour of the cell (sampled away from its text) is the same; at its upper bound it is not."""
+
     def picture(value):  # beside cells of 0 and 1: the panel's scale is the same in every picture
-        return render_table(TableGrid("t", "r", "c", ["1"], ["1", "2", "3"],
-                                      {"P(win)": [[value, Fraction(0), Fraction(1)]]}), "png")
+        return render_table(
+            TableGrid("t", "r", "c", ["1"], ["1", "2", "3"], {"P(win)": [[value, Fraction(0), Fraction(1)]]}), "png"
+        )
 
     with_bounds = picture(Bounds(Fraction(1, 10), Fraction(3, 20)))
     at_lower, at_upper = picture(Fraction(1, 10)), picture(Fraction(3, 20))
@@ -141,12 +151,19 @@ def test_committed_exact_tables_render_byte_identically(name):
     folder = TABLES / "karbon"
     tables = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))["tables"]
     order = ("ruleset", "player policy", "narrator policy", "pool", "reserve")  # JSON sorts the legend
-    grids = [TableGrid(title=t["title"], row_label=t["row_label"], column_label=t["column_label"],
-                       rows=t["rows"], columns=t["columns"], legend={k: t["legend"][k] for k in order},
-                       metrics={m["name"]: [[cell_from_data(v) for v in row] for row in m["exact"]]
-                                for m in t["metrics"]},
-                       probability_metrics=tuple(m["name"] for m in t["metrics"] if m["probability"]))
-             for t in tables]
+    grids = [
+        TableGrid(
+            title=t["title"],
+            row_label=t["row_label"],
+            column_label=t["column_label"],
+            rows=t["rows"],
+            columns=t["columns"],
+            legend={k: t["legend"][k] for k in order},
+            metrics={m["name"]: [[cell_from_data(v) for v in row] for row in m["exact"]] for m in t["metrics"]},
+            probability_metrics=tuple(m["name"] for m in t["metrics"] if m["probability"]),
+        )
+        for t in tables
+    ]
     for fmt in ("md", "csv", "html"):
         assert render_table(grids, fmt) == (folder / f"{name}.{fmt}").read_text(encoding="utf-8"), fmt
     rendered = json.loads(render_table(grids, "json"))

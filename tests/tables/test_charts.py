@@ -22,7 +22,14 @@ def drawn(monkeypatch):
     """Every curve drawn: (label, xs, ys) as matplotlib received them."""
     lines = []
     original = Axes.plot
-    monkeypatch.setattr(Axes, "plot", lambda self, xs, ys, *a, **k: (lines.append((k.get("label"), list(xs), list(ys))), original(self, xs, ys, *a, **k))[1])
+    monkeypatch.setattr(
+        Axes,
+        "plot",
+        lambda self, xs, ys, *a, **k: (
+            lines.append((k.get("label"), list(xs), list(ys))),
+            original(self, xs, ys, *a, **k),
+        )[1],
+    )
     return lines
 
 
@@ -59,8 +66,9 @@ def test_a_chart_is_written_only_to_a_png_path(tmp_path):
 
 def test_contingency_check_plot_draws_p_success_by_difficulty(tmp_path, capsys, drawn):
     path = tmp_path / "check.png"
-    code, out, err = run_cli(["contingency", "check", "--dice", "d6,d8,d10", "--difficulty", "6",
-                              "--plot", str(path)], capsys)
+    code, out, err = run_cli(
+        ["contingency", "check", "--dice", "d6,d8,d10", "--difficulty", "6", "--plot", str(path)], capsys
+    )
     assert code == 0 and "P(success)" in out and "wrote P(success) by difficulty" in err
     assert decoded(path.read_bytes()).shape[1] >= 700
     solution = solve_check(skill_check([6, 8, 10], difficulty=6))

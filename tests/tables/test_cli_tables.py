@@ -16,8 +16,7 @@ from exactdice.cli.table_commands import contingency_table, table_output_options
 @pytest.fixture
 def run(monkeypatch, capsys, tmp_path):
     """Run ``exactdice contingency-table ...`` (the command mounted at the root) -> (code, out, err)."""
-    monkeypatch.setitem(main_module.SUBCOMMANDS, "contingency-table",
-                        "exactdice.cli.table_commands:contingency_table")
+    monkeypatch.setitem(main_module.SUBCOMMANDS, "contingency-table", "exactdice.cli.table_commands:contingency_table")
     monkeypatch.setenv("EXACTDICE_STORE", str(tmp_path / "env-store.sqlite"))
 
     def invoke(*arguments):
@@ -74,11 +73,17 @@ def test_knobs_reach_the_table(run):
     assert "luck=always" in legend
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (("--luck", "sometimes"), "Invalid value for '--luck': 'sometimes' is not one of 'never', 'always', 'if-failing'"),
-    (("--format", "pdf"), "exactdice: error: --output: pdf is a binary format: give -o FILE.pdf"),
-    (("-o", "table.xlsx"), "exactdice: error: --format: cannot tell the format from the file name"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (
+            ("--luck", "sometimes"),
+            "Invalid value for '--luck': 'sometimes' is not one of 'never', 'always', 'if-failing'",
+        ),
+        (("--format", "pdf"), "exactdice: error: --output: pdf is a binary format: give -o FILE.pdf"),
+        (("-o", "table.xlsx"), "exactdice: error: --format: cannot tell the format from the file name"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(run, arguments, message):
     code, out, err = run("--kind", "normal", "--no-cache", *arguments)
     assert code == 2 and out == ""

@@ -12,8 +12,17 @@ import pytest
 
 from exactdice.core.exact import decimal_text, fraction_text
 from exactdice.errors import InputError
-from exactdice.tables.export import (CSV_COLUMNS, DECIMAL_DIGITS, FORMATS, TEXT_FORMATS, cell_text,
-                                     format_from_path, render_table, title_without_metrics, write_table)
+from exactdice.tables.export import (
+    CSV_COLUMNS,
+    DECIMAL_DIGITS,
+    FORMATS,
+    TEXT_FORMATS,
+    cell_text,
+    format_from_path,
+    render_table,
+    title_without_metrics,
+    write_table,
+)
 from exactdice.tables.grid import TableGrid
 from exactdice.tables.shading import PanelScale
 
@@ -34,7 +43,11 @@ def test_csv_reads_back_exactly(make_grid):
     assert len(rows) == len(expected)
     for row, (grid, metric, r, c, value) in zip(rows, expected):
         assert (row["table"], row["metric"], row["row"], row["column"]) == (
-            grid.title, metric, grid.rows[r], grid.columns[c])
+            grid.title,
+            metric,
+            grid.rows[r],
+            grid.columns[c],
+        )
         if value is None:
             assert row["exact"] == row["decimal"] == ""
         else:
@@ -77,8 +90,12 @@ class _TableReader(HTMLParser):
         elif tag == "tr":
             self.tables[-1]["rows"].append([])
         elif tag in ("td", "th"):
-            self._cell = {"text": "", "exact": attributes.get("data-exact"),
-                          "class": attributes.get("class", ""), "style": attributes.get("style", "")}
+            self._cell = {
+                "text": "",
+                "exact": attributes.get("data-exact"),
+                "class": attributes.get("class", ""),
+                "style": attributes.get("style", ""),
+            }
 
     def handle_data(self, data):
         if self._cell is not None:
@@ -199,8 +216,9 @@ def test_non_probability_metric_is_a_plain_number(make_grid):
     value = grid.cell("E[rounds]", 1, 1)
     assert cell_text(grid, "E[rounds]", value) == decimal_text(value, 2)
     assert not grid.is_probability("E[rounds]")
-    explicit = TableGrid("t", "r", "c", ["1"], ["1"], {"win rate": [[Fraction(1, 3)]]},
-                         probability_metrics=("win rate",))
+    explicit = TableGrid(
+        "t", "r", "c", ["1"], ["1"], {"win rate": [[Fraction(1, 3)]]}, probability_metrics=("win rate",)
+    )
     assert cell_text(explicit, "win rate", Fraction(1, 3)) == "33.3%"
 
 

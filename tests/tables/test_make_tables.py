@@ -14,9 +14,21 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "make_tables.py"
 
 
 def _make(tmp_path, *arguments):
-    return subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path / "tables"),
-                           "--store", str(tmp_path / "store.sqlite"), "--no-progress", *arguments],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--out",
+            str(tmp_path / "tables"),
+            "--store",
+            str(tmp_path / "store.sqlite"),
+            "--no-progress",
+            *arguments,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_karst_tables_regenerate_exactly_and_identically(tmp_path):
@@ -28,15 +40,15 @@ def test_karst_tables_regenerate_exactly_and_identically(tmp_path):
     assert "3 table jobs: 0 from the store, 3 solved" in first.stdout
     folder = tmp_path / "tables" / "karst"
     names = sorted(path.name for path in folder.iterdir())
-    assert names == sorted(f"{table}.{fmt}" for table in ("action", "attack", "death")
-                           for fmt in ("md", "csv", "json", "html"))
+    assert names == sorted(
+        f"{table}.{fmt}" for table in ("action", "attack", "death") for fmt in ("md", "csv", "json", "html")
+    )
     (attack,) = json.loads((folder / "attack.json").read_text())["tables"]
     for r, modifier in enumerate(int(label) for label in attack["rows"]):
         for c, defense in enumerate(int(label) for label in attack["columns"]):
             assert Fraction(attack["metrics"][0]["exact"][r][c]) == attack_hit(modifier, defense)
     (action,) = json.loads((folder / "action.json").read_text())["tables"]
-    assert [Fraction(row[0]) for row in action["metrics"][0]["exact"]] == \
-        [action_success(m) for m in range(-5, 6)]
+    assert [Fraction(row[0]) for row in action["metrics"][0]["exact"]] == [action_success(m) for m in range(-5, 6)]
     readme = (tmp_path / "tables" / "README.md").read_text()
     assert "exactdice karst table --table attack -o karst/attack.html" in readme
 
@@ -49,7 +61,9 @@ def test_karst_tables_regenerate_exactly_and_identically(tmp_path):
 
 def test_unknown_system_or_format_is_a_clear_error(tmp_path):
     result = _make(tmp_path, "--systems", "monopoly")
-    assert result.returncode == 2 and "make_tables: error: --systems: no canonical tables for 'monopoly'" in result.stderr
+    assert (
+        result.returncode == 2 and "make_tables: error: --systems: no canonical tables for 'monopoly'" in result.stderr
+    )
     result = _make(tmp_path, "--systems", "karst", "--formats", "docx")
     assert result.returncode == 2 and "--formats: unknown format 'docx'" in result.stderr
 
@@ -81,11 +95,11 @@ def test_no_arguments_makes_only_sets_that_finish(monkeypatch):
     assert set(asked["systems"].split(",")) == {"karbon", "contingency", "chronica", "karst"}
     default_sets = module.canonical_sets()
     assert default_sets and not any("optimal" in table_set.command for table_set in default_sets)
-    assert all(table_set.name.endswith("_fixed") for table_set in default_sets
-               if table_set.system == "karbon")
+    assert all(table_set.name.endswith("_fixed") for table_set in default_sets if table_set.system == "karbon")
     optimal = module.canonical_sets(["karbon"], ["optimal"], cell_seconds=12, precision=0.01)
-    assert len(optimal) == 6 and all("--karbon-policies optimal --cell-seconds 12 --precision 0.01" in s.command
-                                     for s in optimal)
+    assert len(optimal) == 6 and all(
+        "--karbon-policies optimal --cell-seconds 12 --precision 0.01" in s.command for s in optimal
+    )
     for table_set in optimal:  # every cell is bounded, with the budget and precision in its store key
         (grid,) = table_set.jobs
         assert grid.function == "exactdice.karbon.tables:bounded_cell"
@@ -113,13 +127,13 @@ def test_bounded_cell_contains_the_exact_optimal_value(tmp_path):
     assert again == made
     headline = "value = P(win) + P(tie)/2"
     for row, ability in enumerate((1, 2)):
-        exact = contest_cell(ability, 1, 1, 1, pool=fixed["pool"], reserve="d4", player="optimal",
-                             narrator="optimal")
+        exact = contest_cell(ability, 1, 1, 1, pool=fixed["pool"], reserve="d4", player="optimal", narrator="optimal")
         value = exact["P(win)"] + exact["P(tie)"] / 2
         cell = made.cell(headline, row, 0)
         assert isinstance(cell, Bounds) and cell.lower <= value <= cell.upper
         assert cell.lower == made.cell("strategy's P(win)", row, 0) + made.cell("strategy's P(tie)", row, 0) / 2
     write_table([made], "json", tmp_path / "set.json")
     summary = _script_module().bounds_reached(tmp_path / "set.json")
-    assert summary.startswith(f"{sum(made.cell(headline, r, 0).gap <= Fraction(1, 1000) for r in (0, 1))} of 2 cells "
-                              "within gap 0.001") and summary.endswith("exact value in 2 cells")
+    assert summary.startswith(
+        f"{sum(made.cell(headline, r, 0).gap <= Fraction(1, 1000) for r in (0, 1))} of 2 cells within gap 0.001"
+    ) and summary.endswith("exact value in 2 cells")

@@ -15,21 +15,41 @@ from exactdice.tables.shading import panel_scale
 
 
 def karbon_like_grid():
-    return TableGrid("Karbon P(win): Ability x Challenge", "A", "C", ["1", "2"], ["1", "2", "3"],
-                     {"P(win)": [[Fraction(30, 100), Fraction(33, 100), Fraction(36, 100)]] * 2,
-                      "P(tie)": [[Fraction(1, 2)] * 3] * 2,
-                      "expected rounds": [[Fraction(7, 2), Fraction(4), None]] * 2},
-                     probability_metrics=("P(win)", "P(tie)"))
+    return TableGrid(
+        "Karbon P(win): Ability x Challenge",
+        "A",
+        "C",
+        ["1", "2"],
+        ["1", "2", "3"],
+        {
+            "P(win)": [[Fraction(30, 100), Fraction(33, 100), Fraction(36, 100)]] * 2,
+            "P(tie)": [[Fraction(1, 2)] * 3] * 2,
+            "expected rounds": [[Fraction(7, 2), Fraction(4), None]] * 2,
+        },
+        probability_metrics=("P(win)", "P(tie)"),
+    )
 
 
 def test_each_panel_is_titled_with_its_own_metric_and_coloured_on_its_own_scale(monkeypatch):
     titles, images, bars, texts = [], [], [], []
     original_title, original_imshow, original_text = Axes.set_title, Axes.imshow, Axes.text
     original_colorbar = Figure.colorbar
-    monkeypatch.setattr(Axes, "set_title", lambda self, text, *a, **k: (titles.append(text), original_title(self, text, *a, **k))[1])
-    monkeypatch.setattr(Axes, "imshow", lambda self, data, *a, **k: (images.append(data), original_imshow(self, data, *a, **k))[1])
-    monkeypatch.setattr(Axes, "text", lambda self, x, y, s, *a, **k: (texts.append((s, k["color"])), original_text(self, x, y, s, *a, **k))[1])
-    monkeypatch.setattr(Figure, "colorbar", lambda self, mappable, *a, **k: (bars.append(mappable.norm), original_colorbar(self, mappable, *a, **k))[1])
+    monkeypatch.setattr(
+        Axes, "set_title", lambda self, text, *a, **k: (titles.append(text), original_title(self, text, *a, **k))[1]
+    )
+    monkeypatch.setattr(
+        Axes, "imshow", lambda self, data, *a, **k: (images.append(data), original_imshow(self, data, *a, **k))[1]
+    )
+    monkeypatch.setattr(
+        Axes,
+        "text",
+        lambda self, x, y, s, *a, **k: (texts.append((s, k["color"])), original_text(self, x, y, s, *a, **k))[1],
+    )
+    monkeypatch.setattr(
+        Figure,
+        "colorbar",
+        lambda self, mappable, *a, **k: (bars.append(mappable.norm), original_colorbar(self, mappable, *a, **k))[1],
+    )
     grid = karbon_like_grid()
     assert heatmap_png([grid])[:4] == b"\x89PNG"
     assert [title.splitlines()[0] for title in titles] == ["P(win)", "P(tie)", "expected rounds"]
@@ -43,8 +63,11 @@ def test_each_panel_is_titled_with_its_own_metric_and_coloured_on_its_own_scale(
     rounds = bars[1]  # expected rounds: 3.5-4 on its own scale; the empty cell is white
     assert (rounds.vmin, rounds.vmax) == (3.5, 4.0) and images[2][0][2] == (1.0, 1.0, 1.0)
     # the numbers: the exact values' text, in the scale's text colour for their cell
-    assert texts[:3] == [("30.0%", win.text(Fraction(30, 100))), ("33.0%", win.text(Fraction(33, 100))),
-                         ("36.0%", win.text(Fraction(36, 100)))]
+    assert texts[:3] == [
+        ("30.0%", win.text(Fraction(30, 100))),
+        ("33.0%", win.text(Fraction(33, 100))),
+        ("36.0%", win.text(Fraction(36, 100))),
+    ]
 
 
 def test_panel_title_takes_every_metric_name_out_of_the_grid_title():
@@ -65,7 +88,11 @@ def test_dist_plot_writes_a_png_with_the_distribution_and_its_curves(tmp_path, c
 
     steps = []
     original = Axes.step
-    monkeypatch.setattr(Axes, "step", lambda self, x, y, *a, **k: (steps.append((list(x), list(y), k["label"])), original(self, x, y, *a, **k))[1])
+    monkeypatch.setattr(
+        Axes,
+        "step",
+        lambda self, x, y, *a, **k: (steps.append((list(x), list(y), k["label"])), original(self, x, y, *a, **k))[1],
+    )
     path = tmp_path / "3d6.png"
     code, captured = run(["dist", "3d6", "--plot", str(path)], capsys)
     assert code == 0 and path.read_bytes()[:4] == b"\x89PNG"

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from exactdice.tables.sensitivity import (THRESHOLD, compare_readings, rules_sensitivity_table,
-                                          sensitivity_json)
+from exactdice.tables.sensitivity import THRESHOLD, compare_readings, rules_sensitivity_table, sensitivity_json
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SCRIPT = REPOSITORY / "scripts" / "make_tables.py"
@@ -26,8 +25,11 @@ def _effects(table) -> dict:
 
 def test_a_move_of_exactly_one_point_does_not_count():
     default = {"a": {"P": Fraction(1, 2)}, "b": {"P": Fraction(1, 2)}, "c": {"P": Fraction(0)}}
-    other = {"a": {"P": Fraction(1, 2) + THRESHOLD}, "b": {"P": Fraction(1, 2) - THRESHOLD - Fraction(1, 10**9)},
-             "c": {"P": Fraction(0)}}
+    other = {
+        "a": {"P": Fraction(1, 2) + THRESHOLD},
+        "b": {"P": Fraction(1, 2) - THRESHOLD - Fraction(1, 10**9)},
+        "c": {"P": Fraction(0)},
+    }
     [effect] = compare_readings(default, {"x": other}, ("P",))
     assert (effect.cells, effect.moved, effect.largest_cell) == (3, 1, "b")
     assert effect.largest_move == -THRESHOLD - Fraction(1, 10**9)
@@ -68,9 +70,22 @@ def test_karbon_objective_moves_nothing_under_fixed_play_and_tie_order_moves():
 
 @pytest.mark.parametrize("system", ["contingency", "karst"])
 def test_committed_tables_are_regenerated_identically(tmp_path, system):
-    made = subprocess.run([sys.executable, str(SCRIPT), "--sensitivity", "--systems", system, "--out",
-                           str(tmp_path), "--no-cache", "--no-progress"],
-                          capture_output=True, text=True, timeout=600)
+    made = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--sensitivity",
+            "--systems",
+            system,
+            "--out",
+            str(tmp_path),
+            "--no-cache",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert made.returncode == 0, made.stderr
     for name in ("sensitivity/rules.md", "sensitivity/rules.json"):
         assert (tmp_path / system / name).read_bytes() == (REPOSITORY / "tables" / system / name).read_bytes()
@@ -92,8 +107,12 @@ def test_committed_json_is_exact_and_consistent():
 
 
 def test_an_unknown_system_is_one_line_exit_2(tmp_path):
-    made = subprocess.run([sys.executable, str(SCRIPT), "--sensitivity", "--systems", "chess", "--out",
-                           str(tmp_path)], capture_output=True, text=True, timeout=120)
+    made = subprocess.run(
+        [sys.executable, str(SCRIPT), "--sensitivity", "--systems", "chess", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert made.returncode == 2 and "--systems" in made.stderr and made.stderr.count("\n") == 1
 
 

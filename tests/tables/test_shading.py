@@ -23,8 +23,7 @@ def test_a_narrow_probability_range_uses_the_whole_scale():
     assert luminance(scale, low) > 0.8 and luminance(scale, high) < 0.05  # near-white to dark
     shades = [luminance(scale, low + (high - low) * Fraction(step, 10)) for step in range(11)]
     assert shades == sorted(shades, reverse=True)  # darker as the value grows: greyscale keeps the order
-    assert scale.legend() == ("Colour: continuous over this table's own range, lightest at 4.9%, "
-                              "darkest at 21.6%.")
+    assert scale.legend() == ("Colour: continuous over this table's own range, lightest at 4.9%, darkest at 21.6%.")
 
 
 def test_probabilities_on_both_sides_of_one_half_diverge_around_it_symmetrically():
@@ -55,9 +54,15 @@ def test_one_value_is_one_colour_and_said_so():
     assert nothing.range_text() == "no cell has a value"
 
 
-@pytest.mark.parametrize("values, probability", [
-    ([Fraction(0), Fraction(1)], True), ([Fraction(1, 20), Fraction(1, 5)], True),
-    ([Fraction(2, 5), Fraction(3, 5)], True), ([Fraction(1), Fraction(10)], False)])
+@pytest.mark.parametrize(
+    "values, probability",
+    [
+        ([Fraction(0), Fraction(1)], True),
+        ([Fraction(1, 20), Fraction(1, 5)], True),
+        ([Fraction(2, 5), Fraction(3, 5)], True),
+        ([Fraction(1), Fraction(10)], False),
+    ],
+)
 def test_numbers_read_on_every_shade(values, probability):
     """WCAG AA for small text: contrast ratio 4.5 or more between each fill and its text."""
     scale = PanelScale.over(values, probability)
@@ -68,8 +73,9 @@ def test_numbers_read_on_every_shade(values, probability):
 
 
 def test_a_panel_is_shaded_by_the_lower_end_of_its_bounds():
-    grid = TableGrid("t", "r", "c", ["1"], ["1", "2"],
-                     {"P(win)": [[Bounds(Fraction(1, 10), Fraction(3, 20)), Fraction(1, 5)]]})
+    grid = TableGrid(
+        "t", "r", "c", ["1"], ["1", "2"], {"P(win)": [[Bounds(Fraction(1, 10), Fraction(3, 20)), Fraction(1, 5)]]}
+    )
     scale = panel_scale(grid, "P(win)")
     assert (scale.low, scale.high, scale.kind) == (Fraction(1, 10), Fraction(1, 5), "sequential")
 
@@ -77,7 +83,13 @@ def test_a_panel_is_shaded_by_the_lower_end_of_its_bounds():
 def test_bounds_too_wide_to_print_are_left_out_of_the_scale():
     """A probability known only to within more than 0.05 reads "not certified" and takes
     no part in its panel's colours (it is not shaded)."""
-    grid = TableGrid("t", "r", "c", ["1"], ["1", "2", "3"],
-                     {"P(win)": [[Bounds(Fraction(0), Fraction(1)), Fraction(1, 5), Fraction(2, 5)]]})
+    grid = TableGrid(
+        "t",
+        "r",
+        "c",
+        ["1"],
+        ["1", "2", "3"],
+        {"P(win)": [[Bounds(Fraction(0), Fraction(1)), Fraction(1, 5), Fraction(2, 5)]]},
+    )
     scale = panel_scale(grid, "P(win)")
     assert (scale.low, scale.high) == (Fraction(1, 5), Fraction(2, 5))

@@ -12,9 +12,16 @@ import pytest
 
 from exactdice.errors import InputError
 from exactdice.tables.jobs import TableJob, solve_tables
-from exactdice.tables.store import (STORE_ENVIRONMENT_VARIABLE, ResultKey, ResultStore,
-                                    canonical_json, decode_result, default_store_path,
-                                    encode_result, open_store)
+from exactdice.tables.store import (
+    STORE_ENVIRONMENT_VARIABLE,
+    ResultKey,
+    ResultStore,
+    canonical_json,
+    decode_result,
+    default_store_path,
+    encode_result,
+    open_store,
+)
 from exactdice.tables.sweep import SweepStatistics, _reciprocal_of_key, sweep
 
 
@@ -28,11 +35,13 @@ def test_store_round_trips_exact_values_and_keys_by_every_part(tmp_path):
         value = {"P": Fraction(1, 3), "rows": [Fraction(2, 7), None, 3, "text"], "flag": True}
         store.put(key, value)
         assert store.get(key) == value
-        for other in (ResultKey("karbon", {"opposed": "totals"}, {"m": 1}, {"aid": 0}),
-                      ResultKey("karst", {"opposed": "success-first"}, {"m": 1}, {"aid": 0}),
-                      ResultKey("karst", {"opposed": "totals"}, {"m": 2}, {"aid": 0}),
-                      ResultKey("karst", {"opposed": "totals"}, {"m": 1}, {"aid": 1}),
-                      ResultKey("karst", {"opposed": "totals"}, {"m": 1}, {"aid": 0}, version="0.0.1")):
+        for other in (
+            ResultKey("karbon", {"opposed": "totals"}, {"m": 1}, {"aid": 0}),
+            ResultKey("karst", {"opposed": "success-first"}, {"m": 1}, {"aid": 0}),
+            ResultKey("karst", {"opposed": "totals"}, {"m": 2}, {"aid": 0}),
+            ResultKey("karst", {"opposed": "totals"}, {"m": 1}, {"aid": 1}),
+            ResultKey("karst", {"opposed": "totals"}, {"m": 1}, {"aid": 0}, version="0.0.1"),
+        ):
             assert store.get(other) is None
         # key order in a mapping does not matter
         assert store.get(ResultKey("karst", {"opposed": "totals"}, {"m": 1}, {"aid": 0})) == value
@@ -61,12 +70,12 @@ def test_sweep_in_parallel_equals_serial_and_fills_the_store(tmp_path):
     assert sweep(keys, _reciprocal_of_key, store=None, workers=1, progress=False) == expected
     with ResultStore(tmp_path / "r.sqlite") as store:
         statistics = SweepStatistics()
-        assert sweep(keys, _reciprocal_of_key, store=store, workers=2, progress=False,
-                     statistics=statistics) == expected
+        assert (
+            sweep(keys, _reciprocal_of_key, store=store, workers=2, progress=False, statistics=statistics) == expected
+        )
         assert (statistics.solved, statistics.cached, len(store)) == (40, 0, 40)
         again = SweepStatistics()
-        assert sweep(keys, _reciprocal_of_key, store=store, workers=2, progress=False,
-                     statistics=again) == expected
+        assert sweep(keys, _reciprocal_of_key, store=store, workers=2, progress=False, statistics=again) == expected
         assert (again.solved, again.cached) == (0, 40)
 
 
@@ -76,8 +85,7 @@ def test_sweep_resumes_from_a_partial_store(tmp_path):
         # a stored value is used as is (not recomputed): plant a marker to prove it
         store.put(_keys(1)[0], Fraction(99))
         statistics = SweepStatistics()
-        results = sweep(_keys(8), _reciprocal_of_key, store=store, workers=2, progress=False,
-                        statistics=statistics)
+        results = sweep(_keys(8), _reciprocal_of_key, store=store, workers=2, progress=False, statistics=statistics)
         assert results[0] == 99 and results[1:] == [Fraction(1, n) for n in range(2, 9)]
         assert (statistics.cached, statistics.solved) == (5, 3)
 
@@ -113,8 +121,9 @@ _CRASHING_SWEEP = textwrap.dedent("""
 @pytest.mark.parametrize("mode", ["mid-solve", "mid-write"])
 def test_a_killed_sweep_leaves_only_whole_rows_and_resumes(tmp_path, mode):
     path = tmp_path / "r.sqlite"
-    completed = subprocess.run([sys.executable, "-c", _CRASHING_SWEEP, str(path), "4", mode],
-                               capture_output=True, text=True, timeout=60)
+    completed = subprocess.run(
+        [sys.executable, "-c", _CRASHING_SWEEP, str(path), "4", mode], capture_output=True, text=True, timeout=60
+    )
     assert completed.returncode == 9, completed.stderr
     with ResultStore(path) as store:
         assert store.integrity_ok()
@@ -125,8 +134,7 @@ def test_a_killed_sweep_leaves_only_whole_rows_and_resumes(tmp_path, mode):
             assert store.get(ResultKey("demo", {}, {"n": n})) == {"p": Fraction(1, n), "filler": "x" * 5000}
         statistics = SweepStatistics()
         keys = [ResultKey("demo", {}, {"n": n}) for n in range(1, 11)]
-        results = sweep(keys, _reciprocal_of_key, store=store, workers=1, progress=False,
-                        statistics=statistics)
+        results = sweep(keys, _reciprocal_of_key, store=store, workers=1, progress=False, statistics=statistics)
         assert (statistics.cached, statistics.solved) == (3, 7)
         assert results[3:] == [Fraction(1, n) for n in range(4, 11)]
 
@@ -165,25 +173,31 @@ def test_an_unreadable_row_gives_a_clear_message(tmp_path):
 
 
 def test_table_jobs_are_cached_as_whole_grids(tmp_path):
-    jobs = [TableJob("demo", "reciprocals", "exactdice.tables.jobs:demo_table", {"size": n})
-            for n in (2, 4, 3)]
+    jobs = [TableJob("demo", "reciprocals", "exactdice.tables.jobs:demo_table", {"size": n}) for n in (2, 4, 3)]
     with ResultStore(tmp_path / "r.sqlite") as store:
         first = solve_tables(jobs, store=store, workers=2, progress=False)
         statistics = SweepStatistics()
         second = solve_tables(jobs, store=store, workers=2, progress=False, statistics=statistics)
         assert first == second and statistics.cached == 3 and statistics.solved == 0
-        assert [grid.title for grid in first] == ["reciprocals up to 2", "reciprocals up to 4",
-                                                   "reciprocals up to 3"]
+        assert [grid.title for grid in first] == ["reciprocals up to 2", "reciprocals up to 4", "reciprocals up to 3"]
 
 
 def _quotient_grid(**changes):
     from exactdice.tables.jobs import CellGrid
 
-    fields = dict(system="demo", table="quotients", function="exactdice.tables.jobs:demo_cell",
-                  row_argument="numerator", column_argument="denominator",
-                  rows=tuple((str(n), n) for n in range(1, 4)),
-                  columns=tuple((str(d), d) for d in range(4, 8)),
-                  metrics=("P(x)",), title="n/d", row_label="n", column_label="d")
+    fields = dict(
+        system="demo",
+        table="quotients",
+        function="exactdice.tables.jobs:demo_cell",
+        row_argument="numerator",
+        column_argument="denominator",
+        rows=tuple((str(n), n) for n in range(1, 4)),
+        columns=tuple((str(d), d) for d in range(4, 8)),
+        metrics=("P(x)",),
+        title="n/d",
+        row_label="n",
+        column_label="d",
+    )
     fields.update(changes)
     return CellGrid(**fields)
 
@@ -207,8 +221,7 @@ def test_cell_grids_store_one_row_a_cell_and_resume(tmp_path):
 def test_whole_tables_and_cell_grids_share_one_sweep(tmp_path):
     from exactdice.tables.jobs import solve_table_jobs
 
-    jobs = [TableJob("demo", "reciprocals", "exactdice.tables.jobs:demo_table", {"size": 2}),
-            _quotient_grid()]
+    jobs = [TableJob("demo", "reciprocals", "exactdice.tables.jobs:demo_table", {"size": 2}), _quotient_grid()]
     per_job = solve_table_jobs(jobs, store=None, workers=2, progress=False)
     assert [len(grids) for grids in per_job] == [1, 1]
     assert per_job[0][0].title == "reciprocals up to 2"

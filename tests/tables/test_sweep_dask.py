@@ -28,8 +28,9 @@ def cluster():
     # this process's environment (its "pre-spawn-environ"); give the later tests theirs back
     environment = dict(os.environ)
     try:
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                      dashboard_address=None, silence_logs=50) as local:
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        ) as local:
             yield local
     finally:
         os.environ.clear()
@@ -53,20 +54,19 @@ def test_the_client_writes_the_store_and_a_rerun_solves_nothing(tmp_path, cluste
     path = tmp_path / "s.sqlite"
     with ResultStore(path) as store, executor_for(cluster.scheduler_address) as executor:
         first = SweepStatistics()
-        grids = solve_tables([_small_grid()], store=store, progress=False, executor=executor,
-                             statistics=first)
+        grids = solve_tables([_small_grid()], store=store, progress=False, executor=executor, statistics=first)
         assert (first.solved, first.cached, len(store)) == (6, 0, 6)
         again = SweepStatistics()
-        assert solve_tables([_small_grid()], store=store, workers=1, progress=False,
-                            statistics=again) == grids
+        assert solve_tables([_small_grid()], store=store, workers=1, progress=False, statistics=again) == grids
         assert (again.solved, again.cached) == (0, 6)
 
 
 def test_a_worker_killed_mid_sweep_loses_no_cell(tmp_path, cluster):
     from exactdice.tables.sweep import SweepCell, _slow_reciprocal
 
-    cells = [SweepCell(ResultKey("demo", {}, {"n": n}), (n, str(tmp_path), 1.5 if n == 1 else 0.2))
-             for n in range(1, 7)]
+    cells = [
+        SweepCell(ResultKey("demo", {}, {"n": n}), (n, str(tmp_path), 1.5 if n == 1 else 0.2)) for n in range(1, 7)
+    ]
     killed = []
 
     def kill_the_worker_of_cell_1():
@@ -98,8 +98,7 @@ def test_an_input_error_on_a_dask_worker_arrives_whole(tmp_path, cluster):
 
     with executor_for(cluster.scheduler_address) as executor:
         with pytest.raises(InputError) as caught:
-            sweep([SweepCell(key) for key in cells], _reciprocal_of_key, store=None,
-                  executor=executor, progress=False)
+            sweep([SweepCell(key) for key in cells], _reciprocal_of_key, store=None, executor=executor, progress=False)
     assert (caught.value.field, caught.value.message) == ("n", "has no reciprocal")
 
 
@@ -112,7 +111,18 @@ def test_the_cli_names_the_scheduler_flag(capsys, tmp_path):
     from exactdice.cli.main import main
 
     with pytest.raises(SystemExit) as exit_:
-        main(["karst", "table", "--table", "action", "--no-cache", "--scheduler", "tcp://127.0.0.1:9",
-              "-o", str(tmp_path / "t.md")])
+        main(
+            [
+                "karst",
+                "table",
+                "--table",
+                "action",
+                "--no-cache",
+                "--scheduler",
+                "tcp://127.0.0.1:9",
+                "-o",
+                str(tmp_path / "t.md"),
+            ]
+        )
     assert exit_.value.code == 2
     assert "--scheduler: cannot reach the Dask scheduler" in capsys.readouterr().err

@@ -21,14 +21,12 @@ import pytest
 # four cells (A3, C 2-3, W3, P 0-1) of about 0.4 s each on an idle fast 2-core machine and
 # 1-2 s on a busy one: long enough that the signal lands while cells are still running
 # (with A2 W2 cells of 0.1 s a fast machine finished all four before it was handled)
-_TABLE = ["karbon", "table", "-a", "3", "-c", "2-3", "-w", "3", "-p", "0-1", "--workers", "2",
-          "--format", "json"]
+_TABLE = ["karbon", "table", "-a", "3", "-c", "2-3", "-w", "3", "-p", "0-1", "--workers", "2", "--format", "json"]
 _EXIT_SECONDS = 2.0
 
 
 def _command(store, output):
-    return [sys.executable, "-m", "exactdice.cli.main", *_TABLE, "--store", str(store),
-            "-o", str(output)]
+    return [sys.executable, "-m", "exactdice.cli.main", *_TABLE, "--store", str(store), "-o", str(output)]
 
 
 def _stored_rows(store) -> int:
@@ -93,16 +91,14 @@ def assert_workers_gone_and_store_intact(workers, store):
 def reference_output(tmp_path_factory):
     """The table of an uninterrupted sweep."""
     folder = tmp_path_factory.mktemp("reference")
-    subprocess.run(_command(folder / "s.sqlite", folder / "t.json"), check=True, timeout=300,
-                   capture_output=True)
+    subprocess.run(_command(folder / "s.sqlite", folder / "t.json"), check=True, timeout=300, capture_output=True)
     return (folder / "t.json").read_bytes()
 
 
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGKILL"])
 def test_an_interrupted_sweep_ends_cleanly_and_resumes(tmp_path, reference_output, signal_name):
     store, output = tmp_path / "s.sqlite", tmp_path / "t.json"
-    code, took, workers, _, _ = interrupt_after_first_row(_command(store, output), store,
-                                                          getattr(signal, signal_name))
+    code, took, workers, _, _ = interrupt_after_first_row(_command(store, output), store, getattr(signal, signal_name))
     if signal_name == "SIGKILL":
         assert code == -signal.SIGKILL
     else:

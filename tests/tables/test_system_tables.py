@@ -99,9 +99,9 @@ class TestContingency:
                 brute = _brute_force(pool, lambda faces: result_face(faces) >= difficulty)
                 assert success[r][c] == brute, (label, column)
                 if r % 7 == 0:  # the system's own entry point, on a sample of pools
-                    solution = solve_check(skill_check(pool, advantage=advantage,
-                                                       disadvantage=disadvantage,
-                                                       difficulty=difficulty))
+                    solution = solve_check(
+                        skill_check(pool, advantage=advantage, disadvantage=disadvantage, difficulty=difficulty)
+                    )
                     assert success[r][c] == solution.outcome_probabilities()["success"]
 
 
@@ -113,8 +113,8 @@ def _chronica_brute_force(player, opposition):
     win = tie = success = 0
     outcomes = list(itertools.product(*(range(1, n + 1) for n in player + opposition)))
     for faces in outcomes:
-        mine = sorted(faces[:len(player)], reverse=True)
-        theirs = sorted(faces[len(player):], reverse=True)
+        mine = sorted(faces[: len(player)], reverse=True)
+        theirs = sorted(faces[len(player) :], reverse=True)
         while mine and theirs and mine[0] == theirs[0]:
             mine, theirs = mine[1:], theirs[1:]
         if not mine and not theirs:
@@ -140,8 +140,11 @@ class TestChronica:
         win, tie, success = (_matrix(table, name) for name in ("P(win)", "P(tie)", "E[success dice]"))
         checked = 0
         for r, label in enumerate(table["rows"]):
-            pool = tuple(size for part in label.split(",") for size in
-                         [int(part.split("d")[1])] * (int(part.split("d")[0]) if part.split("d")[0] else 1))
+            pool = tuple(
+                size
+                for part in label.split(",")
+                for size in [int(part.split("d")[1])] * (int(part.split("d")[0]) if part.split("d")[0] else 1)
+            )
             assert len(pool) == player_dice
             for c, column in enumerate(table["columns"]):
                 opposition = (int(column[2:]),) * 3
@@ -171,8 +174,7 @@ class TestKarbon:
         from exactdice.tables.jobs import solve_tables
         from exactdice.tables.store import ResultStore
 
-        grid_spec = self.karbon.contest_grid("ability", [1, 2], "challenge", [1, 2],
-                                             {"consequence": 1, "peril": 0})
+        grid_spec = self.karbon.contest_grid("ability", [1, 2], "challenge", [1, 2], {"consequence": 1, "peril": 0})
         with ResultStore(tmp_path / "r.sqlite") as store:
             (grid,) = solve_tables([grid_spec], store=store, workers=2, progress=False)
             assert len(store) == 4

@@ -49,8 +49,9 @@ def test_the_toy_fits_the_protocol_and_is_listed(toy, capsys):
     assert code == 0 and "toy-die" in out
 
 
-@pytest.mark.parametrize("sides, target, one_fails", [(6, 4, False), (6, 1, True), (8, 9, False),
-                                                       (1, 1, False), (20, 15, True)])
+@pytest.mark.parametrize(
+    "sides, target, one_fails", [(6, 4, False), (6, 1, True), (8, 9, False), (1, 1, False), (20, 15, True)]
+)
 def test_exact_from_the_cli_matches_brute_force(toy, capsys, sides, target, one_fails):
     argv = ["toy-die", "exact", "--sides", str(sides), "--target", str(target), "--json"]
     code, out, err = run_cli(argv + (["--one-fails"] if one_fails else []), capsys)
@@ -62,20 +63,18 @@ def test_exact_from_the_cli_matches_brute_force(toy, capsys, sides, target, one_
 
 def test_simulate_then_validate_fits_and_a_wrong_target_does_not(toy, tmp_path, capsys):
     path = str(tmp_path / "rolls.csv")
-    code, _, err = run_cli(["toy-die", "simulate", "--sides", "6", "--target", "4", "--n", "3000",
-                            "--seed", "5", "--out", path], capsys)
+    code, _, err = run_cli(
+        ["toy-die", "simulate", "--sides", "6", "--target", "4", "--n", "3000", "--seed", "5", "--out", path], capsys
+    )
     assert code == 0, err
-    code, out, _ = run_cli(["validate", "toy-die", "--sides", "6", "--target", "4",
-                            "--samples", path], capsys)
+    code, out, _ = run_cli(["validate", "toy-die", "--sides", "6", "--target", "4", "--samples", path], capsys)
     assert code == 0 and "fits:" in out
-    code, out, _ = run_cli(["validate", "toy-die", "--sides", "6", "--target", "3",
-                            "--samples", path], capsys)
+    code, out, _ = run_cli(["validate", "toy-die", "--sides", "6", "--target", "3", "--samples", path], capsys)
     assert code == 1 and "does not fit" in out
 
 
 def test_the_table_holds_the_brute_force_values(toy, capsys):
-    code, out, err = run_cli(["toy-die", "table", "--format", "json", "--no-cache",
-                              "--workers", "1"], capsys)
+    code, out, err = run_cli(["toy-die", "table", "--format", "json", "--no-cache", "--workers", "1"], capsys)
     assert code == 0, err
     table = json.loads(out)["tables"][0]
     metric = table["metrics"][0]

@@ -56,17 +56,20 @@ def simulate(sides: int, target: int, rules: Rules, *, n: int, seed: int) -> dic
         raise InputError("n", f"must be >= 1, got {n}")
     faces = np.random.Generator(np.random.PCG64(seed)).integers(1, sides + 1, size=n)
     hit = (faces >= target) & ~((faces == 1) & rules.one_fails)
-    return {"trial": np.arange(n), "face": faces,
-            OUTCOME_COLUMN: np.where(hit, "success", "failure")}
+    return {"trial": np.arange(n), "face": faces, OUTCOME_COLUMN: np.where(hit, "success", "failure")}
 
 
 def target_table(rules: Rules = Rules()) -> TableGrid:
     """P(success) for d4..d12 (rows) against targets 1..12 (columns)."""
     sizes, targets = (4, 6, 8, 10, 12), range(1, 13)
-    return TableGrid(title="Toy die: P(success)", row_label="die", column_label="target",
-                     rows=[f"d{size}" for size in sizes], columns=[str(t) for t in targets],
-                     metrics={"P(success)": [[success(size, t, rules) for t in targets]
-                                             for size in sizes]})
+    return TableGrid(
+        title="Toy die: P(success)",
+        row_label="die",
+        column_label="target",
+        rows=[f"d{size}" for size in sizes],
+        columns=[str(t) for t in targets],
+        metrics={"P(success)": [[success(size, t, rules) for t in targets] for size in sizes]},
+    )
 
 
 def _exact(setup: Mapping, rules: Rules) -> dict:
@@ -79,12 +82,25 @@ def _simulate(setup: Mapping, rules: Rules, n: int, seed: int) -> dict:
 
 
 def _table_sets() -> list[TableSet]:
-    job = TableJob(system="toy-die", table="targets", function="toy_die:target_table",
-                   arguments={"rules": Rules()}, ruleset={"one_fails": "off"})
-    return [TableSet("toy-die", "targets", "P(success) of d4..d12 against targets 1..12",
-                     "exactdice toy-die table", (job,))]
+    job = TableJob(
+        system="toy-die",
+        table="targets",
+        function="toy_die:target_table",
+        arguments={"rules": Rules()},
+        ruleset={"one_fails": "off"},
+    )
+    return [
+        TableSet("toy-die", "targets", "P(success) of d4..d12 against targets 1..12", "exactdice toy-die table", (job,))
+    ]
 
 
 SYSTEM = DeclaredSystem(
-    "toy-die", "Toy: one die against a target (success | failure).", Rules, PARAMETERS,
-    exact=_exact, simulate=_simulate, outcome=OUTCOME_COLUMN, table_sets=_table_sets)
+    "toy-die",
+    "Toy: one die against a target (success | failure).",
+    Rules,
+    PARAMETERS,
+    exact=_exact,
+    simulate=_simulate,
+    outcome=OUTCOME_COLUMN,
+    table_sets=_table_sets,
+)

@@ -49,10 +49,11 @@ def exact_binomial_power(n: int, p_model: float, p_true: float, alpha: float = A
 
 def measure_contingency(cross_check):
     sizes = [250, 500, 750, 1000, 1250, 1500, 2000]
-    print(f"contingency (d4,d12,d12 vs 6, luck always; ties larger die first): share of "
-          f"{SEEDS} seeds flagged at alpha = {ALPHA}")
-    for n, wrong, right in detection_rates(cross_check.wrong_contingency_fit, sizes,
-                                           larger_die_first=False):
+    print(
+        f"contingency (d4,d12,d12 vs 6, luck always; ties larger die first): share of "
+        f"{SEEDS} seeds flagged at alpha = {ALPHA}"
+    )
+    for n, wrong, right in detection_rates(cross_check.wrong_contingency_fit, sizes, larger_die_first=False):
         print(f"  n = {n:6d}: wrong simulator {wrong:6.1%}   right simulator {right:5.1%}")
 
 
@@ -64,15 +65,19 @@ def measure_karbon(cross_check):
     exact = expected_distribution(setup)
     changed = expected_distribution(setup, Rules().with_rules(["tie_order=narrator_first"]))
     p_model, p_true = float(exact["win"]), float(changed["win"])
-    print(f"karbon A3/C3/W3/P1, tie_order=narrator_first: P(win) {p_model:.5f} by the rules, "
-          f"{p_true:.5f} with the knob changed")
+    print(
+        f"karbon A3/C3/W3/P1, tie_order=narrator_first: P(win) {p_model:.5f} by the rules, "
+        f"{p_true:.5f} with the knob changed"
+    )
     print("  exact power of the binomial test at alpha = 0.01:")
     for n in (10_000, 15_000, 20_000, 24_000, 25_000, 26_000, 28_000, 30_000, 35_000):
         print(f"    n = {n:6d}: {exact_binomial_power(n, p_model, p_true):.4f}")
     print(f"  simulated, {SEEDS} seeds each:")
     for n, wrong, right in detection_rates(
-            lambda n, seed, **kw: cross_check.karbon_wrong_fit(n, seed, exact=exact, **kw),
-            (20_000, 26_000, 30_000), knob=""):
+        lambda n, seed, **kw: cross_check.karbon_wrong_fit(n, seed, exact=exact, **kw),
+        (20_000, 26_000, 30_000),
+        knob="",
+    ):
         print(f"    n = {n:6d}: wrong simulator {wrong:6.1%}   right simulator {right:5.1%}")
 
 

@@ -46,8 +46,7 @@ def _available(module_name: str) -> bool:
         return False
 
 
-def registry_case(system_name: str, variant: str | None, setup: dict, rules: dict, *,
-                  n: int, seed: int):
+def registry_case(system_name: str, variant: str | None, setup: dict, rules: dict, *, n: int, seed: int):
     """(exact law, observed counts) of one setup, through the `exactdice.systems` registry:
     the system's simulator plays ``n`` trials and its outcome column is counted."""
     from exactdice.systems import get_system
@@ -75,13 +74,20 @@ def contingency_setup(seed: int):
     size = rng.choice([3, 3, 3, 1, 5])
     dice = [rng.choice([2, 4, 6, 8, 10, 12]) for _ in range(size)]
     modifiers = [rng.randint(-2, 2) for _ in range(size)] if rng.random() < 0.5 else None
-    setup = {"dice": ",".join(f"d{size}" for size in dice),
-             "modifiers": None if modifiers is None else ",".join(map(str, modifiers)),
-             "advantage": rng.randint(0, 2), "disadvantage": rng.randint(0, 2),
-             "difficulty": rng.randint(1, 13)}
-    rules = {"luck": rng.choice(LUCK_POLICIES), "fail_by_one": rng.choice(FAIL_BY_ONE_POLICIES),
-             "luck_modifier": rng.random() < 0.5, "gm_omen": rng.choice(GM_OMEN_RULES),
-             "any_size": size != 3}
+    setup = {
+        "dice": ",".join(f"d{size}" for size in dice),
+        "modifiers": None if modifiers is None else ",".join(map(str, modifiers)),
+        "advantage": rng.randint(0, 2),
+        "disadvantage": rng.randint(0, 2),
+        "difficulty": rng.randint(1, 13),
+    }
+    rules = {
+        "luck": rng.choice(LUCK_POLICIES),
+        "fail_by_one": rng.choice(FAIL_BY_ONE_POLICIES),
+        "luck_modifier": rng.random() < 0.5,
+        "gm_omen": rng.choice(GM_OMEN_RULES),
+        "any_size": size != 3,
+    }
     return setup, rules
 
 
@@ -112,25 +118,30 @@ def karst_setup(seed: int):
     """A random Karst roll: kind, setup and rules values (aid varied)."""
     rng = random.Random(seed)
     kind = ("action", "attack", "attack", "death", "order")[seed % 5]
-    aid = rng.randint(0, 2)   # drawn for every kind, so each seed keeps its case
-    rules = {"aid": aid} if kind in ("attack", "death") else {}   # the rolls that declare it
+    aid = rng.randint(0, 2)  # drawn for every kind, so each seed keeps its case
+    rules = {"aid": aid} if kind in ("attack", "death") else {}  # the rolls that declare it
     if kind == "action":
         return kind, {"modifier": rng.randint(-3, 6)}, rules
     if kind == "death":
         return kind, {"negative_health": rng.randint(0, 5), "modifier": rng.randint(-1, 2)}, rules
     if kind == "attack":
-        setup = {"modifier": rng.randint(-2, 6), "defense": rng.randint(8, 20),
-                 "damage": rng.choice(_KARST_DAMAGE), "unaware": rng.random() < 0.3}
+        setup = {
+            "modifier": rng.randint(-2, 6),
+            "defense": rng.randint(8, 20),
+            "damage": rng.choice(_KARST_DAMAGE),
+            "unaware": rng.random() < 0.3,
+        }
         if rng.random() < 0.7:
-            setup.update(health=rng.randint(1, 9), then_death=rng.random() < 0.4,
-                         death_modifier=rng.randint(-1, 1))
+            setup.update(health=rng.randint(1, 9), then_death=rng.random() < 0.4, death_modifier=rng.randint(-1, 1))
         return kind, setup, rules
     count = rng.randint(2, 4)
     numbers = list(range(1, count + 1))
-    setup = {"modifiers": [rng.randint(-1, 3) for _ in numbers],
-             "two_actions": tuple(i for i in numbers if rng.random() < 0.3),
-             "surprised": tuple(i for i in numbers[1:] if rng.random() < 0.2),
-             "combatant": rng.choice(numbers)}
+    setup = {
+        "modifiers": [rng.randint(-1, 3) for _ in numbers],
+        "two_actions": tuple(i for i in numbers if rng.random() < 0.3),
+        "surprised": tuple(i for i in numbers[1:] if rng.random() < 0.2),
+        "combatant": rng.choice(numbers),
+    }
     return kind, setup, rules
 
 
@@ -173,14 +184,20 @@ def chronica_setup(seed: int):
             side.append(pool(1))
         sides.append(tuple(side))
     push = rng.random() < 0.3
-    rules = {"tie_rule": rng.choice(TIE_RULES), "push": push,
-             "push_dice": "d6" if push and rng.random() < 0.5 else None,
-             "max_pushes": rng.randint(1, 2) if push else None, "physical": seed % 3 == 0}
+    rules = {
+        "tie_rule": rng.choice(TIE_RULES),
+        "push": push,
+        "push_dice": "d6" if push and rng.random() < 0.5 else None,
+        "max_pushes": rng.randint(1, 2) if push else None,
+        "physical": seed % 3 == 0,
+    }
     if not push:
         rng.randint(1, 2)  # the draw a pushless contest made for max_pushes, kept for the stream
     target = rng.choice([None, None, None, 8, 10])
-    return ({"sides": tuple(side_text(side) for side in sides),
-             "target": None if target is None else f"d{target}"}, rules)
+    return (
+        {"sides": tuple(side_text(side) for side in sides), "target": None if target is None else f"d{target}"},
+        rules,
+    )
 
 
 def chronica_case(seed: int):
@@ -192,8 +209,11 @@ def chronica_case(seed: int):
 
 KARBON_CASES = 14
 KARBON_TRIALS = 4000
-_KARBON_PLAYER_POLICIES = ("fixed", "break=advantage>security>footing-discard>footing-dice",
-                           "glitch=sideswipe>plans>hurt")
+_KARBON_PLAYER_POLICIES = (
+    "fixed",
+    "break=advantage>security>footing-discard>footing-dice",
+    "glitch=sideswipe>plans>hurt",
+)
 _KARBON_NARRATOR_POLICIES = ("fixed", "random", "hurt=injury", "plans=dice")
 
 
@@ -202,18 +222,28 @@ def karbon_setup(seed: int):
     from exactdice.karbon import RULE_CHOICES
 
     rng = random.Random(seed)
-    setup = {"ability": rng.randint(1, 2), "challenge": rng.randint(1, 2),
-             "consequence": rng.randint(1, 2), "peril": rng.randint(0, 1),
-             "fortune": rng.randint(0, 2), "training": rng.random() < 0.3,
-             "fallout": rng.randint(0, 1)}
+    setup = {
+        "ability": rng.randint(1, 2),
+        "challenge": rng.randint(1, 2),
+        "consequence": rng.randint(1, 2),
+        "peril": rng.randint(0, 1),
+        "fortune": rng.randint(0, 2),
+        "training": rng.random() < 0.3,
+        "fallout": rng.randint(0, 1),
+    }
     pool = {6: rng.randint(1, 3), 8: rng.randint(1, 2), 10: rng.randint(1, 2)}
     reserve = rng.randint(0, 2)
-    setup.update(pool=",".join(f"{count}d{size}" for size, count in pool.items()),
-                 reserve=f"{reserve}d6" if reserve else "none")
-    knobs = [f"{name}={rng.choice(values)}" for name, values in RULE_CHOICES.items()
-             if name != "objective" and rng.random() < 0.4]
-    setup.update(player_policy=rng.choice(_KARBON_PLAYER_POLICIES),
-                 narrator_policy=rng.choice(_KARBON_NARRATOR_POLICIES))
+    setup.update(
+        pool=",".join(f"{count}d{size}" for size, count in pool.items()), reserve=f"{reserve}d6" if reserve else "none"
+    )
+    knobs = [
+        f"{name}={rng.choice(values)}"
+        for name, values in RULE_CHOICES.items()
+        if name != "objective" and rng.random() < 0.4
+    ]
+    setup.update(
+        player_policy=rng.choice(_KARBON_PLAYER_POLICIES), narrator_policy=rng.choice(_KARBON_NARRATOR_POLICIES)
+    )
     return setup, {"rules": tuple(knobs)}
 
 
@@ -226,24 +256,20 @@ def karbon_case(seed: int):
 
 # (name, package that must exist, builder(seed) -> (exact, observed counts), seeds)
 SYSTEM_CASES = [
-    ("contingency-outcome", "exactdice.contingency.simulate", contingency_outcome_case,
-     range(CONTINGENCY_CASES)),
-    ("contingency-total", "exactdice.contingency.simulate", contingency_total_case,
-     range(CONTINGENCY_CASES)),
+    ("contingency-outcome", "exactdice.contingency.simulate", contingency_outcome_case, range(CONTINGENCY_CASES)),
+    ("contingency-total", "exactdice.contingency.simulate", contingency_total_case, range(CONTINGENCY_CASES)),
     ("karst", "exactdice.karst.simulate", karst_case, range(KARST_CASES)),
     ("karst-opposed", "exactdice.karst.simulate", karst_opposed_case, range(KARST_OPPOSED_CASES)),
     ("chronica", "exactdice.chronica.simulate", chronica_case, range(CHRONICA_CASES)),
     ("karbon", "exactdice.karbon.simulate", karbon_case, range(KARBON_CASES)),
 ]
 
-BATCH = [(name, module, builder, seed) for name, module, builder, seeds in SYSTEM_CASES
-         for seed in seeds]
+BATCH = [(name, module, builder, seed) for name, module, builder, seeds in SYSTEM_CASES for seed in seeds]
 BATCH_SIZE = len(BATCH)
 ALPHA_EACH = BATCH_FALSE_ALARM / BATCH_SIZE
 
 
-@pytest.mark.parametrize("name, module, builder, seed", BATCH,
-                         ids=[f"{name}-{seed}" for name, _, _, seed in BATCH])
+@pytest.mark.parametrize("name, module, builder, seed", BATCH, ids=[f"{name}-{seed}" for name, _, _, seed in BATCH])
 def test_simulator_fits_exact_model(name, module, builder, seed):
     if not _available(module):
         pytest.skip(f"{module} is not there yet")
@@ -259,8 +285,7 @@ def test_batch_false_alarm_rate_is_bounded():
 # ----- a deliberately wrong simulator ---------------------------------------------------------
 
 
-def contingency_outcomes_one_rule_changed(check, rules, *, n: int, seed: int,
-                                          larger_die_first: bool) -> np.ndarray:
+def contingency_outcomes_one_rule_changed(check, rules, *, n: int, seed: int, larger_die_first: bool) -> np.ndarray:
     """A copy of the Contingency simulator's outcome logic with one rule as a switch.
 
     With ``larger_die_first=False`` it follows the spec (equal faces sorted smaller die
@@ -292,8 +317,7 @@ def contingency_outcomes_one_rule_changed(check, rules, *, n: int, seed: int,
         luck_face = luck_face + modifiers[result_column]
     total = result_face + np.where(use_luck, luck_face, 0)
     condition = (total == check.difficulty - 1) & (rules.fail_by_one == "take")
-    return np.where(total >= check.difficulty, "success",
-                    np.where(condition, "success-with-condition", "failure"))
+    return np.where(total >= check.difficulty, "success", np.where(condition, "success-with-condition", "failure"))
 
 
 def wrong_contingency_setup():
@@ -308,15 +332,12 @@ def wrong_contingency_setup():
     return skill_check([4, 12, 12], difficulty=6), Rules(luck="always")
 
 
-def wrong_contingency_fit(n: int, seed: int, *, larger_die_first: bool = True,
-                          alpha: float = 0.01):
+def wrong_contingency_fit(n: int, seed: int, *, larger_die_first: bool = True, alpha: float = 0.01):
     from exactdice.contingency import expected_distribution
 
     check, rules = wrong_contingency_setup()
-    outcomes = contingency_outcomes_one_rule_changed(check, rules, n=n, seed=seed,
-                                                     larger_die_first=larger_die_first)
-    return goodness_of_fit(expected_distribution(check, rules), Counter(outcomes.tolist()),
-                           alpha=alpha)
+    outcomes = contingency_outcomes_one_rule_changed(check, rules, n=n, seed=seed, larger_die_first=larger_die_first)
+    return goodness_of_fit(expected_distribution(check, rules), Counter(outcomes.tolist()), alpha=alpha)
 
 
 #: measured with measure_detection.py (500 seeds per size, alpha = 0.01): the validator flags
@@ -325,20 +346,21 @@ def wrong_contingency_fit(n: int, seed: int, *, larger_die_first: bool = True,
 CONTINGENCY_DETECTION_TRIALS = 2000
 
 
-@pytest.mark.skipif(not _available("exactdice.contingency.simulate"),
-                    reason="the Contingency simulator is not there yet")
+@pytest.mark.skipif(
+    not _available("exactdice.contingency.simulate"), reason="the Contingency simulator is not there yet"
+)
 def test_the_copy_with_the_rule_unchanged_is_the_real_simulator():
     from exactdice.contingency.simulate import simulate
 
     check, rules = wrong_contingency_setup()
     real = simulate(check, rules, n=5000, seed=11)["outcome"]
-    copy = contingency_outcomes_one_rule_changed(check, rules, n=5000, seed=11,
-                                                 larger_die_first=False)
+    copy = contingency_outcomes_one_rule_changed(check, rules, n=5000, seed=11, larger_die_first=False)
     assert real.tolist() == copy.tolist()
 
 
-@pytest.mark.skipif(not _available("exactdice.contingency.simulate"),
-                    reason="the Contingency simulator is not there yet")
+@pytest.mark.skipif(
+    not _available("exactdice.contingency.simulate"), reason="the Contingency simulator is not there yet"
+)
 @pytest.mark.parametrize("seed", range(20))
 def test_wrong_simulator_is_flagged(seed):
     report = wrong_contingency_fit(CONTINGENCY_DETECTION_TRIALS, 1000 + seed)
@@ -346,11 +368,14 @@ def test_wrong_simulator_is_flagged(seed):
     assert report.worst.category in ("success", "failure")
 
 
-@pytest.mark.skipif(not _available("exactdice.contingency.simulate"),
-                    reason="the Contingency simulator is not there yet")
+@pytest.mark.skipif(
+    not _available("exactdice.contingency.simulate"), reason="the Contingency simulator is not there yet"
+)
 def test_right_rule_copy_passes_at_the_same_size():
-    fits = [wrong_contingency_fit(CONTINGENCY_DETECTION_TRIALS, 1000 + seed,
-                                  larger_die_first=False).fits for seed in range(20)]
+    fits = [
+        wrong_contingency_fit(CONTINGENCY_DETECTION_TRIALS, 1000 + seed, larger_die_first=False).fits
+        for seed in range(20)
+    ]
     assert sum(fits) >= 18  # each fails with probability 0.01; 3+ failures of 20: p < 0.002
 
 
@@ -365,8 +390,7 @@ KARST_ACTION_MODIFIER = 5
 KARST_DETECTION_TRIALS = 30
 
 
-def karst_action_one_rule_changed(modifier: int, *, n: int, seed: int,
-                                  natural_one_fails: bool) -> np.ndarray:
+def karst_action_one_rule_changed(modifier: int, *, n: int, seed: int, natural_one_fails: bool) -> np.ndarray:
     """The Karst action roll (d6 + modifier >= 6; a natural 6 succeeds) with the natural-1
     rule as a switch; with ``natural_one_fails=True`` it is the real simulator, roll for roll."""
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -379,25 +403,22 @@ def karst_action_one_rule_changed(modifier: int, *, n: int, seed: int,
 def karst_wrong_fit(n: int, seed: int, *, natural_one_fails: bool = False, alpha: float = 0.01):
     from exactdice.karst import expected_distribution
 
-    outcomes = karst_action_one_rule_changed(KARST_ACTION_MODIFIER, n=n, seed=seed,
-                                             natural_one_fails=natural_one_fails)
-    return goodness_of_fit(expected_distribution("action", modifier=KARST_ACTION_MODIFIER),
-                           Counter(outcomes.tolist()), alpha=alpha)
+    outcomes = karst_action_one_rule_changed(KARST_ACTION_MODIFIER, n=n, seed=seed, natural_one_fails=natural_one_fails)
+    return goodness_of_fit(
+        expected_distribution("action", modifier=KARST_ACTION_MODIFIER), Counter(outcomes.tolist()), alpha=alpha
+    )
 
 
-@pytest.mark.skipif(not _available("exactdice.karst.simulate"),
-                    reason="the Karst simulator is not there yet")
+@pytest.mark.skipif(not _available("exactdice.karst.simulate"), reason="the Karst simulator is not there yet")
 def test_karst_copy_with_the_rule_unchanged_is_the_real_simulator():
     from exactdice.karst.simulate import simulate
 
     real = simulate("action", n=3000, seed=5, modifier=KARST_ACTION_MODIFIER)["outcome"]
-    copy = karst_action_one_rule_changed(KARST_ACTION_MODIFIER, n=3000, seed=5,
-                                         natural_one_fails=True)
+    copy = karst_action_one_rule_changed(KARST_ACTION_MODIFIER, n=3000, seed=5, natural_one_fails=True)
     assert real.tolist() == copy.tolist()
 
 
-@pytest.mark.skipif(not _available("exactdice.karst.simulate"),
-                    reason="the Karst simulator is not there yet")
+@pytest.mark.skipif(not _available("exactdice.karst.simulate"), reason="the Karst simulator is not there yet")
 @pytest.mark.parametrize("seed", range(10))
 def test_karst_without_natural_one_failing_is_flagged(seed):
     report = karst_wrong_fit(KARST_DETECTION_TRIALS, seed)
@@ -426,8 +447,7 @@ def karbon_default_contest():
     return ContestSetup(ability=3, challenge=3, consequence=3, peril=1)
 
 
-def karbon_wrong_fit(n: int, seed: int, *, knob: str = "tie_order=narrator_first",
-                     alpha: float = 0.01, exact=None):
+def karbon_wrong_fit(n: int, seed: int, *, knob: str = "tie_order=narrator_first", alpha: float = 0.01, exact=None):
     from exactdice.karbon import Rules
     from exactdice.karbon.simulate import OUTCOME_COLUMN, simulate
     from exactdice.karbon.solve import expected_distribution
@@ -439,8 +459,7 @@ def karbon_wrong_fit(n: int, seed: int, *, knob: str = "tie_order=narrator_first
     return goodness_of_fit(exact, Counter(samples[OUTCOME_COLUMN].tolist()), alpha=alpha)
 
 
-@pytest.mark.skipif(not _available("exactdice.karbon.simulate"),
-                    reason="the Karbon simulator is not there yet")
+@pytest.mark.skipif(not _available("exactdice.karbon.simulate"), reason="the Karbon simulator is not there yet")
 def test_karbon_with_one_rule_changed_is_flagged():
     from exactdice.karbon.solve import expected_distribution
 

@@ -41,14 +41,17 @@ def test_read_sample_column_counts_one_column(tmp_path):
     assert read_sample_column(path, "rounds") == Counter({"3": 1, "2": 1, "5": 1, "1": 1})
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "is empty"),
-    ("trial,result\n0,win\n", "has no column 'outcome' \\(its columns: trial, result\\)"),
-    ("trial,outcome\n", "has a header but no sample rows"),
-    ("trial,outcome\n0,win\n1\n", "line 3: 1 fields, but the header has 2"),
-    ("trial,outcome\n0,win\n1,win,extra\n", "line 3: 3 fields"),
-    ("trial,outcome\n0,\n", "line 2: empty value in column 'outcome'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "is empty"),
+        ("trial,result\n0,win\n", "has no column 'outcome' \\(its columns: trial, result\\)"),
+        ("trial,outcome\n", "has a header but no sample rows"),
+        ("trial,outcome\n0,win\n1\n", "line 3: 1 fields, but the header has 2"),
+        ("trial,outcome\n0,win\n1,win,extra\n", "line 3: 3 fields"),
+        ("trial,outcome\n0,\n", "line 2: empty value in column 'outcome'"),
+    ],
+)
 def test_read_sample_column_names_the_file_and_what_is_wrong(tmp_path, text, message):
     path = write(tmp_path, text)
     with pytest.raises(InputError, match=f"^samples: .*{message}") as error:
@@ -74,19 +77,21 @@ def test_read_sample_column_refuses_missing_files_and_binary_data(tmp_path):
 
 def test_parse_counts_reads_outcome_equals_count():
     assert parse_counts("win=412,loss=371,tie=217") == {"win": 412, "loss": 371, "tie": 217}
-    assert parse_counts("success-with-condition=3, failure = 0") == {
-        "success-with-condition": 3, "failure": 0}
+    assert parse_counts("success-with-condition=3, failure = 0") == {"success-with-condition": 3, "failure": 0}
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "empty"),
-    ("win412", "'win412' is not OUTCOME=COUNT"),
-    ("=5", "is not OUTCOME=COUNT"),
-    ("win=4.5", "must be a whole number >= 0, got '4.5'"),
-    ("win=-3", "must be a whole number >= 0, got '-3'"),
-    ("win=", "must be a whole number"),
-    ("win=1,win=2", "'win' is given twice"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty"),
+        ("win412", "'win412' is not OUTCOME=COUNT"),
+        ("=5", "is not OUTCOME=COUNT"),
+        ("win=4.5", "must be a whole number >= 0, got '4.5'"),
+        ("win=-3", "must be a whole number >= 0, got '-3'"),
+        ("win=", "must be a whole number"),
+        ("win=1,win=2", "'win' is given twice"),
+    ],
+)
 def test_parse_counts_refuses_malformed_text(text, message):
     with pytest.raises(InputError, match=f"^counts: .*{message}"):
         parse_counts(text)
@@ -102,8 +107,10 @@ class Coin:
     name: str = "coin"
     summary: str = "A coin that shows heads on some of six faces."
     rules_type: type = dict
-    parameters: tuple = (Parameter("heads_in_six", int, 3, "Faces of six showing heads."),
-                         Parameter("sides", int, 2, "2, or 3 with an edge."))
+    parameters: tuple = (
+        Parameter("heads_in_six", int, 3, "Faces of six showing heads."),
+        Parameter("sides", int, 2, "2, or 3 with an edge."),
+    )
     variants = {}
 
     def setup(self, values):
@@ -166,15 +173,15 @@ def test_exit_1_and_the_outcome_at_fault_when_they_do_not(with_coin, capsys):
 def test_setup_options_reach_the_exact_model(with_coin, capsys):
     counts = ["--counts", "heads=70,tails=30"]
     assert run_cli(["validate", "coin", *counts, "--heads-in-six", "4"], capsys)[0] == 0
-    code, out, _ = run_cli(["validate", "coin", "--counts", "heads=25,tails=25,edge=50",
-                            "--sides", "3", "--json"], capsys)
+    code, out, _ = run_cli(
+        ["validate", "coin", "--counts", "heads=25,tails=25,edge=50", "--sides", "3", "--json"], capsys
+    )
     assert code == 0
     assert json.loads(out)["outcomes"]["edge"]["p"] == "1/2"
 
 
 def test_json_output_keys(with_coin, capsys):
-    code, out, _ = run_cli(["validate", "coin", "--counts", "heads=70,tails=30", "--json"],
-                           capsys)
+    code, out, _ = run_cli(["validate", "coin", "--counts", "heads=70,tails=30", "--json"], capsys)
     assert code == 1
     payload = json.loads(out)
     assert {"p_value", "verdict", "fits", "test", "n", "outcomes", "setup", "system"} <= set(payload)
@@ -198,16 +205,19 @@ def test_column_option_reads_another_column(with_coin, tmp_path, capsys):
     assert run_cli(["validate", "coin", "--samples", path, "--column", "face"], capsys)[0] == 0
 
 
-@pytest.mark.parametrize("argv, message", [
-    ([], "--samples: give exactly one of --samples FILE.csv or --counts"),
-    (["--counts", "heads=1", "--samples", "x.csv"], "--samples: give exactly one of"),
-    (["--counts", "heads=1,edge=3"], "--counts: outcome 'edge' is not an outcome"),
-    (["--counts", "heads:3"], "--counts: 'heads:3' is not OUTCOME=COUNT"),
-    (["--counts", "heads=0,tails=0"], "--counts: no samples"),
-    (["--counts", "heads=1", "--alpha", "1.5"], "--alpha: must be strictly between 0 and 1"),
-    (["--counts", "heads=1", "--heads-in-six", "9"], "--heads-in-six: must be 0..6"),
-    (["--samples", "/nonexistent/samples.csv"], "--samples: no such file"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "--samples: give exactly one of --samples FILE.csv or --counts"),
+        (["--counts", "heads=1", "--samples", "x.csv"], "--samples: give exactly one of"),
+        (["--counts", "heads=1,edge=3"], "--counts: outcome 'edge' is not an outcome"),
+        (["--counts", "heads:3"], "--counts: 'heads:3' is not OUTCOME=COUNT"),
+        (["--counts", "heads=0,tails=0"], "--counts: no samples"),
+        (["--counts", "heads=1", "--alpha", "1.5"], "--alpha: must be strictly between 0 and 1"),
+        (["--counts", "heads=1", "--heads-in-six", "9"], "--heads-in-six: must be 0..6"),
+        (["--samples", "/nonexistent/samples.csv"], "--samples: no such file"),
+    ],
+)
 def test_bad_input_exits_2_with_a_message_naming_the_field(with_coin, capsys, argv, message):
     code, out, err = run_cli(["validate", "coin", *argv], capsys)
     assert code == 2
@@ -227,12 +237,13 @@ def test_group_help_imports_no_system_package_nor_scipy():
     import subprocess
     import sys
 
-    script = ("import sys\n"
-              "from exactdice.cli.main import main\n"
-              "try:\n    main(['validate', '--help'])\nexcept SystemExit:\n    pass\n"
-              "loaded = [m for m in ('exactdice.karbon', 'exactdice.karst', 'exactdice.chronica',"
-              " 'exactdice.contingency', 'scipy') if m in sys.modules]\n"
-              "print('LOADED', loaded)\n")
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=60)
+    script = (
+        "import sys\n"
+        "from exactdice.cli.main import main\n"
+        "try:\n    main(['validate', '--help'])\nexcept SystemExit:\n    pass\n"
+        "loaded = [m for m in ('exactdice.karbon', 'exactdice.karst', 'exactdice.chronica',"
+        " 'exactdice.contingency', 'scipy') if m in sys.modules]\n"
+        "print('LOADED', loaded)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert "LOADED []" in result.stdout, result.stdout + result.stderr

@@ -13,7 +13,9 @@ from scipy import stats
 from exactdice.core.distribution import d
 from exactdice.errors import InputError
 from exactdice.validation import (
-    EXACT_LIMIT, MIN_EXPECTED_COUNT, goodness_of_fit,
+    EXACT_LIMIT,
+    MIN_EXPECTED_COUNT,
+    goodness_of_fit,
 )
 
 THREE_WAY = {"win": Fraction(1, 2), "loss": Fraction(1, 3), "tie": Fraction(1, 6)}
@@ -26,7 +28,7 @@ def brute_force_exact_p(probabilities: list[Fraction], counts: list[int]) -> Fra
     def pmf(vector):
         weight = Fraction(math.factorial(n))
         for count, p in zip(vector, probabilities):
-            weight *= p ** count / math.factorial(count)
+            weight *= p**count / math.factorial(count)
         return weight
 
     observed = pmf(counts)
@@ -55,16 +57,14 @@ def test_g_test_p_value_matches_scipy():
     observed = {"win": 5300, "loss": 3200, "tie": 1500}
     report = goodness_of_fit(THREE_WAY, observed, test="g-test")
     expected = [10000 * float(p) for p in THREE_WAY.values()]
-    scipy_result = stats.power_divergence(list(observed.values()), expected,
-                                          lambda_="log-likelihood")
+    scipy_result = stats.power_divergence(list(observed.values()), expected, lambda_="log-likelihood")
     assert report.test == "G-test"
     assert report.p_value == pytest.approx(scipy_result.pvalue, rel=1e-9)
     assert not report.fits  # 'win' is 6 standard errors high
 
 
 def test_two_outcomes_use_scipys_exact_binomial_test():
-    report = goodness_of_fit({"hit": Fraction(7, 20), "miss": Fraction(13, 20)},
-                             {"hit": 410, "miss": 590})
+    report = goodness_of_fit({"hit": Fraction(7, 20), "miss": Fraction(13, 20)}, {"hit": 410, "miss": 590})
     assert report.test == "exact binomial"
     assert report.p_value == pytest.approx(stats.binomtest(410, 1000, 0.35).pvalue, rel=1e-12)
 
@@ -81,8 +81,7 @@ def test_exact_multinomial_matches_brute_force(seed):
     expected = {f"o{i}": p for i, p in enumerate(probabilities)}
     report = goodness_of_fit(expected, {f"o{i}": c for i, c in enumerate(counts)})
     assert report.test == "exact multinomial"
-    assert report.p_value == pytest.approx(float(brute_force_exact_p(probabilities, counts)),
-                                           rel=1e-9, abs=1e-15)
+    assert report.p_value == pytest.approx(float(brute_force_exact_p(probabilities, counts)), rel=1e-9, abs=1e-15)
 
 
 def test_small_sample_uses_the_exact_test_and_large_ones_do_not():
@@ -124,12 +123,10 @@ def test_sparse_cells_are_pooled_before_the_chi_square_test():
 
 def test_sparse_pooling_is_what_makes_rare_outcomes_testable():
     """Without pooling, one hit of a 1-in-10,000 outcome would be a 'misfit' at chi-square."""
-    rare = {"common": Fraction(9999, 10000), "rare": Fraction(1, 20000),
-            "rarer": Fraction(1, 20000)}
+    rare = {"common": Fraction(9999, 10000), "rare": Fraction(1, 20000), "rarer": Fraction(1, 20000)}
     observed = {"common": 29_999, "rare": 1, "rarer": 0}
     report = goodness_of_fit(rare, observed, test="chi-square")
-    assert report.pooled == (("rarer", "rare"),) or report.pooled[0][:2] in (("rarer", "rare"),
-                                                                            ("rare", "rarer"))
+    assert report.pooled == (("rarer", "rare"),) or report.pooled[0][:2] in (("rarer", "rare"), ("rare", "rarer"))
     assert report.fits
 
 
@@ -209,8 +206,12 @@ def test_json_and_text_carry_every_outcome():
     assert {"p_value", "verdict", "fits", "test", "n", "outcomes"} <= set(payload)
     assert payload["n"] == 100
     assert payload["outcomes"]["tie"] == {
-        "observed": 18, "expected": pytest.approx(100 / 6), "p": "1/6", "share": 0.18,
-        "z": pytest.approx((18 - 100 / 6) / math.sqrt(100 / 6 * 5 / 6))}
+        "observed": 18,
+        "expected": pytest.approx(100 / 6),
+        "p": "1/6",
+        "share": 0.18,
+        "z": pytest.approx((18 - 100 / 6) / math.sqrt(100 / 6 * 5 / 6)),
+    }
     text = report.to_text()
     for name in THREE_WAY:
         assert name in text

@@ -41,32 +41,60 @@ def shifted(path, column, out_path, by=1):
 
 CASES = [
     # (simulate args, validate args, columns that must be tested, an integer column to shift)
-    (["karst", "simulate", "death", "--negative-health", "2"],
-     ["validate", "karst", "death", "--negative-health", "2"], {"outcome", "rounds"}, "rounds"),
-    (["karst", "simulate", "attack", "--defense", "12", "--health", "8"],
-     ["validate", "karst", "attack", "--defense", "12", "--health", "8"],
-     {"negative_health", "rounds"}, "rounds"),
-    (["karst", "simulate", "action", "--modifier", "2"],
-     ["validate", "karst", "action", "--modifier", "2"], {"outcome", "natural", "total"}, "total"),
-    (["karst", "simulate", "order", "--modifier", "2", "--modifier", "0", "--two-actions", "1"],
-     ["validate", "karst", "order", "--modifier", "2", "--modifier", "0", "--two-actions", "1"],
-     {"place_1", "place_2", "score_1", "score_2"}, "score_2"),
-    (["chronica", "simulate", "--side", "d8,d8,d6", "--side", "d10,d6"],
-     ["validate", "chronica", "--side", "d8,d8,d6", "--side", "d10,d6"],
-     {"winner", "successes", "success_sizes", "concessions_0", "concessions_1"}, "successes"),
-    (["karbon", "simulate", "-a", "2", "-c", "2", "-w", "2", "-p", "1"],
-     ["validate", "karbon", "-a", "2", "-c", "2", "-w", "2", "-p", "1"],
-     {"outcome", "rounds", "breaks", "glitches", "injuries", "conditions"}, "rounds"),
-    (["karbon", "simulate", "-a", "1", "-c", "1", "-w", "1", "--narrator-policy", "random"],
-     ["validate", "karbon", "-a", "1", "-c", "1", "-w", "1", "--narrator-policy", "random"],
-     {"outcome", "rounds", "breaks", "glitches", "injuries", "conditions"}, "glitches"),
-    (["contingency", "simulate", "--difficulty", "6", "--luck", "if-failing"],
-     ["validate", "contingency", "--difficulty", "6", "--luck", "if-failing"],
-     {"outcome", "total", "result_die", "player_omens", "gm_omens"}, "gm_omens"),
+    (
+        ["karst", "simulate", "death", "--negative-health", "2"],
+        ["validate", "karst", "death", "--negative-health", "2"],
+        {"outcome", "rounds"},
+        "rounds",
+    ),
+    (
+        ["karst", "simulate", "attack", "--defense", "12", "--health", "8"],
+        ["validate", "karst", "attack", "--defense", "12", "--health", "8"],
+        {"negative_health", "rounds"},
+        "rounds",
+    ),
+    (
+        ["karst", "simulate", "action", "--modifier", "2"],
+        ["validate", "karst", "action", "--modifier", "2"],
+        {"outcome", "natural", "total"},
+        "total",
+    ),
+    (
+        ["karst", "simulate", "order", "--modifier", "2", "--modifier", "0", "--two-actions", "1"],
+        ["validate", "karst", "order", "--modifier", "2", "--modifier", "0", "--two-actions", "1"],
+        {"place_1", "place_2", "score_1", "score_2"},
+        "score_2",
+    ),
+    (
+        ["chronica", "simulate", "--side", "d8,d8,d6", "--side", "d10,d6"],
+        ["validate", "chronica", "--side", "d8,d8,d6", "--side", "d10,d6"],
+        {"winner", "successes", "success_sizes", "concessions_0", "concessions_1"},
+        "successes",
+    ),
+    (
+        ["karbon", "simulate", "-a", "2", "-c", "2", "-w", "2", "-p", "1"],
+        ["validate", "karbon", "-a", "2", "-c", "2", "-w", "2", "-p", "1"],
+        {"outcome", "rounds", "breaks", "glitches", "injuries", "conditions"},
+        "rounds",
+    ),
+    (
+        ["karbon", "simulate", "-a", "1", "-c", "1", "-w", "1", "--narrator-policy", "random"],
+        ["validate", "karbon", "-a", "1", "-c", "1", "-w", "1", "--narrator-policy", "random"],
+        {"outcome", "rounds", "breaks", "glitches", "injuries", "conditions"},
+        "glitches",
+    ),
+    (
+        ["contingency", "simulate", "--difficulty", "6", "--luck", "if-failing"],
+        ["validate", "contingency", "--difficulty", "6", "--luck", "if-failing"],
+        {"outcome", "total", "result_die", "player_omens", "gm_omens"},
+        "gm_omens",
+    ),
 ]
 
 
-@pytest.mark.parametrize("simulate,validate,columns,shift", CASES, ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+@pytest.mark.parametrize(
+    "simulate,validate,columns,shift", CASES, ids=lambda v: " ".join(v) if isinstance(v, list) else None
+)
 def test_every_column_is_tested_and_an_off_by_one_fails(simulate, validate, columns, shift, tmp_path, capsys):
     samples = str(tmp_path / "samples.csv")
     code, _ = run(simulate + ["--n", N, "--seed", "7", "--out", samples], capsys)
@@ -89,8 +117,10 @@ def test_every_column_is_tested_and_an_off_by_one_fails(simulate, validate, colu
 def test_one_column_alone_with_column(tmp_path, capsys):
     samples = str(tmp_path / "death.csv")
     run(["karst", "simulate", "death", "--negative-health", "1", "--n", "5000", "--out", samples], capsys)
-    code, out = run(["validate", "karst", "death", "--negative-health", "1", "--samples", samples,
-                     "--column", "rounds", "--json"], capsys)
+    code, out = run(
+        ["validate", "karst", "death", "--negative-health", "1", "--samples", samples, "--column", "rounds", "--json"],
+        capsys,
+    )
     report = json.loads(out)
     assert code == 0 and list(report["columns"]) == ["rounds"]
     assert report["columns"]["rounds"]["alpha"] == 0.01
@@ -114,8 +144,13 @@ def test_the_rounds_tail_holds_the_exact_rest():
 def test_alpha_is_checked_as_typed_before_it_is_shared_among_the_columns(alpha, tmp_path, capsys):
     # with six columns, alpha 2 once passed as 2/6 and 7 was reported as 7/6
     samples = str(tmp_path / "samples.csv")
-    assert run(["karbon", "simulate", "-a", "1", "-c", "1", "-w", "1", "--n", "200", "--seed", "7",
-                "--out", samples], capsys)[0] == 0
+    assert (
+        run(
+            ["karbon", "simulate", "-a", "1", "-c", "1", "-w", "1", "--n", "200", "--seed", "7", "--out", samples],
+            capsys,
+        )[0]
+        == 0
+    )
     from exactdice.cli import main as cli_main
 
     with pytest.raises(SystemExit) as exit_:

@@ -25,8 +25,10 @@ def browser_missing_reason() -> str | None:
     """Why the browser tests cannot run here, or None."""
     for path in (CHROMIUM, CHROMEDRIVER):
         if not (os.path.exists(path) and os.access(path, os.X_OK)):
-            return (f"{path} is not installed (apt-get install chromium chromium-driver); "
-                    "the browser tests need Debian's Chromium and its driver")
+            return (
+                f"{path} is not installed (apt-get install chromium chromium-driver); "
+                "the browser tests need Debian's Chromium and its driver"
+            )
     try:
         import selenium  # noqa: F401
     except ImportError:
@@ -66,8 +68,9 @@ class RunningServer:
         self.app = create_app(store_path=store_path, workers=2)
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port,
-                                                    log_level="warning", lifespan="on"))
+        self.server = uvicorn.Server(
+            uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self):
@@ -106,9 +109,19 @@ def browser():
     profile = tempfile.mkdtemp(prefix="exactdice-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1200,1300"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        "--window-size=1200,1300",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)

@@ -5,8 +5,7 @@ LONG_CONTEST = {"ability": 5, "challenge": 5, "consequence": 5, "peril": 2}
 #: the README's main contest (karbon odds --ability 3 --challenge 2 --consequence 2 --peril 1)
 MAIN_CONTEST = {"ability": 3, "challenge": 2, "consequence": 2, "peril": 1}
 #: a contest solved in a blink (one die each, a one-place track)
-TINY_CONTEST = {"player_dice": "d6", "narrator_dice": "d10", "consequence": 1, "pool": "none",
-                "reserve": "none"}
+TINY_CONTEST = {"player_dice": "d6", "narrator_dice": "d10", "consequence": 1, "pool": "none", "reserve": "none"}
 
 
 def sample_csv(counts: dict) -> str:

@@ -88,7 +88,8 @@ def test_fields_describe_the_forms(client):
     # a knob's help says what it decides and what each value means (`karbon rules`' words)
     assert fields["rule_sudden_death"]["help"] == (
         "Rule knob sudden_death, what follows a tie: off = the tie stands | on = a one-place "
-        "sudden-death contest (chips and stacks emptied), so no ties (the spec's reading: off).")
+        "sudden-death contest (chips and stacks emptied), so no ties (the spec's reading: off)."
+    )
     assert client.get("/api/fields/dist").json()["fields"][0]["name"] == "expression"
     missing = client.get("/api/fields/nope")
     assert missing.status_code == 404 and "unknown system 'nope'" in missing.json()["errors"]["system"]
@@ -110,8 +111,12 @@ def test_main_contest_matches_the_python_api_and_is_cached(client):
         assert exact(result["expectations"][name]) == getattr(expected, f"expected_{name}")
     assert result["provenance"]["states"] == expected.states
     assert result["outcomes"][0]["p"]["percent"] == exact_json(expected.win)["percent"]
-    assert [row["words"] for row in result["outcomes"]] == ["the player wins", "the player loses", "a tie",
-                                                            "never ends"]
+    assert [row["words"] for row in result["outcomes"]] == [
+        "the player wins",
+        "the player loses",
+        "a tie",
+        "never ends",
+    ]
     assert result["draws"] == {"player": "3d8", "narrator": "2d8"}
     # how long it lasts (asked after the odds), drawn from the library's exact values
     from exactdice.karbon.length import contest_length
@@ -126,8 +131,15 @@ def test_main_contest_matches_the_python_api_and_is_cached(client):
     assert again.status_code == 200 and again.json()["cached"] is True
     assert again.json()["result"]["outcomes"] == result["outcomes"]
     # the same contest spelled with every default written out is the same key
-    spelled = dict(MAIN_CONTEST, fortune="0", fallout=0, training=False, pool="7d6,5d8,3d10",
-                   rule_tie_order="player_first", player_policy="fixed")
+    spelled = dict(
+        MAIN_CONTEST,
+        fortune="0",
+        fallout=0,
+        training=False,
+        pool="7d6,5d8,3d10",
+        rule_tie_order="player_first",
+        player_policy="fixed",
+    )
     assert client.post("/api/karbon/odds", json=spelled).json().get("cached") is True
 
 
@@ -136,45 +148,58 @@ def test_explicit_hands_and_knobs_reach_the_solver(client):
     code, data = answer(client, "/api/karbon/odds", body)
     from exactdice.karbon import Rules
 
-    expected = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
-                                         pool={}, reserve={}),
-                            Rules().with_rules(["sudden_death=on"]))
+    expected = contest_odds(
+        ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={}),
+        Rules().with_rules(["sudden_death=on"]),
+    )
     assert outcomes(data["result"]["outcomes"])["win"] == expected.win
     assert data["result"]["provenance"]["rules"]["sudden_death"] == "on"
-    assert data["result"]["in_words"] == {"player": expected.player_policy.words(),
-                                          "narrator": expected.narrator_policy.words(),
-                                          "rules": "sudden_death=on"}
+    assert data["result"]["in_words"] == {
+        "player": expected.player_policy.words(),
+        "narrator": expected.narrator_policy.words(),
+        "rules": "sudden_death=on",
+    }
 
 
 def test_optimal_player_gives_advice_in_words(client):
-    body = {"ability": 1, "challenge": 1, "consequence": 1, "pool": "d6,d8,d10", "reserve": "none",
-            "fortune": 1, "player_policy": "optimal"}
+    body = {
+        "ability": 1,
+        "challenge": 1,
+        "consequence": 1,
+        "pool": "d6,d8,d10",
+        "reserve": "none",
+        "fortune": 1,
+        "player_policy": "optimal",
+    }
     code, data = answer(client, "/api/karbon/odds", body)
     assert data["status"] == "done", data
     assert data["result"]["advice"] and data["result"]["advice"][0].startswith("Draw:")
 
 
-@pytest.mark.parametrize("body, field, words", [
-    ({"ability": -1}, "ability", "must be >= 0, got -1"),
-    ({"challenge": 0}, "challenge", "must be >= 1, got 0"),
-    ({"ability": "three"}, "ability", "must be a whole number, got 'three'"),
-    ({"ability": 2.5}, "ability", "must be a whole number"),
-    ({"ability": True}, "ability", "must be a whole number"),
-    ({"ability": ""}, "ability", "is empty (or not a number); give a whole number, for example 3"),
-    ({"peril": "  "}, "peril", "is empty"),
-    ({"consequence": 11}, "consequence", "must be <= 10 on this page (the command line takes more), got 11"),
-    ({"max_states": 0}, "max_states", "must be >= 1"),
-    ({"training": "maybe"}, "training", "must be true or false"),
-    ({"rule_tie_order": "random"}, "rule_tie_order", "must be one of player_first | narrator_first"),
-    ({"pool": 7}, "pool", "must be text"),
-    ({"pool": "x" * 501}, "pool", "at most 500"),
-    ({"colour": "red"}, "colour", "unknown field"),
-    ({"pool": "d7,zz"}, "pool", ""),
-    ({"player_policy": "risk=sometimes"}, "player_policy", ""),
-    ({"narrator_policy": "cruel"}, "narrator_policy", ""),
-    ({"player_dice": "d8"}, "player_dice", "give both"),
-    ({"draw_chips": True}, "draw_chips", "only applies to explicit hands"),
-])
+@pytest.mark.parametrize(
+    "body, field, words",
+    [
+        ({"ability": -1}, "ability", "must be >= 0, got -1"),
+        ({"challenge": 0}, "challenge", "must be >= 1, got 0"),
+        ({"ability": "three"}, "ability", "must be a whole number, got 'three'"),
+        ({"ability": 2.5}, "ability", "must be a whole number"),
+        ({"ability": True}, "ability", "must be a whole number"),
+        ({"ability": ""}, "ability", "is empty (or not a number); give a whole number, for example 3"),
+        ({"peril": "  "}, "peril", "is empty"),
+        ({"consequence": 11}, "consequence", "must be <= 10 on this page (the command line takes more), got 11"),
+        ({"max_states": 0}, "max_states", "must be >= 1"),
+        ({"training": "maybe"}, "training", "must be true or false"),
+        ({"rule_tie_order": "random"}, "rule_tie_order", "must be one of player_first | narrator_first"),
+        ({"pool": 7}, "pool", "must be text"),
+        ({"pool": "x" * 501}, "pool", "at most 500"),
+        ({"colour": "red"}, "colour", "unknown field"),
+        ({"pool": "d7,zz"}, "pool", ""),
+        ({"player_policy": "risk=sometimes"}, "player_policy", ""),
+        ({"narrator_policy": "cruel"}, "narrator_policy", ""),
+        ({"player_dice": "d8"}, "player_dice", "give both"),
+        ({"draw_chips": True}, "draw_chips", "only applies to explicit hands"),
+    ],
+)
 def test_bad_fields_are_named(client, body, field, words):
     response = client.post("/api/karbon/odds", json=dict(MAIN_CONTEST, **body))
     assert response.status_code == 422
@@ -187,8 +212,10 @@ def test_a_blank_box_the_answer_does_not_read_is_no_error(client):
     code, data = answer(client, "/api/karbon/odds", dict(TINY_CONTEST, ability="", challenge=" "))
     assert data["status"] == "done", data
     # a grid's axis: its own box is not read
-    response = client.post("/api/karbon/grid", json={"row_values": "1", "column_values": "1", "consequence": 1,
-                                                     "ability": "", "challenge": ""})
+    response = client.post(
+        "/api/karbon/grid",
+        json={"row_values": "1", "column_values": "1", "consequence": 1, "ability": "", "challenge": ""},
+    )
     assert response.status_code in (200, 202), response.json()
     response = client.post("/api/karbon/grid", json={"row_values": "1", "column_values": "1", "peril": ""})
     assert response.status_code == 422 and "is empty" in response.json()["errors"]["peril"]
@@ -198,16 +225,19 @@ def test_all_bad_fields_at_once_and_bad_bodies(client):
     errors = client.post("/api/karbon/odds", json={"ability": -1, "challenge": "x"}).json()["errors"]
     assert set(errors) == {"ability", "challenge"}
     # a bad number and what the library finds wrong (a die, a policy) come back together
-    errors = client.post("/api/karbon/odds", json={"ability": 99, "pool": "d6,zz", "player_policy": "risk=sometimes",
-                                                   "narrator_policy": "fixed"}).json()["errors"]
+    errors = client.post(
+        "/api/karbon/odds",
+        json={"ability": 99, "pool": "d6,zz", "player_policy": "risk=sometimes", "narrator_policy": "fixed"},
+    ).json()["errors"]
     assert set(errors) == {"ability", "pool", "player_policy"} and '"zz" is not a die' in errors["pool"]
     for content in (b"not json", b"[1, 2]"):
         response = client.post("/api/karbon/odds", content=content, headers={"Content-Type": "application/json"})
         assert response.status_code == 422 and "form" in response.json()["errors"]
     plain = client.post("/api/karbon/odds", content=b'{"ability": 3}', headers={"Content-Type": "text/plain"})
     assert plain.status_code == 422 and "Content-Type: application/json" in plain.json()["errors"]["form"]
-    huge = client.post("/api/karbon/odds", content=b"{" + b" " * 20_000_001 + b"}",
-                       headers={"Content-Type": "application/json"})
+    huge = client.post(
+        "/api/karbon/odds", content=b"{" + b" " * 20_000_001 + b"}", headers={"Content-Type": "application/json"}
+    )
     assert huge.status_code == 413 and "at most 20,000,000" in huge.json()["errors"]["form"]
 
 
@@ -229,8 +259,14 @@ def test_work_past_the_limit_is_refused_with_the_cli_message(client):
 
 
 #: an optimal player on the default pool's draw: past any exact reach (README, "Limits")
-OPTIMAL_PAST_REACH = {"ability": 1, "challenge": 1, "consequence": 1, "player_policy": "optimal",
-                      "max_states": 3000, "max_seconds": 60}
+OPTIMAL_PAST_REACH = {
+    "ability": 1,
+    "challenge": 1,
+    "consequence": 1,
+    "player_policy": "optimal",
+    "max_states": 3000,
+    "max_seconds": 60,
+}
 
 
 def test_an_optimal_player_past_max_states_gets_the_cli_bounds(client):
@@ -241,12 +277,21 @@ def test_an_optimal_player_past_max_states_gets_the_cli_bounds(client):
     assert data["status"] == "done", data
     result = data["result"]
     assert result["kind"] == "bounds" and result["objective"].startswith("expected score")
-    assert result["too_large"] == ('reached 3,000 states (limit 3,000) while exploring; raise the limit with '
-                                   '"Max states"') and result["draws"] is None  # drawn: searched
+    assert (
+        result["too_large"] == ('reached 3,000 states (limit 3,000) while exploring; raise the limit with "Max states"')
+        and result["draws"] is None
+    )  # drawn: searched
     # the same search through the Python API (stopped by its state budget, so the same bounds)
-    found = bounded_odds(ContestSetup(ability=1, challenge=1, consequence=1), None,
-                         PlayerPolicy(kind="optimal"), NarratorPolicy(), max_states=3000,
-                         certify_states=3000, max_seconds=60, workers=0)
+    found = bounded_odds(
+        ContestSetup(ability=1, challenge=1, consequence=1),
+        None,
+        PlayerPolicy(kind="optimal"),
+        NarratorPolicy(),
+        max_states=3000,
+        certify_states=3000,
+        max_seconds=60,
+        workers=0,
+    )
     assert found.stopped == "states" and not result["reached"]
     assert result["stopped"] == 'it reached "Max states" (raise it)'
     assert result["explored"] == found.explored
@@ -260,8 +305,9 @@ def test_an_optimal_player_past_max_states_gets_the_cli_bounds(client):
     assert exact(result["fixed_value"]) == found.fixed_value
     # the advice's bounds are rounded outward too, as the interval is
     low, high = found.draw_bounds["d8"]
-    assert result["advice"][0].startswith(f"Draw: the strategy takes d8; bounds on the value of each draw: "
-                                          f"d8 {interval_text(low, high)}")
+    assert result["advice"][0].startswith(
+        f"Draw: the strategy takes d8; bounds on the value of each draw: d8 {interval_text(low, high)}"
+    )
     # bounds depend on the time given: never answered from the results store
     again = client.post("/api/karbon/odds", json=OPTIMAL_PAST_REACH).json()
     assert not again.get("cached")
@@ -278,8 +324,17 @@ def test_exploring_past_a_tenth_of_bounds_seconds_turns_to_bounds(client):
 
 
 def test_bounds_with_explicit_hands_name_the_hands(client):
-    body = dict(TINY_CONTEST, player_dice="d8,d8", narrator_dice="d10", pool="d6", reserve="d6",
-                consequence=2, player_policy="optimal", max_states=500, max_seconds=30)
+    body = dict(
+        TINY_CONTEST,
+        player_dice="d8,d8",
+        narrator_dice="d10",
+        pool="d6",
+        reserve="d6",
+        consequence=2,
+        player_policy="optimal",
+        max_states=500,
+        max_seconds=30,
+    )
     code, data = answer(client, "/api/karbon/odds", body)
     assert data["status"] == "done" and data["result"]["kind"] == "bounds", data
     assert data["result"]["draws"] == {"player": "2d8", "narrator": "d10"}
@@ -368,10 +423,12 @@ def test_a_worker_past_its_memory_budget_gets_the_servers_advice(monkeypatch):
     def past_the_budget():
         raise TooLargeError(MEMORY_PARAMETER, "the process reached 3 GiB ...; raise it with `max_memory` ...")
 
-    (kind, errors), = _run_in_a_forked_worker(monkeypatch, past_the_budget)
+    ((kind, errors),) = _run_in_a_forked_worker(monkeypatch, past_the_budget)
     assert kind == "input_error"
-    assert errors == {"max_states": "the solve ran out of memory (a worker may use the machine's memory; raise it "
-                                    "with exactdice serve --worker-memory GIB, or lower `max_states`)"}
+    assert errors == {
+        "max_states": "the solve ran out of memory (a worker may use the machine's memory; raise it "
+        "with exactdice serve --worker-memory GIB, or lower `max_states`)"
+    }
 
 
 def test_every_cancelled_worker_ends_with_the_same_exit_status():
@@ -409,7 +466,7 @@ def test_a_cancelled_grid_ends_by_the_signal_too():
         deadline = time.monotonic() + 30
         while job.progress.stage != "cells" and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert job.progress.stage == "cells" and not job.finished   # the sweep is running
+        assert job.progress.stage == "cells" and not job.finished  # the sweep is running
         assert job.cancel() and job.exit_code == CANCELLED_EXIT_CODE
     finally:
         manager.shutdown()
@@ -432,8 +489,7 @@ def test_job_errors(client):
 
 
 def _tiny_law():
-    odds = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
-                                     pool={}, reserve={}))
+    odds = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={}))
     return odds
 
 
@@ -460,19 +516,22 @@ def test_validate_fitting_and_misfitting_samples(client):
     assert data["result"]["exact"]["win"]["exact"] == fraction_text(odds.win)
 
 
-@pytest.mark.parametrize("extra, field, words", [
-    ({"samples": ""}, "samples", "choose a CSV file"),
-    ({"samples": "outcome\nwin\n", "column": "result"}, "samples", "has no column 'result'"),
-    ({"samples": "outcome\nwin\nvictory\n"}, "samples", "victory"),
-    ({"samples": "outcome,rounds\nwin\n"}, "samples", "line 2: 1 fields"),
-    ({"samples": "outcome\n"}, "samples", "has a header but no sample rows"),
-    ({"samples": "outcome\nwin\n", "alpha": "2"}, "alpha", "strictly between 0 and 1"),
-    ({"samples": "outcome\nwin\n", "alpha": "often"}, "alpha", "strictly between 0 and 1"),
-    ({"samples": "outcome\nwin\n", "alpha": ""}, "alpha", "strictly between 0 and 1, for example 0.01"),
-    ({"samples": "outcome\nwin\n", "column": 3}, "column", "must be a column name"),
-    ({"samples": "outcome\nwin\n", "ability": -2, "player_dice": ""}, "ability", ">= 0"),
-    ({"samples": "outcome\nwin\n", "max_seconds": 20}, "max_seconds", "tested against exact odds only"),
-])
+@pytest.mark.parametrize(
+    "extra, field, words",
+    [
+        ({"samples": ""}, "samples", "choose a CSV file"),
+        ({"samples": "outcome\nwin\n", "column": "result"}, "samples", "has no column 'result'"),
+        ({"samples": "outcome\nwin\nvictory\n"}, "samples", "victory"),
+        ({"samples": "outcome,rounds\nwin\n"}, "samples", "line 2: 1 fields"),
+        ({"samples": "outcome\n"}, "samples", "has a header but no sample rows"),
+        ({"samples": "outcome\nwin\n", "alpha": "2"}, "alpha", "strictly between 0 and 1"),
+        ({"samples": "outcome\nwin\n", "alpha": "often"}, "alpha", "strictly between 0 and 1"),
+        ({"samples": "outcome\nwin\n", "alpha": ""}, "alpha", "strictly between 0 and 1, for example 0.01"),
+        ({"samples": "outcome\nwin\n", "column": 3}, "column", "must be a column name"),
+        ({"samples": "outcome\nwin\n", "ability": -2, "player_dice": ""}, "ability", ">= 0"),
+        ({"samples": "outcome\nwin\n", "max_seconds": 20}, "max_seconds", "tested against exact odds only"),
+    ],
+)
 def test_validate_errors_are_named(client, extra, field, words):
     body = dict(MAIN_CONTEST, **extra)
     response = client.post("/api/validate/karbon", json=body)
@@ -503,14 +562,17 @@ def test_dist_matches_the_python_api(client):
     assert sum(exact(row["p"]) for row in data["outcomes"]) == 1
 
 
-@pytest.mark.parametrize("body, field, words", [
-    ({"expression": ""}, "expression", "give a dice expression"),
-    ({}, "expression", "give a dice expression"),
-    ({"expression": "3q6"}, "expression", ""),
-    ({"expression": "1001d6"}, "expression", "more than 1000 dice in one expression (the limit)"),
-    ({"expression": "d6" + "+d6" * 200}, "expression", "at most 500"),
-    ({"expression": "d6", "mode": "x"}, "mode", "unknown field"),
-])
+@pytest.mark.parametrize(
+    "body, field, words",
+    [
+        ({"expression": ""}, "expression", "give a dice expression"),
+        ({}, "expression", "give a dice expression"),
+        ({"expression": "3q6"}, "expression", ""),
+        ({"expression": "1001d6"}, "expression", "more than 1000 dice in one expression (the limit)"),
+        ({"expression": "d6" + "+d6" * 200}, "expression", "at most 500"),
+        ({"expression": "d6", "mode": "x"}, "mode", "unknown field"),
+    ],
+)
 def test_dist_errors_are_named(client, body, field, words):
     response = client.post("/api/dist", json=body)
     assert response.status_code == 422
@@ -536,8 +598,7 @@ def _library_outcomes(system):
     from exactdice.karst import expected_distribution as karst_law
 
     if system == "contingency":
-        return contingency_law(skill_check("d6,d8,d10", difficulty=7, advantage=1),
-                               ContingencyRules(luck="if-failing"))
+        return contingency_law(skill_check("d6,d8,d10", difficulty=7, advantage=1), ContingencyRules(luck="if-failing"))
     if system == "chronica":
         return chronica_law([((8, 8, 6),), ((10, 6),), ((12,),)])
     if system == "karst-attack":
@@ -581,7 +642,7 @@ def test_other_systems_match_the_python_api(client, system):
     assert fields and all(field["label"] for field in fields)
 
 
-SPEC_MICRO_EXAMPLES = {   # the specs' worked micro-examples, where a page starts with one
+SPEC_MICRO_EXAMPLES = {  # the specs' worked micro-examples, where a page starts with one
     "chronica": {"0": Fraction(5, 12), "1": Fraction(5, 12), "tie": Fraction(1, 6)},
     "karst-death": {"death": Fraction(3, 4), "stable": Fraction(1, 4)},
 }
@@ -604,30 +665,34 @@ def test_every_system_page_answers_its_untouched_form(client, system):
         assert words == ["the player (side 0) wins", "side 1 wins", "a tie"]
     # a value the page fills in with an example is still needed from a request
     examples = [field["name"] for field in fields if field["start"] != field["default"]]
-    assert bool(examples) == (system not in ("karst-action", "karst-opposed"))   # all have defaults
+    assert bool(examples) == (system not in ("karst-action", "karst-opposed"))  # all have defaults
     if examples:
-        code, data = answer(client, f"/api/exact/{system}", {name: value for name, value in body.items()
-                                                              if name not in examples})
+        code, data = answer(
+            client, f"/api/exact/{system}", {name: value for name, value in body.items() if name not in examples}
+        )
         assert data.get("status") != "done" and set(data["errors"]) & set(examples), data
 
 
-@pytest.mark.parametrize("system, body, field, words", [
-    ("contingency", {"dice": "d6,zz,d10", "difficulty": 6}, "dice", "zz"),
-    ("contingency", {"difficulty": 6, "advantage": -1}, "advantage", "must be >= 0, got -1"),
-    ("contingency", {}, "difficulty", "needs a difficulty"),
-    ("contingency", {"difficulty": 6, "luck": "sometimes"}, "luck", "must be one of never | always | if-failing"),
-    ("chronica", {"sides": "d8"}, "sides", "at least two sides"),
-    ("chronica", {"sides": "d8,x; d6"}, "sides", ""),
-    ("chronica", {"sides": "d8; d6", "target": "x"}, "target", ""),
-    ("karst-attack", {"defense": 12, "health": 5, "damage": "2q"}, "damage", ""),
-    ("karst-attack", {"modifier": 1}, "defense", "required"),
-    ("karst-death", {"negative_health": "many"}, "negative_health", "whole number"),
-    ("karst-death", {"negative_health": 2, "luck": 1}, "luck", "unknown field"),
-    ("karst-order", {"modifiers": "2,x"}, "modifiers", "whole numbers"),
-])
+@pytest.mark.parametrize(
+    "system, body, field, words",
+    [
+        ("contingency", {"dice": "d6,zz,d10", "difficulty": 6}, "dice", "zz"),
+        ("contingency", {"difficulty": 6, "advantage": -1}, "advantage", "must be >= 0, got -1"),
+        ("contingency", {}, "difficulty", "needs a difficulty"),
+        ("contingency", {"difficulty": 6, "luck": "sometimes"}, "luck", "must be one of never | always | if-failing"),
+        ("chronica", {"sides": "d8"}, "sides", "at least two sides"),
+        ("chronica", {"sides": "d8,x; d6"}, "sides", ""),
+        ("chronica", {"sides": "d8; d6", "target": "x"}, "target", ""),
+        ("karst-attack", {"defense": 12, "health": 5, "damage": "2q"}, "damage", ""),
+        ("karst-attack", {"modifier": 1}, "defense", "required"),
+        ("karst-death", {"negative_health": "many"}, "negative_health", "whole number"),
+        ("karst-death", {"negative_health": 2, "luck": 1}, "luck", "unknown field"),
+        ("karst-order", {"modifiers": "2,x"}, "modifiers", "whole numbers"),
+    ],
+)
 def test_other_systems_errors_are_named(client, system, body, field, words):
     response = client.post(f"/api/exact/{system}", json=body)
-    if response.status_code == 202:   # found by the computation itself, in the worker
+    if response.status_code == 202:  # found by the computation itself, in the worker
         errors = answer(client, f"/api/exact/{system}", body)[1]["errors"]
     else:
         assert response.status_code == 422
@@ -652,8 +717,7 @@ def test_tables_list_and_cells_are_the_canonical_exact_values(client):
     names = client.get("/api/tables").json()["tables"]
     folder = default_tables_dir()
     # every grid table (each system's folder), none of the sensitivity tables (their own folders)
-    assert names == sorted(path.relative_to(folder).with_suffix("").as_posix()
-                           for path in folder.glob("*/*.json"))
+    assert names == sorted(path.relative_to(folder).with_suffix("").as_posix() for path in folder.glob("*/*.json"))
     assert list(folder.glob("*/sensitivity/*.json")) and not any("sensitivity" in name for name in names)
     name = "karbon/ability_challenge_w2_p1_fixed"
     shown = client.get(f"/api/tables/{name}").json()["tables"][0]
@@ -663,7 +727,7 @@ def test_tables_list_and_cells_are_the_canonical_exact_values(client):
         assert metric_shown["name"] == metric_stored["name"]
         for row_shown, row_stored in zip(metric_shown["cells"], metric_stored["exact"]):
             assert [cell["exact"] for cell in row_shown] == row_stored
-    win = shown["metrics"][0]["cells"][2][1]   # Ability 3, Challenge 2
+    win = shown["metrics"][0]["cells"][2][1]  # Ability 3, Challenge 2
     assert win["percent"] == exact_json(Fraction(stored["metrics"][0]["exact"][2][1]), 1)["percent"]
 
 
@@ -675,8 +739,10 @@ def test_the_page_lists_only_the_json_files_that_say_they_are_grid_tables(tmp_pa
     grid = "karbon/ability_challenge_w1_p0_fixed"
     (tmp_path / "karbon" / "sensitivity").mkdir(parents=True)
     shutil.copy(default_tables_dir() / f"{grid}.json", tmp_path / f"{grid}.json")
-    shutil.copy(default_tables_dir() / "karbon" / "sensitivity" / "rules.json",
-                tmp_path / "karbon" / "sensitivity" / "rules.json")
+    shutil.copy(
+        default_tables_dir() / "karbon" / "sensitivity" / "rules.json",
+        tmp_path / "karbon" / "sensitivity" / "rules.json",
+    )
     (tmp_path / "karbon" / "notes.json").write_text('{"format": "something-else/1", "tables": 3}')
     (tmp_path / "karbon" / "list.json").write_text("[1, 2]")
     (tmp_path / "karbon" / "broken.json").write_text("{not json")
@@ -691,9 +757,10 @@ def test_the_page_lists_only_the_json_files_that_say_they_are_grid_tables(tmp_pa
 def test_table_errors(client, tmp_path):
     for name in ("nope", "../pyproject", "karbon/../../pyproject"):
         response = client.get(f"/api/tables/{name}")
-        errors = response.json()["errors"]   # (a client may fold ".." away: then no such endpoint)
-        assert response.status_code == 404 and ("no canonical table" in errors.get("table", "")
-                                                or errors.get("path", "").startswith("no endpoint"))
+        errors = response.json()["errors"]  # (a client may fold ".." away: then no such endpoint)
+        assert response.status_code == 404 and (
+            "no canonical table" in errors.get("table", "") or errors.get("path", "").startswith("no endpoint")
+        )
     raw = client.get("/api/tables/karbon%2F..%2F..%2Fpyproject")
     assert raw.status_code == 404 and "[project]" not in raw.text
     with TestClient(create_app(store_path=None, workers=1, tables_dir=tmp_path)) as empty:
@@ -703,8 +770,16 @@ def test_table_errors(client, tmp_path):
 def test_new_karbon_grid_cells_are_the_table_function_s_exact_values(client):
     from exactdice.karbon.tables import contest_cell
 
-    body = {"row_axis": "peril", "row_values": "0,1", "column_axis": "consequence", "column_values": "1-2",
-            "ability": 2, "challenge": 1, "pool": "4d6,3d8,2d10", "rule_sudden_death": "on"}
+    body = {
+        "row_axis": "peril",
+        "row_values": "0,1",
+        "column_axis": "consequence",
+        "column_values": "1-2",
+        "ability": 2,
+        "challenge": 1,
+        "pool": "4d6,3d8,2d10",
+        "rule_sudden_death": "on",
+    }
     code, data = answer(client, "/api/karbon/grid", body)
     assert data["status"] == "done", data
     result = data["result"]
@@ -712,25 +787,38 @@ def test_new_karbon_grid_cells_are_the_table_function_s_exact_values(client):
     assert result["row_label"] == "Peril P" and [m["name"] for m in result["metrics"]][0] == "P(win)"
     for r, peril in enumerate((0, 1)):
         for c, consequence in enumerate((1, 2)):
-            cell = contest_cell(ability=2, challenge=1, consequence=consequence, peril=peril,
-                                pool="4d6,3d8,2d10", reserve="5d6", rules=("sudden_death=on",))
+            cell = contest_cell(
+                ability=2,
+                challenge=1,
+                consequence=consequence,
+                peril=peril,
+                pool="4d6,3d8,2d10",
+                reserve="5d6",
+                rules=("sudden_death=on",),
+            )
             for metric in result["metrics"]:
                 assert exact(metric["cells"][r][c]) == cell[metric["name"]]
     assert client.post("/api/karbon/grid", json=body).json()["cached"] is True
 
 
-@pytest.mark.parametrize("body, field, words", [
-    ({"row_axis": "peril", "column_axis": "peril"}, "column_axis", "must differ"),
-    ({"row_values": "1-20"}, "row_values", '"1-20" goes up to 20; Ability (A) goes from 0 to 15 on this page'),
-    ({"row_values": "1-11", "column_values": "1-10"}, "row_values",
-     "11 x 10 = 110 cells, each one exact solve; at most 100 on this page (exactdice karbon table makes more)"),
-    ({"column_values": "x"}, "column_values", "is not a number"),
-    ({"column_values": "2,2"}, "column_values", "names a value twice"),
-    ({"column_values": "0-2"}, "column_values", '"0-2" goes down to 0; Challenge (C) goes from 1 to 15'),
-    ({"pool": "zz"}, "pool", "is not a die"),
-    ({"row_axis": "luck"}, "row_axis", "must be one of"),
-    ({"player_dice": "d8"}, "player_dice", "unknown field"),
-])
+@pytest.mark.parametrize(
+    "body, field, words",
+    [
+        ({"row_axis": "peril", "column_axis": "peril"}, "column_axis", "must differ"),
+        ({"row_values": "1-20"}, "row_values", '"1-20" goes up to 20; Ability (A) goes from 0 to 15 on this page'),
+        (
+            {"row_values": "1-11", "column_values": "1-10"},
+            "row_values",
+            "11 x 10 = 110 cells, each one exact solve; at most 100 on this page (exactdice karbon table makes more)",
+        ),
+        ({"column_values": "x"}, "column_values", "is not a number"),
+        ({"column_values": "2,2"}, "column_values", "names a value twice"),
+        ({"column_values": "0-2"}, "column_values", '"0-2" goes down to 0; Challenge (C) goes from 1 to 15'),
+        ({"pool": "zz"}, "pool", "is not a die"),
+        ({"row_axis": "luck"}, "row_axis", "must be one of"),
+        ({"player_dice": "d8"}, "player_dice", "unknown field"),
+    ],
+)
 def test_new_grid_errors_are_named(client, body, field, words):
     response = client.post("/api/karbon/grid", json=body)
     assert response.status_code == 422
@@ -743,9 +831,20 @@ def test_a_mid_contest_position_matches_the_cli_state_file(client, tmp_path):
 
     from exactdice.karbon import read_state_file
 
-    state = {"player_dice": "d8,d8", "narrator_dice": "d10", "pool": "2d6,d8", "reserve": "d6",
-             "player_chips": 2, "narrator_chips": 1, "player_stack": 3, "narrator_stack": 0,
-             "wins": 1, "losses": 0, "peril": 1, "consequence": 3}
+    state = {
+        "player_dice": "d8,d8",
+        "narrator_dice": "d10",
+        "pool": "2d6,d8",
+        "reserve": "d6",
+        "player_chips": 2,
+        "narrator_chips": 1,
+        "player_stack": 3,
+        "narrator_stack": 0,
+        "wins": 1,
+        "losses": 0,
+        "peril": 1,
+        "consequence": 3,
+    }
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state))
     expected = contest_odds(read_state_file(path))
@@ -763,7 +862,7 @@ def test_a_mid_contest_position_matches_the_cli_state_file(client, tmp_path):
 def test_a_worker_past_its_memory_cap_stops_with_a_message():
     # 300 MB of address space: a worker maps about 270 MB before it solves, and this contest
     # needs more; it must stop with a message about memory, not die silently
-    with TestClient(create_app(store_path=None, workers=1, worker_memory=300 * 2 ** 20)) as small:
+    with TestClient(create_app(store_path=None, workers=1, worker_memory=300 * 2**20)) as small:
         code, data = answer(small, "/api/karbon/odds", dict(MAIN_CONTEST, ability=5, challenge=5, consequence=3))
     assert data["status"] == "error"
     message = data["errors"].get("max_states") or data["errors"].get("form")
@@ -773,7 +872,7 @@ def test_a_worker_past_its_memory_cap_stops_with_a_message():
 def test_validate_other_systems_against_their_exact_laws(client):
     from exactdice.validation import goodness_of_fit
 
-    law = _library_outcomes("karst-death")        # death 3/4-ish: negative health 3, modifier 1
+    law = _library_outcomes("karst-death")  # death 3/4-ish: negative health 3, modifier 1
     counts = {name: round(1000 * p) for name, p in law.items()}
     body = dict(SYSTEM_BODIES["karst-death"], samples=sample_csv(counts))
     for attempt in ("solved", "cached"):
@@ -782,10 +881,11 @@ def test_validate_other_systems_against_their_exact_laws(client):
         report = data["result"]["report"]
         assert report["p_value"] == goodness_of_fit(law, counts).p_value and report["fits"] is True
         assert data["result"]["exact"]["death"]["exact"] == fraction_text(law["death"])
-    chronica = {"0": 10, "1": 80, "2": 10, "tie": 0}   # far from the exact law
+    chronica = {"0": 10, "1": 80, "2": 10, "tie": 0}  # far from the exact law
     rows = ["winner"] + [name for name, count in chronica.items() for _ in range(count)]
-    code, data = answer(client, "/api/validate/chronica",
-                        dict(SYSTEM_BODIES["chronica"], samples="\n".join(rows) + "\n"))
+    code, data = answer(
+        client, "/api/validate/chronica", dict(SYSTEM_BODIES["chronica"], samples="\n".join(rows) + "\n")
+    )
     assert data["result"]["report"]["fits"] is False
     expected = goodness_of_fit(_library_outcomes("chronica"), chronica)
     assert data["result"]["report"]["p_value"] == expected.p_value
@@ -794,8 +894,9 @@ def test_validate_other_systems_against_their_exact_laws(client):
 def test_validate_unknown_system_and_other_system_field_errors(client):
     response = client.post("/api/validate/monopoly", json={})
     assert response.status_code == 404 and "unknown system 'monopoly'" in response.json()["errors"]["system"]
-    response = client.post("/api/validate/contingency", json={"difficulty": 6, "advantage": -1,
-                                                              "samples": "outcome\nfailure\n"})
+    response = client.post(
+        "/api/validate/contingency", json={"difficulty": 6, "advantage": -1, "samples": "outcome\nfailure\n"}
+    )
     assert response.status_code == 422 and ">= 0" in response.json()["errors"]["advantage"]
     response = client.post("/api/validate/chronica", json={"sides": "d6; d6", "samples": "outcome\n0\n"})
     assert response.status_code == 422
@@ -813,8 +914,11 @@ def test_a_broken_store_is_a_message_not_a_traceback(tmp_path):
     bad = tmp_path / "broken.sqlite"
     with TestClient(create_app(store_path=bad, workers=1)) as broken:
         bad.write_bytes(b"this is not an SQLite database at all, " * 200)
-        for url, body in (("/api/karbon/odds", TINY_CONTEST), ("/api/exact/karst-death", {"negative_health": 2}),
-                          ("/api/karbon/grid", {"row_values": "1", "column_values": "1-2"})):
+        for url, body in (
+            ("/api/karbon/odds", TINY_CONTEST),
+            ("/api/exact/karst-death", {"negative_health": 2}),
+            ("/api/karbon/grid", {"row_values": "1", "column_values": "1-2"}),
+        ):
             response = broken.post(url, json=body)
             assert response.status_code == 500, (url, response.text)
             message = response.json()["errors"]["form"]
@@ -834,7 +938,7 @@ def test_validate_tests_every_column_the_cli_tests_with_the_same_verdict(client,
     with pytest.raises(SystemExit):
         main(["karbon", "simulate", *main_flags, "--n", "3000", "--seed", "3", "--out", str(samples)])
     rows = list(csv.DictReader(samples.open()))
-    for row in rows:   # one column made wrong: a simulator that counts two rounds too many
+    for row in rows:  # one column made wrong: a simulator that counts two rounds too many
         row["rounds"] = str(int(row["rounds"]) + 2)
     with samples.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
@@ -845,13 +949,22 @@ def test_validate_tests_every_column_the_cli_tests_with_the_same_verdict(client,
         main(["validate", "karbon", "--samples", str(samples), *main_flags, "--json"])
     cli = json_module.loads(printed.getvalue())
     assert exit_.value.code == 1 and cli["fits"] is False
-    body = {"ability": 1, "challenge": 1, "consequence": 1, "pool": "2d8", "reserve": "none",
-            "samples": samples.read_text()}
+    body = {
+        "ability": 1,
+        "challenge": 1,
+        "consequence": 1,
+        "pool": "2d8",
+        "reserve": "none",
+        "samples": samples.read_text(),
+    }
     code, data = answer(client, "/api/validate/karbon", body)
     assert data["status"] == "done", data
     page = data["result"]
-    assert set(page["columns"]) == set(cli["columns"]) == {"outcome", "rounds", "breaks", "glitches",
-                                                            "injuries", "conditions"}
+    assert (
+        set(page["columns"])
+        == set(cli["columns"])
+        == {"outcome", "rounds", "breaks", "glitches", "injuries", "conditions"}
+    )
     assert page["fits"] is False and not page["columns"]["rounds"]["fits"]
     for name, report in cli["columns"].items():
         assert page["columns"][name]["p_value"] == report["p_value"], name

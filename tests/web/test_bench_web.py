@@ -25,7 +25,7 @@ def _ask(client, body):
 @pytest.fixture(scope="module")
 def uncached():
     with TestClient(create_app(store_path=None, workers=2)) as client:
-        _ask(client, dict(MAIN_CONTEST, peril=0))   # the fork server starts
+        _ask(client, dict(MAIN_CONTEST, peril=0))  # the fork server starts
         yield client
 
 

@@ -67,11 +67,14 @@ def fill(browser, values: dict, root=None):
 def hold_replies(browser, path):
     """Hold the page's replies from ``path`` until `release_replies` (a slow network, under
     the test's control)."""
-    browser.execute_script("""
+    browser.execute_script(
+        """
         const [path] = arguments, real = window.fetch;
         window.heldReplies = [];
         window.fetch = (url, options) => real(url, options).then(response => String(url).includes(path)
-            ? new Promise(resolve => window.heldReplies.push(() => resolve(response))) : response);""", path)
+            ? new Promise(resolve => window.heldReplies.push(() => resolve(response))) : response);""",
+        path,
+    )
 
 
 def release_replies(browser):
@@ -82,15 +85,19 @@ def long_solves(live_server):
     """The server's jobs for LONG_CONTEST so far, oldest first."""
     jobs = live_server.app.state.jobs
     with jobs._lock:
-        return [job for job in jobs._jobs.values() if job.task == "karbon_odds"
-                and job.arguments["values"].get("ability") == LONG_CONTEST["ability"]]
+        return [
+            job
+            for job in jobs._jobs.values()
+            if job.task == "karbon_odds" and job.arguments["values"].get("ability") == LONG_CONTEST["ability"]
+        ]
 
 
 def plotted(browser, canvas_id):
     """The points a chart on the page plots, read back from Chart.js: [[(x, y), ...] per curve]."""
     return browser.execute_script(
         "const c = Chart.getChart(arguments[0]); return c && c.data.datasets.map(d => d.data.map(p => [p.x, p.y]));",
-        canvas_id)
+        canvas_id,
+    )
 
 
 def as_plotted(chart):
@@ -123,7 +130,7 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     assert text_of(browser, "played-player") == expected.player_policy.words()
     assert text_of(browser, "played-narrator") == expected.narrator_policy.words()
     assert text_of(browser, "played-rules") == "the default reading"
-    assert expected.expected_injuries == 0 and text_of(browser, "exp-injuries") == "0"   # exact 0 reads 0
+    assert expected.expected_injuries == 0 and text_of(browser, "exp-injuries") == "0"  # exact 0 reads 0
     rounds = float(text_of(browser, "exp-rounds"))
     assert abs(rounds - float(expected.expected_rounds)) < 5e-5
     from exactdice.karbon.charts import length_chart
@@ -132,13 +139,15 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
     # the what-if strip: P(win) at Challenge 1, 2 (the base) and 3 against the Python API
     strip = wait_for(lambda: plotted(browser, "whatif-challenge"), what="the what-if strip")
     setups = {value: ContestSetup(ability=3, challenge=value, consequence=2, peril=1) for value in (1, 2, 3)}
-    assert strip == [[[value, float(exact_json(contest_odds(setup).win, 4)["percent"])]
-                      for value, setup in setups.items()]]
+    assert strip == [
+        [[value, float(exact_json(contest_odds(setup).win, 4)["percent"])] for value, setup in setups.items()]
+    ]
     assert len(browser.find_elements(By.CSS_SELECTOR, "#whatif canvas")) == 6
     assert wait_for(lambda: plotted(browser, "length-chart"), what="how long it lasts") == as_plotted(
-        length_chart(contest_length(expected)))
+        length_chart(contest_length(expected))
+    )
     assert text_of(browser, "length-note").startswith("Exact values. Not ended by round")
-    browser.find_element(By.ID, "show-exact").click()   # folded again for the picture
+    browser.find_element(By.ID, "show-exact").click()  # folded again for the picture
     browser.save_screenshot(str(screenshots / "karbon.png"))
 
 
@@ -179,10 +188,14 @@ def test_cancel_really_stops_a_long_solve_and_another_tab_is_not_blocked(browser
     fill(browser, LONG_CONTEST)
     browser.find_element(By.ID, "compute").click()
     jobs = live_server.app.state.jobs
-    job = wait_for(lambda: next((j for j in jobs.running() if j.status == "running"), None), 30,
-                   "the long solve to start")
-    wait_for(lambda: "exploring" in text_of(browser, "status") or "solv" in text_of(browser, "status"),
-             30, "progress on the page")
+    job = wait_for(
+        lambda: next((j for j in jobs.running() if j.status == "running"), None), 30, "the long solve to start"
+    )
+    wait_for(
+        lambda: "exploring" in text_of(browser, "status") or "solv" in text_of(browser, "status"),
+        30,
+        "progress on the page",
+    )
     # another tab answers a quick contest while the long solve runs
     long_tab = browser.current_window_handle
     browser.switch_to.new_window("tab")
@@ -208,10 +221,9 @@ def test_validator_takes_an_uploaded_csv(browser, live_server, screenshots, tmp_
 
     from exactdice.validation import goodness_of_fit
 
-    odds = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1,
-                                     pool={}, reserve={}))
-    counts = {"win": 690, "loss": 310}   # z = +2.0 for win: fits at alpha 0.01
-    path = tmp_path / "samples.csv"   # the outcome column alone (a rounds column is tested too)
+    odds = contest_odds(ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, consequence=1, pool={}, reserve={}))
+    counts = {"win": 690, "loss": 310}  # z = +2.0 for win: fits at alpha 0.01
+    path = tmp_path / "samples.csv"  # the outcome column alone (a rounds column is tested too)
     path.write_text("".join(line.rsplit(",", 1)[0] + "\n" for line in sample_csv(counts).splitlines()))
     open_page(browser, live_server, "/validate")
     browser.find_element(By.ID, "f-samples").send_keys(str(path))
@@ -219,8 +231,9 @@ def test_validator_takes_an_uploaded_csv(browser, live_server, screenshots, tmp_
     fill(browser, {name: value for name, value in TINY_CONTEST.items()})
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "verdict"), what="the verdict")
-    report = goodness_of_fit({"win": odds.win, "loss": odds.loss, "tie": odds.tie,
-                              "unfinished": odds.never_ends}, counts)
+    report = goodness_of_fit(
+        {"win": odds.win, "loss": odds.loss, "tie": odds.tie, "unfinished": odds.never_ends}, counts
+    )
     assert text_of(browser, "verdict") == report.verdict
     assert float(text_of(browser, "p-value")) == pytest.approx(report.p_value, rel=1e-3)
     shown_z = float(browser.find_element(By.CSS_SELECTOR, "#row-win .z").text)
@@ -240,8 +253,11 @@ def test_validator_takes_an_uploaded_csv(browser, live_server, screenshots, tmp_
 
     form = browser.find_element(By.TAG_NAME, "form")
     Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("karst-death")
-    wait_for(lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-negative_health"),
-             30, "the Karst death setup")
+    wait_for(
+        lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-negative_health"),
+        30,
+        "the Karst death setup",
+    )
     assert browser.find_element(By.ID, "f-negative_health").get_attribute("value") == ""
 
 
@@ -259,23 +275,28 @@ def test_dist_page_charts_at_least(browser, live_server, screenshots):
     assert first[0].text == str(low)
     assert first[4].text == exact_json(distribution.probabilities()[low])["exact"]
     drawn = browser.execute_script(
-        "const c = Chart.getChart('chart'); return [c.data.datasets[0].label, c.data.datasets[0].data.length];")
+        "const c = Chart.getChart('chart'); return [c.data.datasets[0].label, c.data.datasets[0].data.length];"
+    )
     assert drawn == ["P(at least) %", len(distribution.probabilities())]
     browser.save_screenshot(str(screenshots / "dist.png"))
     fill(browser, {"expression": "3q6"})
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "err-expression"), 30, "the expression's message")
-    assert not browser.find_element(By.ID, "answer").is_displayed()   # no old answer under it
+    assert not browser.find_element(By.ID, "answer").is_displayed()  # no old answer under it
     # only an exact 0 or 1 reads 0 % or 100 %: 10d6 totals 10 with probability 6^-10
     fill(browser, {"expression": "10d6"})
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: browser.find_element(By.ID, "answer").is_displayed(), 30, "the 10d6 table")
-    cells = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr")[0]
-             .find_elements(By.TAG_NAME, "td")]
+    cells = [
+        td.text
+        for td in browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr")[0].find_elements(By.TAG_NAME, "td")
+    ]
     assert cells[:4] == ["10", "1.7e-06%", "100%", "1.7e-06%"]
-    second = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr")[1]
-              .find_elements(By.TAG_NAME, "td")]
-    assert second[2] == "100 - 1.7e-06%"   # P(at least 11) = 1 - 6^-10
+    second = [
+        td.text
+        for td in browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr")[1].find_elements(By.TAG_NAME, "td")
+    ]
+    assert second[2] == "100 - 1.7e-06%"  # P(at least 11) = 1 - 6^-10
 
 
 def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots):
@@ -284,13 +305,16 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
 
     from exactdice.contingency.check import expected_distribution, skill_check
 
-    def shown_success():   # read in one script: the table is rebuilt when an answer comes
+    def shown_success():  # read in one script: the table is rebuilt when an answer comes
         return browser.execute_script(
-            'const row = document.getElementById("outcome-success"); return row && row.cells[2].textContent;')
+            'const row = document.getElementById("outcome-success"); return row && row.cells[2].textContent;'
+        )
 
-    form = open_page(browser, live_server, "/systems")   # it answers as it opens (its example difficulty)
-    assert wait_for(shown_success, 60, "the outcomes") == exact_json(
-        expected_distribution(skill_check("d6,d8,d10", difficulty=4))["success"])["exact"]
+    form = open_page(browser, live_server, "/systems")  # it answers as it opens (its example difficulty)
+    assert (
+        wait_for(shown_success, 60, "the outcomes")
+        == exact_json(expected_distribution(skill_check("d6,d8,d10", difficulty=4))["success"])["exact"]
+    )
     fill(browser, {"difficulty": 7})
     browser.find_element(By.ID, "compute").click()
     law = expected_distribution(skill_check("d6,d8,d10", difficulty=7))
@@ -299,7 +323,7 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
     for name, p in law.items():
         cells = browser.find_element(By.ID, f"outcome-{name}").find_elements(By.TAG_NAME, "td")
         assert cells[1].text == exact_json(p)["shown"] + "%" and cells[2].text == exact_json(p)["exact"]
-        assert cells[0].text == words[name]   # outcomes in words
+        assert cells[0].text == words[name]  # outcomes in words
     # the menu by task
     menu = [option.text for option in Select(browser.find_element(By.ID, "f-system-choice")).options]
     assert menu[:3] == ["Contingency skill check", "Chronica contest", "Karst action roll"] and "Karst attack" in menu
@@ -311,14 +335,21 @@ def test_systems_page_gives_the_exact_outcomes(browser, live_server, screenshots
     assert wait_for(lambda: plotted(browser, "chance-chart")) == as_plotted(chance)
     assert text_of(browser, "chance-note") == chance.note
     browser.save_screenshot(str(screenshots / "systems-contingency.png"))
-    Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("chronica")   # d6 v d6
-    first = wait_for(lambda: browser.execute_script(
-        'const row = document.getElementById("outcome-0"); return row && row.cells[0].textContent;'),
-        30, "the Chronica answer")
+    Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("chronica")  # d6 v d6
+    first = wait_for(
+        lambda: browser.execute_script(
+            'const row = document.getElementById("outcome-0"); return row && row.cells[0].textContent;'
+        ),
+        30,
+        "the Chronica answer",
+    )
     assert first == "the player (side 0) wins" and text_of(browser, "outcome-0").split()[-2] == "5/12"
     Select(browser.find_element(By.ID, "f-system-choice")).select_by_value("karst-attack")
-    wait_for(lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-damage"),
-             30, "the Karst form")
+    wait_for(
+        lambda: form.get_attribute("data-ready") == "yes" and browser.find_elements(By.ID, "f-damage"),
+        30,
+        "the Karst form",
+    )
     wait_for(lambda: browser.find_elements(By.ID, "outcome-hit"), 30, "the Karst form's own answer")
     from exactdice.karst.charts import hit_chart
 
@@ -370,7 +401,8 @@ def test_a_new_grid_is_made_with_progress(browser, live_server, screenshots):
     assert cell.get_attribute("title").endswith(f"{expected.numerator}/{expected.denominator}")
     assert text_of(browser, "grid-caption") == (
         "Ability (A) (rows) x Challenge (C) (columns); Consequence (W) 1, Peril (P) 0, Fortune (F) 0, "
-        "Fallout (K) 0, Pool 7d6,5d8,3d10, Reserve 5d6, Player policy fixed, Narrator policy fixed")
+        "Fallout (K) 0, Pool 7d6,5d8,3d10, Reserve 5d6, Player policy fixed, Narrator policy fixed"
+    )
     browser.find_element(By.CSS_SELECTOR, "#grid-form details summary").click()
     browser.execute_script("document.getElementById('grid-form').scrollIntoView()")
     browser.save_screenshot(str(screenshots / "tables-new-grid.png"))
@@ -382,8 +414,14 @@ def test_optimal_play_past_max_states_shows_certified_bounds(browser, live_serve
     from exactdice.answers import karbon_bounds
     from exactdice.core.exact import directed_decimal_text, fraction_text
 
-    setup = {"ability": 1, "challenge": 1, "consequence": 1, "player_policy": "optimal", "max_states": 3000,
-             "max_seconds": 60}
+    setup = {
+        "ability": 1,
+        "challenge": 1,
+        "consequence": 1,
+        "player_policy": "optimal",
+        "max_states": 3000,
+        "max_seconds": 60,
+    }
     open_page(browser, live_server, "/karbon")
     fill(browser, setup)
     browser.find_element(By.ID, "compute").click()
@@ -391,11 +429,11 @@ def test_optimal_play_past_max_states_shows_certified_bounds(browser, live_serve
     # stopped by its state budget, in one process as a worker searches: the same bounds
     expected = karbon_bounds(setup, advice=True, workers=0)
     lower, upper = Fraction(expected.lower), Fraction(expected.upper)
-    assert interval == (f"[{directed_decimal_text(lower, 4, up=False)}, "
-                        f"{directed_decimal_text(upper, 4, up=True)}]")
+    assert interval == (f"[{directed_decimal_text(lower, 4, up=False)}, {directed_decimal_text(upper, 4, up=True)}]")
     assert text_of(browser, "bounds-heading").startswith(
-        'The exact game is too large (reached 3,000 states (limit 3,000) while exploring; raise the limit with '
-        '"Max states")')
+        "The exact game is too large (reached 3,000 states (limit 3,000) while exploring; raise the limit with "
+        '"Max states")'
+    )
     notes = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#bounds-notes li")]
     assert notes[0] == f'gap {float(upper - lower):.4f}: the search stopped because it reached "Max states" (raise it)'
     assert "(its exact value rounded down; the fraction under Exact fractions)" in notes[1]
@@ -430,15 +468,25 @@ def test_optimal_player_advice_is_shown_in_words(browser, live_server, screensho
     from exactdice.karbon import PlayerPolicy
 
     open_page(browser, live_server, "/karbon")
-    setup = {"ability": 1, "challenge": 1, "consequence": 1, "fortune": 1, "pool": "d6,d8,d10",
-             "reserve": "none", "player_policy": "optimal"}
+    setup = {
+        "ability": 1,
+        "challenge": 1,
+        "consequence": 1,
+        "fortune": 1,
+        "pool": "d6,d8,d10",
+        "reserve": "none",
+        "player_policy": "optimal",
+    }
     fill(browser, setup)
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#advice li"), what="the advice")
     lines = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#advice li")]
-    expected = contest_odds(ContestSetup(ability=1, challenge=1, consequence=1, fortune=1,
-                                         pool={6: 1, 8: 1, 10: 1}, reserve={}),
-                            player=PlayerPolicy(kind="optimal"), all_states=True, draw_values=True)
+    expected = contest_odds(
+        ContestSetup(ability=1, challenge=1, consequence=1, fortune=1, pool={6: 1, 8: 1, 10: 1}, reserve={}),
+        player=PlayerPolicy(kind="optimal"),
+        all_states=True,
+        draw_values=True,
+    )
     from exactdice.karbon.solve import explain_first_round
 
     assert lines == explain_first_round(expected)
@@ -451,7 +499,7 @@ def test_a_new_submit_hides_the_last_answer_and_what_if_skips_impossible_values(
 
     open_page(browser, live_server, "/karbon")
     fill(browser, dict(MAIN_CONTEST, ability=2, peril=0))
-    fill(browser, {"pool": "4d8", "max_states": 1000})   # 600 states; Consequence +1 has 1,550
+    fill(browser, {"pool": "4d8", "max_states": 1000})  # 600 states; Consequence +1 has 1,550
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: text_of(browser, "whatif-note"), what="the what-if strip")
     # no Peril -1 (it starts at 0); Challenge +1 the pool cannot supply; Consequence +1 past Max states
@@ -484,12 +532,12 @@ def test_cancel_before_the_job_id_arrives_still_stops_the_job(browser, live_serv
     before = len(long_solves(live_server))
     open_page(browser, live_server, "/karbon")
     fill(browser, LONG_CONTEST)
-    hold_replies(browser, "/api/karbon/odds")   # the job's id reaches the page only after Cancel
+    hold_replies(browser, "/api/karbon/odds")  # the job's id reaches the page only after Cancel
     browser.find_element(By.ID, "compute").click()
     wait_for(lambda: len(long_solves(live_server)) > before, 10, "the long solve to reach the server")
     browser.find_element(By.ID, "cancel").click()
     assert text_of(browser, "status") == "cancelled"
-    assert [job.finished for job in long_solves(live_server)[before:]] == [False]   # nobody has its id yet
+    assert [job.finished for job in long_solves(live_server)[before:]] == [False]  # nobody has its id yet
     release_replies(browser)
     wait_for(lambda: all(job.finished for job in long_solves(live_server)), 10, "the long solve to be cancelled")
     assert [job.status for job in long_solves(live_server)[before:]] == ["cancelled"]
@@ -503,9 +551,12 @@ def test_leaving_the_page_stops_its_long_solve(browser, live_server):
     open_page(browser, live_server, "/karbon")
     fill(browser, LONG_CONTEST)
     browser.find_element(By.ID, "compute").click()
-    wait_for(lambda: len(long_solves(live_server)) > before and long_solves(live_server)[-1].status == "running",
-             10, "the long solve to run")
-    open_page(browser, live_server, "/dist")   # nobody is left to read its answer
+    wait_for(
+        lambda: len(long_solves(live_server)) > before and long_solves(live_server)[-1].status == "running",
+        10,
+        "the long solve to run",
+    )
+    open_page(browser, live_server, "/dist")  # nobody is left to read its answer
     wait_for(lambda: long_solves(live_server)[-1].finished, 10, "the long solve to stop")
     assert long_solves(live_server)[-1].status == "cancelled"
 
@@ -534,7 +585,7 @@ def test_every_page_s_cancel_stops_its_job_before_its_id_arrives(browser, live_s
     wait_for(lambda: len(grids()) > before, 10, "the grid's job to reach the server")
     browser.find_element(By.ID, "cancel").click()
     assert text_of(browser, "status") == "cancelled" and not browser.find_element(By.ID, "cancel").is_displayed()
-    assert not grids()[-1].finished   # nobody has its id yet
+    assert not grids()[-1].finished  # nobody has its id yet
     release_replies(browser)
     wait_for(lambda: grids()[-1].finished, 10, "the grid's job to be cancelled")
     assert grids()[-1].status == "cancelled"
@@ -561,18 +612,23 @@ def test_bounds_too_far_apart_are_hatched_not_shaded(browser, live_server):
 
     from exactdice.web.app import default_tables_dir
 
-    name = "karbon/ability_challenge_w1_p1_optimal"   # 10 of its 25 cells are more than 0.2 apart
+    name = "karbon/ability_challenge_w1_p1_optimal"  # 10 of its 25 cells are more than 0.2 apart
     stored = json.loads((default_tables_dir() / f"{name}.json").read_text())["tables"][0]["metrics"][0]["exact"]
     limit = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)   # an exact lower bound may have tens of thousands of digits
+    sys.set_int_max_str_digits(0)  # an exact lower bound may have tens of thousands of digits
     try:
         wide = [[Fraction(cell["upper"]) - Fraction(cell["lower"]) > Fraction(1, 5) for cell in row] for row in stored]
     finally:
         sys.set_int_max_str_digits(limit)
     open_page(browser, live_server, f"/tables?table={name}")
     wait_for(lambda: browser.find_elements(By.ID, "cell-0-0"), 30, "the heatmap")
-    hatched = [[("repeating-linear-gradient" in browser.find_element(By.ID, f"cell-{r}-{c}").get_attribute("style"))
-                for c in range(len(row))] for r, row in enumerate(stored)]
+    hatched = [
+        [
+            ("repeating-linear-gradient" in browser.find_element(By.ID, f"cell-{r}-{c}").get_attribute("style"))
+            for c in range(len(row))
+        ]
+        for r, row in enumerate(stored)
+    ]
     assert hatched == wide and 0 < sum(map(sum, wide)) < 25
     assert "Hatched: certified bounds more than 0.2 apart, not shaded." in text_of(browser, "legend")
 
@@ -590,22 +646,37 @@ def test_a_server_open_to_the_network_asks_the_page_for_its_token_once(browser):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([sys.executable, "-m", "exactdice.cli.main", "serve", "--port", str(port),
-                                "--no-cache", "--allow-remote", "localhost"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env={**os.environ, "EXACTDICE_SERVE_TOKEN": "t0ken"})
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "exactdice.cli.main",
+            "serve",
+            "--port",
+            str(port),
+            "--no-cache",
+            "--allow-remote",
+            "localhost",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "EXACTDICE_SERVE_TOKEN": "t0ken"},
+    )
 
     class Here:
         url = f"http://127.0.0.1:{port}"
 
     try:
+
         def up():
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=1):
                     return True
             except OSError:
                 return False
+
         wait_for(up, 60, "the server")
-        browser.get(Here.url + "/static/favicon.svg")   # this origin, no request to the API yet
+        browser.get(Here.url + "/static/favicon.svg")  # this origin, no request to the API yet
         browser.execute_script("localStorage.clear()")
         browser.get(Here.url + "/dist")
         wait_for(lambda: _alert(browser), 30, "the token prompt")
@@ -617,7 +688,7 @@ def test_a_server_open_to_the_network_asks_the_page_for_its_token_once(browser):
         fill(browser, {"expression": "2d6"})
         browser.find_element(By.ID, "compute").click()
         wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#outcomes tbody tr")) == 11, 30, "the table")
-        browser.get(Here.url + "/static/favicon.svg")   # the printed link carries it too
+        browser.get(Here.url + "/static/favicon.svg")  # the printed link carries it too
         browser.execute_script("localStorage.clear()")
         open_page(browser, Here, "/dist#token=t0ken")
         assert browser.execute_script("return localStorage.getItem('exactdice-token')") == "t0ken"

@@ -31,8 +31,11 @@ class Server:
     def __init__(self, tmp_path, *extra):
         self.port = _free_port()
         self.log = tmp_path / "serve.log"
-        self.process = subprocess.Popen(SERVE + ["--port", str(self.port), "--no-cache", *extra],
-                                        stdout=subprocess.DEVNULL, stderr=open(self.log, "w"))
+        self.process = subprocess.Popen(
+            SERVE + ["--port", str(self.port), "--no-cache", *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.log, "w"),
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -97,7 +100,7 @@ def test_a_huge_dist_is_refused_with_its_size_and_other_requests_are_not_held(se
 def test_the_server_answers_within_100_ms_while_jobs_run(server):
     status, slow = server.post("/api/karbon/odds", {"ability": 5, "challenge": 5, "consequence": 3, "peril": 1})
     assert status == 202
-    status, other = server.post("/api/dist", {"expression": "400d6"})   # a dist that takes a while
+    status, other = server.post("/api/dist", {"expression": "400d6"})  # a dist that takes a while
     times = []
     for _ in range(20):
         began = time.monotonic()
@@ -105,7 +108,7 @@ def test_the_server_answers_within_100_ms_while_jobs_run(server):
         times.append(time.monotonic() - began)
         time.sleep(0.05)
     times.sort()
-    assert times[len(times) // 2] < 0.1, times   # the median; a loaded CI machine may stall one
+    assert times[len(times) // 2] < 0.1, times  # the median; a loaded CI machine may stall one
     server.post(f"/api/jobs/{slow['job']}/cancel", {})
 
 
@@ -113,8 +116,9 @@ def test_bodies_are_limited_while_they_stream(server):
     """The issue: a 400 MB POST took the server to 719 MB before it was refused."""
     process = psutil.Process(server.process.pid)
     before = process.memory_info().rss
-    status, data = server.request("POST", "/api/karbon/odds", b"{}",
-                                  {"Content-Type": "application/json", "Content-Length": str(400 * 2**20)})
+    status, data = server.request(
+        "POST", "/api/karbon/odds", b"{}", {"Content-Type": "application/json", "Content-Length": str(400 * 2**20)}
+    )
     assert status == 413 and "419,430,400 bytes" in data["errors"]["form"], data
     # no Content-Length: chunked, cut at the limit
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
@@ -126,12 +130,17 @@ def test_bodies_are_limited_while_they_stream(server):
             yield chunk
 
     try:
-        connection.request("POST", "/api/karbon/odds", body=body(), encode_chunked=True,
-                           headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+        connection.request(
+            "POST",
+            "/api/karbon/odds",
+            body=body(),
+            encode_chunked=True,
+            headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+        )
         response = connection.getresponse()
         assert response.status == 413
     except (BrokenPipeError, ConnectionResetError):
-        pass   # the server cut the stream and closed: the refusal was sent while we still wrote
+        pass  # the server cut the stream and closed: the refusal was sent while we still wrote
     finally:
         connection.close()
     assert process.memory_info().rss - before < 150 * 2**20
@@ -139,15 +148,19 @@ def test_bodies_are_limited_while_they_stream(server):
 
 
 def test_deep_json_and_clients_that_leave_are_quiet(server):
-    status, data = server.request("POST", "/api/karbon/odds", b"[" * 100_000 + b"]" * 100_000,
-                                  {"Content-Type": "application/json"})
+    status, data = server.request(
+        "POST", "/api/karbon/odds", b"[" * 100_000 + b"]" * 100_000, {"Content-Type": "application/json"}
+    )
     assert status == 422 and "no lists or objects inside" in data["errors"]["form"], data
-    status, data = server.request("POST", "/api/karbon/odds", b'{"ability": {"x": [1]}}',
-                                  {"Content-Type": "application/json"})
+    status, data = server.request(
+        "POST", "/api/karbon/odds", b'{"ability": {"x": [1]}}', {"Content-Type": "application/json"}
+    )
     assert status == 422
-    with socket.create_connection(("127.0.0.1", server.port)) as raw:   # leaves mid-body
-        raw.sendall(b"POST /api/dist HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                    b"Content-Length: 1000\r\n\r\n{\"expr")
+    with socket.create_connection(("127.0.0.1", server.port)) as raw:  # leaves mid-body
+        raw.sendall(
+            b"POST /api/dist HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 1000\r\n\r\n{"expr'
+        )
     time.sleep(1)
     assert server.get("/api/systems")[0] == 200
     # the fixture checks the log holds no traceback
@@ -155,7 +168,7 @@ def test_deep_json_and_clients_that_leave_are_quiet(server):
 
 def test_sigkill_on_serve_leaves_no_process_behind(tmp_path):
     running = Server(tmp_path)
-    assert running.post("/api/dist", {"expression": "3d6"})[0] == 200   # the quick workers start too
+    assert running.post("/api/dist", {"expression": "3d6"})[0] == 200  # the quick workers start too
     status, job = running.post("/api/karbon/odds", {"ability": 5, "challenge": 5, "consequence": 5, "peril": 2})
     assert status == 202
     deadline = time.monotonic() + 30

@@ -18,5 +18,12 @@ def all_routes() -> list[BaseRoute]:
     """Every route of the server, the pages first."""
     from exactdice.web.routes import dist, jobs, karbon, pages, systems, tables, validate
 
-    return [*pages.ROUTES, *karbon.ROUTES, *systems.ROUTES, *validate.ROUTES, *dist.ROUTES, *tables.ROUTES,
-            *jobs.ROUTES]
+    return [
+        *pages.ROUTES,
+        *karbon.ROUTES,
+        *systems.ROUTES,
+        *validate.ROUTES,
+        *dist.ROUTES,
+        *tables.ROUTES,
+        *jobs.ROUTES,
+    ]

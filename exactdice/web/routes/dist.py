@@ -37,10 +37,14 @@ def _expression(data: dict) -> str:
         totals, digits = notation_size(expression, field="expression")
     except InputError as error:
         raise FormError({"expression": error.message}) from None
-    answer = totals * (8 * digits + 400)   # four exact values and their decimals a row
+    answer = totals * (8 * digits + 400)  # four exact values and their decimals a row
     if totals > MAX_PAGE_TOTALS or answer > MAX_ANSWER_BYTES:
-        raise FormError({"expression": f"has up to {totals:,} totals (an answer of about {answer / 2**20:,.0f} MiB); "
-                                       f"the page shows at most {MAX_PAGE_TOTALS:,} (exactdice dist prints any size)"})
+        raise FormError(
+            {
+                "expression": f"has up to {totals:,} totals (an answer of about {answer / 2**20:,.0f} MiB); "
+                f"the page shows at most {MAX_PAGE_TOTALS:,} (exactdice dist prints any size)"
+            }
+        )
     return expression
 
 
@@ -48,12 +52,13 @@ def _expression(data: dict) -> str:
 async def dist(request: Request):
     expression = _expression(await json_body(request))
     job = services(request).jobs.submit("dist", {"expression": expression}, fields=("expression",))
-    await until_finished(job, DIST_WAIT_SECONDS)   # most answers take milliseconds: answer at once
+    await until_finished(job, DIST_WAIT_SECONDS)  # most answers take milliseconds: answer at once
     if job.status == "done":
         return JSONResponse(present(job.result))
     if job.status == "error":
-        return errors({("expression" if name != "form" else name): with_labels(text)
-                       for name, text in (job.errors or {}).items()})
+        return errors(
+            {("expression" if name != "form" else name): with_labels(text) for name, text in (job.errors or {}).items()}
+        )
     return job_response(job, 202)
 
 

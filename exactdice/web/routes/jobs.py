@@ -15,8 +15,10 @@ __all__ = ["ROUTES"]
 async def job_status(request: Request):
     job = services(request).jobs.get(request.path_params["job"])
     if job is None:
-        return errors({"job": f"no job {request.path_params['job']!r} (finished jobs are forgotten after a while; "
-                              "ask again)"}, 404)
+        return errors(
+            {"job": f"no job {request.path_params['job']!r} (finished jobs are forgotten after a while; ask again)"},
+            404,
+        )
     wait = request.query_params.get("wait", "0")
     try:
         seconds = float(wait)
@@ -37,5 +39,7 @@ def cancel(request: Request):
     return job_response(job)
 
 
-ROUTES = [Route("/api/jobs/{job}", job_status, methods=["GET"]),
-          Route("/api/jobs/{job}/cancel", cancel, methods=["POST"])]
+ROUTES = [
+    Route("/api/jobs/{job}", job_status, methods=["GET"]),
+    Route("/api/jobs/{job}/cancel", cancel, methods=["POST"]),
+]

@@ -25,14 +25,19 @@ _NOT_IN_THE_KEY = ("max_states", "max_seconds")
 async def odds(request: Request):
     began, found = time.perf_counter(), services(request)
     values = read_computation("karbon", await json_body(request))
-    key = found.store.key("karbon", "odds", {name: value for name, value in values.items()
-                                             if name not in _NOT_IN_THE_KEY})
+    key = found.store.key(
+        "karbon", "odds", {name: value for name, value in values.items() if name not in _NOT_IN_THE_KEY}
+    )
     cached = await found.store.get(key)
     if cached is not None:
         return answered(cached, began)
     # bounds depend on the seconds searched: only exact answers are kept
-    job = found.jobs.submit("karbon_odds", {"values": values}, fields=karbon_fields(),
-                            on_done=keeper(request, key, keep=lambda result: result.get("kind") != "bounds"))
+    job = found.jobs.submit(
+        "karbon_odds",
+        {"values": values},
+        fields=karbon_fields(),
+        on_done=keeper(request, key, keep=lambda result: result.get("kind") != "bounds"),
+    )
     return job_response(job, 202)
 
 
@@ -68,10 +73,18 @@ async def grid(request: Request):
     cached = await found.store.get(key)
     if cached is not None:
         return answered(cached, began)
-    job = found.jobs.submit("karbon_grid", {"values": values, "axes": axes}, on_done=keeper(request, key),
-                            fields=[field.name for field in grid_fields()])
+    job = found.jobs.submit(
+        "karbon_grid",
+        {"values": values, "axes": axes},
+        on_done=keeper(request, key),
+        fields=[field.name for field in grid_fields()],
+    )
     return job_response(job, 202)
 
 
-ROUTES = [Route("/api/karbon/odds", odds, methods=["POST"]), Route("/api/karbon/whatif", what_if, methods=["POST"]),
-          Route("/api/karbon/length", length, methods=["POST"]), Route("/api/karbon/grid", grid, methods=["POST"])]
+ROUTES = [
+    Route("/api/karbon/odds", odds, methods=["POST"]),
+    Route("/api/karbon/whatif", what_if, methods=["POST"]),
+    Route("/api/karbon/length", length, methods=["POST"]),
+    Route("/api/karbon/grid", grid, methods=["POST"]),
+]

@@ -12,9 +12,13 @@ from exactdice.web.services import services
 __all__ = ["PAGES", "ROUTES"]
 
 #: page path -> (template file, title in the navigation)
-PAGES = {"/karbon": ("karbon.html", "Karbon contest"), "/systems": ("systems.html", "Other games"),
-         "/validate": ("validate.html", "Validate"), "/dist": ("dist.html", "Distribution"),
-         "/tables": ("tables.html", "Tables")}
+PAGES = {
+    "/karbon": ("karbon.html", "Karbon contest"),
+    "/systems": ("systems.html", "Other games"),
+    "/validate": ("validate.html", "Validate"),
+    "/dist": ("dist.html", "Distribution"),
+    "/tables": ("tables.html", "Tables"),
+}
 
 
 async def page(request: Request):

@@ -50,8 +50,15 @@ def _column(name: str) -> str:
 
 async def listing(request: Request):
     """Every computation but Karbon's (the calculator has a page of its own), by task."""
-    return JSONResponse({"systems": [{"name": name, "title": found.task, "column": _column(name)}
-                                     for name, found in computations().items() if found.system != "karbon"]})
+    return JSONResponse(
+        {
+            "systems": [
+                {"name": name, "title": found.task, "column": _column(name)}
+                for name, found in computations().items()
+                if found.system != "karbon"
+            ]
+        }
+    )
 
 
 @form_errors
@@ -66,10 +73,17 @@ async def exact(request: Request):
     cached = await found.store.get(key)
     if cached is not None:
         return answered(cached, began)
-    job = found.jobs.submit("system_exact", {"system": name, "values": values}, on_done=keeper(request, key),
-                            fields=[field.name for field in _form(name)])
+    job = found.jobs.submit(
+        "system_exact",
+        {"system": name, "values": values},
+        on_done=keeper(request, key),
+        fields=[field.name for field in _form(name)],
+    )
     return job_response(job, 202)
 
 
-ROUTES = [Route("/api/fields/{system}", form_fields), Route("/api/systems", listing, methods=["GET"]),
-          Route("/api/exact/{system}", exact, methods=["POST"])]
+ROUTES = [
+    Route("/api/fields/{system}", form_fields),
+    Route("/api/systems", listing, methods=["GET"]),
+    Route("/api/exact/{system}", exact, methods=["POST"]),
+]

@@ -22,7 +22,7 @@ _OWN = ("samples", "column", "alpha")
 def _own_fields(data: dict) -> tuple[str, str | None, float]:
     """The upload, the column asked for (blank: every column with a law) and alpha, checked."""
     text, column = data.pop("samples", None), data.pop("column", None)
-    alpha_text = data.pop("alpha", "0.01")   # left out: 0.01; an emptied box is an error
+    alpha_text = data.pop("alpha", "0.01")  # left out: 0.01; an emptied box is an error
     found = {}
     if not isinstance(text, str) or not text.strip():
         found["samples"] = "choose a CSV file of simulated outcomes (with a header row)"
@@ -47,7 +47,7 @@ def _check_sample_head(text: str, name: str, values: dict, column: str | None) -
     declared = computations()[name].rules_system()
     column = column or declared.outcome_column(declared.setup(values))
     end = text.find("\n", text.find("\n") + 1)
-    head = text if end < 0 else text[:end + 1]
+    head = text if end < 0 else text[: end + 1]
     if len(head) > 65_536:
         return
     from exactdice.validation import read_sample_column
@@ -64,7 +64,9 @@ def _setup_values(name: str, data: dict) -> dict:
     exact odds only)."""
     problems = {}
     if name == "karbon" and "max_seconds" in data:
-        problems["max_seconds"] = "is for certified bounds in the calculator; a sample is tested against exact odds only"
+        problems["max_seconds"] = (
+            "is for certified bounds in the calculator; a sample is tested against exact odds only"
+        )
         data.pop("max_seconds")
     try:
         values = read_computation(name, data)
@@ -102,9 +104,19 @@ async def validate(request: Request):
         if law is None:
             found.store.put(key, result["law"])
 
-    job = found.jobs.submit("validate", {"system": name, "values": values, "samples": samples, "column": column,
-                                         "alpha": alpha, "law": None if law is None else dict(law)},
-                            on_done=keep, fields=[*_OWN, *(field.name for field in fields(get_parameters(name)))])
+    job = found.jobs.submit(
+        "validate",
+        {
+            "system": name,
+            "values": values,
+            "samples": samples,
+            "column": column,
+            "alpha": alpha,
+            "law": None if law is None else dict(law),
+        },
+        on_done=keep,
+        fields=[*_OWN, *(field.name for field in fields(get_parameters(name)))],
+    )
     return job_response(job, 202)
 
 
