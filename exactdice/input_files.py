@@ -204,7 +204,17 @@ def flat_json_object(data: bytes, field: str, shown: str, max_members: int) -> d
     members = outline.count(b":")
     if members > max_members:
         raise InputError(field, f"{shown} has {members:,} fields; at most {max_members:,}")
-    return read_json_bytes(data, field, shown, max_depth=1, within_budget=False)
+    found = read_json_bytes(data, field, shown, max_depth=1, within_budget=False)
+    for key, value in found.items():
+        for text in (key, value):
+            if isinstance(text, str) and _LONE_SURROGATE.search(text):
+                # JSON's \ud800 escapes decode to no character at all: refused here, before
+                # an answer or an error message tries to repeat it
+                raise InputError(field, f"{shown} has a \\u escape that is no character (a lone surrogate)")
+    return found
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 #: a JSON string (escapes included), matched in linear time

@@ -25,6 +25,7 @@ parameters (missing ones take their defaults); *rules* is an instance of the sys
 from __future__ import annotations
 
 import importlib
+import math
 import numbers
 import os
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -207,6 +208,8 @@ class Parameter:
                 continue
             if not _is_kind(item, self.kind):
                 raise InputError(self.name, f"must be {_KIND_WORDS.get(self.kind, self.kind.__name__)}, got {item!r}")
+            if self.kind is float and not math.isfinite(item):
+                raise InputError(self.name, f"must be a finite number, got {item!r}")
             if self.choices is not None and item not in self.choices:
                 raise InputError(self.name, f"must be one of {', '.join(self.choices)}, got {item!r}")
             if least is not None and item < least:
@@ -702,9 +705,12 @@ def rules_values(system: RulesSystem, values: Mapping[str, Any]) -> dict:
 
 
 def _given(parameter: Parameter, values: Mapping[str, Any]):
-    """A parameter's value in *values*, or its default; a list parameter as a tuple (one
-    text given alone is one item, not its letters)."""
-    value = values.get(parameter.name, parameter.default)
+    """A parameter's value in *values*, or its default (also where it is given as None, as a
+    Python caller leaves a keyword to its default); a list parameter as a tuple (one text
+    given alone is one item, not its letters)."""
+    value = values.get(parameter.name)
+    if value is None:
+        value = parameter.default
     if not parameter.multiple:
         return value
     if value is None:

@@ -77,3 +77,17 @@ def test_numpy_integers_and_paths_are_values_too_and_a_flag_name_points_to_its_p
         get_system("karst").variants["opposed"].setup({"vs": 2})
     with pytest.raises(InputError, match="give a list of sides"):
         solve_contest("d8,d6")
+
+
+def test_none_leaves_a_parameter_to_its_default_and_floats_must_be_finite():
+    import math
+
+    from exactdice.systems import setup_values
+
+    contingency = get_system("contingency")
+    assert setup_values(contingency, {"dice": None})["dice"] == setup_values(contingency, {})["dice"] == "d6,d8,d10"
+    limits = [parameter for parameter in get_system("karbon").parameters if parameter.kind is float]
+    assert limits, "Karbon declares float limits (max_seconds)"
+    for value in (math.nan, math.inf, -math.inf):
+        with pytest.raises(InputError, match="must be a finite number"):
+            limits[0].check(value)

@@ -342,7 +342,7 @@ def karbon_bounds(
     >>> found.kind, found.reached, found.lower <= found.upper
     ('bounds', True, True)
     """
-    from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round, interval_text
+    from exactdice.karbon.bounds import bounded_odds, explain_bounded_first_round, interval_text, narrator_reply_words
     from exactdice.karbon.dice import dice_text
 
     request = request or karbon_request(values)
@@ -392,6 +392,7 @@ def karbon_bounds(
         precision=found.precision,
         stopped=stopped,
         strategy_outcomes=strategy,
+        against=narrator_reply_words(found.narrator_policy),
         fixed_value=found.fixed_value,
         explored=found.explored,
         advice=explain_bounded_first_round(found) if advice else [],

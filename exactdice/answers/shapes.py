@@ -129,7 +129,10 @@ def chart_data(chart: Any) -> dict:
         "full_scale": chart.full_scale,
         "label_points": chart.label_points,
         "labels": {str(x): text for x, text in chart.labels.items()},
-        "curves": [{"label": curve.label, "xs": list(curve.xs), "ys": list(curve.ys)} for curve in chart.curves],
+        "curves": [
+            {"label": curve.label, "xs": list(curve.xs), "ys": list(curve.ys), "colour": curve.colour}
+            for curve in chart.curves
+        ],
     }
 
 
@@ -227,7 +230,10 @@ class Bounds:
     stopped : Stop or None
         Why the gap is above ``precision`` (None: it is within).
     strategy_outcomes : dict or None
-        The strategy's exact odds against the narrator's best reply, where its game was solved.
+        The strategy's exact odds against `against`, where its game was solved.
+    against : str
+        What the lower bound holds against, in words: the narrator's best reply (an
+        optimal narrator) or its own play.
     fixed_value : Fraction or None
         The fixed preferences' exact value (where the search started).
     explored : int
@@ -252,6 +258,7 @@ class Bounds:
     provenance: Provenance
     stopped: Stop | None = None
     strategy_outcomes: dict | None = None
+    against: str = "the narrator's best reply"
     fixed_value: Fraction | None = None
     explored: int = 0
     advice: list = field(default_factory=list)
@@ -282,6 +289,7 @@ class Bounds:
             "reached": self.reached,
             "stopped": None if self.stopped is None else self.stopped.to_data(),
             "strategy_outcomes": self.strategy_outcomes,
+            "against": self.against,
             "fixed_value": self.fixed_value,
             "explored": self.explored,
             "advice": list(self.advice),

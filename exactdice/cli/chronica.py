@@ -103,7 +103,7 @@ Without --out, prints the observed winner frequencies."""
 )
 @parameter_options(PARAMETERS)
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of trials.")
-@click.option("--seed", type=int, default=7, show_default=True, help="Seed of the PCG64 generator.")
+@click.option("--seed", type=click.IntRange(min=0), default=7, show_default=True, help="Seed of the PCG64 generator.")
 @click.option(
     "--out",
     type=OutputFile(allow_dash=True),

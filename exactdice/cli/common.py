@@ -282,6 +282,8 @@ def _option(parameter, flags: dict, required: bool, list_default):
         settings["multiple"] = True
     if parameter.required or required:
         settings["required"] = True
+        # a default, even None, satisfies click 8.3's required check: leave none
+        settings.pop("default", None)
     if parameter.metavar:
         settings["metavar"] = parameter.metavar
     return click.option(*declarations, parameter.name, **settings)

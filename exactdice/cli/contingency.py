@@ -120,7 +120,9 @@ def _indent(text: str) -> str:
 @contingency.command()
 @parameter_options(PARAMETERS)
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of checks to roll.")
-@click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64 generator.")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=7, show_default=True, help="Seed of numpy's PCG64 generator."
+)
 @click.option(
     "--out",
     type=OutputFile(allow_dash=True),

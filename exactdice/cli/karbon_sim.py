@@ -66,7 +66,9 @@ def _strategy_for(setup, ruleset, player, narrator, strategy_file):
 @click.command()
 @with_setup
 @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of contests to play.")
-@click.option("--seed", type=int, default=7, show_default=True, help="Seed of the random generator (PCG64).")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=7, show_default=True, help="Seed of the random generator (PCG64)."
+)
 @click.option(
     "--out",
     type=OutputFile(allow_dash=True),
@@ -141,7 +143,9 @@ def simulate(setup, ruleset, player, narrator, n, seed, out, strategy, as_json):
 
 @click.command()
 @with_setup
-@click.option("--seed", type=int, default=3, show_default=True, help="Seed of the random generator (PCG64).")
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=3, show_default=True, help="Seed of the random generator (PCG64)."
+)
 @click.option("--strategy", "strategy", type=click.Path(dir_okay=False), default=None, help=_STRATEGY_HELP)
 @played_json_option
 def trace(setup, ruleset, player, narrator, seed, strategy, as_json):

@@ -252,7 +252,9 @@ def _simulation_options(function):
         default=None,
         help="Write one CSV row per trial here, or - for standard output (without it, print a summary).",
     )(function)
-    function = click.option("--seed", type=int, default=7, show_default=True, help="Seed of numpy's PCG64.")(function)
+    function = click.option(
+        "--seed", type=click.IntRange(min=0), default=7, show_default=True, help="Seed of numpy's PCG64."
+    )(function)
     function = click.option("--n", "n", type=int, default=100_000, show_default=True, help="Trials.")(function)
     return function
 

@@ -59,7 +59,8 @@ def serve(host, port, store, no_cache, workers, worker_memory, remote_names):
     their chance curves), Validate (a CSV of simulated outcomes), Distribution
     (dice notation), Tables (the committed tables, and a Karbon grid of your own).
     Long solves run in worker processes with progress and a Cancel button;
-    answers are kept in the results store, so asking again is instant.
+    exact answers are kept in the results store, so asking again is instant
+    (bounds on optimal play depend on the time given: they are searched anew).
     It serves this machine only, unless --allow-remote names the host names
     other machines use (it then prints a warning and a token to give them).
 

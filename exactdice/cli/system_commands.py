@@ -80,7 +80,7 @@ def _exact_command(system) -> click.Command:
 def _simulate_command(system) -> click.Command:
     @parameter_options(system.parameters)
     @click.option("--n", "n", type=int, default=100_000, show_default=True, help="Number of trials.")
-    @click.option("--seed", type=int, default=7, show_default=True, help="Seed of the generator.")
+    @click.option("--seed", type=click.IntRange(min=0), default=7, show_default=True, help="Seed of the generator.")
     @click.option(
         "--out",
         type=OutputFile(allow_dash=True),

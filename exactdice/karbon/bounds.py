@@ -55,6 +55,7 @@ __all__ = [
     "fixed_play_lower_bounds",
     "explain_bounded_first_round",
     "bounds_apply",
+    "narrator_reply_words",
     "interval_text",
     "DEFAULT_CERTIFY_STATES",
     "LOWER_KINDS",
@@ -83,6 +84,18 @@ _MORE_FOR_THE_CHECK = (
     "go to it in a request (`exactdice.answers.karbon_bounds`), certify_seconds / "
     "certify_states in `bounded_odds`"
 )
+
+
+def narrator_reply_words(narrator: NarratorPolicy) -> str:
+    """What the lower bound is guaranteed against: an optimal narrator's best reply, else
+    the narrator's own play.
+
+    >>> narrator_reply_words(NarratorPolicy(kind="random"))
+    "the narrator's random play"
+    """
+    return {"optimal": "the narrator's best reply", "random": "the narrator's random play"}.get(
+        narrator.kind, "the narrator's fixed preferences"
+    )
 
 
 def bounds_apply(player: PlayerPolicy, narrator: NarratorPolicy) -> bool:
@@ -229,7 +242,7 @@ class BoundedOdds:
             + (" <= " if self.gap <= self.precision else " > ")
             + f"precision {self.precision:g}"
             + ("" if self.gap <= self.precision else f" (stopped {_STOPPED_HINTS.get(self.stopped, self.stopped)})"),
-            f"lower bound: the returned strategy's value against the narrator's best reply, "
+            f"lower bound: the returned strategy's value against {narrator_reply_words(self.narrator_policy)}, "
             f"{self.lower_method}{exact_note}",
             f"upper bound: {self.upper_method}",
         ]
@@ -582,6 +595,10 @@ def bounded_odds(
     )
     if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
         result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model.draws_by_text}
+        fixed_draw = _fixed_draw_text(model)
+        if fixed_value is not None and fixed_draw in result.draw_bounds:  # the fixed play draws it
+            low, high = result.draw_bounds[fixed_draw]
+            result.draw_bounds[fixed_draw] = (max(low, float_below(fixed_value)), high)
     if certify:
         phase("checking the strategy found exactly")
         if certify_seconds is None:

@@ -27,6 +27,8 @@ STEPPED_LABELS = {
     "fortune": "Fortune F",
     "fallout": "Fallout K",
 }
+#: the outcome bars' colours on the page (``static/style.css``), so a curve and its bar match
+OUTCOME_COLOURS = {"win": "#27ae60", "loss": "#c0392b", "tie": "#f39c12", "any": "#1f5fa8"}
 _GROUP_COLOURS = {"setup": "#1f77b4", "rule": "#d62728", "player": "#2ca02c", "narrator": "#9467bd"}
 
 
@@ -135,9 +137,9 @@ def _tornado(axes, report, metric: str, rows) -> None:
 def length_chart(length) -> Chart:
     """The chart of a `exactdice.karbon.length.ContestLength`: P(ended by round n) and how
     it ended, with the tail stated."""
-    curves = [Curve("ended (any outcome)", length.rounds, length.ended_by)]
+    curves = [Curve("ended (any outcome)", length.rounds, length.ended_by, OUTCOME_COLOURS["any"])]
     curves += [
-        Curve(f"ended in a {outcome}", length.rounds, values)
+        Curve(f"ended in a {outcome}", length.rounds, values, OUTCOME_COLOURS.get(outcome))
         for outcome, values in length.ended_in.items()
         if any(values)
     ]

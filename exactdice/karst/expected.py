@@ -97,6 +97,8 @@ def expected_distribution(kind: str, *, rules: Rules = Rules(), **setup: Any) ->
         return _death_laws(_solved_death(setup, rules))[0]
     if kind == "attack":
         if setup.get("health") is None:
+            if setup.get("then_death"):
+                raise InputError("then_death", "chains the knock-out into the death roll: give `health` too")
             p = attack_hit(setup["modifier"], setup["defense"])
             return {"hit": p, "miss": 1 - p}
         return _knockout_laws(_solved_knockout(setup), setup, rules)[0]

@@ -18,6 +18,14 @@ from exactdice.karst.ruleset import OPPOSED_RULES, Rules
 from exactdice.karst.tables import table_jobs
 from exactdice.systems import DeclaredSystem, Parameter, TableSet
 
+
+def _read_damage(expression: str) -> None:
+    """Refuse damage that is no dice expression, with or without a health to knock out."""
+    from exactdice.karst.knockout import damage_per_hit
+
+    damage_per_hit(expression)
+
+
 __all__ = ["SYSTEM", "karst_roll", "ROLLS", "TASKS", "outcome_words"]
 
 _AID = Parameter("aid", int, 0, "Aid actions per round (each an extra death roll).", role="rules")
@@ -49,7 +57,7 @@ ROLLS = {
         (
             Parameter("modifier", int, 0, "Attack modifier added to the d20."),
             Parameter("defense", int, None, "The target's defense.", required=True, example=12),
-            Parameter("damage", str, "d6", "Weapon damage, a sum of dice like 2d4+1."),
+            Parameter("damage", str, "d6", "Weapon damage, a sum of dice like 2d4+1.", reader=_read_damage),
             Parameter(
                 "health",
                 int,

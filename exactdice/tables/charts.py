@@ -31,11 +31,14 @@ _STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)))
 
 @dataclass(frozen=True)
 class Curve:
-    """One line: ``ys[i]`` is the exact value at ``xs[i]``."""
+    """One line: ``ys[i]`` is the exact value at ``xs[i]``; ``colour`` (a CSS colour, "#27ae60")
+    where the line stands for something with a colour of its own (an outcome's, as its bar
+    has), else the chart's palette picks one."""
 
     label: str
     xs: tuple
     ys: tuple
+    colour: str | None = None
 
     def __post_init__(self):
         if len(self.xs) != len(self.ys):
@@ -109,7 +112,10 @@ def _draw_curve(axes, chart: Chart, curve: Curve, index: int) -> None:
     xs = [float(x) for x in curve.xs]
     ys = [float(y) * scale for y in curve.ys]
     options = dict(
-        color=_COLOURS[index % len(_COLOURS)], linestyle=_STYLES[index % len(_STYLES)], linewidth=2, label=curve.label
+        color=curve.colour or _COLOURS[index % len(_COLOURS)],
+        linestyle=_STYLES[index % len(_STYLES)],
+        linewidth=2,
+        label=curve.label,
     )
     if chart.steps:
         axes.step(xs, ys, where="post", **options)

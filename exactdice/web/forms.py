@@ -239,6 +239,9 @@ def _value(field: Field, raw, blank_ok: bool):
     if parameter.multiple:
         value = _several(parameter, value)
     elif parameter.kind is str and value == "" and not parameter.choices:
+        if parameter.default not in (None, "") and not blank_ok:
+            # as a number box: an emptied box is refused, not read as a value nobody sees
+            raise _BadValue(f"is empty; give a value, for example {parameter.default}")
         value = None
     try:
         return parameter.check(value, page=True)

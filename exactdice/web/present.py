@@ -133,7 +133,11 @@ def chart_json(chart: dict) -> dict:
             )
         },
         "curves": [
-            {"label": curve["label"], "points": [point(x, y) for x, y in zip(curve["xs"], curve["ys"])]}
+            {
+                "label": curve["label"],
+                "colour": curve.get("colour"),
+                "points": [point(x, y) for x, y in zip(curve["xs"], curve["ys"])],
+            }
             for curve in chart["curves"]
         ],
     }

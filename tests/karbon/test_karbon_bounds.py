@@ -667,3 +667,26 @@ def test_cli_explain_goes_into_the_json_as_the_texts_sentences(mode):
     assert payload["explanation"]
     for sentence in payload["explanation"]:
         assert " ".join(sentence.split()) in text
+
+
+def test_a_short_search_keeps_the_fixed_preferences_guarantee(search_walk):
+    # stopped far from its answer (3,000 states of millions), the search's own strategy
+    # guarantees little: the fixed preferences' exact value stays the lower bound, on the
+    # root and on the draw they take, and the words name what the narrator does
+    from exactdice.karbon.bounds import _fixed_draw_text, float_below
+
+    found = bounded_odds(
+        ContestSetup(ability=1, challenge=1, consequence=1),
+        player=OPTIMAL,
+        max_states=3000,
+        certify_states=3000,
+        max_seconds=60,
+        workers=0,
+    )
+    assert found.stopped == "states" and found.lower >= found.fixed_value
+    fixed_draw = _fixed_draw_text(found.model)
+    assert found.draw_bounds[fixed_draw][0] >= float_below(found.fixed_value)
+    assert all(low <= found.upper for low, _ in found.draw_bounds.values())
+    assert "against the narrator's fixed preferences" in found.summary_lines()[1]
+    if found.lower_kind == "exact":
+        assert found.win + found.loss + found.tie + (found.never_ends or 0) == 1

@@ -122,6 +122,16 @@ ISSUE_CASES = [
     ("karst table --table action -o {folder} --format pdf", "--output"),
     ("karst table --table action -o /dev/null --format pdf", "--output"),
     ("contingency simulate --n 5 --out {fifo}", "--out"),
+    # a second trial's, by a tester who had not seen the code
+    ("contingency simulate --n 10 --seed -3", "--seed"),
+    ("chronica simulate --side d8 --side d6 --n 5 --seed -1", "--seed"),
+    ("karst simulate action --n 5 --seed -1", "--seed"),
+    ("karst attack", "--defense"),
+    ("karst simulate attack --n 5", "--defense"),
+    ("karbon odds -a 3 -c 2 --player-policy optimal --max-seconds nan", "--max-seconds"),
+    ("karbon odds -a 3 -c 2 --player-policy optimal --max-seconds inf", "--max-seconds"),
+    ("contingency check --dice 501d6 --any-size --difficulty 4", "--dice"),
+    ("karst attack --defense 12 --damage banana", "--damage"),
     # the memory budget's own flag
     ("--max-memory lots dist d6", "--max-memory"),
     ("--max-memory 1M dist d6", "--max-memory"),

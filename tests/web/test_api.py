@@ -688,6 +688,12 @@ def test_every_system_page_answers_its_untouched_form(client, system):
         ("karst-death", {"negative_health": "many"}, "negative_health", "whole number"),
         ("karst-death", {"negative_health": 2, "luck": 1}, "luck", "unknown field"),
         ("karst-order", {"modifiers": "2,x"}, "modifiers", "whole numbers"),
+        # a tester's trial: an emptied box with a default, damage without a health, a death
+        # roll without a knock-out
+        ("contingency", {"dice": "", "difficulty": 6}, "dice", "is empty; give a value, for example d6,d8,d10"),
+        ("contingency", {"dice": "   ", "difficulty": 6}, "dice", "is empty"),
+        ("karst-attack", {"defense": 12, "damage": "sword"}, "damage", "sword"),
+        ("karst-attack", {"defense": 12, "then_death": True}, "then_death", 'give "Health" too'),
     ],
 )
 def test_other_systems_errors_are_named(client, system, body, field, words):
@@ -698,6 +704,20 @@ def test_other_systems_errors_are_named(client, system, body, field, words):
         assert response.status_code == 422
         errors = response.json()["errors"]
     assert field in errors and words in errors[field], errors
+
+
+def test_a_lone_surrogate_is_refused_not_echoed_into_a_server_error(client):
+    body = b'{"ability": 2, "challenge": 2, "pool": "\\ud800"}'
+    response = client.post("/api/karbon/odds", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert "lone surrogate" in response.json()["errors"]["form"]
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-inf"])
+def test_seconds_must_be_finite(client, seconds):
+    response = client.post("/api/karbon/odds", json={"player_policy": "optimal", "max_seconds": seconds})
+    assert response.status_code == 422, response.json()
+    assert "max_seconds" in response.json()["errors"]
 
 
 def test_unknown_system(client):

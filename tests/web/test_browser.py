@@ -147,6 +147,20 @@ def test_karbon_form_answers_the_python_api_exact_values(browser, live_server, s
         length_chart(contest_length(expected))
     )
     assert text_of(browser, "length-note").startswith("Exact values. Not ended by round")
+    # each outcome's curve in its bar's colour
+    colours = browser.execute_script(
+        "return Chart.getChart('length-chart').data.datasets.map(d => [d.label, d.borderColor]);"
+    )
+    bars = {
+        name: browser.execute_script(
+            "return getComputedStyle(document.querySelector(arguments[0])).backgroundColor;", f".bar .{name}"
+        )
+        for name in ("win", "loss", "tie")
+    }
+    for label, colour in colours[1:]:
+        outcome = label.rsplit(" ", 1)[-1]
+        red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+        assert bars[outcome] == f"rgb({red}, {green}, {blue})", (label, colour, bars)
     browser.find_element(By.ID, "show-exact").click()  # folded again for the picture
     browser.save_screenshot(str(screenshots / "karbon.png"))
 
@@ -375,7 +389,20 @@ def test_tables_page_shows_a_heatmap_with_exact_hover_values(browser, live_serve
     exact_text = stored["metrics"][0]["exact"][2][1]
     assert cell.get_attribute("title").endswith(exact_text)
     assert cell.text == exact_json(Fraction(exact_text), 1)["shown"] + "%"
+    # the menu names tables by their titles, not their files
+    chosen = browser.find_element(By.CSS_SELECTOR, "#f-table option:checked")
+    assert chosen.get_attribute("value") == name and chosen.text.startswith(stored["title"])
     browser.save_screenshot(str(screenshots / "tables.png"))
+    # printed: the table alone (no header, forms or grid maker), every column inside the page
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        for hidden in ("header", "#tables-form", "#grid-form", "#print-table"):
+            assert not browser.find_element(By.CSS_SELECTOR, hidden).is_displayed(), hidden
+        heatmap = browser.find_element(By.ID, "heatmap")
+        assert heatmap.is_displayed()
+        assert browser.execute_script("return arguments[0].scrollWidth <= document.body.clientWidth;", heatmap)
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
 
 def test_a_new_grid_is_made_with_progress(browser, live_server, screenshots):
@@ -453,7 +480,7 @@ def test_optimal_play_past_max_states_shows_certified_bounds(browser, live_serve
     # with how to get an answer
     assert upper - lower > Fraction(1, 5)
     wide = [note for note in notes if note.startswith("these bounds are still wide")]
-    assert len(wide) == 1 and "a smaller Pool and Reserve, or explicit hands" in wide[0]
+    assert len(wide) == 1 and "explicit hands (Player hand, Narrator hand) with a small Pool and Reserve" in wide[0]
     browser.find_element(By.ID, "show-exact").click()
     exact_lines = [line.text for line in browser.find_elements(By.CSS_SELECTOR, "#exact-box .exact")]
     assert exact_lines[0] == f"lower bound = {fraction_text(lower)}"

@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -14,8 +18,19 @@ from exactdice.web.services import services
 __all__ = ["ROUTES"]
 
 
+@functools.lru_cache(maxsize=256)
+def _title(path) -> str:
+    """The first table's title in a table file (a narrator reads titles, not file names)."""
+    try:
+        tables = json.loads(Path(path).read_text(encoding="utf-8"))["tables"]
+        return tables[0]["title"] + (f" (and {len(tables) - 1} more)" if len(tables) > 1 else "")
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return ""
+
+
 async def listing(request: Request):
-    return JSONResponse({"tables": list(services(request).tables)})
+    tables = services(request).tables
+    return JSONResponse({"tables": list(tables), "titles": {name: _title(path) for name, path in tables.items()}})
 
 
 async def table_file(request: Request):

@@ -153,8 +153,8 @@ const exactdice = (() => {
         c.ctx.fillStyle = "#444"; c.ctx.fillText(chart.marked_label, x + 3, top + 10); c.ctx.restore();
       }};
     return new Chart(canvas, {type: "line",
-      data: {datasets: chart.curves.map((curve, i) => ({label: curve.label, borderColor: COLOURS[i % 5],
-        backgroundColor: COLOURS[i % 5], stepped: chart.steps ? "before" : false, pointRadius: 3,
+      data: {datasets: chart.curves.map((curve, i) => ({label: curve.label, borderColor: curve.colour || COLOURS[i % 5],
+        backgroundColor: curve.colour || COLOURS[i % 5], stepped: chart.steps ? "before" : false, pointRadius: 3,
         data: curve.points.map(p => ({x: p.x, y: number(p.y)}))}))},
       options: {animation: false, parsing: false, layout: {padding: {left: 8, right: 24, top: 6}},
         scales: {x: {type: "linear", title: {display: true, text: chart.x_label},

@@ -34,7 +34,7 @@
     const notes = [
       `gap ${result.gap}: ` + (result.reached ? `within the precision ${result.precision}`
                                               : `the search stopped because ${result.stopped}`),
-      "lower bound: what the strategy found guarantees against the narrator's best reply" +
+      `lower bound: what the strategy found guarantees against ${result.against}` +
         (result.lower.exact ? " (its exact value rounded down; the fraction under Exact fractions)" : " (rounded down)"),
       "upper bound: no play of the player beats it (rounded up)",
     ];
@@ -44,12 +44,15 @@
       : `the fixed preferences' value: ${fixed.decimal.slice(0, fixed.decimal.indexOf(".") + 5)}\u2026 (the search starts from it)`);
     if (result.wide) notes.push("these bounds are still wide: the search got nowhere near the " +
       "answer in the time and states given, so the choices below are not advice yet. For an exact answer make the " +
-      "game smaller: a smaller Pool and Reserve, or explicit hands (Player hand, Narrator hand); or search for " +
+      "game smaller: explicit hands (Player hand, Narrator hand) with a small Pool and Reserve (none at all is " +
+      "quickest); or search for " +
       "longer from the command line: exactdice karbon odds --player-policy optimal --max-seconds 600");
     const list = document.getElementById("bounds-notes");
     list.innerHTML = "";
     for (const note of notes) { const li = document.createElement("li"); li.textContent = note; list.appendChild(li); }
-    document.getElementById("strategy-odds-heading").classList.toggle("hidden", !result.strategy_outcomes);
+    const oddsHeading = document.getElementById("strategy-odds-heading");
+    oddsHeading.textContent = `The strategy's exact odds against ${result.against}:`;
+    oddsHeading.classList.toggle("hidden", !result.strategy_outcomes);
   }
 
   function showOdds(rows, lines) {

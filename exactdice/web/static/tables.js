@@ -6,11 +6,13 @@
   const fileChoice = document.getElementById("f-table");
   const partChoice = document.getElementById("f-part");
   const metricChoice = document.getElementById("f-metric");
-  const names = (await (await fetch("/api/tables")).json()).tables;
+  document.getElementById("print-table").onclick = () => window.print();
+  const listing = await (await fetch("/api/tables")).json(), names = listing.tables;
   let data = null;
   for (const name of names) {
     const option = document.createElement("option");
-    option.value = option.textContent = name;
+    option.value = name;
+    option.textContent = listing.titles[name] || name;
     fileChoice.appendChild(option);
   }
   if (!names.length) document.getElementById("err-table").textContent = "no canonical tables found (the package was installed without them)";
