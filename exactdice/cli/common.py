@@ -65,7 +65,7 @@ json_option = click.option(
     "as_json",
     is_flag=True,
     help='Print machine-readable JSON: exact values as "p/q" strings, and a '
-    '"decimal" object repeating them as numbers (README, "JSON").',
+    '"decimal" object repeating them as numbers (the guide "Read --json" in the docs).',
 )
 #: ``--json`` of commands that play dice rather than compute odds (simulations, traces)
 played_json_option = click.option(

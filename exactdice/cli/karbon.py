@@ -116,7 +116,7 @@ def karbon():
     is_flag=True,
     help="With an optimal player: certified lower and upper bounds on the value instead of the "
     "exact game (also used when the exact game passes --max-states, or explores past a "
-    "tenth of --max-seconds, 10 s without it).",
+    "tenth of --max-seconds, 3 s without it).",
 )
 @click.option(
     "--plot",
@@ -142,7 +142,7 @@ def odds(use_float, display, explain, show_draws, strategy_path, use_bounds, plo
     Both sides play fixed preferences by default (the habits of a table that plays by
     the book; `exactdice karbon rules` says them): optimal play with the default pool
     explores millions of states (README, "Limits"). Ask for it with --player-policy optimal;
-    past --max-states or a tenth of --max-seconds of exploring (10 s without it; or with --bounds) it is
+    past --max-states or a tenth of --max-seconds of exploring (3 s without it; or with --bounds) it is
     answered with certified bounds: a lower bound the returned strategy guarantees, an
     upper bound no play beats (Ctrl-C stops early and prints the bounds reached).
     Text output: percentages first, the exact fractions' sizes beside them (--exact

@@ -357,6 +357,12 @@ def contest_odds(
     the pool and Fortune allow and an ``optimal``/``kind`` narrator answers each one
     (`exactdice.karbon.draws`).
 
+    The cost follows what hands can become: the fixed preferences keep them small (hundreds
+    to tens of thousands of states), while ``risk=always`` or optimal play on the default
+    pool reaches millions (minutes and gigabytes exactly; ``arithmetic="float"`` certifies
+    floats sooner, and `exactdice.answers.karbon_odds` gives an optimal player bounds).
+    ``max_states`` and the memory budget stop it with a message.
+
     Parameters
     ----------
     setup : ContestSetup

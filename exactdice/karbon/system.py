@@ -256,7 +256,7 @@ PARAMETERS = (
         float,
         None,
         "With an optimal player: explore the exact game for at most a "
-        "tenth of this (10 s without it), then answer with certified bounds searched for this long "
+        "tenth of this (3 s without it), then answer with certified bounds searched for this long "
         "(the whole answer takes up to about 1.6 times this; 0: no bounds, the exact game or "
         "`max_states`' message). With bounds alone: stop the search after this many seconds.",
         role="limits",
