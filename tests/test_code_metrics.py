@@ -19,31 +19,21 @@ radon_metrics = pytest.importorskip("radon.metrics")
 PACKAGE = Path(__file__).resolve().parents[1] / "exactdice"
 MOST_COMPLEXITY = 20
 LEAST_MAINTAINABILITY = 20
-#: paths (relative to exactdice/) rewritten elsewhere: folders end in "/"
-BEING_REWRITTEN = (
+#: modules still under the maintainability floor (each below 20: the Python rules walk and
+#: the Python solvers kept as references beside the compiled ones); every function in them
+#: is still held to the complexity limit. Folders end in "/".
+BELOW_THE_MAINTAINABILITY_FLOOR = (
     "karbon/model.py",
-    "karbon/bounds.py",
-    "markov/arithmetic.py",
     "markov/bounded.py",
-    "markov/bounded_split.py",
-    "markov/expansion_pool.py",
-    "markov/float_pass.py",
     "markov/forward.py",
-    "markov/graph.py",
-    "markov/lifting.py",
-    "markov/loop_pool.py",
-    "markov/model.py",
-    "markov/reward_counts.py",
     "markov/solver.py",
-    "markov/synthetic.py",
-    "markov/__init__.py",
 )
 
 
-def _modules():
+def _modules(leaving=()):
     for path in sorted(PACKAGE.rglob("*.py")):
         name = path.relative_to(PACKAGE).as_posix()
-        if not any(name == left or (left.endswith("/") and name.startswith(left)) for left in BEING_REWRITTEN):
+        if not any(name == left or (left.endswith("/") and name.startswith(left)) for left in leaving):
             yield name, path.read_text(encoding="utf-8")
 
 
@@ -58,7 +48,7 @@ def test_no_function_is_more_complex_than_20():
 
 
 def test_every_module_is_maintainable_at_20_or_more():
-    modules = list(_modules())
+    modules = list(_modules(leaving=BELOW_THE_MAINTAINABILITY_FLOOR))
     assert len(modules) > 50  # the walk found the package
     hard_to_maintain = [
         f"{name} ({index:.1f})"
@@ -66,6 +56,13 @@ def test_every_module_is_maintainable_at_20_or_more():
         if (index := radon_metrics.mi_visit(source, True)) < LEAST_MAINTAINABILITY
     ]
     assert hard_to_maintain == []
+
+
+def test_the_modules_left_below_the_floor_are_still_below_it():
+    # once one is brought above 20 it leaves the list, and the floor holds it from then on
+    for name in BELOW_THE_MAINTAINABILITY_FLOOR:
+        index = radon_metrics.mi_visit((PACKAGE / name).read_text(encoding="utf-8"), True)
+        assert index < LEAST_MAINTAINABILITY, f"{name} is at {index:.1f}: remove it from the list"
 
 
 #: the longest a function of the web server may be (lines, decorators and docstring included)

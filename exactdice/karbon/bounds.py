@@ -473,6 +473,50 @@ def _return_fixed_preferences(result: BoundedOdds, solution) -> None:
     result.strategy.update(solution.strategy)  # the narrator's best reply (optimal narrator)
 
 
+def _search(model, compiled, fixed, payoffs_pair, precision, limits: dict, *, workers, seed):
+    """(the search's `BoundedResult`, its solver): the compiled search where it runs, else
+    the Python one, in one process or split by draws among ``workers`` (``fixed``: the
+    fixed preferences' value and per-state lower bounds, either None)."""
+    fixed_value, from_fixed = fixed
+    payoff, endless = payoffs_pair
+    if compiled is not None:
+        root_lower = None if fixed_value is None else float_below(fixed_value)
+        return compiled.run(precision, root_lower=root_lower, **limits), compiled
+    parts = _draw_parts(model, workers)
+    if parts is None:
+        initial = from_fixed and _with_root_bound(model, fixed_value, from_fixed)
+        solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
+        return solver.run(precision, **limits), solver
+    fixed_draw = _fixed_draw_text(model)
+
+    def make_solver(part):  # the fixed value bounds only the root of a part with the fixed draw
+        initial = from_fixed
+        if from_fixed is not None and fixed_draw in part.draws_by_text:
+            initial = _with_root_bound(part, fixed_value, from_fixed)
+        return BoundedSolver(part, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
+
+    models = [model.with_draws(texts) for texts in parts]
+    found, best = split_bounded_run(models, make_solver, precision, root=("draw",), **limits)
+    found.strategy.setdefault(("draw",), parts[best][0])  # a part of one draw starts past it
+    return found, found.solver
+
+
+def _draw_bounds(model, solver, fixed_value) -> dict:
+    """Each draw's bounds; the fixed preferences' value bounds the draw they take too."""
+    bounds = {text: solver.bounds_of(("ndraw", text)) for text in model.draws_by_text}
+    fixed_draw = _fixed_draw_text(model)
+    if fixed_value is not None and fixed_draw in bounds:
+        low, high = bounds[fixed_draw]
+        bounds[fixed_draw] = (max(low, float_below(fixed_value)), high)
+    return bounds
+
+
+def _guarantees_more(fixed_value, result: BoundedOdds) -> bool:
+    """Whether the fixed preferences' exact value beats the strategy found (or ties a
+    guarantee that is only a float)."""
+    return fixed_value > result.lower or (fixed_value == result.lower and result.lower_kind != "exact")
+
+
 def bounded_odds(
     setup: ContestSetup,
     ruleset: Rules | None = None,
@@ -535,36 +579,17 @@ def bounded_odds(
         )
         fixed_value = None if fixed_solution is None else fixed_solution.value
     budget = None if max_seconds is None else max(0.0, max_seconds - (time.perf_counter() - began))
-    parts = None if compiled is not None else _draw_parts(model, workers)
     phase("searching for bounds")
-    if compiled is not None:
-        solver = compiled
-        found = solver.run(
-            precision,
-            max_seconds=budget,
-            max_states=max_states,
-            progress=progress,
-            root_lower=None if fixed_value is None else float_below(fixed_value),
-        )
-    elif parts is None:
-        initial = from_fixed and _with_root_bound(model, fixed_value, from_fixed)
-        solver = BoundedSolver(model, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
-        found = solver.run(precision, max_seconds=budget, max_states=max_states, progress=progress)
-    else:
-        fixed_draw = _fixed_draw_text(model)
-
-        def make_solver(part):  # the fixed value bounds only the root of a part with the fixed draw
-            initial = from_fixed
-            if from_fixed is not None and fixed_draw in part.draws_by_text:
-                initial = _with_root_bound(part, fixed_value, from_fixed)
-            return BoundedSolver(part, payoff=payoff, nonterminating_payoff=endless, initial_bounds=initial, seed=seed)
-
-        models = [model.with_draws(texts) for texts in parts]
-        found, best = split_bounded_run(
-            models, make_solver, precision, max_seconds=budget, max_states=max_states, progress=progress, root=("draw",)
-        )
-        found.strategy.setdefault(("draw",), parts[best][0])  # a part of one draw starts past it
-        solver = found.solver
+    found, solver = _search(
+        model,
+        compiled,
+        (fixed_value, from_fixed),
+        (payoff, endless),
+        precision,
+        dict(max_seconds=budget, max_states=max_states, progress=progress),
+        workers=workers,
+        seed=seed,
+    )
     bounded_done = time.perf_counter()
     result = BoundedOdds(
         lower=found.lower,
@@ -594,19 +619,13 @@ def bounded_odds(
         solver=solver,
     )
     if isinstance(model, DrawSearchModel) and model.initial_state() == ("draw",):
-        result.draw_bounds = {text: solver.bounds_of(("ndraw", text)) for text in model.draws_by_text}
-        fixed_draw = _fixed_draw_text(model)
-        if fixed_value is not None and fixed_draw in result.draw_bounds:  # the fixed play draws it
-            low, high = result.draw_bounds[fixed_draw]
-            result.draw_bounds[fixed_draw] = (max(low, float_below(fixed_value)), high)
+        result.draw_bounds = _draw_bounds(model, solver, fixed_value)
     if certify:
         phase("checking the strategy found exactly")
         if certify_seconds is None:
             certify_seconds = DEFAULT_CERTIFY_SECONDS if max_seconds is None else max_seconds / 2
         _certify(result, found.strategy, (payoff, endless), certify_states, certify_seconds)
-    if fixed_solution is not None and (
-        fixed_value > result.lower or (fixed_value == result.lower and result.lower_kind != "exact")
-    ):
+    if fixed_solution is not None and _guarantees_more(fixed_solution.value, result):
         _return_fixed_preferences(result, fixed_solution)
     result.sides = {situation: model.who_decides(situation) for situation in result.strategy}
     result.certify_seconds = time.perf_counter() - bounded_done

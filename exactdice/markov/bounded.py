@@ -487,6 +487,14 @@ class BoundedSolver:
         with paused_gc():
             return self._run(precision, max_seconds, max_states, progress, progress_every, stop_check)
 
+    def _limit_passed(self, seconds: float, max_seconds, max_states) -> str | None:
+        """ "time" or "states" when that limit is reached, else None."""
+        if max_seconds is not None and seconds >= max_seconds:
+            return "time"
+        if max_states is not None and self.expanded >= max_states:
+            return "states"
+        return None
+
     def _run(self, precision, max_seconds, max_states, progress, progress_every, stop_check) -> BoundedResult:
         started = time.perf_counter()
         history = []
@@ -502,11 +510,9 @@ class BoundedSolver:
         try:
             while hi[root] - lo[root] > precision:
                 now = time.perf_counter()
-                if max_seconds is not None and now - started >= max_seconds:
-                    stopped = "time"
-                    break
-                if max_states is not None and self.expanded >= max_states:
-                    stopped = "states"
+                passed = self._limit_passed(now - started, max_seconds, max_states)
+                if passed is not None:
+                    stopped = passed
                     break
                 if now >= next_report:
                     history.append((now - started, lo[root], hi[root], self.expanded))
