@@ -25,8 +25,6 @@ LEAST_MAINTAINABILITY = 20
 BELOW_THE_MAINTAINABILITY_FLOOR = (
     "karbon/model.py",
     "markov/bounded.py",
-    "markov/forward.py",
-    "markov/solver.py",
 )
 
 
