@@ -473,7 +473,7 @@ def test_cli_simulate_text_and_trace(capsys):
     "args, message",
     [
         (["simulate", "-a", "1", "-c", "1", "--n", "0"], "--n: must be a whole number"),
-        (["simulate", "-a", "1", "-c", "1", "--seed", "-2"], "--seed: must be a whole number"),
+        (["simulate", "-a", "1", "-c", "1", "--seed", "-2"], "'--seed': -2 is not in the range x>=0"),
         (["simulate", "-a", "1", "-c", "1", "--strategy", "x.json"], "--strategy:"),
         (["trace", "-a", "1", "-c", "1", "--rule", "sudden_death=maybe"], "--rule:"),
     ],

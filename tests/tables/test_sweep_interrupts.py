@@ -57,7 +57,15 @@ def interrupt_after_first_row(command, store, signum, what="the sweep"):
     before it, stdout, stderr). Every wait has a timeout, so a command that ignores the
     signal fails the test instead of hanging it.
     """
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C's default action in the command, even where this test runs in the background of
+    # a shell without job control (which starts it with SIGINT ignored, and Python keeps that)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 240
         while _stored_rows(store) < 1 and process.poll() is None and time.monotonic() < deadline:

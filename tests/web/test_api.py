@@ -7,6 +7,7 @@ Answers are compared with the Python API's exact values (`contest_odds`, `parse_
 from __future__ import annotations
 
 import io
+import json
 import signal
 import time
 from contextlib import redirect_stderr
@@ -767,7 +768,8 @@ def test_the_page_lists_only_the_json_files_that_say_they_are_grid_tables(tmp_pa
     (tmp_path / "karbon" / "list.json").write_text("[1, 2]")
     (tmp_path / "karbon" / "broken.json").write_text("{not json")
     with TestClient(create_app(store_path=None, workers=1, tables_dir=tmp_path)) as local:
-        assert local.get("/api/tables").json() == {"tables": [grid]}
+        title = json.loads((tmp_path / f"{grid}.json").read_text())["tables"][0]["title"]
+        assert local.get("/api/tables").json() == {"tables": [grid], "titles": {grid: title}}
         assert local.get(f"/api/tables/{grid}").json()["tables"][0]["rows"]
         for skipped in ("karbon/notes", "karbon/list", "karbon/broken", "karbon/sensitivity/rules"):
             response = local.get(f"/api/tables/{skipped}")
@@ -784,7 +786,7 @@ def test_table_errors(client, tmp_path):
     raw = client.get("/api/tables/karbon%2F..%2F..%2Fpyproject")
     assert raw.status_code == 404 and "[project]" not in raw.text
     with TestClient(create_app(store_path=None, workers=1, tables_dir=tmp_path)) as empty:
-        assert empty.get("/api/tables").json() == {"tables": []}
+        assert empty.get("/api/tables").json() == {"tables": [], "titles": {}}
 
 
 def test_new_karbon_grid_cells_are_the_table_function_s_exact_values(client):
