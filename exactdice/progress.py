@@ -187,7 +187,8 @@ class _BarSink(io.TextIOBase):
             live = list(tqdm._instances)  # the bars not closed yet (tqdm's own registry)
         except RuntimeError:  # changed while copied: the next draw reports
             return []
-        return [bar for bar in live if getattr(bar.fp, "exactdice_sink", None) is self]
+        # a bar whose making ran out of memory stays registered without its file
+        return [bar for bar in live if getattr(getattr(bar, "fp", None), "exactdice_sink", None) is self]
 
 
 def _bar_progress(bar) -> Progress:
