@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from exactdice.cli.common import LazyGroup, command_flags, error_with_flags, running_command
+from exactdice.cli.common import ROOT_FLAGS, LazyGroup, command_flags, error_with_flags, running_command
 from exactdice.core.exact import lift_digit_limit
 from exactdice.errors import InputError
 from exactdice.limits import MEMORY_ENVIRONMENT_VARIABLE, memory_watchdog, parse_size, set_memory_budget
@@ -215,8 +215,8 @@ def main(argv=None):
             sys.exit(2)
         _tell("Aborted.")
         sys.exit(EXIT_INTERRUPTED)
-    except InputError as error:
-        _tell(f"exactdice: error: {error}")
+    except InputError as error:  # raised outside a command: the memory watchdog's, say
+        _tell(f"exactdice: error: {error_with_flags(error, ROOT_FLAGS)}")
         sys.exit(2)
     sys.exit(code)
 

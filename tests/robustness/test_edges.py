@@ -329,3 +329,26 @@ def test_karbon_counts_past_their_limits_are_refused_up_front(arguments, flag, w
     code, _, stderr, seconds = run(arguments)
     assert code == 2 and seconds < 10
     one_line_error(stderr, flag, words)
+
+
+def test_the_memory_watchdogs_late_error_names_the_flag(monkeypatch, capsys):
+    # the watchdog raises past the command (outside the group that maps names to flags):
+    # the flag must be named all the same (a budget passed while a file was parsed, seen in CI)
+    from exactdice.cli import main as cli_main
+    from exactdice.errors import TooLargeError
+
+    class Passed:
+        exceeded = None
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *_):
+            raise TooLargeError("max_memory", "the process reached 300 MiB; raise it with `max_memory`")
+
+    monkeypatch.setattr(cli_main, "memory_watchdog", Passed)
+    with pytest.raises(SystemExit) as exit_:
+        cli_main.main(["dist", "d6"])
+    assert exit_.value.code == 2
+    line = capsys.readouterr().err.strip()
+    assert line == "exactdice: error: --max-memory: the process reached 300 MiB; raise it with --max-memory"
