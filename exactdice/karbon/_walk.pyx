@@ -48,6 +48,7 @@ cdef extern from *:
         return ((exd_u128)hi << 64) | lo;
     }
     static inline exd_u128 exd_shl(exd_u128 x, int s) { return s >= 128 ? 0 : x << s; }
+    static inline void exd_prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
     static inline unsigned long long exd_mix(unsigned long long x) {
         x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL; x ^= x >> 27; x *= 0x94d049bb133111ebULL; x ^= x >> 31;
         return x;
@@ -63,6 +64,7 @@ cdef extern from *:
     u128 exd_make(uint64_t hi, uint64_t lo) nogil
     u128 exd_shl(u128 x, int s) nogil
     uint64_t exd_mix(uint64_t x) nogil
+    void exd_prefetch(const void* p) nogil
 
 
 class WalkOverflow(ArithmeticError):
@@ -76,6 +78,10 @@ DEF MAXW = 4            # 64-bit words a packed situation takes at most
 DEF STACK = 5           # chips that make a completion
 DEF RISK_DICE = 3
 DEF MAX_OPTIONS = 512
+DEF ROLL_AHEAD = 16     # roll outcomes a rest's slot is fetched ahead of its use
+DEF FIND_AHEAD = 4      # ... and looked up ahead of its use (its branches fetched)
+DEF OPTIONS_KEPT = 16   # room for a decision's options, made once a walk
+DEF ONE_EDGE = -1       # a rest of round that is one edge of weight 1 (`RestSlot`)
 
 # phases, in the order of `_PHASE_NAMES`
 DEF PH_POS = 0
@@ -418,6 +424,98 @@ cdef class _PairTable:
         return self.slots.capacity() * sizeof(PairSlot)
 
 
+cdef struct RestSlot:
+    uint64_t first
+    uint64_t second
+    int64_t start       # the rest's first branch in ``rest_branches``; -1: an empty slot
+    int32_t length      # ONE_EDGE: the rest is one edge of weight 1, held in the slot:
+    int32_t exponent    #   ``start`` its target, ``exponent`` its reward code; else the
+                        #   branches' weights are over 2**exponent
+
+
+cdef class _RestTable:
+    """Rests of rounds by their two-word key, each slot holding where the rest's branches
+    are: a look-up is one memory access, and `prefetch` starts that access early (a node
+    looks up a rest for every roll outcome, in a table too large for the cache)."""
+
+    cdef vector[RestSlot] slots
+    cdef uint64_t mask
+    cdef int64_t count
+    cdef int64_t moves     # times the slots moved (grown, cleared): a found slot is stale
+
+    def __cinit__(self):
+        self.clear()
+
+    cdef inline uint64_t hash(self, const uint64_t* key) noexcept nogil:
+        return exd_mix(exd_mix(key[0] ^ 0x9E3779B97F4A7C15ULL) ^ key[1])
+
+    cdef inline void prefetch(self, uint64_t hash) noexcept nogil:
+        exd_prefetch(&self.slots[hash & self.mask])
+
+    cdef const RestSlot* find(self, const uint64_t* key, uint64_t hash) noexcept nogil:
+        """The slot of ``key`` (``hash``: its `hash`), or NULL."""
+        cdef uint64_t slot = hash & self.mask
+        cdef RestSlot* at
+        while True:
+            at = &self.slots[slot]
+            if at.start < 0:
+                return NULL
+            if at.first == key[0] and at.second == key[1]:
+                return at
+            slot = (slot + 1) & self.mask
+
+    cdef void add(self, const uint64_t* key, int64_t start, int32_t length, int32_t exponent) noexcept nogil:
+        """Remember a rest not in the table."""
+        cdef uint64_t slot = self.hash(key) & self.mask
+        while self.slots[slot].start >= 0:
+            slot = (slot + 1) & self.mask
+        cdef RestSlot* at = &self.slots[slot]
+        at.first, at.second = key[0], key[1]
+        at.start, at.length, at.exponent = start, length, exponent
+        self.count += 1
+        if 2 * self.count > <int64_t>self.slots.size():
+            self._grow()
+
+    cdef void _grow(self) noexcept nogil:
+        cdef vector[RestSlot] old
+        old.swap(self.slots)
+        self.moves += 1
+        cdef RestSlot empty
+        memset(&empty, 0, sizeof(RestSlot))
+        empty.start = -1
+        self.slots.assign(2 * old.size(), empty)
+        self.mask = self.slots.size() - 1
+        cdef size_t i
+        cdef uint64_t slot
+        for i in range(old.size()):
+            if old[i].start >= 0:
+                slot = self.hash(&old[i].first) & self.mask
+                while self.slots[slot].start >= 0:
+                    slot = (slot + 1) & self.mask
+                self.slots[slot] = old[i]
+
+    cdef void clear(self) noexcept nogil:
+        cdef RestSlot empty
+        memset(&empty, 0, sizeof(RestSlot))
+        empty.start = -1
+        self.slots.assign(1024, empty)
+        self.slots.shrink_to_fit()
+        self.mask = 1023
+        self.count = 0
+        self.moves += 1
+
+    cdef int64_t bytes(self) noexcept nogil:
+        return self.slots.capacity() * sizeof(RestSlot)
+
+
+cdef struct PendingRest:
+    # a roll outcome of the node being expanded, looked up a few outcomes ahead
+    uint64_t key[2]
+    uint64_t hash
+    const RestSlot* found    # NULL: not looked up, or not remembered
+    int64_t moves            # the table's `moves` when it was looked up
+
+
 # ----- a node's branches, summed by (successor, reward code) ---------------------------------
 
 cdef class _Acc:
@@ -471,15 +569,18 @@ cdef class _Acc:
                 self.items[found].weight = total
                 return 0
             slot = (slot + 1) & mask
-        cdef Branch branch
+        if self.items.size() and self.items[0].reward_code != code:
+            self.mixed_codes = True
+        cdef size_t n = self.items.size()
+        self.slots[slot] = n
+        self.touched.push_back(slot)
+        # written in place: a branch built on the stack and copied in stalls the store
+        # forwarding (its weight written as two halves, read back as one)
+        self.items.resize(n + 1)
+        cdef Branch* branch = &self.items[n]
         branch.target = target
         branch.reward_code = code
         branch.weight = weight
-        if self.items.size() and self.items[0].reward_code != code:
-            self.mixed_codes = True
-        self.slots[slot] = self.items.size()
-        self.touched.push_back(slot)
-        self.items.push_back(branch)
         if 2 * self.items.size() > self.slots.size():
             self._grow()
         return 0
@@ -551,12 +652,13 @@ cdef class CompiledWalk(GrowingGraph):
     # context (all but hands, chips and stacks: `contexts`) and what the roll changed
     cdef _KeyTable contexts
     cdef _PairTable hand_ids
-    cdef _PairTable rest_keys
-    cdef vector[int64_t] rest_start
-    cdef vector[int64_t] rest_length
-    cdef vector[int32_t] rest_exponent
+    cdef _RestTable rests
     cdef vector[Branch] rest_branches
     cdef int64_t rest_kept
+    cdef int64_t unfit_value            # a field `_pack` met that does not fit its width
+    cdef int unfit_bits                 #   (0: none)
+    cdef int64_t rest_clears            # times the rests were forgotten (past ``rest_kept``)
+    cdef vector[PendingRest] pending    # the roll outcomes of the node being expanded
     # a node's branches; `acc` is the one the walk adds to (the node's, or a scratch one
     # while a rest of round or an option's certain end is walked)
     cdef _Acc acc, node_acc, scratch_acc
@@ -627,7 +729,7 @@ cdef class CompiledWalk(GrowingGraph):
         self._layout(config)
         self.states = _KeyTable(self.width, config.get("expected_states", 1024))
         self.roll_keys = _PairTable()
-        self.rest_keys = _PairTable()
+        self.rests = _RestTable()
         self.contexts = _KeyTable(self.width, 1024)
         self.hand_ids = _PairTable()
         self.node_acc = _Acc()
@@ -678,6 +780,7 @@ cdef class CompiledWalk(GrowingGraph):
         cdef int word = 0, shift = 0, i
         cdef const Pos* p = &s.pos
         memset(key, 0, MAXW * 8)
+        self.unfit_bits = 0
         # values go in low bits first; a field never straddles past the last word
         if s.phase == PH_EXTERNAL:
             key[0] = (<uint64_t>s.count << 5) | PH_EXTERNAL
@@ -685,7 +788,7 @@ cdef class CompiledWalk(GrowingGraph):
         self._put(key, &word, &shift, s.phase, 5)
         if s.phase == PH_END:
             self._put(key, &word, &shift, s.count, 3)
-            return 0
+            return self._packed()
         self._put(key, &word, &shift, s.winner, 2)
         self._put(key, &word, &shift, s.count, 3)
         self._put(key, &word, &shift, s.qpre, 1)
@@ -705,11 +808,20 @@ cdef class CompiledWalk(GrowingGraph):
         self._put(key, &word, &shift, p.losses, self.mark_bits)
         self._put(key, &word, &shift, p.peril, self.peril_bits)
         self._put(key, &word, &shift, p.track - self.base_track, self.track_bits)
+        return self._packed()
+
+    cdef int _packed(self) except -1:
+        """Raise for a field `_put` could not fit."""
+        if self.unfit_bits:
+            raise WalkOverflow(f"a situation's field holds {self.unfit_value} (compiled width {self.unfit_bits} bits)")
         return 0
 
-    cdef inline int _put(self, uint64_t* key, int* word, int* shift, int64_t value, int bits) except -1:
+    cdef inline void _put(self, uint64_t* key, int* word, int* shift, int64_t value, int bits) noexcept nogil:
+        """Put ``value`` in the next ``bits`` bits, or note it in ``unfit_value`` and
+        ``unfit_bits`` (`_pack` raises once the whole key is packed)."""
         if value < 0 or value >= ((<int64_t>1) << bits):
-            raise WalkOverflow(f"a situation's field holds {value} (compiled width {bits} bits)")
+            self.unfit_value, self.unfit_bits = value, bits
+            return
         cdef uint64_t v = <uint64_t>value
         key[word[0]] |= v << shift[0]
         if shift[0] + bits > 64:
@@ -718,7 +830,6 @@ cdef class CompiledWalk(GrowingGraph):
         if shift[0] >= 64:
             shift[0] -= 64
             word[0] += 1
-        return 0
 
     cdef inline int64_t _get(self, const uint64_t* key, int* word, int* shift, int bits) noexcept nogil:
         cdef uint64_t v = key[word[0]] >> shift[0]
@@ -1022,6 +1133,7 @@ cdef class CompiledWalk(GrowingGraph):
                 if s.phase == PH_TAKE:
                     self._fixed_take_next(&s)
                     continue
+            options.reserve(OPTIONS_KEPT)  # grown once, not option by option
             options.clear()
             side = self._options(&s, options)
             n = options.size()
@@ -1485,19 +1597,65 @@ cdef class CompiledWalk(GrowingGraph):
 
         A post-roll situation differs from the round start only in the hands, the chips,
         the stacks (folded, `_fold`) and the winner, so it is remembered under the round
-        start's other fields (a context, packed once a node) and those few numbers."""
+        start's other fields (a context, packed once a node) and those few numbers. The
+        rests are looked up a few outcomes ahead of their use, their slots and branches
+        fetched from memory ahead of that again (`_look_ahead`): the look-ups, in a table
+        too large for the cache, are what exploring waits on."""
         cdef int64_t table = self._roll_table(&s.pos)
-        cdef int64_t first = self.roll_start[table], length = self.roll_length[table], e, j, rest
-        cdef int64_t pchips, nchips
-        cdef int32_t pstack, nstack
-        cdef RollEntry* entry
-        cdef uint64_t key[2]
+        cdef int64_t first = self.roll_start[table], length = self.roll_length[table], e, j
+        cdef const RestSlot* rest
+        cdef PendingRest* pending
         cdef u128 w
-        cdef Pos* p = &s.pos
+        cdef int64_t start
+        cdef int32_t count, exponent
+        self._pending_keys(s, first, length)
+        for e in range(min(length, ROLL_AHEAD)):
+            self.rests.prefetch(self.pending[e].hash)
+        for e in range(length):
+            self._look_ahead(e, length)
+            pending = &self.pending[e]
+            rest = pending.found if pending.moves == self.rests.moves else NULL
+            if rest == NULL:
+                rest = self.rests.find(pending.key, pending.hash)
+            if rest == NULL:
+                self._rest_of_round(s, &self.roll_entries[first + e], pending.key)
+                rest = self.rests.find(pending.key, pending.hash)
+            start, count, exponent = rest.start, rest.length, rest.exponent
+            if count == ONE_EDGE:
+                self.acc.add(start, exponent, self.roll_entries[first + e].weight, 0)
+                continue
+            for j in range(start, start + count):
+                if exd_mul(self.roll_entries[first + e].weight, self.rest_branches[j].weight, &w):
+                    raise WalkOverflow("a node's weights pass 128 bits")
+                self.acc.add(self.rest_branches[j].target, self.rest_branches[j].reward_code, w, exponent)
+        return 0
+
+    cdef void _look_ahead(self, int64_t e, int64_t length) noexcept nogil:
+        """While outcome ``e`` is summed: fetch the slot of outcome ``e + ROLL_AHEAD`` and
+        look up the rest of outcome ``e + FIND_AHEAD`` (its slot fetched by now), fetching
+        the start of its branches."""
+        cdef PendingRest* ahead
+        if e + ROLL_AHEAD < length:
+            self.rests.prefetch(self.pending[e + ROLL_AHEAD].hash)
+        if e + FIND_AHEAD < length:
+            ahead = &self.pending[e + FIND_AHEAD]
+            ahead.found = self.rests.find(ahead.key, ahead.hash)
+            ahead.moves = self.rests.moves
+            if ahead.found != NULL and ahead.found.length != ONE_EDGE:
+                exd_prefetch(&self.rest_branches[ahead.found.start])
+
+    cdef int _pending_keys(self, const Sit* s, int64_t first, int64_t length) except -1:
+        """The key of the rest of round after each roll outcome of the round start ``s``."""
+        cdef const Pos* p = &s.pos
         cdef uint64_t context = self._context(s)
-        cdef bint fold_player, fold_narrator
-        for e in range(first, first + length):
-            entry = &self.roll_entries[e]
+        cdef const RollEntry* entry
+        cdef PendingRest* pending
+        cdef int64_t pchips, nchips, e
+        cdef int32_t pstack, nstack
+        self.pending.resize(length)
+        for e in range(length):
+            entry = &self.roll_entries[first + e]
+            exd_prefetch(entry + ROLL_AHEAD)  # a prefetch past the table's end does not fault
             pchips, nchips, pstack, nstack = p.pchips + entry.gain_p, p.nchips + entry.gain_n, p.pstack, p.nstack
             if self.fold_chips and not (entry.hands_empty and not p.peril):
                 if entry.winner != WIN_N and pstack:
@@ -1508,17 +1666,13 @@ cdef class CompiledWalk(GrowingGraph):
                     nstack = 0
             if pchips >= (1 << 24) or nchips >= (1 << 24):
                 raise WalkOverflow("chips in hand past 2**24")
-            key[0] = (context << 32) | <uint64_t>entry.hands_token
-            key[1] = (<uint64_t>entry.winner | (<uint64_t>pchips << 2) | (<uint64_t>nchips << 26)
-                      | (<uint64_t>pstack << 50) | (<uint64_t>nstack << 54))
-            rest = self.rest_keys.find(key)
-            if rest < 0:
-                rest = self._rest_of_round(s, entry, key)
-            for j in range(self.rest_start[rest], self.rest_start[rest] + self.rest_length[rest]):
-                if exd_mul(entry.weight, self.rest_branches[j].weight, &w):
-                    raise WalkOverflow("a node's weights pass 128 bits")
-                self.acc.add(self.rest_branches[j].target, self.rest_branches[j].reward_code, w,
-                             self.rest_exponent[rest])
+            pending = &self.pending[e]
+            pending.key[0] = (context << 32) | <uint64_t>entry.hands_token
+            pending.key[1] = (<uint64_t>entry.winner | (<uint64_t>pchips << 2) | (<uint64_t>nchips << 26)
+                              | (<uint64_t>pstack << 50) | (<uint64_t>nstack << 54))
+            pending.hash = self.rests.hash(pending.key)
+            pending.found = NULL
+            pending.moves = -1
         return 0
 
     cdef uint64_t _context(self, const Sit* s) except? 0xFFFFFFFFFFFFFFFF:
@@ -1538,31 +1692,22 @@ cdef class CompiledWalk(GrowingGraph):
             raise WalkOverflow("more than 2**31 round-start contexts")
         return <uint64_t>number
 
-    cdef int64_t _rest_of_round(self, const Sit* s, const RollEntry* entry, const uint64_t* key) except -1:
-        """The round after one roll outcome, with the round counted: its branches over one
-        power of two, remembered (bounded); with the cut after the roll (``split_rolls``)
-        or a deciding player, the one edge to the post-roll (risk) situation."""
+    cdef int _rest_of_round(self, const Sit* s, const RollEntry* entry, const uint64_t* key) except -1:
+        """Remember the round after one roll outcome, with the round counted: its branches
+        over one power of two (the rests forgotten all at once past ``rest_kept``
+        branches); with the cut after the roll (``split_rolls``) or a deciding player,
+        the one edge to the post-roll (risk) situation."""
         cdef Sit risk
-        cdef bint added
         cdef size_t i
-        cdef Branch edge
-        if <int64_t>self.rest_branches.size() > self.rest_kept:
-            self.rest_keys.clear()
-            self.rest_start.clear()
-            self.rest_length.clear()
-            self.rest_exponent.clear()
+        if <int64_t>self.rest_branches.size() + self.rests.count > self.rest_kept:
+            self.rests.clear()
             self.rest_branches.clear()
+            self.rest_clears += 1
         self._after_roll(&s.pos, entry, &risk)
-        cdef int64_t index = self.rest_keys.add(key, &added)
-        self.rest_start.push_back(self.rest_branches.size())
+        cdef int64_t start = self.rest_branches.size()
         if self.split_rolls or self.player_decides:
-            edge.target = self._intern(&risk)
-            edge.reward_code = self._reward_code(R_ROUND)
-            edge.weight = 1
-            self.rest_branches.push_back(edge)
-            self.rest_length.push_back(1)
-            self.rest_exponent.push_back(0)
-            return index
+            self.rests.add(key, self._intern(&risk), ONE_EDGE, self._reward_code(R_ROUND))
+            return 0
         # walked into the scratch branches: the node's own are in use
         self.scratch_acc.reset()
         self.acc = self.scratch_acc
@@ -1570,11 +1715,10 @@ cdef class CompiledWalk(GrowingGraph):
             self._walk(risk, 1, 0, R_ROUND, False)
         finally:
             self.acc = self.node_acc
-        self.rest_length.push_back(self.scratch_acc.items.size())
-        self.rest_exponent.push_back(self.scratch_acc.exponent)
         for i in range(self.scratch_acc.items.size()):
             self.rest_branches.push_back(self.scratch_acc.items[i])
-        return index
+        self.rests.add(key, start, self.scratch_acc.items.size(), self.scratch_acc.exponent)
+        return 0
 
     cdef int _record_chance(self, int64_t node) except -1:
         """Store the accumulated branches as the node's edges: weights divided by their
@@ -1611,6 +1755,8 @@ cdef class CompiledWalk(GrowingGraph):
             if packed:
                 any_mass = True
                 for c in range(REWARD_COUNTERS):
+                    if not (packed >> (8 * c)) & 0xFF:
+                        continue
                     if exd_mul(w, (packed >> (8 * c)) & 0xFF, &product) or exd_add(masses[c], product, &m):
                         raise WalkOverflow("a node's reward mass passes 128 bits")
                     masses[c] = m
@@ -1658,6 +1804,7 @@ cdef class CompiledWalk(GrowingGraph):
         if s.phase == PH_EXTERNAL:
             return self._expand_external(node, s.count)
         if PH_RISK <= s.phase <= PH_SWIPEDICE:
+            options.reserve(OPTIONS_KEPT)
             side = self._options(s, options)
             if side != SIDE_NONE and options.size() > 1:
                 return self._record_decision(node, side, options)
@@ -1939,14 +2086,15 @@ cdef class CompiledWalk(GrowingGraph):
                 + 8 * self.mass.capacity() + self.has_mass.capacity() + 8 * self.label_edges.capacity()
                 + 8 * self.labels.capacity() + 4 * self.label_rewards.capacity()
                 + sizeof(RollEntry) * self.roll_entries.capacity() + self.roll_keys.bytes()
-                + sizeof(Branch) * self.rest_branches.capacity() + self.rest_keys.bytes())
+                + sizeof(Branch) * self.rest_branches.capacity() + self.rests.bytes())
 
     # ----- the graph's arrays --------------------------------------------------------------------
 
     def stats(self):
         """Sizes of the caches (for measurements)."""
         return {"roll_tables": self.roll_keys.count, "roll_entries": self.roll_entries.size(),
-                "rests": self.rest_keys.count, "rest_branches": self.rest_branches.size(),
+                "rests": self.rests.count, "rest_branches": self.rest_branches.size(),
+                "rest_clears": self.rest_clears,
                 "reward_codes": self.reward_values.size()}
 
     def drop_caches(self):
@@ -1957,12 +2105,11 @@ cdef class CompiledWalk(GrowingGraph):
         self.roll_entries.shrink_to_fit()
         self.roll_start.clear()
         self.roll_length.clear()
-        self.rest_keys.clear()
+        self.rests.clear()
         self.rest_branches.clear()
         self.rest_branches.shrink_to_fit()
-        self.rest_start.clear()
-        self.rest_length.clear()
-        self.rest_exponent.clear()
+        self.pending.clear()
+        self.pending.shrink_to_fit()
         self.hand_ids.clear()
         self.contexts.clear()
         self.kind.shrink_to_fit()

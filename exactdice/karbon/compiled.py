@@ -43,7 +43,7 @@ WALK_VARIABLE = "EXACTDICE_WALK"
 _WALKS = ("python", "compiled")
 # most peril dice whose hit weights the compiled walk keeps (8**42 < 2**128)
 _COMPILED_MOST_PERIL = 40
-# remembered branches of rests of rounds in the bounds search (32 bytes each)
+# remembered rests of rounds and their branches in the bounds search (32 bytes each)
 _SEARCH_RESTS_KEPT = 500_000
 
 try:

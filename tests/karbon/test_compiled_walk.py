@@ -282,3 +282,22 @@ def test_an_install_without_the_compiled_walk_says_so_once_and_walks_in_python(m
     ]
     with _walk("compiled"), pytest.raises(InputError, match="the compiled walk is not built in this install"):
         explore(model, progress=False)
+
+
+@needs_compiled
+@pytest.mark.parametrize("split_rolls", [False, True])
+def test_forgetting_the_rests_of_rounds_on_the_way_changes_no_edge(split_rolls, monkeypatch):
+    """The rests of rounds are forgotten all at once past a bound (``rest_kept``); kept
+    at a few dozen they are forgotten many times in one walk, and the graph is the same.
+    Split rolls make every rest one edge, held in its table slot."""
+    from exactdice.karbon import compiled
+
+    setup = ContestSetup(ability=2, challenge=1, consequence=2, peril=1, pool={6: 2, 8: 2}, reserve={6: 1})
+    reference, kept = _both_graphs(setup, Rules(), PlayerPolicy(), NarratorPolicy(), split_rolls)
+    with_default_cache = compiled._config
+    monkeypatch.setattr(compiled, "_config", lambda *arguments: {**with_default_cache(*arguments), "rest_kept": 40})
+    with _walk("compiled"):
+        forgetful = explore(
+            _model(setup, Rules(), PlayerPolicy(), NarratorPolicy(), split_rolls), max_states=_MOST_STATES, progress=False
+        )
+    assert _signature(forgetful) == _signature(kept) == _signature(reference)
