@@ -298,6 +298,8 @@ def test_forgetting_the_rests_of_rounds_on_the_way_changes_no_edge(split_rolls, 
     monkeypatch.setattr(compiled, "_config", lambda *arguments: {**with_default_cache(*arguments), "rest_kept": 40})
     with _walk("compiled"):
         forgetful = explore(
-            _model(setup, Rules(), PlayerPolicy(), NarratorPolicy(), split_rolls), max_states=_MOST_STATES, progress=False
+            _model(setup, Rules(), PlayerPolicy(), NarratorPolicy(), split_rolls),
+            max_states=_MOST_STATES,
+            progress=False,
         )
     assert _signature(forgetful) == _signature(kept) == _signature(reference)
