@@ -64,19 +64,7 @@ def contest_cell(
 ) -> dict:
     """One cell: the exact odds of one contest, as {metric: Fraction} (``max_states``: the
     explorer's state budget, default `contest_odds`'s)."""
-    setup = setup_from_cell(
-        dict(
-            ability=ability,
-            challenge=challenge,
-            consequence=consequence,
-            peril=peril,
-            fortune=fortune,
-            fallout=fallout,
-            training=training,
-            pool=pool,
-            reserve=reserve,
-        )
-    )
+    setup = setup_from_cell(locals())  # the cell's arguments, as the results store keeps them
     result = contest_odds(
         setup,
         Rules().with_rules(rules),
@@ -129,21 +117,9 @@ def bounded_cell(
     {value metric: `Bounds`, the strategy's exact P(win), P(tie), P(loss) (None where not
     certified exactly), and how the cell was made}.
     """
+    setup = setup_from_cell(locals())  # the cell's arguments, as the results store keeps them
     from exactdice.karbon.bounds import bounded_odds
 
-    setup = setup_from_cell(
-        dict(
-            ability=ability,
-            challenge=challenge,
-            consequence=consequence,
-            peril=peril,
-            fortune=fortune,
-            fallout=fallout,
-            training=training,
-            pool=pool,
-            reserve=reserve,
-        )
-    )
     found = bounded_odds(
         setup,
         Rules().with_rules(rules),

@@ -19,14 +19,15 @@ from exactdice.karst.tables import table_jobs
 from exactdice.systems import DeclaredSystem, Parameter, TableSet
 
 
+__all__ = ["SYSTEM", "karst_roll", "ROLLS", "TASKS", "outcome_words"]
+
+
 def _read_damage(expression: str) -> None:
     """Refuse damage that is no dice expression, with or without a health to knock out."""
     from exactdice.karst.knockout import damage_per_hit
 
     damage_per_hit(expression)
 
-
-__all__ = ["SYSTEM", "karst_roll", "ROLLS", "TASKS", "outcome_words"]
 
 _AID = Parameter("aid", int, 0, "Aid actions per round (each an extra death roll).", role="rules")
 
