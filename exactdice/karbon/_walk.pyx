@@ -820,7 +820,8 @@ cdef class CompiledWalk(GrowingGraph):
         """Put ``value`` in the next ``bits`` bits, or note it in ``unfit_value`` and
         ``unfit_bits`` (`_pack` raises once the whole key is packed)."""
         if value < 0 or value >= ((<int64_t>1) << bits):
-            self.unfit_value, self.unfit_bits = value, bits
+            if not self.unfit_bits:  # the first field that does not fit is the one named
+                self.unfit_value, self.unfit_bits = value, bits
             return
         cdef uint64_t v = <uint64_t>value
         key[word[0]] |= v << shift[0]
@@ -1641,7 +1642,7 @@ cdef class CompiledWalk(GrowingGraph):
             ahead = &self.pending[e + FIND_AHEAD]
             ahead.found = self.rests.find(ahead.key, ahead.hash)
             ahead.moves = self.rests.moves
-            if ahead.found != NULL and ahead.found.length != ONE_EDGE:
+            if ahead.found != NULL and ahead.found.length > 0:
                 exd_prefetch(&self.rest_branches[ahead.found.start])
 
     cdef int _pending_keys(self, const Sit* s, int64_t first, int64_t length) except -1:

@@ -43,7 +43,8 @@ WALK_VARIABLE = "EXACTDICE_WALK"
 _WALKS = ("python", "compiled")
 # most peril dice whose hit weights the compiled walk keeps (8**42 < 2**128)
 _COMPILED_MOST_PERIL = 40
-# remembered rests of rounds and their branches in the bounds search (32 bytes each)
+# remembered rests of rounds and their branches in the bounds search (32 bytes a branch,
+# 64-128 a rest's slot in its table)
 _SEARCH_RESTS_KEPT = 500_000
 
 try:
