@@ -1,5 +1,6 @@
-"""Build the compiled parts: the Karbon walk (`exactdice/karbon/_walk.pyx`) and the certified
-float bounds (`exactdice/markov/_interval.pyx`), typed Cython in C++ mode.
+"""Build the compiled parts: the Karbon walk (`exactdice/karbon/_walk.pyx`), the certified
+float bounds (`exactdice/markov/_interval.pyx`) and the exact passes' loops over acyclic
+states (`exactdice/markov/_exact_pass.pyx`), typed Cython in C++ mode.
 
 Everything else is declared in pyproject.toml. The extension is optional: where it cannot
 be built (no C++ compiler), the install goes on without it and exactdice explores with the
@@ -56,7 +57,13 @@ def extensions():
         include_dirs=headers,
         extra_compile_args=["-O2", "-std=c++17"],
     )
-    return cythonize([graph, walk, interval], compiler_directives={"language_level": 3}, quiet=True)
+    exact_pass = Extension(
+        "exactdice.markov._exact_pass",
+        ["exactdice/markov/_exact_pass.pyx"],
+        language="c++",
+        extra_compile_args=["-O2", "-std=c++17"],
+    )
+    return cythonize([graph, walk, interval, exact_pass], compiler_directives={"language_level": 3}, quiet=True)
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

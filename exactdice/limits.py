@@ -31,6 +31,8 @@ from contextlib import contextmanager
 from exactdice.errors import InputError, TooLargeError
 
 __all__ = [
+    "ran_out_of_memory",
+    "out_of_memory_error",
     "parse_size",
     "size_text",
     "default_memory_budget",
@@ -38,6 +40,7 @@ __all__ = [
     "set_memory_budget",
     "check_memory",
     "count_workers",
+    "memory_in_use",
     "forget_workers",
     "time_limit",
     "memory_watchdog",
@@ -161,6 +164,12 @@ def count_workers(pids) -> None:
     _worker_pids.update(pids)
 
 
+def memory_in_use() -> int:
+    """This process's resident memory plus its counted workers' own (`count_workers`), as
+    `check_memory` measures it (the workers' read at most once a second)."""
+    return resident_memory() + (_workers_memory() if _worker_pids else 0)
+
+
 def forget_workers(pids) -> None:
     """Stop counting these worker processes (they ended)."""
     _worker_pids.difference_update(pids)
@@ -201,6 +210,54 @@ def _over_budget_message(size: int, budget: int, doing: str) -> str:
         f"the process reached {size_text(size)} of memory{' ' if doing else ''}{doing}, past the memory budget of "
         f"{size_text(budget)}; raise it with `{MEMORY_PARAMETER}` (e.g. "
         f"{max(1, round(2 * budget / 2**30))}G) or ${MEMORY_ENVIRONMENT_VARIABLE}, or make the problem smaller"
+    )
+
+
+def ran_out_of_memory(error: BaseException) -> bool:
+    """Whether *error* is, or was raised while handling, a `MemoryError` (a progress bar's
+    clean-up failing on an object its allocation left half made, say).
+
+    >>> try:
+    ...     try:
+    ...         raise MemoryError
+    ...     finally:
+    ...         raise AttributeError("'tqdm' object has no attribute 'fp'")
+    ... except AttributeError as error:
+    ...     ran_out_of_memory(error)
+    True
+    """
+    seen: BaseException | None = error
+    for _ in range(64):  # a chain is short; the bound keeps a cycle from looping
+        if seen is None:
+            return False
+        if isinstance(seen, MemoryError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def out_of_memory_error() -> TooLargeError:
+    """What to report when the system refused an allocation (`ran_out_of_memory`) before
+    the budget was reached: an address-space limit (``ulimit -v``), or a machine with
+    less free memory than the budget assumes.
+
+    >>> out_of_memory_error().field
+    'max_memory'
+    """
+    import resource
+
+    limit, _ = resource.getrlimit(resource.RLIMIT_AS)
+    refused = (
+        f"this process may address {size_text(limit)} (its address-space limit, ulimit -v)"
+        if limit != resource.RLIM_INFINITY
+        else "the machine had no more to give"
+    )
+    return TooLargeError(
+        MEMORY_PARAMETER,
+        f"the system refused memory at {size_text(resident_memory())} in use: {refused}. Set "
+        f"`{MEMORY_PARAMETER}` (now {size_text(memory_budget())}) to about half of what this process may use "
+        "(it counts memory in use, and a process maps more than it uses), so that work stops at it and says "
+        "how far it got, or make the problem smaller",
     )
 
 

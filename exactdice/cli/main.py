@@ -17,7 +17,14 @@ import click
 from exactdice.cli.common import ROOT_FLAGS, LazyGroup, command_flags, error_with_flags, running_command
 from exactdice.core.exact import lift_digit_limit
 from exactdice.errors import InputError
-from exactdice.limits import MEMORY_ENVIRONMENT_VARIABLE, memory_watchdog, parse_size, set_memory_budget
+from exactdice.limits import (
+    MEMORY_ENVIRONMENT_VARIABLE,
+    memory_watchdog,
+    out_of_memory_error,
+    parse_size,
+    ran_out_of_memory,
+    set_memory_budget,
+)
 
 lift_digit_limit()
 
@@ -178,9 +185,10 @@ def _silence_stdout() -> None:
 
 
 def main(argv=None):
-    """Run the CLI; an `InputError` anywhere becomes a one-line message and exit code 2,
-    a standard output that cannot be written one line and `EXIT_OUTPUT_FAILED` (a closed
-    pipe: no message and `EXIT_OUTPUT_CLOSED`)."""
+    """Run the CLI; an `InputError` anywhere becomes a one-line message and exit code 2 (as
+    does memory the system refuses: `exactdice.limits.out_of_memory_error`), a standard
+    output that cannot be written one line and `EXIT_OUTPUT_FAILED` (a closed pipe: no
+    message and `EXIT_OUTPUT_CLOSED`)."""
     if sys.stdout is None:
         sys.stdout = _ClosedStdout()
     watchdog = memory_watchdog()
@@ -217,6 +225,11 @@ def main(argv=None):
         sys.exit(EXIT_INTERRUPTED)
     except InputError as error:  # raised outside a command: the memory watchdog's, say
         _tell(f"exactdice: error: {error_with_flags(error, ROOT_FLAGS)}")
+        sys.exit(2)
+    except Exception as error:
+        if not ran_out_of_memory(error):
+            raise
+        _tell(f"exactdice: error: {error_with_flags(out_of_memory_error(), ROOT_FLAGS)}")
         sys.exit(2)
     sys.exit(code)
 

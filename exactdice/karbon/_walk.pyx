@@ -1727,40 +1727,29 @@ cdef class CompiledWalk(GrowingGraph):
         successor (`exactdice.markov.graph.BranchMerger`) with the reward mass."""
         cdef _Acc acc = self.node_acc
         cdef size_t i, n = acc.items.size()
-        cdef u128 divisor = 0, total = 0, w, m, product
+        cdef u128 divisor = 0, total = 0, w, m
         for i in range(n):
             if divisor == 1:
                 break
             divisor = exd_gcd(acc.items[i].weight, divisor)
         if divisor == 0:
             raise InternalError("a chance node without branches")
-        cdef u128 masses[REWARD_COUNTERS]
-        cdef bint any_mass = False, big_weight = False, big_mass = False
-        cdef uint64_t packed
-        cdef int c
+        cdef bint any_mass = False, big_weight = False
         cdef int64_t target
         cdef _Acc merged = self.merged
-        memset(masses, 0, sizeof(masses))
         self.begin_edges(node, CHANCE, 0)
         merged.reset()
         for i in range(n):  # a small table per node: its successors stay in the cache
             w = acc.items[i].weight if divisor == 1 else acc.items[i].weight // divisor
+            acc.items[i].weight = w
             if acc.mixed_codes:
                 merged.add(acc.items[i].target, 0, w, 0)
-            else:  # one reward code: the successors are distinct already
-                acc.items[i].weight = w
+            # (one reward code: the successors are distinct already)
             if exd_add(total, w, &m):
                 raise WalkOverflow("a node's weights pass 128 bits")
             total = m
-            packed = self.reward_values[acc.items[i].reward_code]
-            if packed:
+            if self.reward_values[acc.items[i].reward_code]:
                 any_mass = True
-                for c in range(REWARD_COUNTERS):
-                    if not (packed >> (8 * c)) & 0xFF:
-                        continue
-                    if exd_mul(w, (packed >> (8 * c)) & 0xFF, &product) or exd_add(masses[c], product, &m):
-                        raise WalkOverflow("a node's reward mass passes 128 bits")
-                    masses[c] = m
         cdef _Acc edges = merged if acc.mixed_codes else acc
         for i in range(edges.items.size()):
             target = edges.items[i].target
@@ -1775,17 +1764,36 @@ cdef class CompiledWalk(GrowingGraph):
                 self.weights.push_back(<int64_t>w)
         self.data[node] = <int64_t>total if exd_bits(total) <= 63 else -1
         if big_weight or exd_bits(total) > 63:
-            self.big[node] = (_to_python(total), [_to_python(edges.items[i].weight)
-                                                  for i in range(edges.items.size())])
+            self.big[node] = (_to_python(total), _weights_to_python(edges))
         self.end_edges(node)
         if self.keep_rewards:
             self.has_mass[node] = any_mass
-            for c in range(REWARD_COUNTERS):
-                if exd_bits(masses[c]) > 63:
-                    big_mass = True
-                self.mass[REWARD_COUNTERS * node + c] = <int64_t>masses[c] if exd_bits(masses[c]) <= 63 else -1
-            if big_mass:
-                self.big_mass[node] = tuple(_to_python(masses[c]) for c in range(REWARD_COUNTERS))
+            self._record_mass(node, acc, any_mass)
+        return 0
+
+    cdef int _record_mass(self, int64_t node, _Acc acc, bint any_mass) except -1:
+        """The node's reward mass per counter: sum(weight * amount) over its branches (their
+        weights normalised), each counter summed in a register."""
+        cdef u128 masses[REWARD_COUNTERS]
+        cdef u128 mass, product, m
+        cdef uint64_t amount
+        cdef size_t i, n = acc.items.size()
+        cdef int c
+        cdef bint big_mass = False
+        for c in range(REWARD_COUNTERS):
+            mass = 0
+            for i in range(n if any_mass else 0):
+                amount = (self.reward_values[acc.items[i].reward_code] >> (8 * c)) & 0xFF
+                if amount:
+                    if exd_mul(acc.items[i].weight, amount, &product) or exd_add(mass, product, &m):
+                        raise WalkOverflow("a node's reward mass passes 128 bits")
+                    mass = m
+            masses[c] = mass
+            if exd_bits(mass) > 63:
+                big_mass = True
+            self.mass[REWARD_COUNTERS * node + c] = <int64_t>mass if exd_bits(mass) <= 63 else -1
+        if big_mass:
+            self.big_mass[node] = tuple([_to_python(masses[c]) for c in range(REWARD_COUNTERS)])
         return 0
 
     cdef int _record_terminal(self, int64_t node, int outcome) except -1:
@@ -2199,6 +2207,10 @@ cdef object _view_uint8(vector[uint8_t]& values):
 
 cdef object _to_python(u128 value):
     return (int(exd_hi(value)) << 64) | int(exd_lo(value))
+
+
+cdef list _weights_to_python(_Acc edges):
+    return [_to_python(edges.items[i].weight) for i in range(edges.items.size())]
 
 
 cdef inline int _turncoats(int64_t outcome, int k) noexcept nogil:

@@ -7,6 +7,6 @@ Fraction(2, 3)
 
 from exactdice.markov.graph import StateGraph, explore
 from exactdice.markov.model import Chance, Decision, Model, Terminal
-from exactdice.markov.solver import Solution, solve
+from exactdice.markov.solver import Solution, Strategy, solve
 
-__all__ = ["Terminal", "Chance", "Decision", "Model", "StateGraph", "Solution", "explore", "solve"]
+__all__ = ["Terminal", "Chance", "Decision", "Model", "StateGraph", "Solution", "Strategy", "explore", "solve"]

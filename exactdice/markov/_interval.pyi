@@ -5,6 +5,7 @@ from collections.abc import Callable
 import numpy
 
 def strongly_connected(offsets: numpy.ndarray, targets: numpy.ndarray) -> list[list[int]]: ...
+def reachable_components(offsets: numpy.ndarray, targets: numpy.ndarray, initial: int) -> object: ...
 def chain_bounds(
     kind: numpy.ndarray,
     data: numpy.ndarray,
@@ -17,6 +18,7 @@ def chain_bounds(
     most_sweeps: int,
     overrides: dict | None = ...,
     check: Callable[[], None] | None = ...,
+    parts: object | None = ...,
 ) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int, float]: ...
 def chain_expectations(
     kind: numpy.ndarray,
@@ -30,6 +32,7 @@ def chain_expectations(
     most_sweeps: int,
     overrides: dict | None = ...,
     check: Callable[[], None] | None = ...,
+    parts: object | None = ...,
 ) -> tuple[numpy.ndarray, numpy.ndarray, float, int]: ...
 
 class GameSearch:

@@ -31,6 +31,8 @@ cdef extern from "<fenv.h>" nogil:
 DEF TERMINAL = 0
 DEF CHANCE = 1
 DEF DECISION = 2
+# columns a sweep sums at once, in registers (`_edge_sums`): 4, or 8 for wider rows
+DEF LANES = 4
 # bit 63 of a reach mask: the node is reached from the initial one
 cdef uint64_t VISITED = (<uint64_t>1) << 63
 
@@ -121,9 +123,16 @@ def strongly_connected(const int64_t[:] offsets, const int32_t[:] targets):
             for c in range(<int64_t>parts.cyclic.size())]
 
 
+def reachable_components(const int64_t[:] offsets, const int32_t[:] targets, int64_t initial):
+    """The components reachable from ``initial``, sinks first, for `chain_bounds` and
+    `chain_expectations` to share (an opaque object: computing them is a pass over every
+    reachable edge)."""
+    return _components(offsets, targets, offsets.shape[0] - 1, initial)
+
+
 def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                  const int32_t[:] targets, const int64_t[:] weights, int outcomes, int64_t initial,
-                 double tolerance, int64_t most_sweeps, overrides=None, check=None):
+                 double tolerance, int64_t most_sweeps, overrides=None, check=None, parts=None):
     """Certified bounds on the probability of ending in each outcome, from every node
     reachable from ``initial`` (a chain: no decision nodes).
 
@@ -135,17 +144,19 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
     every node reached from ``initial``), the sweeps made
     and the widest interval left in a cyclic component (below ``tolerance`` unless
     ``most_sweeps`` ran out). ``check()`` is called now and then (it may raise).
+    ``parts``: the graph's `reachable_components` from ``initial``, if made already.
     """
     import numpy
 
     cdef int64_t count = kind.shape[0]
-    lower_array = numpy.zeros((count, outcomes))
-    upper_array = numpy.zeros((count, outcomes))
+    # rows of whole blocks of lanes (`_padded`); the columns past ``outcomes`` stay 0
+    lower_array = numpy.zeros((count, _padded(outcomes)))
+    upper_array = numpy.zeros((count, _padded(outcomes)))
     reach_array = numpy.zeros(count, dtype=numpy.uint64)
     cdef double[:, ::1] lower = lower_array
     cdef double[:, ::1] upper = upper_array
     cdef uint64_t[::1] reach = reach_array
-    cdef _Components parts = _components(offsets, targets, count, initial)
+    cdef _Components components = _components(offsets, targets, count, initial) if parts is None else parts
     cdef int64_t c, i, node, edge, start, end, sweeps = 0, total_sweeps = 0
     cdef int o
     cdef uint64_t mask
@@ -156,18 +167,18 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
         raise ValueError("at most 64 outcomes")
     big = overrides or {}
     try:
-        for c in range(<int64_t>parts.cyclic.size()):
-            start, end = parts.starts[c], parts.starts[c + 1]
+        for c in range(<int64_t>components.cyclic.size()):
+            start, end = components.starts[c], components.starts[c + 1]
             # the outcomes each member can reach: its exits' (all members share them)
             mask = 0
             for i in range(start, end):
-                node = parts.order[i]
+                node = components.order[i]
                 if kind[node] == TERMINAL:
                     mask |= (<uint64_t>1) << data[node]
                 for edge in range(offsets[node], offsets[node + 1]):
                     mask |= reach[targets[edge]] & ~VISITED
             for i in range(start, end):
-                node = parts.order[i]
+                node = components.order[i]
                 reach[node] = mask | VISITED
                 for o in range(outcomes):
                     if kind[node] == TERMINAL:
@@ -175,19 +186,19 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
                     else:
                         lower[node, o] = 0.0
                         upper[node, o] = 1.0 if (mask >> o) & 1 else 0.0
-            if not parts.cyclic[c]:
-                if kind[parts.order[start]] != TERMINAL:
-                    _sweep(kind, data, offsets, targets, weights, lower, upper, parts.order, start, end,
+            if not components.cyclic[c]:
+                if kind[components.order[start]] != TERMINAL:
+                    _sweep(kind, data, offsets, targets, weights, lower, upper, components.order, start, end,
                            outcomes, big)
                 continue
             sweeps = 0
             while True:
-                _sweep(kind, data, offsets, targets, weights, lower, upper, parts.order, start, end, outcomes, big)
+                _sweep(kind, data, offsets, targets, weights, lower, upper, components.order, start, end, outcomes, big)
                 sweeps += 1
                 total_sweeps += 1
                 width = 0.0
                 for i in range(start, end):
-                    node = parts.order[i]
+                    node = components.order[i]
                     for o in range(outcomes):
                         if upper[node, o] - lower[node, o] > width:
                             width = upper[node, o] - lower[node, o]
@@ -205,12 +216,13 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
                 check()
     finally:
         fesetround(previous)
-    return lower_array, upper_array, reach_array, total_sweeps, widest
+    return lower_array[:, :outcomes], upper_array[:, :outcomes], reach_array, total_sweeps, widest
 
 
 def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                        const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
-                       int64_t initial, double tolerance, int64_t most_sweeps, overrides=None, check=None):
+                       int64_t initial, double tolerance, int64_t most_sweeps, overrides=None, check=None,
+                       parts=None):
     """Certified bounds on expected totals (a reward per chance step, ``mass[node, r] /
     data[node]``) from every node reachable from ``initial``, where play ends with
     probability 1 (the caller checks that).
@@ -222,7 +234,7 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
     pays there plus the largest upper bound of an exit. Every later round-up sweep stays
     above the expectation (the step is monotone), and the sweeps stop once each interval
     is within ``tolerance`` relative to 1 + its lower end. Returns ``(lower, upper,
-    widest_relative, sweeps)``.
+    widest_relative, sweeps)``. ``parts``: as `chain_bounds`'.
     """
     import numpy
 
@@ -230,53 +242,54 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
     cdef int rewards = mass.shape[1]
     if rewards > 64:
         raise ValueError("at most 64 reward counters")
-    lower_array = numpy.zeros((count, rewards))
-    upper_array = numpy.zeros((count, rewards))
+    # rows of whole blocks of lanes (`_padded`); the columns past ``rewards`` stay 0
+    lower_array = numpy.zeros((count, _padded(rewards)))
+    upper_array = numpy.zeros((count, _padded(rewards)))
     cdef double[:, ::1] lower = lower_array
     cdef double[:, ::1] upper = upper_array
     cdef double[::1] left = numpy.zeros(count)
     cdef double[::1] left_next = numpy.zeros(count)
     cdef uint8_t[::1] inside = numpy.zeros(count, dtype=numpy.uint8)
-    upper_array[:] = INFINITY
-    cdef _Components parts = _components(offsets, targets, count, initial)
+    upper_array[:, :rewards] = INFINITY
+    cdef _Components components = _components(offsets, targets, count, initial) if parts is None else parts
     cdef int64_t c, i, node, start, end, sweeps = 0, total_sweeps = 0
     cdef int r
     cdef double widest = 0.0, width, steps_bound
     cdef int previous = fegetround()
     big = overrides or {}
     try:
-        for c in range(<int64_t>parts.cyclic.size()):
-            start, end = parts.starts[c], parts.starts[c + 1]
-            node = parts.order[start]
-            if not parts.cyclic[c]:
+        for c in range(<int64_t>components.cyclic.size()):
+            start, end = components.starts[c], components.starts[c + 1]
+            node = components.order[start]
+            if not components.cyclic[c]:
                 if kind[node] == TERMINAL:
                     for r in range(rewards):
                         upper[node, r] = 0.0
                 else:
-                    _reward_sweep(kind, data, offsets, targets, weights, mass, lower, parts.order, start, end,
+                    _reward_sweep(kind, data, offsets, targets, weights, mass, lower, components.order, start, end,
                                   rewards, big, FE_DOWNWARD)
-                    _reward_sweep(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end,
+                    _reward_sweep(kind, data, offsets, targets, weights, mass, upper, components.order, start, end,
                                   rewards, big, FE_UPWARD)
                 continue
             for i in range(start, end):
-                inside[parts.order[i]] = 1
-            steps_bound = _steps_bound(kind, data, offsets, targets, weights, parts.order, start, end, inside,
+                inside[components.order[i]] = 1
+            steps_bound = _steps_bound(kind, data, offsets, targets, weights, components.order, start, end, inside,
                                        left, left_next, big)
-            _first_upper(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end, rewards,
+            _first_upper(kind, data, offsets, targets, weights, mass, upper, components.order, start, end, rewards,
                          inside, big, steps_bound)
             for i in range(start, end):
-                inside[parts.order[i]] = 0
+                inside[components.order[i]] = 0
             sweeps = 0
             while True:
-                _reward_sweep(kind, data, offsets, targets, weights, mass, lower, parts.order, start, end,
+                _reward_sweep(kind, data, offsets, targets, weights, mass, lower, components.order, start, end,
                               rewards, big, FE_DOWNWARD)
-                _reward_sweep(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end,
+                _reward_sweep(kind, data, offsets, targets, weights, mass, upper, components.order, start, end,
                               rewards, big, FE_UPWARD)
                 sweeps += 1
                 total_sweeps += 1
                 width = 0.0
                 for i in range(start, end):
-                    node = parts.order[i]
+                    node = components.order[i]
                     for r in range(rewards):
                         if upper[node, r] - lower[node, r] > width * (1.0 + lower[node, r]):
                             width = (upper[node, r] - lower[node, r]) / (1.0 + lower[node, r])
@@ -291,7 +304,7 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
                         check()
     finally:
         fesetround(previous)
-    return lower_array, upper_array, widest, total_sweeps
+    return lower_array[:, :rewards], upper_array[:, :rewards], widest, total_sweeps
 
 
 cdef double _steps_bound(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
@@ -399,13 +412,14 @@ cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64
                        dict big, int mode, double[:, ::1] source=None) except -1:
     """One sweep of expected totals in one rounding mode (down: the lower bounds, which
     only grow; up: the upper bounds) into ``values``: Gauss-Seidel, or Jacobi from
-    ``source`` where one is given. A lower bound only rises and an upper bound only falls."""
+    ``source`` where one is given. A lower bound only rises and an upper bound only falls.
+    ``values`` and ``source`` have whole blocks of lanes (`_padded`)."""
     if source is None:
         source = values
-    cdef int64_t i, node, edge
-    cdef int r
-    cdef double sums[64]
-    cdef double total, w, value
+    cdef int64_t i, node
+    cdef int r, block, lanes = LANES if values.shape[1] == LANES else 2 * LANES
+    cdef double sums[2 * LANES]
+    cdef double total, value
     for i in range(start, end):
         node = order[i]
         if kind[node] == TERMINAL:
@@ -416,17 +430,15 @@ cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64
             _reward_big(node, offsets, targets, values, source, rewards, big[node], mode)
             continue
         fesetround(mode)
-        for r in range(rewards):
-            sums[r] = <double>mass[node, r]
-        for edge in range(offsets[node], offsets[node + 1]):
-            w = <double>weights[edge]
-            for r in range(rewards):
-                sums[r] += w * source[targets[edge], r]
         total = _total_up(data[node]) if mode == FE_DOWNWARD else _total_down(data[node])
-        for r in range(rewards):
-            value = sums[r] / total
-            if (value > values[node, r]) if mode == FE_DOWNWARD else (value < values[node, r]):
-                values[node, r] = value
+        for block in range(0, rewards, lanes):
+            for r in range(lanes):
+                sums[r] = <double>mass[node, block + r] if block + r < rewards else 0.0
+            _edge_sums(offsets, targets, weights, source, node, block, lanes, sums)
+            for r in range(min(lanes, rewards - block)):
+                value = sums[r] / total
+                if (value > values[node, block + r]) if mode == FE_DOWNWARD else (value < values[node, block + r]):
+                    values[node, block + r] = value
     fesetround(FE_TONEAREST)
     return 0
 
@@ -471,16 +483,61 @@ cdef inline double _total_down(int64_t total) noexcept nogil:
     return converted
 
 
+cdef inline int _padded(int width) noexcept nogil:
+    """The row width of bound arrays of ``width`` columns: whole blocks of the lanes
+    `_edge_sums` sums at once (`LANES`, or twice that past `LANES` columns)."""
+    if width <= LANES:
+        return LANES
+    return (width + 2 * LANES - 1) // (2 * LANES) * (2 * LANES)
+
+
+cdef inline void _edge_sums(const int64_t[:] offsets, const int32_t[:] targets, const int64_t[:] weights,
+                            const double[:, ::1] source, int64_t node, int block, int lanes,
+                            double* sums) noexcept nogil:
+    """``sums[lane] += weight * source[target, block + lane]`` over the node's edges, for
+    ``lanes`` (`LANES` or twice that) columns at once in registers, each column summed in
+    edge order as a loop over one column would (the same floats, in the rounding mode in
+    force)."""
+    cdef double a0 = sums[0], a1 = sums[1], a2 = sums[2], a3 = sums[3], w
+    cdef double a4, a5, a6, a7
+    cdef const double* row
+    cdef int64_t edge
+    if lanes == LANES:
+        for edge in range(offsets[node], offsets[node + 1]):
+            w = <double>weights[edge]
+            row = &source[targets[edge], block]
+            a0 += w * row[0]
+            a1 += w * row[1]
+            a2 += w * row[2]
+            a3 += w * row[3]
+    else:
+        a4, a5, a6, a7 = sums[4], sums[5], sums[6], sums[7]
+        for edge in range(offsets[node], offsets[node + 1]):
+            w = <double>weights[edge]
+            row = &source[targets[edge], block]
+            a0 += w * row[0]
+            a1 += w * row[1]
+            a2 += w * row[2]
+            a3 += w * row[3]
+            a4 += w * row[4]
+            a5 += w * row[5]
+            a6 += w * row[6]
+            a7 += w * row[7]
+        sums[4], sums[5], sums[6], sums[7] = a4, a5, a6, a7
+    sums[0], sums[1], sums[2], sums[3] = a0, a1, a2, a3
+
+
 cdef int _sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                 const int32_t[:] targets, const int64_t[:] weights, double[:, ::1] lower,
                 double[:, ::1] upper, vector[int64_t]& order, int64_t start, int64_t end, int outcomes,
                 dict big) except -1:
     """One Gauss-Seidel sweep over order[start:end], lower bounds in round-down mode, then
-    upper bounds in round-up mode; each kept only where it tightens the bound it replaces."""
-    cdef int64_t i, node, edge
-    cdef int o
-    cdef double total, sums[64]
-    cdef double w
+    upper bounds in round-up mode; each kept only where it tightens the bound it replaces.
+    ``lower`` and ``upper`` have whole blocks of lanes (`_padded`)."""
+    cdef int64_t i, node
+    cdef int o, block, lanes = LANES if lower.shape[1] == LANES else 2 * LANES
+    cdef double total
+    cdef double sums[2 * LANES]
     for i in range(start, end):
         node = order[i]
         if kind[node] == DECISION:
@@ -492,33 +549,29 @@ cdef int _sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] o
         node = order[i]
         if kind[node] == TERMINAL or data[node] < 0 or big and node in big:
             continue
-        for o in range(outcomes):
-            sums[o] = 0.0
-        for edge in range(offsets[node], offsets[node + 1]):
-            w = <double>weights[edge]
-            for o in range(outcomes):
-                sums[o] += w * lower[targets[edge], o]
-        total = _total_up(data[node])
-        for o in range(outcomes):
-            sums[o] = sums[o] / total
-            if sums[o] > lower[node, o]:
-                lower[node, o] = sums[o]
+        for block in range(0, outcomes, lanes):
+            for o in range(lanes):
+                sums[o] = 0.0
+            _edge_sums(offsets, targets, weights, lower, node, block, lanes, sums)
+            total = _total_up(data[node])
+            for o in range(min(lanes, outcomes - block)):
+                sums[o] = sums[o] / total
+                if sums[o] > lower[node, block + o]:
+                    lower[node, block + o] = sums[o]
     fesetround(FE_UPWARD)
     for i in range(start, end):
         node = order[i]
         if kind[node] == TERMINAL or data[node] < 0 or big and node in big:
             continue
-        for o in range(outcomes):
-            sums[o] = 0.0
-        for edge in range(offsets[node], offsets[node + 1]):
-            w = <double>weights[edge]
-            for o in range(outcomes):
-                sums[o] += w * upper[targets[edge], o]
-        total = _total_down(data[node])
-        for o in range(outcomes):
-            sums[o] = sums[o] / total
-            if sums[o] < upper[node, o]:
-                upper[node, o] = sums[o]
+        for block in range(0, outcomes, lanes):
+            for o in range(lanes):
+                sums[o] = 0.0
+            _edge_sums(offsets, targets, weights, upper, node, block, lanes, sums)
+            total = _total_down(data[node])
+            for o in range(min(lanes, outcomes - block)):
+                sums[o] = sums[o] / total
+                if sums[o] < upper[node, block + o]:
+                    upper[node, block + o] = sums[o]
     fesetround(FE_TONEAREST)
     return 0
 

@@ -151,13 +151,15 @@ class _ByEdge(Mapping):
         return self._where
 
     def __getitem__(self, edge):
-        place = self._lookup().get(edge)
-        if place is None:
-            raise KeyError(edge)
-        value = self._values(place)
+        value = self.get(edge)
         if value is None:
             raise KeyError(edge)
         return value
+
+    def get(self, edge, default=None):
+        place = self._lookup().get(edge)
+        value = None if place is None else self._values(place)
+        return default if value is None else value
 
     def __iter__(self):
         return (edge for place, edge in enumerate(self._edges.tolist()) if self._values(place) is not None)

@@ -612,8 +612,9 @@ class _Pass:
 
 def _run(plan: _Plan, workers: int | None = None, progress=None) -> ForwardResult:
     """Push the visits from the initial state through the components, sources first;
-    with a worker process solving loops where the graph has many
-    (`exactdice.markov.loop_pool`; ``workers`` None: `exactdice.processes.solve_workers`)."""
+    with a worker process solving loops where the graph has many, until the memory nears
+    the budget (`exactdice.markov.loop_pool`; ``workers`` None:
+    `exactdice.processes.solve_workers`)."""
     from exactdice.markov import loop_pool
     from exactdice.processes import solve_workers
 

@@ -159,6 +159,7 @@ def certified_solve(
     def check():
         check_memory("while computing certified bounds")
 
+    parts = _interval.reachable_components(csr.offsets, csr.targets, graph.initial)
     lower, upper, _reach, sweeps, widest = _interval.chain_bounds(
         csr.kind,
         csr.data,
@@ -171,6 +172,7 @@ def certified_solve(
         most_sweeps,
         overrides,
         check,
+        parts,
     )
     initial = graph.initial
     absorption = {name: (float(lower[initial, i]), float(upper[initial, i])) for i, name in enumerate(outcomes)}
@@ -182,7 +184,7 @@ def certified_solve(
     ends_for_sure = _ends_for_sure(csr, _reach, initial)
     steps, expected = None, {name: None for name in graph.reward_names}
     if rewards and ends_for_sure:
-        steps, expected = _expectations(csr, graph, initial, tolerance, most_sweeps, check)
+        steps, expected = _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts)
     return IntervalSolution(
         absorption=absorption,
         never_ends=(0.0, 0.0) if ends_for_sure else never_ends,
@@ -336,7 +338,7 @@ def _ends_for_sure(csr, reach, initial) -> bool:
     return bool(((reach & numpy.uint64(_VISITED - 1))[reached] != 0).all())
 
 
-def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
+def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts=None):
     """Intervals of the expected steps and rewards. The compiled routine bounds totals of
     rewards >= 0, so a reward that can be negative is split into its positive and its
     negative parts, node by node (an expectation is linear in the per-node masses)."""
@@ -383,6 +385,7 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check):
         most_sweeps,
         overrides,
         check,
+        parts,
     )
     low, high = lower[initial], upper[initial]
     steps = (float(low[0]), float(high[0]))

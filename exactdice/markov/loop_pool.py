@@ -19,15 +19,25 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from exactdice.limits import check_memory
+import time
+
+from exactdice.limits import check_memory, memory_budget, memory_in_use
 from exactdice.processes import ForkedWorkers
 
-__all__ = ["pass_with_loop_worker", "MIN_TRANSITIONS", "MIN_LOOPS"]
+__all__ = ["pass_with_loop_worker", "MIN_TRANSITIONS", "MIN_LOOPS", "SHED_WORKER_AT"]
 
 #: a pass forks its worker only for a graph with this many transitions and loops with
 #: live members at least (below them the fork and the transfers cost more than they save)
 MIN_TRANSITIONS = 1_000_000
 MIN_LOOPS = 16
+#: past this share of the memory budget the pass hands its worker no more loops and ends
+#: it once they are back, going on alone: the worker's own pages (the loops' numbers, the
+#: parent's pages it writes to) would take a pass past the budget that one process
+#: finishes within (risk=always A3 v C2: 10.5 GB alone; A6 v C8, W7 P0: 8.8 GB alone,
+#: past 12 GiB with the worker)
+SHED_WORKER_AT = 0.7
+# seconds between two readings of the memory in use
+_MEMORY_CHECK_SECONDS = 0.5
 # loops handed to the worker and not yet back, at most: more would leave the main
 # process idle with loops it could solve itself
 _IN_FLIGHT = 2
@@ -103,7 +113,9 @@ def pass_with_loop_worker(plan, flow, bar=None) -> bool:
     """Drive the exact pass ``flow`` (`exactdice.markov.forward._Pass`) through ``plan``'s
     components with one worker process solving loops (module docstring); ``bar``: a
     progress bar counting states passed. False, having done nothing, if the worker could
-    not be started (the machine would not fork)."""
+    not be started (the machine would not fork). Near the memory budget the worker is
+    ended and the pass goes on alone (`SHED_WORKER_AT`)."""
+    workers: ForkedWorkers | None
     try:
         workers = ForkedWorkers(1, _LoopSolver(plan, flow), "loops")
     except OSError:
@@ -124,32 +136,54 @@ def pass_with_loop_worker(plan, flow, bar=None) -> bool:
         flow.loop_cleared(index)
         done(index)
 
+    near_budget = _NearBudget()
     try:
         while True:
-            while handed:
+            while handed and workers is not None:
                 received = workers.receive(wait=False)
                 if received is None:
                     break
                 index, solution = received[1]
                 finish(index, *handed.pop(index), solution)
-            while queued and len(handed) < _IN_FLIGHT:
-                index, live, klass, parts = queued.popleft()
-                workers.send(0, (index, parts))
-                handed[index] = (live, klass)
+            if workers is not None and near_budget():
+                if not handed:  # its memory back: the pass goes on in this process
+                    workers.close()
+                    workers = None
+            else:
+                while workers is not None and queued and len(handed) < _IN_FLIGHT:
+                    index, live, klass, parts = queued.popleft()
+                    workers.send(0, (index, parts))
+                    handed[index] = (live, klass)
             if ready:
                 index = ready.pop()
                 _visit(plan, flow, index, queued, done)
             elif queued:  # nothing else to do here: solve one of the loops in this process
                 index, live, klass, parts = queued.pop()
                 finish(index, live, klass, _solve(plan, index, parts))
-            elif handed:
+            elif handed and workers is not None:
                 index, solution = workers.receive()[1]
                 finish(index, *handed.pop(index), solution)
             else:
                 break
     finally:
-        workers.close()
+        if workers is not None:
+            workers.close()
     return True
+
+
+class _NearBudget:
+    """Whether the memory in use has passed `SHED_WORKER_AT` of the budget (read at most
+    every `_MEMORY_CHECK_SECONDS`; once passed, it stays passed)."""
+
+    def __init__(self):
+        self.passed = False
+        self.next_reading = 0.0
+
+    def __call__(self) -> bool:
+        if not self.passed and time.monotonic() >= self.next_reading:
+            self.next_reading = time.monotonic() + _MEMORY_CHECK_SECONDS
+            self.passed = memory_in_use() > SHED_WORKER_AT * memory_budget()
+        return self.passed
 
 
 def _visit(plan, flow, index, queued, done) -> None:

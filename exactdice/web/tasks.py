@@ -166,33 +166,10 @@ def _out_of_memory(memory_limit: int | None) -> dict:
     }
 
 
-def _while_out_of_memory(error: BaseException) -> bool:
-    """Whether *error* was raised while a `MemoryError` was being handled (a progress bar's
-    clean-up failing on an object its allocation left half made, say): out of memory too.
-
-    >>> try:
-    ...     try:
-    ...         raise MemoryError
-    ...     finally:
-    ...         raise AttributeError("'tqdm' object has no attribute 'fp'")
-    ... except AttributeError as error:
-    ...     _while_out_of_memory(error)
-    True
-    """
-    seen: BaseException | None = error
-    for _ in range(64):  # a chain is short; the bound keeps a cycle from looping
-        if seen is None:
-            return False
-        if isinstance(seen, MemoryError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
 def task_outcome(name: str, arguments: dict, memory_limit: int | None = None, progress=None) -> tuple:
     """``("done", data)``, ``("input_error", {field: message})`` or ``("failed", text)`` of one
     task, run here; an answer past `MAX_RESULT_BYTES` is refused with its size."""
-    from exactdice.limits import MEMORY_PARAMETER
+    from exactdice.limits import MEMORY_PARAMETER, ran_out_of_memory
 
     try:
         result = TASKS[name](**arguments, progress=progress)
@@ -203,7 +180,7 @@ def task_outcome(name: str, arguments: dict, memory_limit: int | None = None, pr
             return ("input_error", _out_of_memory(memory_limit))
         return ("input_error", getattr(error, "errors", None) or {error.field or "form": error.message})
     except Exception as error:  # reported on the page as a message, not a traceback
-        if _while_out_of_memory(error):
+        if ran_out_of_memory(error):
             return ("input_error", _out_of_memory(memory_limit))
         return ("failed", f"{type(error).__name__}: {error}")
     import pickle

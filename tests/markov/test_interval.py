@@ -60,6 +60,46 @@ def test_random_chains_with_loops_signed_rewards_and_endless_play(seed):
     )
 
 
+class WideChain:
+    """A random chain with loops, many outcomes and many reward counters: rows of bounds
+    wider than one block of the lanes a sweep sums at once."""
+
+    def __init__(self, seed, outcomes, rewards, size=14):
+        import random
+
+        from exactdice.markov import Chance
+
+        rng = random.Random(seed)
+        self.outcomes = tuple(f"end{index}" for index in range(outcomes))
+        self.reward_names = tuple(f"counter{index}" for index in range(rewards))
+        self.nodes = {}
+        for state in range(size):
+            branches = []
+            for _ in range(rng.randint(2, 5)):
+                target = rng.choice(list(range(size)) + list(self.outcomes))
+                amounts = tuple(rng.randint(0, 3) for _ in range(rewards)) if rng.random() < 0.7 else None
+                branches.append((rng.randint(1, 9), target, amounts))
+            branches.append((1, rng.choice(self.outcomes), None))  # every state can end
+            self.nodes[state] = Chance(tuple(branches))
+
+    def initial_state(self):
+        return 0
+
+    def expand(self, state):
+        from exactdice.markov import Terminal
+
+        return Terminal(state) if isinstance(state, str) else self.nodes[state]
+
+
+@pytest.mark.parametrize("outcomes, rewards", [(1, 1), (4, 3), (5, 4), (8, 7), (9, 8), (17, 16)])
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_wider_than_one_block_of_lanes(seed, outcomes, rewards):
+    """Every column of every block holds its exact value, the last block's spare columns
+    none (4 lanes up to 4 columns, then blocks of 8: outcomes, and steps plus rewards)."""
+    answer = _assert_certifies(explore(WideChain(seed, outcomes, rewards)))
+    assert len(answer.absorption) == outcomes and len(answer.expected_rewards) == rewards
+
+
 @pytest.mark.parametrize("tolerance", [1e-3, 1e-12])
 def test_any_tolerance_is_met(tolerance):
     answer = _assert_certifies(explore(ContestChain(size=300, branches=12, seed=4)), tolerance=tolerance)

@@ -161,3 +161,38 @@ def test_the_pass_goes_on_alone_when_the_machine_will_not_fork(worker_on_any_gra
     monkeypatch.setattr("exactdice.processes.ForkedWorkers.__init__", refuse)
     graph = explore(LoopsBehindChance(7, loops=12, loop_size=5))
     assert _answers(forward_pass(graph, workers=1)) == _answers(forward_pass(graph, workers=0))
+
+
+def test_near_the_memory_budget_the_worker_is_ended_and_the_pass_goes_on_alone(worker_on_any_graph, monkeypatch):
+    """Once the memory in use passes `SHED_WORKER_AT` of the budget, no loop is handed out
+    any more: the worker is ended when its loops are back, this process solves the rest,
+    and the Fractions are the same."""
+    from exactdice.processes import ForkedWorkers
+
+    graph = explore(LoopsBehindChance(7, loops=12, loop_size=5))
+    alone = forward_pass(graph, workers=0)
+    readings, closed = [], []
+    budget = loop_pool.memory_budget()
+
+    def in_use():
+        readings.append(len(worker_on_any_graph))
+        return budget if len(readings) > 2 else 0  # the third reading is past the share
+
+    real_close = ForkedWorkers.close
+
+    def close(self):
+        closed.append(len(worker_on_any_graph))
+        real_close(self)
+
+    monkeypatch.setattr(loop_pool, "memory_in_use", in_use)
+    monkeypatch.setattr(loop_pool, "_MEMORY_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(ForkedWorkers, "close", close)
+    shed = forward_pass(graph, workers=1)
+    assert _answers(shed) == _answers(alone)
+    loops = loop_pool.loops_with_flow(
+        forward_module._Plan(graph, {}, bytearray([1]) * graph.num_states, graph.strongly_connected_components())
+    )
+    assert len(readings) == 3  # read until passed, then never again
+    assert len(closed) == 1 and closed[0] < len(worker_on_any_graph)  # ended before the pass did
+    assert len(worker_on_any_graph) > loops // 2  # this process solved most of the loops
+    assert not multiprocessing.active_children()

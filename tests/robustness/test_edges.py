@@ -352,3 +352,36 @@ def test_the_memory_watchdogs_late_error_names_the_flag(monkeypatch, capsys):
     assert exit_.value.code == 2
     line = capsys.readouterr().err.strip()
     assert line == "exactdice: error: --max-memory: the process reached 300 MiB; raise it with --max-memory"
+
+
+def _limit_address_space_to_1_gib():
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+
+
+def test_memory_the_system_refuses_is_one_line_naming_the_limit():
+    """Under an address-space limit below the memory budget, the compiled walk's allocation
+    fails before any budget check: one line that names the limit and the flag, exit 2."""
+    arguments = ["karbon", "odds", "-a", "3", "-c", "2", "-w", "2", "-p", "0", "--fortune", "2", "--training"]
+    code, _, stderr, _ = run(
+        [*arguments, "--player-policy", "risk=always", "--float"], preexec_fn=_limit_address_space_to_1_gib
+    )
+    assert code == 2
+    one_line_error(stderr, "--max-memory", "refused memory", "ulimit -v", "1.0 GiB")
+
+
+def test_a_memory_error_in_a_clean_up_is_still_out_of_memory(monkeypatch, capsys):
+    from exactdice.cli import main as cli_main
+
+    def half_made(*_, **__):
+        try:
+            raise MemoryError
+        finally:
+            raise AttributeError("'tqdm' object has no attribute 'fp'")
+
+    monkeypatch.setattr(cli_main.cli, "main", half_made)
+    with pytest.raises(SystemExit) as exit_:
+        cli_main.main(["dist", "d6"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.startswith("exactdice: error: --max-memory: the system refused memory at ")

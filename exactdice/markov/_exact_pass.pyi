@@ -1,0 +1,6 @@
+"""Type stubs of the exact passes' compiled loops (`_exact_pass.pyx`)."""
+
+from typing import Any
+
+def backward_values(solver: Any, components: list[list[int]], csr: Any, bar: Any) -> None: ...
+def forward_visits(visits: Any, components: list[list[int]], csr: Any) -> None: ...

@@ -1,0 +1,151 @@
+"""The exact passes' compiled loops (`exactdice.markov._exact_pass`) against the solver's
+Python loops: the same integers at every state, hence the same answers, on games with
+decisions, loops and endless play, on Karbon's optimal play, and where a weight passes
+64 bits (handed back to Python)."""
+
+from __future__ import annotations
+
+import pickle
+from fractions import Fraction
+
+import pytest
+
+from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules
+from exactdice.karbon.model import KarbonModel
+from exactdice.karbon.solve import payoffs
+from exactdice.markov import Chance, Decision, Terminal, explore, solve
+from exactdice.markov import expected_visits
+from exactdice.markov import solver as solver_module
+from exactdice.markov.arithmetic import ExactArithmetic
+from exactdice.markov.arrays import ArrayGraph, csr_arrays
+
+from .test_solver import PAYOFF, TiedGame, answers
+
+pytestmark = pytest.mark.skipif(solver_module.backward_values is None, reason="the compiled loops are not built")
+
+
+def solved_in_both(graph, payoff, endless, monkeypatch):
+    """``(solver, visits)`` after the backward pass and the forward pass of visits,
+    compiled and then in Python."""
+    numbers = ExactArithmetic()
+    pays = [numbers.number(payoff.get(name, 0)) for name in graph.outcomes]
+    components = graph.strongly_connected_components()
+    passes = []
+    for compiled in (True, False):
+        if not compiled:
+            monkeypatch.setattr(solver_module, "backward_values", None)
+            monkeypatch.setattr(expected_visits, "forward_visits", None)
+        solver = solver_module._Solver(graph, numbers, pays, numbers.number(endless), vectors=False)
+        solver.run(progress=False, components=components)
+        visits = solver_module._ExpectedVisits(solver)
+        passes.append((solver, visits, visits.run()))
+    monkeypatch.undo()
+    return passes
+
+
+def typed(values) -> list:
+    """The values with their types: an int where the Python loop has an mpz differs."""
+    return [(type(value), value) for value in values]
+
+
+def assert_same_integers(compiled, python):
+    (fast, fast_visits, fast_answers), (slow, slow_visits, slow_answers) = compiled, python
+    assert typed(fast.nums) == typed(slow.nums) and typed(fast.dens) == typed(slow.dens)
+    assert list(fast.chosen_edge.items()) == list(slow.chosen_edge.items()) and fast.alive == slow.alive
+    assert (fast.largest, fast.cyclic_count, fast.looping) == (slow.largest, slow.cyclic_count, slow.looping)
+    assert typed(fast_visits.flow_num) == typed(slow_visits.flow_num)
+    assert typed(fast_visits.flow_den) == typed(slow_visits.flow_den)
+    assert (fast_visits.ends, fast_visits.dead) == (slow_visits.ends, slow_visits.dead)
+    assert fast_visits.inflow == slow_visits.inflow
+    assert fast_answers == slow_answers
+
+
+@pytest.mark.parametrize("endless", [Fraction(0), Fraction(1, 2)])
+@pytest.mark.parametrize("seed", range(12))
+def test_compiled_loops_keep_the_python_loops_integers_on_random_games(seed, endless, monkeypatch):
+    graph = explore(TiedGame(seed, size=8 + 4 * (seed % 5), one_sided=seed % 3 == 0))
+    assert_same_integers(*solved_in_both(graph, PAYOFF, endless, monkeypatch))
+
+
+def karbon_optimal_graph(narrator="fixed"):
+    """An optimal player's Karbon contest, explored by the compiled walk: thousands of
+    acyclic states, a few loops."""
+    setup = ContestSetup(player_dice={6: 1}, narrator_dice={10: 1}, pool={4: 1}, reserve={4: 1}, consequence=1, peril=1)
+    player, narrator_policy = PlayerPolicy(kind="optimal"), NarratorPolicy(kind=narrator)
+    start = setup.start(player, narrator_policy)
+    return explore(KarbonModel(start.sizes, start.situation(), Rules(), player, narrator_policy), progress=False)
+
+
+@pytest.mark.parametrize("narrator", ["fixed", "optimal"])
+def test_compiled_loops_keep_the_python_loops_integers_on_karbon_optimal_play(narrator, monkeypatch):
+    graph = karbon_optimal_graph(narrator)
+    assert isinstance(graph, ArrayGraph)  # the compiled walk's arrays, as the solver reads them
+    payoff, endless = payoffs(Rules())
+    both = solved_in_both(graph, payoff, endless, monkeypatch)
+    assert len(both[0][0].chosen_edge) > 1000
+    assert_same_integers(*both)
+
+
+class HugeWeights:
+    """An acyclic one-sided game whose chance weights pass 64 bits in every other
+    state: those states go back to the Python loop, the others stay compiled."""
+
+    outcomes = ("win", "loss")
+    reward_names = ("steps",)
+
+    def initial_state(self):
+        return 0
+
+    def expand(self, state):
+        if isinstance(state, str):
+            return Terminal(state)
+        if state == 9:
+            return Chance(((1, "win", None), (1, "loss", None)))
+        if state == 6:
+            return Decision("max", (("stop", "loss", None), ("go", 7, (1,)), ("skip", 9, None)))
+        if state % 2:
+            return Chance(((2**70 + state, state + 1, (1,)), (3**45, "win", None), (1, "loss", None)))
+        return Chance(((state + 1, state + 1, (1,)), (2, "loss", None)))
+
+
+def test_states_with_weights_past_64_bits_go_back_to_python(monkeypatch):
+    graph = explore(HugeWeights())
+    assert len(csr_arrays(graph).big) == 4
+    assert all(len(component) == 1 for component in graph.strongly_connected_components())
+    assert_same_integers(*solved_in_both(graph, {"win": 1}, 0, monkeypatch))
+    solution = solve(graph)
+    assert sum(solution.absorption.values()) + solution.never_ends == 1
+
+
+def test_the_strategy_names_states_when_asked_and_pickles_as_a_dict():
+    model = TiedGame(4, size=12)
+    solution = solve(model, payoff=PAYOFF)
+    graph = explore(model)
+    named = {graph.states[node]: graph.action_names[edge] for node, edge in solution.strategy._chosen_edge.items()}
+    assert dict(solution.strategy) == named and len(solution.strategy) == len(named)
+    for state, action in named.items():
+        assert solution.strategy[state] == action and solution.strategy.get(state) == action
+    assert "no such state" not in solution.strategy
+    copy = pickle.loads(pickle.dumps(solution.strategy))
+    assert type(copy) is dict and copy == named
+    assert answers(solve(model, payoff=PAYOFF)) == answers(solution)
+
+
+@pytest.mark.parametrize("graph_of", [karbon_optimal_graph, lambda: explore(TiedGame(6, size=12))])
+def test_the_compiled_loops_check_memory_and_time(graph_of, monkeypatch):
+    """The memory budget and time limits (`check_memory`) are checked in the compiled loops
+    too: every few thousand acyclic states, and before each loop."""
+    from exactdice.errors import TooLargeError
+    from exactdice.markov import _exact_pass
+
+    graph = graph_of()
+    calls = []
+
+    def past_the_budget(doing=None, **_):
+        calls.append(doing)
+        raise TooLargeError("max_memory", "past the budget")
+
+    monkeypatch.setattr(_exact_pass, "check_memory", past_the_budget)
+    with pytest.raises(TooLargeError, match="past the budget"):
+        solve(graph, payoff=PAYOFF if "tie" in graph.outcomes else None)
+    assert calls == ["while solving"]
