@@ -9,7 +9,8 @@ decision node's is its first best successor's. This loop does those states over 
 graph's CSR arrays with the same integer operations, in the same order, as the Python
 methods it stands in for (`_Solver.solve_single`, `ExactArithmetic.scalar_combine`), so
 both give the identical numbers; the integers themselves stay gmpy2's. The forward pass
-of expected visits (`_ExpectedVisits`) is done the same way. Cyclic components, and
+of expected visits (`exactdice.markov.expected_visits.ExpectedVisits`) is done the same
+way. Cyclic components, and
 states with weights past 64 bits, go back to the solver's Python.
 """
 
@@ -147,7 +148,7 @@ cdef Py_ssize_t _first_best_edge(
 
 def forward_visits(visits, list components, csr):
     """Push the expected visits forward through ``components`` (sources first): acyclic
-    states here, with the integer operations of `_ExpectedVisits.pass_single`; the
+    states here, with the integer operations of `ExpectedVisits.pass_single`; the
     others through ``visits.pass_cycle`` and ``visits.pass_single``."""
     cdef const uint8_t[::1] kind = csr.kind
     cdef const int64_t[::1] data = csr.data

@@ -12,10 +12,10 @@ Choosing needs only values, so the backward pass carries one exact number per st
 (its value, as numerator and denominator): one multiply-add per edge, and a component's
 last strategy evaluation is already its result. The initial state's outcome odds,
 never-ends, expected steps and rewards then come from one forward pass of expected
-visits under the chosen strategy (`_ExpectedVisits`), and the value they give must
-equal the backward pass's exactly. Per-state answers (``all_states``) carry each
-state's whole outcome vector instead. Graphs without decisions skip the backward pass
-(`exactdice.markov.forward`).
+visits under the chosen strategy (`exactdice.markov.expected_visits.ExpectedVisits`),
+and the value they give must equal the backward pass's exactly. Per-state answers
+(``all_states``) carry each state's whole outcome vector instead. Graphs without
+decisions skip the backward pass (`exactdice.markov.forward`).
 
 >>> from exactdice.markov.synthetic import GamblersRuin
 >>> solution = solve(GamblersRuin(goal=3, start=1, up=1, down=1))
@@ -522,7 +522,7 @@ class _Solver:
         state under the chosen strategy, from one forward pass of expected visits; steps
         and rewards are None when play may never end.
 
-        `_ExpectedVisits` (each state over its own denominator) while the values are
+        `ExpectedVisits` (each state over its own denominator) while the values are
         short; past `SHARED_DENOMINATOR_BITS` in the initial state's value,
         `exactdice.markov.forward` (one shared denominator): there adding flows over
         many distinct huge denominators costs the most (the exact check of a strategy
