@@ -16,10 +16,9 @@ their join (`_Pass.loop_parts`), and back its numerators, denominator and summed
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from typing import Any
-
-import time
 
 from exactdice.limits import check_memory, memory_budget, memory_in_use
 from exactdice.processes import ForkedWorkers
