@@ -1742,9 +1742,8 @@ cdef class CompiledWalk(GrowingGraph):
         for i in range(n):  # a small table per node: its successors stay in the cache
             w = acc.items[i].weight if divisor == 1 else acc.items[i].weight // divisor
             acc.items[i].weight = w
-            if acc.mixed_codes:
+            if acc.mixed_codes:  # else the items are the edges (one code: distinct successors)
                 merged.add(acc.items[i].target, 0, w, 0)
-            # (one reward code: the successors are distinct already)
             if exd_add(total, w, &m):
                 raise WalkOverflow("a node's weights pass 128 bits")
             total = m
