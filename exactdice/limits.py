@@ -164,10 +164,10 @@ def count_workers(pids) -> None:
     _worker_pids.update(pids)
 
 
-def memory_in_use() -> int:
+def memory_in_use(force: bool = False) -> int:
     """This process's resident memory plus its counted workers' own (`count_workers`), as
-    `check_memory` measures it (the workers' read at most once a second)."""
-    return resident_memory() + (_workers_memory() if _worker_pids else 0)
+    `check_memory` measures it (the workers' read at most once a second, unless *force*)."""
+    return resident_memory() + (_workers_memory(force) if _worker_pids else 0)
 
 
 def forget_workers(pids) -> None:
@@ -278,7 +278,7 @@ def check_memory(doing: str | None = None, *, states: int | None = None, force: 
     _next_check = now + CHECK_INTERVAL_SECONDS
     if _deadline is not None and now > _deadline[0]:
         raise TooLargeError(_deadline[1], _deadline[2])
-    size = resident_memory() + (_workers_memory(force) if _worker_pids else 0)
+    size = memory_in_use(force)
     budget = memory_budget()
     if size > budget:
         global _budget_reported

@@ -63,13 +63,16 @@ def _int64(values) -> tuple[numpy.ndarray, list]:
     return result, big
 
 
-def csr_arrays(graph: StateGraph) -> Csr:
-    """The graph's arrays as `Csr` (an `ArrayGraph`'s own, without a copy).
+def csr_arrays(graph: StateGraph, *, masses: bool = True) -> Csr:
+    """The graph's arrays as `Csr` (an `ArrayGraph`'s own, without a copy); without
+    ``masses``, a graph of lists gets no reward columns (``mass`` of width 0), for the
+    passes that read none (its masses are the one part made node by node).
 
     >>> from exactdice.markov.graph import explore
     >>> from exactdice.markov.synthetic import GamblersRuin
-    >>> csr_arrays(explore(GamblersRuin(goal=3, start=1, up=1, down=1))).targets.dtype
-    dtype('int32')
+    >>> graph = explore(GamblersRuin(goal=3, start=1, up=1, down=1))
+    >>> csr_arrays(graph).targets.dtype, csr_arrays(graph).mass.shape, csr_arrays(graph, masses=False).mass.shape
+    (dtype('int32'), (4, 1), (4, 0))
     """
     own = getattr(graph, "csr", None)
     if isinstance(own, Csr):  # an ArrayGraph: its own arrays
@@ -80,10 +83,10 @@ def csr_arrays(graph: StateGraph) -> Csr:
     offsets, _ = _int64(graph.offsets)
     weights, big_weights = _int64(graph.weights)
     targets = numpy.asarray(graph.targets, dtype=numpy.int64).astype(numpy.int32)
-    width = len(graph.reward_names)
+    width = len(graph.reward_names) if masses else 0
     mass = numpy.zeros((count, width), dtype=numpy.int64)
     big_mass = {}
-    for node in range(count):
+    for node in range(count if masses else 0):
         amounts = graph.chance_reward_mass[node]
         if amounts:
             if all(-(2**63) <= amount < 2**63 for amount in amounts):

@@ -282,8 +282,9 @@ class _Solver:
 
     @cached_property
     def csr(self):
-        """The graph's arrays for the compiled loops (made once, for both passes)."""
-        return csr_arrays(self.graph)
+        """The graph's arrays for the compiled loops (made once, for both passes, which
+        read no reward masses)."""
+        return csr_arrays(self.graph, masses=False)
 
     # -- values -------------------------------------------------------------------
     def split(self, value):
