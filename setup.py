@@ -1,6 +1,7 @@
 """Build the compiled parts: the Karbon walk (`exactdice/karbon/_walk.pyx`), the certified
-float bounds (`exactdice/markov/_interval.pyx`) and the exact passes' loops over acyclic
-states (`exactdice/markov/_exact_pass.pyx`), typed Cython in C++ mode.
+float bounds (`exactdice/markov/_interval.pyx`), the exact passes' loops over acyclic
+states (`exactdice/markov/_exact_pass.pyx`) and their small linear systems
+(`exactdice/markov/_exact_systems.pyx`), typed Cython in C++ mode.
 
 Everything else is declared in pyproject.toml. The extension is optional: where it cannot
 be built (no C++ compiler), the install goes on without it and exactdice explores with the
@@ -63,7 +64,13 @@ def extensions():
         language="c++",
         extra_compile_args=["-O2", "-std=c++17"],
     )
-    return cythonize([graph, walk, interval, exact_pass], compiler_directives={"language_level": 3}, quiet=True)
+    exact_systems = Extension(
+        "exactdice.markov._exact_systems",
+        ["exactdice/markov/_exact_systems.pyx"],
+        language="c++",
+        extra_compile_args=["-O2", "-std=c++17"],
+    )
+    return cythonize([graph, walk, interval, exact_pass, exact_systems], compiler_directives={"language_level": 3}, quiet=True)
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

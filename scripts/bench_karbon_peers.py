@@ -163,7 +163,8 @@ def main(argv=None):
     print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if solve_before else "") + "---:|---:|---:|---|")
     visit_rows = []
     for name, setup_kwargs, player_kind in CASES + (LARGE if args.large else []):
-        graph, explore_s, _ = timed(explore, build_model(setup_kwargs, player_kind, ruleset), progress=False)
+        model = build_model(setup_kwargs, player_kind, ruleset)
+        graph, explore_s, _ = timed(explore, model, repeat=args.repeat, progress=False)
         kwargs = dict(payoff=payoff, nonterminating_payoff=endless, progress=False)
         same = True
         before = ""

@@ -15,7 +15,9 @@ states with weights past 64 bits, go back to the solver's Python.
 """
 
 from libc.stdint cimport int64_t, int32_t, uint8_t
+from libcpp.vector cimport vector
 
+import numpy
 from gmpy2 import gcd, lcm, mpz
 
 from exactdice.limits import check_memory
@@ -212,3 +214,243 @@ cdef inline int _flow_into(dict inflow, Py_ssize_t target, object denominator, o
     else:
         (<dict>sums)[denominator] = (<dict>sums).get(denominator, 0) + amount
     return 0
+
+
+cdef class LoopSystems:
+    """The linear systems of a graph's cyclic components, built over its CSR arrays: the
+    compiled `_Solver.live_states` and `_Solver.build_system` (decisions fixed by a policy,
+    node -> edge). Their right sides are summed per distinct denominator of the
+    successors' values as the solver holds them (numerator and denominator, not reduced),
+    so the solved values are the same rationals."""
+
+    cdef object solver
+    cdef const uint8_t[::1] kind
+    cdef const int64_t[::1] data
+    cdef const int64_t[::1] offsets
+    cdef const int32_t[::1] targets
+    cdef const int64_t[::1] weights
+    cdef dict big
+    cdef int32_t[::1] slots  # a member's place in the component while it is worked on, else -1
+    cdef vector[int64_t] low, high, diagonal
+    cdef vector[char] live
+    cdef vector[vector[int32_t]] parents
+
+    def __init__(self, solver, csr):
+        self.solver = solver
+        self.kind, self.data, self.offsets = csr.kind, csr.data, csr.offsets
+        self.targets, self.weights, self.big = csr.targets, csr.weights, csr.big
+        self.slots = numpy.full(len(csr.kind), -1, dtype=numpy.int32)
+
+    def serves(self, list component):
+        """False when a member has a weight past 64 bits (the Python methods then serve)."""
+        if self.big:
+            for node in component:
+                if node in self.big:
+                    return False
+        return True
+
+    cdef int _find_live(self, list component, dict policy) except -1:
+        """Mark the members that reach a terminal under ``policy`` (``live``, by place)."""
+        cdef Py_ssize_t size = len(component), i, node, edge, place
+        cdef int32_t target, member
+        cdef const unsigned char[::1] alive = self.solver.alive
+        cdef vector[int32_t] frontier
+        self.low.resize(size)
+        self.high.resize(size)
+        self.diagonal.resize(size)
+        self.live.assign(size, 0)
+        self.parents.resize(size)
+        for i in range(size):
+            self.slots[<Py_ssize_t>component[i]] = i
+            self.parents[i].clear()
+        for i in range(size):
+            node = component[i]
+            if self.kind[node] == DECISION:
+                edge = policy[node]
+                self.low[i], self.high[i], self.diagonal[i] = edge, edge + 1, 1
+            else:
+                self.low[i], self.high[i], self.diagonal[i] = self.offsets[node], self.offsets[node + 1], self.data[node]
+            for edge in range(self.low[i], self.high[i]):
+                target = self.targets[edge]
+                member = self.slots[target]
+                if member >= 0:
+                    self.parents[member].push_back(i)
+                elif alive[target] and not self.live[i]:
+                    self.live[i] = 1
+                    frontier.push_back(i)
+        while not frontier.empty():
+            place = frontier.back()
+            frontier.pop_back()
+            for member in self.parents[place]:
+                if not self.live[member]:
+                    self.live[member] = 1
+                    frontier.push_back(member)
+        return 0
+
+    cdef list _release(self, list component):
+        """The live members, sorted; every slot back to -1."""
+        cdef Py_ssize_t i
+        cdef list live = []
+        for i in range(len(component)):
+            self.slots[<Py_ssize_t>component[i]] = -1
+            if self.live[i]:
+                live.append(component[i])
+        live.sort()
+        return live
+
+    def live_states(self, list component, dict policy):
+        """The members that can reach a terminal under ``policy``, sorted."""
+        self._find_live(component, policy)
+        return self._release(component)
+
+    def system(self, list component, dict policy, endless):
+        """``(order, rows, right_sides)``: the live members, sorted, and the rows of
+        (weight*I - P) x = known part over them, each known part as ``(numerator,
+        denominator)`` (successors outside at their values, dead members at ``endless``)."""
+        cdef Py_ssize_t size = len(component), i, edge, column
+        cdef int32_t target, member
+        cdef bint decision
+        cdef list nums = self.solver.nums, dens = self.solver.dens
+        cdef list rows = [], right_sides = []
+        cdef dict row, by_denominator
+        self._find_live(component, policy)
+        cdef list order = self._release(component)
+        for i in range(len(order)):
+            self.slots[<Py_ssize_t>order[i]] = i
+        cdef vector[int32_t] places = vector[int32_t](size)
+        for i in range(size):
+            places[i] = self.slots[<Py_ssize_t>component[i]]
+        for i in range(size):
+            if places[i] < 0:
+                self.slots[<Py_ssize_t>component[i]] = -2  # a dead member
+        cdef vector[int32_t] member_of = vector[int32_t](len(order))
+        for i in range(size):
+            if places[i] >= 0:
+                member_of[places[i]] = i
+        for column in range(len(order)):
+            i = member_of[column]
+            row = {column: self.diagonal[i]}
+            by_denominator = {}
+            decision = self.kind[<Py_ssize_t>component[i]] == DECISION
+            for edge in range(self.low[i], self.high[i]):
+                target = self.targets[edge]
+                weight = 1 if decision else self.weights[edge]
+                member = self.slots[target]
+                if member >= 0:
+                    row[member] = row.get(member, 0) - weight
+                elif member == -2:
+                    by_denominator[endless.denominator] = by_denominator.get(endless.denominator, 0) + weight * endless.numerator
+                else:
+                    by_denominator[dens[target]] = by_denominator.get(dens[target], 0) + weight * nums[target]
+            rows.append(row)
+            right_sides.append(_arriving(by_denominator))
+        for i in range(size):
+            self.slots[<Py_ssize_t>component[i]] = -1
+        return order, rows, right_sides
+
+    def pass_cycle(self, visits, list component):
+        """`ExpectedVisits.pass_cycle` over the arrays: one solve of the transposed system
+        over the live members (a column per source), their flows pushed out of the loop;
+        members that cannot end keep what arrives."""
+        cdef const unsigned char[::1] alive = self.solver.alive
+        cdef dict chosen = self.solver.chosen_edge, inflow = visits.inflow
+        cdef list flow_num = visits.flow_num, flow_den = visits.flow_den
+        cdef list live = [node for node in component if alive[<Py_ssize_t>node]]
+        cdef Py_ssize_t size = len(live), i, node, edge, low, high, initial = visits.graph.initial
+        cdef int32_t target, column
+        cdef bint arrives = False
+        cdef list rows = [], right_sides = []
+        cdef dict row
+        for i in range(size):
+            node = live[i]
+            self.slots[node] = i
+            arrives = arrives or node in inflow
+        if arrives:
+            for i in range(size):
+                node = live[i]
+                rows.append({i: 1 if self.kind[node] == DECISION else self.data[node]})
+            for i in range(size):
+                node = live[i]
+                low, high = self._moves(node, chosen)
+                for edge in range(low, high):
+                    column = self.slots[self.targets[edge]]
+                    if column >= 0:
+                        row = rows[column]
+                        row[i] = row.get(i, 0) - (1 if self.kind[node] == DECISION else self.weights[edge])
+            for i in range(size):
+                node = live[i]
+                sums = inflow.pop(node, None)
+                if sums is None:
+                    right_sides.append(((_ZERO,), _ONE))
+                    continue
+                num, den = _arriving(sums)
+                right_sides.append(((num + den if node == initial else num,), den))
+            for i, (nums, den) in enumerate(visits.numbers.solve_vectors(rows, right_sides)):
+                node = live[i]
+                num = nums[0]
+                flow_num[node], flow_den[node] = num, den
+                low, high = self._moves(node, chosen)
+                for edge in range(low, high):
+                    target = self.targets[edge]
+                    if self.slots[target] < 0:
+                        _flow_into(inflow, target, den, (1 if self.kind[node] == DECISION else self.weights[edge]) * num)
+        for i in range(size):
+            self.slots[<Py_ssize_t>live[i]] = -1
+        for node in component:
+            if node in inflow:  # a member that cannot end (play never ends here)
+                visits.collect(node)
+
+    cdef tuple _moves(self, Py_ssize_t node, dict chosen):
+        """The edges ``node`` takes: a decision's chosen one, a chance node's all."""
+        cdef Py_ssize_t edge
+        if self.kind[node] == DECISION:
+            edge = chosen[node]
+            return edge, edge + 1
+        return self.offsets[node], self.offsets[node + 1]
+
+
+def reward_totals(visits, csr):
+    """``(steps, [reward totals])`` of `ExpectedVisits.totals`, each as ``(numerator,
+    denominator)``, from the flows and the arrays' reward masses (``csr.mass`` must hold
+    every reward counter): each total summed per distinct denominator of the flows."""
+    cdef const uint8_t[::1] kind = csr.kind
+    cdef const int64_t[::1] data = csr.data
+    cdef const int64_t[:, ::1] mass = csr.mass
+    cdef dict big_mass = csr.big_mass, big = csr.big
+    cdef list flow_num = visits.flow_num, flow_den = visits.flow_den
+    cdef dict chosen = visits.solver.chosen_edge
+    action_rewards = visits.graph.action_rewards
+    cdef Py_ssize_t node, counter, counters = mass.shape[1]
+    cdef dict steps = {}
+    cdef list rewards = [{} for _ in range(counters)]
+    cdef dict sums
+    cdef int64_t amount
+    cdef bint whole
+    for node in range(len(flow_num)):
+        num = flow_num[node]
+        if num is None or kind[node] == TERMINAL:
+            continue
+        den = flow_den[node]
+        if kind[node] == CHANCE:
+            total = big[node][0] if big and node in big else data[node]
+            steps[den] = steps.get(den, 0) + total * num
+            whole = True
+            for counter in range(counters):
+                if mass[node, counter] < 0:
+                    whole = False
+            amounts = None if whole else big_mass[node]
+            if whole:
+                for counter in range(counters):
+                    amount = mass[node, counter]
+                    if amount:
+                        sums = rewards[counter]
+                        sums[den] = sums.get(den, 0) + amount * num
+                continue
+        else:
+            amounts = action_rewards.get(chosen[node])
+        if amounts:
+            for counter in range(counters):
+                if amounts[counter]:
+                    sums = rewards[counter]
+                    sums[den] = sums.get(den, 0) + amounts[counter] * num
+    return _arriving(steps), [_arriving(sums) for sums in rewards]

@@ -22,6 +22,11 @@ from gmpy2 import mpq, mpz
 
 from exactdice.core.exact import to_fraction
 
+try:
+    from exactdice.markov import _exact_systems
+except ImportError:  # not built: FLINT and the Python elimination below serve alone
+    _exact_systems = None  # type: ignore[assignment]
+
 __all__ = ["ExactArithmetic", "FloatArithmetic"]
 
 _SMALL_SYSTEM = 10  # below this size, elimination in Python beats converting to flint
@@ -137,6 +142,9 @@ class ExactArithmetic:
         right sides given as ``(integer sums, denominator)``; returns reduced
         ``(numerators, denominator)`` per row. Small systems invert A exactly (its
         entries are small) and multiply, so the huge numbers only meet small ones."""
+        solved = _exact_systems.solve_vectors(rows, right_sides) if _exact_systems is not None else None
+        if solved is not None:
+            return solved
         size = len(rows)
         common = self.one
         for _, denominator in right_sides:
@@ -192,6 +200,9 @@ class ExactArithmetic:
         >>> ExactArithmetic().solve_values([{0: 2, 1: -1}, {1: 1}], [(1, 3), (1, 2)])
         [mpq(5,12), mpq(1,2)]
         """
+        solved = _exact_systems.solve_values(rows, right_sides) if _exact_systems is not None else None
+        if solved is not None:
+            return solved
         common = self.one
         for _, denominator in right_sides:
             if denominator != common and not gmpy2.is_divisible(common, denominator):
@@ -235,6 +246,10 @@ class ExactArithmetic:
                 self._inverses.clear()
             self._inverses[key] = cached
         return cached
+
+    def split(self, value):
+        """``(numerator, denominator)`` of a rational in lowest terms (an ``mpq``'s own)."""
+        return value.numerator, value.denominator
 
     def from_numbers(self, values):
         """``(numerators, denominator)`` of a list of rationals."""
@@ -363,6 +378,9 @@ class FloatArithmetic:
     def solve_vectors(self, rows, right_sides):
         solution = self.solve_linear(rows, [[v / den for v in sums] for sums, den in right_sides])
         return [(tuple(row), 1.0) for row in solution]
+
+    def split(self, value):
+        return float(value), 1.0
 
     def from_numbers(self, values):
         return tuple(float(v) for v in values), 1.0

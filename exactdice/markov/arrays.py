@@ -140,6 +140,9 @@ class _Index(Mapping):
         return self._count
 
 
+_UNKNOWN = object()
+
+
 class _ByEdge(Mapping):
     """A mapping edge -> value over the few edges that have one (decision edges)."""
 
@@ -147,6 +150,7 @@ class _ByEdge(Mapping):
         self._edges = edges
         self._values = values
         self._where = None
+        self._known: dict = {}
 
     def _lookup(self):
         if self._where is None:
@@ -161,7 +165,11 @@ class _ByEdge(Mapping):
 
     def get(self, edge, default=None):
         place = self._lookup().get(edge)
-        value = None if place is None else self._values(place)
+        if place is None:
+            return default
+        value = self._known.get(place, _UNKNOWN)
+        if value is _UNKNOWN:  # made once: the solvers ask again for the same edges
+            value = self._known[place] = self._values(place)
         return default if value is None else value
 
     def __iter__(self):

@@ -11,9 +11,9 @@ if TYPE_CHECKING:
     from exactdice.markov.solver import _Solver
 
 try:
-    from exactdice.markov._exact_pass import forward_visits
+    from exactdice.markov._exact_pass import forward_visits, reward_totals
 except ImportError:  # an install that could not build the extension: the Python loop
-    forward_visits = None  # type: ignore[assignment]
+    forward_visits = reward_totals = None  # type: ignore[assignment]
 
 __all__ = ["ExpectedVisits"]
 
@@ -111,6 +111,10 @@ class ExpectedVisits:
     def pass_cycle(self, component) -> None:
         """A cyclic component: one linear solve of the transposed system (a column per
         source) over its live nodes; its other nodes keep what arrives."""
+        systems = self.solver.compiled_loops(component)
+        if systems is not None:
+            systems.pass_cycle(self, component)
+            return
         solver, numbers, inflow = self.solver, self.numbers, self.inflow
         live = [node for node in component if solver.alive[node]]
         if any(node in inflow for node in live):
@@ -139,6 +143,13 @@ class ExpectedVisits:
         """(expected steps, {reward name: expected total}) from the flows (every state
         reached can end)."""
         graph, kind, data = self.graph, self.graph.kind, self.graph.data
+        csr = self.solver.csr
+        if self.numbers.exact and reward_totals is not None and csr.mass.shape[1] == len(graph.reward_names):
+            steps_total, reward_sums = reward_totals(self, csr)
+            ratio, fraction = self.numbers.ratio, self.numbers.fraction
+            return fraction(ratio(*steps_total)), {
+                name: fraction(ratio(*total)) for name, total in zip(graph.reward_names, reward_sums)
+            }
         steps, reward_pairs = [], [[] for _ in graph.reward_names]
         for node, num in enumerate(self.flow_num):
             if num is None:

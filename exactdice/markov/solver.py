@@ -52,9 +52,10 @@ from exactdice.markov.graph import (
 )
 
 try:
-    from exactdice.markov._exact_pass import backward_values
+    from exactdice.markov._exact_pass import LoopSystems, backward_values
 except ImportError:  # an install that could not build the extension: the Python loop
     backward_values = None  # type: ignore[assignment]
+    LoopSystems = None  # type: ignore[assignment,misc]
 
 __all__ = ["Solution", "Strategy", "solve", "Number"]
 
@@ -286,11 +287,23 @@ class _Solver:
         read no reward masses)."""
         return csr_arrays(self.graph, masses=False)
 
+    @cached_property
+    def loop_systems(self):
+        """The compiled builder of the cyclic components' systems (exact values without
+        vectors, as `backward_values`), or None."""
+        if self.numbers.exact and not self.vectors and LoopSystems is not None:
+            return LoopSystems(self, self.csr)
+        return None
+
+    def compiled_loops(self, component):
+        """`loop_systems` when it serves ``component`` (no weight past 64 bits), else None."""
+        systems = self.loop_systems
+        return systems if systems is not None and systems.serves(component) else None
+
     # -- values -------------------------------------------------------------------
     def split(self, value):
         """``(numerator, denominator)`` of a number."""
-        nums, den = self.numbers.from_numbers([value])
-        return nums[0], den
+        return self.numbers.split(value)
 
     def value_of(self, node):
         cached = self.value_cache.get(node)
@@ -413,6 +426,9 @@ class _Solver:
 
     def live_states(self, component, members, policy):
         """States of the component that can reach a terminal under ``policy``."""
+        systems = self.compiled_loops(component)
+        if systems is not None:
+            return set(systems.live_states(component, policy))
         predecessors: dict[int, list[int]] = {node: [] for node in component}
         live = set()
         for node in component:
@@ -488,11 +504,18 @@ class _Solver:
     def evaluate_values(self, component, members, policy, live=None):
         """Every member's value under ``policy``: one exact solve over the live members
         (``live``, found here when not given), the endless payoff elsewhere."""
-        if live is None:
-            live = self.live_states(component, members, policy)
-        values = {node: self.endless for node in members - live}
-        if live:
+        systems = self.compiled_loops(component)
+        if systems is not None:
+            order, rows, right_sides = systems.system(component, policy, self.endless)
+            values = dict.fromkeys(component, self.endless)
+        else:
+            if live is None:
+                live = self.live_states(component, members, policy)
+            values = {node: self.endless for node in members - live}
+            if not live:
+                return values
             order, rows, right_sides = self.build_system(component, policy, live, values)
+        if order:
             for node, solved in zip(order, self.numbers.solve_values(rows, right_sides)):
                 values[node] = solved
         return values

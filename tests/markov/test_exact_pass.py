@@ -14,7 +14,7 @@ from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.solve import payoffs
 from exactdice.markov import Chance, Decision, Terminal, explore, solve
-from exactdice.markov import expected_visits
+from exactdice.markov import arithmetic, expected_visits
 from exactdice.markov import solver as solver_module
 from exactdice.markov.arithmetic import ExactArithmetic
 from exactdice.markov.arrays import ArrayGraph, csr_arrays
@@ -25,8 +25,8 @@ pytestmark = pytest.mark.skipif(solver_module.backward_values is None, reason="t
 
 
 def solved_in_both(graph, payoff, endless, monkeypatch):
-    """``(solver, visits)`` after the backward pass and the forward pass of visits,
-    compiled and then in Python."""
+    """``(solver, visits, answers)`` after the backward pass and the forward pass of
+    visits, compiled and then in Python (loops solved by FLINT and Python elimination)."""
     numbers = ExactArithmetic()
     pays = [numbers.number(payoff.get(name, 0)) for name in graph.outcomes]
     components = graph.strongly_connected_components()
@@ -34,7 +34,10 @@ def solved_in_both(graph, payoff, endless, monkeypatch):
     for compiled in (True, False):
         if not compiled:
             monkeypatch.setattr(solver_module, "backward_values", None)
+            monkeypatch.setattr(solver_module, "LoopSystems", None)
             monkeypatch.setattr(expected_visits, "forward_visits", None)
+            monkeypatch.setattr(expected_visits, "reward_totals", None)
+            monkeypatch.setattr(arithmetic, "_exact_systems", None)
         solver = solver_module._Solver(graph, numbers, pays, numbers.number(endless), vectors=False)
         solver.run(progress=False, components=components)
         visits = solver_module._ExpectedVisits(solver)

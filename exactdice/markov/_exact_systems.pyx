@@ -1,0 +1,242 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# distutils: language = c++
+"""Small exact linear systems, compiled: fraction-free Gauss-Jordan elimination with A's
+entries in 64-bit integers and the right sides in big integers.
+
+The solver's loops (`exactdice.markov.arithmetic.ExactArithmetic.solve_values` and
+`solve_vectors`) are systems A X = B where A = weight * I - P over a component's live
+states: small integer entries, two or three a row, and a nonsingular M-matrix, so every
+diagonal pivot is positive in any order (a principal submatrix of a nonsingular M-matrix
+is one too). Elimination picks the row with the fewest entries next, which keeps the
+chain-like loops of a contest sparse, and divides each combined row by what its entries
+share with its right side. The big integers meet only A's small ones: two products and a
+difference a combination, no gcd of two big numbers until the caller reduces the answers.
+"""
+
+from libc.stdint cimport INT64_MAX, int64_t
+from libc.stdlib cimport llabs
+from libcpp.vector cimport vector
+
+from gmpy2 import gcd, is_divisible, lcm, mpq, mpz
+
+cdef extern from *:
+    """
+    typedef __int128 exactdice_wide;
+    /* A's entries are kept within +-(2^63 - 1): a combination of two fits in 128 bits */
+    static inline exactdice_wide exactdice_combined(long long keep, long long mine, long long take,
+                                                    long long theirs) {
+        return (exactdice_wide)keep * mine - (exactdice_wide)take * theirs;
+    }
+    static inline exactdice_wide exactdice_wide_gcd(exactdice_wide a, exactdice_wide b) {
+        if (a < 0) a = -a;
+        if (b < 0) b = -b;
+        while (b) { exactdice_wide t = a % b; a = b; b = t; }
+        return a;
+    }
+    static inline unsigned long long exactdice_high(exactdice_wide value) {
+        return (unsigned long long)((unsigned __int128)value >> 64);
+    }
+    static inline unsigned long long exactdice_low(exactdice_wide value) {
+        return (unsigned long long)value;
+    }
+    static inline int exactdice_fits(exactdice_wide value) {
+        return -(exactdice_wide)INT64_MAX <= value && value <= (exactdice_wide)INT64_MAX;
+    }
+    """
+    ctypedef long long wide "exactdice_wide"  # 128 bits; Cython needs only its name
+    bint fits "exactdice_fits"(wide value) nogil
+    unsigned long long high "exactdice_high"(wide value) nogil
+    unsigned long long low "exactdice_low"(wide value) nogil
+    wide combined "exactdice_combined"(long long keep, long long mine, long long take, long long theirs) nogil
+    wide wide_gcd "exactdice_wide_gcd"(wide a, wide b) nogil
+
+_ONE = mpz(1)
+
+#: systems with more rows than this go to FLINT (a dense n x n array of A is kept here)
+MAX_ROWS = 96
+
+
+cdef inline int64_t _gcd(int64_t a, int64_t b) noexcept nogil:
+    a, b = llabs(a), llabs(b)
+    while b:
+        a, b = b, a % b
+    return a
+
+
+cdef class _Elimination:
+    """A being eliminated (an n x n table of 64-bit entries, each row divided by its
+    entries' gcd) and B beside it, row i of B standing for ``sums[i] / scales[i]``."""
+
+    cdef Py_ssize_t size, width
+    cdef vector[int64_t] a
+    cdef vector[wide] combination
+    cdef vector[int] entries  # nonzero entries of each row
+    cdef vector[int] column_entries  # ... and of each column
+    cdef list sums, scales
+
+    cdef bint fill(self, list rows, list right_sides) except -1:
+        """Read A and B; False when an entry of A passes 64 bits or names no column."""
+        cdef Py_ssize_t size = len(rows), i, j
+        self.size, self.width = size, len(right_sides[0])
+        self.a.assign(size * size, 0)
+        self.combination.assign(size, 0)
+        self.entries.assign(size, 0)
+        self.column_entries.assign(size, 0)
+        for i in range(size):
+            for column, coefficient in (<dict>rows[i]).items():
+                j = column
+                if not 0 <= j < size or not -INT64_MAX <= coefficient <= INT64_MAX:
+                    return False
+                self.a[i * size + j] = coefficient
+                if coefficient:
+                    self.entries[i] += 1
+                    self.column_entries[j] += 1
+        self.sums = [list(row) for row in right_sides]
+        self.scales = [1] * size
+        return True
+
+    cdef Py_ssize_t sparsest(self, vector[char]& done):
+        """Markowitz's rule: the pivot whose row and column are sparsest (the least fill)."""
+        cdef Py_ssize_t i, pivot = -1
+        cdef int64_t cost, best_cost = 0
+        for i in range(self.size):
+            cost = (self.entries[i] - 1) * <int64_t>(self.column_entries[i] - 1)
+            if not done[i] and (pivot < 0 or cost < best_cost):
+                pivot, best_cost = i, cost
+        return pivot
+
+    cdef bint combine(self, Py_ssize_t r, Py_ssize_t pivot) except -1:
+        """Row r <- keep * row r - take * pivot row, clearing A[r, pivot]; False when an
+        entry would pass 64 bits."""
+        cdef Py_ssize_t size = self.size, c, j
+        cdef int64_t p = self.a[pivot * size + pivot], f = self.a[r * size + pivot]
+        cdef int64_t shared = _gcd(p, f)
+        cdef int64_t keep = p // shared, take = f // shared
+        cdef wide common = 0, value
+        self.entries[r] = 0
+        for c in range(size):  # entries are within 64 bits: each combination fits in 128
+            value = combined(keep, self.a[r * size + c], take, self.a[pivot * size + c])
+            self.combination[c] = value
+            self.column_entries[c] += (value != 0) - (self.a[r * size + c] != 0)
+            if value != 0:
+                self.entries[r] += 1
+                if common != 1:
+                    if fits(common) and fits(value):
+                        common = _gcd(<int64_t>common, <int64_t>value)
+                    else:
+                        common = wide_gcd(common, value)
+        for c in range(size):
+            value = self.combination[c]
+            if common != 1 and value != 0:
+                value = value // common
+            if not fits(value):
+                return False
+            self.a[r * size + c] = <int64_t>value
+        # the row's common factor (positive) may pass 64 bits even when its entries do not
+        if fits(common):
+            common_factor = <int64_t>common
+        else:
+            common_factor = (<object>high(common)) << 64 | <object>low(common)
+        cdef list target = self.sums[r], source = self.sums[pivot]
+        scale, pivot_scale = self.scales[r], self.scales[pivot]
+        if scale == pivot_scale:
+            for j in range(self.width):
+                target[j] = keep * target[j] - take * source[j]
+        else:
+            both = lcm(scale, pivot_scale)
+            mine, theirs = keep * (both // scale), take * (both // pivot_scale)
+            for j in range(self.width):
+                target[j] = mine * target[j] - theirs * source[j]
+            scale = both
+        if common_factor != 1:
+            cancelled = gcd(common_factor, *target)
+            if cancelled != 1:
+                for j in range(self.width):
+                    target[j] //= cancelled
+            scale = scale * (common_factor // cancelled)
+        self.scales[r] = scale
+        return True
+
+
+def eliminate(list rows, list right_sides):
+    """Solve A X = B. ``rows[i]`` maps column -> integer coefficient of A; ``right_sides[i]``
+    lists row i of B (integers, all rows the same width). Returns ``(divisors, sums)``:
+    X[i][j] = sums[i][j] / divisors[i], not reduced, every divisor positive; or None
+    when A is not of the kind this serves (more than `MAX_ROWS` rows, an entry past 64
+    bits, a pivot that is not positive): the caller then solves it another way.
+
+    Gauss-Jordan elimination in Markowitz's order, each step fraction-free row
+    combinations (`_Elimination.combine`). (Forward elimination and back substitution
+    made fewer combinations but longer right sides: 3x slower on a contest's loops.)
+
+    >>> eliminate([{0: 2, 1: -1}, {1: 1}], [[1], [3]])
+    ([2, 1], [[4], [3]])
+    """
+    cdef Py_ssize_t size = len(rows), step, r, pivot
+    if size == 0:
+        return [], []
+    if size > MAX_ROWS:
+        return None
+    cdef _Elimination work = _Elimination()
+    if not work.fill(rows, right_sides):
+        return None
+    cdef vector[char] done = vector[char](size, 0)
+    for step in range(size):
+        pivot = work.sparsest(done)
+        if work.a[pivot * size + pivot] <= 0:
+            return None
+        done[pivot] = 1
+        for r in range(size):
+            if r != pivot and work.a[r * size + pivot] != 0:
+                if not work.combine(r, pivot):
+                    return None
+    return [work.a[r * size + r] * work.scales[r] for r in range(size)], work.sums
+
+
+cdef tuple _over_common(list right_sides):
+    """``(common, scaled)``: the right sides ``(numerators, denominator)`` over their
+    least common denominator."""
+    common = _ONE
+    for _, denominator in right_sides:
+        if denominator != common and not is_divisible(common, denominator):
+            common = lcm(common, denominator)
+    cdef list scaled = []
+    for numerators, denominator in right_sides:
+        if denominator == common:
+            scaled.append(list(numerators))
+        else:
+            factor = common // denominator
+            scaled.append([value * factor for value in numerators])
+    return common, scaled
+
+
+def solve_values(list rows, list right_sides):
+    """The values x of A x = b, each an ``mpq``, for b given as ``(numerator,
+    denominator)`` pairs; None where `eliminate` does not serve.
+
+    >>> solve_values([{0: 2, 1: -1}, {1: 1}], [(1, 3), (1, 2)])
+    [mpq(5,12), mpq(1,2)]
+    """
+    common, scaled = _over_common([((numerator,), denominator) for numerator, denominator in right_sides])
+    solved = eliminate(rows, scaled)
+    if solved is None:
+        return None
+    return [mpq(sums[0], divisor * common) for divisor, sums in zip(*solved)]
+
+
+def solve_vectors(list rows, list right_sides):
+    """Each row of X in A X = B as ``(numerators, denominator)`` in lowest terms, for B's
+    rows given as ``(numerators, denominator)``; None where `eliminate` does not serve."""
+    common, scaled = _over_common(right_sides)
+    solved = eliminate(rows, scaled)
+    if solved is None:
+        return None
+    cdef list result = []
+    for divisor, sums in zip(*solved):
+        denominator = divisor * common
+        shared = gcd(denominator, *sums)
+        if shared != 1:
+            result.append((tuple([value // shared for value in sums]), denominator // shared))
+        else:
+            result.append((tuple([mpz(value) for value in sums]), mpz(denominator)))
+    return result
