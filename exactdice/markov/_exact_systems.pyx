@@ -107,7 +107,7 @@ cdef class _Elimination:
 
     cdef bint combine(self, Py_ssize_t r, Py_ssize_t pivot) except -1:
         """Row r <- keep * row r - take * pivot row, clearing A[r, pivot]; False when an
-        entry would pass 64 bits."""
+        entry would pass 64 bits or the row becomes zeros (A is singular)."""
         cdef Py_ssize_t size = self.size, c, j
         cdef int64_t p = self.a[pivot * size + pivot], f = self.a[r * size + pivot]
         cdef int64_t shared = _gcd(p, f)
@@ -125,6 +125,8 @@ cdef class _Elimination:
                         common = _gcd(<int64_t>common, <int64_t>value)
                     else:
                         common = wide_gcd(common, value)
+        if self.entries[r] == 0:  # a row of zeros: A is singular
+            return False
         for c in range(size):
             value = self.combination[c]
             if common != 1 and value != 0:
@@ -163,14 +165,15 @@ def eliminate(list rows, list right_sides):
     lists row i of B (integers, all rows the same width). Returns ``(divisors, sums)``:
     X[i][j] = sums[i][j] / divisors[i], not reduced, every divisor positive; or None
     when A is not of the kind this serves (more than `MAX_ROWS` rows, an entry past 64
-    bits, a pivot that is not positive): the caller then solves it another way.
+    bits, a pivot that is not positive, a singular A): the caller then solves it another
+    way.
 
     Gauss-Jordan elimination in Markowitz's order, each step fraction-free row
     combinations (`_Elimination.combine`). (Forward elimination and back substitution
     made fewer combinations but longer right sides: 3x slower on a contest's loops.)
 
-    >>> eliminate([{0: 2, 1: -1}, {1: 1}], [[1], [3]])
-    ([2, 1], [[4], [3]])
+    >>> eliminate([{0: 2, 1: -1}, {1: 1}], [[1], [3]])  # x = 2 / 1, y = 3 / 1
+    ([mpz(1), 1], [[mpz(2)], [3]])
     """
     cdef Py_ssize_t size = len(rows), step, r, pivot
     if size == 0:

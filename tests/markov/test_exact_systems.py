@@ -6,6 +6,7 @@ bits) are solved the other way."""
 
 from __future__ import annotations
 
+import doctest
 import random
 from fractions import Fraction
 
@@ -92,6 +93,8 @@ def test_elimination_declines_what_it_does_not_serve():
     assert systems.eliminate([{0: 2**64}], [[1]]) is None  # an entry past 64 bits
     assert systems.eliminate([{0: 0, 1: 1}, {0: 1, 1: 0}], [[1], [1]]) is None  # a zero pivot
     assert systems.eliminate([{0: -3}], [[1]]) is None  # a negative pivot
+    assert systems.eliminate([{0: 1, 1: -1}, {0: -1, 1: 1}], [[1], [0]]) is None  # singular
+    assert systems.eliminate([{0: 1, 1: -1}, {0: -1, 1: 1}], [[0], [0]]) is None  # and B zero too
     # entries near 2^62 whose combinations stay past 64 bits after dividing out their gcd
     big = 2**62 - 57
     grows = [{0: big, 1: -(big - 2), 2: -1}, {0: -(big - 4), 1: big, 2: -3}, {0: -5, 1: -7, 2: big}]
@@ -123,3 +126,9 @@ def test_arithmetic_solves_a_system_the_elimination_declines():
     assert [
         Fraction(int(v.numerator), int(v.denominator)) for v in ExactArithmetic().solve_values(rows, right_sides)
     ] == [row[0] for row in expected]
+
+
+def test_the_compiled_modules_examples_hold():
+    """pytest's doctest collection skips compiled modules: their examples are run here."""
+    results = doctest.testmod(systems)
+    assert results.attempted >= 2 and results.failed == 0
