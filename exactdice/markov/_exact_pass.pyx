@@ -219,9 +219,9 @@ cdef inline int _flow_into(dict inflow, Py_ssize_t target, object denominator, o
 cdef class LoopSystems:
     """The linear systems of a graph's cyclic components, built over its CSR arrays: the
     compiled `_Solver.live_states` and `_Solver.build_system` (decisions fixed by a policy,
-    node -> edge). Their right sides are summed per distinct denominator of the
-    successors' values as the solver holds them (numerator and denominator, not reduced),
-    so the solved values are the same rationals."""
+    node -> edge), and `ExpectedVisits.pass_cycle`. Right sides are summed per distinct
+    denominator of the values as the solver holds them (numerator and denominator, not
+    reduced), so the solved values are the same rationals."""
 
     cdef object solver
     cdef const uint8_t[::1] kind
@@ -230,10 +230,7 @@ cdef class LoopSystems:
     cdef const int32_t[::1] targets
     cdef const int64_t[::1] weights
     cdef dict big
-    cdef int32_t[::1] slots  # a member's place in the component while it is worked on, else -1
-    cdef vector[int64_t] low, high, diagonal
-    cdef vector[char] live
-    cdef vector[vector[int32_t]] parents
+    cdef int32_t[::1] slots  # a member's place while its component is worked on, else -1
 
     def __init__(self, solver, csr):
         self.solver = solver
@@ -249,92 +246,79 @@ cdef class LoopSystems:
                     return False
         return True
 
-    cdef int _find_live(self, list component, dict policy) except -1:
-        """Mark the members that reach a terminal under ``policy`` (``live``, by place)."""
-        cdef Py_ssize_t size = len(component), i, node, edge, place
+    cdef inline tuple _span(self, Py_ssize_t node, dict policy):
+        """The edges ``node`` takes: a decision's one under ``policy``, a chance node's all."""
+        cdef Py_ssize_t edge
+        if self.kind[node] == DECISION:
+            edge = policy[node]
+            return edge, edge + 1
+        return self.offsets[node], self.offsets[node + 1]
+
+    cdef inline int64_t _weight(self, Py_ssize_t node, Py_ssize_t edge) noexcept:
+        """An edge's weight over the node's total (`_total`): a decision's move weighs 1."""
+        return 1 if self.kind[node] == DECISION else self.weights[edge]
+
+    cdef inline int64_t _total(self, Py_ssize_t node) noexcept:
+        return 1 if self.kind[node] == DECISION else self.data[node]
+
+    def live_states(self, list component, dict policy):
+        """The members that can reach a terminal under ``policy``, sorted."""
+        cdef Py_ssize_t size = len(component), i, edge, low, high, place
         cdef int32_t target, member
         cdef const unsigned char[::1] alive = self.solver.alive
+        cdef vector[char] live = vector[char](size, 0)
+        cdef vector[vector[int32_t]] parents = vector[vector[int32_t]](size)
         cdef vector[int32_t] frontier
-        self.low.resize(size)
-        self.high.resize(size)
-        self.diagonal.resize(size)
-        self.live.assign(size, 0)
-        self.parents.resize(size)
         for i in range(size):
             self.slots[<Py_ssize_t>component[i]] = i
-            self.parents[i].clear()
         for i in range(size):
-            node = component[i]
-            if self.kind[node] == DECISION:
-                edge = policy[node]
-                self.low[i], self.high[i], self.diagonal[i] = edge, edge + 1, 1
-            else:
-                self.low[i], self.high[i], self.diagonal[i] = self.offsets[node], self.offsets[node + 1], self.data[node]
-            for edge in range(self.low[i], self.high[i]):
+            low, high = self._span(component[i], policy)
+            for edge in range(low, high):
                 target = self.targets[edge]
                 member = self.slots[target]
                 if member >= 0:
-                    self.parents[member].push_back(i)
-                elif alive[target] and not self.live[i]:
-                    self.live[i] = 1
+                    parents[member].push_back(i)
+                elif alive[target] and not live[i]:
+                    live[i] = 1
                     frontier.push_back(i)
         while not frontier.empty():
             place = frontier.back()
             frontier.pop_back()
-            for member in self.parents[place]:
-                if not self.live[member]:
-                    self.live[member] = 1
+            for member in parents[place]:
+                if not live[member]:
+                    live[member] = 1
                     frontier.push_back(member)
-        return 0
-
-    cdef list _release(self, list component):
-        """The live members, sorted; every slot back to -1."""
-        cdef Py_ssize_t i
-        cdef list live = []
-        for i in range(len(component)):
+        cdef list found = []
+        for i in range(size):
             self.slots[<Py_ssize_t>component[i]] = -1
-            if self.live[i]:
-                live.append(component[i])
-        live.sort()
-        return live
-
-    def live_states(self, list component, dict policy):
-        """The members that can reach a terminal under ``policy``, sorted."""
-        self._find_live(component, policy)
-        return self._release(component)
+            if live[i]:
+                found.append(component[i])
+        found.sort()
+        return found
 
     def system(self, list component, dict policy, endless):
         """``(order, rows, right_sides)``: the live members, sorted, and the rows of
         (weight*I - P) x = known part over them, each known part as ``(numerator,
         denominator)`` (successors outside at their values, dead members at ``endless``)."""
-        cdef Py_ssize_t size = len(component), i, edge, column
+        cdef Py_ssize_t column, node, edge, low, high
         cdef int32_t target, member
-        cdef bint decision
+        cdef int64_t weight
         cdef list nums = self.solver.nums, dens = self.solver.dens
         cdef list rows = [], right_sides = []
         cdef dict row, by_denominator
-        self._find_live(component, policy)
-        cdef list order = self._release(component)
-        for i in range(len(order)):
-            self.slots[<Py_ssize_t>order[i]] = i
-        cdef vector[int32_t] places = vector[int32_t](size)
-        for i in range(size):
-            places[i] = self.slots[<Py_ssize_t>component[i]]
-        for i in range(size):
-            if places[i] < 0:
-                self.slots[<Py_ssize_t>component[i]] = -2  # a dead member
-        cdef vector[int32_t] member_of = vector[int32_t](len(order))
-        for i in range(size):
-            if places[i] >= 0:
-                member_of[places[i]] = i
+        cdef list order = self.live_states(component, policy)
+        for node in component:
+            self.slots[node] = -2  # a dead member, unless it is live (below)
         for column in range(len(order)):
-            i = member_of[column]
-            row = {column: self.diagonal[i]}
+            self.slots[<Py_ssize_t>order[column]] = column
+        for column in range(len(order)):
+            node = order[column]
+            row = {column: self._total(node)}
             by_denominator = {}
-            decision = self.kind[<Py_ssize_t>component[i]] == DECISION
-            for edge in range(self.low[i], self.high[i]):
+            low, high = self._span(node, policy)
+            for edge in range(low, high):
                 target = self.targets[edge]
-                weight = 1 if decision else self.weights[edge]
+                weight = self._weight(node, edge)
                 member = self.slots[target]
                 if member >= 0:
                     row[member] = row.get(member, 0) - weight
@@ -344,8 +328,8 @@ cdef class LoopSystems:
                     by_denominator[dens[target]] = by_denominator.get(dens[target], 0) + weight * nums[target]
             rows.append(row)
             right_sides.append(_arriving(by_denominator))
-        for i in range(size):
-            self.slots[<Py_ssize_t>component[i]] = -1
+        for node in component:
+            self.slots[node] = -1
         return order, rows, right_sides
 
     def pass_cycle(self, visits, list component):
@@ -366,17 +350,15 @@ cdef class LoopSystems:
             self.slots[node] = i
             arrives = arrives or node in inflow
         if arrives:
+            rows = [{i: self._total(live[i])} for i in range(size)]
             for i in range(size):
                 node = live[i]
-                rows.append({i: 1 if self.kind[node] == DECISION else self.data[node]})
-            for i in range(size):
-                node = live[i]
-                low, high = self._moves(node, chosen)
+                low, high = self._span(node, chosen)
                 for edge in range(low, high):
                     column = self.slots[self.targets[edge]]
                     if column >= 0:
                         row = rows[column]
-                        row[i] = row.get(i, 0) - (1 if self.kind[node] == DECISION else self.weights[edge])
+                        row[i] = row.get(i, 0) - self._weight(node, edge)
             for i in range(size):
                 node = live[i]
                 sums = inflow.pop(node, None)
@@ -389,24 +371,16 @@ cdef class LoopSystems:
                 node = live[i]
                 num = nums[0]
                 flow_num[node], flow_den[node] = num, den
-                low, high = self._moves(node, chosen)
+                low, high = self._span(node, chosen)
                 for edge in range(low, high):
                     target = self.targets[edge]
                     if self.slots[target] < 0:
-                        _flow_into(inflow, target, den, (1 if self.kind[node] == DECISION else self.weights[edge]) * num)
+                        _flow_into(inflow, target, den, self._weight(node, edge) * num)
         for i in range(size):
             self.slots[<Py_ssize_t>live[i]] = -1
         for node in component:
             if node in inflow:  # a member that cannot end (play never ends here)
                 visits.collect(node)
-
-    cdef tuple _moves(self, Py_ssize_t node, dict chosen):
-        """The edges ``node`` takes: a decision's chosen one, a chance node's all."""
-        cdef Py_ssize_t edge
-        if self.kind[node] == DECISION:
-            edge = chosen[node]
-            return edge, edge + 1
-        return self.offsets[node], self.offsets[node + 1]
 
 
 def reward_totals(visits, csr):
@@ -425,7 +399,6 @@ def reward_totals(visits, csr):
     cdef list rewards = [{} for _ in range(counters)]
     cdef dict sums
     cdef int64_t amount
-    cdef bint whole
     for node in range(len(flow_num)):
         num = flow_num[node]
         if num is None or kind[node] == TERMINAL:
@@ -434,18 +407,14 @@ def reward_totals(visits, csr):
         if kind[node] == CHANCE:
             total = big[node][0] if big and node in big else data[node]
             steps[den] = steps.get(den, 0) + total * num
-            whole = True
-            for counter in range(counters):
-                if mass[node, counter] < 0:
-                    whole = False
-            amounts = None if whole else big_mass[node]
-            if whole:
+            if not (big_mass and node in big_mass):
                 for counter in range(counters):
                     amount = mass[node, counter]
                     if amount:
                         sums = rewards[counter]
                         sums[den] = sums.get(den, 0) + amount * num
                 continue
+            amounts = big_mass[node]
         else:
             amounts = action_rewards.get(chosen[node])
         if amounts:

@@ -16,26 +16,16 @@ from gmpy2 import mpq, mpz
 from exactdice.markov import arithmetic
 from exactdice.markov.arithmetic import ExactArithmetic
 
+from .test_arithmetic import fraction_solve as solve_column
+
 systems = pytest.importorskip("exactdice.markov._exact_systems", reason="the compiled systems are not built")
 
 
 def fraction_solve(rows, right_sides):
-    """X of A X = B by Gauss-Jordan elimination in Fractions (partial pivoting)."""
-    size = len(rows)
-    matrix = [
-        [Fraction(row.get(col, 0)) for col in range(size)] + [Fraction(value) for value in right]
-        for row, right in zip(rows, right_sides)
-    ]
-    for col in range(size):
-        pivot = next(r for r in range(col, size) if matrix[r][col] != 0)
-        matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
-        lead = matrix[col][col]
-        matrix[col] = [value / lead for value in matrix[col]]
-        for r in range(size):
-            if r != col and matrix[r][col]:
-                factor = matrix[r][col]
-                matrix[r] = [value - factor * other for value, other in zip(matrix[r], matrix[col])]
-    return [row[size:] for row in matrix]
+    """X of A X = B over Fractions, a column of B at a time (`test_arithmetic`'s solve)."""
+    width = len(right_sides[0])
+    columns = [solve_column(rows, [Fraction(right[j]) for right in right_sides]) for j in range(width)]
+    return [list(row) for row in zip(*columns)]
 
 
 def loop_system(rng, size, width, weight_bits=3, value_bits=300):
