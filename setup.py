@@ -70,7 +70,9 @@ def extensions():
         language="c++",
         extra_compile_args=["-O2", "-std=c++17"],
     )
-    return cythonize([graph, walk, interval, exact_pass, exact_systems], compiler_directives={"language_level": 3}, quiet=True)
+    return cythonize(
+        [graph, walk, interval, exact_pass, exact_systems], compiler_directives={"language_level": 3}, quiet=True
+    )
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
