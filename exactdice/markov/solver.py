@@ -503,7 +503,8 @@ class _Solver:
 
     def evaluate_values(self, component, members, policy, live=None):
         """Every member's value under ``policy``: one exact solve over the live members
-        (``live``, found here when not given), the endless payoff elsewhere."""
+        (``live``, found here when not given; `LoopSystems` finds them itself), the
+        endless payoff elsewhere."""
         systems = self.compiled_loops(component)
         if systems is not None:
             order, rows, right_sides = systems.system(component, policy, self.endless)
