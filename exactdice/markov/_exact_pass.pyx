@@ -239,7 +239,8 @@ cdef class LoopSystems:
         self.slots = numpy.full(len(csr.kind), -1, dtype=numpy.int32)
 
     def serves(self, list component):
-        """False when a member has a weight past 64 bits (the Python methods then serve)."""
+        """False when a member has a weight or total past 64 bits (the Python methods
+        then serve)."""
         if self.big:
             for node in component:
                 if node in self.big:
@@ -271,16 +272,19 @@ cdef class LoopSystems:
         cdef vector[int32_t] frontier
         for i in range(size):
             self.slots[<Py_ssize_t>component[i]] = i
-        for i in range(size):
-            low, high = self._span(component[i], policy)
-            for edge in range(low, high):
-                target = self.targets[edge]
-                member = self.slots[target]
-                if member >= 0:
-                    parents[member].push_back(i)
-                elif alive[target] and not live[i]:
-                    live[i] = 1
-                    frontier.push_back(i)
+        try:
+            for i in range(size):
+                low, high = self._span(component[i], policy)
+                for edge in range(low, high):
+                    target = self.targets[edge]
+                    member = self.slots[target]
+                    if member >= 0:
+                        parents[member].push_back(i)
+                    elif alive[target] and not live[i]:
+                        live[i] = 1
+                        frontier.push_back(i)
+        finally:
+            self._release(component)
         while not frontier.empty():
             place = frontier.back()
             frontier.pop_back()
@@ -288,29 +292,39 @@ cdef class LoopSystems:
                 if not live[member]:
                     live[member] = 1
                     frontier.push_back(member)
-        cdef list found = []
-        for i in range(size):
-            self.slots[<Py_ssize_t>component[i]] = -1
-            if live[i]:
-                found.append(component[i])
+        cdef list found = [component[i] for i in range(size) if live[i]]
         found.sort()
         return found
+
+    cdef void _release(self, list members):
+        """Every member's slot back to -1 (also when the work on them raised)."""
+        for node in members:
+            self.slots[<Py_ssize_t>node] = -1
 
     def system(self, list component, dict policy, endless):
         """``(order, rows, right_sides)``: the live members, sorted, and the rows of
         (weight*I - P) x = known part over them, each known part as ``(numerator,
         denominator)`` (successors outside at their values, dead members at ``endless``)."""
-        cdef Py_ssize_t column, node, edge, low, high
-        cdef int32_t target, member
-        cdef int64_t weight
-        cdef list nums = self.solver.nums, dens = self.solver.dens
+        cdef Py_ssize_t column, node
         cdef list rows = [], right_sides = []
-        cdef dict row, by_denominator
         cdef list order = self.live_states(component, policy)
         for node in component:
             self.slots[node] = -2  # a dead member, unless it is live (below)
         for column in range(len(order)):
             self.slots[<Py_ssize_t>order[column]] = column
+        try:
+            self._rows(order, policy, endless, rows, right_sides)
+        finally:
+            self._release(component)
+        return order, rows, right_sides
+
+    cdef int _rows(self, list order, dict policy, endless, list rows, list right_sides) except -1:
+        """`system`'s rows and right sides, the members' slots set."""
+        cdef Py_ssize_t column, node, edge, low, high
+        cdef int32_t target, member
+        cdef int64_t weight
+        cdef list nums = self.solver.nums, dens = self.solver.dens
+        cdef dict row, by_denominator
         for column in range(len(order)):
             node = order[column]
             row = {column: self._total(node)}
@@ -328,59 +342,60 @@ cdef class LoopSystems:
                     by_denominator[dens[target]] = by_denominator.get(dens[target], 0) + weight * nums[target]
             rows.append(row)
             right_sides.append(_arriving(by_denominator))
-        for node in component:
-            self.slots[node] = -1
-        return order, rows, right_sides
+        return 0
 
     def pass_cycle(self, visits, list component):
         """`ExpectedVisits.pass_cycle` over the arrays: one solve of the transposed system
         over the live members (a column per source), their flows pushed out of the loop;
         members that cannot end keep what arrives."""
         cdef const unsigned char[::1] alive = self.solver.alive
+        cdef list live = [node for node in component if alive[<Py_ssize_t>node]]
+        cdef Py_ssize_t place
+        for place in range(len(live)):
+            self.slots[<Py_ssize_t>live[place]] = place
+        try:
+            if any(node in visits.inflow for node in live):
+                self._flows(visits, live)
+        finally:
+            self._release(live)
+        for node in component:
+            if node in visits.inflow:  # a member that cannot end (play never ends here)
+                visits.collect(node)
+
+    cdef int _flows(self, visits, list live) except -1:
+        """`pass_cycle`'s solve and its flows out, the live members' slots set."""
         cdef dict chosen = self.solver.chosen_edge, inflow = visits.inflow
         cdef list flow_num = visits.flow_num, flow_den = visits.flow_den
-        cdef list live = [node for node in component if alive[<Py_ssize_t>node]]
         cdef Py_ssize_t size = len(live), i, node, edge, low, high, initial = visits.graph.initial
         cdef int32_t target, column
-        cdef bint arrives = False
-        cdef list rows = [], right_sides = []
+        cdef list rows = [{i: self._total(live[i])} for i in range(size)], right_sides = []
         cdef dict row
         for i in range(size):
             node = live[i]
-            self.slots[node] = i
-            arrives = arrives or node in inflow
-        if arrives:
-            rows = [{i: self._total(live[i])} for i in range(size)]
-            for i in range(size):
-                node = live[i]
-                low, high = self._span(node, chosen)
-                for edge in range(low, high):
-                    column = self.slots[self.targets[edge]]
-                    if column >= 0:
-                        row = rows[column]
-                        row[i] = row.get(i, 0) - self._weight(node, edge)
-            for i in range(size):
-                node = live[i]
-                sums = inflow.pop(node, None)
-                if sums is None:
-                    right_sides.append(((_ZERO,), _ONE))
-                    continue
-                num, den = _arriving(sums)
-                right_sides.append(((num + den if node == initial else num,), den))
-            for i, (nums, den) in enumerate(visits.numbers.solve_vectors(rows, right_sides)):
-                node = live[i]
-                num = nums[0]
-                flow_num[node], flow_den[node] = num, den
-                low, high = self._span(node, chosen)
-                for edge in range(low, high):
-                    target = self.targets[edge]
-                    if self.slots[target] < 0:
-                        _flow_into(inflow, target, den, self._weight(node, edge) * num)
+            low, high = self._span(node, chosen)
+            for edge in range(low, high):
+                column = self.slots[self.targets[edge]]
+                if column >= 0:
+                    row = rows[column]
+                    row[i] = row.get(i, 0) - self._weight(node, edge)
         for i in range(size):
-            self.slots[<Py_ssize_t>live[i]] = -1
-        for node in component:
-            if node in inflow:  # a member that cannot end (play never ends here)
-                visits.collect(node)
+            node = live[i]
+            sums = inflow.pop(node, None)
+            if sums is None:
+                right_sides.append(((_ZERO,), _ONE))
+                continue
+            num, den = _arriving(sums)
+            right_sides.append(((num + den if node == initial else num,), den))
+        for i, (nums, den) in enumerate(visits.numbers.solve_vectors(rows, right_sides)):
+            node = live[i]
+            num = nums[0]
+            flow_num[node], flow_den[node] = num, den
+            low, high = self._span(node, chosen)
+            for edge in range(low, high):
+                target = self.targets[edge]
+                if self.slots[target] < 0:
+                    _flow_into(inflow, target, den, self._weight(node, edge) * num)
+        return 0
 
 
 def reward_totals(visits, csr):

@@ -7,12 +7,16 @@ The solver's loops (`exactdice.markov.arithmetic.ExactArithmetic.solve_values` a
 `solve_vectors`) are systems A X = B where A = weight * I - P over a component's live
 states: small integer entries, two or three a row, and a nonsingular M-matrix, so every
 diagonal pivot is positive in any order (a principal submatrix of a nonsingular M-matrix
-is one too). Elimination picks the row with the fewest entries next, which keeps the
-chain-like loops of a contest sparse, and divides each combined row by what its entries
-share with its right side. The big integers meet only A's small ones: two products and a
-difference a combination, no gcd of two big numbers until the caller reduces the answers.
+is one too; a pivot that is not positive only makes `eliminate` decline). The pivot is
+chosen by Markowitz's rule (the least (row entries - 1) x (column entries - 1)), which
+keeps the chain-like loops of a contest sparse. Each combined row of A is divided by the
+gcd of its entries, which keeps them within 64 bits; its right side keeps that factor in
+a scale of its own, cancelled where the right side shares it. The big integers meet A's
+small ones: two products and a difference a combination, and an lcm of two rows' scales
+where they differ.
 """
 
+from cpython.number cimport PyIndex_Check
 from libc.stdint cimport INT64_MAX, int64_t
 from libc.stdlib cimport llabs
 from libcpp.vector cimport vector
@@ -75,7 +79,8 @@ cdef class _Elimination:
     cdef list sums, scales
 
     cdef bint fill(self, list rows, list right_sides) except -1:
-        """Read A and B; False when an entry of A passes 64 bits or names no column."""
+        """Read A and B; False when a row is no dict, or an entry of A is no integer,
+        passes 64 bits or names no column."""
         cdef Py_ssize_t size = len(rows), i, j
         self.size, self.width = size, len(right_sides[0])
         self.a.assign(size * size, 0)
@@ -83,9 +88,13 @@ cdef class _Elimination:
         self.entries.assign(size, 0)
         self.column_entries.assign(size, 0)
         for i in range(size):
+            if not isinstance(rows[i], dict):
+                return False
             for column, coefficient in (<dict>rows[i]).items():
+                if not PyIndex_Check(coefficient) or not -INT64_MAX <= coefficient <= INT64_MAX:
+                    return False  # a Fraction or a float would be truncated
                 j = column
-                if not 0 <= j < size or not -INT64_MAX <= coefficient <= INT64_MAX:
+                if not 0 <= j < size:
                     return False
                 self.a[i * size + j] = coefficient
                 if coefficient:
@@ -164,9 +173,9 @@ def eliminate(list rows, list right_sides):
     """Solve A X = B. ``rows[i]`` maps column -> integer coefficient of A; ``right_sides[i]``
     lists row i of B (integers, all rows the same width). Returns ``(divisors, sums)``:
     X[i][j] = sums[i][j] / divisors[i], not reduced, every divisor positive; or None
-    when A is not of the kind this serves (more than `MAX_ROWS` rows, an entry past 64
-    bits, a pivot that is not positive, a singular A): the caller then solves it another
-    way.
+    when A is not of the kind this serves (more than `MAX_ROWS` rows, an entry that is no
+    integer or passes 64 bits, a pivot that is not positive, a singular A): the caller
+    then solves it another way.
 
     Gauss-Jordan elimination in Markowitz's order, each step fraction-free row
     combinations (`_Elimination.combine`). (Forward elimination and back substitution

@@ -140,8 +140,10 @@ class ExactArithmetic:
     def solve_vectors(self, rows, right_sides):
         """Solve A X = R for small-integer A (``rows[i]``: column -> coefficient) and
         right sides given as ``(integer sums, denominator)``; returns reduced
-        ``(numerators, denominator)`` per row. Small systems invert A exactly (its
-        entries are small) and multiply, so the huge numbers only meet small ones."""
+        ``(numerators, denominator)`` per row. The compiled elimination
+        (`exactdice.markov._exact_systems`) serves first; where it declines, small
+        systems invert A exactly (its entries are small) and multiply, so the huge
+        numbers only meet small ones, and large ones go to FLINT."""
         solved = _exact_systems.solve_vectors(rows, right_sides) if _exact_systems is not None else None
         if solved is not None:
             return solved
@@ -194,8 +196,10 @@ class ExactArithmetic:
         given as ``(numerator, denominator)`` pairs (`value_sum`): the values x. The right
         sides go over one common denominator first: solving with rational right sides of
         many huge denominators costs far more (16x on systems of 22-160 states with
-        20,000-36,000-digit right sides). Long right sides then meet only A's small
-        inverse (`_scaled_inverse`); short ones, and large systems, one elimination.
+        20,000-36,000-digit right sides). The compiled elimination
+        (`exactdice.markov._exact_systems`) serves first; where it declines, long right
+        sides meet only A's small inverse (`_scaled_inverse`), short ones and large
+        systems one elimination (Python's or FLINT's).
 
         >>> ExactArithmetic().solve_values([{0: 2, 1: -1}, {1: 1}], [(1, 3), (1, 2)])
         [mpq(5,12), mpq(1,2)]

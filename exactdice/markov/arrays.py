@@ -144,7 +144,9 @@ _UNKNOWN = object()
 
 
 class _ByEdge(Mapping):
-    """A mapping edge -> value over the few edges that have one (decision edges)."""
+    """A mapping edge -> value over the few edges that have one (decision edges). A value
+    is made once and kept while the graph lives: the solvers ask for the same edges again
+    (at most one entry a decision edge)."""
 
     def __init__(self, edges, values):
         self._edges = edges
@@ -168,7 +170,7 @@ class _ByEdge(Mapping):
         if place is None:
             return default
         value = self._known.get(place, _UNKNOWN)
-        if value is _UNKNOWN:  # made once: the solvers ask again for the same edges
+        if value is _UNKNOWN:
             value = self._known[place] = self._values(place)
         return default if value is None else value
 

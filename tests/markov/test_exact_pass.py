@@ -8,6 +8,7 @@ from __future__ import annotations
 import pickle
 from fractions import Fraction
 
+import numpy
 import pytest
 
 from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules
@@ -118,6 +119,70 @@ def test_states_with_weights_past_64_bits_go_back_to_python(monkeypatch):
     assert_same_integers(*solved_in_both(graph, {"win": 1}, 0, monkeypatch))
     solution = solve(graph)
     assert sum(solution.absorption.values()) + solution.never_ends == 1
+
+
+class HugeLoop:
+    """A loop through a decision whose chance states' totals and reward masses pass 64
+    bits (one reward negative), beside a loop of small weights."""
+
+    outcomes = ("win", "loss")
+    reward_names = ("steps", "debt")
+
+    def initial_state(self):
+        return 0
+
+    def expand(self, state):
+        if isinstance(state, str):
+            return Terminal(state)
+        if state == 0:
+            return Decision("max", (("go", 1, None), ("stop", 3, (0, 1))))
+        if state == 1:
+            return Chance(((2**62, 2, (1, 0)), (2**62 + 5, 0, (1, -3)), (3, "win", None)))
+        if state == 2:
+            return Chance(((1, 0, (1, 0)), (1, "win", (0, 2)), (2, "loss", None)))
+        return Chance(((1, 3, (1, 0)), (2, 4, None), (1, "loss", (0, -1))))  # states 3 and 4
+
+
+def as_array_graph(graph):
+    """The same graph as an `ArrayGraph` (with its reward masses in arrays, as the compiled
+    walk gives them): its expected rewards are summed by the compiled `reward_totals`."""
+    csr = csr_arrays(graph)
+    edges = sorted(graph.action_names)
+    return ArrayGraph(
+        graph.outcomes,
+        graph.reward_names,
+        kind=csr.kind,
+        data=csr.data,
+        offsets=csr.offsets,
+        targets=csr.targets,
+        weights=csr.weights,
+        state_of=graph.states.__getitem__,
+        node_of=graph.index.get,
+        mass=csr.mass,
+        has_mass=numpy.array([bool(graph.chance_reward_mass[node]) for node in range(graph.num_states)]),
+        big=csr.big,
+        big_mass=csr.big_mass,
+        decision_edges=numpy.array(edges, dtype=numpy.int64),
+        action_name=lambda place: graph.action_names[edges[place]],
+        action_rewards=lambda place: graph.action_rewards.get(edges[place]),
+    )
+
+
+def test_loops_with_totals_past_64_bits_go_back_to_python(monkeypatch):
+    graph = explore(HugeLoop())
+    assert any(len(component) > 1 for component in graph.strongly_connected_components())
+    assert csr_arrays(graph).big and csr_arrays(graph).big_mass
+    assert_same_integers(*solved_in_both(graph, {"win": 1}, Fraction(1, 3), monkeypatch))
+
+
+def test_reward_totals_read_big_totals_and_masses_as_python_does():
+    graph = explore(HugeLoop())
+    arrays = as_array_graph(graph)
+    assert arrays.csr.big_mass and arrays.csr.mass.shape[1] == 2
+    from_arrays, from_lists = solve(arrays, payoff={"win": 1}), solve(graph, payoff={"win": 1})
+    assert from_arrays.expected_rewards == from_lists.expected_rewards
+    assert from_arrays.expected_rewards["debt"] < 0  # a negative mass is a mass, not a marker
+    assert answers(from_arrays) == answers(from_lists)
 
 
 def test_the_strategy_names_states_when_asked_and_pickles_as_a_dict():

@@ -85,6 +85,10 @@ def test_elimination_declines_what_it_does_not_serve():
     assert systems.eliminate([{0: -3}], [[1]]) is None  # a negative pivot
     assert systems.eliminate([{0: 1, 1: -1}, {0: -1, 1: 1}], [[1], [0]]) is None  # singular
     assert systems.eliminate([{0: 1, 1: -1}, {0: -1, 1: 1}], [[0], [0]]) is None  # and B zero too
+    assert systems.eliminate([{0: Fraction(3, 2)}], [[3]]) is None  # not truncated to 1
+    assert systems.eliminate([{0: 1.5}], [[3]]) is None
+    assert systems.eliminate([[1]], [[3]]) is None  # a row that is no mapping
+    assert ExactArithmetic().solve_values([{0: mpq(3, 2)}], [(mpz(3), mpz(1))]) == [mpq(2)]
     # entries near 2^62 whose combinations stay past 64 bits after dividing out their gcd
     big = 2**62 - 57
     grows = [{0: big, 1: -(big - 2), 2: -1}, {0: -(big - 4), 1: big, 2: -3}, {0: -5, 1: -7, 2: big}]
