@@ -56,7 +56,7 @@ cdef extern from *:
 
 _ONE = mpz(1)
 
-#: systems with more rows than this go to FLINT (a dense n x n array of A is kept here)
+#: systems with more rows than this are declined (a dense n x n table of A is kept here)
 MAX_ROWS = 96
 
 
