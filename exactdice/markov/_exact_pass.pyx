@@ -14,6 +14,7 @@ way. Cyclic components, and
 states with weights past 64 bits, go back to the solver's Python.
 """
 
+from cpython.object cimport PyObject
 from libc.stdint cimport int64_t, int32_t, uint8_t
 from libcpp.vector cimport vector
 
@@ -21,6 +22,151 @@ import numpy
 from gmpy2 import gcd, lcm, mpz
 
 from exactdice.limits import check_memory
+
+cdef extern from "dlfcn.h" nogil:
+    void* dlopen(const char* filename, int flags)
+    void* dlsym(void* handle, const char* symbol)
+    int RTLD_LAZY
+    int RTLD_NOLOAD
+
+ctypedef struct _Mpz:  # GMP's __mpz_struct
+    int alloc
+    int size
+    void* limbs
+
+ctypedef struct _MpzBody:  # what follows the object's header in gmpy2's MPZ_Object
+    _Mpz number
+    Py_hash_t hash_cache  # -1: not computed
+
+ctypedef void (*_addmul_ui_t)(_Mpz* total, const _Mpz* value, unsigned long factor) noexcept nogil
+ctypedef void (*_addmul_t)(_Mpz* total, const _Mpz* value, const _Mpz* factor) noexcept nogil
+# bound by `_bind_gmp`; NULL: every sum makes new numbers (`use_gmp(False)` for tests)
+cdef _addmul_ui_t _addmul_ui = NULL
+cdef _addmul_ui_t _submul_ui = NULL
+cdef _addmul_t _addmul = NULL
+cdef _addmul_ui_t _found_addmul_ui = NULL
+cdef _addmul_ui_t _found_submul_ui = NULL
+cdef _addmul_t _found_addmul = NULL
+
+
+cdef inline _MpzBody* _body_of(object value) noexcept:
+    return <_MpzBody*>(<char*><PyObject*>value + sizeof(PyObject))
+
+
+cdef inline _Mpz* _mpz_of(object value) noexcept:
+    """The GMP number inside a gmpy2 ``mpz`` (its struct: the object's header, then it)."""
+    return &_body_of(value).number
+
+
+cdef inline bint _owned(object value, Py_ssize_t holders) noexcept:
+    """Whether ``value`` is an ``mpz`` that nothing holds but the caller's ``holders``
+    references: then changing it in place changes no number anyone else sees."""
+    return type(value) is mpz and (<PyObject*>value).ob_refcnt == holders
+
+
+cdef object _add_product(object total, object value, int64_t factor, Py_ssize_t holders=2):
+    """``total + factor * value``: in place when only ``holders`` references hold
+    ``total`` (default: the caller's variable and one container; `_owned`), else a new
+    number. ``factor`` >= 0."""
+    if _addmul_ui != NULL and type(value) is mpz and _owned(total, holders):
+        _addmul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>factor)
+        _body_of(total).hash_cache = -1
+        return total
+    return total + factor * value
+
+
+def _bind_gmp():
+    """Find ``mpz_addmul_ui`` and ``mpz_addmul`` in the GMP that gmpy2 itself loaded, so
+    that a sum of products grows one number in place instead of making two new ones a
+    term; each checked on known values (the object layout assumed) before it is used,
+    else left unbound (the sums then make new numbers, as Python does)."""
+    global _found_addmul_ui, _found_submul_ui, _found_addmul
+    import gmpy2.gmpy2 as extension
+
+    handle = dlopen(extension.__file__.encode(), RTLD_LAZY | RTLD_NOLOAD)
+    if handle == NULL:
+        return
+    by_small = <_addmul_ui_t>dlsym(handle, b"__gmpz_addmul_ui")
+    less_small = <_addmul_ui_t>dlsym(handle, b"__gmpz_submul_ui")
+    by_big = <_addmul_t>dlsym(handle, b"__gmpz_addmul")
+    if by_small == NULL or less_small == NULL or by_big == NULL:
+        return
+    start = mpz(11) ** 60
+    cdef Py_hash_t known = hash(start)
+    if _body_of(start).hash_cache != known or _mpz_of(start).size != 4:  # 208 bits: 4 limbs
+        return
+    for value in (mpz(3) ** 200, -(mpz(7) ** 90), mpz(5), mpz(0)):
+        total, less, other = start + 0, start + 0, start + 0
+        by_small(_mpz_of(total), _mpz_of(value), 123456789)
+        less_small(_mpz_of(less), _mpz_of(value), 987654321)
+        by_big(_mpz_of(other), _mpz_of(value), _mpz_of(-start))
+        if total != start + value * 123456789 or less != start - value * 987654321 or other != start - value * start:
+            return
+    _found_addmul_ui, _found_submul_ui, _found_addmul = by_small, less_small, by_big
+    use_gmp(True)
+
+
+def summed_parts(list parts):
+    """`exactdice.markov.forward.summed_parts` (a loop's right sides: per member, the sum
+    of amount, or amount * scale), each sum grown in place where GMP is bound.
+
+    >>> summed_parts([[(mpz(2), None), (mpz(3), mpz(5))], []])
+    [mpz(17), mpz(0)]
+    """
+    cdef list sums = [], member
+    cdef object total, amount, scale
+    for member in parts:
+        total = mpz()
+        for amount, scale in member:
+            if _addmul != NULL and type(amount) is mpz and (scale is None or type(scale) is mpz):
+                if scale is None:
+                    _addmul_ui(_mpz_of(total), _mpz_of(amount), 1)
+                else:
+                    _addmul(_mpz_of(total), _mpz_of(amount), _mpz_of(scale))
+            else:
+                total = total + (amount if scale is None else amount * scale)
+        sums.append(total)
+    return sums
+
+
+def row_total(dict row, list values):
+    """sum(entry * values[column] for column, entry in row.items()): a loop's row times
+    its solution, checked against the right side (`exactdice.markov.forward.solve_block`),
+    grown in place where GMP is bound.
+
+    >>> row_total({0: 2, 1: -3}, [mpz(10), mpz(4)])
+    mpz(8)
+    """
+    cdef object total = mpz(), value
+    cdef object column, entry
+    cdef int64_t small
+    for column, entry in row.items():
+        value = values[column]
+        if _addmul_ui != NULL and type(value) is mpz and type(entry) is int and -(2**63) < entry < 2**63:
+            small = entry
+            if small >= 0:
+                _addmul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>small)
+            else:
+                _submul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>(-small))
+        else:
+            total = total + entry * value
+    return total
+
+
+def use_gmp(bint wanted) -> bool:
+    """Grow sums in place with GMP (where `_bind_gmp` found it) or make new numbers as
+    Python does (False; the tests compare the two); returns whether GMP is now in use."""
+    global _addmul_ui, _submul_ui, _addmul
+    if wanted:
+        _addmul_ui, _submul_ui, _addmul = _found_addmul_ui, _found_submul_ui, _found_addmul
+    else:
+        _addmul_ui = _submul_ui = NULL
+        _addmul = NULL
+    return _addmul_ui != NULL
+
+
+_bind_gmp()
+
 
 DEF TERMINAL = 0
 DEF CHANCE = 1
@@ -107,17 +253,17 @@ cdef int _chance_value(
     for edge in range(low, high):
         target = targets[edge]
         denominator = dens[target]
-        term = weights[edge] * nums[target]
         reaches_end |= alive[target]
         if by_denominator is None:
             if first_denominator is None:
-                first_denominator, first_sum = denominator, term
+                first_denominator, first_sum = denominator, weights[edge] * nums[target]
                 continue
             if denominator is first_denominator or denominator == first_denominator:
-                first_sum = first_sum + term
+                # first_sum: a number made here, held by this variable alone
+                first_sum = _add_product(first_sum, nums[target], weights[edge], 1)
                 continue
             by_denominator = {first_denominator: first_sum}
-        by_denominator[denominator] = by_denominator.get(denominator, 0) + term
+        by_denominator[denominator] = by_denominator.get(denominator, 0) + weights[edge] * nums[target]
     if by_denominator is None:
         numerator, denominator = first_sum, first_denominator
     else:
@@ -190,9 +336,9 @@ def forward_visits(visits, list components, csr):
         if kind[node] == CHANCE:
             den = den * data[node]
             for edge in range(offsets[node], offsets[node + 1]):
-                _flow_into(inflow, targets[edge], den, weights[edge] * num)
+                _flow_into(inflow, targets[edge], den, num, weights[edge])
         else:
-            _flow_into(inflow, targets[<Py_ssize_t>chosen[node]], den, 1 * num)
+            _flow_into(inflow, targets[<Py_ssize_t>chosen[node]], den, num, 1)
         flow_num[node], flow_den[node] = num, den
 
 
@@ -207,12 +353,16 @@ cdef tuple _arriving(dict by_denominator):
     return sum([total * (common // denominator) for denominator, total in by_denominator.items()]), common
 
 
-cdef inline int _flow_into(dict inflow, Py_ssize_t target, object denominator, object amount) except -1:
-    sums = inflow.get(target)
+cdef inline int _flow_into(
+    dict inflow, Py_ssize_t target, object denominator, object value, int64_t weight
+) except -1:
+    """Add ``weight * value`` (over ``denominator``) to ``target``'s inflow."""
+    cdef object sums = inflow.get(target), held
     if sums is None:
-        inflow[target] = {denominator: amount}
-    else:
-        (<dict>sums)[denominator] = (<dict>sums).get(denominator, 0) + amount
+        inflow[target] = {denominator: weight * value}
+        return 0
+    held = (<dict>sums).get(denominator)
+    (<dict>sums)[denominator] = weight * value if held is None else _add_product(held, value, weight)
     return 0
 
 
@@ -394,7 +544,7 @@ cdef class LoopSystems:
             for edge in range(low, high):
                 target = self.targets[edge]
                 if self.slots[target] < 0:
-                    _flow_into(inflow, target, den, self._weight(node, edge) * num)
+                    _flow_into(inflow, target, den, num, self._weight(node, edge))
         return 0
 
 
@@ -438,3 +588,104 @@ def reward_totals(visits, csr):
                     sums = rewards[counter]
                     sums[den] = sums.get(den, 0) + amounts[counter] * num
     return _arriving(steps), [_arriving(sums) for sums in rewards]
+
+
+cdef class ChainFlows:
+    """The inner loops of the chain's forward pass (`exactdice.markov.forward._Pass`) over
+    a graph's arrays: an acyclic chance state's amount sent along its edges, and the sums
+    a solved loop passes on. The same gmpy2 operations in the same order as the Python
+    methods, so both give the identical integers. For graphs whose weights all fit 64
+    bits (``graph.weights`` an ``array('q')``).
+
+    >>> from array import array
+    >>> from gmpy2 import mpz
+    >>> class Graph:  # node 0 -> 1 (weight 2), 2 (weight 3); node 1 -> 0, 2
+    ...     kind = bytearray([1, 1, 0])
+    ...     offsets, targets, weights = array("q", [0, 2, 4, 4]), array("q", [1, 2, 0, 2]), array("q", [2, 3, 1, 1])
+    >>> flows = ChainFlows(Graph())
+    >>> inflow = [None, {7: mpz(1)}, None]
+    >>> flows.spread(inflow, 0, 5, mpz(10))
+    >>> inflow
+    [None, {7: mpz(1), 5: mpz(20)}, {5: mpz(30)}]
+    >>> flows.leaving([0, 1], [mpz(4), mpz(6)], {})
+    [(2, mpz(18))]
+    """
+
+    cdef const uint8_t[::1] kind
+    cdef const int64_t[::1] offsets
+    cdef const int64_t[::1] targets
+    cdef const int64_t[::1] weights
+    cdef list scratch  # a target's running sum while a loop's exits are summed, else None
+
+    def __init__(self, graph):
+        self.kind = graph.kind
+        self.offsets, self.targets, self.weights = graph.offsets, graph.targets, graph.weights
+        self.scratch = [None] * len(graph.kind)
+
+    def spread(self, list inflow, Py_ssize_t node, object own, object amount):
+        """Add ``weight * amount`` to every successor's inflow of class ``own``
+        (`_Pass.state`'s loop over a chance node's edges)."""
+        cdef Py_ssize_t edge, target
+        cdef object amounts, held
+        for edge in range(self.offsets[node], self.offsets[node + 1]):
+            target = self.targets[edge]
+            amounts = inflow[target]
+            if amounts is None:
+                inflow[target] = {own: self.weights[edge] * amount}
+                continue
+            held = (<dict>amounts).get(own)
+            if held is None:
+                (<dict>amounts)[own] = self.weights[edge] * amount
+            else:
+                (<dict>amounts)[own] = _add_product(held, amount, self.weights[edge])
+
+    def leaving(self, list live, list values, dict chosen_edge):
+        """``[(target, sum of weight * value)]`` for the states a loop passes visits to, in
+        the order `_Pass.leaving` lists them (each target where an edge first reaches it),
+        the loop's live members dropped."""
+        cdef list scratch = self.scratch, touched = [], result = []
+        cdef Py_ssize_t i, node, edge, target
+        cdef object amount, held
+        try:
+            for i in range(len(live)):
+                amount = values[i]
+                if not amount:
+                    continue
+                node = live[i]
+                if self.kind[node] == DECISION:
+                    target = self.targets[<Py_ssize_t>chosen_edge[node]]
+                    held = scratch[target]
+                    if held is None:
+                        touched.append(target)
+                        scratch[target] = 0 + amount
+                    else:
+                        scratch[target] = held + amount
+                    continue
+                if _addmul_ui != NULL and type(amount) is mpz:
+                    for edge in range(self.offsets[node], self.offsets[node + 1]):
+                        target = self.targets[edge]
+                        held = scratch[target]
+                        if held is None:
+                            touched.append(target)
+                            held = scratch[target] = mpz()
+                        _addmul_ui(_mpz_of(held), _mpz_of(amount), <unsigned long>self.weights[edge])
+                    continue
+                for edge in range(self.offsets[node], self.offsets[node + 1]):
+                    target = self.targets[edge]
+                    held = scratch[target]
+                    if held is None:
+                        touched.append(target)
+                        scratch[target] = 0 + self.weights[edge] * amount
+                    else:
+                        scratch[target] = held + self.weights[edge] * amount
+            for node in live:
+                if scratch[node] is not None:
+                    scratch[node] = False  # a member: dropped below
+            for target in touched:
+                held = scratch[target]
+                if held is not False:
+                    result.append((target, held))
+        finally:
+            for target in touched:
+                scratch[target] = None
+        return result

@@ -62,6 +62,7 @@ in them on A5 v C5 W5 P2).
 from __future__ import annotations
 
 import sys
+from array import array
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -71,6 +72,12 @@ from exactdice.limits import check_memory
 from exactdice.markov.graph import CHANCE, DECISION, TERMINAL, StateGraph
 from exactdice.markov.denominators import Denominators, small_prime_factors
 from exactdice.markov.lifting import solve_by_lifting
+
+try:
+    from exactdice.markov._exact_pass import ChainFlows, row_total
+    from exactdice.markov._exact_pass import summed_parts as compiled_parts
+except ImportError:  # an install that could not build the extension: the Python loops
+    ChainFlows = row_total = compiled_parts = None  # type: ignore[assignment,misc]
 
 __all__ = ["ForwardResult", "forward_pass", "small_prime_factors", "Denominators"]
 
@@ -97,6 +104,9 @@ class _Plan:
         self.cyclic: dict[int, tuple] = {}  # component index -> (live order, rows of A_C, A_C)
         self._positions = None  # numpy: a loop member's column while its rows are built, else -1
         self._targets = None
+        # the pass's edge loops compiled, where the extension is built and every weight
+        # fits 64 bits (an array, not a list)
+        self.flows = ChainFlows(graph) if ChainFlows is not None and isinstance(graph.weights, array) else None
 
     def is_cyclic(self, index) -> bool:
         """Whether component ``index`` is a loop (more than one state, or a self-loop)."""
@@ -328,9 +338,12 @@ def solve_block(matrix, rows, sources):
     else:
         numerators, denominator = _solve_wide(matrix, rows, sources)
     for row, source in zip(rows, sources):
-        total = mpz(0)
-        for column, entry in row.items():
-            total += entry * numerators[column]
+        if row_total is not None and type(numerators) is list:
+            total = row_total(row, numerators)
+        else:
+            total = mpz(0)
+            for column, entry in row.items():
+                total += entry * numerators[column]
         if total != denominator * source:
             raise ArithmeticError("forward pass: a loop's exact solve does not satisfy its system")
     return numerators, denominator
@@ -430,6 +443,8 @@ def summed_parts(parts) -> list:
     >>> summed_parts([[(2, None), (3, 5)], []])
     [mpz(17), mpz(0)]
     """
+    if compiled_parts is not None:
+        return compiled_parts(parts)
     sums = []
     for member in parts:
         total = mpz(0)
@@ -484,6 +499,9 @@ class _Pass:
             _add(self.steps, klass, amount)
             own = self.classes.times(klass, total)  # y = amount / (D_in * total)
             self.rewarded(graph.chance_reward_mass[node], own, amount)
+            if plan.flows is not None:
+                plan.flows.spread(self.inflow, node, own, amount)
+                return
             low, high = graph.offsets[node], graph.offsets[node + 1]
             inflow = self.inflow
             for weight, target in zip(graph.weights[low:high], graph.targets[low:high]):
@@ -561,6 +579,8 @@ class _Pass:
         it, or its dead members. Every edge is added, then the live members dropped
         (cheaper than testing each edge)."""
         graph, plan = self.graph, self.plan
+        if plan.flows is not None:
+            return plan.flows.leaving(live, list(values), plan.chosen_edge)
         weights, targets, offsets = graph.weights, graph.targets, graph.offsets
         leaving: dict = {}
         add = leaving.get

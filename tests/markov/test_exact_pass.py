@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy
 import pytest
 
-from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules
+from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules, parse_player_policy
 from exactdice.karbon.model import KarbonModel
 from exactdice.karbon.solve import payoffs
 from exactdice.markov import Chance, Decision, Terminal, explore, solve
@@ -20,7 +20,7 @@ from exactdice.markov import solver as solver_module
 from exactdice.markov.arithmetic import ExactArithmetic
 from exactdice.markov.arrays import ArrayGraph, csr_arrays
 
-from .test_solver import PAYOFF, TiedGame, answers
+from .test_solver import PAYOFF, RandomChain, TiedGame, answers
 
 pytestmark = pytest.mark.skipif(solver_module.backward_values is None, reason="the compiled loops are not built")
 
@@ -217,3 +217,115 @@ def test_the_compiled_loops_check_memory_and_time(graph_of, monkeypatch):
     with pytest.raises(TooLargeError, match="past the budget"):
         solve(graph, payoff=PAYOFF if "tie" in graph.outcomes else None)
     assert calls == ["while solving"]
+
+
+# ----- the chain's forward pass (`exactdice.markov.forward`) and GMP's sums in place -----
+
+
+def forward_in_both(graph, monkeypatch, chosen_edge=None):
+    """The chain's forward pass compiled (sums grown in place by GMP, then making new
+    numbers), and in Python: its edge loops, right sides and checks all Python's."""
+    from exactdice.markov import _exact_pass
+    from exactdice.markov import forward as forward_module
+
+    def passed():
+        # each pass meets every loop for the first time (a loop met again takes another
+        # way to the same Fractions, whose denominators may not be reduced)
+        for remembered in (forward_module._block_inverses, forward_module._seen_matrices, forward_module._systems):
+            remembered.clear()
+        return forward_module.forward_pass(graph, chosen_edge, workers=0)
+
+    results = []
+    for gmp in (True, False):
+        assert _exact_pass.use_gmp(gmp) == gmp
+        try:
+            results.append(passed())
+        finally:
+            _exact_pass.use_gmp(True)
+    with monkeypatch.context() as python:
+        python.setattr(forward_module, "ChainFlows", None)
+        python.setattr(forward_module, "row_total", None)
+        python.setattr(forward_module, "compiled_parts", None)
+        results.append(passed())
+    return results
+
+
+def chain_karbon_graph(policy=None, **setup):
+    player, narrator = parse_player_policy(policy), NarratorPolicy()
+    start = ContestSetup(**setup).start(player, narrator)
+    return explore(KarbonModel(start.sizes, start.situation(), Rules(), player, narrator), progress=False)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_chains_compiled_pass_gives_pythons_fractions_on_random_chains(seed, monkeypatch):
+    from .test_forward_blocks import LoopsBehindChance
+
+    for model in (LoopsBehindChance(seed, loops=2 + seed % 4, loop_size=3 + seed), RandomChain(seed, 12 + 4 * seed)):
+        gmp, new_numbers, python = forward_in_both(explore(model), monkeypatch)
+        assert gmp == new_numbers == python
+
+
+@pytest.mark.parametrize(
+    "policy, setup",
+    [
+        (None, dict(ability=2, challenge=2, consequence=2, peril=1)),
+        ("risk=always", dict(player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 2}, consequence=2)),
+    ],
+)
+def test_the_chains_compiled_pass_gives_pythons_fractions_on_karbon(policy, setup, monkeypatch):
+    graph = chain_karbon_graph(policy, **setup)
+    assert isinstance(graph, ArrayGraph) and graph.num_transitions > 1000
+    gmp, new_numbers, python = forward_in_both(graph, monkeypatch)
+    assert gmp == new_numbers == python
+    assert sum(gmp.absorption.values()) + gmp.never_ends == 1
+
+
+def test_the_chains_compiled_pass_follows_a_chosen_strategy_and_leaves_big_weights_to_python(monkeypatch):
+    from exactdice.markov import forward as forward_module
+
+    for model in (HugeLoop(), HugeWeights()):
+        graph = explore(model)
+        chosen = {node: graph.offsets[node] for node in range(graph.num_states) if graph.kind[node] == 2}
+        gmp, new_numbers, python = forward_in_both(graph, monkeypatch, chosen)
+        assert gmp == new_numbers == python
+    assert forward_module._Plan(explore(HugeWeights()), {}, None, []).flows is None  # weights past 64 bits
+
+
+def test_sums_grow_in_place_only_numbers_nothing_else_holds():
+    """A sum grows in place (the same object, its cached hash dropped) only where nothing
+    but its container holds it; a number also held elsewhere is left as it was."""
+    from array import array
+
+    from gmpy2 import mpz
+
+    from exactdice.markov import _exact_pass
+
+    class Graph:  # node 0 -> 1 (weight 2), 2 (weight 3)
+        kind = bytearray([1, 1, 1])
+        offsets, targets, weights = array("q", [0, 2, 2, 2]), array("q", [1, 2]), array("q", [2, 3])
+
+    assert _exact_pass.use_gmp(True), "GMP's sums in place were not found in gmpy2's library"
+    flows = _exact_pass.ChainFlows(Graph())
+    big = mpz(5) ** 100
+    shared = big + 0
+    alone = big + 0
+    hash(alone)  # a cached hash that must not outlive the change
+    inflow = [None, {7: shared}, {7: alone}]
+    alone_id = id(alone)
+    del alone
+    flows.spread(inflow, 0, 7, mpz(10))
+    assert shared == big and inflow[1][7] == big + 20 and inflow[1][7] is not shared
+    assert id(inflow[2][7]) == alone_id and inflow[2][7] == big + 30
+    assert hash(inflow[2][7]) == hash(big + 30)
+    assert _exact_pass.row_total({0: 3, 1: -(2**62)}, [big, big]) == 3 * big - 2**62 * big
+    assert _exact_pass.summed_parts([[(big, None), (big, big)], [(2, 3)]]) == [big + big * big, 6]
+
+
+def test_the_compiled_modules_examples():
+    """pytest's doctest collection skips compiled modules: their examples are run here."""
+    import doctest
+
+    from exactdice.markov import _exact_pass
+
+    results = doctest.testmod(_exact_pass)
+    assert results.attempted >= 4 and results.failed == 0
