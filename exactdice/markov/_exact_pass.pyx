@@ -689,3 +689,30 @@ cdef class ChainFlows:
             for target in touched:
                 scratch[target] = None
         return result
+
+
+def entered_ready(
+    const int64_t[::1] offsets,
+    const int64_t[::1] targets,
+    const int64_t[::1] component_of,
+    int64_t[::1] waiting,
+    Py_ssize_t index,
+    list component,
+):
+    """Count down, for every edge of component ``index`` that leaves it, the edges the
+    entered component still waits for; return the components that now wait for none,
+    in edge order for one state and by index for several (as
+    `exactdice.markov.loop_pool._Readiness.done` lists them)."""
+    cdef list ready = []
+    cdef Py_ssize_t node, edge
+    cdef int64_t entered
+    for node in component:
+        for edge in range(offsets[node], offsets[node + 1]):
+            entered = component_of[targets[edge]]
+            if entered != index:
+                waiting[entered] -= 1
+                if waiting[entered] == 0:
+                    ready.append(entered)
+    if len(component) > 1:
+        ready.sort()
+    return ready

@@ -132,9 +132,10 @@ def test_small_graphs_keep_to_one_process(monkeypatch):
     forward_pass(graph, workers=1)
 
 
-def test_components_become_ready_once_everything_entering_them_is_done():
+def test_components_become_ready_once_everything_entering_them_is_done(monkeypatch):
     """Kahn's order over the condensation: each component is ready exactly once, and only
-    after every component with an edge into it."""
+    after every component with an edge into it; the compiled count-down gives the Python
+    loop's order."""
     graph = explore(ContestChain(size=200, branches=10, seed=2))
     plan = forward_module._Plan(graph, {}, bytearray([1]) * graph.num_states, graph.strongly_connected_components())
     component_of = {node: index for index, component in enumerate(plan.components) for node in component}
@@ -143,15 +144,23 @@ def test_components_become_ready_once_everything_entering_them_is_done():
         for target in graph.successors(node):
             if component_of[target] != component_of[node]:
                 entering[component_of[target]].add(component_of[node])
-    readiness = loop_pool._Readiness(plan)
-    ready, finished = readiness.first(), []
-    assert ready == [component_of[graph.initial]]
-    while ready:
-        index = ready.pop()
-        assert entering[index] <= set(finished)
-        finished.append(index)
-        ready.extend(readiness.done(index))
-    assert sorted(finished) == list(range(len(plan.components)))
+    orders = []
+    for compiled in (True, False):
+        if not compiled:
+            monkeypatch.setattr(loop_pool, "entered_ready", None)
+        readiness = loop_pool._Readiness(plan)
+        assert readiness.compiled == compiled or loop_pool.entered_ready is None
+        ready, finished = readiness.first(), []
+        assert ready == [component_of[graph.initial]]
+        while ready:
+            index = ready.pop()
+            assert entering[index] <= set(finished)
+            finished.append(index)
+            ready.extend(readiness.done(index))
+        assert sorted(finished) == list(range(len(plan.components)))
+        orders.append(finished)
+    assert orders[0] == orders[1]
+    assert any(len(plan.components[index]) > 1 for index in orders[0])  # loops counted down too
 
 
 def test_the_pass_goes_on_alone_when_the_machine_will_not_fork(worker_on_any_graph, monkeypatch):
