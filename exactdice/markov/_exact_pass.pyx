@@ -64,13 +64,22 @@ cdef inline bint _owned(object value, Py_ssize_t holders) noexcept:
     return type(value) is mpz and (<PyObject*>value).ob_refcnt == holders
 
 
+cdef inline void _grow(object total, object value, int64_t factor) noexcept:
+    """``total += factor * value`` in place (GMP bound, both ``mpz``, ``total`` owned by
+    the caller)."""
+    if factor >= 0:
+        _addmul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>factor)
+    else:
+        _submul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>(-(factor + 1)) + 1)
+    _body_of(total).hash_cache = -1
+
+
 cdef object _add_product(object total, object value, int64_t factor, Py_ssize_t holders=2):
     """``total + factor * value``: in place when only ``holders`` references hold
     ``total`` (default: the caller's variable and one container; `_owned`), else a new
-    number. ``factor`` >= 0."""
+    number."""
     if _addmul_ui != NULL and type(value) is mpz and _owned(total, holders):
-        _addmul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>factor)
-        _body_of(total).hash_cache = -1
+        _grow(total, value, factor)
         return total
     return total + factor * value
 
@@ -120,7 +129,7 @@ def summed_parts(list parts):
         for amount, scale in member:
             if _addmul != NULL and type(amount) is mpz and (scale is None or type(scale) is mpz):
                 if scale is None:
-                    _addmul_ui(_mpz_of(total), _mpz_of(amount), 1)
+                    _grow(total, amount, 1)
                 else:
                     _addmul(_mpz_of(total), _mpz_of(amount), _mpz_of(scale))
             else:
@@ -139,15 +148,10 @@ def row_total(dict row, list values):
     """
     cdef object total = mpz(), value
     cdef object column, entry
-    cdef int64_t small
     for column, entry in row.items():
         value = values[column]
-        if _addmul_ui != NULL and type(value) is mpz and type(entry) is int and -(2**63) < entry < 2**63:
-            small = entry
-            if small >= 0:
-                _addmul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>small)
-            else:
-                _submul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>(-small))
+        if _addmul_ui != NULL and type(value) is mpz and type(entry) is int and -(2**63) <= entry < 2**63:
+            _grow(total, value, entry)
         else:
             total = total + entry * value
     return total
@@ -668,7 +672,7 @@ cdef class ChainFlows:
                         if held is None:
                             touched.append(target)
                             held = scratch[target] = mpz()
-                        _addmul_ui(_mpz_of(held), _mpz_of(amount), <unsigned long>self.weights[edge])
+                        _grow(held, amount, self.weights[edge])  # a sum made here, held here alone
                     continue
                 for edge in range(self.offsets[node], self.offsets[node + 1]):
                     target = self.targets[edge]

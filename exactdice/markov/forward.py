@@ -536,9 +536,8 @@ class _Pass:
             self.loop_solved(live, klass, *self.plan.solve_loop(index, parts))
         self.loop_cleared(index)
 
-    def loop_solved(self, live, klass, numerators, denominator, leaving=None):
-        """Count a solved loop's steps and rewards and pass on what leaves it (``leaving``:
-        `leaving` of its numerators when worked out already)."""
+    def loop_solved(self, live, klass, numerators, denominator):
+        """Count a solved loop's steps and rewards and pass on what leaves it."""
         graph, plan = self.graph, self.plan
         own = self.classes.times(klass, denominator)
         for node, amount in zip(live, numerators):
@@ -548,7 +547,7 @@ class _Pass:
                     self.rewarded(graph.chance_reward_mass[node], own, amount)
                 else:
                     self.rewarded(graph.action_rewards.get(plan.chosen_edge[node]), own, amount)
-        for target, amount in self.leaving(live, numerators) if leaving is None else leaving:
+        for target, amount in self.leaving(live, numerators):
             self.send(target, own, amount)
 
     def loop_cleared(self, index):

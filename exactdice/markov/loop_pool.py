@@ -63,7 +63,6 @@ class _Readiness:
         self.offsets = graph.offsets
         self.targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
         self.component_of = component_of
-        self.component_of_list = component_of.tolist()
         entering = component_of[self.targets]  # per edge: the component it enters
         leaving = numpy.repeat(
             component_of,
@@ -72,12 +71,13 @@ class _Readiness:
             ),
         )
         waiting = numpy.bincount(entering[leaving != entering], minlength=len(components))
-        self.compiled = entered_ready is not None and self.targets.dtype == numpy.int64
+        self.compiled = entered_ready is not None
         if self.compiled:
             self.offsets = numpy.frombuffer(graph.offsets, dtype=numpy.int64)
             self.waiting = waiting.astype(numpy.int64)
         else:
             self.waiting = waiting.tolist()
+            self.component_of_list = component_of.tolist()
 
     def first(self) -> list:
         """The components nothing enters (the initial state's)."""

@@ -318,6 +318,7 @@ def test_sums_grow_in_place_only_numbers_nothing_else_holds():
     assert id(inflow[2][7]) == alone_id and inflow[2][7] == big + 30
     assert hash(inflow[2][7]) == hash(big + 30)
     assert _exact_pass.row_total({0: 3, 1: -(2**62)}, [big, big]) == 3 * big - 2**62 * big
+    assert _exact_pass.row_total({0: -(2**63), 1: 2**63 - 1, 2: 2**64}, [big, big, big]) == (2**64 - 1) * big
     assert _exact_pass.summed_parts([[(big, None), (big, big)], [(2, 3)]]) == [big + big * big, 6]
 
 
