@@ -64,31 +64,42 @@ cdef inline bint _owned(object value, Py_ssize_t holders) noexcept:
     return type(value) is mpz and (<PyObject*>value).ob_refcnt == holders
 
 
-cdef inline void _grow(object total, object value, int64_t factor) noexcept:
-    """``total += factor * value`` in place (GMP bound, both ``mpz``, ``total`` owned by
-    the caller)."""
+cdef inline bint _grow(object total, object value, int64_t factor) noexcept:
+    """``total += factor * value`` in place, where GMP is bound and both are ``mpz``
+    (``total`` held by the caller alone, `_owned`); False: nothing done."""
+    if _addmul_ui == NULL or type(total) is not mpz or type(value) is not mpz:
+        return False
     if factor >= 0:
         _addmul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>factor)
     else:
         _submul_ui(_mpz_of(total), _mpz_of(value), <unsigned long>(-(factor + 1)) + 1)
     _body_of(total).hash_cache = -1
+    return True
+
+
+cdef inline bint _grow_by(object total, object value, object factor) noexcept:
+    """``total += factor * value`` in place for a big ``factor``, as `_grow`."""
+    if _addmul == NULL or type(total) is not mpz or type(value) is not mpz or type(factor) is not mpz:
+        return False
+    _addmul(_mpz_of(total), _mpz_of(value), _mpz_of(factor))
+    _body_of(total).hash_cache = -1
+    return True
 
 
 cdef object _add_product(object total, object value, int64_t factor, Py_ssize_t holders=2):
     """``total + factor * value``: in place when only ``holders`` references hold
     ``total`` (default: the caller's variable and one container; `_owned`), else a new
     number."""
-    if _addmul_ui != NULL and type(value) is mpz and _owned(total, holders):
-        _grow(total, value, factor)
+    if _owned(total, holders) and _grow(total, value, factor):
         return total
     return total + factor * value
 
 
 def _bind_gmp():
-    """Find ``mpz_addmul_ui`` and ``mpz_addmul`` in the GMP that gmpy2 itself loaded, so
-    that a sum of products grows one number in place instead of making two new ones a
-    term; each checked on known values (the object layout assumed) before it is used,
-    else left unbound (the sums then make new numbers, as Python does)."""
+    """Find ``mpz_addmul_ui``, ``mpz_submul_ui`` and ``mpz_addmul`` in the GMP that gmpy2
+    itself loaded, so that a sum of products grows one number in place instead of making
+    two new ones a term; each checked on known values (the object layout assumed) before
+    it is used, else left unbound (the sums then make new numbers, as Python does)."""
     global _found_addmul_ui, _found_submul_ui, _found_addmul
     import gmpy2.gmpy2 as extension
 
@@ -98,8 +109,8 @@ def _bind_gmp():
     by_small = <_addmul_ui_t>dlsym(handle, b"__gmpz_addmul_ui")
     less_small = <_addmul_ui_t>dlsym(handle, b"__gmpz_submul_ui")
     by_big = <_addmul_t>dlsym(handle, b"__gmpz_addmul")
-    if by_small == NULL or less_small == NULL or by_big == NULL:
-        return
+    if by_small == NULL or less_small == NULL or by_big == NULL or sizeof(unsigned long) < 8:
+        return  # (a 64-bit weight must fit GMP's unsigned long)
     start = mpz(11) ** 60
     cdef Py_hash_t known = hash(start)
     if _body_of(start).hash_cache != known or _mpz_of(start).size != 4:  # 208 bits: 4 limbs
@@ -117,7 +128,8 @@ def _bind_gmp():
 
 def summed_parts(list parts):
     """`exactdice.markov.forward.summed_parts` (a loop's right sides: per member, the sum
-    of amount, or amount * scale), each sum grown in place where GMP is bound.
+    of amount, or amount * scale), each sum grown in place where GMP is bound and the
+    numbers are ``mpz`` (otherwise summed as Python sums them).
 
     >>> summed_parts([[(mpz(2), None), (mpz(3), mpz(5))], []])
     [mpz(17), mpz(0)]
@@ -127,13 +139,10 @@ def summed_parts(list parts):
     for member in parts:
         total = mpz()
         for amount, scale in member:
-            if _addmul != NULL and type(amount) is mpz and (scale is None or type(scale) is mpz):
-                if scale is None:
-                    _grow(total, amount, 1)
-                else:
-                    _addmul(_mpz_of(total), _mpz_of(amount), _mpz_of(scale))
-            else:
-                total = total + (amount if scale is None else amount * scale)
+            if scale is None:
+                total = _add_product(total, amount, 1, 1)
+            elif not (_owned(total, 1) and _grow_by(total, amount, scale)):
+                total = total + amount * scale
         sums.append(total)
     return sums
 
@@ -150,8 +159,8 @@ def row_total(dict row, list values):
     cdef object column, entry
     for column, entry in row.items():
         value = values[column]
-        if _addmul_ui != NULL and type(value) is mpz and type(entry) is int and -(2**63) <= entry < 2**63:
-            _grow(total, value, entry)
+        if type(entry) is int and -(2**63) <= entry < 2**63:
+            total = _add_product(total, value, entry, 1)
         else:
             total = total + entry * value
     return total
@@ -597,9 +606,9 @@ def reward_totals(visits, csr):
 cdef class ChainFlows:
     """The inner loops of the chain's forward pass (`exactdice.markov.forward._Pass`) over
     a graph's arrays: an acyclic chance state's amount sent along its edges, and the sums
-    a solved loop passes on. The same gmpy2 operations in the same order as the Python
-    methods, so both give the identical integers. For graphs whose weights all fit 64
-    bits (``graph.weights`` an ``array('q')``).
+    a solved loop passes on. The same sums in the same order as the Python methods, so
+    both give the identical integers; a sum grows in place where that is safe (`_grow`).
+    For graphs whose weights all fit 64 bits (``graph.weights`` an ``array('q')``).
 
     >>> from array import array
     >>> from gmpy2 import mpz
@@ -657,31 +666,10 @@ cdef class ChainFlows:
                     continue
                 node = live[i]
                 if self.kind[node] == DECISION:
-                    target = self.targets[<Py_ssize_t>chosen_edge[node]]
-                    held = scratch[target]
-                    if held is None:
-                        touched.append(target)
-                        scratch[target] = 0 + amount
-                    else:
-                        scratch[target] = held + amount
-                    continue
-                if _addmul_ui != NULL and type(amount) is mpz:
-                    for edge in range(self.offsets[node], self.offsets[node + 1]):
-                        target = self.targets[edge]
-                        held = scratch[target]
-                        if held is None:
-                            touched.append(target)
-                            held = scratch[target] = mpz()
-                        _grow(held, amount, self.weights[edge])  # a sum made here, held here alone
+                    _sum_into(scratch, touched, self.targets[<Py_ssize_t>chosen_edge[node]], amount, 1)
                     continue
                 for edge in range(self.offsets[node], self.offsets[node + 1]):
-                    target = self.targets[edge]
-                    held = scratch[target]
-                    if held is None:
-                        touched.append(target)
-                        scratch[target] = 0 + self.weights[edge] * amount
-                    else:
-                        scratch[target] = held + self.weights[edge] * amount
+                    _sum_into(scratch, touched, self.targets[edge], amount, self.weights[edge])
             for node in live:
                 if scratch[node] is not None:
                     scratch[node] = False  # a member: dropped below
@@ -693,6 +681,18 @@ cdef class ChainFlows:
             for target in touched:
                 scratch[target] = None
         return result
+
+
+cdef inline int _sum_into(list scratch, list touched, Py_ssize_t target, object amount, int64_t weight) except -1:
+    """``scratch[target] += weight * amount`` (a sum made by `ChainFlows.leaving`, grown
+    in place while the list alone holds it), noting the targets met."""
+    cdef object held = scratch[target]
+    if held is None:
+        touched.append(target)
+        scratch[target] = 0 + weight * amount
+    else:
+        scratch[target] = _add_product(held, amount, weight)
+    return 0
 
 
 def entered_ready(

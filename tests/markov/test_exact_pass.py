@@ -322,6 +322,30 @@ def test_sums_grow_in_place_only_numbers_nothing_else_holds():
     assert _exact_pass.summed_parts([[(big, None), (big, big)], [(2, 3)]]) == [big + big * big, 6]
 
 
+def test_sums_of_numbers_that_are_not_mpz_are_summed_as_python_sums_them():
+    """A running sum that is a Python int, a fraction or a float is never grown in place
+    (a reviewer's reproducers: they crashed or came back corrupted)."""
+    from array import array
+
+    from gmpy2 import mpz
+
+    from exactdice.markov import _exact_pass
+
+    class Graph:  # nodes 0 and 1 -> 2; node 0 a decision in the second case
+        kind = bytearray([1, 1, 1])
+        offsets, targets, weights = array("q", [0, 1, 2, 2]), array("q", [2, 2]), array("q", [7, 5])
+
+    assert _exact_pass.use_gmp(True)
+    flows = _exact_pass.ChainFlows(Graph())
+    assert flows.leaving([0, 1], [12345, mpz(3)], {}) == [(2, 7 * 12345 + 15)]
+    Graph.kind = bytearray([2, 1, 1])
+    assert _exact_pass.ChainFlows(Graph()).leaving([0, 1], [300, mpz(3)], {0: 0}) == [(2, 315)]
+    assert _exact_pass.summed_parts([[(1.5, None), (mpz(5), None)]]) == [6.5]
+    assert _exact_pass.summed_parts([[(Fraction(1, 3), None), (mpz(5), None)]]) == [Fraction(16, 3)]
+    assert _exact_pass.summed_parts([[(mpz(2), Fraction(1, 2)), (mpz(5), mpz(2))]]) == [11]
+    assert _exact_pass.row_total({0: 1, 1: 2}, [Fraction(1, 3), mpz(5)]) == Fraction(31, 3)
+
+
 def test_the_compiled_modules_examples():
     """pytest's doctest collection skips compiled modules: their examples are run here."""
     import doctest
