@@ -370,12 +370,19 @@ cdef inline int _flow_into(
     dict inflow, Py_ssize_t target, object denominator, object value, int64_t weight
 ) except -1:
     """Add ``weight * value`` (over ``denominator``) to ``target``'s inflow."""
-    cdef object sums = inflow.get(target), held
+    cdef object sums = inflow.get(target)
     if sums is None:
         inflow[target] = {denominator: weight * value}
-        return 0
-    held = (<dict>sums).get(denominator)
-    (<dict>sums)[denominator] = weight * value if held is None else _add_product(held, value, weight)
+    else:
+        _add_to_class(sums, denominator, value, weight)
+    return 0
+
+
+cdef inline int _add_to_class(dict sums, object klass, object value, int64_t weight) except -1:
+    """``sums[klass] += weight * value`` (a state's inflow per denominator or class),
+    grown in place where that is safe (`_add_product`)."""
+    cdef object held = sums.get(klass)
+    sums[klass] = weight * value if held is None else _add_product(held, value, weight)
     return 0
 
 
@@ -639,18 +646,14 @@ cdef class ChainFlows:
         """Add ``weight * amount`` to every successor's inflow of class ``own``
         (`_Pass.state`'s loop over a chance node's edges)."""
         cdef Py_ssize_t edge, target
-        cdef object amounts, held
+        cdef object amounts
         for edge in range(self.offsets[node], self.offsets[node + 1]):
             target = self.targets[edge]
             amounts = inflow[target]
             if amounts is None:
                 inflow[target] = {own: self.weights[edge] * amount}
-                continue
-            held = (<dict>amounts).get(own)
-            if held is None:
-                (<dict>amounts)[own] = self.weights[edge] * amount
             else:
-                (<dict>amounts)[own] = _add_product(held, amount, self.weights[edge])
+                _add_to_class(amounts, own, amount, self.weights[edge])
 
     def leaving(self, list live, list values, dict chosen_edge):
         """``[(target, sum of weight * value)]`` for the states a loop passes visits to, in
