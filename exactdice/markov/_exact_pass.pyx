@@ -615,32 +615,70 @@ cdef class ChainFlows:
     a graph's arrays: an acyclic chance state's amount sent along its edges, and the sums
     a solved loop passes on. The same sums in the same order as the Python methods, so
     both give the identical integers; a sum grows in place where that is safe (`_grow`).
-    For graphs whose weights all fit 64 bits (``graph.weights`` an ``array('q')``).
+    Over a graph's arrays (`exactdice.markov.arrays.Csr`: int32 targets) whose weights
+    all fit 64 bits.
 
     >>> from array import array
     >>> from gmpy2 import mpz
-    >>> class Graph:  # node 0 -> 1 (weight 2), 2 (weight 3); node 1 -> 0, 2
-    ...     kind = bytearray([1, 1, 0])
-    ...     offsets, targets, weights = array("q", [0, 2, 4, 4]), array("q", [1, 2, 0, 2]), array("q", [2, 3, 1, 1])
-    >>> flows = ChainFlows(Graph())
+    >>> class Arrays:  # node 0 -> 1 (weight 2), 2 (weight 3); node 1 -> 0, 2
+    ...     kind, data = bytearray([1, 1, 0]), array("q", [5, 2, 0])
+    ...     offsets, targets, weights = array("q", [0, 2, 4, 4]), array("i", [1, 2, 0, 2]), array("q", [2, 3, 1, 1])
+    >>> flows = ChainFlows(Arrays())
     >>> inflow = [None, {7: mpz(1)}, None]
     >>> flows.spread(inflow, 0, 5, mpz(10))
     >>> inflow
     [None, {7: mpz(1), 5: mpz(20)}, {5: mpz(30)}]
     >>> flows.leaving([0, 1], [mpz(4), mpz(6)], {})
     [(2, mpz(18))]
+    >>> flows.block_rows([0, 1], {})
+    [{0: 5, 1: -1}, {1: 2, 0: -2}]
     """
 
     cdef const uint8_t[::1] kind
+    cdef const int64_t[::1] data
     cdef const int64_t[::1] offsets
-    cdef const int64_t[::1] targets
+    cdef const int32_t[::1] targets
     cdef const int64_t[::1] weights
     cdef list scratch  # a target's running sum while a loop's exits are summed, else None
+    cdef int32_t[::1] slots  # a loop member's column while its rows are built, else -1
 
-    def __init__(self, graph):
-        self.kind = graph.kind
-        self.offsets, self.targets, self.weights = graph.offsets, graph.targets, graph.weights
-        self.scratch = [None] * len(graph.kind)
+    def __init__(self, csr):
+        self.kind, self.data = csr.kind, csr.data
+        self.offsets, self.targets, self.weights = csr.offsets, csr.targets, csr.weights
+        self.scratch = [None] * len(csr.kind)
+        self.slots = numpy.full(len(csr.kind), -1, dtype=numpy.int32)
+
+    def block_rows(self, list live, dict chosen_edge):
+        """The rows of a loop's transposed system over its ``live`` members (``rows[i]``:
+        column -> entry; a column per source), as `exactdice.markov.forward._Plan.block_rows`
+        builds them, in the same order."""
+        cdef Py_ssize_t size = len(live), i, node, edge
+        cdef int32_t column
+        cdef list rows = [None] * size
+        cdef dict row
+        for i in range(size):
+            node = live[i]
+            self.slots[node] = i
+            rows[i] = {i: 1 if self.kind[node] == DECISION else self.data[node]}
+        try:
+            for i in range(size):
+                node = live[i]
+                if self.kind[node] == DECISION:
+                    edge = chosen_edge[node]
+                    column = self.slots[self.targets[edge]]
+                    if column >= 0:
+                        row = rows[column]
+                        row[i] = row.get(i, 0) - 1
+                    continue
+                for edge in range(self.offsets[node], self.offsets[node + 1]):
+                    column = self.slots[self.targets[edge]]
+                    if column >= 0:
+                        row = rows[column]
+                        row[i] = row.get(i, 0) - self.weights[edge]
+        finally:
+            for node in live:
+                self.slots[node] = -1
+        return rows
 
     def spread(self, list inflow, Py_ssize_t node, object own, object amount):
         """Add ``weight * amount`` to every successor's inflow of class ``own``
@@ -698,9 +736,31 @@ cdef inline int _sum_into(list scratch, list touched, Py_ssize_t target, object 
     return 0
 
 
+def entering_counts(const int64_t[::1] offsets, const int32_t[::1] targets, const int64_t[::1] component_of,
+                    Py_ssize_t components):
+    """Per component, the edges that enter it from another component (int64; what
+    `exactdice.markov.loop_pool._Readiness` counts down), in one sweep over the edges.
+
+    >>> from array import array  # nodes 0 <-> 1 (component 1), both -> node 2 (component 0)
+    >>> entering_counts(array("q", [0, 2, 4, 4]), array("i", [1, 2, 0, 2]), array("q", [1, 1, 0]), 2).tolist()
+    [2, 0]
+    """
+    waiting = numpy.zeros(components, dtype=numpy.int64)
+    cdef int64_t[::1] counts = waiting
+    cdef Py_ssize_t node, edge
+    cdef int64_t here, entered
+    for node in range(offsets.shape[0] - 1):
+        here = component_of[node]
+        for edge in range(offsets[node], offsets[node + 1]):
+            entered = component_of[targets[edge]]
+            if entered != here:
+                counts[entered] += 1
+    return waiting
+
+
 def entered_ready(
     const int64_t[::1] offsets,
-    const int64_t[::1] targets,
+    const int32_t[::1] targets,
     const int64_t[::1] component_of,
     int64_t[::1] waiting,
     Py_ssize_t index,

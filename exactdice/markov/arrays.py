@@ -4,9 +4,9 @@ named on demand; and the CSR arrays of any `StateGraph` as numpy arrays.
 A compiled explorer (`exactdice.karbon.compiled`) keeps its states as packed integers
 and its edges in CSR arrays; `ArrayGraph` hands those arrays to the solvers as they are
 (numpy views, no copy) and turns a node id into the model's own state (or back) only
-where a caller asks for it (a strategy's keys, a per-state answer). The Python lists the
-exact solvers read are made the first time they are asked for. Nothing here knows which
-game made the arrays.
+where a caller asks for it (a strategy's keys, a per-state answer). The exact solvers read
+the same arrays through memoryviews (a list only where a number passes 64 bits): the
+edges are held once. Nothing here knows which game made the arrays.
 
 >>> import numpy
 >>> graph = ArrayGraph(("win", "loss"), (), kind=numpy.array([1, 0, 0], numpy.uint8),
@@ -285,19 +285,22 @@ class ArrayGraph(StateGraph):
         self._lists: dict = {}
 
     def _listed(self, name):
-        """The exact solvers' form of an array (made once): array('q'), or a list where
-        some number passes 64 bits."""
+        """The exact solvers' form of an array (made once): a memoryview of the array
+        itself (no copy; its items read as Python ints), or a list where some number
+        passes 64 bits."""
         made = self._lists.get(name)
         if made is None:
             values = getattr(self.csr, name)
-            made = array("q", values.astype(numpy.int64).tobytes()) if len(values) else array("q")
-            if name == "data" and self.csr.big:
-                made = made.tolist()
-                for node, (total, _) in self.csr.big.items():
+            big = self.csr.big if name in ("data", "weights") else None
+            if not big:
+                made = memoryview(values)
+            elif name == "data":
+                made = values.tolist()
+                for node, (total, _) in big.items():
                     made[node] = total
-            elif name == "weights" and self.csr.big:
-                made = made.tolist()
-                for node, (_, node_weights) in self.csr.big.items():
+            else:
+                made = values.tolist()
+                for node, (_, node_weights) in big.items():
                     made[self.csr.offsets[node] : self.csr.offsets[node + 1]] = node_weights
             self._lists[name] = made
         return made

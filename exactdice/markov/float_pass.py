@@ -31,11 +31,8 @@ class _FloatFlow:
         graph = plan.graph
         self.plan, self.graph = plan, graph
         count = graph.num_states
-        self.targets = (
-            numpy.frombuffer(graph.targets, dtype=numpy.int64) if len(graph.targets) else numpy.zeros(0, numpy.int64)
-        )
+        self.targets, self.offsets = plan.csr.targets, plan.csr.offsets
         self.weights = numpy.array(graph.weights, dtype=float)
-        self.offsets = numpy.frombuffer(graph.offsets, dtype=numpy.int64)
         self.inflow = numpy.zeros(count)
         self.inflow[graph.initial] = 1.0
         self.y = numpy.zeros(count)

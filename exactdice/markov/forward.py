@@ -62,7 +62,6 @@ in them on A5 v C5 W5 P2).
 from __future__ import annotations
 
 import sys
-from array import array
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -101,12 +100,14 @@ class _Plan:
         self.chosen_edge = chosen_edge
         self.alive = alive
         self.components = components
-        self.cyclic: dict[int, tuple] = {}  # component index -> (live order, rows of A_C, A_C)
         self._positions = None  # numpy: a loop member's column while its rows are built, else -1
-        self._targets = None
-        # the pass's edge loops compiled, where the extension is built and every weight
-        # fits 64 bits (an array, not a list)
-        self.flows = ChainFlows(graph) if ChainFlows is not None and isinstance(graph.weights, array) else None
+        from exactdice.markov.arrays import csr_arrays
+
+        #: the graph's arrays for numpy and the compiled loops (an array graph's own)
+        self.csr = csr_arrays(graph, masses=False)
+        # the pass's edge loops compiled, where the extension is built and every number
+        # fits 64 bits
+        self.flows = ChainFlows(self.csr) if ChainFlows is not None and not self.csr.big else None
 
     def is_cyclic(self, index) -> bool:
         """Whether component ``index`` is a loop (more than one state, or a self-loop)."""
@@ -159,6 +160,8 @@ class _Plan:
         them screened for targets inside the block by one vectorised lookup (most edges
         leave it); a few edges are looked up one by one (numpy costs more there)."""
         live = self.live_members(component)
+        if self.flows is not None:
+            return live, self.flows.block_rows(live, self.chosen_edge)
         position = {node: i for i, node in enumerate(live)}
         graph = self.graph
         rows = [{i: graph.data[node] if graph.kind[node] == CHANCE else 1} for i, node in enumerate(live)]
@@ -182,21 +185,18 @@ class _Plan:
 
         if self._positions is None:
             self._positions = numpy.full(graph.num_states, -1, dtype=numpy.int64)
-            self._targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
         positions = self._positions
         if positions[live[0]] < 0:
             positions[live] = numpy.arange(len(live))
-        edges = numpy.flatnonzero(positions[self._targets[low:high]] >= 0) + low
+        edges = numpy.flatnonzero(positions[self.csr.targets[low:high]] >= 0) + low
         return [(graph.weights[edge], graph.targets[edge]) for edge in edges.tolist()]
 
     def cyclic_block(self, index):
         """(live members, rows of A_C, A_C as a FLINT matrix) of cyclic component ``index``;
-        the matrix only for a small loop (a larger one lifts, `solve_block`)."""
-        block = self.cyclic.get(index)
-        if block is None:
-            live, rows = self.block_rows(self.components[index])
-            block = self.cyclic[index] = (live, rows, block_system(rows) if 0 < len(live) <= _SMALL_BLOCK else None)
-        return block
+        the matrix only for a small loop (a larger one lifts, `solve_block`). Made when
+        the loop is solved and dropped with it: each loop is solved once."""
+        live, rows = self.block_rows(self.components[index])
+        return live, rows, block_system(rows) if 0 < len(live) <= _SMALL_BLOCK else None
 
 
 _FEW_EDGES = 32  # up to this many edges a node's moves into a loop are looked up in Python

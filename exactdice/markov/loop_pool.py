@@ -24,9 +24,9 @@ from exactdice.limits import check_memory, memory_budget, memory_in_use
 from exactdice.processes import ForkedWorkers
 
 try:
-    from exactdice.markov._exact_pass import entered_ready
+    from exactdice.markov._exact_pass import entered_ready, entering_counts
 except ImportError:  # an install that could not build the extension: the Python loop
-    entered_ready = None  # type: ignore[assignment]
+    entered_ready = entering_counts = None  # type: ignore[assignment]
 
 __all__ = ["pass_with_loop_worker", "MIN_TRANSITIONS", "MIN_LOOPS", "SHED_WORKER_AT"]
 
@@ -60,24 +60,16 @@ class _Readiness:
         component_of = numpy.empty(graph.num_states, dtype=numpy.int64)
         for index, component in enumerate(components):
             component_of[component] = index
-        self.offsets = graph.offsets
-        self.targets = numpy.frombuffer(graph.targets, dtype=numpy.int64)
+        self.offsets, self.targets = plan.csr.offsets, plan.csr.targets
         self.component_of = component_of
-        entering = component_of[self.targets]  # per edge: the component it enters
-        leaving = numpy.repeat(
-            component_of,
-            numpy.diff(  # ... and the one it leaves
-                numpy.frombuffer(graph.offsets, dtype=numpy.int64)
-            ),
-        )
-        waiting = numpy.bincount(entering[leaving != entering], minlength=len(components))
         self.compiled = entered_ready is not None
         if self.compiled:
-            self.offsets = numpy.frombuffer(graph.offsets, dtype=numpy.int64)
-            self.waiting = waiting.astype(numpy.int64)
-        else:
-            self.waiting = waiting.tolist()
-            self.component_of_list = component_of.tolist()
+            self.waiting = entering_counts(self.offsets, self.targets, component_of, len(components))
+            return
+        entering = component_of[self.targets]  # per edge: the component it enters
+        leaving = numpy.repeat(component_of, numpy.diff(self.offsets))  # ... and the one it leaves
+        self.waiting = numpy.bincount(entering[leaving != entering], minlength=len(components)).tolist()
+        self.component_of_list = component_of.tolist()
 
     def first(self) -> list:
         """The components nothing enters (the initial state's)."""

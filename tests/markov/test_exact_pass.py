@@ -168,6 +168,23 @@ def as_array_graph(graph):
     )
 
 
+def test_an_array_graphs_solvers_read_its_own_arrays():
+    """The exact passes read an array graph's edges where the walk left them (no second
+    copy, items as Python ints); where a number passes 64 bits, that array is a list of
+    the exact numbers instead."""
+    graph = explore(RandomChain(3, 20))
+    arrays = as_array_graph(graph)
+    for name in ("offsets", "targets", "weights", "data"):
+        seen = getattr(arrays, name)
+        assert numpy.shares_memory(numpy.asarray(seen), getattr(arrays.csr, name))
+        assert list(seen) == list(getattr(graph, name)) and all(type(value) is int for value in seen)
+    huge = explore(HugeWeights())
+    huge_arrays = as_array_graph(huge)
+    assert isinstance(huge_arrays.weights, list) and max(huge_arrays.weights) > 2**64
+    assert huge_arrays.weights == list(huge.weights) and huge_arrays.data == list(huge.data)
+    assert answers(solve(huge_arrays, payoff={"win": 1})) == answers(solve(huge, payoff={"win": 1}))
+
+
 def test_loops_with_totals_past_64_bits_go_back_to_python(monkeypatch):
     graph = explore(HugeLoop())
     assert any(len(component) > 1 for component in graph.strongly_connected_components())
@@ -301,8 +318,8 @@ def test_sums_grow_in_place_only_numbers_nothing_else_holds():
     from exactdice.markov import _exact_pass
 
     class Graph:  # node 0 -> 1 (weight 2), 2 (weight 3)
-        kind = bytearray([1, 1, 1])
-        offsets, targets, weights = array("q", [0, 2, 2, 2]), array("q", [1, 2]), array("q", [2, 3])
+        kind, data = bytearray([1, 1, 1]), array("q", [5, 0, 0])
+        offsets, targets, weights = array("q", [0, 2, 2, 2]), array("i", [1, 2]), array("q", [2, 3])
 
     assert _exact_pass.use_gmp(True), "GMP's sums in place were not found in gmpy2's library"
     flows = _exact_pass.ChainFlows(Graph())
@@ -332,8 +349,8 @@ def test_sums_of_numbers_that_are_not_mpz_are_summed_as_python_sums_them():
     from exactdice.markov import _exact_pass
 
     class Graph:  # nodes 0 and 1 -> 2; node 0 a decision in the second case
-        kind = bytearray([1, 1, 1])
-        offsets, targets, weights = array("q", [0, 1, 2, 2]), array("q", [2, 2]), array("q", [7, 5])
+        kind, data = bytearray([1, 1, 1]), array("q", [7, 5, 0])
+        offsets, targets, weights = array("q", [0, 1, 2, 2]), array("i", [2, 2]), array("q", [7, 5])
 
     assert _exact_pass.use_gmp(True)
     flows = _exact_pass.ChainFlows(Graph())

@@ -144,12 +144,18 @@ def test_components_become_ready_once_everything_entering_them_is_done(monkeypat
         for target in graph.successors(node):
             if component_of[target] != component_of[node]:
                 entering[component_of[target]].add(component_of[node])
+    waiting = [0] * len(plan.components)  # edges entering each component from another
+    for node in range(graph.num_states):
+        for target in graph.successors(node):
+            if component_of[target] != component_of[node]:
+                waiting[component_of[target]] += 1
     orders = []
     for compiled in (True, False):
         if not compiled:
             monkeypatch.setattr(loop_pool, "entered_ready", None)
         readiness = loop_pool._Readiness(plan)
         assert readiness.compiled == compiled or loop_pool.entered_ready is None
+        assert [int(count) for count in readiness.waiting] == waiting
         ready, finished = readiness.first(), []
         assert ready == [component_of[graph.initial]]
         while ready:
