@@ -129,3 +129,29 @@ def test_any_small_system_that_lifts_matches_flint(system):
     if found is None:
         return
     assert ([int(m) for m in found[0]], int(found[1])) == flint_solution(rows, sources)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_steps_give_numpys_digits(seed, monkeypatch):
+    """`lift_digits` (numpy's BLAS called from one compiled loop) and numpy's loop give
+    the same digits, carries past 2^16 and below zero included; the whole solve then
+    matches FLINT either way."""
+    numpy = pytest.importorskip("numpy")
+    systems = pytest.importorskip("exactdice.markov._exact_systems")
+    from exactdice.markov import lifting
+
+    assert systems.blas_found(), "numpy's BLAS was not found: the lifting's steps run in numpy"
+    rng = random.Random(seed)
+    size = rng.choice([1, 7, 40, 72])
+    rows, sources = random_system(rng, size, rng.choice([12, 30, 36]), 6_000, odd_diagonal_only=True)
+    dense = numpy.zeros((size, size), dtype=numpy.int64)
+    for i, row in enumerate(rows):
+        dense[i, list(row)] = list(row.values())
+    dense >>= numpy.array([min((entry & -entry).bit_length() - 1 for entry in row.values()) for row in rows])[:, None]
+    inverse, _ = lifting._facts_of(dense)
+    digits = numpy.random.default_rng(seed).integers(-(2**16) + 1, 2**16, (30, size, rng.choice([1, 3, 8])))
+    right = digits.astype(numpy.float64)
+    compiled = lifting._lift(dense, inverse, right)
+    monkeypatch.setattr(lifting, "lift_digits", None)
+    assert (lifting._lift(dense, inverse, right) == compiled).all()
+    assert lifted(rows, sources) == flint_solution(rows, sources)
