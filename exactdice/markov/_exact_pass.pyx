@@ -625,7 +625,7 @@ cdef class ChainFlows:
     ...     offsets, targets, weights = array("q", [0, 2, 4, 4]), array("i", [1, 2, 0, 2]), array("q", [2, 3, 1, 1])
     >>> flows = ChainFlows(Arrays())
     >>> inflow = [None, {7: mpz(1)}, None]
-    >>> flows.spread(inflow, 0, 5, mpz(10))
+    >>> flows.spread(inflow, 0, 5, mpz(10), 4)
     >>> inflow
     [None, {7: mpz(1), 5: mpz(20)}, {5: mpz(30)}]
     >>> flows.leaving([0, 1], [mpz(4), mpz(6)], {})
@@ -680,11 +680,13 @@ cdef class ChainFlows:
                 self.slots[node] = -1
         return rows
 
-    def spread(self, list inflow, Py_ssize_t node, object own, object amount):
+    def spread(self, list inflow, Py_ssize_t node, object own, object amount, Py_ssize_t most_classes):
         """Add ``weight * amount`` to every successor's inflow of class ``own``
-        (`_Pass.state`'s loop over a chance node's edges)."""
+        (`_Pass.state`'s loop over a chance node's edges); return the successors whose
+        inflow now holds more than ``most_classes`` classes, in edge order (None: none)."""
         cdef Py_ssize_t edge, target
         cdef object amounts
+        cdef list crowded = None
         for edge in range(self.offsets[node], self.offsets[node + 1]):
             target = self.targets[edge]
             amounts = inflow[target]
@@ -692,6 +694,11 @@ cdef class ChainFlows:
                 inflow[target] = {own: self.weights[edge] * amount}
             else:
                 _add_to_class(amounts, own, amount, self.weights[edge])
+                if len(<dict>amounts) > most_classes:
+                    if crowded is None:
+                        crowded = []
+                    crowded.append(target)
+        return crowded
 
     def leaving(self, list live, list values, dict chosen_edge):
         """``[(target, sum of weight * value)]`` for the states a loop passes visits to, in

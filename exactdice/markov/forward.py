@@ -62,12 +62,13 @@ in them on A5 v C5 W5 P2).
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
 from gmpy2 import mpz
 
-from exactdice.limits import check_memory
+from exactdice.limits import check_memory, memory_budget, memory_in_use
 from exactdice.markov.graph import CHANCE, DECISION, TERMINAL, StateGraph
 from exactdice.markov.denominators import Denominators, small_prime_factors
 from exactdice.markov.lifting import solve_by_lifting
@@ -454,6 +455,14 @@ def summed_parts(parts) -> list:
     return sums
 
 
+#: a waiting state's inflow holding more denominator classes than this is gathered into
+#: one number over their join (`_Pass.gather`); past `TIGHT_MEMORY` of the memory budget,
+#: every waiting state's is, and from then on every second class (slower where the
+#: numbers are wide: risk=always A2 v C2, W1 P0 takes twice as long, in 40 % less memory)
+MOST_PENDING_CLASSES = 4
+TIGHT_MEMORY = 0.75
+
+
 def _add(amounts: dict, klass: int, amount) -> None:
     amounts[klass] = amounts.get(klass, 0) + amount
 
@@ -472,6 +481,8 @@ class _Pass:
         self.collected: list[dict] = [{} for _ in range(len(graph.outcomes) + 1)]  # per outcome, then never-ends
         self.steps: dict = {}
         self.rewards: list[dict] = [{} for _ in graph.reward_names]
+        self.most_classes = MOST_PENDING_CLASSES
+        self._next_reading = 0.0  # when the memory in use is read next (`_mind_memory`)
 
     def collect(self, slot, node):
         """A terminal's (or a dead state's, ``slot`` -1) inflow into its outcome."""
@@ -500,16 +511,21 @@ class _Pass:
             own = self.classes.times(klass, total)  # y = amount / (D_in * total)
             self.rewarded(graph.chance_reward_mass[node], own, amount)
             if plan.flows is not None:
-                plan.flows.spread(self.inflow, node, own, amount)
-                return
-            low, high = graph.offsets[node], graph.offsets[node + 1]
-            inflow = self.inflow
-            for weight, target in zip(graph.weights[low:high], graph.targets[low:high]):
-                amounts = inflow[target]
-                if amounts is None:
-                    inflow[target] = {own: weight * amount}
-                else:
-                    amounts[own] = amounts.get(own, 0) + weight * amount
+                crowded = plan.flows.spread(self.inflow, node, own, amount, self.most_classes)
+            else:
+                crowded = []
+                low, high = graph.offsets[node], graph.offsets[node + 1]
+                inflow = self.inflow
+                for weight, target in zip(graph.weights[low:high], graph.targets[low:high]):
+                    amounts = inflow[target]
+                    if amounts is None:
+                        inflow[target] = {own: weight * amount}
+                    else:
+                        amounts[own] = amounts.get(own, 0) + weight * amount
+                        if len(amounts) > self.most_classes:
+                            crowded.append(target)
+            for target in crowded or ():
+                self.gather(target)
         else:
             edge = plan.chosen_edge[node]
             self.rewarded(graph.action_rewards.get(edge), klass, amount)
@@ -521,6 +537,28 @@ class _Pass:
             self.inflow[target] = {klass: amount}
         else:
             _add(amounts, klass, amount)
+            if len(amounts) > self.most_classes:
+                self.gather(target)
+
+    def gather(self, target):
+        """A waiting state's inflow as one number over its classes' join: it would
+        otherwise wait with a number for every class that reached it, where their join is
+        often little wider than the widest (A5 v C5, W5 P2, at its peak: 175 MB waiting
+        with every class apart, 75 MB with at most four, 34 MB with one)."""
+        klass, total = self.classes.gathered(self.inflow[target])
+        self.inflow[target] = {klass: total}
+
+    def _mind_memory(self):
+        """Past `TIGHT_MEMORY` of the budget (read at most once a second), gather every
+        waiting state's inflow, and from then on every second class."""
+        if self.most_classes == 1 or time.monotonic() < self._next_reading:
+            return
+        self._next_reading = time.monotonic() + 1.0
+        if memory_in_use() > TIGHT_MEMORY * memory_budget():
+            self.most_classes = 1
+            for target, amounts in enumerate(self.inflow):
+                if amounts and len(amounts) > 1:
+                    self.gather(target)
 
     def rewarded(self, masses, klass, amount):
         """Rewards of ``amount`` (over ``klass``) times the masses per counter."""
@@ -538,6 +576,7 @@ class _Pass:
 
     def loop_solved(self, live, klass, numerators, denominator):
         """Count a solved loop's steps and rewards and pass on what leaves it."""
+        self._mind_memory()
         graph, plan = self.graph, self.plan
         own = self.classes.times(klass, denominator)
         for node, amount in zip(live, numerators):

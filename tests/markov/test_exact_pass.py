@@ -330,7 +330,7 @@ def test_sums_grow_in_place_only_numbers_nothing_else_holds():
     inflow = [None, {7: shared}, {7: alone}]
     alone_id = id(alone)
     del alone
-    flows.spread(inflow, 0, 7, mpz(10))
+    assert flows.spread(inflow, 0, 7, mpz(10), 4) is None
     assert shared == big and inflow[1][7] == big + 20 and inflow[1][7] is not shared
     assert id(inflow[2][7]) == alone_id and inflow[2][7] == big + 30
     assert hash(inflow[2][7]) == hash(big + 30)

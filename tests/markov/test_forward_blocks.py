@@ -256,3 +256,37 @@ def test_a_small_loop_takes_its_inverse_only_when_its_matrix_recurs(monkeypatch)
     second = forward_module.solve_block(matrix, rows, [10**40, 3, -7])
     assert calls == ["_solve_wide", "_solve_by_inverse"]
     assert [m * second[1] for m in first[0]] == [m * first[1] for m in second[0]]
+
+
+def _fresh_pass(graph):
+    """The forward pass meeting every loop for the first time (a loop met again may take
+    another way to the same Fractions, with a denominator not reduced)."""
+    for remembered in (forward_module._block_inverses, forward_module._seen_matrices, forward_module._systems):
+        remembered.clear()
+    return forward_pass(graph, workers=0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_waiting_inflows_gathered_change_nothing(seed, monkeypatch):
+    """A waiting state's inflow gathered into one class (past one, two or no classes
+    apart; compiled and in Python; every state's at once past the memory share) gives
+    the identical result, its denominator's bits included."""
+    graph = explore(LoopsBehindChance(seed, loops=10, loop_size=4, lead=8))
+    expected = _fresh_pass(graph)
+    gathered: list = []
+    real = forward_module._Pass.gather
+    monkeypatch.setattr(
+        forward_module._Pass, "gather", lambda flow, target: (gathered.append(target), real(flow, target))
+    )
+    for most, compiled in [(1, True), (1, False), (2, True), (1000, True)]:
+        with monkeypatch.context() as python:
+            python.setattr(forward_module, "MOST_PENDING_CLASSES", most)
+            if not compiled:
+                python.setattr(forward_module, "ChainFlows", None)
+            gathered.clear()
+            assert _fresh_pass(graph) == expected
+            assert bool(gathered) == (most < 1000)
+    monkeypatch.setattr(forward_module, "MOST_PENDING_CLASSES", 1000)
+    monkeypatch.setattr(forward_module, "TIGHT_MEMORY", 0.0)  # past the share from the first loop on
+    gathered.clear()
+    assert _fresh_pass(graph) == expected and gathered
