@@ -28,11 +28,13 @@ an edge costs one multiply-add at the sender's own width, not at the widest widt
 in the graph. When a state's inflow arrives in several classes it is brought to their
 elementwise maximum ``D_in`` once (one multiplication by the integer ``D_in / D`` per
 class, not per edge), and its own class is ``D_in * t[v]``: the state's ``n`` IS its
-inflow amount, with no division at all. A loop brings its members' inflows to one
-``D_in(C)``, solves ``A_C z = s`` exactly (2-adic lifting, `exactdice.markov.lifting`,
-with FLINT where that does not apply, or a remembered integer inverse for small
-loops that recur) and gets ``z = m / d``; its members' class is ``D_in(C) * d`` and their
-``n`` the numerators ``m``, and ``A_C m = d s`` is checked before they are passed on.
+inflow amount, with no division at all. (A state that waits with more than four classes
+has them joined early, `_Pass.gather`: the same ``D_in`` in the end, in less memory.)
+A loop brings its members' inflows to one ``D_in(C)``, solves ``A_C z = s`` exactly
+(2-adic lifting, `exactdice.markov.lifting`, with FLINT where that does not apply, or a
+remembered integer inverse for small loops that recur) and gets ``z = m / d``; its
+members' class is ``D_in(C) * d`` and their ``n`` the numerators ``m``, and
+``A_C m = d s`` is checked before they are passed on.
 Every scale is a product of nonnegative powers of the class's factors, so each step is
 exact rational arithmetic with the denominators kept apart; nothing is reconstructed.
 At the end the outcomes', never-ends', steps' and rewards' amounts are brought to the
