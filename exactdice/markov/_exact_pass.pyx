@@ -615,8 +615,8 @@ cdef class ChainFlows:
     a graph's arrays: an acyclic chance state's amount sent along its edges, and the sums
     a solved loop passes on. The same sums in the same order as the Python methods, so
     both give the identical integers; a sum grows in place where that is safe (`_grow`).
-    Over a graph's arrays (`exactdice.markov.arrays.Csr`: int32 targets) whose weights
-    all fit 64 bits.
+    Over a graph's arrays (`exactdice.markov.arrays.Csr`: int32 targets) where every
+    total and weight fits 64 bits (no ``csr.big``).
 
     >>> from array import array
     >>> from gmpy2 import mpz

@@ -279,7 +279,10 @@ def _bind_blas():
         from numpy._core import _multiarray_umath as core
     except ImportError:  # numpy 1.x
         from numpy.core import _multiarray_umath as core
-    handle = dlopen(core.__file__.encode(), RTLD_LAZY | RTLD_NOLOAD)
+    path = getattr(core, "__file__", None)
+    if path is None:
+        return
+    handle = dlopen(path.encode(), RTLD_LAZY | RTLD_NOLOAD)
     if handle == NULL:
         return
     cdef _dgemm_t found = NULL
@@ -319,6 +322,8 @@ def lift_digits(const double[:, ::1] inverse, const double[:, ::1] stacked, cons
     if _dgemm == NULL:
         return None
     cdef Py_ssize_t steps = right.shape[0], size = right.shape[1], columns = right.shape[2]
+    if inverse.shape[0] != size or inverse.shape[1] != size or stacked.shape[0] != 2 * size or stacked.shape[1] != size:
+        raise ValueError("lift_digits: inverse must be n x n and stacked 2n x n for a right side of n rows")
     cdef Py_ssize_t width = size * columns, k, i
     out = numpy.empty((steps, size, columns))
     cdef double[:, :, ::1] digits = out

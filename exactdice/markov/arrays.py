@@ -56,8 +56,9 @@ def _int64(values) -> tuple[numpy.ndarray, list]:
     if isinstance(values, array) and values.typecode == "q":
         return numpy.frombuffer(values, dtype=numpy.int64) if len(values) else numpy.zeros(0, numpy.int64), []
     big = [place for place, value in enumerate(values) if not -(2**63) <= value < 2**63]
+    past = set(big)
     result = numpy.array(
-        [0 if place in big else value for place, value in enumerate(values)] if big else values, dtype=numpy.int64
+        [0 if place in past else value for place, value in enumerate(values)] if big else values, dtype=numpy.int64
     )
     result[big] = -1
     return result, big
@@ -203,6 +204,20 @@ def _no_value(place):
     return None
 
 
+class _Held:
+    """An array's memory as numpy sees it, with what owns that memory (a compiled walk)
+    held alive: an array made from this, and any view or memoryview of it, keeps the
+    owner alive as long as it lives."""
+
+    def __init__(self, array, owner):
+        self.__array_interface__ = array.__array_interface__
+        self._array, self._owner = array, owner
+
+
+def _held(array, owner):
+    return numpy.asarray(_Held(array, owner)) if isinstance(array, numpy.ndarray) else array
+
+
 class ArrayGraph(StateGraph):
     """A `StateGraph` whose arrays were made by a compiled explorer.
 
@@ -226,7 +241,8 @@ class ArrayGraph(StateGraph):
     bookkeeping : int
         Nodes that are no state of the game (ends, draws), for reports.
     owner : object
-        What holds the memory the arrays view (kept alive with the graph).
+        What holds the memory the arrays view: kept alive with the graph, and with any
+        array or memoryview taken from it.
     """
 
     def __init__(
@@ -256,6 +272,10 @@ class ArrayGraph(StateGraph):
         self.reward_names = tuple(reward_names)
         count = len(kind)
         width = len(self.reward_names)
+        if owner is not None:
+            kind, data, offsets, targets, weights, mass = (
+                _held(array, owner) for array in (kind, data, offsets, targets, weights, mass)
+            )
         if mass is None:
             mass = numpy.zeros((count, width), dtype=numpy.int64)
         self.csr = Csr(
@@ -293,7 +313,7 @@ class ArrayGraph(StateGraph):
             values = getattr(self.csr, name)
             big = self.csr.big if name in ("data", "weights") else None
             if not big:
-                made = memoryview(values)
+                made = memoryview(values).toreadonly()
             elif name == "data":
                 made = values.tolist()
                 for node, (total, _) in big.items():

@@ -159,9 +159,10 @@ class _Plan:
     def block_rows(self, component):
         """(live members, rows of A_C) of a cyclic component (``rows[i]``: column -> entry).
 
-        The transposed system: a column per source. A chance node with many edges has
-        them screened for targets inside the block by one vectorised lookup (most edges
-        leave it); a few edges are looked up one by one (numpy costs more there)."""
+        The transposed system: a column per source. Compiled where the pass's edge loops
+        are (`ChainFlows.block_rows`); in Python, a chance node with many edges has them
+        screened for targets inside the block by one vectorised lookup (most edges leave
+        it), a few edges looked up one by one (numpy costs more there)."""
         live = self.live_members(component)
         if self.flows is not None:
             return live, self.flows.block_rows(live, self.chosen_edge)
@@ -612,6 +613,8 @@ class _Pass:
             ]
             for node in live
         ]
+        for node in live:  # the parts hold them now, and nothing enters a loop once it is ready
+            inflow[node] = None
         return klass, parts
 
     def leaving(self, live, values):

@@ -126,21 +126,26 @@ def solve_by_lifting(rows, sources, columns: int | None = None):
 
 
 _facts: dict = {}
-_MAX_REMEMBERED_FACTS = 128
+_facts_bytes = 0
+_MAX_REMEMBERED_BYTES = 32 << 20
 
 
 def _facts_of(dense):
     """``(A'^-1 mod 2^16, det A')`` of ``dense``, or ``(None, None)`` when it is singular
-    mod 2; remembered per matrix, as the same loop recurs at other chip counts and
-    track positions (21 of A5 v C5's 106 loops)."""
+    mod 2; remembered per matrix (up to 32 MiB of them), as the same loop recurs at other
+    chip counts and track positions (21 of A5 v C5's 106 loops)."""
+    global _facts_bytes
     key = (len(dense), dense.tobytes())
     found = _facts.get(key)
     if found is None:
         inverse = _inverse_mod_digit(dense)
         found = (inverse, None if inverse is None else _determinant(dense))
-        if len(_facts) >= _MAX_REMEMBERED_FACTS:
+        size = 2 * len(key[1])  # the key and the inverse, as large
+        if _facts_bytes + size > _MAX_REMEMBERED_BYTES:
             _facts.clear()
+            _facts_bytes = 0
         _facts[key] = found
+        _facts_bytes += size
     return found
 
 

@@ -273,6 +273,25 @@ def chain_karbon_graph(policy=None, **setup):
     return explore(KarbonModel(start.sizes, start.situation(), Rules(), player, narrator), progress=False)
 
 
+def test_an_array_graphs_edges_outlive_the_graph_and_cannot_be_changed():
+    """What the compiled walk's arrays are read through keeps the walk alive: the edges
+    taken from a graph stay as they were after the graph (and its walk) is dropped and
+    the memory reused; and they are read-only."""
+    import gc
+
+    graph = chain_karbon_graph(None, ability=3, challenge=3, consequence=3, peril=1)
+    assert isinstance(graph, ArrayGraph) and graph.owner is not None
+    targets, weights, csr_targets = graph.targets, graph.weights, graph.csr.targets
+    expected = (list(targets), list(weights), csr_targets.tolist())
+    del graph
+    gc.collect()
+    churn = [bytearray(1 << 20) for _ in range(64)]  # reuse what was freed
+    assert (list(targets), list(weights), csr_targets.tolist()) == expected
+    del churn
+    with pytest.raises(TypeError):
+        targets[0] = 7
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_the_chains_compiled_pass_gives_pythons_fractions_on_random_chains(seed, monkeypatch):
     from .test_forward_blocks import LoopsBehindChance
