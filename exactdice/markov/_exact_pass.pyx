@@ -386,6 +386,31 @@ cdef inline int _add_to_class(dict sums, object klass, object value, int64_t wei
     return 0
 
 
+cdef list _transposed_rows(const uint8_t[::1] kind, const int64_t[::1] data, const int64_t[::1] offsets,
+                           const int32_t[::1] targets, const int64_t[::1] weights, const int32_t[::1] slots,
+                           list live, dict chosen):
+    """The rows of a loop's transposed system over its ``live`` members, whose ``slots``
+    hold their places (``rows[i]``: column -> entry, a column per source): ``total * I``
+    less each move that stays among them, a decision's along its ``chosen`` edge, weight 1."""
+    cdef Py_ssize_t size = len(live), i, node, edge, low, high
+    cdef int32_t column
+    cdef list rows = [{i: 1 if kind[<Py_ssize_t>live[i]] == DECISION else data[<Py_ssize_t>live[i]]} for i in range(size)]
+    cdef dict row
+    for i in range(size):
+        node = live[i]
+        if kind[node] == DECISION:
+            low = chosen[node]
+            high = low + 1
+        else:
+            low, high = offsets[node], offsets[node + 1]
+        for edge in range(low, high):
+            column = slots[targets[edge]]
+            if column >= 0:
+                row = rows[column]
+                row[i] = row.get(i, 0) - (1 if kind[node] == DECISION else weights[edge])
+    return rows
+
+
 cdef class LoopSystems:
     """The linear systems of a graph's cyclic components, built over its CSR arrays: the
     compiled `_Solver.live_states` and `_Solver.build_system` (decisions fixed by a policy,
@@ -537,17 +562,11 @@ cdef class LoopSystems:
         cdef dict chosen = self.solver.chosen_edge, inflow = visits.inflow
         cdef list flow_num = visits.flow_num, flow_den = visits.flow_den
         cdef Py_ssize_t size = len(live), i, node, edge, low, high, initial = visits.graph.initial
-        cdef int32_t target, column
-        cdef list rows = [{i: self._total(live[i])} for i in range(size)], right_sides = []
-        cdef dict row
-        for i in range(size):
-            node = live[i]
-            low, high = self._span(node, chosen)
-            for edge in range(low, high):
-                column = self.slots[self.targets[edge]]
-                if column >= 0:
-                    row = rows[column]
-                    row[i] = row.get(i, 0) - self._weight(node, edge)
+        cdef int32_t target
+        cdef list rows = _transposed_rows(
+            self.kind, self.data, self.offsets, self.targets, self.weights, self.slots, live, chosen
+        )
+        cdef list right_sides = []
         for i in range(size):
             node = live[i]
             sums = inflow.pop(node, None)
@@ -652,33 +671,16 @@ cdef class ChainFlows:
         """The rows of a loop's transposed system over its ``live`` members (``rows[i]``:
         column -> entry; a column per source), as `exactdice.markov.forward._Plan.block_rows`
         builds them, in the same order."""
-        cdef Py_ssize_t size = len(live), i, node, edge
-        cdef int32_t column
-        cdef list rows = [None] * size
-        cdef dict row
-        for i in range(size):
-            node = live[i]
-            self.slots[node] = i
-            rows[i] = {i: 1 if self.kind[node] == DECISION else self.data[node]}
+        cdef Py_ssize_t i
+        for i in range(len(live)):
+            self.slots[<Py_ssize_t>live[i]] = i
         try:
-            for i in range(size):
-                node = live[i]
-                if self.kind[node] == DECISION:
-                    edge = chosen_edge[node]
-                    column = self.slots[self.targets[edge]]
-                    if column >= 0:
-                        row = rows[column]
-                        row[i] = row.get(i, 0) - 1
-                    continue
-                for edge in range(self.offsets[node], self.offsets[node + 1]):
-                    column = self.slots[self.targets[edge]]
-                    if column >= 0:
-                        row = rows[column]
-                        row[i] = row.get(i, 0) - self.weights[edge]
+            return _transposed_rows(
+                self.kind, self.data, self.offsets, self.targets, self.weights, self.slots, live, chosen_edge
+            )
         finally:
             for node in live:
-                self.slots[node] = -1
-        return rows
+                self.slots[<Py_ssize_t>node] = -1
 
     def spread(self, list inflow, Py_ssize_t node, object own, object amount, Py_ssize_t most_classes):
         """Add ``weight * amount`` to every successor's inflow of class ``own``
