@@ -27,7 +27,7 @@ from cython.operator cimport dereference as deref
 from cpython.exc cimport PyErr_CheckSignals
 
 from exactdice.errors import InternalError
-from exactdice.markov._graph cimport CHANCE, DECISION, FRONTIER, TERMINAL, GrowingGraph
+from exactdice.markov._graph cimport CHANCE, DECISION, FRONTIER, TERMINAL, GrowingGraph, HugePages
 
 cdef extern from *:
     """
@@ -257,8 +257,8 @@ cdef class _KeyTable:
     """Packed keys (``width`` words each) -> ids 0..n-1 in order of first sight."""
 
     cdef int width
-    cdef vector[uint64_t] keys
-    cdef vector[int32_t] slots     # ids (a walk refuses more than 2**31 states)
+    cdef vector[uint64_t, HugePages[uint64_t]] keys
+    cdef vector[int32_t, HugePages[int32_t]] slots     # ids (a walk refuses more than 2**31 states)
     cdef uint64_t mask
     cdef int64_t count
 
@@ -353,7 +353,7 @@ cdef class _PairTable:
     """Two-word keys -> ids 0..n-1 in order of first sight, the keys kept in the slots
     (one memory access a look-up: these tables are hit for every roll outcome)."""
 
-    cdef vector[PairSlot] slots
+    cdef vector[PairSlot, HugePages[PairSlot]] slots
     cdef uint64_t mask
     cdef int64_t count
 
@@ -395,7 +395,7 @@ cdef class _PairTable:
         return self.count - 1
 
     cdef void _grow(self) noexcept nogil:
-        cdef vector[PairSlot] old
+        cdef vector[PairSlot, HugePages[PairSlot]] old
         old.swap(self.slots)
         cdef PairSlot empty
         empty.first = empty.second = 0
@@ -438,7 +438,7 @@ cdef class _RestTable:
     are: a look-up is one memory access, and `prefetch` starts that access early (a node
     looks up a rest for every roll outcome, in a table too large for the cache)."""
 
-    cdef vector[RestSlot] slots
+    cdef vector[RestSlot, HugePages[RestSlot]] slots
     cdef uint64_t mask
     cdef int64_t count
     cdef int64_t moves     # times the slots moved (grown, cleared): a found slot is stale
@@ -477,7 +477,7 @@ cdef class _RestTable:
             self._grow()
 
     cdef void _grow(self) noexcept nogil:
-        cdef vector[RestSlot] old
+        cdef vector[RestSlot, HugePages[RestSlot]] old
         old.swap(self.slots)
         self.moves += 1
         cdef RestSlot empty
@@ -647,13 +647,13 @@ cdef class CompiledWalk(GrowingGraph):
     cdef _PairTable roll_keys
     cdef vector[int64_t] roll_start
     cdef vector[int64_t] roll_length
-    cdef vector[RollEntry] roll_entries
+    cdef vector[RollEntry, HugePages[RollEntry]] roll_entries
     # rest of a round by post-roll situation: (exponent, branches); keyed by the node's
     # context (all but hands, chips and stacks: `contexts`) and what the roll changed
     cdef _KeyTable contexts
     cdef _PairTable hand_ids
     cdef _RestTable rests
-    cdef vector[Branch] rest_branches
+    cdef vector[Branch, HugePages[Branch]] rest_branches
     cdef int64_t rest_kept
     cdef int64_t unfit_value            # a field `_pack` met that does not fit its width
     cdef int unfit_bits                 #   (0: none)

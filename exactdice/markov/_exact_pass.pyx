@@ -18,16 +18,12 @@ from cpython.object cimport PyObject
 from libc.stdint cimport int64_t, int32_t, uint8_t
 from libcpp.vector cimport vector
 
+from exactdice.markov._loaded cimport loaded_symbol
+
 import numpy
 from gmpy2 import gcd, lcm, mpz
 
 from exactdice.limits import check_memory
-
-cdef extern from "dlfcn.h" nogil:
-    void* dlopen(const char* filename, int flags)
-    void* dlsym(void* handle, const char* symbol)
-    int RTLD_LAZY
-    int RTLD_NOLOAD
 
 ctypedef struct _Mpz:  # GMP's __mpz_struct
     int alloc
@@ -103,12 +99,10 @@ def _bind_gmp():
     global _found_addmul_ui, _found_submul_ui, _found_addmul
     import gmpy2.gmpy2 as extension
 
-    handle = dlopen(extension.__file__.encode(), RTLD_LAZY | RTLD_NOLOAD)
-    if handle == NULL:
-        return
-    by_small = <_addmul_ui_t>dlsym(handle, b"__gmpz_addmul_ui")
-    less_small = <_addmul_ui_t>dlsym(handle, b"__gmpz_submul_ui")
-    by_big = <_addmul_t>dlsym(handle, b"__gmpz_addmul")
+    library = extension.__file__.encode()
+    by_small = <_addmul_ui_t>loaded_symbol(library, b"__gmpz_addmul_ui")
+    less_small = <_addmul_ui_t>loaded_symbol(library, b"__gmpz_submul_ui")
+    by_big = <_addmul_t>loaded_symbol(library, b"__gmpz_addmul")
     if by_small == NULL or less_small == NULL or by_big == NULL or sizeof(unsigned long) < 8:
         return  # (a 64-bit weight must fit GMP's unsigned long)
     start = mpz(11) ** 60

@@ -22,14 +22,10 @@ from libc.stdint cimport INT64_MAX, int64_t
 from libc.stdlib cimport llabs
 from libcpp.vector cimport vector
 
+from exactdice.markov._loaded cimport loaded_symbol
+
 import numpy
 from gmpy2 import gcd, is_divisible, lcm, mpq, mpz
-
-cdef extern from "dlfcn.h" nogil:
-    void* dlopen(const char* filename, int flags)
-    void* dlsym(void* handle, const char* symbol)
-    int RTLD_LAZY
-    int RTLD_NOLOAD
 
 # CBLAS's dgemm with 64-bit integers (an ILP64 OpenBLAS, as numpy's wheels bundle it)
 ctypedef void (*_dgemm_t)(int order, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, double alpha,
@@ -282,12 +278,9 @@ def _bind_blas():
     path = getattr(core, "__file__", None)
     if path is None:
         return
-    handle = dlopen(path.encode(), RTLD_LAZY | RTLD_NOLOAD)
-    if handle == NULL:
-        return
     cdef _dgemm_t found = NULL
     for name in (b"scipy_cblas_dgemm64_", b"cblas_dgemm64_"):
-        found = <_dgemm_t>dlsym(handle, name)
+        found = <_dgemm_t>loaded_symbol(path.encode(), name)
         if found != NULL:
             break
     if found == NULL:

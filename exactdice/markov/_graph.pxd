@@ -15,6 +15,10 @@ cdef extern from "_mapped.h" nogil:
         void shrink_to_fit() except +
         void release()
 
+    # a std::vector allocator asking for 2 MiB pages (tables read at random; see _mapped.h)
+    cdef cppclass HugePages[T]:
+        pass
+
 
 # node kinds (as exactdice.markov.graph's, and FRONTIER: found, not expanded yet)
 cdef enum:

@@ -21,6 +21,8 @@ from libc.math cimport INFINITY, nextafter
 from libcpp.vector cimport vector
 from cpython.exc cimport PyErr_CheckSignals
 
+from exactdice.markov._graph cimport HugePages
+
 cdef extern from "<fenv.h>" nogil:
     int fesetround(int rounding)
     int fegetround()
@@ -49,7 +51,8 @@ cdef _Components _components(const int64_t[:] offsets, const int32_t[:] targets,
                              int64_t root_only):
     """Components reachable from ``root_only`` (or from every node if it is -1)."""
     cdef _Components result = _Components()
-    cdef vector[int64_t] index, low, stack, work_node, work_edge
+    cdef vector[int64_t, HugePages[int64_t]] index, low  # read at random, per edge
+    cdef vector[int64_t] stack, work_node, work_edge
     cdef vector[uint8_t] on_stack
     index.assign(count, -1)
     low.assign(count, 0)

@@ -303,3 +303,44 @@ def test_forgetting_the_rests_of_rounds_on_the_way_changes_no_edge(split_rolls, 
             progress=False,
         )
     assert _signature(forgetful) == _signature(kept) == _signature(reference)
+
+
+def _huge_page_kib() -> int:
+    """KiB of this process's mappings marked for transparent huge pages (VmFlags ``hg``)."""
+    total, size = 0, 0
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            if line.startswith("Size:"):
+                size = int(line.split()[1])
+            elif line.startswith("VmFlags:") and "hg" in line.split()[1:]:
+                total += size
+    return total
+
+
+@needs_compiled
+@pytest.mark.skipif(
+    not os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled"), reason="no transparent huge pages here"
+)
+def test_the_walks_large_tables_ask_for_huge_pages_and_change_no_edge(monkeypatch):
+    """A table of 2 MiB or more (here the situations' slots, sized for 600,000 situations:
+    8 MiB) is marked for huge pages while the walk holds it; the graph is the same."""
+    from exactdice.karbon import compiled
+
+    setup = ContestSetup(ability=2, challenge=1, consequence=2, peril=1, pool={6: 2, 8: 2}, reserve={6: 1})
+    model = _model(setup, Rules(), PlayerPolicy(), NarratorPolicy())
+    config = {**compiled._config(model, model), "expected_states": 600_000}
+    before = _huge_page_kib()
+    walk = compiled._walk.CompiledWalk(config)
+    assert _huge_page_kib() - before >= 8 * 1024
+    del walk
+
+    reference, small_tables = _both_graphs(setup, Rules(), PlayerPolicy(), NarratorPolicy())
+    with_default_size = compiled._config
+    monkeypatch.setattr(
+        compiled, "_config", lambda *arguments: {**with_default_size(*arguments), "expected_states": 600_000}
+    )
+    with _walk("compiled"):
+        large_tables = explore(
+            _model(setup, Rules(), PlayerPolicy(), NarratorPolicy()), max_states=_MOST_STATES, progress=False
+        )
+    assert _signature(large_tables) == _signature(small_tables) == _signature(reference)
