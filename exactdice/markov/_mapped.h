@@ -22,18 +22,27 @@
 #include <cstdlib>
 #include <new>
 #ifdef __linux__
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
-#include <thread>
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define EXD_INLINE __attribute__((always_inline)) inline
+#define EXD_OUT_OF_LINE __attribute__((noinline))
+#else
+#define EXD_INLINE inline
+#define EXD_OUT_OF_LINE
 #endif
 
 constexpr std::size_t HUGE_PAGE_BYTES = std::size_t(1) << 21;
 
 inline void* huge_page_alloc(std::size_t bytes) {
+    // (malloc's alignment serves every type the walk keeps: none is over-aligned)
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (bytes >= HUGE_PAGE_BYTES) {
         std::size_t rounded = (bytes + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
@@ -50,6 +59,7 @@ inline void* huge_page_alloc(std::size_t bytes) {
 
 template <typename T>
 struct HugePages {
+    static_assert(alignof(T) <= alignof(std::max_align_t), "malloc would not align it");
     using value_type = T;
     HugePages() noexcept {}
     template <typename U>
@@ -64,16 +74,22 @@ bool operator!=(const HugePages<T>&, const HugePages<U>&) { return false; }
 
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
 #define EXD_PREFILL 1
-// bytes a helper maps ahead of the writer, started each time the writer has used half
+// bytes a helper maps ahead of the writer, started each time the writer has used half (so
+// an array shorter than half of it starts none)
 constexpr std::size_t PREFILL_BYTES = std::size_t(16) << 20;
+// the helper's stack: it makes one system call and allocates nothing (a thread that
+// allocated would get a malloc arena of its own, 64 MiB of address space)
+constexpr std::size_t PREFILL_STACK_BYTES = std::size_t(64) << 10;
 
-struct Prefill {
-    std::atomic<bool> done{false};
-};
-
-inline std::atomic<bool>& prefill_declined() {
-    static std::atomic<bool> declined{false};
-    return declined;
+// false once the kernel or the system declined (no MADV_POPULATE_WRITE, no thread to be
+// had), and where this process may run on one processor only (the helper would take the
+// writer's)
+inline std::atomic<bool>& prefill_wanted() {
+    static std::atomic<bool> wanted{[] {
+        cpu_set_t usable;
+        return sched_getaffinity(0, sizeof(usable), &usable) == 0 && CPU_COUNT(&usable) >= 2;
+    }()};
+    return wanted;
 }
 #endif
 
@@ -84,40 +100,54 @@ class MappedArray {
     std::size_t room = 0;
     std::size_t limit = 0;  // push_back leaves its fast path here (room, or the next prefill)
 #ifdef EXD_PREFILL
-    std::size_t next_prefill = 0;  // count at which the next helper starts
-    std::size_t prefilled = 0;     // items [0, prefilled) are mapped or being mapped
-    std::shared_ptr<Prefill> helper;
+    static constexpr std::size_t PREFILL_ITEMS = PREFILL_BYTES / sizeof(T);
+    std::size_t next_prefill = PREFILL_ITEMS / 2;  // count at which the next helper starts
+    std::size_t prefilled = 0;                      // items [0, prefilled) are mapped or being mapped
+    // the running helper's range and its end (the helper reads and writes nothing else)
+    std::uintptr_t helper_first = 0;
+    std::size_t helper_length = 0;
+    std::atomic<bool> helper_done{true};
     pid_t helper_process = 0;
 
+    static void* run_helper(void* self) {
+        auto* array = static_cast<MappedArray*>(self);
+        if (madvise(reinterpret_cast<void*>(array->helper_first), array->helper_length, MADV_POPULATE_WRITE) != 0)
+            prefill_wanted().store(false, std::memory_order_relaxed);
+        array->helper_done.store(true, std::memory_order_release);
+        return nullptr;
+    }
+
     void wait_for_helper() {
-        if (helper && helper_process == getpid()) {
-            while (!helper->done.load(std::memory_order_acquire)) std::this_thread::yield();
+        if (helper_process == getpid()) {  // a helper forked away is not in this process
+            while (!helper_done.load(std::memory_order_acquire)) sched_yield();
         }
-        helper.reset();
+        helper_process = 0;
     }
 
     void prefill() {
         wait_for_helper();
-        std::size_t ahead = PREFILL_BYTES / sizeof(T);
-        next_prefill = count + ahead / 2;
-        std::size_t until = std::min(room, count + ahead);
-        if (until <= prefilled || prefill_declined().load(std::memory_order_relaxed)) return;
+        next_prefill = count + PREFILL_ITEMS / 2;
+        std::size_t until = std::min(room, count + PREFILL_ITEMS);
+        if (until <= prefilled || !prefill_wanted().load(std::memory_order_relaxed)) return;
         long page = sysconf(_SC_PAGESIZE);
-        auto first = reinterpret_cast<std::uintptr_t>(items + prefilled) & ~static_cast<std::uintptr_t>(page - 1);
-        std::size_t length = reinterpret_cast<std::uintptr_t>(items + until) - first;
-        prefilled = until;
-        auto state = std::make_shared<Prefill>();
-        try {
-            std::thread([state, first, length] {
-                if (madvise(reinterpret_cast<void*>(first), length, MADV_POPULATE_WRITE) != 0)
-                    prefill_declined().store(true, std::memory_order_relaxed);
-                state->done.store(true, std::memory_order_release);
-            }).detach();
-        } catch (...) {  // no thread to be had: the writer maps its own pages
-            prefill_declined().store(true, std::memory_order_relaxed);
+        helper_first = reinterpret_cast<std::uintptr_t>(items + prefilled) & ~static_cast<std::uintptr_t>(page - 1);
+        helper_length = reinterpret_cast<std::uintptr_t>(items + until) - helper_first;
+        helper_done.store(false, std::memory_order_relaxed);
+        pthread_attr_t attributes;
+        pthread_t thread;
+        bool started = pthread_attr_init(&attributes) == 0;
+        if (started) {
+            pthread_attr_setstacksize(&attributes, PREFILL_STACK_BYTES);
+            pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+            started = pthread_create(&thread, &attributes, run_helper, this) == 0;
+            pthread_attr_destroy(&attributes);
+        }
+        if (!started) {  // no thread to be had: the writer maps its own pages
+            helper_done.store(true, std::memory_order_relaxed);
+            prefill_wanted().store(false, std::memory_order_relaxed);
             return;
         }
-        helper = state;
+        prefilled = until;
         helper_process = getpid();
     }
 #endif
@@ -149,7 +179,7 @@ class MappedArray {
 #endif
     }
 
-    __attribute__((noinline)) void make_room() {
+    EXD_OUT_OF_LINE void make_room() {
         if (count == room) reserve_bytes(room ? 2 * room : (1 << 16));
 #ifdef EXD_PREFILL
         if (count >= next_prefill) prefill();
@@ -168,7 +198,8 @@ class MappedArray {
 #ifdef __linux__
 #ifdef EXD_PREFILL
             wait_for_helper();
-            prefilled = next_prefill = 0;
+            prefilled = 0;
+            next_prefill = PREFILL_ITEMS / 2;
 #endif
             munmap(items, room * sizeof(T));
 #else
@@ -178,7 +209,7 @@ class MappedArray {
         items = nullptr;
         count = room = limit = 0;
     }
-    __attribute__((always_inline)) void push_back(const T& value) {
+    EXD_INLINE void push_back(const T& value) {
         if (count >= limit) make_room();
         items[count++] = value;
     }
