@@ -10,6 +10,8 @@ Fraction on both paths.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from contextlib import contextmanager
 
 import pytest
@@ -305,9 +307,16 @@ def test_forgetting_the_rests_of_rounds_on_the_way_changes_no_edge(split_rolls, 
     assert _signature(forgetful) == _signature(kept) == _signature(reference)
 
 
-def _huge_page_kib() -> int:
-    """KiB of this process's mappings marked for transparent huge pages (VmFlags ``hg``)."""
-    total, size = 0, 0
+# Run in a fresh process: there malloc serves an 8 MiB block from a new mapping. In a process
+# that has freed large blocks it may serve it from heap memory flagged by an earlier walk,
+# which adds no flagged KiB.
+_HUGE_PAGES_PROGRAM = """
+from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules, compiled
+from exactdice.karbon.model import KarbonModel
+
+
+def flagged_kib():
+    total = size = 0
     with open("/proc/self/smaps") as smaps:
         for line in smaps:
             if line.startswith("Size:"):
@@ -315,6 +324,16 @@ def _huge_page_kib() -> int:
             elif line.startswith("VmFlags:") and "hg" in line.split()[1:]:
                 total += size
     return total
+
+
+setup = ContestSetup(ability=2, challenge=1, consequence=2, peril=1, pool={6: 2, 8: 2}, reserve={6: 1})
+start = setup.start(PlayerPolicy(), NarratorPolicy())
+model = KarbonModel(start.sizes, start.situation(), Rules(), PlayerPolicy(), NarratorPolicy())
+config = {**compiled._config(model, model), "expected_states": 600_000}
+before = flagged_kib()
+walk = compiled._walk.CompiledWalk(config)
+print(flagged_kib() - before)
+"""
 
 
 @needs_compiled
@@ -326,14 +345,12 @@ def test_the_walks_large_tables_ask_for_huge_pages_and_change_no_edge(monkeypatc
     8 MiB) is marked for huge pages while the walk holds it; the graph is the same."""
     from exactdice.karbon import compiled
 
-    setup = ContestSetup(ability=2, challenge=1, consequence=2, peril=1, pool={6: 2, 8: 2}, reserve={6: 1})
-    model = _model(setup, Rules(), PlayerPolicy(), NarratorPolicy())
-    config = {**compiled._config(model, model), "expected_states": 600_000}
-    before = _huge_page_kib()
-    walk = compiled._walk.CompiledWalk(config)
-    assert _huge_page_kib() - before >= 8 * 1024
-    del walk
+    flagged = subprocess.run(
+        [sys.executable, "-c", _HUGE_PAGES_PROGRAM], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert int(flagged.stdout.strip()) >= 8 * 1024
 
+    setup = ContestSetup(ability=2, challenge=1, consequence=2, peril=1, pool={6: 2, 8: 2}, reserve={6: 1})
     reference, small_tables = _both_graphs(setup, Rules(), PlayerPolicy(), NarratorPolicy())
     with_default_size = compiled._config
     monkeypatch.setattr(
