@@ -244,6 +244,12 @@ def peers_rows() -> list[dict]:
     return [dict(row="peers", table=run["out"], code=run["code"])]
 
 
+def _at_least_one(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -259,7 +265,10 @@ def main(argv=None) -> int:
         help="the Python walk's states at most per case (a prefix of larger graphs)",
     )
     parser.add_argument(
-        "--repeats", type=int, default=3, help="explorations of each case and walk, the fastest kept (default 3)"
+        "--repeats",
+        type=_at_least_one,
+        default=3,
+        help="explorations of each case and walk, the fastest kept (default 3)",
     )
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     options = parser.parse_args(argv)
