@@ -278,9 +278,10 @@ def _bind_blas():
     path = getattr(core, "__file__", None)
     if path is None:
         return
+    library = path.encode()
     cdef _dgemm_t found = NULL
     for name in (b"scipy_cblas_dgemm64_", b"cblas_dgemm64_"):
-        found = <_dgemm_t>loaded_symbol(path.encode(), name)
+        found = <_dgemm_t>loaded_symbol(library, name)
         if found != NULL:
             break
     if found == NULL:
