@@ -6,6 +6,9 @@ import numpy
 
 def strongly_connected(offsets: numpy.ndarray, targets: numpy.ndarray) -> list[list[int]]: ...
 def reachable_components(offsets: numpy.ndarray, targets: numpy.ndarray, initial: int) -> object: ...
+def outcome_reach(
+    kind: numpy.ndarray, data: numpy.ndarray, offsets: numpy.ndarray, targets: numpy.ndarray, parts: object
+) -> numpy.ndarray: ...
 def chain_bounds(
     kind: numpy.ndarray,
     data: numpy.ndarray,
@@ -13,13 +16,13 @@ def chain_bounds(
     targets: numpy.ndarray,
     weights: numpy.ndarray,
     outcomes: int,
-    initial: int,
+    reach: numpy.ndarray,
     tolerance: float,
     most_sweeps: int,
+    parts: object,
     overrides: dict | None = ...,
     check: Callable[[], None] | None = ...,
-    parts: object | None = ...,
-) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int, float]: ...
+) -> tuple[numpy.ndarray, numpy.ndarray, int, float]: ...
 def chain_expectations(
     kind: numpy.ndarray,
     data: numpy.ndarray,
@@ -27,12 +30,11 @@ def chain_expectations(
     targets: numpy.ndarray,
     weights: numpy.ndarray,
     mass: numpy.ndarray,
-    initial: int,
     tolerance: float,
     most_sweeps: int,
+    parts: object,
     overrides: dict | None = ...,
     check: Callable[[], None] | None = ...,
-    parts: object | None = ...,
 ) -> tuple[numpy.ndarray, numpy.ndarray, float, int]: ...
 
 class GameSearch:

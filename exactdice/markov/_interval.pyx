@@ -127,27 +127,65 @@ def strongly_connected(const int64_t[:] offsets, const int32_t[:] targets):
 
 
 def reachable_components(const int64_t[:] offsets, const int32_t[:] targets, int64_t initial):
-    """The components reachable from ``initial``, sinks first, for `chain_bounds` and
-    `chain_expectations` to share (an opaque object: computing them is a pass over every
-    reachable edge)."""
+    """The components reachable from ``initial``, sinks first, for `outcome_reach`,
+    `chain_bounds` and `chain_expectations` to share (an opaque object: computing them is
+    a pass over every reachable edge)."""
     return _components(offsets, targets, offsets.shape[0] - 1, initial)
 
 
+def outcome_reach(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
+                  const int32_t[:] targets, _Components parts not None):
+    """Per node, a bit mask of the outcomes it can reach (``data`` of its terminal
+    nodes), with bit 63 set on every node of ``parts`` (`reachable_components`): where
+    each reached node can reach an outcome, play ends with probability 1."""
+    import numpy
+
+    reach_array = numpy.zeros(kind.shape[0], dtype=numpy.uint64)
+    cdef uint64_t[::1] reach = reach_array
+    cdef int64_t c, i, node, edge, start, end
+    cdef uint64_t mask
+    with nogil:
+        for c in range(<int64_t>parts.cyclic.size()):
+            start, end = parts.starts[c], parts.starts[c + 1]
+            # the members of a component reach what its exits reach
+            mask = 0
+            for i in range(start, end):
+                node = parts.order[i]
+                if kind[node] == TERMINAL:
+                    mask |= (<uint64_t>1) << data[node]
+                for edge in range(offsets[node], offsets[node + 1]):
+                    mask |= reach[targets[edge]] & ~VISITED
+            for i in range(start, end):
+                reach[parts.order[i]] = mask | VISITED
+    return reach_array
+
+
+cdef object _special_nodes(int64_t count, dict big):
+    """A flag per node: 1 for the nodes ``big`` gives exactly (past 64 bits)."""
+    import numpy
+
+    flags = numpy.zeros(count, dtype=numpy.uint8)
+    if big:
+        flags[numpy.fromiter(big, dtype=numpy.int64, count=len(big))] = 1
+    return flags
+
+
 def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
-                 const int32_t[:] targets, const int64_t[:] weights, int outcomes, int64_t initial,
-                 double tolerance, int64_t most_sweeps, overrides=None, check=None, parts=None):
-    """Certified bounds on the probability of ending in each outcome, from every node
-    reachable from ``initial`` (a chain: no decision nodes).
+                 const int32_t[:] targets, const int64_t[:] weights, int outcomes, const uint64_t[::1] reach,
+                 double tolerance, int64_t most_sweeps, _Components parts not None, overrides=None,
+                 check=None):
+    """Certified bounds on the probability of ending in each outcome, from every node of
+    ``parts`` (`reachable_components`; a chain: no decision nodes).
 
     ``kind``, ``data``, ``offsets``, ``targets``, ``weights``: the graph's CSR arrays
     (`exactdice.markov.graph.StateGraph`); a weight or total of -1 is given exactly in
-    ``overrides`` (node -> (total, [weights]) as Python ints; past 64 bits).
-    Returns ``(lower, upper, reach, sweeps, widest)``: float64 arrays of shape
-    (nodes, outcomes), a per-node bit mask of the outcomes it can reach (bit 63 set on
-    every node reached from ``initial``), the sweeps made
-    and the widest interval left in a cyclic component (below ``tolerance`` unless
-    ``most_sweeps`` ran out). ``check()`` is called now and then (it may raise).
-    ``parts``: the graph's `reachable_components` from ``initial``, if made already.
+    ``overrides`` (node -> (total, [weights]) as Python ints; past 64 bits). ``reach``:
+    the nodes' `outcome_reach`.
+    Returns ``(lower, upper, sweeps, widest)``: float64 arrays of shape (nodes, outcomes),
+    the sweeps made and the widest interval left in a cyclic component (below
+    ``tolerance`` unless ``most_sweeps`` ran out). ``check()`` is called now and then (it
+    may raise). The sweeps run without the GIL (`chain_expectations` may run beside them
+    in another thread); it is taken for ``overrides`` nodes and ``check``.
     """
     import numpy
 
@@ -155,80 +193,77 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
     # rows of whole blocks of lanes (`_padded`); the columns past ``outcomes`` stay 0
     lower_array = numpy.zeros((count, _padded(outcomes)))
     upper_array = numpy.zeros((count, _padded(outcomes)))
-    reach_array = numpy.zeros(count, dtype=numpy.uint64)
     cdef double[:, ::1] lower = lower_array
     cdef double[:, ::1] upper = upper_array
-    cdef uint64_t[::1] reach = reach_array
-    cdef _Components components = _components(offsets, targets, count, initial) if parts is None else parts
-    cdef int64_t c, i, node, edge, start, end, sweeps = 0, total_sweeps = 0
+    cdef dict big = overrides or {}
+    cdef const uint8_t[::1] special = _special_nodes(count, big)
+    cdef int64_t c, i, node, start, end, sweeps = 0, total_sweeps = 0
     cdef int o
     cdef uint64_t mask
     cdef double widest = 0.0, width
-    cdef bint settled
     cdef int previous = fegetround()
     if outcomes > 64:
         raise ValueError("at most 64 outcomes")
-    big = overrides or {}
     try:
-        for c in range(<int64_t>components.cyclic.size()):
-            start, end = components.starts[c], components.starts[c + 1]
-            # the outcomes each member can reach: its exits' (all members share them)
-            mask = 0
-            for i in range(start, end):
-                node = components.order[i]
-                if kind[node] == TERMINAL:
-                    mask |= (<uint64_t>1) << data[node]
-                for edge in range(offsets[node], offsets[node + 1]):
-                    mask |= reach[targets[edge]] & ~VISITED
-            for i in range(start, end):
-                node = components.order[i]
-                reach[node] = mask | VISITED
-                for o in range(outcomes):
-                    if kind[node] == TERMINAL:
-                        lower[node, o] = upper[node, o] = 1.0 if data[node] == o else 0.0
-                    else:
-                        lower[node, o] = 0.0
-                        upper[node, o] = 1.0 if (mask >> o) & 1 else 0.0
-            if not components.cyclic[c]:
-                if kind[components.order[start]] != TERMINAL:
-                    _sweep(kind, data, offsets, targets, weights, lower, upper, components.order, start, end,
-                           outcomes, big)
-                continue
-            sweeps = 0
-            while True:
-                _sweep(kind, data, offsets, targets, weights, lower, upper, components.order, start, end, outcomes, big)
-                sweeps += 1
-                total_sweeps += 1
-                width = 0.0
+        with nogil:
+            for c in range(<int64_t>parts.cyclic.size()):
+                start, end = parts.starts[c], parts.starts[c + 1]
+                mask = reach[parts.order[start]] & ~VISITED
                 for i in range(start, end):
-                    node = components.order[i]
+                    node = parts.order[i]
                     for o in range(outcomes):
-                        if upper[node, o] - lower[node, o] > width:
-                            width = upper[node, o] - lower[node, o]
-                if width <= tolerance or sweeps >= most_sweeps:
-                    if width > widest:
-                        widest = width
-                    break
-                if not total_sweeps % 64:
-                    fesetround(previous)
-                    PyErr_CheckSignals()
-                    if check is not None:
-                        check()
-            if check is not None and not c % 4096:
-                fesetround(previous)
-                check()
+                        if kind[node] == TERMINAL:
+                            lower[node, o] = upper[node, o] = 1.0 if data[node] == o else 0.0
+                        else:
+                            lower[node, o] = 0.0
+                            upper[node, o] = 1.0 if (mask >> o) & 1 else 0.0
+                if not parts.cyclic[c]:
+                    if kind[parts.order[start]] != TERMINAL:
+                        _sweep(kind, data, offsets, targets, weights, lower, upper, parts.order, start, end,
+                               outcomes, special, big)
+                    continue
+                sweeps = 0
+                while True:
+                    _sweep(kind, data, offsets, targets, weights, lower, upper, parts.order, start, end, outcomes,
+                           special, big)
+                    sweeps += 1
+                    total_sweeps += 1
+                    width = 0.0
+                    for i in range(start, end):
+                        node = parts.order[i]
+                        for o in range(outcomes):
+                            if upper[node, o] - lower[node, o] > width:
+                                width = upper[node, o] - lower[node, o]
+                    if width <= tolerance or sweeps >= most_sweeps:
+                        if width > widest:
+                            widest = width
+                        break
+                    if not total_sweeps % 64:
+                        _checked(check, previous)
+                if not c % 4096:
+                    _checked(check, previous)
     finally:
         fesetround(previous)
-    return lower_array[:, :outcomes], upper_array[:, :outcomes], reach_array, total_sweeps, widest
+    return lower_array[:, :outcomes], upper_array[:, :outcomes], total_sweeps, widest
+
+
+cdef int _checked(check, int rounding) except -1 nogil:
+    """``check()`` and pending signals, with the GIL, in rounding mode ``rounding``."""
+    fesetround(rounding)
+    with gil:
+        PyErr_CheckSignals()
+        if check is not None:
+            check()
+    return 0
 
 
 def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                        const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
-                       int64_t initial, double tolerance, int64_t most_sweeps, overrides=None, check=None,
-                       parts=None):
+                       double tolerance, int64_t most_sweeps, _Components parts not None, overrides=None,
+                       check=None):
     """Certified bounds on expected totals (a reward per chance step, ``mass[node, r] /
-    data[node]``) from every node reachable from ``initial``, where play ends with
-    probability 1 (the caller checks that).
+    data[node]``) from every node of ``parts`` (`reachable_components`), where play ends
+    with probability 1 (the caller checks that: `outcome_reach`).
 
     Lower bounds iterate up from 0. Upper bounds iterate down from a bound proven first:
     in a cyclic component, once every member leaves it within K steps with probability at
@@ -237,7 +272,7 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
     pays there plus the largest upper bound of an exit. Every later round-up sweep stays
     above the expectation (the step is monotone), and the sweeps stop once each interval
     is within ``tolerance`` relative to 1 + its lower end. Returns ``(lower, upper,
-    widest_relative, sweeps)``. ``parts``: as `chain_bounds`'.
+    widest_relative, sweeps)``. Without the GIL, as `chain_bounds`.
     """
     import numpy
 
@@ -254,57 +289,57 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
     cdef double[::1] left_next = numpy.zeros(count)
     cdef uint8_t[::1] inside = numpy.zeros(count, dtype=numpy.uint8)
     upper_array[:, :rewards] = INFINITY
-    cdef _Components components = _components(offsets, targets, count, initial) if parts is None else parts
+    cdef dict big = overrides or {}
+    cdef const uint8_t[::1] special = _special_nodes(count, big)
     cdef int64_t c, i, node, start, end, sweeps = 0, total_sweeps = 0
     cdef int r
     cdef double widest = 0.0, width, steps_bound
     cdef int previous = fegetround()
-    big = overrides or {}
     try:
-        for c in range(<int64_t>components.cyclic.size()):
-            start, end = components.starts[c], components.starts[c + 1]
-            node = components.order[start]
-            if not components.cyclic[c]:
-                if kind[node] == TERMINAL:
-                    for r in range(rewards):
-                        upper[node, r] = 0.0
-                else:
-                    _reward_sweep(kind, data, offsets, targets, weights, mass, lower, components.order, start, end,
-                                  rewards, big, FE_DOWNWARD)
-                    _reward_sweep(kind, data, offsets, targets, weights, mass, upper, components.order, start, end,
-                                  rewards, big, FE_UPWARD)
-                continue
-            for i in range(start, end):
-                inside[components.order[i]] = 1
-            steps_bound = _steps_bound(kind, data, offsets, targets, weights, components.order, start, end, inside,
-                                       left, left_next, big)
-            _first_upper(kind, data, offsets, targets, weights, mass, upper, components.order, start, end, rewards,
-                         inside, big, steps_bound)
-            for i in range(start, end):
-                inside[components.order[i]] = 0
-            sweeps = 0
-            while True:
-                _reward_sweep(kind, data, offsets, targets, weights, mass, lower, components.order, start, end,
-                              rewards, big, FE_DOWNWARD)
-                _reward_sweep(kind, data, offsets, targets, weights, mass, upper, components.order, start, end,
-                              rewards, big, FE_UPWARD)
-                sweeps += 1
-                total_sweeps += 1
-                width = 0.0
+        with nogil:
+            for c in range(<int64_t>parts.cyclic.size()):
+                start, end = parts.starts[c], parts.starts[c + 1]
+                node = parts.order[start]
+                if not c % 4096:
+                    _checked(check, previous)
+                if not parts.cyclic[c]:
+                    if kind[node] == TERMINAL:
+                        for r in range(rewards):
+                            upper[node, r] = 0.0
+                    else:
+                        _reward_sweep(kind, data, offsets, targets, weights, mass, lower, parts.order, start, end,
+                                      rewards, special, big, FE_DOWNWARD)
+                        _reward_sweep(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end,
+                                      rewards, special, big, FE_UPWARD)
+                    continue
                 for i in range(start, end):
-                    node = components.order[i]
-                    for r in range(rewards):
-                        if upper[node, r] - lower[node, r] > width * (1.0 + lower[node, r]):
-                            width = (upper[node, r] - lower[node, r]) / (1.0 + lower[node, r])
-                if width <= tolerance or sweeps >= most_sweeps:
-                    if width > widest:
-                        widest = width
-                    break
-                if not total_sweeps % 64:
-                    fesetround(previous)
-                    PyErr_CheckSignals()
-                    if check is not None:
-                        check()
+                    inside[parts.order[i]] = 1
+                steps_bound = _steps_bound(kind, data, offsets, targets, weights, parts.order, start, end, inside,
+                                           left, left_next, special, big)
+                _first_upper(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end, rewards,
+                             inside, special, big, steps_bound)
+                for i in range(start, end):
+                    inside[parts.order[i]] = 0
+                sweeps = 0
+                while True:
+                    _reward_sweep(kind, data, offsets, targets, weights, mass, lower, parts.order, start, end,
+                                  rewards, special, big, FE_DOWNWARD)
+                    _reward_sweep(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end,
+                                  rewards, special, big, FE_UPWARD)
+                    sweeps += 1
+                    total_sweeps += 1
+                    width = 0.0
+                    for i in range(start, end):
+                        node = parts.order[i]
+                        for r in range(rewards):
+                            if upper[node, r] - lower[node, r] > width * (1.0 + lower[node, r]):
+                                width = (upper[node, r] - lower[node, r]) / (1.0 + lower[node, r])
+                    if width <= tolerance or sweeps >= most_sweeps:
+                        if width > widest:
+                            widest = width
+                        break
+                    if not total_sweeps % 64:
+                        _checked(check, previous)
     finally:
         fesetround(previous)
     return lower_array[:, :rewards], upper_array[:, :rewards], widest, total_sweeps
@@ -313,7 +348,7 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
 cdef double _steps_bound(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                          const int32_t[:] targets, const int64_t[:] weights, vector[int64_t]& order,
                          int64_t start, int64_t end, uint8_t[::1] inside, double[::1] left,
-                         double[::1] left_next, dict big) except -1:
+                         double[::1] left_next, const uint8_t[::1] special, dict big) except -1 nogil:
     """An upper bound on the expected steps spent in component order[start:end] from any
     member: K / q once every member has left within K steps with probability >= q (lower
     bounds from K round-down Jacobi sweeps of the probability of having left)."""
@@ -326,11 +361,13 @@ cdef double _steps_bound(const uint8_t[:] kind, const int64_t[:] data, const int
         while least < 0.5:
             steps += 1
             if steps > 10_000_000:
-                raise ArithmeticError("a component that play does not leave")
+                with gil:
+                    raise ArithmeticError("a component that play does not leave")
             for i in range(start, end):
                 node = order[i]
-                if data[node] < 0 or big and node in big:
-                    left_next[node] = _left_big(node, offsets, targets, inside, left, big[node])
+                if data[node] < 0 or special[node]:
+                    with gil:
+                        left_next[node] = _left_big(node, offsets, targets, inside, left, big[node])
                     continue
                 sum_ = 0.0
                 for edge in range(offsets[node], offsets[node + 1]):
@@ -368,7 +405,8 @@ cdef double _left_big(int64_t node, const int64_t[:] offsets, const int32_t[:] t
 cdef int _first_upper(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                       const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
                       double[:, ::1] upper, vector[int64_t]& order, int64_t start, int64_t end, int rewards,
-                      uint8_t[::1] inside, dict big, double steps_bound) except -1:
+                      uint8_t[::1] inside, const uint8_t[::1] special, dict big,
+                      double steps_bound) except -1 nogil:
     """A first upper bound for every member: steps_bound times the largest reward a step
     pays in the component, plus the largest upper bound of a node it leaves to."""
     cdef int64_t i, node, edge, target
@@ -383,8 +421,9 @@ cdef int _first_upper(const uint8_t[:] kind, const int64_t[:] data, const int64_
     for i in range(start, end):
         node = order[i]
         for r in range(rewards):
-            if data[node] < 0 or big and node in big:
-                step = _up_ratio(big[node], r)
+            if data[node] < 0 or special[node]:
+                with gil:
+                    step = _up_ratio(big[node], r)
                 fesetround(FE_UPWARD)
             else:
                 step = <double>mass[node, r] / _total_down(data[node])
@@ -412,15 +451,12 @@ def _up_ratio(exact, int r):
 cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                        const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
                        double[:, ::1] values, vector[int64_t]& order, int64_t start, int64_t end, int rewards,
-                       dict big, int mode, double[:, ::1] source=None) except -1:
-    """One sweep of expected totals in one rounding mode (down: the lower bounds, which
-    only grow; up: the upper bounds) into ``values``: Gauss-Seidel, or Jacobi from
-    ``source`` where one is given. A lower bound only rises and an upper bound only falls.
-    ``values`` and ``source`` have whole blocks of lanes (`_padded`)."""
-    if source is None:
-        source = values
+                       const uint8_t[::1] special, dict big, int mode) except -1 nogil:
+    """One Gauss-Seidel sweep of expected totals in one rounding mode (down: the lower
+    bounds, which only grow; up: the upper bounds, which only fall) into ``values`` (whole
+    blocks of lanes: `_padded`)."""
     cdef int64_t i, node
-    cdef int r, block, lanes = LANES if values.shape[1] == LANES else 2 * LANES
+    cdef int r, block, blocks, lanes = LANES if values.shape[1] == LANES else 2 * LANES
     cdef double sums[2 * LANES]
     cdef double total, value
     for i in range(start, end):
@@ -428,16 +464,19 @@ cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64
         if kind[node] == TERMINAL:
             continue
         if kind[node] == DECISION:
-            raise ValueError("chain_expectations takes a chain (no decision nodes)")
-        if data[node] < 0 or big and node in big:
-            _reward_big(node, offsets, targets, values, source, rewards, big[node], mode)
+            with gil:
+                raise ValueError("chain_expectations takes a chain (no decision nodes)")
+        if data[node] < 0 or special[node]:
+            with gil:
+                _reward_big(node, offsets, targets, values, rewards, big[node], mode)
             continue
         fesetround(mode)
         total = _total_up(data[node]) if mode == FE_DOWNWARD else _total_down(data[node])
-        for block in range(0, rewards, lanes):
+        for blocks in range((rewards + lanes - 1) // lanes):
+            block = blocks * lanes
             for r in range(lanes):
                 sums[r] = <double>mass[node, block + r] if block + r < rewards else 0.0
-            _edge_sums(offsets, targets, weights, source, node, block, lanes, sums)
+            _edge_sums(offsets, targets, weights, values, node, block, lanes, sums)
             for r in range(min(lanes, rewards - block)):
                 value = sums[r] / total
                 if (value > values[node, block + r]) if mode == FE_DOWNWARD else (value < values[node, block + r]):
@@ -447,7 +486,7 @@ cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64
 
 
 cdef int _reward_big(int64_t node, const int64_t[:] offsets, const int32_t[:] targets, double[:, ::1] values,
-                     double[:, ::1] source, int rewards, tuple exact, int mode) except -1:
+                     int rewards, tuple exact, int mode) except -1:
     """A node whose weights or masses pass 64 bits: its step in exact rationals, each
     probability rounded outward (``exact`` is (total, weights, masses) as ints)."""
     from fractions import Fraction
@@ -463,7 +502,7 @@ cdef int _reward_big(int64_t node, const int64_t[:] offsets, const int32_t[:] ta
             p = Fraction(node_weights[edge - offsets[node]], total)
             p = _down(p) if mode == FE_DOWNWARD else _up(p)
             fesetround(mode)
-            value = value + p * source[targets[edge], r]
+            value = value + p * values[targets[edge], r]
         fesetround(FE_TONEAREST)
         if (value > values[node, r]) if mode == FE_DOWNWARD else (value < values[node, r]):
             values[node, r] = value
@@ -533,26 +572,29 @@ cdef inline void _edge_sums(const int64_t[:] offsets, const int32_t[:] targets, 
 cdef int _sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                 const int32_t[:] targets, const int64_t[:] weights, double[:, ::1] lower,
                 double[:, ::1] upper, vector[int64_t]& order, int64_t start, int64_t end, int outcomes,
-                dict big) except -1:
+                const uint8_t[::1] special, dict big) except -1 nogil:
     """One Gauss-Seidel sweep over order[start:end], lower bounds in round-down mode, then
     upper bounds in round-up mode; each kept only where it tightens the bound it replaces.
     ``lower`` and ``upper`` have whole blocks of lanes (`_padded`)."""
     cdef int64_t i, node
-    cdef int o, block, lanes = LANES if lower.shape[1] == LANES else 2 * LANES
+    cdef int o, block, blocks, lanes = LANES if lower.shape[1] == LANES else 2 * LANES
     cdef double total
     cdef double sums[2 * LANES]
     for i in range(start, end):
         node = order[i]
         if kind[node] == DECISION:
-            raise ValueError("chain_bounds takes a chain (no decision nodes)")
-        if kind[node] != TERMINAL and (data[node] < 0 or big and node in big):
-            _sweep_big(node, offsets, targets, lower, upper, outcomes, big[node])
+            with gil:
+                raise ValueError("chain_bounds takes a chain (no decision nodes)")
+        if kind[node] != TERMINAL and (data[node] < 0 or special[node]):
+            with gil:
+                _sweep_big(node, offsets, targets, lower, upper, outcomes, big[node])
     fesetround(FE_DOWNWARD)
     for i in range(start, end):
         node = order[i]
-        if kind[node] == TERMINAL or data[node] < 0 or big and node in big:
+        if kind[node] == TERMINAL or data[node] < 0 or special[node]:
             continue
-        for block in range(0, outcomes, lanes):
+        for blocks in range((outcomes + lanes - 1) // lanes):
+            block = blocks * lanes
             for o in range(lanes):
                 sums[o] = 0.0
             _edge_sums(offsets, targets, weights, lower, node, block, lanes, sums)
@@ -564,9 +606,10 @@ cdef int _sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] o
     fesetround(FE_UPWARD)
     for i in range(start, end):
         node = order[i]
-        if kind[node] == TERMINAL or data[node] < 0 or big and node in big:
+        if kind[node] == TERMINAL or data[node] < 0 or special[node]:
             continue
-        for block in range(0, outcomes, lanes):
+        for blocks in range((outcomes + lanes - 1) // lanes):
+            block = blocks * lanes
             for o in range(lanes):
                 sums[o] = 0.0
             _edge_sums(offsets, targets, weights, upper, node, block, lanes, sums)

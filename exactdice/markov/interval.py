@@ -18,6 +18,8 @@ True
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -160,31 +162,40 @@ def certified_solve(
         check_memory("while computing certified bounds")
 
     parts = _interval.reachable_components(csr.offsets, csr.targets, graph.initial)
-    lower, upper, _reach, sweeps, widest = _interval.chain_bounds(
-        csr.kind,
-        csr.data,
-        csr.offsets,
-        csr.targets,
-        csr.weights,
-        len(outcomes),
-        graph.initial,
-        tolerance / 2,
-        most_sweeps,
-        overrides,
-        check,
-        parts,
-    )
     initial = graph.initial
+    reach = _interval.outcome_reach(csr.kind, csr.data, csr.offsets, csr.targets, parts)
+    ends_for_sure = _ends_for_sure(reach)
+
+    def bounds(check):
+        return _interval.chain_bounds(
+            csr.kind,
+            csr.data,
+            csr.offsets,
+            csr.targets,
+            csr.weights,
+            len(outcomes),
+            reach,
+            tolerance / 2,
+            most_sweeps,
+            parts,
+            overrides,
+            check,
+        )
+
+    def expectations(check):
+        return _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts)
+
+    steps, expected = None, {name: None for name in graph.reward_names}
+    if rewards and ends_for_sure:
+        (lower, upper, sweeps, _widest), (steps, expected) = _side_by_side(bounds, expectations, check)
+    else:
+        lower, upper, sweeps, _widest = bounds(check)
     absorption = {name: (float(lower[initial, i]), float(upper[initial, i])) for i, name in enumerate(outcomes)}
     width = max((high - low for low, high in absorption.values()), default=0.0)
     never_low = _down(1 - sum((Fraction(high) for _, high in absorption.values()), Fraction(0)))
     never_high = _up(1 - sum((Fraction(low) for low, _ in absorption.values()), Fraction(0)))
     never_ends = (max(0.0, never_low), min(1.0, never_high))
     value = _value_interval(absorption, never_ends, outcomes, payoff, nonterminating_payoff)
-    ends_for_sure = _ends_for_sure(csr, _reach, initial)
-    steps, expected = None, {name: None for name in graph.reward_names}
-    if rewards and ends_for_sure:
-        steps, expected = _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts)
     return IntervalSolution(
         absorption=absorption,
         never_ends=(0.0, 0.0) if ends_for_sure else never_ends,
@@ -328,7 +339,51 @@ class _PlayedGraph(StateGraph):
 _VISITED = 1 << 63
 
 
-def _ends_for_sure(csr, reach, initial) -> bool:
+def _side_by_side(first, second, check):
+    """``(first(check), second(check))``, the second in a thread of its own where this
+    process may run on two processors (the compiled sweeps run without the GIL). Once
+    either raises, the other stops at its next ``check``; the first error is raised.
+
+    >>> _side_by_side(lambda check: 1, lambda check: 2, lambda: None)
+    (1, 2)
+    """
+    if len(os.sched_getaffinity(0)) < 2:
+        return first(check), second(check)
+    stop = threading.Event()
+    results: dict[str, object] = {}
+    errors: list[BaseException] = []
+
+    def checked():
+        if stop.is_set():
+            raise _Stopped
+        check()
+
+    def run(name, task):
+        try:
+            results[name] = task(checked)
+        except BaseException as error:  # raised in the caller's thread, below
+            errors.append(error)
+            stop.set()
+
+    beside = threading.Thread(target=run, args=("second", second), name="exactdice-certified-beside", daemon=True)
+    beside.start()
+    try:
+        run("first", first)
+        beside.join()
+    except BaseException:  # an interrupt while waiting
+        stop.set()
+        raise
+    for error in errors:
+        if not isinstance(error, _Stopped):
+            raise error
+    return results["first"], results["second"]
+
+
+class _Stopped(Exception):
+    """The other task of `_side_by_side` failed."""
+
+
+def _ends_for_sure(reach) -> bool:
     """Whether every node reachable from the initial one can still reach an outcome (its
     reach mask, bit 63 marking the nodes reached): then play ends with probability 1 (a
     finite chain leaves its transient part for sure)."""
@@ -338,7 +393,7 @@ def _ends_for_sure(csr, reach, initial) -> bool:
     return bool(((reach & numpy.uint64(_VISITED - 1))[reached] != 0).all())
 
 
-def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts=None):
+def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts):
     """Intervals of the expected steps and rewards. The compiled routine bounds totals of
     rewards >= 0, so a reward that can be negative is split into its positive and its
     negative parts, node by node (an expectation is linear in the per-node masses)."""
@@ -380,12 +435,11 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts=None
         csr.targets,
         csr.weights,
         mass,
-        initial,
         tolerance / 4,
         most_sweeps,
+        parts,
         overrides,
         check,
-        parts,
     )
     low, high = lower[initial], upper[initial]
     steps = (float(low[0]), float(high[0]))

@@ -128,6 +128,69 @@ def test_weights_past_64_bits_are_bounded_exactly():
     _assert_certifies(graph)
 
 
+def _processors(monkeypatch, count):
+    """Make `certified_solve` see ``count`` usable processors (1: no thread beside)."""
+    from exactdice.markov import interval
+
+    monkeypatch.setattr(interval.os, "sched_getaffinity", lambda pid: set(range(count)))
+
+
+@pytest.mark.parametrize(
+    "graph",
+    [
+        lambda: explore(RandomChain(7, size=12)),
+        lambda: explore(WideChain(1, 9, 8)),
+        lambda: explore(ContestChain(size=300, branches=12, seed=4)),
+    ],
+)
+def test_the_expectations_beside_the_bounds_give_the_same_floats(graph, monkeypatch):
+    """The bounds and the expectations run in two threads at once, each in its own rounding
+    mode: every interval is the one the two computed in turn give, to the last bit."""
+    built = graph()
+    payoff = {"win": 1, "tie": Fraction(1, 2)} if "tie" in built.outcomes else None
+    _processors(monkeypatch, 1)
+    in_turn = certified_solve(built, payoff=payoff)
+    _processors(monkeypatch, 2)
+    beside = certified_solve(built, payoff=payoff)
+    assert in_turn.expected_steps is not None
+    assert (beside.absorption, beside.expected_steps, beside.expected_rewards, beside.sweeps) == (
+        in_turn.absorption,
+        in_turn.expected_steps,
+        in_turn.expected_rewards,
+        in_turn.sweeps,
+    )
+
+
+def test_a_failure_on_either_side_stops_the_other(monkeypatch):
+    """Past the memory budget, the error reaches the caller and the thread beside ends."""
+    import threading
+
+    from exactdice import limits
+    from exactdice.errors import TooLargeError
+    from exactdice.markov.interval import _side_by_side
+
+    def waits_for_a_stop(check):
+        while True:
+            check()
+
+    def fails(check):
+        raise ValueError("the other side failed")
+
+    _processors(monkeypatch, 2)
+    for first, second in ((waits_for_a_stop, fails), (fails, waits_for_a_stop)):
+        with pytest.raises(ValueError, match="the other side failed"):
+            _side_by_side(first, second, lambda: None)
+    graph = explore(ContestChain(size=300, branches=12, seed=4))
+    monkeypatch.delenv(limits.MEMORY_ENVIRONMENT_VARIABLE, raising=False)
+    limits.set_memory_budget(limits.resident_memory() // 2, export=False)
+    try:
+        with pytest.raises(TooLargeError, match="while computing certified bounds"):
+            certified_solve(graph)
+    finally:
+        limits.set_memory_budget(None, export=False)
+    assert not any(thread.name == "exactdice-certified-beside" for thread in threading.enumerate())
+
+
 def test_a_graph_with_decisions_is_refused_with_its_reason():
     with pytest.raises(InputError, match="without decisions"):
         certified_solve(explore(RandomGame(3)))
