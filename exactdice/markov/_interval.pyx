@@ -33,8 +33,8 @@ cdef extern from "<fenv.h>" nogil:
 DEF TERMINAL = 0
 DEF CHANCE = 1
 DEF DECISION = 2
-# columns a sweep sums at once, in registers (`_edge_sums`): 4, or 8 for wider rows
-DEF LANES = 4
+# columns a sweep sums at once, in registers (`_edge_sums`)
+DEF LANES = 8
 # bit 63 of a reach mask: the node is reached from the initial one
 cdef uint64_t VISITED = (<uint64_t>1) << 63
 
@@ -181,8 +181,9 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
     (`exactdice.markov.graph.StateGraph`); a weight or total of -1 is given exactly in
     ``overrides`` (node -> (total, [weights]) as Python ints; past 64 bits). ``reach``:
     the nodes' `outcome_reach`.
-    Returns ``(lower, upper, sweeps, widest)``: float64 arrays of shape (nodes, outcomes),
-    the sweeps made and the widest interval left in a cyclic component (below
+    Returns ``(lower, negated_upper, sweeps, widest)``: float64 arrays of shape (nodes,
+    outcomes), the lower bounds and the upper bounds negated (views of one array), the
+    sweeps made and the widest interval left in a cyclic component (below
     ``tolerance`` unless ``most_sweeps`` ran out). ``check()`` is called now and then (it
     may raise). The sweeps run without the GIL (`chain_expectations` may run beside them
     in another thread); it is taken for ``overrides`` nodes and ``check``.
@@ -190,11 +191,10 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
     import numpy
 
     cdef int64_t count = kind.shape[0]
-    # rows of whole blocks of lanes (`_padded`); the columns past ``outcomes`` stay 0
-    lower_array = numpy.zeros((count, _padded(outcomes)))
-    upper_array = numpy.zeros((count, _padded(outcomes)))
-    cdef double[:, ::1] lower = lower_array
-    cdef double[:, ::1] upper = upper_array
+    cdef int half = _padded(outcomes)
+    # a row: the lower bounds, then the upper bounds negated (`_sweep`); spare columns 0
+    bounds_array = numpy.zeros((count, 2 * half))
+    cdef double[:, ::1] bounds = bounds_array
     cdef dict big = overrides or {}
     cdef const uint8_t[::1] special = _special_nodes(count, big)
     cdef int64_t c, i, node, start, end, sweeps = 0, total_sweeps = 0
@@ -213,18 +213,18 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
                     node = parts.order[i]
                     for o in range(outcomes):
                         if kind[node] == TERMINAL:
-                            lower[node, o] = upper[node, o] = 1.0 if data[node] == o else 0.0
+                            bounds[node, o] = 1.0 if data[node] == o else 0.0
+                            bounds[node, half + o] = -1.0 if data[node] == o else -0.0
                         else:
-                            lower[node, o] = 0.0
-                            upper[node, o] = 1.0 if (mask >> o) & 1 else 0.0
+                            bounds[node, half + o] = -1.0 if (mask >> o) & 1 else -0.0
                 if not parts.cyclic[c]:
                     if kind[parts.order[start]] != TERMINAL:
-                        _sweep(kind, data, offsets, targets, weights, lower, upper, parts.order, start, end,
+                        _sweep(kind, data, offsets, targets, weights, None, bounds, parts.order, start, end,
                                outcomes, special, big)
                     continue
                 sweeps = 0
                 while True:
-                    _sweep(kind, data, offsets, targets, weights, lower, upper, parts.order, start, end, outcomes,
+                    _sweep(kind, data, offsets, targets, weights, None, bounds, parts.order, start, end, outcomes,
                            special, big)
                     sweeps += 1
                     total_sweeps += 1
@@ -232,8 +232,8 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
                     for i in range(start, end):
                         node = parts.order[i]
                         for o in range(outcomes):
-                            if upper[node, o] - lower[node, o] > width:
-                                width = upper[node, o] - lower[node, o]
+                            if -bounds[node, half + o] - bounds[node, o] > width:
+                                width = -bounds[node, half + o] - bounds[node, o]
                     if width <= tolerance or sweeps >= most_sweeps:
                         if width > widest:
                             widest = width
@@ -244,7 +244,7 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
                     _checked(check, previous)
     finally:
         fesetround(previous)
-    return lower_array[:, :outcomes], upper_array[:, :outcomes], total_sweeps, widest
+    return bounds_array[:, :outcomes], bounds_array[:, half:half + outcomes], total_sweeps, widest
 
 
 cdef int _checked(check, int rounding) except -1 nogil:
@@ -271,8 +271,9 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
     K / q, so a member's expectation is at most K / q times the largest reward a step
     pays there plus the largest upper bound of an exit. Every later round-up sweep stays
     above the expectation (the step is monotone), and the sweeps stop once each interval
-    is within ``tolerance`` relative to 1 + its lower end. Returns ``(lower, upper,
-    widest_relative, sweeps)``. Without the GIL, as `chain_bounds`.
+    is within ``tolerance`` relative to 1 + its lower end. Returns ``(lower,
+    negated_upper, widest_relative, sweeps)`` (as `chain_bounds`'). Without the GIL, as
+    `chain_bounds`.
     """
     import numpy
 
@@ -280,20 +281,19 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
     cdef int rewards = mass.shape[1]
     if rewards > 64:
         raise ValueError("at most 64 reward counters")
-    # rows of whole blocks of lanes (`_padded`); the columns past ``rewards`` stay 0
-    lower_array = numpy.zeros((count, _padded(rewards)))
-    upper_array = numpy.zeros((count, _padded(rewards)))
-    cdef double[:, ::1] lower = lower_array
-    cdef double[:, ::1] upper = upper_array
+    cdef int half = _padded(rewards)
+    # a row: the lower bounds, then the upper bounds negated (`_sweep`); spare columns 0
+    bounds_array = numpy.zeros((count, 2 * half))
+    bounds_array[:, half:half + rewards] = -INFINITY
+    cdef double[:, ::1] bounds = bounds_array
     cdef double[::1] left = numpy.zeros(count)
     cdef double[::1] left_next = numpy.zeros(count)
     cdef uint8_t[::1] inside = numpy.zeros(count, dtype=numpy.uint8)
-    upper_array[:, :rewards] = INFINITY
     cdef dict big = overrides or {}
     cdef const uint8_t[::1] special = _special_nodes(count, big)
     cdef int64_t c, i, node, start, end, sweeps = 0, total_sweeps = 0
     cdef int r
-    cdef double widest = 0.0, width, steps_bound
+    cdef double widest = 0.0, width, lower, upper, steps_bound
     cdef int previous = fegetround()
     try:
         with nogil:
@@ -305,35 +305,32 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
                 if not parts.cyclic[c]:
                     if kind[node] == TERMINAL:
                         for r in range(rewards):
-                            upper[node, r] = 0.0
+                            bounds[node, half + r] = -0.0
                     else:
-                        _reward_sweep(kind, data, offsets, targets, weights, mass, lower, parts.order, start, end,
-                                      rewards, special, big, FE_DOWNWARD)
-                        _reward_sweep(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end,
-                                      rewards, special, big, FE_UPWARD)
+                        _sweep(kind, data, offsets, targets, weights, mass, bounds, parts.order, start, end,
+                               rewards, special, big)
                     continue
                 for i in range(start, end):
                     inside[parts.order[i]] = 1
                 steps_bound = _steps_bound(kind, data, offsets, targets, weights, parts.order, start, end, inside,
                                            left, left_next, special, big)
-                _first_upper(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end, rewards,
+                _first_upper(kind, data, offsets, targets, weights, mass, bounds, parts.order, start, end, rewards,
                              inside, special, big, steps_bound)
                 for i in range(start, end):
                     inside[parts.order[i]] = 0
                 sweeps = 0
                 while True:
-                    _reward_sweep(kind, data, offsets, targets, weights, mass, lower, parts.order, start, end,
-                                  rewards, special, big, FE_DOWNWARD)
-                    _reward_sweep(kind, data, offsets, targets, weights, mass, upper, parts.order, start, end,
-                                  rewards, special, big, FE_UPWARD)
+                    _sweep(kind, data, offsets, targets, weights, mass, bounds, parts.order, start, end, rewards,
+                           special, big)
                     sweeps += 1
                     total_sweeps += 1
                     width = 0.0
                     for i in range(start, end):
                         node = parts.order[i]
                         for r in range(rewards):
-                            if upper[node, r] - lower[node, r] > width * (1.0 + lower[node, r]):
-                                width = (upper[node, r] - lower[node, r]) / (1.0 + lower[node, r])
+                            lower, upper = bounds[node, r], -bounds[node, half + r]
+                            if upper - lower > width * (1.0 + lower):
+                                width = (upper - lower) / (1.0 + lower)
                     if width <= tolerance or sweeps >= most_sweeps:
                         if width > widest:
                             widest = width
@@ -342,7 +339,7 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
                         _checked(check, previous)
     finally:
         fesetround(previous)
-    return lower_array[:, :rewards], upper_array[:, :rewards], widest, total_sweeps
+    return bounds_array[:, :rewards], bounds_array[:, half:half + rewards], widest, total_sweeps
 
 
 cdef double _steps_bound(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
@@ -404,13 +401,14 @@ cdef double _left_big(int64_t node, const int64_t[:] offsets, const int32_t[:] t
 
 cdef int _first_upper(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                       const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
-                      double[:, ::1] upper, vector[int64_t]& order, int64_t start, int64_t end, int rewards,
+                      double[:, ::1] bounds, vector[int64_t]& order, int64_t start, int64_t end, int rewards,
                       uint8_t[::1] inside, const uint8_t[::1] special, dict big,
                       double steps_bound) except -1 nogil:
     """A first upper bound for every member: steps_bound times the largest reward a step
-    pays in the component, plus the largest upper bound of a node it leaves to."""
+    pays in the component, plus the largest upper bound of a node it leaves to (``bounds``'
+    rows as `_sweep`'s)."""
     cdef int64_t i, node, edge, target
-    cdef int r
+    cdef int r, half = bounds.shape[1] // 2
     cdef double most_reward[64]
     cdef double most_exit[64]
     cdef double step
@@ -433,11 +431,11 @@ cdef int _first_upper(const uint8_t[:] kind, const int64_t[:] data, const int64_
             target = targets[edge]
             if not inside[target]:
                 for r in range(rewards):
-                    if upper[target, r] > most_exit[r]:
-                        most_exit[r] = upper[target, r]
+                    if -bounds[target, half + r] > most_exit[r]:
+                        most_exit[r] = -bounds[target, half + r]
     for i in range(start, end):
         for r in range(rewards):
-            upper[order[i], r] = most_reward[r] * steps_bound + most_exit[r]
+            bounds[order[i], half + r] = -(most_reward[r] * steps_bound + most_exit[r])
     fesetround(FE_TONEAREST)
     return 0
 
@@ -446,67 +444,6 @@ def _up_ratio(exact, int r):
     from fractions import Fraction
     total, _weights, masses = exact
     return _up(Fraction(masses[r], total))
-
-
-cdef int _reward_sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
-                       const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
-                       double[:, ::1] values, vector[int64_t]& order, int64_t start, int64_t end, int rewards,
-                       const uint8_t[::1] special, dict big, int mode) except -1 nogil:
-    """One Gauss-Seidel sweep of expected totals in one rounding mode (down: the lower
-    bounds, which only grow; up: the upper bounds, which only fall) into ``values`` (whole
-    blocks of lanes: `_padded`)."""
-    cdef int64_t i, node
-    cdef int r, block, blocks, lanes = LANES if values.shape[1] == LANES else 2 * LANES
-    cdef double sums[2 * LANES]
-    cdef double total, value
-    for i in range(start, end):
-        node = order[i]
-        if kind[node] == TERMINAL:
-            continue
-        if kind[node] == DECISION:
-            with gil:
-                raise ValueError("chain_expectations takes a chain (no decision nodes)")
-        if data[node] < 0 or special[node]:
-            with gil:
-                _reward_big(node, offsets, targets, values, rewards, big[node], mode)
-            continue
-        fesetround(mode)
-        total = _total_up(data[node]) if mode == FE_DOWNWARD else _total_down(data[node])
-        for blocks in range((rewards + lanes - 1) // lanes):
-            block = blocks * lanes
-            for r in range(lanes):
-                sums[r] = <double>mass[node, block + r] if block + r < rewards else 0.0
-            _edge_sums(offsets, targets, weights, values, node, block, lanes, sums)
-            for r in range(min(lanes, rewards - block)):
-                value = sums[r] / total
-                if (value > values[node, block + r]) if mode == FE_DOWNWARD else (value < values[node, block + r]):
-                    values[node, block + r] = value
-    fesetround(FE_TONEAREST)
-    return 0
-
-
-cdef int _reward_big(int64_t node, const int64_t[:] offsets, const int32_t[:] targets, double[:, ::1] values,
-                     int rewards, tuple exact, int mode) except -1:
-    """A node whose weights or masses pass 64 bits: its step in exact rationals, each
-    probability rounded outward (``exact`` is (total, weights, masses) as ints)."""
-    from fractions import Fraction
-
-    total, node_weights, masses = exact
-    cdef int64_t edge
-    cdef int r
-    for r in range(rewards):
-        value = Fraction(masses[r], total)
-        value = _down(value) if mode == FE_DOWNWARD else _up(value)
-        fesetround(mode)
-        for edge in range(offsets[node], offsets[node + 1]):
-            p = Fraction(node_weights[edge - offsets[node]], total)
-            p = _down(p) if mode == FE_DOWNWARD else _up(p)
-            fesetround(mode)
-            value = value + p * values[targets[edge], r]
-        fesetround(FE_TONEAREST)
-        if (value > values[node, r]) if mode == FE_DOWNWARD else (value < values[node, r]):
-            values[node, r] = value
-    return 0
 
 
 cdef inline double _total_up(int64_t total) noexcept nogil:
@@ -526,34 +463,28 @@ cdef inline double _total_down(int64_t total) noexcept nogil:
 
 
 cdef inline int _padded(int width) noexcept nogil:
-    """The row width of bound arrays of ``width`` columns: whole blocks of the lanes
-    `_edge_sums` sums at once (`LANES`, or twice that past `LANES` columns)."""
-    if width <= LANES:
-        return LANES
-    return (width + 2 * LANES - 1) // (2 * LANES) * (2 * LANES)
+    """The columns of each bound a row of `_sweep` holds for ``width`` columns: 4, 6, 8,
+    or whole blocks of 8, so that `_edge_sums` takes a row (both bounds) in passes of 8,
+    12 or 16 lanes."""
+    if width <= 6:
+        return 4 if width <= 4 else 6
+    return (width + LANES - 1) // LANES * LANES
 
 
 cdef inline void _edge_sums(const int64_t[:] offsets, const int32_t[:] targets, const int64_t[:] weights,
                             const double[:, ::1] source, int64_t node, int block, int lanes,
                             double* sums) noexcept nogil:
     """``sums[lane] += weight * source[target, block + lane]`` over the node's edges, for
-    ``lanes`` (`LANES` or twice that) columns at once in registers, each column summed in
+    ``lanes`` (8, 12 or 16) columns at once in registers, each column summed in
     edge order as a loop over one column would (the same floats, in the rounding mode in
     force)."""
     cdef double a0 = sums[0], a1 = sums[1], a2 = sums[2], a3 = sums[3], w
-    cdef double a4, a5, a6, a7
+    cdef double a4 = sums[4], a5 = sums[5], a6 = sums[6], a7 = sums[7]
+    cdef double a8, a9, a10, a11, a12, a13, a14, a15
     cdef const double* row
     cdef int64_t edge
-    if lanes == LANES:
-        for edge in range(offsets[node], offsets[node + 1]):
-            w = <double>weights[edge]
-            row = &source[targets[edge], block]
-            a0 += w * row[0]
-            a1 += w * row[1]
-            a2 += w * row[2]
-            a3 += w * row[3]
-    else:
-        a4, a5, a6, a7 = sums[4], sums[5], sums[6], sums[7]
+    if lanes == 12:
+        a8, a9, a10, a11 = sums[8], sums[9], sums[10], sums[11]
         for edge in range(offsets[node], offsets[node + 1]):
             w = <double>weights[edge]
             row = &source[targets[edge], block]
@@ -565,86 +496,136 @@ cdef inline void _edge_sums(const int64_t[:] offsets, const int32_t[:] targets, 
             a5 += w * row[5]
             a6 += w * row[6]
             a7 += w * row[7]
-        sums[4], sums[5], sums[6], sums[7] = a4, a5, a6, a7
+            a8 += w * row[8]
+            a9 += w * row[9]
+            a10 += w * row[10]
+            a11 += w * row[11]
+        sums[8], sums[9], sums[10], sums[11] = a8, a9, a10, a11
+    elif lanes == LANES:
+        for edge in range(offsets[node], offsets[node + 1]):
+            w = <double>weights[edge]
+            row = &source[targets[edge], block]
+            a0 += w * row[0]
+            a1 += w * row[1]
+            a2 += w * row[2]
+            a3 += w * row[3]
+            a4 += w * row[4]
+            a5 += w * row[5]
+            a6 += w * row[6]
+            a7 += w * row[7]
+    else:
+        a8, a9, a10, a11, a12, a13, a14, a15 = sums[8], sums[9], sums[10], sums[11], sums[12], sums[13], sums[14], sums[15]
+        for edge in range(offsets[node], offsets[node + 1]):
+            w = <double>weights[edge]
+            row = &source[targets[edge], block]
+            a0 += w * row[0]
+            a1 += w * row[1]
+            a2 += w * row[2]
+            a3 += w * row[3]
+            a4 += w * row[4]
+            a5 += w * row[5]
+            a6 += w * row[6]
+            a7 += w * row[7]
+            a8 += w * row[8]
+            a9 += w * row[9]
+            a10 += w * row[10]
+            a11 += w * row[11]
+            a12 += w * row[12]
+            a13 += w * row[13]
+            a14 += w * row[14]
+            a15 += w * row[15]
+        sums[8], sums[9], sums[10], sums[11], sums[12], sums[13], sums[14], sums[15] = a8, a9, a10, a11, a12, a13, a14, a15
     sums[0], sums[1], sums[2], sums[3] = a0, a1, a2, a3
+    sums[4], sums[5], sums[6], sums[7] = a4, a5, a6, a7
 
 
 cdef int _sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
-                const int32_t[:] targets, const int64_t[:] weights, double[:, ::1] lower,
-                double[:, ::1] upper, vector[int64_t]& order, int64_t start, int64_t end, int outcomes,
+                const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
+                double[:, ::1] bounds, vector[int64_t]& order, int64_t start, int64_t end, int columns,
                 const uint8_t[::1] special, dict big) except -1 nogil:
-    """One Gauss-Seidel sweep over order[start:end], lower bounds in round-down mode, then
-    upper bounds in round-up mode; each kept only where it tightens the bound it replaces.
-    ``lower`` and ``upper`` have whole blocks of lanes (`_padded`)."""
+    """One Gauss-Seidel sweep over order[start:end] of both bounds of ``columns`` columns,
+    each kept only where it tightens the bound it replaces.
+
+    A row of ``bounds`` holds a node's lower bounds, then its upper bounds negated
+    (`_padded` columns each), and the sweep runs in round-down mode: the round-down of a
+    negated sum is the round-up of the sum, bit for bit, so one pass over a node's edges
+    rounds both bounds outward. Each column starts from the node's reward ``mass`` (expected
+    totals), or from 0 where ``mass`` is None (probabilities)."""
     cdef int64_t i, node
-    cdef int o, block, blocks, lanes = LANES if lower.shape[1] == LANES else 2 * LANES
-    cdef double total
+    cdef int lane, column, blocks, block, half = bounds.shape[1] // 2
+    cdef int lanes = 2 * half if half < LANES else 2 * LANES  # a row's both halves at once
+    cdef bint masses = mass is not None
     cdef double sums[2 * LANES]
-    for i in range(start, end):
-        node = order[i]
-        if kind[node] == DECISION:
-            with gil:
-                raise ValueError("chain_bounds takes a chain (no decision nodes)")
-        if kind[node] != TERMINAL and (data[node] < 0 or special[node]):
-            with gil:
-                _sweep_big(node, offsets, targets, lower, upper, outcomes, big[node])
+    cdef double total_above, total_below
     fesetround(FE_DOWNWARD)
     for i in range(start, end):
         node = order[i]
-        if kind[node] == TERMINAL or data[node] < 0 or special[node]:
+        if kind[node] == TERMINAL:
             continue
-        for blocks in range((outcomes + lanes - 1) // lanes):
-            block = blocks * lanes
-            for o in range(lanes):
-                sums[o] = 0.0
-            _edge_sums(offsets, targets, weights, lower, node, block, lanes, sums)
-            total = _total_up(data[node])
-            for o in range(min(lanes, outcomes - block)):
-                sums[o] = sums[o] / total
-                if sums[o] > lower[node, block + o]:
-                    lower[node, block + o] = sums[o]
-    fesetround(FE_UPWARD)
-    for i in range(start, end):
-        node = order[i]
-        if kind[node] == TERMINAL or data[node] < 0 or special[node]:
+        if kind[node] == DECISION:
+            fesetround(FE_TONEAREST)
+            with gil:
+                raise ValueError("certified chain bounds take a chain (no decision nodes)")
+        if data[node] < 0 or special[node]:
+            with gil:
+                _sweep_big(node, offsets, targets, bounds, columns, big[node], masses)
+            fesetround(FE_DOWNWARD)
             continue
-        for blocks in range((outcomes + lanes - 1) // lanes):
+        total_above = _total_up(data[node])
+        total_below = <double>data[node]  # rounded down
+        for blocks in range(2 * half // lanes):
             block = blocks * lanes
-            for o in range(lanes):
-                sums[o] = 0.0
-            _edge_sums(offsets, targets, weights, upper, node, block, lanes, sums)
-            total = _total_down(data[node])
-            for o in range(min(lanes, outcomes - block)):
-                sums[o] = sums[o] / total
-                if sums[o] < upper[node, block + o]:
-                    upper[node, block + o] = sums[o]
+            for lane in range(lanes):
+                column = block + lane
+                if not masses:
+                    sums[lane] = 0.0
+                elif column < half:
+                    sums[lane] = <double>mass[node, column] if column < columns else 0.0
+                else:
+                    sums[lane] = <double>(-mass[node, column - half]) if column - half < columns else 0.0
+            _edge_sums(offsets, targets, weights, bounds, node, block, lanes, sums)
+            for lane in range(lanes):
+                column = block + lane
+                if column < half:
+                    if column < columns:
+                        sums[lane] = sums[lane] / total_above
+                        if sums[lane] > bounds[node, column]:
+                            bounds[node, column] = sums[lane]
+                elif column - half < columns:
+                    sums[lane] = sums[lane] / total_below
+                    if sums[lane] > bounds[node, column]:
+                        bounds[node, column] = sums[lane]
     fesetround(FE_TONEAREST)
     return 0
 
 
-cdef int _sweep_big(int64_t node, const int64_t[:] offsets, const int32_t[:] targets, double[:, ::1] lower,
-                    double[:, ::1] upper, int outcomes, tuple exact) except -1:
-    """A node whose weights pass 64 bits: its probabilities as floats rounded outward."""
+cdef int _sweep_big(int64_t node, const int64_t[:] offsets, const int32_t[:] targets, double[:, ::1] bounds,
+                    int columns, tuple exact, bint masses) except -1:
+    """A node whose weights (or reward masses) pass 64 bits: its step in exact rationals,
+    each probability rounded outward (``exact``: (total, weights), and its masses with
+    ``masses``; ``bounds``' rows as `_sweep`'s)."""
     from fractions import Fraction
-    import math
 
-    total, node_weights = exact
+    total, node_weights = exact[0], exact[1]
     cdef int64_t edge
-    cdef int o
-    for o in range(outcomes):
-        low = high = 0.0
+    cdef int column, half = bounds.shape[1] // 2
+    fesetround(FE_TONEAREST)
+    probabilities = [Fraction(weight, total) for weight in node_weights]
+    low_ps, high_ps = [_down(p) for p in probabilities], [_up(p) for p in probabilities]
+    for column in range(columns):
+        start = Fraction(exact[2][column], total) if masses else Fraction(0)
+        low, high = _down(start), _up(start)
         for edge in range(offsets[node], offsets[node + 1]):
-            p = Fraction(node_weights[edge - offsets[node]], total)
-            low_p, high_p = _down(p), _up(p)
+            low_p, high_p = low_ps[edge - offsets[node]], high_ps[edge - offsets[node]]
             fesetround(FE_DOWNWARD)
-            low = low + low_p * lower[targets[edge], o]
+            low = low + low_p * bounds[targets[edge], column]
             fesetround(FE_UPWARD)
-            high = high + high_p * upper[targets[edge], o]
+            high = high + high_p * -bounds[targets[edge], half + column]
         fesetround(FE_TONEAREST)
-        if low > lower[node, o]:
-            lower[node, o] = low
-        if high < upper[node, o]:
-            upper[node, o] = high
+        if low > bounds[node, column]:
+            bounds[node, column] = low
+        if -high > bounds[node, half + column]:
+            bounds[node, half + column] = -high
     return 0
 
 

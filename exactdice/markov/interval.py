@@ -187,10 +187,12 @@ def certified_solve(
 
     steps, expected = None, {name: None for name in graph.reward_names}
     if rewards and ends_for_sure:
-        (lower, upper, sweeps, _widest), (steps, expected) = _side_by_side(bounds, expectations, check)
+        (lower, negated_upper, sweeps, _widest), (steps, expected) = _side_by_side(bounds, expectations, check)
     else:
-        lower, upper, sweeps, _widest = bounds(check)
-    absorption = {name: (float(lower[initial, i]), float(upper[initial, i])) for i, name in enumerate(outcomes)}
+        lower, negated_upper, sweeps, _widest = bounds(check)
+    absorption = {
+        name: (float(lower[initial, i]), -float(negated_upper[initial, i])) for i, name in enumerate(outcomes)
+    }
     width = max((high - low for low, high in absorption.values()), default=0.0)
     never_low = _down(1 - sum((Fraction(high) for _, high in absorption.values()), Fraction(0)))
     never_high = _up(1 - sum((Fraction(low) for low, _ in absorption.values()), Fraction(0)))
@@ -428,7 +430,7 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts):
             node, (int(csr.data[node]), csr.weights[csr.offsets[node] : csr.offsets[node + 1]].tolist())
         )
         overrides[node] = (total, weights, tuple(values))
-    lower, upper, _widest, _sweeps = _interval.chain_expectations(
+    lower, negated_upper, _widest, _sweeps = _interval.chain_expectations(
         csr.kind,
         csr.data,
         csr.offsets,
@@ -441,7 +443,7 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts):
         overrides,
         check,
     )
-    low, high = lower[initial], upper[initial]
+    low, high = lower[initial], -negated_upper[initial]
     steps = (float(low[0]), float(high[0]))
     rewards = {}
     place = 1
