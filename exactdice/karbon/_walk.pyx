@@ -17,6 +17,7 @@ multiplication and addition checked. A setup whose numbers would not fit (very l
 hands, dozens of peril dice) raises `WalkOverflow`, and the caller walks it in Python.
 """
 
+cimport cython
 from libc.stdint cimport uint64_t, int64_t, int32_t, uint32_t, uint8_t, int16_t
 from libc.string cimport memset, memcpy
 from libcpp.vector cimport vector
@@ -253,6 +254,7 @@ cdef inline uint64_t _swap_label(const int16_t* out, const int16_t* into, int k)
 
 # ----- the hash table of packed situations -------------------------------------------------
 
+@cython.final
 cdef class _KeyTable:
     """Packed keys (``width`` words each) -> ids 0..n-1 in order of first sight."""
 
@@ -349,6 +351,7 @@ cdef struct PairSlot:
     int64_t id
 
 
+@cython.final
 cdef class _PairTable:
     """Two-word keys -> ids 0..n-1 in order of first sight, the keys kept in the slots
     (one memory access a look-up: these tables are hit for every roll outcome)."""
@@ -433,6 +436,7 @@ cdef struct RestSlot:
                         #   branches' weights are over 2**exponent
 
 
+@cython.final
 cdef class _RestTable:
     """Rests of rounds by their two-word key, each slot holding where the rest's branches
     are: a look-up is one memory access, and `prefetch` starts that access early (a node
@@ -518,6 +522,7 @@ cdef struct PendingRest:
 
 # ----- a node's branches, summed by (successor, reward code) ---------------------------------
 
+@cython.final
 cdef class _Acc:
     """Branches (target id, reward code, weight over 2**exponent), summed by key."""
 
@@ -600,6 +605,7 @@ cdef class _Acc:
 
 # ----- the walk ------------------------------------------------------------------------------
 
+@cython.final
 cdef class CompiledWalk(GrowingGraph):
     """One Karbon contest's rules walk, compiled; see the module's docstring.
 

@@ -14,6 +14,7 @@ way. Cyclic components, and
 states with weights past 64 bits, go back to the solver's Python.
 """
 
+cimport cython
 from cpython.object cimport PyObject
 from libc.stdint cimport int64_t, int32_t, uint8_t
 from libcpp.vector cimport vector
@@ -405,6 +406,7 @@ cdef list _transposed_rows(const uint8_t[::1] kind, const int64_t[::1] data, con
     return rows
 
 
+@cython.final
 cdef class LoopSystems:
     """The linear systems of a graph's cyclic components, built over its CSR arrays: the
     compiled `_Solver.live_states` and `_Solver.build_system` (decisions fixed by a policy,
@@ -623,6 +625,7 @@ def reward_totals(visits, csr):
     return _arriving(steps), [_arriving(sums) for sums in rewards]
 
 
+@cython.final
 cdef class ChainFlows:
     """The inner loops of the chain's forward pass (`exactdice.markov.forward._Pass`) over
     a graph's arrays: an acyclic chance state's amount sent along its edges, and the sums

@@ -16,6 +16,7 @@ small ones: two products and a difference a combination, and an lcm of two rows'
 where they differ.
 """
 
+cimport cython
 from cpython.number cimport PyIndex_Check
 from libc.math cimport floor
 from libc.stdint cimport INT64_MAX, int64_t
@@ -79,6 +80,7 @@ cdef inline int64_t _gcd(int64_t a, int64_t b) noexcept nogil:
     return a
 
 
+@cython.final
 cdef class _Elimination:
     """A being eliminated (an n x n table of 64-bit entries, each row divided by its
     entries' gcd) and B beside it, row i of B standing for ``sums[i] / scales[i]``."""

@@ -16,6 +16,7 @@ exact value in a component that every path can leave; the sweeps stop once every
 member's interval is narrower than the tolerance (`exactdice.markov.interval`).
 """
 
+cimport cython
 from libc.stdint cimport int64_t, int32_t, uint8_t, uint64_t
 from libc.math cimport INFINITY, nextafter
 from libcpp.vector cimport vector
@@ -39,6 +40,7 @@ DEF LANES = 8
 cdef uint64_t VISITED = (<uint64_t>1) << 63
 
 
+@cython.final
 cdef class _Components:
     """Strongly connected components of a CSR graph, sinks first (an iterative Tarjan)."""
 
@@ -652,6 +654,7 @@ from libcpp.unordered_set cimport unordered_set
 DEF MAX_TRAJECTORY = 100_000
 
 
+@cython.final
 cdef class GameSearch:
     """Lower and upper bounds on the value of every node of a turn-based stochastic game
     (chance, "max" and "min" nodes) that a `GrowingGraph` explores as the search goes.
