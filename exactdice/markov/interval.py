@@ -18,7 +18,6 @@ True
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from exactdice.errors import InputError
 from exactdice.limits import check_memory
 from exactdice.markov.arrays import csr_arrays
 from exactdice.markov.graph import DECISION, StateGraph
+from exactdice.processes import usable_cores
 
 __all__ = ["IntervalSolution", "certified_solve", "certified_game", "compiled_bounds_available", "DEFAULT_TOLERANCE"]
 
@@ -349,7 +349,7 @@ def _side_by_side(first, second, check):
     >>> _side_by_side(lambda check: 1, lambda check: 2, lambda: None)
     (1, 2)
     """
-    if len(os.sched_getaffinity(0)) < 2:
+    if usable_cores() < 2:
         return first(check), second(check)
     stop = threading.Event()
     results: dict[str, object] = {}

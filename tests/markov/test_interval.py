@@ -132,7 +132,7 @@ def _processors(monkeypatch, count):
     """Make `certified_solve` see ``count`` usable processors (1: no thread beside)."""
     from exactdice.markov import interval
 
-    monkeypatch.setattr(interval.os, "sched_getaffinity", lambda pid: set(range(count)))
+    monkeypatch.setattr(interval, "usable_cores", lambda: count)
 
 
 @pytest.mark.parametrize(
