@@ -34,10 +34,17 @@ cdef extern from "<fenv.h>" nogil:
 DEF TERMINAL = 0
 DEF CHANCE = 1
 DEF DECISION = 2
-# columns a sweep sums at once, in registers (`_edge_sums`)
+# columns a sweep sums at once, in registers (`_edge_sums`): 8, 12 or 16
 DEF LANES = 8
+# a pass of `_edge_sums` over lower bounds, upper bounds, or half of each
+DEF LOWER = 0
+DEF UPPER = 1
+DEF MIXED = 2
+
 # bit 63 of a reach mask: the node is reached from the initial one
 cdef uint64_t VISITED = (<uint64_t>1) << 63
+# a weight from here on may not be a float
+cdef int64_t WIDE = (<int64_t>1) << 53
 
 
 @cython.final
@@ -138,8 +145,8 @@ def reachable_components(const int64_t[:] offsets, const int32_t[:] targets, int
 def outcome_reach(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                   const int32_t[:] targets, _Components parts not None):
     """Per node, a bit mask of the outcomes it can reach (``data`` of its terminal
-    nodes), with bit 63 set on every node of ``parts`` (`reachable_components`): where
-    each reached node can reach an outcome, play ends with probability 1."""
+    nodes, below 63), with bit 63 set on every node of ``parts`` (`reachable_components`):
+    where each reached node can reach an outcome, play ends with probability 1."""
     import numpy
 
     reach_array = numpy.zeros(kind.shape[0], dtype=numpy.uint64)
@@ -204,8 +211,8 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
     cdef uint64_t mask
     cdef double widest = 0.0, width
     cdef int previous = fegetround()
-    if outcomes > 64:
-        raise ValueError("at most 64 outcomes")
+    if outcomes > 63:
+        raise ValueError("at most 63 outcomes (bit 63 of a reach mask marks the nodes reached)")
     try:
         with nogil:
             for c in range(<int64_t>parts.cyclic.size()):
@@ -315,7 +322,7 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
                 for i in range(start, end):
                     inside[parts.order[i]] = 1
                 steps_bound = _steps_bound(kind, data, offsets, targets, weights, parts.order, start, end, inside,
-                                           left, left_next, special, big)
+                                           left, left_next, special, big, check, previous)
                 _first_upper(kind, data, offsets, targets, weights, mass, bounds, parts.order, start, end, rewards,
                              inside, special, big, steps_bound)
                 for i in range(start, end):
@@ -347,10 +354,12 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
 cdef double _steps_bound(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
                          const int32_t[:] targets, const int64_t[:] weights, vector[int64_t]& order,
                          int64_t start, int64_t end, uint8_t[::1] inside, double[::1] left,
-                         double[::1] left_next, const uint8_t[::1] special, dict big) except -1 nogil:
+                         double[::1] left_next, const uint8_t[::1] special, dict big, check,
+                         int rounding) except -1 nogil:
     """An upper bound on the expected steps spent in component order[start:end] from any
     member: K / q once every member has left within K steps with probability >= q (lower
-    bounds from K round-down Jacobi sweeps of the probability of having left)."""
+    bounds from K round-down Jacobi sweeps of the probability of having left).
+    ``check`` as `_checked`'s, every 64 sweeps, with ``rounding`` the caller's mode."""
     cdef int64_t i, node, edge, target, steps = 0
     cdef double least = 0.0, total, sum_
     for i in range(start, end):
@@ -362,6 +371,9 @@ cdef double _steps_bound(const uint8_t[:] kind, const int64_t[:] data, const int
             if steps > 10_000_000:
                 with gil:
                     raise ArithmeticError("a component that play does not leave")
+            if not steps % 64:
+                _checked(check, rounding)
+                fesetround(FE_DOWNWARD)
             for i in range(start, end):
                 node = order[i]
                 if data[node] < 0 or special[node]:
@@ -465,77 +477,89 @@ cdef inline double _total_down(int64_t total) noexcept nogil:
 
 
 cdef inline int _padded(int width) noexcept nogil:
-    """The columns of each bound a row of `_sweep` holds for ``width`` columns: 4, 6, 8,
-    or whole blocks of 8, so that `_edge_sums` takes a row (both bounds) in passes of 8,
-    12 or 16 lanes."""
-    if width <= 6:
-        return 4 if width <= 4 else 6
-    return (width + LANES - 1) // LANES * LANES
+    """The columns of each bound a row of `_sweep` holds for ``width`` columns: 4, 6 or 8,
+    or whole blocks of 16, so that `_edge_sums` takes a row (both bounds) in passes of
+    8, 12 or 16 lanes, each pass either one bound's columns or half of each."""
+    if width <= 8:
+        return 4 if width <= 4 else (6 if width <= 6 else 8)
+    return (width + 2 * LANES - 1) // (2 * LANES) * (2 * LANES)
 
 
 cdef inline void _edge_sums(const int64_t[:] offsets, const int32_t[:] targets, const int64_t[:] weights,
-                            const double[:, ::1] source, int64_t node, int block, int lanes,
-                            double* sums) noexcept nogil:
-    """``sums[lane] += weight * source[target, block + lane]`` over the node's edges, for
-    ``lanes`` (8, 12 or 16) columns at once in registers, each column summed in
-    edge order as a loop over one column would (the same floats, in the rounding mode in
-    force)."""
-    cdef double a0 = sums[0], a1 = sums[1], a2 = sums[2], a3 = sums[3], w
+                            const double[:, ::1] source, int64_t node, int block, int lanes, int kind,
+                            bint wide, double* sums) noexcept nogil:
+    """``sums[lane] += weight * source[target, block + lane]`` over the node's edges, in
+    round-down mode, for ``lanes`` (8, 12 or 16) columns at once in registers, each column
+    summed in edge order as a loop over one column would.
+
+    A column of lower bounds takes the weight rounded down, one of negated upper bounds
+    the weight rounded up: they differ only past 2**53, so only where the node is
+    ``wide`` (its total, the weights' sum, passes 2**53). ``kind`` `MIXED`: the first half
+    of the lanes are lower bounds and the rest upper ones; `LOWER` or `UPPER`: all 16
+    lanes are."""
+    cdef double a0 = sums[0], a1 = sums[1], a2 = sums[2], a3 = sums[3], low, high, w
     cdef double a4 = sums[4], a5 = sums[5], a6 = sums[6], a7 = sums[7]
     cdef double a8, a9, a10, a11, a12, a13, a14, a15
     cdef const double* row
     cdef int64_t edge
-    if lanes == 12:
+    if lanes == LANES:
+        for edge in range(offsets[node], offsets[node + 1]):
+            low = <double>weights[edge]
+            high = -<double>(-weights[edge]) if wide else low
+            row = &source[targets[edge], block]
+            a0 += low * row[0]
+            a1 += low * row[1]
+            a2 += low * row[2]
+            a3 += low * row[3]
+            a4 += high * row[4]
+            a5 += high * row[5]
+            a6 += high * row[6]
+            a7 += high * row[7]
+    elif lanes == 12:
         a8, a9, a10, a11 = sums[8], sums[9], sums[10], sums[11]
         for edge in range(offsets[node], offsets[node + 1]):
-            w = <double>weights[edge]
+            low = <double>weights[edge]
+            high = -<double>(-weights[edge]) if wide else low
             row = &source[targets[edge], block]
-            a0 += w * row[0]
-            a1 += w * row[1]
-            a2 += w * row[2]
-            a3 += w * row[3]
-            a4 += w * row[4]
-            a5 += w * row[5]
-            a6 += w * row[6]
-            a7 += w * row[7]
-            a8 += w * row[8]
-            a9 += w * row[9]
-            a10 += w * row[10]
-            a11 += w * row[11]
+            a0 += low * row[0]
+            a1 += low * row[1]
+            a2 += low * row[2]
+            a3 += low * row[3]
+            a4 += low * row[4]
+            a5 += low * row[5]
+            a6 += high * row[6]
+            a7 += high * row[7]
+            a8 += high * row[8]
+            a9 += high * row[9]
+            a10 += high * row[10]
+            a11 += high * row[11]
         sums[8], sums[9], sums[10], sums[11] = a8, a9, a10, a11
-    elif lanes == LANES:
-        for edge in range(offsets[node], offsets[node + 1]):
-            w = <double>weights[edge]
-            row = &source[targets[edge], block]
-            a0 += w * row[0]
-            a1 += w * row[1]
-            a2 += w * row[2]
-            a3 += w * row[3]
-            a4 += w * row[4]
-            a5 += w * row[5]
-            a6 += w * row[6]
-            a7 += w * row[7]
     else:
         a8, a9, a10, a11, a12, a13, a14, a15 = sums[8], sums[9], sums[10], sums[11], sums[12], sums[13], sums[14], sums[15]
         for edge in range(offsets[node], offsets[node + 1]):
-            w = <double>weights[edge]
+            low = <double>weights[edge]
+            high = -<double>(-weights[edge]) if wide else low
+            if kind == LOWER:
+                high = low
+            elif kind == UPPER:
+                low = high
             row = &source[targets[edge], block]
-            a0 += w * row[0]
-            a1 += w * row[1]
-            a2 += w * row[2]
-            a3 += w * row[3]
-            a4 += w * row[4]
-            a5 += w * row[5]
-            a6 += w * row[6]
-            a7 += w * row[7]
-            a8 += w * row[8]
-            a9 += w * row[9]
-            a10 += w * row[10]
-            a11 += w * row[11]
-            a12 += w * row[12]
-            a13 += w * row[13]
-            a14 += w * row[14]
-            a15 += w * row[15]
+            a0 += low * row[0]
+            a1 += low * row[1]
+            a2 += low * row[2]
+            a3 += low * row[3]
+            a4 += low * row[4]
+            a5 += low * row[5]
+            a6 += low * row[6]
+            a7 += low * row[7]
+            a8 += high * row[8]
+            a9 += high * row[9]
+            a10 += high * row[10]
+            a11 += high * row[11]
+            a12 += high * row[12]
+            a13 += high * row[13]
+            a14 += high * row[14]
+            a15 += high * row[15]
         sums[8], sums[9], sums[10], sums[11], sums[12], sums[13], sums[14], sums[15] = a8, a9, a10, a11, a12, a13, a14, a15
     sums[0], sums[1], sums[2], sums[3] = a0, a1, a2, a3
     sums[4], sums[5], sums[6], sums[7] = a4, a5, a6, a7
@@ -551,11 +575,12 @@ cdef int _sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] o
     A row of ``bounds`` holds a node's lower bounds, then its upper bounds negated
     (`_padded` columns each), and the sweep runs in round-down mode: the round-down of a
     negated sum is the round-up of the sum, bit for bit, so one pass over a node's edges
-    rounds both bounds outward. Each column starts from the node's reward ``mass`` (expected
+    rounds both bounds outward (each weight rounded down for the lower bounds and up for
+    the upper ones, `_edge_sums`). Each column starts from the node's reward ``mass`` (expected
     totals), or from 0 where ``mass`` is None (probabilities)."""
     cdef int64_t i, node
     cdef int lane, column, blocks, block, half = bounds.shape[1] // 2
-    cdef int lanes = 2 * half if half < LANES else 2 * LANES  # a row's both halves at once
+    cdef int lanes = 2 * half if half <= LANES else 2 * LANES  # a row's both halves at once
     cdef bint masses = mass is not None
     cdef double sums[2 * LANES]
     cdef double total_above, total_below
@@ -585,7 +610,8 @@ cdef int _sweep(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] o
                     sums[lane] = <double>mass[node, column] if column < columns else 0.0
                 else:
                     sums[lane] = <double>(-mass[node, column - half]) if column - half < columns else 0.0
-            _edge_sums(offsets, targets, weights, bounds, node, block, lanes, sums)
+            _edge_sums(offsets, targets, weights, bounds, node, block, lanes,
+                       MIXED if half <= LANES else (LOWER if block < half else UPPER), data[node] >= WIDE, sums)
             for lane in range(lanes):
                 column = block + lane
                 if column < half:

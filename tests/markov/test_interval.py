@@ -91,11 +91,11 @@ class WideChain:
         return Terminal(state) if isinstance(state, str) else self.nodes[state]
 
 
-@pytest.mark.parametrize("outcomes, rewards", [(1, 1), (4, 3), (5, 4), (8, 7), (9, 8), (17, 16)])
+@pytest.mark.parametrize("outcomes, rewards", [(1, 1), (4, 3), (5, 4), (8, 7), (9, 8), (17, 16), (33, 31), (63, 2)])
 @pytest.mark.parametrize("seed", range(3))
 def test_rows_wider_than_one_block_of_lanes(seed, outcomes, rewards):
-    """Every column of every block holds its exact value, the last block's spare columns
-    none (4 lanes up to 4 columns, then blocks of 8: outcomes, and steps plus rewards)."""
+    """Every column of every pass holds its exact value, the spare columns none (a row holds
+    4, 6 or 8 columns of each bound, or blocks of 16: outcomes, and steps plus rewards)."""
     answer = _assert_certifies(explore(WideChain(seed, outcomes, rewards)))
     assert len(answer.absorption) == outcomes and len(answer.expected_rewards) == rewards
 
@@ -162,24 +162,69 @@ def test_the_expectations_beside_the_bounds_give_the_same_floats(graph, monkeypa
 
 
 def test_a_failure_on_either_side_stops_the_other(monkeypatch):
-    """Past the memory budget, the error reaches the caller and the thread beside ends."""
-    import threading
+    """Whichever side fails, the other stops at its next check and the error is raised."""
+    import time
 
-    from exactdice import limits
-    from exactdice.errors import TooLargeError
     from exactdice.markov.interval import _side_by_side
 
+    stopped = []
+
     def waits_for_a_stop(check):
-        while True:
-            check()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                check()
+            except Exception:
+                stopped.append(True)
+                raise
+        return "never stopped"
 
     def fails(check):
         raise ValueError("the other side failed")
 
     _processors(monkeypatch, 2)
     for first, second in ((waits_for_a_stop, fails), (fails, waits_for_a_stop)):
+        stopped.clear()
         with pytest.raises(ValueError, match="the other side failed"):
             _side_by_side(first, second, lambda: None)
+        assert stopped == [True]
+
+
+def test_the_expectations_stop_soon_even_while_bounding_a_loops_steps(monkeypatch):
+    """A long loop's first upper bound (thousands of sweeps of its leaving probability)
+    checks now and then too: the bounds' failure ends the solve in a moment, not when the
+    expectations are done (about 25 s here without the checks)."""
+    import time
+
+    from exactdice.markov import _interval
+    from exactdice.markov.arrays import csr_arrays
+    from exactdice.markov.interval import _expectations, _side_by_side
+
+    graph = explore(GamblersRuin(goal=3000, start=1500, up=1, down=1))
+    csr = csr_arrays(graph)
+    parts = _interval.reachable_components(csr.offsets, csr.targets, graph.initial)
+
+    def fails_soon(check):
+        time.sleep(0.3)
+        raise ValueError("the bounds failed")
+
+    def expectations(check):
+        return _expectations(csr, graph, graph.initial, DEFAULT_TOLERANCE, 1_000_000, check, parts)
+
+    _processors(monkeypatch, 2)
+    started = time.monotonic()
+    with pytest.raises(ValueError, match="the bounds failed"):
+        _side_by_side(fails_soon, expectations, lambda: None)
+    assert time.monotonic() - started < 5
+
+
+def test_a_memory_error_stops_both_sides(monkeypatch):
+    import threading
+
+    from exactdice import limits
+    from exactdice.errors import TooLargeError
+
+    _processors(monkeypatch, 2)
     graph = explore(ContestChain(size=300, branches=12, seed=4))
     monkeypatch.delenv(limits.MEMORY_ENVIRONMENT_VARIABLE, raising=False)
     limits.set_memory_budget(limits.resident_memory() // 2, export=False)
@@ -189,6 +234,39 @@ def test_a_failure_on_either_side_stops_the_other(monkeypatch):
     finally:
         limits.set_memory_budget(None, export=False)
     assert not any(thread.name == "exactdice-certified-beside" for thread in threading.enumerate())
+
+
+def test_weights_past_2_to_the_53_are_rounded_outward():
+    """A weight between 2**53 and 2**63 is not a float: each bound takes it rounded its
+    own way (P(win) here is 1/2 + 2**-60, which no float near 1/2 equals)."""
+    from exactdice.markov import Chance, Terminal
+
+    class Wide:
+        outcomes, reward_names = ("win", "loss"), ("steps",)
+
+        def __init__(self, loop):
+            self.loop = loop
+
+        def initial_state(self):
+            return 0
+
+        def expand(self, state):
+            if state == 0:
+                return Chance(((2**59 + 1, 1, (1,)), (2**59 - 1, "loss", None)))
+            if state == 1:
+                back = ((2**58 + 3, 0, (2,)),) if self.loop else ()
+                return Chance(((2**58 + 7, "win", (1,)), *back))
+            return Terminal(state)
+
+    for loop in (False, True):
+        graph = explore(Wide(loop))
+        assert all(2**53 < weight < 2**63 for weight in graph.weights)
+        _assert_certifies(graph)
+
+
+def test_more_outcomes_than_a_reach_mask_holds_are_refused():
+    with pytest.raises(InputError, match="at most 63 outcomes"):
+        certified_solve(explore(WideChain(0, 64, 1)))
 
 
 def test_a_graph_with_decisions_is_refused_with_its_reason():
