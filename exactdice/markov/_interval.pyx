@@ -206,10 +206,10 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
     cdef double[:, ::1] bounds = bounds_array
     cdef dict big = overrides or {}
     cdef const uint8_t[::1] special = _special_nodes(count, big)
-    cdef int64_t c, i, node, start, end, sweeps = 0, total_sweeps = 0
+    cdef int64_t c, i, node, start, end, total_sweeps = 0
     cdef int o
     cdef uint64_t mask
-    cdef double widest = 0.0, width
+    cdef double widest = 0.0
     cdef int previous = fegetround()
     if outcomes > 63:
         raise ValueError("at most 63 outcomes (bit 63 of a reach mask marks the nodes reached)")
@@ -231,29 +231,45 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
                         _sweep(kind, data, offsets, targets, weights, None, bounds, parts.order, start, end,
                                outcomes, special, big)
                     continue
-                sweeps = 0
-                while True:
-                    _sweep(kind, data, offsets, targets, weights, None, bounds, parts.order, start, end, outcomes,
-                           special, big)
-                    sweeps += 1
-                    total_sweeps += 1
-                    width = 0.0
-                    for i in range(start, end):
-                        node = parts.order[i]
-                        for o in range(outcomes):
-                            if -bounds[node, half + o] - bounds[node, o] > width:
-                                width = -bounds[node, half + o] - bounds[node, o]
-                    if width <= tolerance or sweeps >= most_sweeps:
-                        if width > widest:
-                            widest = width
-                        break
-                    if not total_sweeps % 64:
-                        _checked(check, previous)
+                _settle(kind, data, offsets, targets, weights, None, bounds, parts.order, start, end, outcomes,
+                        special, big, tolerance, most_sweeps, check, previous, &total_sweeps, &widest)
                 if not c % 4096:
                     _checked(check, previous)
     finally:
         fesetround(previous)
     return bounds_array[:, :outcomes], bounds_array[:, half:half + outcomes], total_sweeps, widest
+
+
+cdef int _settle(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] offsets,
+                 const int32_t[:] targets, const int64_t[:] weights, const int64_t[:, ::1] mass,
+                 double[:, ::1] bounds, vector[int64_t]& order, int64_t start, int64_t end, int columns,
+                 const uint8_t[::1] special, dict big, double tolerance, int64_t most_sweeps, check,
+                 int rounding, int64_t* total_sweeps, double* widest) except -1 nogil:
+    """`_sweep` the cyclic component order[start:end] until each of its intervals is within
+    ``tolerance`` (relative to 1 + its lower end where ``mass`` is given: expected totals),
+    or ``most_sweeps`` ran out; counts into ``total_sweeps``, and raises ``widest`` to the
+    widest interval left. ``check`` as `_checked`'s, every 64 sweeps."""
+    cdef int64_t sweeps = 0, i, node
+    cdef int column, half = bounds.shape[1] // 2
+    cdef double width, lower, upper, scale
+    while True:
+        _sweep(kind, data, offsets, targets, weights, mass, bounds, order, start, end, columns, special, big)
+        sweeps += 1
+        total_sweeps[0] += 1
+        width = 0.0
+        for i in range(start, end):
+            node = order[i]
+            for column in range(columns):
+                lower, upper = bounds[node, column], -bounds[node, half + column]
+                scale = 1.0 if mass is None else 1.0 + lower
+                if upper - lower > width * scale:
+                    width = (upper - lower) / scale
+        if width <= tolerance or sweeps >= most_sweeps:
+            if width > widest[0]:
+                widest[0] = width
+            return 0
+        if not total_sweeps[0] % 64:
+            _checked(check, rounding)
 
 
 cdef int _checked(check, int rounding) except -1 nogil:
@@ -300,9 +316,9 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
     cdef uint8_t[::1] inside = numpy.zeros(count, dtype=numpy.uint8)
     cdef dict big = overrides or {}
     cdef const uint8_t[::1] special = _special_nodes(count, big)
-    cdef int64_t c, i, node, start, end, sweeps = 0, total_sweeps = 0
+    cdef int64_t c, i, node, start, end, total_sweeps = 0
     cdef int r
-    cdef double widest = 0.0, width, lower, upper, steps_bound
+    cdef double widest = 0.0, steps_bound
     cdef int previous = fegetround()
     try:
         with nogil:
@@ -327,25 +343,8 @@ def chain_expectations(const uint8_t[:] kind, const int64_t[:] data, const int64
                              inside, special, big, steps_bound)
                 for i in range(start, end):
                     inside[parts.order[i]] = 0
-                sweeps = 0
-                while True:
-                    _sweep(kind, data, offsets, targets, weights, mass, bounds, parts.order, start, end, rewards,
-                           special, big)
-                    sweeps += 1
-                    total_sweeps += 1
-                    width = 0.0
-                    for i in range(start, end):
-                        node = parts.order[i]
-                        for r in range(rewards):
-                            lower, upper = bounds[node, r], -bounds[node, half + r]
-                            if upper - lower > width * (1.0 + lower):
-                                width = (upper - lower) / (1.0 + lower)
-                    if width <= tolerance or sweeps >= most_sweeps:
-                        if width > widest:
-                            widest = width
-                        break
-                    if not total_sweeps % 64:
-                        _checked(check, previous)
+                _settle(kind, data, offsets, targets, weights, mass, bounds, parts.order, start, end, rewards,
+                        special, big, tolerance, most_sweeps, check, previous, &total_sweeps, &widest)
     finally:
         fesetround(previous)
     return bounds_array[:, :rewards], bounds_array[:, half:half + rewards], widest, total_sweeps
@@ -497,7 +496,7 @@ cdef inline void _edge_sums(const int64_t[:] offsets, const int32_t[:] targets, 
     ``wide`` (its total, the weights' sum, passes 2**53). ``kind`` `MIXED`: the first half
     of the lanes are lower bounds and the rest upper ones; `LOWER` or `UPPER`: all 16
     lanes are."""
-    cdef double a0 = sums[0], a1 = sums[1], a2 = sums[2], a3 = sums[3], low, high, w
+    cdef double a0 = sums[0], a1 = sums[1], a2 = sums[2], a3 = sums[3], low, high
     cdef double a4 = sums[4], a5 = sums[5], a6 = sums[6], a7 = sums[7]
     cdef double a8, a9, a10, a11, a12, a13, a14, a15
     cdef const double* row
