@@ -754,6 +754,8 @@ cdef class GameSearch:
         if kind == G_CHANCE:
             if self.graph.data[node] < 0:
                 low, high = self._chance_big(node)
+            elif self.graph.data[node] >= WIDE:
+                low, high = self._chance_wide(node)
             else:
                 fesetround(FE_DOWNWARD)
                 low = 0.0
@@ -794,19 +796,41 @@ cdef class GameSearch:
         return moved
 
     cdef tuple _chance_big(self, int64_t node):
-        """A chance backup where the weights pass 64 bits: each probability rounded outward."""
+        """A chance backup where the weights pass 64 bits: each probability rounded outward
+        (the way that moves its term outward: a value may be negative)."""
         from fractions import Fraction
         total, node_weights = self.graph.big[node]
         cdef int64_t first = self.graph.first_edge[node], edge
+        cdef double low_value, high_value
         low = high = 0.0
         for edge in range(first, first + self.graph.edge_count[node]):
             p = Fraction(node_weights[edge - first], total)
             low_p, high_p = _down(p), _up(p)
+            low_value, high_value = self.lo[self.graph.targets[edge]], self.hi[self.graph.targets[edge]]
             fesetround(FE_DOWNWARD)
-            low = low + low_p * self.lo[self.graph.targets[edge]]
+            low = low + (low_p if low_value >= 0 else high_p) * low_value
             fesetround(FE_UPWARD)
-            high = high + high_p * self.hi[self.graph.targets[edge]]
+            high = high + (high_p if high_value >= 0 else low_p) * high_value
             fesetround(FE_TONEAREST)
+        return low, high
+
+    cdef tuple _chance_wide(self, int64_t node):
+        """A chance backup where the total passes 2**53, so a weight or the total may not
+        be a float: each rounded the way that moves its term outward (a value may be
+        negative)."""
+        cdef int64_t first = self.graph.first_edge[node], edge, weight, total = self.graph.data[node]
+        cdef double low = 0.0, high = 0.0, value
+        fesetround(FE_DOWNWARD)
+        for edge in range(first, first + self.graph.edge_count[node]):
+            weight, value = self.graph.weights[edge], self.lo[self.graph.targets[edge]]
+            low += (<double>weight if value >= 0 else -<double>(-weight)) * value
+        low = low / (-<double>(-total) if low >= 0 else <double>total)
+        fesetround(FE_UPWARD)
+        for edge in range(first, first + self.graph.edge_count[node]):
+            weight, value = self.graph.weights[edge], self.hi[self.graph.targets[edge]]
+            high += (<double>weight if value >= 0 else -<double>(-weight)) * value
+        high = high / (-<double>(-total) if high >= 0 else <double>total)
+        fesetround(FE_TONEAREST)
         return low, high
 
     cdef int64_t _choose(self, int64_t node, bint maximise) noexcept:

@@ -289,6 +289,36 @@ def test_random_games_value_and_the_strategies_play(seed):
     assert low - Fraction(1, 10**8) <= exact.value <= high + Fraction(1, 10**8)
 
 
+@pytest.mark.parametrize("choice", ["max", "min"])
+def test_a_games_bounds_hold_with_negative_values_and_weights_that_are_not_floats(choice):
+    """Weights past 2**53 and past 2**64 with payoffs below 0: a rounded weight (or
+    probability) times a negative value must move the term outward, not inward. Each
+    chance node's value is -2 plus a sliver no float near -2 holds."""
+    from exactdice.markov import Chance, Decision, Terminal
+
+    class NegativeGame:
+        outcomes, reward_names = ("win", "loss"), ()
+
+        def initial_state(self):
+            return 0
+
+        def expand(self, state):
+            if state == 0:
+                return Decision(choice, (("wide", 1, None), ("big", 2, None)))
+            if state == 1:
+                return Chance(((2**59 + 1, "win", None), (2**59 - 1, "loss", None)))
+            if state == 2:
+                return Chance(((2**70 + 1, "win", None), (2**70 - 1, "loss", None)))
+            return Terminal(state)
+
+    graph = explore(NegativeGame())
+    payoff = {"win": -1, "loss": -3}
+    exact = solve(graph, payoff=payoff)
+    assert exact.value == -2 + Fraction(1, 2**59 if choice == "max" else 2**70)
+    answer = certified_game(graph, payoff=payoff)
+    assert _holds(answer.value, exact.value), (answer.value, exact.value)
+
+
 @pytest.mark.parametrize(
     "player, narrator", [("optimal", "fixed"), ("fixed", "optimal"), ("optimal", "optimal"), ("optimal", "kind")]
 )
