@@ -4,6 +4,8 @@ from collections.abc import Callable
 
 import numpy
 
+MOST_OUTCOMES: int
+
 def strongly_connected(offsets: numpy.ndarray, targets: numpy.ndarray) -> list[list[int]]: ...
 def reachable_components(offsets: numpy.ndarray, targets: numpy.ndarray, initial: int) -> object: ...
 def outcome_reach(

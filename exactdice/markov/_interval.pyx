@@ -43,6 +43,8 @@ DEF MIXED = 2
 
 # bit 63 of a reach mask: the node is reached from the initial one
 cdef uint64_t VISITED = (<uint64_t>1) << 63
+#: outcomes a graph may have: a reach mask's bits below `VISITED`'s
+MOST_OUTCOMES = 63
 # a weight from here on may not be a float
 cdef int64_t WIDE = (<int64_t>1) << 53
 
@@ -211,8 +213,8 @@ def chain_bounds(const uint8_t[:] kind, const int64_t[:] data, const int64_t[:] 
     cdef uint64_t mask
     cdef double widest = 0.0
     cdef int previous = fegetround()
-    if outcomes > 63:
-        raise ValueError("at most 63 outcomes (bit 63 of a reach mask marks the nodes reached)")
+    if outcomes > MOST_OUTCOMES:
+        raise ValueError(f"at most {MOST_OUTCOMES} outcomes (bit 63 of a reach mask marks the nodes reached)")
     try:
         with nogil:
             for c in range(<int64_t>parts.cyclic.size()):

@@ -35,8 +35,6 @@ __all__ = ["IntervalSolution", "certified_solve", "certified_game", "compiled_bo
 DEFAULT_TOLERANCE = 1e-9
 # Gauss-Seidel sweeps a cyclic component gets at most before its width is reported as it is
 _MOST_SWEEPS = 1_000_000
-# outcomes a graph may have (a reach mask is 64 bits, one of them the "reached" mark)
-_MOST_OUTCOMES = 63
 
 try:
     from exactdice.markov import _interval
@@ -155,10 +153,10 @@ def certified_solve(
             "certified floats take a graph without decisions (fixed or random "
             "policies); solve optimal play exactly or with bounds",
         )
-    if len(graph.outcomes) > _MOST_OUTCOMES:
+    if len(graph.outcomes) > _interval.MOST_OUTCOMES:
         raise InputError(
             "arithmetic",
-            f"certified floats take at most {_MOST_OUTCOMES} outcomes, this graph has {len(graph.outcomes)};"
+            f"certified floats take at most {_interval.MOST_OUTCOMES} outcomes, this graph has {len(graph.outcomes)};"
             " use the exact solve",
         )
     started = time.perf_counter()
