@@ -54,6 +54,26 @@ cdef extern from *:
         x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL; x ^= x >> 27; x *= 0x94d049bb133111ebULL; x ^= x >> 31;
         return x;
     }
+    #include <sched.h>
+    #include <stdint.h>
+    #include <time.h>
+    static inline int64_t exd_load(const int64_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+    static inline void exd_store(int64_t* p, int64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+    /* one more round of a wait: spin a little, then give the core away, then sleep */
+    static inline int exd_idle(int rounds) {
+        if (rounds < 64) {
+    #if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+    #endif
+        } else if (rounds < 4096) {
+            sched_yield();
+        } else {
+            struct timespec pause = {0, 20000};
+            nanosleep(&pause, NULL);
+            return rounds;
+        }
+        return rounds + 1;
+    }
     """
     ctypedef unsigned long long u128 "exd_u128"
     bint exd_mul(u128 a, u128 b, u128 *r) nogil
@@ -66,6 +86,9 @@ cdef extern from *:
     u128 exd_shl(u128 x, int s) nogil
     uint64_t exd_mix(uint64_t x) nogil
     void exd_prefetch(const void* p) nogil
+    int64_t exd_load(const int64_t* p) nogil
+    void exd_store(int64_t* p, int64_t v) nogil
+    int exd_idle(int rounds) nogil
 
 
 class WalkOverflow(ArithmeticError):
@@ -83,6 +106,15 @@ DEF ROLL_AHEAD = 16     # roll outcomes a rest's slot is fetched ahead of its us
 DEF FIND_AHEAD = 4      # ... and looked up ahead of its use (its branches fetched)
 DEF OPTIONS_KEPT = 16   # room for a decision's options, made once a walk
 DEF ONE_EDGE = -1       # a rest of round that is one edge of weight 1 (`RestSlot`)
+
+# the spool (`Work`): what a node's expansion hands to the summing side
+DEF SPOOL_SIZE = 16384  # work items in the ring (a power of two)
+DEF SUM_AHEAD = 12      # items whose rest's branches the summing side fetches ahead
+DEF W_ITEM = -2         # a branch: successor, reward code, weight over the node's 2**exponent
+DEF W_OPTION = -3       # a decision's option: successor, reward code, label
+DEF W_CHANCE = -10      # a node's head: its id, what follows, how many items
+DEF W_DECISION = -11
+DEF W_TERMINAL = -12
 
 # phases, in the order of `_PHASE_NAMES`
 DEF PH_POS = 0
@@ -189,6 +221,19 @@ cdef struct Branch:
     int64_t target
     int32_t reward_code
     u128 weight
+
+
+cdef struct Work:
+    # one item of the spool. A node's head: start = node, count = W_CHANCE, W_DECISION or
+    # W_TERMINAL, extra = its exponent (W_ITEM's), side or outcome, weight = the items that
+    # follow. Then per item: a roll outcome's rest (count >= 0: the rest's branches
+    # rest_branches[start:start + count] over 2**extra, times weight; ONE_EDGE: one edge to
+    # start, reward code extra, weight over 1), a branch (W_ITEM) or an option (W_OPTION:
+    # weight = its label).
+    u128 weight
+    int64_t start
+    int32_t count
+    int32_t extra
 
 
 cdef struct RollEntry:
@@ -522,6 +567,19 @@ cdef struct PendingRest:
 
 # ----- a node's branches, summed by (successor, reward code) ---------------------------------
 
+cdef void _wait_for(const int64_t* count, int64_t wanted, const int64_t* failed) noexcept nogil:
+    """Wait until ``count`` reaches ``wanted`` (written by another thread), or ``failed``."""
+    cdef int rounds = 0
+    while exd_load(count) < wanted and not exd_load(failed):
+        rounds = exd_idle(rounds)
+
+
+cdef int _overflow(const char* what) except -1 nogil:
+    """Raise `WalkOverflow` (from the summing side too, which holds no GIL)."""
+    with gil:
+        raise WalkOverflow(what.decode())
+
+
 @cython.final
 cdef class _Acc:
     """Branches (target id, reward code, weight over 2**exponent), summed by key."""
@@ -545,7 +603,7 @@ cdef class _Acc:
         self.exponent = 0
         self.mixed_codes = False
 
-    cdef int add(self, int64_t target, int32_t code, u128 weight, int exponent) except -1:
+    cdef int add(self, int64_t target, int32_t code, u128 weight, int exponent) except -1 nogil:
         """Add weight / 2**exponent to the branch (target, code)."""
         cdef u128 total
         cdef size_t i
@@ -554,12 +612,12 @@ cdef class _Acc:
             shift = exponent - self.exponent
             for i in range(self.items.size()):
                 if exd_bits(self.items[i].weight) + shift > 127:
-                    raise WalkOverflow("a node's weights pass 128 bits")
+                    _overflow("a node's weights pass 128 bits")
                 self.items[i].weight = exd_shl(self.items[i].weight, shift)
             self.exponent = exponent
         shift = self.exponent - exponent
         if exd_bits(weight) + shift > 127:
-            raise WalkOverflow("a node's weights pass 128 bits")
+            _overflow("a node's weights pass 128 bits")
         weight = exd_shl(weight, shift)
         cdef uint64_t mask = self.slots.size() - 1
         cdef uint64_t slot = exd_mix((<uint64_t>target << 20) ^ <uint64_t>code) & mask
@@ -570,7 +628,7 @@ cdef class _Acc:
                 break
             if self.items[found].target == target and self.items[found].reward_code == code:
                 if exd_add(self.items[found].weight, weight, &total):
-                    raise WalkOverflow("a node's weights pass 128 bits")
+                    _overflow("a node's weights pass 128 bits")
                 self.items[found].weight = total
                 return 0
             slot = (slot + 1) & mask
@@ -667,8 +725,28 @@ cdef class CompiledWalk(GrowingGraph):
     cdef vector[PendingRest] pending    # the roll outcomes of the node being expanded
     # a node's branches; `acc` is the one the walk adds to (the node's, or a scratch one
     # while a rest of round or an option's certain end is walked)
-    cdef _Acc acc, node_acc, scratch_acc
+    cdef _Acc acc, walk_acc, scratch_acc  # the walk's branches (acc: the one in use)
+
+    # the spool: expanding writes a node's work (`Work`), the summing side sums it into the
+    # node's edges and records them, in a second thread past ``summing_after`` nodes
+    cdef vector[Work] spool
+    cdef int64_t written                # items written (the expanding side)
+    cdef int64_t room_until             #   ... that fit before it must look at `summed`
+    cdef int64_t published              # items the summing side may read (atomic)
+    cdef int64_t summed                 # items the summing side has read (atomic)
+    cdef int64_t stop_summing           # 1: sum what is published, then stop; 2: stop now (atomic)
+    cdef int64_t summing_failed         # the summing thread raised `summing_error` (atomic)
+    cdef object summing_thread, summing_error
+    cdef int64_t summing_after          # nodes expanded before the summing thread starts (-1: never)
+    cdef int64_t summed_in_thread       # items the summing thread read (for measurements and tests)
+    cdef bint threaded, broken
+    cdef int64_t sum_read, sum_left, sum_node  # the summing side: items read; the node open
+    cdef int32_t sum_kind, sum_extra
+    cdef bint sum_open
+    cdef _Acc sum_acc                   # the open node's branches summed
     cdef _Acc merged                    # the recorded node's weights summed per successor
+    cdef vector[int64_t] big_notes      # (node, 0: weights or 1: masses, count) of numbers past
+    cdef vector[u128] big_values        #   64 bits, for `big` and `big_mass` (the GIL's side)
     cdef int64_t max_states
     # external nodes (the draws in front of the contest): given from Python
     cdef list external_nodes
@@ -738,10 +816,14 @@ cdef class CompiledWalk(GrowingGraph):
         self.rests = _RestTable()
         self.contexts = _KeyTable(self.width, 1024)
         self.hand_ids = _PairTable()
-        self.node_acc = _Acc()
+        self.walk_acc = _Acc()
         self.scratch_acc = _Acc()
+        self.sum_acc = _Acc()
         self.merged = _Acc()
-        self.acc = self.node_acc
+        self.acc = self.walk_acc
+        self.spool.resize(SPOOL_SIZE)
+        self.room_until = SPOOL_SIZE
+        self.summing_after = config.get("summing_after", -1)
         self.keep_rewards = config.get("keep_rewards", True)
         self.reward_values.push_back(0)
         self._binomials(config["max_peril"])
@@ -888,6 +970,8 @@ cdef class CompiledWalk(GrowingGraph):
         for i in range(self.reward_values.size()):
             if self.reward_values[i] == packed:
                 return <int32_t>i
+        if self.threaded and self.reward_values.size() == self.reward_values.capacity():
+            self._drain()  # the summing side reads the values where they are
         self.reward_values.push_back(packed)
         return <int32_t>(self.reward_values.size() - 1)
 
@@ -1103,6 +1187,8 @@ cdef class CompiledWalk(GrowingGraph):
         if added:
             if id >= self.max_states:
                 raise _StateLimit(id)
+            if self.threaded and self._node_arrays_full():
+                self._drain()  # the summing side writes into them where they are
             self.add_node()
             if self.keep_rewards:
                 self.mass.resize(REWARD_COUNTERS * (id + 1), 0)
@@ -1598,9 +1684,10 @@ cdef class CompiledWalk(GrowingGraph):
 
     # ----- expanding a node ------------------------------------------------------------------
 
-    cdef int _expand_round_start(self, Sit* s) except -1:
+    cdef int _expand_round_start(self, int64_t node, Sit* s) except -1:
         """`KarbonModel._round_start_chance`: the roll, then the rest of the round after each
-        roll outcome (remembered per post-roll situation), summed into the node's branches.
+        roll outcome (remembered per post-roll situation), summed into the node's edges here,
+        or spooled for the summing thread.
 
         A post-roll situation differs from the round start only in the hands, the chips,
         the stacks (folded, `_fold`) and the winner, so it is remembered under the round
@@ -1609,15 +1696,20 @@ cdef class CompiledWalk(GrowingGraph):
         fetched from memory ahead of that again (`_look_ahead`): the look-ups, in a table
         too large for the cache, are what exploring waits on."""
         cdef int64_t table = self._roll_table(&s.pos)
-        cdef int64_t first = self.roll_start[table], length = self.roll_length[table], e, j
+        cdef int64_t first = self.roll_start[table], length = self.roll_length[table], e
         cdef const RestSlot* rest
         cdef PendingRest* pending
-        cdef u128 w
+        cdef Work* work
         cdef int64_t start
         cdef int32_t count, exponent
+        cdef bint spooled = self.threaded
         self._pending_keys(s, first, length)
         for e in range(min(length, ROLL_AHEAD)):
             self.rests.prefetch(self.pending[e].hash)
+        if spooled:
+            self._head(node, W_CHANCE, 0, length)
+        else:
+            self.sum_acc.reset()
         for e in range(length):
             self._look_ahead(e, length)
             pending = &self.pending[e]
@@ -1628,14 +1720,13 @@ cdef class CompiledWalk(GrowingGraph):
                 self._rest_of_round(s, &self.roll_entries[first + e], pending.key)
                 rest = self.rests.find(pending.key, pending.hash)
             start, count, exponent = rest.start, rest.length, rest.exponent
-            if count == ONE_EDGE:
-                self.acc.add(start, exponent, self.roll_entries[first + e].weight, 0)
+            if not spooled:
+                self._sum_rest(self.roll_entries[first + e].weight, start, count, exponent)
                 continue
-            for j in range(start, start + count):
-                if exd_mul(self.roll_entries[first + e].weight, self.rest_branches[j].weight, &w):
-                    raise WalkOverflow("a node's weights pass 128 bits")
-                self.acc.add(self.rest_branches[j].target, self.rest_branches[j].reward_code, w, exponent)
-        return 0
+            work = self._work()
+            work.weight = self.roll_entries[first + e].weight
+            work.start, work.count, work.extra = start, count, exponent
+        return 0 if spooled else self._record_chance(node)
 
     cdef void _look_ahead(self, int64_t e, int64_t length) noexcept nogil:
         """While outcome ``e`` is summed: fetch the slot of outcome ``e + ROLL_AHEAD`` and
@@ -1707,6 +1798,7 @@ cdef class CompiledWalk(GrowingGraph):
         cdef Sit risk
         cdef size_t i
         if <int64_t>self.rest_branches.size() + self.rests.count > self.rest_kept:
+            self._drain()  # the spool may name the branches
             self.rests.clear()
             self.rest_branches.clear()
             self.rest_clears += 1
@@ -1721,47 +1813,258 @@ cdef class CompiledWalk(GrowingGraph):
         try:
             self._walk(risk, 1, 0, R_ROUND, False)
         finally:
-            self.acc = self.node_acc
+            self.acc = self.walk_acc
+        if self.threaded and self.rest_branches.size() + self.scratch_acc.items.size() > self.rest_branches.capacity():
+            self._drain()  # the summing side reads the branches where they are
         for i in range(self.scratch_acc.items.size()):
             self.rest_branches.push_back(self.scratch_acc.items[i])
         self.rests.add(key, start, self.scratch_acc.items.size(), self.scratch_acc.exponent)
         return 0
 
-    cdef int _record_chance(self, int64_t node) except -1:
-        """Store the accumulated branches as the node's edges: weights divided by their
-        gcd over (successor, rewards), as `KarbonModel` normalises them, then summed per
-        successor (`exactdice.markov.graph.BranchMerger`) with the reward mass."""
-        cdef _Acc acc = self.node_acc
-        cdef size_t i, n = acc.items.size()
+    # ----- the spool: the expanding side -----------------------------------------------------
+
+    cdef inline Work* _work(self) except NULL:
+        """The next item of the spool, to be filled before anything else is spooled."""
+        if self.written >= self.room_until:
+            self._make_room()
+        cdef Work* work = &self.spool[self.written & (SPOOL_SIZE - 1)]
+        self.written += 1
+        return work
+
+    cdef int _head(self, int64_t node, int32_t what, int32_t extra, int64_t items) except -1:
+        cdef Work* work = self._work()
+        work.start, work.count, work.extra, work.weight = node, what, extra, <u128>items
+        return 0
+
+    cdef int _spool_branches(self, int64_t node) except -1:
+        """The walk's branches (``walk_acc``) as the node's items."""
+        cdef _Acc acc = self.walk_acc
+        cdef size_t i
+        cdef Work* work
+        self._head(node, W_CHANCE, acc.exponent, acc.items.size())
+        for i in range(acc.items.size()):
+            work = self._work()
+            work.start, work.count = acc.items[i].target, W_ITEM
+            work.extra, work.weight = acc.items[i].reward_code, acc.items[i].weight
+        return 0
+
+    cdef int _spool_option(self, int64_t target, int32_t code, uint64_t label) except -1:
+        cdef Work* work = self._work()
+        work.start, work.count, work.extra, work.weight = target, W_OPTION, code, label
+        return 0
+
+    cdef int _make_room(self) except -1:
+        """Wait for the summing side to read the oldest items (sum them, in this thread)."""
+        if not self.threaded:
+            self._sum_spool(self.written)
+            self.room_until = self.written + SPOOL_SIZE
+            return 0
+        exd_store(&self.published, self.written)
+        cdef int64_t wanted = self.written - SPOOL_SIZE + 1
+        with nogil:
+            _wait_for(&self.summed, wanted, &self.summing_failed)
+        self._summing_error()
+        self.room_until = exd_load(&self.summed) + SPOOL_SIZE
+        return 0
+
+    cdef int _drain(self) except -1:
+        """Wait until the summing side has read every item (and sum them, in this thread);
+        the summing side reads nothing until more is published."""
+        if not self.threaded:
+            self._sum_spool(self.written)
+            self._flush_big()
+            return 0
+        exd_store(&self.published, self.written)
+        with nogil:
+            _wait_for(&self.summed, self.written, &self.summing_failed)
+        self._summing_error()
+        self._flush_big()
+        return 0
+
+    cdef int _summing_error(self) except -1:
+        if exd_load(&self.summing_failed):
+            self._stop_summing(True)
+            raise self.summing_error
+        return 0
+
+    cdef bint _node_arrays_full(self) noexcept nogil:
+        """Whether adding a node moves an array the summing side writes into."""
+        return (self.kind.size() == self.kind.capacity() or self.data.size() == self.data.capacity()
+                or self.first_edge.size() == self.first_edge.capacity()
+                or self.edge_count.size() == self.edge_count.capacity()
+                or (self.keep_rewards and (self.mass.size() + REWARD_COUNTERS > self.mass.capacity()
+                                           or self.has_mass.size() == self.has_mass.capacity())))
+
+    cdef int _flush_big(self) except -1:
+        """The numbers past 64 bits the summing side noted, into `big` and `big_mass`."""
+        cdef size_t i = 0, at = 0
+        cdef int64_t node, count, j
+        while i < self.big_notes.size():
+            node, count = self.big_notes[i], self.big_notes[i + 2]
+            values = [_to_python(self.big_values[at + j]) for j in range(count)]
+            if self.big_notes[i + 1] == 0:
+                self.big[node] = (values[0], values[1:])
+            else:
+                self.big_mass[node] = tuple(values)
+            i += 3
+            at += count
+        self.big_notes.clear()
+        self.big_values.clear()
+        return 0
+
+    # ----- the spool: the summing side -------------------------------------------------------
+
+    cdef int _sum_spool(self, int64_t until) except -1 nogil:
+        """Sum the spooled items up to ``until`` into their nodes' edges, recording each node
+        when its last item is read (`_record_chance`)."""
+        cdef const Work* work
+        cdef const Work* ahead
+        while self.sum_read < until:
+            work = &self.spool[self.sum_read & (SPOOL_SIZE - 1)]
+            self.sum_read += 1
+            if not self.sum_open:
+                self.sum_open = True
+                self.sum_node, self.sum_kind, self.sum_extra = work.start, work.count, work.extra
+                self.sum_left = <int64_t>work.weight
+                if self.sum_kind == W_CHANCE:
+                    self.sum_acc.reset()
+                elif self.sum_kind == W_DECISION:
+                    self.begin_edges(self.sum_node, DECISION, self.sum_extra)
+            else:
+                self.sum_left -= 1
+                if work.count >= ONE_EDGE:
+                    if self.sum_read + SUM_AHEAD < until:
+                        ahead = &self.spool[(self.sum_read + SUM_AHEAD) & (SPOOL_SIZE - 1)]
+                        if ahead.count > 0:
+                            exd_prefetch(&self.rest_branches[ahead.start])
+                            if ahead.count > 2:
+                                exd_prefetch(&self.rest_branches[ahead.start + 2])
+                    self._sum_rest(work.weight, work.start, work.count, work.extra)
+                elif work.count == W_ITEM:
+                    self.sum_acc.add(work.start, work.extra, work.weight, self.sum_extra)
+                elif work.count == W_OPTION:
+                    self.label_edges.push_back(self.targets.size())
+                    self.labels.push_back(<uint64_t>work.weight)
+                    self.label_rewards.push_back(work.extra)
+                    self.targets.push_back(<int32_t>work.start)
+                    self.weights.push_back(1)
+            if self.sum_left == 0:
+                self.sum_open = False
+                if self.sum_kind == W_CHANCE:
+                    self._record_chance(self.sum_node)
+                elif self.sum_kind == W_DECISION:
+                    self.end_edges(self.sum_node)
+                else:
+                    self.begin_edges(self.sum_node, TERMINAL, self.sum_extra)
+                    self.end_edges(self.sum_node)
+        return 0
+
+    cdef inline int _sum_rest(self, u128 weight, int64_t start, int32_t count, int32_t exponent) except -1 nogil:
+        """Add a roll outcome's rest of round (`Work`), times the outcome's weight."""
+        cdef int64_t j
+        cdef u128 w
+        if count == ONE_EDGE:
+            return self.sum_acc.add(start, exponent, weight, 0)
+        for j in range(start, start + count):
+            if exd_mul(weight, self.rest_branches[j].weight, &w):
+                _overflow("a node's weights pass 128 bits")
+            self.sum_acc.add(self.rest_branches[j].target, self.rest_branches[j].reward_code, w, exponent)
+        return 0
+
+    cdef int _summing_loop(self) except -1 nogil:
+        """The summing thread: sum what is published until told to stop."""
+        cdef int64_t until
+        cdef int rounds = 0
+        while True:
+            if exd_load(&self.stop_summing) == 2:
+                return 0
+            until = exd_load(&self.published)
+            if self.sum_read < until:
+                self.summed_in_thread += until - self.sum_read
+                self._sum_spool(until)
+                exd_store(&self.summed, self.sum_read)
+                rounds = 0
+            elif exd_load(&self.stop_summing):
+                return 0
+            else:
+                rounds = exd_idle(rounds)
+
+    def _summing_main(self):
+        try:
+            with nogil:
+                self._summing_loop()
+        except BaseException as error:
+            self.summing_error = error
+            exd_store(&self.summing_failed, 1)
+
+    cdef int _start_summing(self) except -1:
+        """Sum in a second thread from here on."""
+        import threading
+        self._drain()
+        exd_store(&self.summed, self.sum_read)
+        exd_store(&self.published, self.written)
+        self.room_until = self.written + SPOOL_SIZE
+        self.stop_summing = 0
+        self.summing_failed = 0
+        self.threaded = True
+        self.summing_thread = threading.Thread(target=self._summing_main, name="exactdice-walk-summing", daemon=True)
+        self.summing_thread.start()
+        return 0
+
+    cdef int _stop_summing(self, bint abandon) except -1:
+        """Stop the summing thread: after it has summed every item, or at once (``abandon``;
+        the walk cannot go on)."""
+        if self.summing_thread is None:
+            return 0
+        exd_store(&self.published, self.written)
+        exd_store(&self.stop_summing, 2 if abandon else 1)
+        thread, self.summing_thread = self.summing_thread, None
+        thread.join()
+        self.threaded = False
+        if abandon or exd_load(&self.summing_failed):
+            self.broken = True
+        if exd_load(&self.summing_failed) and not abandon:
+            raise self.summing_error
+        self._flush_big()
+        return 0
+
+    cdef int _record_chance(self, int64_t node) except -1 nogil:
+        """Store the summed branches as the node's edges: weights divided by their gcd over
+        (successor, rewards), as `KarbonModel` normalises them, then summed per successor
+        (`exactdice.markov.graph.BranchMerger`) with the reward mass."""
+        cdef Branch* items = self.sum_acc.items.data()
+        cdef size_t i, n = self.sum_acc.items.size()
         cdef u128 divisor = 0, total = 0, w, m
         for i in range(n):
             if divisor == 1:
                 break
-            divisor = exd_gcd(acc.items[i].weight, divisor)
+            divisor = exd_gcd(items[i].weight, divisor)
         if divisor == 0:
-            raise InternalError("a chance node without branches")
+            with gil:
+                raise InternalError("a chance node without branches")
         cdef bint any_mass = False, big_weight = False
+        cdef bint mixed = self.sum_acc.mixed_codes
         cdef int64_t target
-        cdef _Acc merged = self.merged
         self.begin_edges(node, CHANCE, 0)
-        merged.reset()
+        self.merged.reset()
         for i in range(n):  # a small table per node: its successors stay in the cache
-            w = acc.items[i].weight if divisor == 1 else acc.items[i].weight // divisor
-            acc.items[i].weight = w
-            if acc.mixed_codes:  # else the items are the edges (one code: distinct successors)
-                merged.add(acc.items[i].target, 0, w, 0)
+            w = items[i].weight if divisor == 1 else items[i].weight // divisor
+            items[i].weight = w
+            if mixed:  # else the items are the edges (one code: distinct successors)
+                self.merged.add(items[i].target, 0, w, 0)
             if exd_add(total, w, &m):
-                raise WalkOverflow("a node's weights pass 128 bits")
+                _overflow("a node's weights pass 128 bits")
             total = m
-            if self.reward_values[acc.items[i].reward_code]:
+            if self.reward_values[items[i].reward_code]:
                 any_mass = True
-        cdef _Acc edges = merged if acc.mixed_codes else acc
-        for i in range(edges.items.size()):
-            target = edges.items[i].target
+        cdef const Branch* edges = self.merged.items.data() if mixed else items
+        cdef size_t count = self.merged.items.size() if mixed else n
+        for i in range(count):
+            target = edges[i].target
             if target > 0x7FFFFFFF:
-                raise WalkOverflow("more than 2**31 states")
+                _overflow("more than 2**31 states")
             self.targets.push_back(<int32_t>target)
-            w = edges.items[i].weight
+            w = edges[i].weight
             if exd_bits(w) > 63:
                 big_weight = True
                 self.weights.push_back(-1)
@@ -1769,70 +2072,87 @@ cdef class CompiledWalk(GrowingGraph):
                 self.weights.push_back(<int64_t>w)
         self.data[node] = <int64_t>total if exd_bits(total) <= 63 else -1
         if big_weight or exd_bits(total) > 63:
-            self.big[node] = (_to_python(total), _weights_to_python(edges))
+            self.big_notes.push_back(node)
+            self.big_notes.push_back(0)
+            self.big_notes.push_back(1 + count)
+            self.big_values.push_back(total)
+            for i in range(count):
+                self.big_values.push_back(edges[i].weight)
         self.end_edges(node)
         if self.keep_rewards:
             self.has_mass[node] = any_mass
-            self._record_mass(node, acc, any_mass)
+            self._record_mass(node, any_mass)
         return 0
 
-    cdef int _record_mass(self, int64_t node, _Acc acc, bint any_mass) except -1:
+    cdef int _record_mass(self, int64_t node, bint any_mass) except -1 nogil:
         """The node's reward mass per counter: sum(weight * amount) over its branches (their
         weights normalised), each counter summed in a register."""
+        cdef const Branch* items = self.sum_acc.items.data()
+        cdef const uint64_t* values = self.reward_values.data()
         cdef u128 masses[REWARD_COUNTERS]
         cdef u128 mass, product, m
         cdef uint64_t amount
-        cdef size_t i, n = acc.items.size()
+        cdef size_t i, n = self.sum_acc.items.size()
         cdef int c
         cdef bint big_mass = False
         for c in range(REWARD_COUNTERS):
             mass = 0
             for i in range(n if any_mass else 0):
-                amount = (self.reward_values[acc.items[i].reward_code] >> (8 * c)) & 0xFF
+                amount = (values[items[i].reward_code] >> (8 * c)) & 0xFF
                 if amount:
-                    if exd_mul(acc.items[i].weight, amount, &product) or exd_add(mass, product, &m):
-                        raise WalkOverflow("a node's reward mass passes 128 bits")
+                    if exd_mul(items[i].weight, amount, &product) or exd_add(mass, product, &m):
+                        _overflow("a node's reward mass passes 128 bits")
                     mass = m
             masses[c] = mass
             if exd_bits(mass) > 63:
                 big_mass = True
             self.mass[REWARD_COUNTERS * node + c] = <int64_t>mass if exd_bits(mass) <= 63 else -1
         if big_mass:
-            self.big_mass[node] = tuple([_to_python(masses[c]) for c in range(REWARD_COUNTERS)])
+            self.big_notes.push_back(node)
+            self.big_notes.push_back(1)
+            self.big_notes.push_back(REWARD_COUNTERS)
+            for c in range(REWARD_COUNTERS):
+                self.big_values.push_back(masses[c])
         return 0
 
-    cdef int _record_terminal(self, int64_t node, int outcome) except -1:
-        self.begin_edges(node, TERMINAL, outcome)
-        self.end_edges(node)
-        return 0
+    # ----- a node's work ------------------------------------------------------------------
 
     cdef int _expand(self, int64_t node, Sit* s) except -1:
+        """Record the node, or spool its work (its roll outcomes' rests, its branches, its
+        options) for the summing side to record."""
         cdef vector[Option] options
-        cdef int side, i
-        self.node_acc.reset()
+        cdef int side
         if s.phase == PH_POS:
-            self._expand_round_start(s)
-            return self._record_chance(node)
+            return self._expand_round_start(node, s)
         if s.phase == PH_END:
-            return self._record_terminal(node, s.count)
+            return self._head(node, W_TERMINAL, s.count, 0)
         if s.phase == PH_EXTERNAL:
             return self._expand_external(node, s.count)
         if PH_RISK <= s.phase <= PH_SWIPEDICE:
             options.reserve(OPTIONS_KEPT)
             side = self._options(s, options)
             if side != SIDE_NONE and options.size() > 1:
-                return self._record_decision(node, side, options)
-        self._walk(s[0], 1, 0, 0, True)
+                return self._spool_decision(node, side, options)
+        if self.threaded:
+            self.walk_acc.reset()
+            self._walk(s[0], 1, 0, 0, True)
+            return self._spool_branches(node)
+        self.sum_acc.reset()  # summed where they are walked
+        self.acc = self.sum_acc
+        try:
+            self._walk(s[0], 1, 0, 0, True)
+        finally:
+            self.acc = self.walk_acc
         return self._record_chance(node)
 
-    cdef int _record_decision(self, int64_t node, int side, vector[Option]& options) except -1:
+    cdef int _spool_decision(self, int64_t node, int side, vector[Option]& options) except -1:
         """A decision node: each option an edge (`KarbonModel._action`): straight to the
         next node where what follows the option is certain."""
         cdef size_t i
         cdef Sit target
         cdef uint64_t reward
         cdef int64_t id
-        self.begin_edges(node, DECISION, side)
+        self._head(node, W_DECISION, side, options.size())
         for i in range(options.size()):
             target = options[i].nxt
             reward = options[i].reward
@@ -1841,12 +2161,8 @@ cdef class CompiledWalk(GrowingGraph):
                 id = self._certain_target(&target, &reward)
             if id < 0:
                 id = self._intern(&target)
-            self.label_edges.push_back(self.targets.size())
-            self.labels.push_back(options[i].label)
-            self.label_rewards.push_back(self._reward_code(reward))
-            self.targets.push_back(<int32_t>id)
-            self.weights.push_back(1)
-        return self.end_edges(node)
+            self._spool_option(id, self._reward_code(reward), options[i].label)
+        return 0
 
     cdef int64_t _certain_target(self, Sit* s, uint64_t* reward) except -2:
         """The node an option leads to for certain (one branch of probability 1), adding
@@ -1857,7 +2173,7 @@ cdef class CompiledWalk(GrowingGraph):
         try:
             self._walk(s[0], 1, 0, 0, False)
         finally:
-            self.acc = self.node_acc
+            self.acc = self.walk_acc
         if (self.scratch_acc.items.size() == 1
                 and self.scratch_acc.items[0].weight == exd_shl(1, self.scratch_acc.exponent)):
             result = self.scratch_acc.items[0].target
@@ -1878,25 +2194,17 @@ cdef class CompiledWalk(GrowingGraph):
     cdef int _expand_external(self, int64_t node, int number) except -1:
         side, actions = self.external_nodes[number]
         cdef Sit target
-        cdef int64_t id
         if side == "chance":
+            self.walk_acc.reset()
             for label, successor, weight in actions:
                 self._situation_from_python(successor, &target)
-                self.acc.add(self._intern(&target), 0, weight, 0)
-            return self._record_chance(node)
-        cdef int64_t side_number = SIDE_MIN
-        if side == "max":
-            side_number = SIDE_MAX
-        self.begin_edges(node, DECISION, side_number)
+                self.walk_acc.add(self._intern(&target), 0, weight, 0)
+            return self._spool_branches(node)
+        self._head(node, W_DECISION, SIDE_MAX if side == "max" else SIDE_MIN, len(actions))
         for index, (label, successor, weight) in enumerate(actions):
             self._situation_from_python(successor, &target)
-            id = self._intern(&target)
-            self.label_edges.push_back(self.targets.size())
-            self.labels.push_back(TAG_EXTERNAL | ((<uint64_t>number) << 16) | <uint64_t>index)
-            self.label_rewards.push_back(0)
-            self.targets.push_back(<int32_t>id)
-            self.weights.push_back(1)
-        return self.end_edges(node)
+            self._spool_option(self._intern(&target), 0, TAG_EXTERNAL | ((<uint64_t>number) << 16) | <uint64_t>index)
+        return 0
 
     # ----- Python situations <-> packed ----------------------------------------------------------
 
@@ -2054,8 +2362,18 @@ cdef class CompiledWalk(GrowingGraph):
 
     cdef int expand(self, int64_t node) except -1:
         cdef Sit s
+        if self.broken:
+            raise InternalError("the walk was stopped in the middle of a node and cannot go on")
         self._unpack(&self.states.keys[node * self.width], &s)
-        return self._expand(node, &s)
+        self._expand(node, &s)
+        if self.threaded:
+            exd_store(&self.published, self.written)
+            return self._summing_error()
+        self._sum_spool(self.written)
+        self._flush_big()
+        self.written = self.sum_read = 0  # nothing is open: the ring's first items stay in the cache
+        self.room_until = SPOOL_SIZE
+        return 0
 
     def explore(self, initial, int64_t max_states, check=None, int64_t check_every=1024):
         """Visit every situation reachable from ``initial``, breadth first.
@@ -2065,14 +2383,21 @@ cdef class CompiledWalk(GrowingGraph):
         """
         cdef int64_t node = 0
         self.start(initial, max_states)
-        while node < self.states.count:
-            if self.kind[node] == FRONTIER:
-                self.expand(node)
-            node += 1
-            if not node % check_every:
-                PyErr_CheckSignals()
-                if check is not None:
-                    check(node, self.states.count)
+        try:
+            while node < self.states.count:
+                if node == self.summing_after:
+                    self._start_summing()
+                if self.kind[node] == FRONTIER:
+                    self.expand(node)
+                node += 1
+                if not node % check_every:
+                    PyErr_CheckSignals()
+                    if check is not None:
+                        check(node, self.states.count)
+        except BaseException:
+            self._stop_summing(True)
+            raise
+        self._stop_summing(False)
         if check is not None:
             check(node, self.states.count)
         return node
@@ -2100,7 +2425,8 @@ cdef class CompiledWalk(GrowingGraph):
                 + 8 * self.mass.capacity() + self.has_mass.capacity() + 8 * self.label_edges.capacity()
                 + 8 * self.labels.capacity() + 4 * self.label_rewards.capacity()
                 + sizeof(RollEntry) * self.roll_entries.capacity() + self.roll_keys.bytes()
-                + sizeof(Branch) * self.rest_branches.capacity() + self.rests.bytes())
+                + sizeof(Branch) * self.rest_branches.capacity() + self.rests.bytes()
+                + sizeof(Work) * self.spool.capacity())
 
     # ----- the graph's arrays --------------------------------------------------------------------
 
@@ -2108,7 +2434,7 @@ cdef class CompiledWalk(GrowingGraph):
         """Sizes of the caches (for measurements)."""
         return {"roll_tables": self.roll_keys.count, "roll_entries": self.roll_entries.size(),
                 "rests": self.rests.count, "rest_branches": self.rest_branches.size(),
-                "rest_clears": self.rest_clears,
+                "rest_clears": self.rest_clears, "summed_in_thread": self.summed_in_thread,
                 "reward_codes": self.reward_values.size()}
 
     def drop_caches(self):
@@ -2212,10 +2538,6 @@ cdef object _view_uint8(vector[uint8_t]& values):
 
 cdef object _to_python(u128 value):
     return (int(exd_hi(value)) << 64) | int(exd_lo(value))
-
-
-cdef list _weights_to_python(_Acc edges):
-    return [_to_python(edges.items[i].weight) for i in range(edges.items.size())]
 
 
 cdef inline int _turncoats(int64_t outcome, int k) noexcept nogil:

@@ -27,6 +27,7 @@ from exactdice.errors import InputError, TooLargeError
 from exactdice.limits import check_memory
 from exactdice.markov.arrays import ArrayGraph
 from exactdice.markov.graph import _progress_bar
+from exactdice.processes import usable_cores
 from exactdice.karbon.position import Position
 
 __all__ = [
@@ -46,6 +47,9 @@ _COMPILED_MOST_PERIL = 40
 # remembered rests of rounds and their branches in the bounds search (32 bytes a branch,
 # 64-128 a rest's slot in its table)
 _SEARCH_RESTS_KEPT = 500_000
+# nodes the walk expands before it sums and records their edges in a second thread: a small
+# graph is done before a thread would have started
+_SUMMING_THREAD_AFTER = 2048
 
 try:
     from exactdice.karbon import _walk
@@ -169,7 +173,18 @@ def _config(model, inner) -> dict:
         "max_marks": track + 1,
         "max_peril": min(most_peril, _COMPILED_MOST_PERIL) if most_peril > _COMPILED_MOST_PERIL else most_peril,
         "base_track": track,
+        "summing_after": _summing_after(inner),
     }
+
+
+def _summing_after(inner) -> int:
+    """When the walk hands its nodes' sums to a second thread (-1: never). Only where two
+    cores are usable, and only where a roll outcome's rest of round is several branches:
+    where it is one edge (split rolls, a deciding player), handing it over costs more
+    than adding it (`scripts/MEASUREMENTS.md`)."""
+    if usable_cores() < 2 or inner.split_rolls or inner.player_decides:
+        return -1
+    return _SUMMING_THREAD_AFTER
 
 
 def _declare_draws(model, walk) -> None:

@@ -46,5 +46,5 @@ cdef class GrowingGraph:
     cdef int64_t node_count(self) noexcept
     cdef int add_node(self) except -1
     cdef int expand(self, int64_t node) except -1
-    cdef int begin_edges(self, int64_t node, uint8_t kind, int64_t data) except -1
-    cdef int end_edges(self, int64_t node) except -1
+    cdef int begin_edges(self, int64_t node, uint8_t kind, int64_t data) noexcept nogil
+    cdef int end_edges(self, int64_t node) noexcept nogil

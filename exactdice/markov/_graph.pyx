@@ -36,7 +36,7 @@ cdef class GrowingGraph:
         """Give the node its kind, data and edges (the explorer's part)."""
         raise NotImplementedError("a GrowingGraph's explorer expands its nodes")
 
-    cdef int begin_edges(self, int64_t node, uint8_t kind, int64_t data) except -1:
+    cdef int begin_edges(self, int64_t node, uint8_t kind, int64_t data) noexcept nogil:
         """Start recording the node's expansion: its edges are the ones appended until
         `end_edges`."""
         self.kind[node] = kind
@@ -44,7 +44,7 @@ cdef class GrowingGraph:
         self.first_edge[node] = self.targets.size()
         return 0
 
-    cdef int end_edges(self, int64_t node) except -1:
+    cdef int end_edges(self, int64_t node) noexcept nogil:
         self.edge_count[node] = <int32_t>(self.targets.size() - self.first_edge[node])
         self.expanded_count += 1
         return 0

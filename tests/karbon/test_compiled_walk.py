@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from exactdice.errors import InputError, TooLargeError
+from exactdice.errors import InputError, InternalError, TooLargeError
 from exactdice.karbon import ContestSetup, Rules
 from exactdice.karbon.compiled import WALK_VARIABLE, compiled_available, explore_compiled
 from exactdice.karbon.draws import DrawSearchModel
@@ -361,3 +361,138 @@ def test_the_walks_large_tables_ask_for_huge_pages_and_change_no_edge(monkeypatc
             _model(setup, Rules(), PlayerPolicy(), NarratorPolicy()), max_states=_MOST_STATES, progress=False
         )
     assert _signature(large_tables) == _signature(small_tables) == _signature(reference)
+
+
+# ----- summing in a second thread --------------------------------------------------------------
+
+_SUMMED_MOST_STATES = 5000
+_SUMMED_SETUPS = {
+    "rests of several branches": (dict(ability=2, challenge=2, consequence=2, peril=1), {}, None),
+    "rests of one edge (split rolls)": (dict(ability=2, challenge=1, consequence=2, peril=1), {}, True),
+    "a kind narrator's decisions": (
+        dict(ability=2, challenge=1, consequence=2, peril=1),
+        dict(narrator=NarratorPolicy(kind="kind")),
+        None,
+    ),
+    "an optimal player's draws and decisions": (
+        dict(ability=1, challenge=1, consequence=1, peril=0, pool={8: 2, 10: 1}, reserve={}),
+        dict(player=PlayerPolicy(kind="optimal")),
+        None,
+    ),
+    "weights past 64 bits": (
+        dict(player_dice={12: 10}, narrator_dice={12: 10}, consequence=1, pool={}, reserve={}),
+        {},
+        None,
+    ),
+    "rests forgotten on the way": (
+        dict(ability=2, challenge=1, consequence=2, peril=1, pool={6: 2, 8: 2}, reserve={6: 1}),
+        dict(rest_kept=40),
+        None,
+    ),
+}
+
+
+def _compiled_with(monkeypatch, model, **config):
+    from exactdice.karbon import compiled
+
+    with_defaults = compiled._config
+    monkeypatch.setattr(compiled, "_config", lambda *arguments: {**with_defaults(*arguments), **config})
+    with _walk("compiled"):
+        graph = explore(model(), max_states=_SUMMED_MOST_STATES, progress=False)
+    monkeypatch.setattr(compiled, "_config", with_defaults)
+    return graph
+
+
+def _arrays(graph) -> tuple:
+    return (
+        list(graph.kind),
+        list(graph.data),
+        list(graph.offsets),
+        list(graph.targets),
+        list(graph.weights),
+        [graph.chance_reward_mass[node] for node in range(graph.num_states)],
+        graph.csr.big,
+        graph.csr.big_mass,
+        [
+            (graph.action_names[edge], graph.action_rewards.get(edge))
+            for node in range(graph.num_states)
+            if graph.kind[node] == DECISION
+            for edge in range(graph.offsets[node], graph.offsets[node + 1])
+        ],
+    )
+
+
+@needs_compiled
+@pytest.mark.parametrize("case", sorted(_SUMMED_SETUPS))
+def test_summing_in_a_second_thread_gives_the_same_graph(case, monkeypatch):
+    """Nodes summed and recorded by the summing thread from the first node on: the same
+    arrays, node for node and edge for edge, as summed in the walk's own thread, and the
+    Python walk's graph."""
+    setup_kwargs, extra, split_rolls = _SUMMED_SETUPS[case]
+    policies = {"player": PlayerPolicy(), "narrator": NarratorPolicy()}
+    config = {name: value for name, value in extra.items() if name not in policies}
+    policies.update({name: value for name, value in extra.items() if name in policies})
+    setup = ContestSetup(**setup_kwargs)
+
+    def model():
+        return _model(setup, Rules(), policies["player"], policies["narrator"], split_rolls)
+
+    with _walk("python"):
+        reference = explore(model(), max_states=_SUMMED_MOST_STATES, workers=0, progress=False)
+    in_one_thread = _compiled_with(monkeypatch, model, summing_after=-1, **config)
+    in_two_threads = _compiled_with(monkeypatch, model, summing_after=0, **config)
+    assert in_one_thread.owner.stats()["summed_in_thread"] == 0
+    assert in_two_threads.owner.stats()["summed_in_thread"] > in_two_threads.num_states
+    assert _arrays(in_two_threads) == _arrays(in_one_thread)
+    assert _signature(in_two_threads) == _signature(reference)
+    if case == "weights past 64 bits":
+        assert any(weight > 2**63 for weight in in_two_threads.weights)
+
+
+@needs_compiled
+def test_an_error_in_the_summing_thread_reaches_the_caller():
+    """Weights past 128 bits met while summing in the second thread: the error is the
+    walk's, raised where it explores, and no thread is left."""
+    import threading
+    import traceback
+
+    from exactdice.karbon import compiled
+    from exactdice.karbon._walk import CompiledWalk, WalkOverflow
+
+    setup = ContestSetup(player_dice={20: 5}, narrator_dice={20: 5}, consequence=1, peril=30, pool={}, reserve={})
+    model = _model(setup, Rules(), PlayerPolicy(), NarratorPolicy())
+    walk = CompiledWalk({**compiled._config(model, model), "summing_after": 0})
+    with pytest.raises(WalkOverflow, match="pass 128 bits") as raised:
+        walk.explore(model.initial_state(), 100_000)
+    assert "exactdice.karbon._walk.CompiledWalk._summing_loop" in [
+        frame.name for frame in traceback.extract_tb(raised.value.__traceback__)
+    ]
+    assert "exactdice-walk-summing" not in [thread.name for thread in threading.enumerate()]
+    with pytest.raises(InternalError, match="cannot go on"):
+        walk.expand_node(walk.nodes - 1)
+
+
+@needs_compiled
+def test_an_error_while_exploring_stops_the_summing_thread():
+    """A check that raises (a memory or time limit, Ctrl-C) while the second thread sums:
+    the error is raised, the thread stopped, and the walk says it cannot go on."""
+    import threading
+
+    from exactdice.karbon import compiled
+    from exactdice.karbon._walk import CompiledWalk
+
+    class Stop(Exception):
+        pass
+
+    def check(expanded, found):
+        raise Stop
+
+    setup = ContestSetup(ability=2, challenge=2, consequence=2, peril=1)
+    model = _model(setup, Rules(), PlayerPolicy(), NarratorPolicy())
+    walk = CompiledWalk({**compiled._config(model, model), "summing_after": 0})
+    with pytest.raises(Stop):
+        walk.explore(model.initial_state(), 100_000, check, check_every=64)
+    assert "exactdice-walk-summing" not in [thread.name for thread in threading.enumerate()]
+    assert walk.stats()["summed_in_thread"] > 0
+    with pytest.raises(InternalError, match="cannot go on"):
+        walk.expand_node(walk.nodes - 1)
