@@ -10,6 +10,12 @@ the integer weight; per decision edge the option's label and rewards. The Python
 (`KarbonModel`) stays the reference: the property tests compare the two graphs state
 for state and edge for edge.
 
+A large walk can use two threads: the expanding one finds each node's roll outcomes and
+their rests of rounds and writes them to a ring of work items (the spool); a second thread,
+which holds no GIL, sums them into the node's edges and records them, node by node in the
+order they were found, so the graph is the same as in one thread. The expanding side waits
+for the summing side to catch up before it moves an array the summing side reads or writes.
+
 Every weight is exact: a path's probability is an integer over ``roll denominator *
 2**e`` (the risk and peril dice are d8 and a random narrator flips fair coins, so every
 factor past the roll is a power of two), summed in unsigned 128-bit integers with every
@@ -1973,10 +1979,13 @@ cdef class CompiledWalk(GrowingGraph):
 
     cdef int _summing_loop(self) except -1 nogil:
         """The summing thread: sum what is published until told to stop."""
-        cdef int64_t until
+        cdef int64_t until, stop
         cdef int rounds = 0
         while True:
-            if exd_load(&self.stop_summing) == 2:
+            # the stop is read before what is published: the expanding side publishes its
+            # last items before it says stop, so once stop is seen, `published` is final
+            stop = exd_load(&self.stop_summing)
+            if stop == 2:
                 return 0
             until = exd_load(&self.published)
             if self.sum_read < until:
@@ -1984,7 +1993,7 @@ cdef class CompiledWalk(GrowingGraph):
                 self._sum_spool(until)
                 exd_store(&self.summed, self.sum_read)
                 rounds = 0
-            elif exd_load(&self.stop_summing):
+            elif stop:
                 return 0
             else:
                 rounds = exd_idle(rounds)
@@ -2006,9 +2015,13 @@ cdef class CompiledWalk(GrowingGraph):
         self.room_until = self.written + SPOOL_SIZE
         self.stop_summing = 0
         self.summing_failed = 0
+        thread = threading.Thread(target=self._summing_main, name="exactdice-walk-summing", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:  # no thread to be had: go on in this one
+            return 0
+        self.summing_thread = thread
         self.threaded = True
-        self.summing_thread = threading.Thread(target=self._summing_main, name="exactdice-walk-summing", daemon=True)
-        self.summing_thread.start()
         return 0
 
     cdef int _stop_summing(self, bint abandon) except -1:
@@ -2019,12 +2032,21 @@ cdef class CompiledWalk(GrowingGraph):
         exd_store(&self.published, self.written)
         exd_store(&self.stop_summing, 2 if abandon else 1)
         thread, self.summing_thread = self.summing_thread, None
-        thread.join()
         self.threaded = False
-        if abandon or exd_load(&self.summing_failed):
-            self.broken = True
-        if exd_load(&self.summing_failed) and not abandon:
+        self.broken = True  # until every item is summed
+        try:
+            thread.join()
+        except BaseException:  # (Ctrl-C while waiting) stop it at once
+            exd_store(&self.stop_summing, 2)
+            thread.join()
+            raise
+        if abandon:
+            return 0
+        if exd_load(&self.summing_failed):
             raise self.summing_error
+        if self.sum_read != self.written or self.sum_open:
+            raise InternalError(f"the summing thread stopped at item {self.sum_read} of {self.written}")
+        self.broken = False
         self._flush_big()
         return 0
 
