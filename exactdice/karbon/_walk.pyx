@@ -2386,6 +2386,8 @@ cdef class CompiledWalk(GrowingGraph):
         cdef Sit s
         if self.broken:
             raise InternalError("the walk was stopped in the middle of a node and cannot go on")
+        if self.spool.empty():  # (freed with the caches)
+            self.spool.resize(SPOOL_SIZE)
         self._unpack(&self.states.keys[node * self.width], &s)
         self._expand(node, &s)
         if self.threaded:
@@ -2472,6 +2474,8 @@ cdef class CompiledWalk(GrowingGraph):
         self.rest_branches.shrink_to_fit()
         self.pending.clear()
         self.pending.shrink_to_fit()
+        self.spool.clear()
+        self.spool.shrink_to_fit()
         self.hand_ids.clear()
         self.contexts.clear()
         self.kind.shrink_to_fit()
