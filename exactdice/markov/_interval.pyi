@@ -5,6 +5,7 @@ from collections.abc import Callable
 import numpy
 
 MOST_OUTCOMES: int
+REACHED: int
 
 def strongly_connected(offsets: numpy.ndarray, targets: numpy.ndarray) -> list[list[int]]: ...
 def reachable_components(offsets: numpy.ndarray, targets: numpy.ndarray, initial: int) -> object: ...

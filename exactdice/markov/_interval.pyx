@@ -43,6 +43,8 @@ DEF MIXED = 2
 
 # bit 63 of a reach mask: the node is reached from the initial one
 cdef uint64_t VISITED = (<uint64_t>1) << 63
+#: a reach mask's bit for the nodes reached from the initial one (`outcome_reach`)
+REACHED = VISITED
 #: outcomes a graph may have: a reach mask's bits below `VISITED`'s
 MOST_OUTCOMES = 63
 # a weight from here on may not be a float

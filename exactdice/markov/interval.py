@@ -344,9 +344,6 @@ class _PlayedGraph(StateGraph):
         return len(self.csr.targets)
 
 
-_VISITED = 1 << 63
-
-
 def _side_by_side(first, second, check):
     """``(first(check), second(check))``, the second in a thread of its own where this
     process may run on two processors (the compiled sweeps run without the GIL). Once
@@ -397,8 +394,8 @@ def _ends_for_sure(reach) -> bool:
     finite chain leaves its transient part for sure)."""
     import numpy
 
-    reached = (reach & numpy.uint64(_VISITED)) != 0
-    return bool(((reach & numpy.uint64(_VISITED - 1))[reached] != 0).all())
+    reached = (reach & numpy.uint64(_interval.REACHED)) != 0
+    return bool(((reach & numpy.uint64(_interval.REACHED - 1))[reached] != 0).all())
 
 
 def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts):
