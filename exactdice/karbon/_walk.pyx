@@ -1865,27 +1865,25 @@ cdef class CompiledWalk(GrowingGraph):
             self._sum_spool(self.written)
             self.room_until = self.written + SPOOL_SIZE
             return 0
-        exd_store(&self.published, self.written)
-        cdef int64_t wanted = self.written - SPOOL_SIZE + 1
-        with nogil:
-            _wait_for(&self.summed, wanted, &self.summing_failed)
-        self._summing_error()
+        self._wait_summed(self.written - SPOOL_SIZE + 1)
         self.room_until = exd_load(&self.summed) + SPOOL_SIZE
         return 0
 
     cdef int _drain(self) except -1:
         """Wait until the summing side has read every item (and sum them, in this thread);
         the summing side reads nothing until more is published."""
-        if not self.threaded:
+        if self.threaded:
+            self._wait_summed(self.written)
+        else:
             self._sum_spool(self.written)
-            self._flush_big()
-            return 0
+        return self._flush_big()
+
+    cdef int _wait_summed(self, int64_t wanted) except -1:
+        """Publish every item written and wait until the summing thread has read ``wanted``."""
         exd_store(&self.published, self.written)
         with nogil:
-            _wait_for(&self.summed, self.written, &self.summing_failed)
-        self._summing_error()
-        self._flush_big()
-        return 0
+            _wait_for(&self.summed, wanted, &self.summing_failed)
+        return self._summing_error()
 
     cdef int _summing_error(self) except -1:
         if exd_load(&self.summing_failed):
