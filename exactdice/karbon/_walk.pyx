@@ -46,7 +46,14 @@ cdef extern from *:
         return hi ? 128 - __builtin_clzll(hi) : (lo ? 64 - __builtin_clzll(lo) : 0);
     }
     static inline exd_u128 exd_gcd(exd_u128 a, exd_u128 b) {
-        while (b) { exd_u128 t = a % b; a = b; b = t; }
+        while (b) {
+            if (!((a | b) >> 64)) {  /* 64-bit remainders from here on */
+                unsigned long long x = (unsigned long long)a, y = (unsigned long long)b;
+                while (y) { unsigned long long t = x % y; x = y; y = t; }
+                return x;
+            }
+            exd_u128 t = a % b; a = b; b = t;
+        }
         return a;
     }
     static inline unsigned long long exd_hi(exd_u128 x) { return (unsigned long long)(x >> 64); }
@@ -56,6 +63,12 @@ cdef extern from *:
     }
     static inline exd_u128 exd_shl(exd_u128 x, int s) { return s >= 128 ? 0 : x << s; }
     static inline void exd_prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
+    static inline void exd_prefetch_write(void* p) { __builtin_prefetch(p, 1, 3); }
+    /* a new last item, value-initialised in place (resize's slow path is out of line) */
+    template <class V> static inline typename V::value_type* exd_append(V& v) {
+        v.emplace_back();
+        return &v.back();
+    }
     static inline unsigned long long exd_mix(unsigned long long x) {
         x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL; x ^= x >> 27; x *= 0x94d049bb133111ebULL; x ^= x >> 31;
         return x;
@@ -92,6 +105,8 @@ cdef extern from *:
     u128 exd_shl(u128 x, int s) nogil
     uint64_t exd_mix(uint64_t x) nogil
     void exd_prefetch(const void* p) nogil
+    void exd_prefetch_write(void* p) nogil
+    Branch* exd_append(vector[Branch]& v) nogil
     int64_t exd_load(const int64_t* p) nogil
     void exd_store(int64_t* p, int64_t v) nogil
     int exd_idle(int rounds) nogil
@@ -111,10 +126,12 @@ DEF MAX_OPTIONS = 512
 DEF ROLL_AHEAD = 16     # roll outcomes a rest's slot is fetched ahead of its use
 DEF FIND_AHEAD = 4      # ... and looked up ahead of its use (its branches fetched)
 DEF OPTIONS_KEPT = 16   # room for a decision's options, made once a walk
+DEF ACC_SLOTS = 1024    # a node's branches: the slots its table starts with (`_Acc`)
 DEF ONE_EDGE = -1       # a rest of round that is one edge of weight 1 (`RestSlot`)
 
 # the spool (`Work`): what a node's expansion hands to the summing side
 DEF SPOOL_SIZE = 16384  # work items in the ring (a power of two)
+DEF WRITE_AHEAD = 64     # items whose ring line the expanding side takes ahead of writing
 DEF SUM_AHEAD = 12      # items whose rest's branches the summing side fetches ahead
 DEF W_ITEM = -2         # a branch: successor, reward code, weight over the node's 2**exponent
 DEF W_OPTION = -3       # a decision's option: successor, reward code, label
@@ -591,80 +608,91 @@ cdef class _Acc:
     """Branches (target id, reward code, weight over 2**exponent), summed by key."""
 
     cdef vector[Branch] items
-    cdef vector[int64_t] slots
-    cdef vector[int64_t] touched
+    # per slot: (generation << 32) | item index; a slot of another generation is empty,
+    # so a reset is a new generation
+    cdef vector[uint64_t] slots
+    cdef uint64_t generation, mask
     cdef int exponent
     cdef bint mixed_codes      # two reward codes met (else every item's successor is its own)
 
     def __cinit__(self):
-        self.slots.assign(1024, -1)
+        self.slots.assign(ACC_SLOTS, 0)
+        self.mask = ACC_SLOTS - 1
+        self.generation = 1
         self.exponent = 0
 
     cdef void reset(self) noexcept nogil:
-        cdef size_t i
-        for i in range(self.touched.size()):
-            self.slots[self.touched[i]] = -1
-        self.touched.clear()
         self.items.clear()
         self.exponent = 0
         self.mixed_codes = False
+        self._next_generation()
+
+    cdef inline void _next_generation(self) noexcept nogil:
+        self.generation += 1
+        if self.generation >> 31:
+            self.slots.assign(self.slots.size(), 0)
+            self.generation = 1
 
     cdef int add(self, int64_t target, int32_t code, u128 weight, int exponent) except -1 nogil:
         """Add weight / 2**exponent to the branch (target, code)."""
         cdef u128 total
         cdef size_t i
         cdef int shift
-        if exponent > self.exponent:
-            shift = exponent - self.exponent
-            for i in range(self.items.size()):
-                if exd_bits(self.items[i].weight) + shift > 127:
-                    _overflow("a node's weights pass 128 bits")
-                self.items[i].weight = exd_shl(self.items[i].weight, shift)
-            self.exponent = exponent
-        shift = self.exponent - exponent
-        if exd_bits(weight) + shift > 127:
+        if exponent != self.exponent:
+            if exponent > self.exponent:
+                shift = exponent - self.exponent
+                for i in range(self.items.size()):
+                    if exd_bits(self.items[i].weight) + shift > 127:
+                        _overflow("a node's weights pass 128 bits")
+                    self.items[i].weight = exd_shl(self.items[i].weight, shift)
+                self.exponent = exponent
+            shift = self.exponent - exponent
+            if exd_bits(weight) + shift > 127:
+                _overflow("a node's weights pass 128 bits")
+            weight = exd_shl(weight, shift)
+        elif exd_hi(weight) >> 63:
             _overflow("a node's weights pass 128 bits")
-        weight = exd_shl(weight, shift)
-        cdef uint64_t mask = self.slots.size() - 1
+        cdef uint64_t* slots = self.slots.data()
+        cdef Branch* items = self.items.data()
+        cdef uint64_t mask = self.mask, generation = self.generation
         cdef uint64_t slot = exd_mix((<uint64_t>target << 20) ^ <uint64_t>code) & mask
-        cdef int64_t found
-        while True:
-            found = self.slots[slot]
-            if found < 0:
-                break
-            if self.items[found].target == target and self.items[found].reward_code == code:
-                if exd_add(self.items[found].weight, weight, &total):
+        cdef Branch* found
+        while slots[slot] >> 32 == generation:
+            found = &items[<uint32_t>slots[slot]]
+            if found.target == target and found.reward_code == code:
+                if exd_add(found.weight, weight, &total):
                     _overflow("a node's weights pass 128 bits")
-                self.items[found].weight = total
+                found.weight = total
                 return 0
             slot = (slot + 1) & mask
-        if self.items.size() and self.items[0].reward_code != code:
-            self.mixed_codes = True
         cdef size_t n = self.items.size()
-        self.slots[slot] = n
-        self.touched.push_back(slot)
+        if n and items[0].reward_code != code:
+            self.mixed_codes = True
+        slots[slot] = (generation << 32) | n
         # written in place: a branch built on the stack and copied in stalls the store
         # forwarding (its weight written as two halves, read back as one)
-        self.items.resize(n + 1)
-        cdef Branch* branch = &self.items[n]
+        cdef Branch* branch = exd_append(self.items)
         branch.target = target
         branch.reward_code = code
         branch.weight = weight
-        if 2 * self.items.size() > self.slots.size():
+        if 2 * (n + 1) > mask + 1:
             self._grow()
         return 0
 
     cdef void _grow(self) noexcept nogil:
-        cdef size_t size = 2 * self.slots.size(), i
-        cdef uint64_t mask = size - 1, slot
-        self.slots.assign(size, -1)
-        self.touched.clear()
+        """Twice the slots in use, the items placed again."""
+        cdef size_t i
+        self.mask = 2 * self.mask + 1
+        if self.mask >= self.slots.size():
+            self.slots.resize(self.mask + 1, 0)
+        self._next_generation()
+        cdef uint64_t mask = self.mask, slot, generation = self.generation
+        cdef uint64_t* slots = self.slots.data()
         for i in range(self.items.size()):
             slot = exd_mix((<uint64_t>self.items[i].target << 20) ^ <uint64_t>self.items[i].reward_code) & mask
-            while self.slots[slot] >= 0:
+            while slots[slot] >> 32 == generation:
                 slot = (slot + 1) & mask
-            self.slots[slot] = i
-            self.touched.push_back(slot)
+            slots[slot] = (generation << 32) | i
 
 
 # ----- the walk ------------------------------------------------------------------------------
@@ -734,7 +762,7 @@ cdef class CompiledWalk(GrowingGraph):
     cdef _Acc acc, walk_acc, scratch_acc  # the walk's branches (acc: the one in use)
 
     # the spool: expanding writes a node's work (`Work`), the summing side sums it into the
-    # node's edges and records them, in a second thread past ``summing_after`` nodes
+    # node's edges and records them, in a second thread past ``summing_after`` transitions
     cdef vector[Work] spool
     cdef int64_t written                # items written (the expanding side)
     cdef int64_t room_until             #   ... that fit before it must look at `summed`
@@ -743,7 +771,7 @@ cdef class CompiledWalk(GrowingGraph):
     cdef int64_t stop_summing           # 1: sum what is published, then stop; 2: stop now (atomic)
     cdef int64_t summing_failed         # the summing thread raised `summing_error` (atomic)
     cdef object summing_thread, summing_error
-    cdef int64_t summing_after          # nodes expanded before the summing thread starts (-1: never)
+    cdef int64_t summing_after          # transitions recorded before the summing thread starts (-1: never)
     cdef int64_t summed_in_thread       # items the summing thread read (for measurements and tests)
     cdef bint threaded, broken
     cdef int64_t sum_read, sum_left, sum_node  # the summing side: items read; the node open
@@ -751,6 +779,8 @@ cdef class CompiledWalk(GrowingGraph):
     cdef bint sum_open
     cdef _Acc sum_acc                   # the open node's branches summed
     cdef _Acc merged                    # the recorded node's weights summed per successor
+    cdef vector[u128] code_weights      #   ... and per reward code (zero between nodes)
+    cdef vector[int32_t] codes_met      #   ... the codes met
     cdef vector[int64_t] big_notes      # (node, 0: weights or 1: masses, count) of numbers past
     cdef vector[u128] big_values        #   64 bits, for `big` and `big_mass` (the GIL's side)
     cdef int64_t max_states
@@ -1834,6 +1864,8 @@ cdef class CompiledWalk(GrowingGraph):
         if self.written >= self.room_until:
             self._make_room()
         cdef Work* work = &self.spool[self.written & (SPOOL_SIZE - 1)]
+        # the line the summing thread read last: taken back for writing ahead of its use
+        exd_prefetch_write(&self.spool[(self.written + WRITE_AHEAD) & (SPOOL_SIZE - 1)])
         self.written += 1
         return work
 
@@ -2064,32 +2096,37 @@ cdef class CompiledWalk(GrowingGraph):
                 raise InternalError("a chance node without branches")
         cdef bint any_mass = False, big_weight = False
         cdef bint mixed = self.sum_acc.mixed_codes
+        cdef const uint64_t* values = self.reward_values.data()
         cdef int64_t target
         self.begin_edges(node, CHANCE, 0)
         self.merged.reset()
         for i in range(n):  # a small table per node: its successors stay in the cache
             w = items[i].weight if divisor == 1 else items[i].weight // divisor
             items[i].weight = w
-            if mixed:  # else the items are the edges (one code: distinct successors)
-                self.merged.add(items[i].target, 0, w, 0)
             if exd_add(total, w, &m):
                 _overflow("a node's weights pass 128 bits")
             total = m
-            if self.reward_values[items[i].reward_code]:
-                any_mass = True
+            if mixed:  # else the items are the edges (one code: distinct successors)
+                self.merged.add(items[i].target, 0, w, 0)
+                if values[items[i].reward_code]:
+                    any_mass = True
+        if not mixed:
+            any_mass = values[items[0].reward_code] != 0
         cdef const Branch* edges = self.merged.items.data() if mixed else items
         cdef size_t count = self.merged.items.size() if mixed else n
+        cdef int32_t* edge_targets = self.targets.extend(count)
+        cdef int64_t* edge_weights = self.weights.extend(count)
         for i in range(count):
             target = edges[i].target
             if target > 0x7FFFFFFF:
                 _overflow("more than 2**31 states")
-            self.targets.push_back(<int32_t>target)
+            edge_targets[i] = <int32_t>target
             w = edges[i].weight
-            if exd_bits(w) > 63:
+            if exd_hi(w) or exd_lo(w) >> 63:
                 big_weight = True
-                self.weights.push_back(-1)
+                edge_weights[i] = -1
             else:
-                self.weights.push_back(<int64_t>w)
+                edge_weights[i] = <int64_t>w
         self.data[node] = <int64_t>total if exd_bits(total) <= 63 else -1
         if big_weight or exd_bits(total) > 63:
             self.big_notes.push_back(node)
@@ -2101,32 +2138,52 @@ cdef class CompiledWalk(GrowingGraph):
         self.end_edges(node)
         if self.keep_rewards:
             self.has_mass[node] = any_mass
-            self._record_mass(node, any_mass)
+            self._record_mass(node, any_mass, total)
         return 0
 
-    cdef int _record_mass(self, int64_t node, bint any_mass) except -1 nogil:
+    cdef int _record_mass(self, int64_t node, bint any_mass, u128 total) except -1 nogil:
         """The node's reward mass per counter: sum(weight * amount) over its branches (their
-        weights normalised), each counter summed in a register."""
+        weights normalised, summing to ``total``), the weights summed per reward first."""
         cdef const Branch* items = self.sum_acc.items.data()
         cdef const uint64_t* values = self.reward_values.data()
         cdef u128 masses[REWARD_COUNTERS]
-        cdef u128 mass, product, m
+        cdef u128 product, m
         cdef uint64_t amount
         cdef size_t i, n = self.sum_acc.items.size()
         cdef int c
+        cdef int32_t code
         cdef bint big_mass = False
         for c in range(REWARD_COUNTERS):
-            mass = 0
-            for i in range(n if any_mass else 0):
-                amount = (values[items[i].reward_code] >> (8 * c)) & 0xFF
-                if amount:
-                    if exd_mul(items[i].weight, amount, &product) or exd_add(mass, product, &m):
-                        _overflow("a node's reward mass passes 128 bits")
-                    mass = m
-            masses[c] = mass
-            if exd_bits(mass) > 63:
+            masses[c] = 0
+        if any_mass:
+            if self.code_weights.size() < self.reward_values.size():
+                self.code_weights.resize(self.reward_values.size(), 0)
+            for i in range(self.codes_met.size()):  # (zero unless a node's sum raised)
+                self.code_weights[self.codes_met[i]] = 0
+            self.codes_met.clear()
+            if self.sum_acc.mixed_codes:
+                for i in range(n):  # (each sum is at most ``total``)
+                    code = items[i].reward_code
+                    if self.code_weights[code] == 0:
+                        self.codes_met.push_back(code)
+                    self.code_weights[code] += items[i].weight
+            else:
+                self.codes_met.push_back(items[0].reward_code)
+                self.code_weights[items[0].reward_code] = total
+            for i in range(self.codes_met.size()):
+                code = self.codes_met[i]
+                for c in range(REWARD_COUNTERS):
+                    amount = (values[code] >> (8 * c)) & 0xFF
+                    if amount:
+                        if exd_mul(self.code_weights[code], amount, &product) or exd_add(masses[c], product, &m):
+                            _overflow("a node's reward mass passes 128 bits")
+                        masses[c] = m
+                self.code_weights[code] = 0
+            self.codes_met.clear()
+        for c in range(REWARD_COUNTERS):
+            if exd_bits(masses[c]) > 63:
                 big_mass = True
-            self.mass[REWARD_COUNTERS * node + c] = <int64_t>mass if exd_bits(mass) <= 63 else -1
+            self.mass[REWARD_COUNTERS * node + c] = <int64_t>masses[c] if exd_bits(masses[c]) <= 63 else -1
         if big_mass:
             self.big_notes.push_back(node)
             self.big_notes.push_back(1)
@@ -2403,11 +2460,12 @@ cdef class CompiledWalk(GrowingGraph):
         ``check(expanded, found)`` is called every ``check_every`` expansions (progress,
         memory, time limits: it may raise). Raises `StateLimit` past ``max_states``.
         """
-        cdef int64_t node = 0
+        cdef int64_t node = 0, summing_after = self.summing_after
         self.start(initial, max_states)
         try:
             while node < self.states.count:
-                if node == self.summing_after:
+                if summing_after >= 0 and <int64_t>self.targets.size() >= summing_after:
+                    summing_after = -1
                     self._start_summing()
                 if self.kind[node] == FRONTIER:
                     self.expand(node)

@@ -47,9 +47,9 @@ _COMPILED_MOST_PERIL = 40
 # remembered rests of rounds and their branches in the bounds search (32 bytes a branch,
 # 64-128 a rest's slot in its table)
 _SEARCH_RESTS_KEPT = 500_000
-# nodes the walk expands before it sums and records their edges in a second thread (which
-# costs about 0.25 ms to start and stop: a graph of a thousand states is already no slower)
-_SUMMING_THREAD_AFTER = 2048
+# transitions the walk records before it sums and records the rest in a second thread
+# (which costs about 0.25 ms to start and stop, a few thousand transitions' work)
+_SUMMING_THREAD_AFTER = 20_000
 
 try:
     from exactdice.karbon import _walk

@@ -6,6 +6,7 @@ from libcpp.vector cimport vector
 cdef extern from "_mapped.h" nogil:
     cdef cppclass MappedArray[T]:
         void push_back(const T&) except +
+        T* extend(size_t) except +
         T& operator[](size_t)
         T& back()
         T* data()

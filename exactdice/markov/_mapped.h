@@ -179,10 +179,12 @@ class MappedArray {
 #endif
     }
 
-    EXD_OUT_OF_LINE void make_room() {
-        if (count == room) reserve_bytes(room ? 2 * room : (1 << 16));
+    EXD_OUT_OF_LINE void make_room(std::size_t wanted = 1) {
+        std::size_t size = room ? room : (1 << 16);
+        while (size < count + wanted) size *= 2;
+        if (size != room) reserve_bytes(size);
 #ifdef EXD_PREFILL
-        if (count >= next_prefill) prefill();
+        if (count + wanted > next_prefill) prefill();
 #endif
         set_limit();
     }
@@ -212,6 +214,13 @@ class MappedArray {
     EXD_INLINE void push_back(const T& value) {
         if (count >= limit) make_room();
         items[count++] = value;
+    }
+    // ``wanted`` new items at the end, to be written through the pointer returned
+    EXD_INLINE T* extend(std::size_t wanted) {
+        if (count + wanted > limit) make_room(wanted);
+        T* first = items + count;
+        count += wanted;
+        return first;
     }
     T& operator[](std::size_t i) { return items[i]; }
     T& back() { return items[count - 1]; }
