@@ -169,11 +169,14 @@ def certified_solve(
 
     parts = _interval.reachable_components(csr.offsets, csr.targets, graph.initial)
     initial = graph.initial
-    reach = _interval.outcome_reach(csr.kind, csr.data, csr.offsets, csr.targets, parts)
-    ends_for_sure = _ends_for_sure(reach)
+    may_not_end = threading.Event()
 
     def bounds(check):
-        return _interval.chain_bounds(
+        reach = _interval.outcome_reach(csr.kind, csr.data, csr.offsets, csr.targets, parts)
+        ends_for_sure = _ends_for_sure(reach)
+        if not ends_for_sure:
+            may_not_end.set()
+        found = _interval.chain_bounds(
             csr.kind,
             csr.data,
             csr.offsets,
@@ -187,15 +190,32 @@ def certified_solve(
             overrides,
             check,
         )
+        return ends_for_sure, found
 
     def expectations(check):
-        return _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts)
+        # begun beside the outcomes' reach; given up where play may not end (its
+        # expectations need not be finite)
+        def checked():
+            if may_not_end.is_set():
+                raise _Stopped
+            check()
+
+        try:
+            checked()
+            return _expectations(csr, graph, initial, tolerance, most_sweeps, checked, parts)
+        except _Stopped:
+            if not may_not_end.is_set():
+                raise
+            return None
 
     steps, expected = None, {name: None for name in graph.reward_names}
-    if rewards and ends_for_sure:
-        (lower, negated_upper, sweeps, _widest), (steps, expected) = _side_by_side(bounds, expectations, check)
+    if rewards:
+        (ends_for_sure, found), expected_found = _side_by_side(bounds, expectations, check)
+        if ends_for_sure:
+            steps, expected = expected_found
     else:
-        lower, negated_upper, sweeps, _widest = bounds(check)
+        ends_for_sure, found = bounds(check)
+    lower, negated_upper, sweeps, _widest = found
     absorption = {
         name: (float(lower[initial, i]), -float(negated_upper[initial, i])) for i, name in enumerate(outcomes)
     }

@@ -3,6 +3,7 @@ interval holds the exact Fraction, and is as narrow as asked."""
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 
 import pytest
@@ -159,6 +160,31 @@ def test_the_expectations_beside_the_bounds_give_the_same_floats(graph, monkeypa
         in_turn.expected_rewards,
         in_turn.sweeps,
     )
+
+
+@pytest.mark.parametrize("processors", [1, 2])
+@pytest.mark.parametrize("seed", [21, 30])
+def test_expectations_are_given_up_where_play_may_not_end(seed, processors, monkeypatch):
+    """The expectations begin beside the outcomes' reach; where play may not end (its
+    expectations need not be finite), they stop at their next check and none is given."""
+    from exactdice.markov import interval
+
+    def endless(csr, graph, initial, tolerance, most_sweeps, check, parts):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            check()
+            time.sleep(0.001)
+        raise AssertionError("the expectations were not given up")
+
+    graph = explore(RandomChain(seed, size=12))
+    exact = solve(graph)
+    assert exact.never_ends > 0
+    _processors(monkeypatch, processors)
+    monkeypatch.setattr(interval, "_expectations", endless)
+    answer = certified_solve(graph)
+    assert answer.expected_steps is None
+    assert all(value is None for value in answer.expected_rewards.values())
+    assert _holds(answer.never_ends, exact.never_ends)
 
 
 def test_a_failure_on_either_side_stops_the_other(monkeypatch):
