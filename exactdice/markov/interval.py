@@ -169,13 +169,16 @@ def certified_solve(
 
     parts = _interval.reachable_components(csr.offsets, csr.targets, graph.initial)
     initial = graph.initial
-    may_not_end = threading.Event()
+    may_not_end, reach_known = threading.Event(), threading.Event()
 
     def bounds(check):
-        reach = _interval.outcome_reach(csr.kind, csr.data, csr.offsets, csr.targets, parts)
-        ends_for_sure = _ends_for_sure(reach)
-        if not ends_for_sure:
-            may_not_end.set()
+        try:
+            reach = _interval.outcome_reach(csr.kind, csr.data, csr.offsets, csr.targets, parts)
+            ends_for_sure = _ends_for_sure(reach)
+            if not ends_for_sure:
+                may_not_end.set()
+        finally:
+            reach_known.set()
         found = _interval.chain_bounds(
             csr.kind,
             csr.data,
@@ -194,7 +197,7 @@ def certified_solve(
 
     def expectations(check):
         # begun beside the outcomes' reach; given up where play may not end (its
-        # expectations need not be finite)
+        # expectations need not be finite, and may fail to converge before that is known)
         def checked():
             if may_not_end.is_set():
                 raise _Stopped
@@ -203,10 +206,12 @@ def certified_solve(
         try:
             checked()
             return _expectations(csr, graph, initial, tolerance, most_sweeps, checked, parts)
-        except _Stopped:
-            if not may_not_end.is_set():
-                raise
-            return None
+        except BaseException:
+            while not reach_known.wait(0.05):
+                check()  # (raises once the other side has stopped)
+            if may_not_end.is_set():
+                return None
+            raise
 
     steps, expected = None, {name: None for name in graph.reward_names}
     if rewards:

@@ -187,6 +187,61 @@ def test_expectations_are_given_up_where_play_may_not_end(seed, processors, monk
     assert _holds(answer.never_ends, exact.never_ends)
 
 
+class _Trap:
+    """Play leaves a line of states with 1 in 4 at each step, or falls into a closed cycle
+    at the start (probability 1/2): play may not end."""
+
+    outcomes = ("win", "loss")
+    reward_names = ("r",)
+
+    def initial_state(self):
+        return ("line", 0)
+
+    def expand(self, state):
+        from exactdice.markov.model import Chance, Terminal
+
+        kind, i = state
+        if kind == "cycle":
+            return Chance(((1, ("cycle", 1 - i), (1,)),))
+        if kind == "lost":
+            return Terminal("loss")
+        if i == 6:
+            return Terminal("win")
+        if i == 0:
+            return Chance(((1, ("line", 1), (1,)), (1, ("cycle", 0), (1,))))
+        return Chance(((3, ("line", i + 1), (1,)), (1, ("lost", i), (1,))))
+
+
+def test_expectations_that_fail_before_the_reach_is_known_are_given_up(monkeypatch):
+    """The expectations of a closed cycle fail ("a component that play does not leave");
+    where that comes before the outcomes' reach says play may not end, the answer is still
+    the one without expectations, not the failure."""
+    from exactdice.markov import _interval
+
+    graph = explore(_Trap())
+    exact = solve(graph)
+    assert exact.never_ends == Fraction(1, 2)
+    _processors(monkeypatch, 2)
+    reach, failed = _interval.outcome_reach, []
+
+    def late_reach(*arrays):
+        deadline = time.monotonic() + 30
+        while not failed and time.monotonic() < deadline:  # until the expectations fail
+            time.sleep(0.01)
+        return reach(*arrays)
+
+    def failing(*arrays):
+        failed.append(True)
+        raise ArithmeticError("a component that play does not leave")
+
+    monkeypatch.setattr(_interval, "outcome_reach", late_reach)
+    monkeypatch.setattr(_interval, "chain_expectations", failing)
+    answer = certified_solve(graph)
+    assert failed
+    assert answer.expected_steps is None
+    assert _holds(answer.never_ends, exact.never_ends)
+
+
 def test_a_failure_on_either_side_stops_the_other(monkeypatch):
     """Whichever side fails, the other stops at its next check and the error is raised."""
     import time
