@@ -125,6 +125,7 @@ DEF RISK_DICE = 3
 DEF MAX_OPTIONS = 512
 DEF ROLL_AHEAD = 16     # roll outcomes a rest's slot is fetched ahead of its use
 DEF FIND_AHEAD = 4      # ... and looked up ahead of its use (its branches fetched)
+DEF MAX_WALK_DEPTH = 4096  # nested calls of `_walk` in one expansion (coin flips, rolls, peril)
 DEF OPTIONS_KEPT = 16   # room for a decision's options, made once a walk
 DEF ACC_SLOTS = 1024    # a node's branches: the slots its table starts with (`_Acc`)
 DEF ONE_EDGE = -1       # a rest of round that is one edge of weight 1 (`RestSlot`)
@@ -788,11 +789,15 @@ cdef class CompiledWalk(GrowingGraph):
     cdef list external_nodes
     cdef list external_keys
     cdef dict external_index
+    # the options of a round's walk, a list per depth of `_walk` (0: `_expand`'s own)
+    cdef vector[vector[Option]] option_lists
+    cdef int walk_depth
     # binomial hit weights of n d8: hits 1-3 of 8
     cdef vector[u128] binomial
     cdef vector[int64_t] binomial_start
 
     def __cinit__(self):
+        self.option_lists.resize(MAX_WALK_DEPTH + 1)  # (never moved: `_walk` holds them)
         self.big_mass = {}
         self.external_nodes = []
         self.external_keys = []
@@ -1237,9 +1242,18 @@ cdef class CompiledWalk(GrowingGraph):
     # ----- the walk of a round (`KarbonModel._walk`) --------------------------------------------
 
     cdef int _walk(self, Sit s, u128 num, int exponent, uint64_t reward, bint top) except -1:
+        """`_walk_with` with the option list of its depth (made once a walk, not once a call)."""
+        if self.walk_depth >= MAX_WALK_DEPTH:
+            raise InternalError(f"a round's walk nested deeper than {MAX_WALK_DEPTH}")
+        self.walk_depth += 1
+        self._walk_with(s, num, exponent, reward, top, self.option_lists[self.walk_depth])
+        self.walk_depth -= 1  # (left as it is on an error: `_expand` starts again from 0)
+        return 0
+
+    cdef int _walk_with(self, Sit s, u128 num, int exponent, uint64_t reward, bint top,
+                        vector[Option]& options) except -1:
         cdef bint at_top
         cdef int side, n, chosen, i
-        cdef vector[Option] options
         cdef u128 w
         while True:
             if s.phase == PH_POS:
@@ -2197,8 +2211,9 @@ cdef class CompiledWalk(GrowingGraph):
     cdef int _expand(self, int64_t node, Sit* s) except -1:
         """Record the node, or spool its work (its roll outcomes' rests, its branches, its
         options) for the summing side to record."""
-        cdef vector[Option] options
+        cdef vector[Option]* options = &self.option_lists[0]
         cdef int side
+        self.walk_depth = 0
         if s.phase == PH_POS:
             return self._expand_round_start(node, s)
         if s.phase == PH_END:
@@ -2207,9 +2222,10 @@ cdef class CompiledWalk(GrowingGraph):
             return self._expand_external(node, s.count)
         if PH_RISK <= s.phase <= PH_SWIPEDICE:
             options.reserve(OPTIONS_KEPT)
-            side = self._options(s, options)
+            options.clear()
+            side = self._options(s, options[0])
             if side != SIDE_NONE and options.size() > 1:
-                return self._spool_decision(node, side, options)
+                return self._spool_decision(node, side, options[0])
         if self.threaded:
             self.walk_acc.reset()
             self._walk(s[0], 1, 0, 0, True)
