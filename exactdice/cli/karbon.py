@@ -22,9 +22,7 @@ from exactdice.cli.common import (
     terminal_bars,
 )
 from exactdice.cli.karbon_output import print_bounds, print_odds
-from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError
-from exactdice.integer_lists import parse_integer_list
 from exactdice.karbon.system import PARAMETERS
 
 __all__ = ["karbon", "karbon_setup_options", "with_setup", "refuse_strategy_without_choices"]
@@ -65,9 +63,11 @@ def with_setup(function):
 
 class _KarbonGroup(LazyGroup):
     """The karbon group; simulate and trace live in `exactdice.cli.karbon_sim` (which imports
-    this module for the shared options), so they are looked up when first used."""
+    this module for the shared options), the others below in modules of their own, so they
+    are looked up when first used (`karbon odds` does not import the tables' machinery)."""
 
     lazy_commands = {
+        "table": "exactdice.cli.karbon_table:karbon_table",
         "simulate": "exactdice.cli.karbon_sim:simulate",
         "trace": "exactdice.cli.karbon_sim:trace",
         "rules": "exactdice.cli.rules:karbon_rules",
@@ -252,50 +252,3 @@ def _plot_length(answer, plot_path) -> dict | None:
     write_chart_png(chart_png(answer.charts["length"]), plot_path, "--plot")
     click.echo(f"wrote how long the contest lasts to {plot_path}", err=True)
     return contest_length(answer.detail).to_json()
-
-
-_AXES = ("ability", "challenge", "consequence", "peril", "fortune", "fallout")
-
-
-@karbon.command("table")
-@parameter_options(
-    PARAMETERS,
-    skip=(
-        "player_dice",
-        "narrator_dice",
-        "draw_chips",
-        "state_file",
-        "objective",
-        "player_chips",
-        "narrator_chips",
-        "player_stack",
-        "narrator_stack",
-        "wins",
-        "losses",
-    ),
-    roles=("setup", "rules"),
-    lists={"ability": "1-5", "challenge": "1-5", "consequence": "2", "peril": "0", "fortune": "0", "fallout": "0"},
-)
-@table_output_options
-def karbon_table(output_options, **values):
-    """A printable grid of P(win) (with P(tie), P(loss) and expected rounds in the same
-    file) over two setup parameters: the two given as ranges or lists are the axes.
-
-    \b
-    Examples:
-      exactdice karbon table --ability 1-5 --challenge 1-5 --consequence 2 --peril 0 -o win.html
-      exactdice karbon table -a 3 -c 3 --consequence 1-3 --peril 0-2 --format csv
-    """
-    from exactdice.answers.tables import karbon_table as table
-
-    listed = {name: parse_integer_list(values.pop(name), name) for name in _AXES}
-    axes = {name: numbers for name, numbers in listed.items() if len(numbers) > 1}
-    if len(axes) != 2:
-        raise InputError(
-            "--ability",
-            f"give exactly two parameters as ranges or lists (the table's axes); "
-            f"got {len(axes)}: {', '.join(axes) or 'none'}",
-        )
-    values = given_values(values)
-    values.update({name: numbers[0] for name, numbers in listed.items() if name not in axes})
-    produce_tables(lambda **where: [table(values, axes, **where)], **output_options)
