@@ -1244,7 +1244,7 @@ cdef class CompiledWalk(GrowingGraph):
     cdef int _walk(self, Sit s, u128 num, int exponent, uint64_t reward, bint top) except -1:
         """`_walk_with` with the option list of its depth (made once a walk, not once a call)."""
         if self.walk_depth >= MAX_WALK_DEPTH:
-            raise InternalError(f"a round's walk nested deeper than {MAX_WALK_DEPTH}")
+            raise WalkOverflow(f"a round's walk nested deeper than {MAX_WALK_DEPTH}")
         self.walk_depth += 1
         self._walk_with(s, num, exponent, reward, top, self.option_lists[self.walk_depth])
         self.walk_depth -= 1  # (left as it is on an error: `_expand` starts again from 0)
