@@ -19,7 +19,7 @@ from exactdice.cli.common import (
 )
 from exactdice.cli.table_commands import DEFAULT_WORKERS, scheduler_option
 from exactdice.errors import InputError
-from exactdice.karbon.system import PARAMETERS
+from exactdice.karbon.system import NOT_SWEPT_PARAMETERS, PARAMETERS
 from exactdice.tables.store import STORE_ENVIRONMENT_VARIABLE
 from exactdice.tables.sweep import store_and_executor
 
@@ -69,25 +69,11 @@ _SWEEP_OPTIONS = (
     ),
     scheduler_option,
 )
-#: the registry's parameters a design or a sensitivity leaves out (they need a draw to vary)
-_NOT_DRAWN = (
-    "player_dice",
-    "narrator_dice",
-    "draw_chips",
-    "state_file",
-    "objective",
-    "player_chips",
-    "narrator_chips",
-    "player_stack",
-    "narrator_stack",
-    "wins",
-    "losses",
-)
 
 
 def _contest_options(required=()):
     """The contest's options `design` and `sensitivity` share, from Karbon's registry parameters."""
-    return parameter_options(PARAMETERS, skip=_NOT_DRAWN, roles=("setup", "rules"), required=required)
+    return parameter_options(PARAMETERS, skip=NOT_SWEPT_PARAMETERS, roles=("setup", "rules"), required=required)
 
 
 def _sweep_options(function):

@@ -9,7 +9,7 @@ from exactdice.cli.common import given_values, parameter_options
 from exactdice.cli.table_commands import produce_tables, table_output_options
 from exactdice.errors import InputError
 from exactdice.integer_lists import parse_integer_list
-from exactdice.karbon.system import PARAMETERS
+from exactdice.karbon.system import NOT_SWEPT_PARAMETERS, PARAMETERS
 
 __all__ = ["karbon_table"]
 
@@ -20,19 +20,7 @@ _AXES = ("ability", "challenge", "consequence", "peril", "fortune", "fallout")
 @click.command("table")
 @parameter_options(
     PARAMETERS,
-    skip=(
-        "player_dice",
-        "narrator_dice",
-        "draw_chips",
-        "state_file",
-        "objective",
-        "player_chips",
-        "narrator_chips",
-        "player_stack",
-        "narrator_stack",
-        "wins",
-        "losses",
-    ),
+    skip=NOT_SWEPT_PARAMETERS,
     roles=("setup", "rules"),
     lists={"ability": "1-5", "challenge": "1-5", "consequence": "2", "peril": "0", "fortune": "0", "fallout": "0"},
 )

@@ -285,6 +285,12 @@ DRAW_PARAMETERS = (
     "reserve",
 ) + tuple(name for name, *_ in _POSITION)
 
+#: the parameters a table, a design or a sensitivity does not vary (an explicit draw, a
+#: mid-contest position, a state file, an objective): its setups are the numbers' own
+NOT_SWEPT_PARAMETERS = ("player_dice", "narrator_dice", "draw_chips", "state_file", "objective") + tuple(
+    name for name, *_ in _POSITION
+)
+
 #: the policy pairs of the canonical tables: name -> (player, narrator)
 TABLE_POLICIES = {"fixed": ("fixed", "fixed"), "optimal": ("optimal", "optimal")}
 
