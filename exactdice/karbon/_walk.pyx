@@ -612,13 +612,12 @@ cdef class _Acc:
     # per slot: (generation << 32) | item index; a slot of another generation is empty,
     # so a reset is a new generation
     cdef vector[uint64_t] slots
-    cdef uint64_t generation, mask
+    cdef uint64_t generation
     cdef int exponent
     cdef bint mixed_codes      # two reward codes met (else every item's successor is its own)
 
     def __cinit__(self):
         self.slots.assign(ACC_SLOTS, 0)
-        self.mask = ACC_SLOTS - 1
         self.generation = 1
         self.exponent = 0
 
@@ -655,7 +654,7 @@ cdef class _Acc:
             _overflow("a node's weights pass 128 bits")
         cdef uint64_t* slots = self.slots.data()
         cdef Branch* items = self.items.data()
-        cdef uint64_t mask = self.mask, generation = self.generation
+        cdef uint64_t mask = self.slots.size() - 1, generation = self.generation
         cdef uint64_t slot = exd_mix((<uint64_t>target << 20) ^ <uint64_t>code) & mask
         cdef Branch* found
         while slots[slot] >> 32 == generation:
@@ -681,13 +680,11 @@ cdef class _Acc:
         return 0
 
     cdef void _grow(self) noexcept nogil:
-        """Twice the slots in use, the items placed again."""
+        """Twice the slots, the items placed again."""
         cdef size_t i
-        self.mask = 2 * self.mask + 1
-        if self.mask >= self.slots.size():
-            self.slots.resize(self.mask + 1, 0)
-        self._next_generation()
-        cdef uint64_t mask = self.mask, slot, generation = self.generation
+        self.slots.assign(2 * self.slots.size(), 0)
+        self.generation = 1
+        cdef uint64_t mask = self.slots.size() - 1, slot, generation = self.generation
         cdef uint64_t* slots = self.slots.data()
         for i in range(self.items.size()):
             slot = exd_mix((<uint64_t>self.items[i].target << 20) ^ <uint64_t>self.items[i].reward_code) & mask
@@ -780,7 +777,7 @@ cdef class CompiledWalk(GrowingGraph):
     cdef bint sum_open
     cdef _Acc sum_acc                   # the open node's branches summed
     cdef _Acc merged                    # the recorded node's weights summed per successor
-    cdef vector[u128] code_weights      #   ... and per reward code (zero between nodes)
+    cdef vector[u128] code_weights      #   ... and per reward code (of the codes met)
     cdef vector[int32_t] codes_met      #   ... the codes met
     cdef vector[int64_t] big_notes      # (node, 0: weights or 1: masses, count) of numbers past
     cdef vector[u128] big_values        #   64 bits, for `big` and `big_mass` (the GIL's side)
@@ -2172,7 +2169,7 @@ cdef class CompiledWalk(GrowingGraph):
         if any_mass:
             if self.code_weights.size() < self.reward_values.size():
                 self.code_weights.resize(self.reward_values.size(), 0)
-            for i in range(self.codes_met.size()):  # (zero unless a node's sum raised)
+            for i in range(self.codes_met.size()):  # the last node's sums, zeroed
                 self.code_weights[self.codes_met[i]] = 0
             self.codes_met.clear()
             if self.sum_acc.mixed_codes:
@@ -2192,8 +2189,6 @@ cdef class CompiledWalk(GrowingGraph):
                         if exd_mul(self.code_weights[code], amount, &product) or exd_add(masses[c], product, &m):
                             _overflow("a node's reward mass passes 128 bits")
                         masses[c] = m
-                self.code_weights[code] = 0
-            self.codes_met.clear()
         for c in range(REWARD_COUNTERS):
             if exd_bits(masses[c]) > 63:
                 big_mass = True
