@@ -34,7 +34,7 @@ from cython.operator cimport dereference as deref
 from cpython.exc cimport PyErr_CheckSignals
 
 from exactdice.errors import InternalError
-from exactdice.markov._graph cimport CHANCE, DECISION, FRONTIER, TERMINAL, GrowingGraph, HugePages
+from exactdice.markov._graph cimport CHANCE, DECISION, FRONTIER, TERMINAL, FilledAhead, GrowingGraph, HugePages, MappedArray
 
 cdef extern from *:
     """
@@ -128,6 +128,8 @@ DEF FIND_AHEAD = 4      # ... and looked up ahead of its use (its branches fetch
 DEF MAX_WALK_DEPTH = 4096  # nested calls of `_walk` in one expansion (coin flips, rolls, peril)
 DEF OPTIONS_KEPT = 16   # room for a decision's options, made once a walk
 DEF ACC_SLOTS = 1024    # a node's branches: the slots its table starts with (`_Acc`)
+DEF RESTS_MADE_AHEAD = 1048576  # a rests' table of this many slots (32 MiB) or more gets
+                                # its next slots made on the other core (`FilledAhead`)
 DEF ONE_EDGE = -1       # a rest of round that is one edge of weight 1 (`RestSlot`)
 
 # the spool (`Work`): what a node's expansion hands to the summing side
@@ -512,11 +514,15 @@ cdef class _RestTable:
     looks up a rest for every roll outcome, in a table too large for the cache)."""
 
     cdef vector[RestSlot, HugePages[RestSlot]] slots
+    cdef FilledAhead[RestSlot] next_slots  # the grown table's empty slots, made ahead
     cdef uint64_t mask
     cdef int64_t count
     cdef int64_t moves     # times the slots moved (grown, cleared): a found slot is stale
+    cdef int64_t made_ahead_from  # slots from which the next slots are made ahead
+    cdef int64_t grown_ahead      # times the table grew into slots made ahead
 
-    def __cinit__(self):
+    def __cinit__(self, int64_t made_ahead_from=RESTS_MADE_AHEAD):
+        self.made_ahead_from = made_ahead_from
         self.clear()
 
     cdef inline uint64_t hash(self, const uint64_t* key) noexcept nogil:
@@ -546,17 +552,20 @@ cdef class _RestTable:
         at.first, at.second = key[0], key[1]
         at.start, at.length, at.exponent = start, length, exponent
         self.count += 1
-        if 2 * self.count > <int64_t>self.slots.size():
+        cdef int64_t size = self.slots.size()
+        if 2 * self.count > size:
             self._grow()
+        elif 16 * self.count == 7 * size and size >= self.made_ahead_from:  # 7/8 of the way
+            self.next_slots.start(2 * size, _empty_rest_slot())
 
     cdef void _grow(self) noexcept nogil:
         cdef vector[RestSlot, HugePages[RestSlot]] old
         old.swap(self.slots)
         self.moves += 1
-        cdef RestSlot empty
-        memset(&empty, 0, sizeof(RestSlot))
-        empty.start = -1
-        self.slots.assign(2 * old.size(), empty)
+        if self.next_slots.take(self.slots, 2 * old.size()):
+            self.grown_ahead += 1
+        else:
+            self.slots.assign(2 * old.size(), _empty_rest_slot())
         self.mask = self.slots.size() - 1
         cdef size_t i
         cdef uint64_t slot
@@ -568,17 +577,22 @@ cdef class _RestTable:
                 self.slots[slot] = old[i]
 
     cdef void clear(self) noexcept nogil:
-        cdef RestSlot empty
-        memset(&empty, 0, sizeof(RestSlot))
-        empty.start = -1
-        self.slots.assign(1024, empty)
+        self.next_slots.release()
+        self.slots.assign(1024, _empty_rest_slot())
         self.slots.shrink_to_fit()
         self.mask = 1023
         self.count = 0
         self.moves += 1
 
     cdef int64_t bytes(self) noexcept nogil:
-        return self.slots.capacity() * sizeof(RestSlot)
+        return self.slots.capacity() * sizeof(RestSlot) + self.next_slots.bytes()
+
+
+cdef inline RestSlot _empty_rest_slot() noexcept nogil:
+    cdef RestSlot empty
+    memset(&empty, 0, sizeof(RestSlot))
+    empty.start = -1
+    return empty
 
 
 cdef struct PendingRest:
@@ -743,7 +757,7 @@ cdef class CompiledWalk(GrowingGraph):
     cdef _PairTable roll_keys
     cdef vector[int64_t] roll_start
     cdef vector[int64_t] roll_length
-    cdef vector[RollEntry, HugePages[RollEntry]] roll_entries
+    cdef MappedArray[RollEntry] roll_entries
     # rest of a round by post-roll situation: (exponent, branches); keyed by the node's
     # context (all but hands, chips and stacks: `contexts`) and what the roll changed
     cdef _KeyTable contexts
@@ -851,7 +865,7 @@ cdef class CompiledWalk(GrowingGraph):
         self._layout(config)
         self.states = _KeyTable(self.width, config.get("expected_states", 1024))
         self.roll_keys = _PairTable()
-        self.rests = _RestTable()
+        self.rests = _RestTable(config.get("rests_made_ahead_from", RESTS_MADE_AHEAD))
         self.contexts = _KeyTable(self.width, 1024)
         self.hand_ids = _PairTable()
         self.walk_acc = _Acc()
@@ -2525,7 +2539,8 @@ cdef class CompiledWalk(GrowingGraph):
         """Sizes of the caches (for measurements)."""
         return {"roll_tables": self.roll_keys.count, "roll_entries": self.roll_entries.size(),
                 "rests": self.rests.count, "rest_branches": self.rest_branches.size(),
-                "rest_clears": self.rest_clears, "summed_in_thread": self.summed_in_thread,
+                "rest_clears": self.rest_clears, "rests_grown_ahead": self.rests.grown_ahead,
+                "summed_in_thread": self.summed_in_thread,
                 "reward_codes": self.reward_values.size()}
 
     def drop_caches(self):

@@ -20,6 +20,13 @@ cdef extern from "_mapped.h" nogil:
     cdef cppclass HugePages[T]:
         pass
 
+    # a vector of copies of a value, filled on the other core ahead of its use (_mapped.h)
+    cdef cppclass FilledAhead[T]:
+        void start(size_t count, const T& value)
+        bint take(vector[T, HugePages[T]]& into, size_t count)
+        void release()
+        size_t bytes()
+
 
 # node kinds (as exactdice.markov.graph's, and FRONTIER: found, not expanded yet)
 cdef enum:

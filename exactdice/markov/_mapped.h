@@ -15,12 +15,14 @@
    tables): a block of 2 MiB or more is aligned to 2 MiB and marked for transparent huge
    pages, so one TLB entry covers 512 times the memory. A look-up in a table of hundreds of
    MiB otherwise waits on a page walk as well as on the memory. The mark is a hint: where
-   huge pages are off it changes nothing. */
+   huge pages are off it changes nothing. `FilledAhead` makes such a table's next slots on
+   the other core, before the table grows into them. */
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+#include <vector>
 #ifdef __linux__
 #include <pthread.h>
 #include <sched.h>
@@ -80,6 +82,8 @@ constexpr std::size_t PREFILL_BYTES = std::size_t(16) << 20;
 // the helper's stack: it makes one system call and allocates nothing (a thread that
 // allocated would get a malloc arena of its own, 64 MiB of address space)
 constexpr std::size_t PREFILL_STACK_BYTES = std::size_t(64) << 10;
+// `FilledAhead`'s helper allocates (a block, and malloc's own bookkeeping)
+constexpr std::size_t FILL_STACK_BYTES = std::size_t(256) << 10;
 
 // false once the kernel or the system declined (no MADV_POPULATE_WRITE, no thread to be
 // had), and where this process may run on one processor only (the helper would take the
@@ -232,5 +236,111 @@ class MappedArray {
         if (!items || count == room) return;
         if (count == 0) { release(); return; }
         reserve_bytes(count);
+    }
+};
+
+/* `count` copies of a value in a std::vector (`HugePages`), made on another core ahead of
+   their use: a hash table's next, larger slots. Growing the table then neither waits for
+   the kernel to map and zero the fresh pages nor for the fill. One block at a time; where
+   no thread can be had, or the process may run on one processor only, `take` says no and
+   the table fills its own slots, as before. */
+template <typename T>
+class FilledAhead {
+    using Block = std::vector<T, HugePages<T>>;
+    Block block;
+#ifdef EXD_PREFILL
+    std::size_t wanted = 0;
+    T value{};
+    std::atomic<bool> done{true};
+    bool failed = false;
+    pid_t helper_process = 0;  // 0: no block started
+
+    static void* run(void* self) {
+        auto* ahead = static_cast<FilledAhead*>(self);
+        try {
+            ahead->block.assign(ahead->wanted, ahead->value);
+        } catch (...) {  // (bad_alloc) the table fills its own slots, and raises there
+            ahead->failed = true;
+        }
+        ahead->done.store(true, std::memory_order_release);
+        return nullptr;
+    }
+
+    void wait() {
+        if (!helper_process) return;
+        if (helper_process == getpid()) {
+            while (!done.load(std::memory_order_acquire)) sched_yield();
+        } else if (!done.load(std::memory_order_acquire)) {
+            // forked away from a helper mid-fill: its block is forgotten (not freed)
+            new (&block) Block();
+            failed = true;
+        }
+        helper_process = 0;
+    }
+#endif
+
+  public:
+    FilledAhead() {}
+    FilledAhead(const FilledAhead&) = delete;
+    FilledAhead& operator=(const FilledAhead&) = delete;
+    ~FilledAhead() { release(); }
+
+    // begin a block of ``count`` copies of ``value`` (unless one is under way or kept)
+    void start(std::size_t count, const T& with) {
+#ifdef EXD_PREFILL
+        if (helper_process || !block.empty() || !prefill_wanted().load(std::memory_order_relaxed)) return;
+        wanted = count;
+        value = with;
+        failed = false;
+        done.store(false, std::memory_order_relaxed);
+        pthread_attr_t attributes;
+        pthread_t thread;
+        bool started = pthread_attr_init(&attributes) == 0;
+        if (started) {
+            pthread_attr_setstacksize(&attributes, FILL_STACK_BYTES);
+            pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+            started = pthread_create(&thread, &attributes, run, this) == 0;
+            pthread_attr_destroy(&attributes);
+        }
+        if (!started) {
+            done.store(true, std::memory_order_relaxed);
+            prefill_wanted().store(false, std::memory_order_relaxed);
+            return;
+        }
+        helper_process = getpid();
+#else
+        (void)count;
+        (void)with;
+#endif
+    }
+
+    // the block into ``into`` if it holds ``count`` items (waiting for it); else false
+    bool take(Block& into, std::size_t count) {
+#ifdef EXD_PREFILL
+        wait();
+        bool fits = !failed && block.size() == count;
+        if (fits) into.swap(block);
+        Block().swap(block);
+        return fits;
+#else
+        (void)into;
+        (void)count;
+        return false;
+#endif
+    }
+
+    void release() {
+#ifdef EXD_PREFILL
+        wait();
+#endif
+        Block().swap(block);
+    }
+
+    // the memory the block takes (or will)
+    std::size_t bytes() const {
+#ifdef EXD_PREFILL
+        if (helper_process) return wanted * sizeof(T);
+#endif
+        return block.capacity() * sizeof(T);
     }
 };

@@ -363,6 +363,62 @@ def test_the_walks_large_tables_ask_for_huge_pages_and_change_no_edge(monkeypatc
     assert _signature(large_tables) == _signature(small_tables) == _signature(reference)
 
 
+# A5 v C5, W3 P1 remembers 73,608 rests: with the next slots made ahead from 16,384 slots on,
+# its table grows from 16,384 slots to 262,144, each time into slots made on the other core;
+# pinned to one processor it fills them itself.
+_GROWN_AHEAD_PROGRAM = """
+import hashlib, json, os, sys
+
+if sys.argv[1] == "one":
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules, compiled
+from exactdice.karbon.model import KarbonModel
+from exactdice.markov import explore
+
+with_defaults = compiled._config
+compiled._config = lambda *arguments: {**with_defaults(*arguments), "rests_made_ahead_from": 16384}
+
+setup = ContestSetup(ability=5, challenge=5, consequence=3, peril=1)
+start = setup.start(PlayerPolicy(), NarratorPolicy())
+model = KarbonModel(start.sizes, start.situation(), Rules(), PlayerPolicy(), NarratorPolicy())
+graph = explore(model, progress=False)
+csr = graph.csr
+digest = hashlib.sha256()
+for array in (csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, csr.mass):
+    digest.update(array.tobytes())
+digest.update(repr((sorted(csr.big.items()), sorted(csr.big_mass.items()))).encode())
+print(json.dumps({"digest": digest.hexdigest(), "grown_ahead": graph.owner.stats()["rests_grown_ahead"]}))
+"""
+
+
+@needs_compiled
+@pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2, reason="needs two processors"
+)
+def test_the_rests_table_growing_into_slots_made_on_the_other_core_changes_no_edge():
+    """A large rests' table's next slots are made on the other core before it grows into
+    them (`rests_made_ahead_from`); on one processor the table fills them itself. The
+    graphs are identical."""
+    import json
+
+    def run(processors):
+        environment = {**os.environ, WALK_VARIABLE: "compiled"}
+        done = subprocess.run(
+            [sys.executable, "-c", _GROWN_AHEAD_PROGRAM, processors],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+            env=environment,
+        )
+        return json.loads(done.stdout)
+
+    two, one = run("two"), run("one")
+    assert two["grown_ahead"] == 4
+    assert one["grown_ahead"] == 0
+    assert two["digest"] == one["digest"]
+
+
 # ----- summing in a second thread --------------------------------------------------------------
 
 _SUMMED_MOST_STATES = 5000
