@@ -62,8 +62,16 @@ cdef class _Components:
 
 cdef _Components _components(const int64_t[:] offsets, const int32_t[:] targets, int64_t count,
                              int64_t root_only):
-    """Components reachable from ``root_only`` (or from every node if it is -1)."""
+    """Components reachable from ``root_only`` (or from every node if it is -1), found
+    without the GIL (the certified solve prepares its expectations meanwhile)."""
     cdef _Components result = _Components()
+    with nogil:
+        _find_components(result, offsets, targets, count, root_only)
+    return result
+
+
+cdef int _find_components(_Components result, const int64_t[:] offsets, const int32_t[:] targets,
+                          int64_t count, int64_t root_only) except -1 nogil:
     cdef vector[int64_t, HugePages[int64_t]] index, low  # read at random, per edge
     cdef vector[int64_t] stack, work_node, work_edge
     cdef vector[uint8_t] on_stack
@@ -127,7 +135,7 @@ cdef _Components _components(const int64_t[:] offsets, const int32_t[:] targets,
                             loop = True
                 result.starts.push_back(result.order.size())
                 result.cyclic.push_back(loop)
-    return result
+    return 0
 
 
 def strongly_connected(const int64_t[:] offsets, const int32_t[:] targets):

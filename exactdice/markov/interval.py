@@ -167,11 +167,16 @@ def certified_solve(
     def check():
         check_memory("while computing certified bounds")
 
-    parts = _interval.reachable_components(csr.offsets, csr.targets, graph.initial)
     initial = graph.initial
-    may_not_end, reach_known = threading.Event(), threading.Event()
+    found_parts: list = []  # the reachable components, once found (on the bounds' side)
+    parts_known, may_not_end, reach_known = threading.Event(), threading.Event(), threading.Event()
 
     def bounds(check):
+        try:
+            found_parts.append(_interval.reachable_components(csr.offsets, csr.targets, initial))
+        finally:
+            parts_known.set()
+        parts = found_parts[0]
         try:
             reach = _interval.outcome_reach(csr.kind, csr.data, csr.offsets, csr.targets, parts)
             ends_for_sure = _ends_for_sure(reach)
@@ -202,6 +207,13 @@ def certified_solve(
             if may_not_end.is_set():
                 raise _Stopped
             check()
+
+        def parts():  # (prepared meanwhile: the components are found without the GIL)
+            while not parts_known.wait(0.05):
+                checked()
+            if not found_parts:
+                raise _Stopped
+            return found_parts[0]
 
         try:
             checked()
@@ -424,9 +436,10 @@ def _ends_for_sure(reach) -> bool:
 
 
 def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts):
-    """Intervals of the expected steps and rewards. The compiled routine bounds totals of
-    rewards >= 0, so a reward that can be negative is split into its positive and its
-    negative parts, node by node (an expectation is linear in the per-node masses)."""
+    """Intervals of the expected steps and rewards; ``parts()`` gives the reachable
+    components (waiting for them). The compiled routine bounds totals of rewards >= 0, so
+    a reward that can be negative is split into its positive and its negative parts, node
+    by node (an expectation is linear in the per-node masses)."""
     import numpy
 
     big_columns = {
@@ -467,7 +480,7 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts):
         mass,
         tolerance / 4,
         most_sweeps,
-        parts,
+        parts(),
         overrides,
         check,
     )

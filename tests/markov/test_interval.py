@@ -242,6 +242,26 @@ def test_expectations_that_fail_before_the_reach_is_known_are_given_up(monkeypat
     assert _holds(answer.never_ends, exact.never_ends)
 
 
+@pytest.mark.parametrize("processors", [1, 2])
+def test_a_failure_to_find_the_components_reaches_the_caller(processors, monkeypatch):
+    """The components are found on the bounds' side while the expectations are prepared
+    beside; where finding them fails, the expectations stop waiting for them and the
+    error is raised."""
+    from exactdice.markov import _interval
+
+    def failing(*arrays):
+        time.sleep(0.2)  # the expectations are waiting by now
+        raise MemoryError("no room for the components")
+
+    graph = explore(RandomChain(21, size=12))
+    _processors(monkeypatch, processors)
+    monkeypatch.setattr(_interval, "reachable_components", failing)
+    started = time.monotonic()
+    with pytest.raises(MemoryError, match="no room for the components"):
+        certified_solve(graph)
+    assert time.monotonic() - started < 5
+
+
 def test_a_failure_on_either_side_stops_the_other(monkeypatch):
     """Whichever side fails, the other stops at its next check and the error is raised."""
     import time
@@ -290,7 +310,7 @@ def test_the_expectations_stop_soon_even_while_bounding_a_loops_steps(monkeypatc
         raise ValueError("the bounds failed")
 
     def expectations(check):
-        return _expectations(csr, graph, graph.initial, DEFAULT_TOLERANCE, 1_000_000, check, parts)
+        return _expectations(csr, graph, graph.initial, DEFAULT_TOLERANCE, 1_000_000, check, lambda: parts)
 
     _processors(monkeypatch, 2)
     started = time.monotonic()
