@@ -276,13 +276,14 @@ def _certified(
     """Certified floats: each number the middle of an interval that holds the exact value
     (`exactdice.markov.interval`). Under optimal play the value's interval is the game's;
     the odds and expectations are those of the strategies found (each side's choices best
-    for its bounds), and the draws those they take."""
+    for its bounds), and the draws those they take. (A contest counts its rounds as a
+    reward: the chance steps are not bounded.)"""
     if DECISION in graph.kind:
-        answer = certified_game(graph, payoff=payoff, nonterminating_payoff=endless)
+        answer = certified_game(graph, payoff=payoff, nonterminating_payoff=endless, steps=False)
         if draws is None:
             draws = _certified_draws(graph, answer.strategy, model, player, narrator)
     else:
-        answer = certified_solve(graph, payoff=payoff, nonterminating_payoff=endless)
+        answer = certified_solve(graph, payoff=payoff, nonterminating_payoff=endless, steps=False)
     bounds = {name: answer.absorption[name] for name in ("win", "loss", "tie")}
     bounds["never_ends"] = answer.never_ends
     bounds["value"] = answer.value

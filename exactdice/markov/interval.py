@@ -66,7 +66,8 @@ class IntervalSolution:
     value : tuple
         Interval of the expected payoff.
     expected_steps : tuple or None
-        Interval of the expected number of chance steps (None where play may never end).
+        Interval of the expected number of chance steps (None where play may never end,
+        or where not asked for).
     expected_rewards : dict
         Reward counter -> interval of its expected total (None where play may never end).
         A reward of one sign is within ``tolerance`` relative to 1 + its expectation; one
@@ -113,6 +114,7 @@ def certified_solve(
     nonterminating_payoff=None,
     tolerance: float = DEFAULT_TOLERANCE,
     rewards: bool = True,
+    steps: bool = True,
     most_sweeps: int = _MOST_SWEEPS,
 ) -> IntervalSolution:
     """Certified intervals for a graph without decisions (a chain).
@@ -129,7 +131,10 @@ def certified_solve(
         The width to reach at the initial state, for each outcome's probability (and,
         relative to 1 + the value, for each expectation).
     rewards : bool, default True
-        Also bound the expected steps and rewards.
+        Also bound the expected rewards (and steps).
+    steps : bool, default True
+        With ``rewards``, also bound the expected steps (chance nodes passed); a caller
+        that counts its steps as a reward of its own skips them (``expected_steps`` None).
     most_sweeps : int
         Sweeps a cyclic component gets at most.
 
@@ -217,7 +222,7 @@ def certified_solve(
 
         try:
             checked()
-            return _expectations(csr, graph, initial, tolerance, most_sweeps, checked, parts)
+            return _expectations(csr, graph, initial, tolerance, most_sweeps, checked, parts, steps)
         except BaseException:
             while not reach_known.wait(0.05):
                 check()  # (raises once the other side has stopped)
@@ -225,11 +230,11 @@ def certified_solve(
                 return None
             raise
 
-    steps, expected = None, {name: None for name in graph.reward_names}
+    expected_steps, expected = None, {name: None for name in graph.reward_names}
     if rewards:
         (ends_for_sure, found), expected_found = _side_by_side(bounds, expectations, check)
         if ends_for_sure:
-            steps, expected = expected_found
+            expected_steps, expected = expected_found
     else:
         ends_for_sure, found = bounds(check)
     lower, negated_upper, sweeps, _widest = found
@@ -245,7 +250,7 @@ def certified_solve(
         absorption=absorption,
         never_ends=(0.0, 0.0) if ends_for_sure else never_ends,
         value=value,
-        expected_steps=steps,
+        expected_steps=expected_steps,
         expected_rewards=expected,
         width=width,
         tolerance=tolerance,
@@ -263,6 +268,7 @@ def certified_game(
     nonterminating_payoff=None,
     tolerance: float = DEFAULT_TOLERANCE,
     rewards: bool = True,
+    steps: bool = True,
 ) -> IntervalSolution:
     """Certified intervals for a graph with decisions ("max" and "min" nodes).
 
@@ -343,7 +349,12 @@ def certified_game(
         csr,
     )
     answer = certified_solve(
-        played, payoff=payoff, nonterminating_payoff=nonterminating_payoff, tolerance=tolerance, rewards=rewards
+        played,
+        payoff=payoff,
+        nonterminating_payoff=nonterminating_payoff,
+        tolerance=tolerance,
+        rewards=rewards,
+        steps=steps,
     )
     answer.value = (float(value[0]), float(value[1]))
     answer.sweeps += int(sweeps)
@@ -435,42 +446,18 @@ def _ends_for_sure(reach) -> bool:
     return bool(((reach & numpy.uint64(_interval.REACHED - 1))[reached] != 0).all())
 
 
-def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts):
-    """Intervals of the expected steps and rewards; ``parts()`` gives the reachable
-    components (waiting for them). The compiled routine bounds totals of rewards >= 0, so
-    a reward that can be negative is split into its positive and its negative parts, node
-    by node (an expectation is linear in the per-node masses)."""
-    import numpy
-
-    big_columns = {
-        node: [int(csr.big.get(node, (int(csr.data[node]), None))[0])] for node in set(csr.big) | set(csr.big_mass)
-    }
-    # a node of `big_mass` holds -1 in its mass columns: its signs are read from its ints
-    exact_rows = numpy.ones(len(csr.kind), dtype=bool)
-    exact_rows[list(csr.big_mass)] = False
-    signed = [
-        bool((csr.mass[exact_rows, r] < 0).any()) or any(amounts[r] < 0 for amounts in csr.big_mass.values())
-        for r in range(csr.mass.shape[1])
-    ]
-    width = 1 + sum(2 if split else 1 for split in signed)
-    mass = numpy.empty((len(csr.kind), width), dtype=numpy.int64)
-    mass[:, 0] = numpy.where(csr.kind == 1, csr.data, 0)
-    place = 1
-    for r, split in enumerate(signed):
-        column = csr.mass[:, r]
-        mass[:, place] = numpy.maximum(column, 0) if split else column
-        if split:
-            mass[:, place + 1] = numpy.maximum(-column, 0)
-        for node, values in big_columns.items():
-            amount = csr.big_mass[node][r] if node in csr.big_mass else int(column[node])
-            values += [max(amount, 0), max(-amount, 0)] if split else [amount]
-        place += 2 if split else 1
-    overrides = {}
-    for node, values in big_columns.items():
-        total, weights = csr.big.get(
-            node, (int(csr.data[node]), csr.weights[csr.offsets[node] : csr.offsets[node + 1]].tolist())
-        )
-        overrides[node] = (total, weights, tuple(values))
+def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts, steps=True):
+    """``(steps, rewards)``: intervals of the expected steps (None unless ``steps``) and
+    of each reward; ``parts()`` gives the reachable components (waiting for them). A reward
+    that no node pays is 0 exactly, and is not swept. The compiled routine bounds totals of
+    rewards >= 0, so a reward that can be negative is split into its positive and its
+    negative parts, node by node (an expectation is linear in the per-node masses)."""
+    signed, paid = _reward_signs(csr)
+    swept = [r for r in range(len(paid)) if paid[r]]
+    rewards = {name: (0.0, 0.0) for name, pays in zip(graph.reward_names, paid) if not pays}
+    if not steps and not swept:
+        return None, rewards
+    mass, overrides = _swept_masses(csr, steps, [(r, signed[r]) for r in swept])
     lower, negated_upper, _widest, _sweeps = _interval.chain_expectations(
         csr.kind,
         csr.data,
@@ -485,11 +472,10 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts):
         check,
     )
     low, high = lower[initial], -negated_upper[initial]
-    steps = (float(low[0]), float(high[0]))
-    rewards = {}
-    place = 1
-    for name, split in zip(graph.reward_names, signed):
-        if not split:
+    place = int(steps)
+    for r in swept:
+        name = graph.reward_names[r]
+        if not signed[r]:
             rewards[name] = (float(low[place]), float(high[place]))
         else:  # differences of two bounded totals, rounded outward
             plus, minus = place, place + 1
@@ -497,8 +483,61 @@ def _expectations(csr, graph, initial, tolerance, most_sweeps, check, parts):
                 _down(Fraction(float(low[plus])) - Fraction(float(high[minus]))),
                 _up(Fraction(float(high[plus])) - Fraction(float(low[minus]))),
             )
+        place += 2 if signed[r] else 1
+    expected_steps = (float(low[0]), float(high[0])) if steps else None
+    return expected_steps, {name: rewards[name] for name in graph.reward_names}
+
+
+def _reward_signs(csr) -> tuple[list, list]:
+    """``(signed, paid)`` per reward column: whether a node pays it a negative amount, and
+    whether any node pays it at all."""
+    import numpy
+
+    rows = csr.mass
+    if csr.big_mass:  # a node of `big_mass` holds -1 in its mass columns: read its ints
+        exact_rows = numpy.ones(len(csr.kind), dtype=bool)
+        exact_rows[list(csr.big_mass)] = False
+        rows = csr.mass[exact_rows]
+    lowest, highest = rows.min(axis=0, initial=0), rows.max(axis=0, initial=0)
+    big = list(csr.big_mass.values())
+    signed = [bool(lowest[r] < 0) or any(amounts[r] < 0 for amounts in big) for r in range(rows.shape[1])]
+    paid = [
+        signed[r] or bool(highest[r] > 0) or any(amounts[r] > 0 for amounts in big) for r in range(rows.shape[1])
+    ]
+    return signed, paid
+
+
+def _swept_masses(csr, steps, columns) -> tuple:
+    """``(mass, overrides)`` for `chain_expectations`: a column of steps (a chance node's
+    total) if ``steps``, then for each ``(reward column, signed)`` its amounts, or their
+    positive and negative parts; the nodes of big numbers with their exact ints."""
+    import numpy
+
+    width = int(steps) + sum(2 if split else 1 for _, split in columns)
+    mass = numpy.empty((len(csr.kind), width), dtype=numpy.int64)
+    big_columns = {
+        node: [int(csr.big.get(node, (int(csr.data[node]), None))[0])] if steps else []
+        for node in set(csr.big) | set(csr.big_mass)
+    }
+    if steps:
+        mass[:, 0] = numpy.where(csr.kind == 1, csr.data, 0)
+    place = int(steps)
+    for r, split in columns:
+        column = csr.mass[:, r]
+        mass[:, place] = numpy.maximum(column, 0) if split else column
+        if split:
+            mass[:, place + 1] = numpy.maximum(-column, 0)
+        for node, values in big_columns.items():
+            amount = csr.big_mass[node][r] if node in csr.big_mass else int(column[node])
+            values += [max(amount, 0), max(-amount, 0)] if split else [amount]
         place += 2 if split else 1
-    return steps, rewards
+    overrides = {}
+    for node, values in big_columns.items():
+        total, weights = csr.big.get(
+            node, (int(csr.data[node]), csr.weights[csr.offsets[node] : csr.offsets[node + 1]].tolist())
+        )
+        overrides[node] = (total, weights, tuple(values))
+    return mass, overrides
 
 
 def _value_interval(absorption, never_ends, outcomes, payoff, nonterminating_payoff) -> Interval:

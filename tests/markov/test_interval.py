@@ -242,6 +242,58 @@ def test_expectations_that_fail_before_the_reach_is_known_are_given_up(monkeypat
     assert _holds(answer.never_ends, exact.never_ends)
 
 
+class _TwoRewards:
+    """A walk up to 3 (2 in 3) or down (1 in 3; at 0 it stays, a loop), paying ``paid`` a
+    step up and twice that a step down; the reward "unpaid" is never paid."""
+
+    outcomes = ("win",)
+    reward_names = ("paid", "unpaid")
+
+    def __init__(self, paid):
+        self.paid = paid
+
+    def initial_state(self):
+        return 0
+
+    def expand(self, state):
+        from exactdice.markov.model import Chance, Terminal
+
+        if state == 3:
+            return Terminal("win")
+        return Chance(((2, state + 1, (self.paid, 0)), (1, max(state - 1, 0), (2 * self.paid, 0))))
+
+
+def test_a_reward_no_state_pays_is_zero_and_not_swept(monkeypatch):
+    """The expectation of a reward no node pays is 0 exactly, without a sweep; the steps
+    are swept only when asked for (and with neither, nothing is)."""
+    from exactdice.markov import _interval
+
+    sweep, widths = _interval.chain_expectations, []
+
+    def recorded(kind, data, offsets, targets, weights, mass, *rest):
+        widths.append(mass.shape[1])
+        return sweep(kind, data, offsets, targets, weights, mass, *rest)
+
+    monkeypatch.setattr(_interval, "chain_expectations", recorded)
+    graph = explore(_TwoRewards(paid=1))
+    exact = solve(graph)
+    for steps, swept in ((True, 2), (False, 1)):
+        widths.clear()
+        answer = certified_solve(graph, steps=steps)
+        assert widths == [swept]
+        assert answer.expected_rewards["unpaid"] == (0.0, 0.0)
+        assert _holds(answer.expected_rewards["paid"], exact.expected_rewards["paid"])
+        assert exact.expected_rewards["paid"] > 0
+        if steps:
+            assert _holds(answer.expected_steps, exact.expected_steps)
+        else:
+            assert answer.expected_steps is None
+    widths.clear()
+    unpaid = certified_solve(explore(_TwoRewards(paid=0)), steps=False)
+    assert widths == []
+    assert unpaid.expected_rewards == {"paid": (0.0, 0.0), "unpaid": (0.0, 0.0)}
+
+
 @pytest.mark.parametrize("processors", [1, 2])
 def test_a_failure_to_find_the_components_reaches_the_caller(processors, monkeypatch):
     """The components are found on the bounds' side while the expectations are prepared
