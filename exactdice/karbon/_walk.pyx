@@ -519,9 +519,12 @@ cdef class _RestTable:
     cdef int64_t count
     cdef int64_t moves     # times the slots moved (grown, cleared): a found slot is stale
     cdef int64_t made_ahead_from  # slots from which the next slots are made ahead
-    cdef int64_t grown_ahead      # times the table grew into slots made ahead
+    cdef int64_t kept             # rests and branches the walk keeps (its `rest_kept`)
+    cdef int64_t made_ahead       # next slots begun on the other core
+    cdef int64_t grown_ahead      # times the table grew into them
 
-    def __cinit__(self, int64_t made_ahead_from=RESTS_MADE_AHEAD):
+    def __cinit__(self, int64_t kept, int64_t made_ahead_from=RESTS_MADE_AHEAD):
+        self.kept = kept
         self.made_ahead_from = made_ahead_from
         self.clear()
 
@@ -543,8 +546,9 @@ cdef class _RestTable:
                 return at
             slot = (slot + 1) & self.mask
 
-    cdef void add(self, const uint64_t* key, int64_t start, int32_t length, int32_t exponent) noexcept nogil:
-        """Remember a rest not in the table."""
+    cdef void add(self, const uint64_t* key, int64_t start, int32_t length, int32_t exponent,
+                  int64_t branches) noexcept nogil:
+        """Remember a rest not in the table (``branches``: the walk's, this rest's too)."""
         cdef uint64_t slot = self.hash(key) & self.mask
         while self.slots[slot].start >= 0:
             slot = (slot + 1) & self.mask
@@ -555,8 +559,15 @@ cdef class _RestTable:
         cdef int64_t size = self.slots.size()
         if 2 * self.count > size:
             self._grow()
-        elif 16 * self.count == 7 * size and size >= self.made_ahead_from:  # 7/8 of the way
-            self.next_slots.start(2 * size, _empty_rest_slot())
+        elif 16 * self.count == 7 * size and size >= self.made_ahead_from and self._grows_before_forgotten(branches):
+            if self.next_slots.start(2 * size, _empty_rest_slot()):  # 7/8 of the way to growing
+                self.made_ahead += 1
+
+    cdef inline bint _grows_before_forgotten(self, int64_t branches) noexcept nogil:
+        """Whether the table will grow before the walk forgets its rests (past `kept`
+        rests and branches), at the branches a rest has had so far."""
+        cdef int64_t growth = self.slots.size() // 2 + 1
+        return growth + branches + (growth - self.count) * branches // self.count <= self.kept + 1
 
     cdef void _grow(self) noexcept nogil:
         cdef vector[RestSlot, HugePages[RestSlot]] old
@@ -865,7 +876,7 @@ cdef class CompiledWalk(GrowingGraph):
         self._layout(config)
         self.states = _KeyTable(self.width, config.get("expected_states", 1024))
         self.roll_keys = _PairTable()
-        self.rests = _RestTable(config.get("rests_made_ahead_from", RESTS_MADE_AHEAD))
+        self.rests = _RestTable(self.rest_kept, config.get("rests_made_ahead_from", RESTS_MADE_AHEAD))
         self.contexts = _KeyTable(self.width, 1024)
         self.hand_ids = _PairTable()
         self.walk_acc = _Acc()
@@ -1866,7 +1877,7 @@ cdef class CompiledWalk(GrowingGraph):
         self._after_roll(&s.pos, entry, &risk)
         cdef int64_t start = self.rest_branches.size()
         if self.split_rolls or self.player_decides:
-            self.rests.add(key, self._intern(&risk), ONE_EDGE, self._reward_code(R_ROUND))
+            self.rests.add(key, self._intern(&risk), ONE_EDGE, self._reward_code(R_ROUND), self.rest_branches.size())
             return 0
         # walked into the scratch branches: the node's own are in use
         self.scratch_acc.reset()
@@ -1879,7 +1890,7 @@ cdef class CompiledWalk(GrowingGraph):
             self._drain()  # the summing side reads the branches where they are
         for i in range(self.scratch_acc.items.size()):
             self.rest_branches.push_back(self.scratch_acc.items[i])
-        self.rests.add(key, start, self.scratch_acc.items.size(), self.scratch_acc.exponent)
+        self.rests.add(key, start, self.scratch_acc.items.size(), self.scratch_acc.exponent, self.rest_branches.size())
         return 0
 
     # ----- the spool: the expanding side -----------------------------------------------------
@@ -2529,7 +2540,7 @@ cdef class CompiledWalk(GrowingGraph):
                 + 4 * self.targets.size() + 8 * self.weights.size()   # (mapped: room unwritten is free)
                 + 8 * self.mass.capacity() + self.has_mass.capacity() + 8 * self.label_edges.capacity()
                 + 8 * self.labels.capacity() + 4 * self.label_rewards.capacity()
-                + sizeof(RollEntry) * self.roll_entries.capacity() + self.roll_keys.bytes()
+                + sizeof(RollEntry) * self.roll_entries.size() + self.roll_keys.bytes()
                 + sizeof(Branch) * self.rest_branches.capacity() + self.rests.bytes()
                 + sizeof(Work) * self.spool.capacity())
 
@@ -2539,7 +2550,8 @@ cdef class CompiledWalk(GrowingGraph):
         """Sizes of the caches (for measurements)."""
         return {"roll_tables": self.roll_keys.count, "roll_entries": self.roll_entries.size(),
                 "rests": self.rests.count, "rest_branches": self.rest_branches.size(),
-                "rest_clears": self.rest_clears, "rests_grown_ahead": self.rests.grown_ahead,
+                "rest_clears": self.rest_clears, "rests_made_ahead": self.rests.made_ahead,
+                "rests_grown_ahead": self.rests.grown_ahead,
                 "summed_in_thread": self.summed_in_thread,
                 "reward_codes": self.reward_values.size()}
 

@@ -22,7 +22,7 @@ cdef extern from "_mapped.h" nogil:
 
     # a vector of copies of a value, filled on the other core ahead of its use (_mapped.h)
     cdef cppclass FilledAhead[T]:
-        void start(size_t count, const T& value)
+        bint start(size_t count, const T& value)
         bint take(vector[T, HugePages[T]]& into, size_t count)
         void release()
         size_t bytes()

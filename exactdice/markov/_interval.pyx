@@ -75,9 +75,11 @@ cdef int _find_components(_Components result, const int64_t[:] offsets, const in
     cdef vector[int64_t, HugePages[int64_t]] index, low  # read at random, per edge
     cdef vector[int64_t] stack, work_node, work_edge
     cdef vector[uint8_t] on_stack
-    index.assign(count, -1)
-    low.assign(count, 0)
-    on_stack.assign(count, 0)
+    # (`resize`, not `assign`: Cython declares only it as raising, so memory running out
+    # is a MemoryError, not an abort)
+    index.resize(count, -1)
+    low.resize(count, 0)
+    on_stack.resize(count, 0)
     cdef int64_t counter = 0, root, node, edge, child, member, first
     cdef bint descended, loop
     cdef int64_t roots_end = count if root_only < 0 else 1

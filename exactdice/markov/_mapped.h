@@ -74,6 +74,15 @@ bool operator==(const HugePages<T>&, const HugePages<U>&) { return true; }
 template <typename T, typename U>
 bool operator!=(const HugePages<T>&, const HugePages<U>&) { return false; }
 
+#ifdef __linux__
+// whether this process may run on two processors or more (else a helper would take the
+// writer's)
+inline bool several_processors() {
+    cpu_set_t usable;
+    return sched_getaffinity(0, sizeof(usable), &usable) == 0 && CPU_COUNT(&usable) >= 2;
+}
+#endif
+
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
 #define EXD_PREFILL 1
 // bytes a helper maps ahead of the writer, started each time the writer has used half (so
@@ -82,17 +91,12 @@ constexpr std::size_t PREFILL_BYTES = std::size_t(16) << 20;
 // the helper's stack: it makes one system call and allocates nothing (a thread that
 // allocated would get a malloc arena of its own, 64 MiB of address space)
 constexpr std::size_t PREFILL_STACK_BYTES = std::size_t(64) << 10;
-// `FilledAhead`'s helper allocates (a block, and malloc's own bookkeeping)
-constexpr std::size_t FILL_STACK_BYTES = std::size_t(256) << 10;
 
 // false once the kernel or the system declined (no MADV_POPULATE_WRITE, no thread to be
 // had), and where this process may run on one processor only (the helper would take the
 // writer's)
 inline std::atomic<bool>& prefill_wanted() {
-    static std::atomic<bool> wanted{[] {
-        cpu_set_t usable;
-        return sched_getaffinity(0, sizeof(usable), &usable) == 0 && CPU_COUNT(&usable) >= 2;
-    }()};
+    static std::atomic<bool> wanted{several_processors()};
     return wanted;
 }
 #endif
@@ -239,6 +243,18 @@ class MappedArray {
     }
 };
 
+#ifdef __linux__
+#define EXD_FILL_AHEAD 1
+// `FilledAhead`'s helper allocates (a block, and malloc's own bookkeeping)
+constexpr std::size_t FILL_STACK_BYTES = std::size_t(256) << 10;
+
+// false once no thread could be had, and where this process may run on one processor only
+inline std::atomic<bool>& fill_ahead_wanted() {
+    static std::atomic<bool> wanted{several_processors()};
+    return wanted;
+}
+#endif
+
 /* `count` copies of a value in a std::vector (`HugePages`), made on another core ahead of
    their use: a hash table's next, larger slots. Growing the table then neither waits for
    the kernel to map and zero the fresh pages nor for the fill. One block at a time; where
@@ -248,7 +264,7 @@ template <typename T>
 class FilledAhead {
     using Block = std::vector<T, HugePages<T>>;
     Block block;
-#ifdef EXD_PREFILL
+#ifdef EXD_FILL_AHEAD
     std::size_t wanted = 0;
     T value{};
     std::atomic<bool> done{true};
@@ -259,7 +275,7 @@ class FilledAhead {
         auto* ahead = static_cast<FilledAhead*>(self);
         try {
             ahead->block.assign(ahead->wanted, ahead->value);
-        } catch (...) {  // (bad_alloc) the table fills its own slots, and raises there
+        } catch (...) {  // (bad_alloc) the table fills its own slots
             ahead->failed = true;
         }
         ahead->done.store(true, std::memory_order_release);
@@ -285,10 +301,11 @@ class FilledAhead {
     FilledAhead& operator=(const FilledAhead&) = delete;
     ~FilledAhead() { release(); }
 
-    // begin a block of ``count`` copies of ``value`` (unless one is under way or kept)
-    void start(std::size_t count, const T& with) {
-#ifdef EXD_PREFILL
-        if (helper_process || !block.empty() || !prefill_wanted().load(std::memory_order_relaxed)) return;
+    // begin a block of ``count`` copies of ``value`` (unless one is under way or kept, or
+    // no helper can be had): whether it was begun
+    bool start(std::size_t count, const T& with) {
+#ifdef EXD_FILL_AHEAD
+        if (helper_process || !block.empty() || !fill_ahead_wanted().load(std::memory_order_relaxed)) return false;
         wanted = count;
         value = with;
         failed = false;
@@ -304,19 +321,21 @@ class FilledAhead {
         }
         if (!started) {
             done.store(true, std::memory_order_relaxed);
-            prefill_wanted().store(false, std::memory_order_relaxed);
-            return;
+            fill_ahead_wanted().store(false, std::memory_order_relaxed);
+            return false;
         }
         helper_process = getpid();
+        return true;
 #else
         (void)count;
         (void)with;
+        return false;
 #endif
     }
 
     // the block into ``into`` if it holds ``count`` items (waiting for it); else false
     bool take(Block& into, std::size_t count) {
-#ifdef EXD_PREFILL
+#ifdef EXD_FILL_AHEAD
         wait();
         bool fits = !failed && block.size() == count;
         if (fits) into.swap(block);
@@ -330,7 +349,7 @@ class FilledAhead {
     }
 
     void release() {
-#ifdef EXD_PREFILL
+#ifdef EXD_FILL_AHEAD
         wait();
 #endif
         Block().swap(block);
@@ -338,7 +357,7 @@ class FilledAhead {
 
     // the memory the block takes (or will)
     std::size_t bytes() const {
-#ifdef EXD_PREFILL
+#ifdef EXD_FILL_AHEAD
         if (helper_process) return wanted * sizeof(T);
 #endif
         return block.capacity() * sizeof(T);

@@ -365,29 +365,39 @@ def test_the_walks_large_tables_ask_for_huge_pages_and_change_no_edge(monkeypatc
 
 # A5 v C5, W3 P1 remembers 73,608 rests: with the next slots made ahead from 16,384 slots on,
 # its table grows from 16,384 slots to 262,144, each time into slots made on the other core;
-# pinned to one processor it fills them itself.
+# pinned to one processor it fills them itself. With split rolls and at most 30,000 rests kept,
+# the table is forgotten 7 times on the way: each time it grows to 32,768 and 65,536 slots
+# into slots made ahead, and at 28,672 rests (7/8 of the way to its next growth, which would
+# come after 30,000) none are made.
 _GROWN_AHEAD_PROGRAM = """
 import hashlib, json, os, sys
 
-if sys.argv[1] == "one":
+processors, split_rolls, rest_kept = sys.argv[1], sys.argv[2] == "split", int(sys.argv[3])
+if processors == "one":
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 from exactdice.karbon import ContestSetup, NarratorPolicy, PlayerPolicy, Rules, compiled
 from exactdice.karbon.model import KarbonModel
 from exactdice.markov import explore
 
 with_defaults = compiled._config
-compiled._config = lambda *arguments: {**with_defaults(*arguments), "rests_made_ahead_from": 16384}
-
+compiled._config = lambda *arguments: {
+    **with_defaults(*arguments), "rests_made_ahead_from": 16384, "rest_kept": rest_kept
+}
 setup = ContestSetup(ability=5, challenge=5, consequence=3, peril=1)
 start = setup.start(PlayerPolicy(), NarratorPolicy())
-model = KarbonModel(start.sizes, start.situation(), Rules(), PlayerPolicy(), NarratorPolicy())
+model = KarbonModel(
+    start.sizes, start.situation(), Rules(), PlayerPolicy(), NarratorPolicy(), split_rolls=split_rolls
+)
 graph = explore(model, progress=False)
 csr = graph.csr
 digest = hashlib.sha256()
 for array in (csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, csr.mass):
     digest.update(array.tobytes())
 digest.update(repr((sorted(csr.big.items()), sorted(csr.big_mass.items()))).encode())
-print(json.dumps({"digest": digest.hexdigest(), "grown_ahead": graph.owner.stats()["rests_grown_ahead"]}))
+stats = graph.owner.stats()
+print(json.dumps({"digest": digest.hexdigest(), **{name: stats[name] for name in (
+    "rests_made_ahead", "rests_grown_ahead", "rest_clears"
+)}}))
 """
 
 
@@ -395,16 +405,22 @@ print(json.dumps({"digest": digest.hexdigest(), "grown_ahead": graph.owner.stats
 @pytest.mark.skipif(
     not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2, reason="needs two processors"
 )
-def test_the_rests_table_growing_into_slots_made_on_the_other_core_changes_no_edge():
+@pytest.mark.parametrize(
+    "split_rolls, rest_kept, grown, clears", [("whole", 4_000_000, 4, 0), ("split", 30_000, 16, 7)]
+)
+def test_the_rests_table_growing_into_slots_made_on_the_other_core_changes_no_edge(
+    split_rolls, rest_kept, grown, clears
+):
     """A large rests' table's next slots are made on the other core before it grows into
-    them (`rests_made_ahead_from`); on one processor the table fills them itself. The
-    graphs are identical."""
+    them (`rests_made_ahead_from`), and only where it grows before the walk forgets its
+    rests (`rest_kept`); on one processor the table fills them itself. The graphs are
+    identical."""
     import json
 
     def run(processors):
         environment = {**os.environ, WALK_VARIABLE: "compiled"}
         done = subprocess.run(
-            [sys.executable, "-c", _GROWN_AHEAD_PROGRAM, processors],
+            [sys.executable, "-c", _GROWN_AHEAD_PROGRAM, processors, split_rolls, str(rest_kept)],
             capture_output=True,
             text=True,
             check=True,
@@ -414,8 +430,9 @@ def test_the_rests_table_growing_into_slots_made_on_the_other_core_changes_no_ed
         return json.loads(done.stdout)
 
     two, one = run("two"), run("one")
-    assert two["grown_ahead"] == 4
-    assert one["grown_ahead"] == 0
+    assert two["rests_made_ahead"] == two["rests_grown_ahead"] == grown
+    assert two["rest_clears"] == one["rest_clears"] == clears
+    assert one["rests_made_ahead"] == one["rests_grown_ahead"] == 0
     assert two["digest"] == one["digest"]
 
 
