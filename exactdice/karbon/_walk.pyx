@@ -28,7 +28,6 @@ from libc.stdint cimport uint64_t, int64_t, int32_t, uint32_t, uint8_t, int16_t
 from libc.string cimport memset, memcpy
 from libcpp.vector cimport vector
 from libcpp.unordered_map cimport unordered_map
-from libcpp.map cimport map as cppmap
 from libcpp.utility cimport pair
 from cython.operator cimport dereference as deref
 from cpython.exc cimport PyErr_CheckSignals
@@ -773,6 +772,7 @@ cdef class CompiledWalk(GrowingGraph):
     # context (all but hands, chips and stacks: `contexts`) and what the roll changed
     cdef _KeyTable contexts
     cdef _PairTable hand_ids
+    cdef _PairTable roll_outcomes  # a roll table's merged outcomes while it is built
     cdef _RestTable rests
     cdef vector[Branch, HugePages[Branch]] rest_branches
     cdef int64_t rest_kept
@@ -879,6 +879,7 @@ cdef class CompiledWalk(GrowingGraph):
         self.rests = _RestTable(self.rest_kept, config.get("rests_made_ahead_from", RESTS_MADE_AHEAD))
         self.contexts = _KeyTable(self.width, 1024)
         self.hand_ids = _PairTable()
+        self.roll_outcomes = _PairTable()
         self.walk_acc = _Acc()
         self.scratch_acc = _Acc()
         self.sum_acc = _Acc()
@@ -1138,15 +1139,19 @@ cdef class CompiledWalk(GrowingGraph):
         cdef vector[u128] player_weights, narrator_weights
         self._hand_roll(p.ph, player_outcomes, player_weights)
         self._hand_roll(p.nh, narrator_outcomes, narrator_weights)
-        # entries merged by (turncoats offered, who offers / winner / gains)
-        cdef cppmap[pair[int64_t, int64_t], size_t] where
+        # entries merged by (turncoats offered, who offers / winner / gains), in order of
+        # first sight
+        cdef _PairTable where = self.roll_outcomes
         cdef vector[pair[int64_t, int64_t]] keys
         cdef vector[u128] sums
         cdef pair[int64_t, int64_t] key
+        cdef uint64_t words[2]
         cdef size_t a, b
         cdef int hits_p, hits_n, turns_p, turns_n, winner, gain_p, gain_n, offer, i
-        cdef int64_t offered
+        cdef int64_t offered, index
+        cdef bint added
         cdef u128 w, total
+        where.clear()
         for a in range(player_outcomes.size()):
             hits_p = player_outcomes[a] & 0xFF
             turns_p = _turncoats(player_outcomes[a], self.k)
@@ -1169,15 +1174,15 @@ cdef class CompiledWalk(GrowingGraph):
                 key.second = (offer << 22) | (winner << 20) | (gain_p << 10) | gain_n
                 if exd_mul(player_weights[a], narrator_weights[b], &w):
                     raise WalkOverflow("a roll's weights pass 128 bits")
-                found = where.find(key)
-                if found == where.end():
-                    where[key] = keys.size()
+                words[0], words[1] = <uint64_t>key.first, <uint64_t>key.second
+                index = where.add(words, &added)
+                if added:
                     keys.push_back(key)
                     sums.push_back(w)
                 else:
-                    if exd_add(sums[deref(found).second], w, &total):
+                    if exd_add(sums[index], w, &total):
                         raise WalkOverflow("a roll's weights pass 128 bits")
-                    sums[deref(found).second] = total
+                    sums[index] = total
         cdef RollEntry entry
         for a in range(keys.size()):
             offered = keys[a].first
