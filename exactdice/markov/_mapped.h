@@ -81,6 +81,20 @@ inline bool several_processors() {
     cpu_set_t usable;
     return sched_getaffinity(0, sizeof(usable), &usable) == 0 && CPU_COUNT(&usable) >= 2;
 }
+
+// start ``run(argument)`` in a detached thread with a stack of ``stack_bytes``: whether it started
+inline bool start_helper(void* (*run)(void*), void* argument, std::size_t stack_bytes) {
+    pthread_attr_t attributes;
+    pthread_t thread;
+    bool started = pthread_attr_init(&attributes) == 0;
+    if (started) {
+        pthread_attr_setstacksize(&attributes, stack_bytes);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        started = pthread_create(&thread, &attributes, run, argument) == 0;
+        pthread_attr_destroy(&attributes);
+    }
+    return started;
+}
 #endif
 
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
@@ -141,16 +155,7 @@ class MappedArray {
         helper_first = reinterpret_cast<std::uintptr_t>(items + prefilled) & ~static_cast<std::uintptr_t>(page - 1);
         helper_length = reinterpret_cast<std::uintptr_t>(items + until) - helper_first;
         helper_done.store(false, std::memory_order_relaxed);
-        pthread_attr_t attributes;
-        pthread_t thread;
-        bool started = pthread_attr_init(&attributes) == 0;
-        if (started) {
-            pthread_attr_setstacksize(&attributes, PREFILL_STACK_BYTES);
-            pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-            started = pthread_create(&thread, &attributes, run_helper, this) == 0;
-            pthread_attr_destroy(&attributes);
-        }
-        if (!started) {  // no thread to be had: the writer maps its own pages
+        if (!start_helper(run_helper, this, PREFILL_STACK_BYTES)) {  // no thread: the writer maps its own pages
             helper_done.store(true, std::memory_order_relaxed);
             prefill_wanted().store(false, std::memory_order_relaxed);
             return;
@@ -310,16 +315,7 @@ class FilledAhead {
         value = with;
         failed = false;
         done.store(false, std::memory_order_relaxed);
-        pthread_attr_t attributes;
-        pthread_t thread;
-        bool started = pthread_attr_init(&attributes) == 0;
-        if (started) {
-            pthread_attr_setstacksize(&attributes, FILL_STACK_BYTES);
-            pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-            started = pthread_create(&thread, &attributes, run, this) == 0;
-            pthread_attr_destroy(&attributes);
-        }
-        if (!started) {
+        if (!start_helper(run, this, FILL_STACK_BYTES)) {
             done.store(true, std::memory_order_relaxed);
             fill_ahead_wanted().store(false, std::memory_order_relaxed);
             return false;
