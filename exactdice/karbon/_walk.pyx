@@ -33,7 +33,9 @@ from cython.operator cimport dereference as deref
 from cpython.exc cimport PyErr_CheckSignals
 
 from exactdice.errors import InternalError
-from exactdice.markov._graph cimport CHANCE, DECISION, FRONTIER, TERMINAL, FilledAhead, GrowingGraph, HugePages, MappedArray
+from exactdice.markov._graph cimport (
+    CHANCE, DECISION, FRONTIER, TERMINAL, FilledAhead, GrowingGraph, HugePages, MappedArray,
+)
 
 cdef extern from *:
     """
@@ -558,8 +560,9 @@ cdef class _RestTable:
         cdef int64_t size = self.slots.size()
         if 2 * self.count > size:
             self._grow()
-        elif 16 * self.count == 7 * size and size >= self.made_ahead_from and self._grows_before_forgotten(branches):
-            if self.next_slots.start(2 * size, _empty_rest_slot()):  # 7/8 of the way to growing
+        elif (16 * self.count == 7 * size  # 7/8 of the way to growing
+              and size >= self.made_ahead_from and self._grows_before_forgotten(branches)):
+            if self.next_slots.start(2 * size, _empty_rest_slot()):
                 self.made_ahead += 1
 
     cdef inline bint _grows_before_forgotten(self, int64_t branches) noexcept nogil:
@@ -1882,7 +1885,8 @@ cdef class CompiledWalk(GrowingGraph):
         self._after_roll(&s.pos, entry, &risk)
         cdef int64_t start = self.rest_branches.size()
         if self.split_rolls or self.player_decides:
-            self.rests.add(key, self._intern(&risk), ONE_EDGE, self._reward_code(R_ROUND), self.rest_branches.size())
+            self.rests.add(key, self._intern(&risk), ONE_EDGE, self._reward_code(R_ROUND),
+                           self.rest_branches.size())
             return 0
         # walked into the scratch branches: the node's own are in use
         self.scratch_acc.reset()
@@ -1895,7 +1899,8 @@ cdef class CompiledWalk(GrowingGraph):
             self._drain()  # the summing side reads the branches where they are
         for i in range(self.scratch_acc.items.size()):
             self.rest_branches.push_back(self.scratch_acc.items[i])
-        self.rests.add(key, start, self.scratch_acc.items.size(), self.scratch_acc.exponent, self.rest_branches.size())
+        self.rests.add(key, start, self.scratch_acc.items.size(), self.scratch_acc.exponent,
+                       self.rest_branches.size())
         return 0
 
     # ----- the spool: the expanding side -----------------------------------------------------

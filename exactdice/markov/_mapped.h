@@ -155,7 +155,7 @@ class MappedArray {
         helper_first = reinterpret_cast<std::uintptr_t>(items + prefilled) & ~static_cast<std::uintptr_t>(page - 1);
         helper_length = reinterpret_cast<std::uintptr_t>(items + until) - helper_first;
         helper_done.store(false, std::memory_order_relaxed);
-        if (!start_helper(run_helper, this, PREFILL_STACK_BYTES)) {  // no thread: the writer maps its own pages
+        if (!start_helper(run_helper, this, PREFILL_STACK_BYTES)) {  // the writer maps its own pages
             helper_done.store(true, std::memory_order_relaxed);
             prefill_wanted().store(false, std::memory_order_relaxed);
             return;
@@ -310,7 +310,8 @@ class FilledAhead {
     // no helper can be had): whether it was begun
     bool start(std::size_t count, const T& with) {
 #ifdef EXD_FILL_AHEAD
-        if (helper_process || !block.empty() || !fill_ahead_wanted().load(std::memory_order_relaxed)) return false;
+        if (helper_process || !block.empty() || !fill_ahead_wanted().load(std::memory_order_relaxed))
+            return false;
         wanted = count;
         value = with;
         failed = false;

@@ -501,9 +501,7 @@ def _reward_signs(csr) -> tuple[list, list]:
     lowest, highest = rows.min(axis=0, initial=0), rows.max(axis=0, initial=0)
     big = list(csr.big_mass.values())
     signed = [bool(lowest[r] < 0) or any(amounts[r] < 0 for amounts in big) for r in range(rows.shape[1])]
-    paid = [
-        signed[r] or bool(highest[r] > 0) or any(amounts[r] > 0 for amounts in big) for r in range(rows.shape[1])
-    ]
+    paid = [signed[r] or bool(highest[r] > 0) or any(amounts[r] > 0 for amounts in big) for r in range(rows.shape[1])]
     return signed, paid
 
 
