@@ -395,7 +395,10 @@ cdef class _KeyTable:
         return id
 
     cdef void _grow(self) noexcept nogil:
-        cdef int64_t size = 2 * self.slots.size()
+        self._place_all(2 * self.slots.size())
+
+    cdef void _place_all(self, int64_t size) noexcept nogil:
+        """Every id in ``size`` fresh slots."""
         cdef int64_t id
         cdef uint64_t slot
         self.slots.assign(size, -1)
@@ -406,9 +409,26 @@ cdef class _KeyTable:
                 slot = (slot + 1) & self.mask
             self.slots[slot] = <int32_t>id
 
+    cdef void drop_slots(self) noexcept nogil:
+        """Free the slots and the keys' spare room: the keys still name the ids, and
+        `find` and `add` need `restore_slots` first."""
+        self.slots.clear()
+        self.slots.shrink_to_fit()
+        self.keys.shrink_to_fit()
+
+    cdef void restore_slots(self) noexcept nogil:
+        """The slots again, after `drop_slots` (nothing otherwise)."""
+        cdef int64_t size = 1024
+        if self.slots.empty():
+            while 2 * self.count > size:
+                size *= 2
+            self._place_all(size)
+
     cdef void clear(self) noexcept nogil:
         self.keys.clear()
+        self.keys.shrink_to_fit()
         self.slots.assign(1024, -1)
+        self.slots.shrink_to_fit()
         self.mask = 1023
         self.count = 0
 
@@ -2431,6 +2451,7 @@ cdef class CompiledWalk(GrowingGraph):
             self._pack(&s, key)
         except (ValueError, TypeError, IndexError, KeyError, WalkOverflow, OverflowError):
             return -1
+        self.states.restore_slots()
         return self.states.find(key)
 
     def action_label(self, int64_t edge):
@@ -2478,6 +2499,7 @@ cdef class CompiledWalk(GrowingGraph):
         """Find the initial situation (node 0) and set the state limit."""
         cdef Sit s
         self.max_states = max_states
+        self.states.restore_slots()
         self._situation_from_python(initial, &s)
         if s.phase == PH_POS and self.cap_chips:
             self._capped(&s.pos)
@@ -2545,14 +2567,22 @@ cdef class CompiledWalk(GrowingGraph):
 
     def memory_bytes(self):
         """Bytes held now by the graph, the situation table and the caches."""
-        return (self.states.bytes() + self.kind.capacity() + 8 * self.data.capacity()
-                + 8 * self.first_edge.capacity() + 4 * self.edge_count.capacity()
-                + 4 * self.targets.size() + 8 * self.weights.size()   # (mapped: room unwritten is free)
-                + 8 * self.mass.capacity() + self.has_mass.capacity() + 8 * self.label_edges.capacity()
-                + 8 * self.labels.capacity() + 4 * self.label_rewards.capacity()
-                + sizeof(RollEntry) * self.roll_entries.size() + self.roll_keys.bytes()
-                + sizeof(Branch) * self.rest_branches.capacity() + self.rests.bytes()
-                + sizeof(Work) * self.spool.capacity())
+        return sum(self.memory_parts().values())
+
+    def memory_parts(self):
+        """`memory_bytes` by array (for measurements): the graph's, the situation table's
+        keys and slots, and the caches'."""
+        return {
+            "state keys": 8 * self.states.keys.capacity(), "state slots": 4 * self.states.slots.capacity(),
+            "kind": self.kind.capacity(), "data": 8 * self.data.capacity(),
+            "first edges": 8 * self.first_edge.capacity(), "edge counts": 4 * self.edge_count.capacity(),
+            "targets": 4 * self.targets.size(), "weights": 8 * self.weights.size(),  # mapped: unwritten room is free
+            "masses": 8 * self.mass.capacity() + self.has_mass.capacity(),
+            "labels": 8 * self.label_edges.capacity() + 8 * self.labels.capacity() + 4 * self.label_rewards.capacity(),
+            "roll tables": sizeof(RollEntry) * self.roll_entries.size() + self.roll_keys.bytes(),
+            "rests": sizeof(Branch) * self.rest_branches.capacity() + self.rests.bytes(),
+            "spool": sizeof(Work) * self.spool.capacity(),
+        }
 
     # ----- the graph's arrays --------------------------------------------------------------------
 
@@ -2567,7 +2597,8 @@ cdef class CompiledWalk(GrowingGraph):
 
     def drop_caches(self):
         """Free the roll tables, the remembered rests of rounds and the situation table's
-        hash slots once exploring is over (node ids still decode; `node_of` needs them)."""
+        hash slots once exploring is over (node ids still decode; `node_of` and exploring
+        further make the slots again)."""
         self.roll_keys.clear()
         self.roll_entries.clear()
         self.roll_entries.shrink_to_fit()
@@ -2590,6 +2621,7 @@ cdef class CompiledWalk(GrowingGraph):
         self.weights.shrink_to_fit()
         self.mass.shrink_to_fit()
         self.has_mass.shrink_to_fit()
+        self.states.drop_slots()
 
     def views(self):
         """The graph's arrays as numpy views of the walk's own memory (no copy; the walk

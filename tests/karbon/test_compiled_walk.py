@@ -213,6 +213,26 @@ def test_the_cut_after_the_roll_is_the_same_on_both_walks(split_rolls, player):
 
 
 @needs_compiled
+@pytest.mark.parametrize("split_rolls", [False, True])
+def test_the_situation_tables_slots_freed_after_exploring_come_back_for_a_look_up(split_rolls):
+    """Exploring ends by freeing the situation table's hash slots (the keys stay); the
+    first look-up of a state by its situation makes them again, and every node is found
+    where it is."""
+    setup = ContestSetup(ability=2, challenge=2, consequence=2, peril=1)
+    with _walk("compiled"):
+        graph = explore(
+            _model(setup, Rules(), PlayerPolicy(risk="always"), NarratorPolicy(), split_rolls), progress=False
+        )
+    walk = graph.owner
+    assert walk.memory_parts()["state slots"] == 0
+    assert walk.memory_parts()["state keys"] % (8 * graph.num_states) == 0  # no spare room
+    assert all(graph.index[graph.states[node]] == node for node in range(graph.num_states))
+    assert walk.memory_parts()["state slots"] >= 4 * 2 * graph.num_states
+    with pytest.raises(KeyError):
+        graph.index[("no such state",)]
+
+
+@needs_compiled
 def test_the_spec_micro_example_on_the_compiled_walk():
     """Spec section 9: 100 reachable states and the exact P(win)."""
     from fractions import Fraction
