@@ -33,6 +33,7 @@ from dataclasses import asdict
 
 from exactdice.processes import GRACE_SECONDS, death_message, process_pool, stop_pool, stop_processes
 from exactdice.progress import Progress, progress_words
+from exactdice.web.tasks import WORKER_MODULES
 
 __all__ = ["Job", "JobManager", "JOB_STATUSES", "CANCELLED_EXIT_CODE"]
 
@@ -137,9 +138,7 @@ class JobManager:
         self._quick_workers = max(1, quick_workers)
         self._quick_pool = None
         self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(
-            ["exactdice.web.tasks", "exactdice.answers.karbon", "exactdice.karbon.solve", "exactdice.validation"]
-        )
+        self._context.set_forkserver_preload(list(WORKER_MODULES))
         self._slots = threading.BoundedSemaphore(workers)
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._lock = threading.Lock()

@@ -33,6 +33,7 @@ __all__ = [
     "task_outcome",
     "MAX_RESULT_BYTES",
     "QUICK_TASKS",
+    "WORKER_MODULES",
 ]
 
 #: the largest answer a worker sends back (pickled); past it, the size is the answer
@@ -156,6 +157,33 @@ TASKS = {
 }
 #: tasks whose work is bounded to seconds before they start: they run in a pool of their own
 QUICK_TASKS = frozenset({"dist"})
+#: what the tasks import, some only when first called: the server's fork server imports them
+#: once, so a job's worker process (a fork of it) starts with them (`exactdice.web.jobs`)
+WORKER_MODULES = (
+    "exactdice.web.tasks",
+    "exactdice.answers.karbon",
+    "exactdice.answers.tables",
+    "exactdice.karbon.solve",
+    "exactdice.karbon.compiled",
+    "exactdice.karbon.bounds",
+    "exactdice.karbon.system",
+    "exactdice.karbon.length",
+    "exactdice.karbon.charts",
+    "exactdice.karbon.sensitivity",
+    "exactdice.karbon.tables",
+    "exactdice.markov.loop_pool",
+    "exactdice.markov.bounded_split",
+    "exactdice.markov.expansion_pool",
+    "exactdice.tables.sweep",
+    "exactdice.systems",
+    "exactdice.output_files",
+    "exactdice.processes",
+    "exactdice.validation",
+    "flint",
+    "networkx",
+    "psutil",
+    "tqdm",
+)
 
 
 def _out_of_memory(memory_limit: int | None) -> dict:

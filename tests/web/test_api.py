@@ -455,6 +455,38 @@ def test_every_cancelled_worker_ends_with_the_same_exit_status():
         manager.shutdown()
 
 
+_FIRST_RUN = r"""
+import importlib, json, sys
+from exactdice.web import tasks
+from exactdice.web.forms import read_computation
+for name in tasks.WORKER_MODULES:
+    importlib.import_module(name)
+values = read_computation("karbon", dict(json.loads(sys.argv[1])))
+imported = {}
+for task in ("karbon_odds", "karbon_length", "what_if"):
+    before = set(sys.modules)
+    tasks.TASKS[task](values)
+    imported[task] = sorted(
+        name for name in set(sys.modules) - before
+        if name.partition(".")[0] not in sys.stdlib_module_names and not name.startswith("_")
+    )
+print(json.dumps(imported))
+"""
+
+
+def test_a_jobs_worker_starts_with_what_the_pages_tasks_import():
+    """The fork server imports `WORKER_MODULES`, so a job's worker (a fork of it) imports no
+    package when its task first runs: each one would cost every job its import time."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_RUN, json.dumps(MAIN_CONTEST)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"karbon_odds": [], "karbon_length": [], "what_if": []}
+
+
 def test_a_cancelled_grid_ends_by_the_signal_too():
     """A grid runs through the sweep, which turns SIGTERM into an interrupt in a command's
     process: in a worker it must not (the load test once found its traceback in the log)."""
