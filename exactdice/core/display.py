@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from exactdice.core.exact import decimal_text, fraction_text, to_fraction
+from exactdice.core.exact import decimal_text, fraction_text, integer_text, to_fraction
 
 __all__ = [
     "Display",
@@ -42,6 +42,7 @@ MAX_DIGITS = 1000
 SHORT_FRACTION = 21
 """Fractions of at most this many characters (like ``521/960``) are always shown in full."""
 
+_LOG10_2 = 0.30102999566398120
 _EXACT_STRING = re.compile(r"-?\d+(/\d+)?")
 
 
@@ -81,7 +82,7 @@ def significant_text(value, digits: int = DEFAULT_DIGITS) -> str:
 
 def _order_of_magnitude(value: Fraction) -> int:
     """The integer m with 10**m <= value < 10**(m+1), for value > 0."""
-    guess = len(str(value.numerator)) - len(str(value.denominator))
+    guess = int((value.numerator.bit_length() - value.denominator.bit_length()) * _LOG10_2)  # off by 2 at most
     while Fraction(10) ** guess > value:
         guess -= 1
     while Fraction(10) ** (guess + 1) <= value:
@@ -151,7 +152,7 @@ def fraction_size(value) -> int:
     (3, 5)
     """
     value = to_fraction(value)
-    return max(len(str(abs(value.numerator))), len(str(value.denominator)))
+    return max(len(integer_text(abs(value.numerator))), len(integer_text(value.denominator)))
 
 
 def _shortened(text: str, digits: int) -> str:

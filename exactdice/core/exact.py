@@ -18,6 +18,7 @@ from fractions import Fraction
 
 __all__ = [
     "fraction_text",
+    "integer_text",
     "parse_fraction",
     "to_fraction",
     "decimal_text",
@@ -71,6 +72,25 @@ def to_fraction(value: object) -> Fraction:
     raise TypeError(f"not an exact rational: {value!r}")
 
 
+#: past this many bits an integer is written by GMP (subquadratic) rather than by `str`
+#: (quadratic in CPython 3.11: 4 ms for 12,000 digits, where GMP takes 0.2 ms)
+_GMP_TEXT_BITS = 8_192
+
+
+def integer_text(number: int) -> str:
+    """``str(number)``, written by GMP when the number is long (exact answers' numerators
+    and denominators reach tens of thousands of digits).
+
+    >>> integer_text(-1234), integer_text(7**20000) == str(7**20000)
+    ('-1234', True)
+    """
+    if number.bit_length() <= _GMP_TEXT_BITS:
+        return str(number)
+    from gmpy2 import mpz
+
+    return str(mpz(number))
+
+
 def fraction_text(value: object) -> str:
     """Write an exact rational as ``"p/q"`` (``"p"`` when q is 1).
 
@@ -91,8 +111,8 @@ def fraction_text(value: object) -> str:
     """
     value = to_fraction(value)
     if value.denominator == 1:
-        return str(value.numerator)
-    return f"{value.numerator}/{value.denominator}"
+        return integer_text(value.numerator)
+    return f"{integer_text(value.numerator)}/{integer_text(value.denominator)}"
 
 
 def parse_fraction(text: str) -> Fraction:

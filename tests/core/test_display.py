@@ -66,3 +66,27 @@ def test_the_decimal_mirror_holds_the_nearest_float_of_every_exact_value(values)
     assert mirrored["decimal"]["win"] == float(values[0])
     assert mirrored["decimal"]["rounds"] == {str(i): float(v) for i, v in enumerate(values)}
     assert mirrored["decimal"]["list"] == [float(v.numerator) for v in values]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=10**30),
+    st.integers(min_value=1, max_value=10**30),
+    st.integers(min_value=-30_000, max_value=30_000),
+    st.sampled_from([-1, 0, 1]),
+)
+def test_the_order_of_magnitude_and_the_digits_of_long_fractions(numerator, denominator, power, nudge):
+    """Numbers of tens of thousands of digits, and the ones either side of a power of ten:
+    the order of magnitude read from the bit lengths is settled exactly, and the digits of a
+    fraction are those `str` writes."""
+    from exactdice.core.display import _order_of_magnitude
+    from exactdice.core.exact import fraction_text, integer_text
+
+    value = Fraction(numerator, denominator) * Fraction(10) ** power
+    if nudge:  # a power of ten itself, or a hair either side of it
+        value = Fraction(10) ** power + nudge * Fraction(1, 10 ** (abs(power) + 40))
+    magnitude = _order_of_magnitude(value)
+    assert Fraction(10) ** magnitude <= value < Fraction(10) ** (magnitude + 1)
+    assert fraction_size(value) == max(len(str(value.numerator)), len(str(value.denominator)))
+    assert fraction_text(value) == f"{value.numerator}/{value.denominator}" or value.denominator == 1
+    assert integer_text(-value.numerator) == str(-value.numerator)
