@@ -646,6 +646,8 @@ cdef class ChainFlows:
     [None, {7: mpz(1), 5: mpz(20)}, {5: mpz(30)}]
     >>> flows.leaving([0, 1], [mpz(4), mpz(6)], {})
     [(2, mpz(18))]
+    >>> flows.sent(inflow, [(1, mpz(5)), (2, mpz(1))], 5, 1), inflow
+    ([1], [None, {7: mpz(1), 5: mpz(25)}, {5: mpz(31)}])
     >>> flows.block_rows([0, 1], {})
     [{0: 5, 1: -1}, {1: 2, 0: -2}]
     """
@@ -697,6 +699,26 @@ cdef class ChainFlows:
                     if crowded is None:
                         crowded = []
                     crowded.append(target)
+        return crowded
+
+    def sent(self, list inflow, list items, object klass, Py_ssize_t most_classes):
+        """Add each ``(target, amount)`` of ``items`` (a solved loop's exits, every target
+        once) to the target's inflow of class ``klass`` (`_Pass.send`); return the targets
+        whose inflow now holds more than ``most_classes`` classes, in order (None: none)."""
+        cdef Py_ssize_t target
+        cdef object amount, amounts, held
+        cdef list crowded = None
+        for target, amount in items:
+            amounts = inflow[target]
+            if amounts is None:
+                inflow[target] = {klass: amount}
+                continue
+            held = (<dict>amounts).get(klass)
+            (<dict>amounts)[klass] = amount if held is None else _add_product(held, amount, 1)
+            if len(<dict>amounts) > most_classes:
+                if crowded is None:
+                    crowded = []
+                crowded.append(target)
         return crowded
 
     def leaving(self, list live, list values, dict chosen_edge):

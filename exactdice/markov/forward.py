@@ -118,8 +118,8 @@ class _Plan:
         if len(component) > 1:
             return True
         node = component[0]
-        graph = self.graph
-        return node in graph.targets[graph.offsets[node] : graph.offsets[node + 1]]
+        offsets = self.csr.offsets
+        return bool((self.csr.targets[offsets[node] : offsets[node + 1]] == node).any())
 
     def visit(self, flow, bar=None) -> None:
         """Drive a pass (exact `_Pass` or the float preview's flow) through the
@@ -589,8 +589,12 @@ class _Pass:
                     self.rewarded(graph.chance_reward_mass[node], own, amount)
                 else:
                     self.rewarded(graph.action_rewards.get(plan.chosen_edge[node]), own, amount)
-        for target, amount in self.leaving(live, numerators):
-            self.send(target, own, amount)
+        if plan.flows is None:
+            for target, amount in self.leaving(live, numerators):
+                self.send(target, own, amount)
+            return
+        for target in plan.flows.sent(self.inflow, self.leaving(live, numerators), own, self.most_classes) or ():
+            self.gather(target)  # (each target is sent to once: gathering now or at its send is the same)
 
     def loop_cleared(self, index):
         """A loop's dead members collect their inflow; every member's inflow is spent."""

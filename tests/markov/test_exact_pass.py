@@ -356,6 +356,19 @@ def test_sums_grow_in_place_only_numbers_nothing_else_holds():
     assert _exact_pass.row_total({0: 3, 1: -(2**62)}, [big, big]) == 3 * big - 2**62 * big
     assert _exact_pass.row_total({0: -(2**63), 1: 2**63 - 1, 2: 2**64}, [big, big, big]) == (2**64 - 1) * big
     assert _exact_pass.summed_parts([[(big, None), (big, big)], [(2, 3)]]) == [big + big * big, 6]
+    # a loop's exits sent on: the exit itself is kept where the target waited with nothing,
+    # and never grown in place while the caller holds it
+    exit_sum, held_elsewhere = big + 0, big + 0
+    alone = big + 0
+    alone_id = id(alone)
+    inflow = [None, None, {7: held_elsewhere}, {7: alone}]
+    del alone
+    assert flows.sent(inflow, [(1, exit_sum), (2, mpz(1)), (3, mpz(2))], 7, 4) is None
+    assert inflow[1][7] is exit_sum and held_elsewhere == big and inflow[2][7] == big + 1
+    assert id(inflow[3][7]) == alone_id and inflow[3][7] == big + 2
+    assert flows.sent(inflow, [(1, mpz(3))], 7, 4) is None
+    assert exit_sum == big and inflow[1][7] == big + 3
+    assert flows.sent(inflow, [(1, mpz(1)), (2, mpz(1))], 8, 1) == [1, 2]
 
 
 def test_sums_of_numbers_that_are_not_mpz_are_summed_as_python_sums_them():
