@@ -726,6 +726,20 @@ cdef class _Acc:
             self._grow()
         return 0
 
+    cdef int append_distinct(self, int64_t target, int32_t code, u128 weight) except -1 nogil:
+        """`add` for a branch known to meet no other of the node's (at weight / 2**0): no
+        look-up. A node's branches all come this way or all through `add`."""
+        if self.exponent or exd_hi(weight) >> 63:
+            _overflow("a node's weights pass 128 bits")
+        cdef size_t n = self.items.size()
+        if n and self.items[0].reward_code != code:
+            self.mixed_codes = True
+        cdef Branch* branch = exd_append(self.items)
+        branch.target = target
+        branch.reward_code = code
+        branch.weight = weight
+        return 0
+
     cdef void _grow(self) noexcept nogil:
         """Twice the slots, the items placed again."""
         cdef size_t i
@@ -770,6 +784,7 @@ cdef class CompiledWalk(GrowingGraph):
     cdef uint64_t sideswipe_take, hurt_choice, plans_choice
     # the walk's shape
     cdef bint cap_chips, fold_chips, split_rolls, peril_recurs
+    cdef bint outcomes_distinct  # a round start's roll outcomes each reach a state of their own
     # packing: bit widths of each field
     cdef int width
     cdef int count_bits[MAXK]
@@ -896,6 +911,9 @@ cdef class CompiledWalk(GrowingGraph):
         self.split_rolls = config["split_rolls"]
         self.peril_recurs = config["peril_recurs"]
         self.rest_kept = config.get("rest_kept", 4_000_000)
+        # (`_expand_round_start`; "merge_round_outcomes" merges them anyway, for the tests)
+        self.outcomes_distinct = ((self.split_rolls or self.player_decides)
+                                  and not config.get("merge_round_outcomes", False))
         self._layout(config)
         self.states = _KeyTable(self.width, config.get("expected_states", 1024))
         self.roll_keys = _PairTable()
@@ -1794,7 +1812,15 @@ cdef class CompiledWalk(GrowingGraph):
         start's other fields (a context, packed once a node) and those few numbers. The
         rests are looked up a few outcomes ahead of their use, their slots and branches
         fetched from memory ahead of that again (`_look_ahead`): the look-ups, in a table
-        too large for the cache, are what exploring waits on."""
+        too large for the cache, are what exploring waits on.
+
+        Where each rest is the one edge to the post-roll state (the cut after the roll, or
+        a deciding player), the outcomes' edges are appended without being merged
+        (`outcomes_distinct`): a roll table's entries differ in the hands after the roll
+        (the turncoats offered, and by whom) or, with the same hands, in the winner or the
+        hits gained, and the post-roll state keeps the hands, the winner and the chips
+        (the same stacks folded in for the same winner), uncapped: no two outcomes reach
+        one state."""
         cdef int64_t table = self._roll_table(&s.pos)
         cdef int64_t first = self.roll_start[table], length = self.roll_length[table], e
         cdef const RestSlot* rest
@@ -1821,7 +1847,10 @@ cdef class CompiledWalk(GrowingGraph):
                 rest = self.rests.find(pending.key, pending.hash)
             start, count, exponent = rest.start, rest.length, rest.exponent
             if not spooled:
-                self._sum_rest(self.roll_entries[first + e].weight, start, count, exponent)
+                if self.outcomes_distinct:  # each rest is one edge, to the post-roll state
+                    self.sum_acc.append_distinct(start, exponent, self.roll_entries[first + e].weight)
+                else:
+                    self._sum_rest(self.roll_entries[first + e].weight, start, count, exponent)
                 continue
             work = self._work()
             work.weight = self.roll_entries[first + e].weight

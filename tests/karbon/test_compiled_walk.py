@@ -327,6 +327,43 @@ def test_forgetting_the_rests_of_rounds_on_the_way_changes_no_edge(split_rolls, 
     assert _signature(forgetful) == _signature(kept) == _signature(reference)
 
 
+@needs_compiled
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(_setups(), _policies(), _rules(), st.booleans())
+def test_a_round_starts_outcomes_appended_unmerged_are_the_merged_edges(setup_kwargs, policies, ruleset, split):
+    """Where each rest of a round is one edge (the cut after the roll, a deciding player),
+    a round start's roll outcomes are appended without being merged, as no two reach one
+    state: every array is the one the merging walk makes."""
+    from exactdice.karbon import compiled
+
+    player, narrator = policies
+    assume(split or player.kind == "optimal")
+    try:
+        setup = ContestSetup(**setup_kwargs)
+        model = _model(setup, ruleset, player, narrator, split_rolls=split or None)
+    except InputError:
+        assume(False)
+    graphs = []
+    for merged in (False, True):
+        with pytest.MonkeyPatch.context() as patch, _walk("compiled"):
+            config = compiled._config
+            patch.setattr(compiled, "_config", lambda *arguments: {**config(*arguments), "merge_round_outcomes": merged})
+            try:
+                graph = explore(model, max_states=_MOST_STATES, progress=False)
+            except (TooLargeError, InputError):  # past the state limit, or past the compiled widths
+                assume(False)
+        csr = graph.csr
+        arrays = (csr.kind, csr.data, csr.offsets, csr.targets, csr.weights, csr.mass)
+        graphs.append([array.tobytes() for array in arrays] + [csr.big, csr.big_mass])
+    assert graphs[0] == graphs[1]
+
+
 # Run in a fresh process: there malloc serves an 8 MiB block from a new mapping. In a process
 # that has freed large blocks it may serve it from heap memory flagged by an earlier walk,
 # which adds no flagged KiB.
