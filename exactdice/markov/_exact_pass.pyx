@@ -657,12 +657,17 @@ cdef class ChainFlows:
     cdef const int64_t[::1] offsets
     cdef const int32_t[::1] targets
     cdef const int64_t[::1] weights
+    cdef const int64_t[:, ::1] mass  # reward masses (a column per reward, or none)
+    cdef dict big_mass
     cdef list scratch  # a target's running sum while a loop's exits are summed, else None
     cdef int32_t[::1] slots  # a loop member's column while its rows are built, else -1
 
     def __init__(self, csr):
         self.kind, self.data = csr.kind, csr.data
         self.offsets, self.targets, self.weights = csr.offsets, csr.targets, csr.weights
+        mass = getattr(csr, "mass", None)  # (arrays without masses: no reward columns)
+        self.mass = numpy.zeros((len(csr.kind), 0), dtype=numpy.int64) if mass is None else mass
+        self.big_mass = getattr(csr, "big_mass", None) or {}
         self.scratch = [None] * len(csr.kind)
         self.slots = numpy.full(len(csr.kind), -1, dtype=numpy.int32)
 
@@ -700,6 +705,37 @@ cdef class ChainFlows:
                         crowded = []
                     crowded.append(target)
         return crowded
+
+    @property
+    def reward_columns(self) -> int:
+        """The reward masses' columns `counted` reads."""
+        return self.mass.shape[1]
+
+    def counted(self, list live, list values, object klass, dict steps, list rewards):
+        """A solved loop's steps and rewards (`_Pass.loop_solved`): for each chance member
+        of ``live`` with a value, ``steps[klass] += total * value`` and, per reward column,
+        ``rewards[column][klass] += mass * value``; returns the places in ``live`` of the
+        members left to the caller (decisions, and masses past 64 bits)."""
+        cdef Py_ssize_t i, node, column, columns = self.mass.shape[1]
+        cdef int64_t mass
+        cdef object amount
+        cdef list left = []
+        if len(rewards) != columns:
+            raise ValueError(f"{len(rewards)} rewards summed over {columns} mass columns")
+        for i in range(len(live)):
+            amount = values[i]
+            if not amount:
+                continue
+            node = live[i]
+            if self.kind[node] != CHANCE or (self.big_mass and node in self.big_mass):
+                left.append(i)
+                continue
+            _add_to_class(steps, klass, amount, self.data[node])
+            for column in range(columns):
+                mass = self.mass[node, column]
+                if mass:
+                    _add_to_class(<dict>rewards[column], klass, amount, mass)
+        return left
 
     def sent(self, list inflow, list items, object klass, Py_ssize_t most_classes):
         """Add each ``(target, amount)`` of ``items`` (a solved loop's exits, every target

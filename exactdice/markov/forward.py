@@ -582,7 +582,12 @@ class _Pass:
         self._mind_memory()
         graph, plan = self.graph, self.plan
         own = self.classes.times(klass, denominator)
-        for node, amount in zip(live, numerators):
+        members = zip(live, numerators)
+        if plan.flows is not None and plan.flows.reward_columns == len(self.rewards):
+            members = (
+                (live[i], numerators[i]) for i in plan.flows.counted(live, numerators, own, self.steps, self.rewards)
+            )
+        for node, amount in members:
             if amount:
                 if graph.kind[node] == CHANCE:
                     _add(self.steps, own, graph.data[node] * amount)

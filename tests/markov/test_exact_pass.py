@@ -403,3 +403,32 @@ def test_the_compiled_modules_examples():
 
     results = doctest.testmod(_exact_pass)
     assert results.attempted >= 4 and results.failed == 0
+
+
+def test_a_solved_loops_steps_and_rewards_counted_in_compiled_code():
+    """`ChainFlows.counted`: a chance member's steps (its total times its value) and its
+    reward masses times its value, over the loop's class; decisions, members without a
+    value and members whose masses pass 64 bits are left to the caller."""
+    from array import array
+
+    import numpy
+    from gmpy2 import mpz
+
+    from exactdice.markov import _exact_pass
+
+    class Graph:  # 0, 1 chance (totals 6 and 4), 2 a decision, 3 chance with a big mass
+        kind, data = bytearray([1, 1, 2, 1]), array("q", [6, 4, 1, 2])
+        offsets, targets, weights = array("q", [0, 0, 0, 0, 0]), array("i"), array("q")
+        mass = numpy.array([[6, 0], [4, -3], [0, 0], [-1, -1]], dtype=numpy.int64)
+        big_mass = {3: (2**70, 0)}
+
+    flows = _exact_pass.ChainFlows(Graph())
+    assert flows.reward_columns == 2
+    steps, rewards = {9: mpz(1)}, [{}, {9: mpz(5)}]
+    left = flows.counted([0, 1, 2, 3], [mpz(10), mpz(7), mpz(3), mpz(2)], 9, steps, rewards)
+    assert left == [2, 3]
+    assert steps == {9: 1 + 6 * 10 + 4 * 7}
+    assert rewards == [{9: 6 * 10 + 4 * 7}, {9: 5 - 3 * 7}]
+    assert flows.counted([0], [0], 9, steps, rewards) == []  # no value: nothing counted
+    with pytest.raises(ValueError, match="3 rewards summed over 2 mass columns"):
+        flows.counted([0], [mpz(1)], 9, {}, [{}, {}, {}])
