@@ -1819,8 +1819,8 @@ cdef class CompiledWalk(GrowingGraph):
         (`outcomes_distinct`): a roll table's entries differ in the hands after the roll
         (the turncoats offered, and by whom) or, with the same hands, in the winner or the
         hits gained, and the post-roll state keeps the hands, the winner and the chips
-        (the same stacks folded in for the same winner), uncapped: no two outcomes reach
-        one state."""
+        (with the same hands and winner, the same stacks folded in), uncapped: no two
+        outcomes reach one state."""
         cdef int64_t table = self._roll_table(&s.pos)
         cdef int64_t first = self.roll_start[table], length = self.roll_length[table], e
         cdef const RestSlot* rest
