@@ -353,7 +353,9 @@ def test_a_round_starts_outcomes_appended_unmerged_are_the_merged_edges(setup_kw
     for merged in (False, True):
         with pytest.MonkeyPatch.context() as patch, _walk("compiled"):
             config = compiled._config
-            patch.setattr(compiled, "_config", lambda *arguments: {**config(*arguments), "merge_round_outcomes": merged})
+            patch.setattr(
+                compiled, "_config", lambda *arguments: {**config(*arguments), "merge_round_outcomes": merged}
+            )
             try:
                 graph = explore(model, max_states=_MOST_STATES, progress=False)
             except (TooLargeError, InputError):  # past the state limit, or past the compiled widths
