@@ -1848,6 +1848,8 @@ cdef class CompiledWalk(GrowingGraph):
             start, count, exponent = rest.start, rest.length, rest.exponent
             if not spooled:
                 if self.outcomes_distinct:  # each rest is one edge, to the post-roll state
+                    if count != ONE_EDGE:
+                        raise InternalError("a rest of several edges where each is one edge")
                     self.sum_acc.append_distinct(start, exponent, self.roll_entries[first + e].weight)
                 else:
                     self._sum_rest(self.roll_entries[first + e].weight, start, count, exponent)
@@ -2538,8 +2540,9 @@ cdef class CompiledWalk(GrowingGraph):
         cdef Sit s
         if self.broken:
             raise InternalError("the walk was stopped in the middle of a node and cannot go on")
-        if self.spool.empty():  # (freed with the caches)
+        if self.spool.empty():  # (freed with the caches, as the situation table's slots)
             self.spool.resize(SPOOL_SIZE)
+            self.states.restore_slots()
         self._unpack(&self.states.keys[node * self.width], &s)
         self._expand(node, &s)
         if self.threaded:

@@ -473,7 +473,15 @@ def _add(amounts: dict, klass: int, amount) -> None:
 class _Pass:
     """The state of one exact forward pass: each state's pending inflow as amounts per
     denominator class, and the same for what the terminals collected, steps and
-    rewards (module docstring)."""
+    rewards (module docstring).
+
+    The loops over edges run in compiled code where the graph's arrays allow it (the
+    plan's `ChainFlows`: every total and weight within 64 bits): a chance state's edges
+    (`spread`), what leaves a solved loop (`leaving`) and its sending on (`sent`), and a
+    loop's steps and rewards (`counted`). The Python below does the same sums in the same
+    order, for bigger numbers and for an install without the extension; the tests compare
+    the two, Fraction for Fraction.
+    """
 
     def __init__(self, plan: _Plan):
         graph = plan.graph
@@ -578,28 +586,28 @@ class _Pass:
         self.loop_cleared(index)
 
     def loop_solved(self, live, klass, numerators, denominator):
-        """Count a solved loop's steps and rewards and pass on what leaves it."""
+        """Count a solved loop's steps and rewards and pass on what leaves it (in compiled
+        code where the arrays allow: `ChainFlows.counted`, then `ChainFlows.sent`)."""
         self._mind_memory()
-        graph, plan = self.graph, self.plan
+        graph, plan, flows = self.graph, self.plan, self.plan.flows
         own = self.classes.times(klass, denominator)
-        members = zip(live, numerators)
-        if plan.flows is not None and plan.flows.reward_columns == len(self.rewards):
-            members = (
-                (live[i], numerators[i]) for i in plan.flows.counted(live, numerators, own, self.steps, self.rewards)
-            )
-        for node, amount in members:
-            if amount:
-                if graph.kind[node] == CHANCE:
-                    _add(self.steps, own, graph.data[node] * amount)
-                    self.rewarded(graph.chance_reward_mass[node], own, amount)
-                else:
-                    self.rewarded(graph.action_rewards.get(plan.chosen_edge[node]), own, amount)
-        if plan.flows is None:
+        places = range(len(live))
+        if flows is not None and flows.reward_columns == len(self.rewards):
+            places = flows.counted(live, numerators, own, self.steps, self.rewards)
+        for place in places:
+            node, amount = live[place], numerators[place]
+            if amount and graph.kind[node] == CHANCE:
+                _add(self.steps, own, graph.data[node] * amount)
+                self.rewarded(graph.chance_reward_mass[node], own, amount)
+            elif amount:
+                self.rewarded(graph.action_rewards.get(plan.chosen_edge[node]), own, amount)
+        if flows is None:
             for target, amount in self.leaving(live, numerators):
                 self.send(target, own, amount)
             return
-        for target in plan.flows.sent(self.inflow, self.leaving(live, numerators), own, self.most_classes) or ():
-            self.gather(target)  # (each target is sent to once: gathering now or at its send is the same)
+        leaving = flows.leaving(live, list(numerators), plan.chosen_edge)
+        for target in flows.sent(self.inflow, leaving, own, self.most_classes) or ():
+            self.gather(target)  # (each target is sent to once: now or at its send is the same)
 
     def loop_cleared(self, index):
         """A loop's dead members collect their inflow; every member's inflow is spent."""
@@ -631,8 +639,6 @@ class _Pass:
         it, or its dead members. Every edge is added, then the live members dropped
         (cheaper than testing each edge)."""
         graph, plan = self.graph, self.plan
-        if plan.flows is not None:
-            return plan.flows.leaving(live, list(values), plan.chosen_edge)
         weights, targets, offsets = graph.weights, graph.targets, graph.offsets
         leaving: dict = {}
         add = leaving.get

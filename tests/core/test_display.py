@@ -88,5 +88,6 @@ def test_the_order_of_magnitude_and_the_digits_of_long_fractions(numerator, deno
     magnitude = _order_of_magnitude(value)
     assert Fraction(10) ** magnitude <= value < Fraction(10) ** (magnitude + 1)
     assert fraction_size(value) == max(len(str(value.numerator)), len(str(value.denominator)))
-    assert fraction_text(value) == f"{value.numerator}/{value.denominator}" or value.denominator == 1
+    whole = value.denominator == 1
+    assert fraction_text(value) == (str(value.numerator) if whole else f"{value.numerator}/{value.denominator}")
     assert integer_text(-value.numerator) == str(-value.numerator)

@@ -233,6 +233,21 @@ def test_the_situation_tables_slots_freed_after_exploring_come_back_for_a_look_u
 
 
 @needs_compiled
+def test_a_node_expanded_after_the_caches_are_dropped_makes_the_slots_again():
+    """A second reader's reproducer: expanding a node after `drop_caches` wrote past the
+    freed slots (a crash); the slots are made again first, and the walk goes on."""
+    from exactdice.karbon import compiled
+
+    setup = ContestSetup(ability=2, challenge=2, consequence=2, peril=1)
+    model = _model(setup, Rules(), PlayerPolicy(), NarratorPolicy())
+    walk = compiled._walk.CompiledWalk(compiled._config(model, model))
+    walk.start(model.initial_state(), 10**6)
+    walk.drop_caches()
+    walk.expand_node(0)
+    assert walk.memory_parts()["state slots"] > 0 and walk.node_of(model.initial_state()) == 0
+
+
+@needs_compiled
 def test_the_spec_micro_example_on_the_compiled_walk():
     """Spec section 9: 100 reachable states and the exact P(win)."""
     from fractions import Fraction
