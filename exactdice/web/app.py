@@ -141,6 +141,9 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        start_workers = getattr(services.jobs, "start_worker_server", None)
+        if start_workers is not None:  # (a job layer given by the caller may have none)
+            start_workers()
         try:
             yield
         finally:

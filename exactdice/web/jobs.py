@@ -257,6 +257,19 @@ class JobManager:
             job.finish((kind, value))
             return
 
+    def start_worker_server(self) -> None:
+        """Start the fork server (it imports `WORKER_MODULES`, about half a second) in the
+        background, so the first job does not wait for it; a job starts it otherwise."""
+        import multiprocessing.forkserver
+
+        def start():
+            try:
+                multiprocessing.forkserver.ensure_running()
+            except OSError:  # (no process could start: the first job says so)
+                pass
+
+        threading.Thread(target=start, daemon=True, name="exactdice-fork-server").start()
+
     def shutdown(self) -> None:
         """Cancel every unfinished job (their worker processes are stopped), and the quick pool."""
         for job in self.running():

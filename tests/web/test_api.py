@@ -487,6 +487,34 @@ def test_a_jobs_worker_starts_with_what_the_pages_tasks_import():
     assert json.loads(done.stdout) == {"karbon_odds": [], "karbon_length": [], "what_if": []}
 
 
+_STARTED_SERVER = r"""
+import time
+import psutil
+from starlette.testclient import TestClient
+from exactdice.web.app import create_app
+
+with TestClient(create_app(store_path=None)):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        children = psutil.Process().children()
+        if any("forkserver" in " ".join(child.cmdline()) for child in children):
+            print("running")
+            break
+        time.sleep(0.05)
+"""
+
+
+def test_the_server_starts_its_worker_server_before_the_first_job():
+    """The fork server (which imports the tasks' modules) starts with the app, not with its
+    first job, so the first answer does not wait for it."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _STARTED_SERVER], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "running"
+
+
 def test_a_cancelled_grid_ends_by_the_signal_too():
     """A grid runs through the sweep, which turns SIGTERM into an interrupt in a command's
     process: in a worker it must not (the load test once found its traceback in the log)."""
