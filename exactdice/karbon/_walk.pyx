@@ -432,10 +432,6 @@ cdef class _KeyTable:
         self.mask = 1023
         self.count = 0
 
-    cdef int64_t bytes(self) noexcept nogil:
-        return self.keys.capacity() * 8 + self.slots.capacity() * 4
-
-
 
 cdef struct PairSlot:
     uint64_t first
