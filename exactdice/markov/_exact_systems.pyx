@@ -19,7 +19,7 @@ where they differ.
 cimport cython
 from cpython.number cimport PyIndex_Check
 from libc.math cimport floor
-from libc.stdint cimport INT64_MAX, int64_t
+from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint64_t
 from libc.stdlib cimport llabs
 from libcpp.vector cimport vector
 
@@ -342,4 +342,136 @@ def lift_digits(const double[:, ::1] inverse, const double[:, ::1] stacked, cons
                    &digits[k, 0, 0], columns, 0.0, product.data(), columns)
             for i in range(width):  # the next carry: (u - lo x) / 2^16 - 16 hi x
                 carry[i] = (u[i] - product[i]) * scale - product[width + i]
+    return out
+
+
+def lift_odd_digits(const double[:, ::1] inverse, const int64_t[::1] offsets, const int32_t[::1] columns,
+                    const int64_t[::1] entries, const int64_t[:, :, ::1] right, int64_t modulus):
+    """The ``p``-adic digits (``steps x n x m``, each in [0, p)) of ``A^-1`` times the
+    right side whose base-``p`` digits ``right`` holds, for an odd ``p``
+    (`exactdice.markov.lifting.solve_by_odd_lifting`): ``x_k = C (u mod p) mod p`` with
+    ``u`` the k-th digit plus the carry, then the carry ``(u - A x_k) / p``.
+
+    ``C = A^-1 mod p`` (float64, with ``n (p - 1)^2 < 2^53``: its product, by numpy's own
+    BLAS, is exact); ``A`` in compressed rows (``offsets``, ``columns``, ``entries``).
+    ``u - A x_k`` is computed modulo 2^64 and divided by ``p`` exactly by multiplying by
+    ``p``'s inverse modulo 2^64: right wherever the carry itself fits in 63 bits, which
+    the caller ensures (every row's absolute sum of ``A`` below 2^61). None where that
+    BLAS was not found.
+
+    >>> import numpy  # 3 x = 7 mod 5^2: x = 19 = 4 + 3 * 5 (3 * 19 = 57 = 7 + 2 * 25)
+    >>> inverse = numpy.array([[2.0]])  # 1 / 3 mod 5
+    >>> right = numpy.zeros((2, 1, 1), dtype=numpy.int64); right[0, 0, 0] = 7 % 5; right[1, 0, 0] = 7 // 5
+    >>> offsets, columns, entries = numpy.array([0, 1]), numpy.array([0], dtype=numpy.int32), numpy.array([3])
+    >>> lift_odd_digits(inverse, offsets, columns, entries, right, 5).ravel().tolist()
+    [4, 3]
+    """
+    if _dgemm == NULL:
+        return None
+    cdef Py_ssize_t steps = right.shape[0], size = right.shape[1], width = right.shape[2]
+    if inverse.shape[0] != size or inverse.shape[1] != size or offsets.shape[0] != size + 1:
+        raise ValueError("lift_odd_digits: inverse must be n x n and A n rows for a right side of n rows")
+    if modulus < 3 or modulus % 2 == 0:
+        raise ValueError("lift_odd_digits: the modulus must be odd and at least 3")
+    cdef Py_ssize_t cells = size * width, k, i, row, c, e
+    out = numpy.empty((steps, size, width), dtype=numpy.int64)
+    cdef int64_t[:, :, ::1] digits = out
+    cdef vector[int64_t] carry = vector[int64_t](cells, 0), u = vector[int64_t](cells)
+    cdef vector[double] residue = vector[double](cells), product = vector[double](cells)
+    cdef uint64_t inverse_of_modulus = modulus, total  # Newton's iteration for p^-1 mod 2^64
+    for _ in range(6):
+        inverse_of_modulus *= 2 - <uint64_t>modulus * inverse_of_modulus
+    cdef double base = <double>modulus, scale = 1.0 / base, x
+    cdef int64_t r
+    cdef int64_t* digit
+    if steps == 0 or cells == 0:
+        return out
+    with nogil:
+        for k in range(steps):
+            for i in range(cells):  # u = digit + carry, and u mod p
+                u[i] = (&right[k, 0, 0])[i] + carry[i]
+                r = u[i] % modulus
+                residue[i] = <double>(r + modulus if r < 0 else r)
+            _dgemm(ROW_MAJOR, NO_TRANSPOSE, NO_TRANSPOSE, size, width, size, 1.0, &inverse[0, 0], size,
+                   residue.data(), width, 0.0, product.data(), width)
+            digit = &digits[k, 0, 0]
+            for i in range(cells):  # the digit: C (u mod p) mod p
+                x = product[i] - floor(product[i] * scale) * base
+                if x < 0:
+                    x += base
+                elif x >= base:
+                    x -= base
+                digit[i] = <int64_t>x
+            for row in range(size):  # the next carry: (u - A x) / p, exactly
+                for c in range(width):
+                    total = <uint64_t>u[row * width + c]
+                    for e in range(offsets[row], offsets[row + 1]):
+                        total -= <uint64_t>entries[e] * <uint64_t>digit[columns[e] * width + c]
+                    carry[row * width + c] = <int64_t>(total * inverse_of_modulus)
+    return out
+
+
+cdef const char* _LETTERS = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def digits_as_text(const int64_t[:, ::1] digits, int base, int letters_per_digit):
+    """Each row of little-endian digits in base ``base^letters_per_digit`` (each in
+    [0, base^letters_per_digit)) as text in base ``base`` (most significant letter first,
+    zeros included), every row ``columns * letters_per_digit`` letters: one ``bytes`` of
+    all the rows, which ``gmpy2.mpz(text, base)`` reads row by row.
+
+    >>> import numpy  # 5 + 3 * 9 = 32 = 1012 in base 3
+    >>> digits_as_text(numpy.array([[5, 3]]), 3, 2)
+    b'1012'
+    """
+    if base < 2 or base > 62 or letters_per_digit < 1:
+        raise ValueError("digits_as_text: base must be 2-62 and letters_per_digit at least 1")
+    cdef Py_ssize_t rows = digits.shape[0], columns = digits.shape[1], width = columns * letters_per_digit
+    cdef Py_ssize_t row, column, letter, at
+    cdef int64_t value
+    text = bytearray(rows * width)
+    cdef unsigned char[::1] out = text
+    with nogil:
+        for row in range(rows):
+            at = row * width + width - 1
+            for column in range(columns):
+                value = digits[row, column]
+                for letter in range(letters_per_digit):
+                    out[at] = _LETTERS[value % base]
+                    value //= base
+                    at -= 1
+    return bytes(text)
+
+
+def text_as_digits(const unsigned char[::1] text, int base, int letters_per_digit, Py_ssize_t count):
+    """``count`` little-endian digits in base ``base^letters_per_digit`` (int64) of a
+    number written in base ``base`` (gmpy2's letters: 0-9, A-Z, a-z), the inverse of
+    `digits_as_text` for one row; an error if the number needs more digits.
+
+    >>> text_as_digits(b'1012', 3, 2, 3).tolist()
+    [5, 3, 0]
+    """
+    if base < 2 or base > 62 or letters_per_digit < 1:
+        raise ValueError("text_as_digits: base must be 2-62 and letters_per_digit at least 1")
+    cdef Py_ssize_t length = text.shape[0], position, at
+    if length > count * letters_per_digit:
+        raise ValueError("text_as_digits: the number has more digits than asked for")
+    out = numpy.zeros(count, dtype=numpy.int64)
+    cdef int64_t[::1] digits = out
+    cdef int64_t value, scale
+    cdef unsigned char letter
+    with nogil:
+        for position in range(length):  # from the least significant letter
+            letter = text[length - 1 - position]
+            if letter <= 57:
+                value = letter - 48
+            elif letter <= 90:
+                value = letter - 55
+            else:
+                value = letter - 61
+            at = position // letters_per_digit
+            scale = 1
+            for _ in range(position % letters_per_digit):
+                scale *= base
+            digits[at] += value * scale
     return out

@@ -73,13 +73,13 @@ from gmpy2 import mpz
 from exactdice.limits import check_memory, memory_budget, memory_in_use
 from exactdice.markov.graph import CHANCE, DECISION, TERMINAL, StateGraph
 from exactdice.markov.denominators import Denominators, small_prime_factors
-from exactdice.markov.lifting import solve_by_lifting
+from exactdice.markov.lifting import satisfies, solve_by_lifting, solve_by_odd_lifting
 
 try:
-    from exactdice.markov._exact_pass import ChainFlows, row_total
+    from exactdice.markov._exact_pass import ChainFlows
     from exactdice.markov._exact_pass import summed_parts as compiled_parts
 except ImportError:  # an install that could not build the extension: the Python loops
-    ChainFlows = row_total = compiled_parts = None  # type: ignore[assignment,misc]
+    ChainFlows = compiled_parts = None  # type: ignore[assignment,misc]
 
 __all__ = ["ForwardResult", "forward_pass", "small_prime_factors", "Denominators"]
 
@@ -341,15 +341,8 @@ def solve_block(matrix, rows, sources):
         numerators, denominator = _solve_by_inverse(matrix, sources)
     else:
         numerators, denominator = _solve_wide(matrix, rows, sources)
-    for row, source in zip(rows, sources):
-        if row_total is not None and type(numerators) is list:
-            total = row_total(row, numerators)
-        else:
-            total = mpz(0)
-            for column, entry in row.items():
-                total += entry * numerators[column]
-        if total != denominator * source:
-            raise ArithmeticError("forward pass: a loop's exact solve does not satisfy its system")
+    if not satisfies(rows, sources, numerators, denominator):
+        raise ArithmeticError("forward pass: a loop's exact solve does not satisfy its system")
     return numerators, denominator
 
 
@@ -393,9 +386,12 @@ def _solve_by_inverse(matrix, sources):
 
 def _solve_wide(matrix, rows, sources):
     """``(numerators, denominator)`` of ``A^-1 sources`` by 2-adic lifting
-    (`exactdice.markov.lifting`: about 2x FLINT's chunked solve on A5 v C5's loops), or
-    by FLINT's chunked solve where the lifting does not apply."""
+    (`exactdice.markov.lifting`: about 2x FLINT's chunked solve on A5 v C5's loops), by
+    odd lifting where that does not apply (3-4x FLINT on risk=always's 384-state loops),
+    or by FLINT's chunked solve."""
     lifted = solve_by_lifting(rows, sources)
+    if lifted is None:
+        lifted = solve_by_odd_lifting(rows, sources)
     if lifted is not None:
         return lifted
     return _solve_by_chunks(block_system(rows) if matrix is None else matrix, sources)

@@ -85,3 +85,40 @@ def test_bench_loop_solve_by_flint_chunks(benchmark):
     rows, sources = _wide_loop_system()
     numerators, denominator = benchmark(_solve_by_chunks, block_system(rows), sources)
     assert all(sum(e * numerators[j] for j, e in row.items()) == denominator * s for row, s in zip(rows, sources))
+
+
+def _risk_always_loop_system():
+    """A 384-state system shaped like risk=always A2 v C2's loops: about 40 entries a row,
+    off-diagonal entries of up to 28 bits, diagonals of up to 44 bits carrying powers of
+    two (so the matrix is singular mod 2 once each row's power of two is out, and the
+    2-adic lifting refuses it), and a right side of 33,000 bits."""
+    import random
+
+    rng = random.Random(384)
+    size = 384
+    rows = []
+    for i in range(size):
+        row = {j: -rng.getrandbits(28) for j in rng.sample(range(size), 39) if j != i}
+        row[i] = (sum(-entry for entry in row.values()) + rng.getrandbits(20)) << rng.randint(0, 8)
+        rows.append(row)
+    sources = [rng.getrandbits(33_000) if rng.random() < 0.8 else 0 for _ in range(size)]
+    return rows, sources
+
+
+def test_bench_loop_solve_by_odd_lifting(benchmark):
+    """One risk=always-shaped loop solve by odd lifting (its matrix's facts remembered
+    between rounds, as for a loop that recurs); compare with the next benchmark."""
+    from exactdice.markov.lifting import solve_by_lifting, solve_by_odd_lifting
+
+    rows, sources = _risk_always_loop_system()
+    assert solve_by_lifting(rows, sources) is None
+    numerators, denominator = benchmark(solve_by_odd_lifting, rows, sources)
+    assert all(sum(e * numerators[j] for j, e in row.items()) == denominator * s for row, s in zip(rows, sources))
+
+
+def test_bench_risk_always_loop_solve_by_flint_chunks(benchmark):
+    from exactdice.markov.forward import _solve_by_chunks, block_system
+
+    rows, sources = _risk_always_loop_system()
+    numerators, denominator = benchmark.pedantic(_solve_by_chunks, (block_system(rows), sources), rounds=3)
+    assert all(sum(e * numerators[j] for j, e in row.items()) == denominator * s for row, s in zip(rows, sources))

@@ -244,6 +244,7 @@ def forward_in_both(graph, monkeypatch, chosen_edge=None):
     numbers), and in Python: its edge loops, right sides and checks all Python's."""
     from exactdice.markov import _exact_pass
     from exactdice.markov import forward as forward_module
+    from exactdice.markov import lifting as lifting_module
 
     def passed():
         # each pass meets every loop for the first time (a loop met again takes another
@@ -261,7 +262,7 @@ def forward_in_both(graph, monkeypatch, chosen_edge=None):
             _exact_pass.use_gmp(True)
     with monkeypatch.context() as python:
         python.setattr(forward_module, "ChainFlows", None)
-        python.setattr(forward_module, "row_total", None)
+        python.setattr(lifting_module, "row_total", None)
         python.setattr(forward_module, "compiled_parts", None)
         results.append(passed())
     return results

@@ -1,6 +1,6 @@
 """The forward pass's loops: solved on their inflow divided by the cofactor of its own
-denominator, by every block path (remembered inverse, 2-adic lifting, chunked FLINT
-solve), and what leaves them passed on as narrow numerators. Checked against the dense
+denominator, by every block path (remembered inverse, 2-adic lifting, odd lifting,
+chunked FLINT solve), and what leaves them passed on as narrow numerators. Checked against the dense
 sympy reference (plain Fractions) and the backward solver: identical Fractions, and
 every broken exactness check raises instead of returning."""
 
@@ -57,25 +57,28 @@ def _answers(result):
     return result.absorption, result.never_ends, result.expected_steps, result.expected_rewards
 
 
-BLOCK_PATHS = ["remembered inverse", "2-adic lifting", "chunked FLINT solve"]
+BLOCK_PATHS = ["remembered inverse", "2-adic lifting", "odd lifting", "chunked FLINT solve"]
+_LIFTINGS = {"2-adic lifting": "solve_by_lifting", "odd lifting": "solve_by_odd_lifting"}
 
 
 def _take_block_path(path, monkeypatch) -> list:
     """Send every loop down one block path; returns a list that records each lifting
     that applied (so a test can check the path it names was taken)."""
     lifted = []
-    real = forward_module.solve_by_lifting
 
-    def lifting(rows, sources):
-        found = real(rows, sources)
-        if found is not None:
-            lifted.append(len(rows))
-        return found
+    def recorded(real):
+        def lifting(rows, sources):
+            found = real(rows, sources)
+            if found is not None:
+                lifted.append(len(rows))
+            return found
+
+        return lifting
 
     monkeypatch.setattr(forward_module, "_SMALL_BLOCK", 32 if path == "remembered inverse" else 0)
-    monkeypatch.setattr(
-        forward_module, "solve_by_lifting", lifting if path == "2-adic lifting" else lambda rows, sources: None
-    )
+    for name, function in _LIFTINGS.items():
+        real = getattr(forward_module, function)
+        monkeypatch.setattr(forward_module, function, recorded(real) if path == name else lambda rows, sources: None)
     return lifted
 
 
@@ -92,17 +95,18 @@ def test_loops_behind_chance_match_the_reference_by_every_block_path(seed, path,
     assert _answers(result) == (absorption, never, steps, rewards)
 
 
-def test_the_lifting_applies_to_most_of_those_models(monkeypatch):
-    """The 2-adic path above is not all fallbacks: the lifting applies in most of the
-    seeds (it refuses a loop whose matrix is singular mod 2, which random weights
-    sometimes give; every loop of the Karbon contests measured lifts)."""
-    lifted = _take_block_path("2-adic lifting", monkeypatch)
+@pytest.mark.parametrize("path, least", [("2-adic lifting", 8), ("odd lifting", 12)])
+def test_the_liftings_apply_to_most_of_those_models(path, least, monkeypatch):
+    """The lifting paths above are not all fallbacks: the 2-adic lifting applies in most
+    of the seeds (it refuses a loop whose matrix is singular mod 2, which random weights
+    sometimes give, as do risk=always's loops), the odd lifting in all of them."""
+    lifted = _take_block_path(path, monkeypatch)
     applied = 0
     for seed in range(12):
         lifted.clear()
         forward_pass(explore(LoopsBehindChance(seed, loop_size=3 + seed % 5)))
         applied += bool(lifted)
-    assert applied >= 8
+    assert applied >= least
 
 
 class RecurringLoops:
@@ -224,7 +228,7 @@ def test_block_solve_comes_back_exactly(path, monkeypatch):
         numerators, denominator = forward_module.solve_block(matrix, rows, sources)
         values = [Fraction(int(m), int(denominator)) for m in numerators]
         assert [sum(row.get(j, 0) * values[j] for j in range(size)) for row in rows] == sources
-    if path == "2-adic lifting":
+    if path in _LIFTINGS:
         assert lifted, "the lifting path fell back to FLINT"
 
 

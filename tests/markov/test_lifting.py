@@ -1,5 +1,5 @@
-"""2-adic lifting for a loop's exact solve: identical numerators and denominator to
-FLINT's rational solver (an independent exact path) on random systems of every shape
+"""2-adic and odd lifting for a loop's exact solve: identical numerators and denominator
+to FLINT's rational solver (an independent exact path) on random systems of every shape
 the forward pass meets, and a refusal (None) wherever its argument does not hold."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdice.markov.lifting import solve_by_lifting
+from exactdice.markov.lifting import solve_by_lifting, solve_by_odd_lifting
 
 
 def flint_solution(rows, sources):
@@ -155,3 +155,142 @@ def test_the_compiled_steps_give_numpys_digits(seed, monkeypatch):
     monkeypatch.setattr(lifting, "lift_digits", None)
     assert (lifting._lift(dense, inverse, right) == compiled).all()
     assert lifted(rows, sources) == flint_solution(rows, sources)
+
+
+def odd_lifted(rows, sources, columns=None):
+    found = solve_by_odd_lifting(rows, sources, columns)
+    assert found is not None, "the odd lifting refused a system it should solve"
+    numerators, denominator = found
+    return [int(m) for m in numerators], int(denominator)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_odd_lifting_matches_flint_where_the_2_adic_lifting_refuses(seed):
+    """Systems singular mod 2 (every entry even but the diagonal's, then a row's power of
+    two out, as risk=always's loops) and entries too wide for the 2-adic float steps."""
+    rng = random.Random(seed)
+    size = rng.choice([1, 2, 5, 17, 40, 96, 200])
+    entry_bits = rng.choice([12, 30, 44, 50])
+    rows, sources = random_system(rng, size, entry_bits, rng.choice([10, 3_000, 40_000]), row_twos=6)
+    try:
+        expected = flint_solution(rows, sources)
+    except ZeroDivisionError:
+        pytest.skip("a singular draw")
+    assert odd_lifted(rows, sources) == expected
+
+
+def test_odd_lifting_solves_a_system_singular_mod_2():
+    rows = [{0: 3, 1: 1}, {0: 1, 1: 3}]  # determinant 8
+    assert solve_by_lifting(rows, [1, 1]) is None
+    assert odd_lifted(rows, [5, -7]) == flint_solution(rows, [5, -7]) == ([11, -13], 4)
+
+
+@pytest.mark.parametrize("columns", [1, 2, 5, 32])
+def test_any_cut_of_the_right_side_gives_the_same_answer_odd(columns):
+    rng = random.Random(7)
+    rows, sources = random_system(rng, 30, 44, 30_000, row_twos=6)
+    assert odd_lifted(rows, sources, columns) == flint_solution(rows, sources)
+
+
+def test_the_odd_lifting_finds_a_factor_the_random_side_lacks(monkeypatch):
+    """A random side whose solution lacks the factor 3 of the denominator (1/5 and 1):
+    a real column's reconstruction finds it, and the numerators read before are scaled."""
+    from exactdice.markov import lifting
+
+    monkeypatch.setattr(lifting, "_trial_side", lambda size: [3, 5, 1][:size])
+    rows = [{0: 3}, {1: 5, 2: -1}, {2: 1}]
+    sources = [2**5000 + 1, 7, 2**4000]
+    assert odd_lifted(rows, sources) == flint_solution(rows, sources)
+    assert odd_lifted(rows, sources)[1] == 15
+
+
+def test_the_odd_lifting_declines_when_the_random_side_shows_too_little(monkeypatch):
+    """A random side whose solution is whole (denominator 1): a real column's entry then
+    lacks more than its margin can find, and the lifting declines rather than guess."""
+    from exactdice.markov import lifting
+
+    monkeypatch.setattr(lifting, "_trial_side", lambda size: [0] * size)
+    rng = random.Random(3)
+    rows, sources = random_system(rng, 24, 30, 20_000, row_twos=6)
+    assert solve_by_odd_lifting(rows, sources) is None
+
+
+def test_the_odd_lifting_declines_when_its_estimates_are_short(monkeypatch):
+    """Bounds too short to hold the numerators: the check by multiplying back fails, and
+    the lifting declines (None) rather than answer; the forward pass then uses FLINT."""
+    from exactdice.markov import lifting
+
+    real = lifting._odd_facts_uncached
+    monkeypatch.setattr(lifting, "_odd_facts", {})
+    monkeypatch.setattr(lifting, "_odd_facts_uncached", lambda dense: (*real(dense)[:4], 0))  # bound: 0 bits
+    monkeypatch.setattr(lifting, "_SAFETY_BITS", 0)
+    rng = random.Random(4)
+    rows, sources = random_system(rng, 12, 30, 20_000, row_twos=6)
+    assert solve_by_odd_lifting(rows, sources) is None
+
+
+@pytest.mark.parametrize(
+    "rows, why",
+    [
+        ([{0: 1}, {}], "a zero row"),
+        ([{0: 2**70 + 1}, {1: 1}], "an entry past int64"),
+        ([{0: 2**61 + 1}, {1: 1}], "a row whose sum would carry past 63 bits"),
+        ([{0: 37 * 41 * 43 * 47 * 53 * 59 * 61}, {1: 1}], "every odd base divides the determinant"),
+    ],
+)
+def test_systems_outside_the_odd_argument_are_refused(rows, why):
+    assert solve_by_odd_lifting(rows, [1, 1]) is None, why
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 9).flatmap(
+        lambda size: st.tuples(
+            st.lists(
+                st.lists(st.integers(-(2**40), 2**40), min_size=size, max_size=size), min_size=size, max_size=size
+            ),
+            st.lists(st.integers(-(2**3000), 2**3000), min_size=size, max_size=size),
+        )
+    )
+)
+def test_any_small_system_the_odd_lifting_solves_matches_flint(system):
+    matrix, sources = system
+    rows = [{column: entry for column, entry in enumerate(row) if entry} for row in matrix]
+    found = solve_by_odd_lifting(rows, sources)
+    try:
+        expected = flint_solution(rows, sources)
+    except ZeroDivisionError:
+        assert found is None
+        return
+    if found is not None:
+        assert ([int(m) for m in found[0]], int(found[1])) == expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_odd_steps_give_the_p_adic_digits_of_the_solution(seed):
+    """`lift_odd_digits`' digits, read as a number mod p^L, are A'^-1 s' mod p^L as
+    Python's own integers give it (s' one digit wide, so the digits are its solution's)."""
+    numpy = pytest.importorskip("numpy")
+    pytest.importorskip("exactdice.markov._exact_systems")
+    from exactdice.markov import lifting
+
+    rng = random.Random(seed)
+    size = rng.choice([1, 4, 30, 90])
+    rows, _ = random_system(rng, size, rng.choice([20, 44]), 10, row_twos=6)
+    dense, _ = lifting._without_rows_twos(rows)
+    facts = lifting._odd_facts_of(dense)
+    assert facts is not None
+    q, k, inverse, sparse, _ = facts
+    p, steps = q**k, 40
+    right = numpy.zeros((steps, size, 2), dtype=numpy.int64)
+    right[0] = numpy.random.default_rng(seed).integers(-p + 1, p, (size, 2))
+    digits = lifting.lift_odd_digits(inverse, *sparse, right, p)
+    modulus = p**steps
+    reduced_rows = [{j: int(dense[i, j]) for j in range(size) if dense[i, j]} for i in range(size)]
+    for column in range(2):
+        numerators, denominator = flint_solution(reduced_rows, [int(value) for value in right[0, :, column]])
+        inverse_denominator = pow(denominator, -1, modulus)
+        for i in range(size):
+            lifted_value = sum(int(digits[step, i, column]) * p**step for step in range(steps))
+            assert 0 <= digits[:, i, column].min() and digits[:, i, column].max() < p
+            assert lifted_value == numerators[i] * inverse_denominator % modulus
