@@ -28,7 +28,7 @@ import numpy
 
 from exactdice.markov.graph import StateGraph
 
-__all__ = ["ArrayGraph", "Csr", "csr_arrays"]
+__all__ = ["ArrayGraph", "Csr", "csr_arrays", "loops_of"]
 
 
 @dataclass
@@ -346,3 +346,17 @@ class ArrayGraph(StateGraph):
     @property
     def num_transitions(self) -> int:
         return len(self.csr.targets)
+
+
+def loops_of(offsets, targets, components) -> bytearray:
+    """Per component, 1 where it is a loop (more than one state, or a state with an edge
+    to itself), else 0: `exactdice.markov._exact_pass.cyclic_components` in numpy, for an
+    install without the extension.
+
+    >>> loops_of(numpy.array([0, 1, 2, 3]), numpy.array([1, 1, 0]), [[0], [1], [2]])
+    bytearray(b'\\x00\\x01\\x00')
+    """
+    return bytearray(
+        len(component) > 1 or bool((targets[offsets[component[0]] : offsets[component[0] + 1]] == component[0]).any())
+        for component in components
+    )

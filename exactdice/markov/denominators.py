@@ -18,6 +18,11 @@ from operator import le
 import gmpy2
 from gmpy2 import mpz
 
+try:
+    from exactdice.markov._exact_pass import summed_parts
+except ImportError:  # an install that could not build the extension: Python's sums
+    summed_parts = None  # type: ignore[assignment]
+
 __all__ = ["Denominators", "small_prime_factors"]
 
 _TRIAL_PRIMES_BELOW = 1000
@@ -161,6 +166,9 @@ class Denominators:
         if len(amounts) == 1:
             return next(iter(amounts.items()))
         joined, scale = self.join(amounts), self.scale
+        if summed_parts is not None:  # the same sum, grown in place
+            parts = [(amount, None if klass == joined else scale(klass, joined)) for klass, amount in amounts.items()]
+            return joined, summed_parts([parts])[0]
         total = mpz(0)
         for klass, amount in amounts.items():
             total += amount if klass == joined else amount * scale(klass, joined)

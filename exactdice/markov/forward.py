@@ -72,14 +72,15 @@ from gmpy2 import mpz
 
 from exactdice.limits import check_memory, memory_budget, memory_in_use
 from exactdice.markov.graph import CHANCE, DECISION, TERMINAL, StateGraph
+from exactdice.markov.arrays import loops_of
 from exactdice.markov.denominators import Denominators, small_prime_factors
 from exactdice.markov.lifting import satisfies, solve_by_lifting, solve_by_odd_lifting
 
 try:
-    from exactdice.markov._exact_pass import ChainFlows
+    from exactdice.markov._exact_pass import ChainFlows, cyclic_components
     from exactdice.markov._exact_pass import summed_parts as compiled_parts
 except ImportError:  # an install that could not build the extension: the Python loops
-    ChainFlows = compiled_parts = None  # type: ignore[assignment,misc]
+    ChainFlows = compiled_parts = cyclic_components = None  # type: ignore[assignment,misc]
 
 __all__ = ["ForwardResult", "forward_pass", "small_prime_factors", "Denominators"]
 
@@ -104,6 +105,7 @@ class _Plan:
         self.alive = alive
         self.components = components
         self._positions = None  # numpy: a loop member's column while its rows are built, else -1
+        self._cyclic: bytearray | None = None
         from exactdice.markov.arrays import csr_arrays
 
         #: the graph's arrays for numpy and the compiled loops (an array graph's own)
@@ -114,12 +116,14 @@ class _Plan:
 
     def is_cyclic(self, index) -> bool:
         """Whether component ``index`` is a loop (more than one state, or a self-loop)."""
-        component = self.components[index]
-        if len(component) > 1:
-            return True
-        node = component[0]
-        offsets = self.csr.offsets
-        return bool((self.csr.targets[offsets[node] : offsets[node + 1]] == node).any())
+        return bool(self.cyclic[index])
+
+    @property
+    def cyclic(self) -> bytearray:
+        """Per component, 1 where it is a loop (`is_cyclic`), found in one sweep."""
+        if self._cyclic is None:
+            self._cyclic = (cyclic_components or loops_of)(self.csr.offsets, self.csr.targets, self.components)
+        return self._cyclic
 
     def visit(self, flow, bar=None) -> None:
         """Drive a pass (exact `_Pass` or the float preview's flow) through the
@@ -127,10 +131,10 @@ class _Plan:
         ``flow.loop`` for each loop that receives inflow (``flow.inflow[node]`` true:
         a pending exact amount or a nonzero float). ``bar``: a progress bar counting
         states passed."""
-        components, inflow = self.components, flow.inflow
+        components, inflow, cyclic = self.components, flow.inflow, self.cyclic
         for index in range(len(components) - 1, -1, -1):
             component = components[index]
-            if len(component) == 1 and not self.is_cyclic(index):
+            if not cyclic[index]:
                 if inflow[component[0]]:
                     flow.state(component[0])
             elif any(inflow[node] for node in component):
@@ -490,6 +494,10 @@ class _Pass:
         self.rewards: list[dict] = [{} for _ in graph.reward_names]
         self.most_classes = MOST_PENDING_CLASSES
         self._next_reading = 0.0  # when the memory in use is read next (`_mind_memory`)
+        flows = plan.flows
+        #: a state's steps and rewards summed in compiled code (`ChainFlows.counted`; it
+        #: returns the states it leaves to Python), or None
+        self.count_compiled = flows.counted if flows is not None and flows.reward_columns == len(self.rewards) else None
 
     def collect(self, slot, node):
         """A terminal's (or a dead state's, ``slot`` -1) inflow into its outcome."""
@@ -514,9 +522,10 @@ class _Pass:
         self.inflow[node] = None  # each state's number is needed only until it is passed on
         if kind == CHANCE:
             total = graph.data[node]
-            _add(self.steps, klass, amount)
             own = self.classes.times(klass, total)  # y = amount / (D_in * total)
-            self.rewarded(graph.chance_reward_mass[node], own, amount)
+            if self.count_compiled is None or self.count_compiled([node], [amount], own, self.steps, self.rewards):
+                _add(self.steps, klass, amount)  # (the same steps as total * amount over own)
+                self.rewarded(graph.chance_reward_mass[node], own, amount)
             if plan.flows is not None:
                 crowded = plan.flows.spread(self.inflow, node, own, amount, self.most_classes)
             else:
@@ -588,8 +597,8 @@ class _Pass:
         graph, plan, flows = self.graph, self.plan, self.plan.flows
         own = self.classes.times(klass, denominator)
         places = range(len(live))
-        if flows is not None and flows.reward_columns == len(self.rewards):
-            places = flows.counted(live, numerators, own, self.steps, self.rewards)
+        if self.count_compiled is not None:
+            places = self.count_compiled(live, numerators, own, self.steps, self.rewards)
         for place in places:
             node, amount = live[place], numerators[place]
             if amount and graph.kind[node] == CHANCE:

@@ -108,10 +108,9 @@ class _Readiness:
 
 def loops_with_flow(plan) -> int:
     """How many components are loops with a live member (an upper bound on the solves)."""
+    cyclic, alive = plan.cyclic, plan.alive
     return sum(
-        1
-        for index in range(len(plan.components))
-        if plan.is_cyclic(index) and any(plan.alive[node] for node in plan.components[index])
+        1 for index, component in enumerate(plan.components) if cyclic[index] and any(alive[node] for node in component)
     )
 
 
@@ -196,7 +195,7 @@ def _visit(plan, flow, index, queued, done) -> None:
     """One ready component: an acyclic state is passed on at once; a loop that receives
     flow is prepared and queued (`done` when solved); an idle one is done."""
     component, inflow = plan.components[index], flow.inflow
-    if not plan.is_cyclic(index):
+    if not plan.cyclic[index]:
         if inflow[component[0]]:
             flow.state(component[0])
         done(index)

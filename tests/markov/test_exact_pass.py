@@ -243,6 +243,7 @@ def forward_in_both(graph, monkeypatch, chosen_edge=None):
     """The chain's forward pass compiled (sums grown in place by GMP, then making new
     numbers), and in Python: its edge loops, right sides and checks all Python's."""
     from exactdice.markov import _exact_pass
+    from exactdice.markov import denominators as denominators_module
     from exactdice.markov import forward as forward_module
     from exactdice.markov import lifting as lifting_module
 
@@ -262,8 +263,10 @@ def forward_in_both(graph, monkeypatch, chosen_edge=None):
             _exact_pass.use_gmp(True)
     with monkeypatch.context() as python:
         python.setattr(forward_module, "ChainFlows", None)
+        python.setattr(forward_module, "cyclic_components", None)
         python.setattr(lifting_module, "row_total", None)
         python.setattr(forward_module, "compiled_parts", None)
+        python.setattr(denominators_module, "summed_parts", None)
         results.append(passed())
     return results
 
@@ -433,3 +436,18 @@ def test_a_solved_loops_steps_and_rewards_counted_in_compiled_code():
     assert flows.counted([0], [0], 9, steps, rewards) == []  # no value: nothing counted
     with pytest.raises(ValueError, match="3 rewards summed over 2 mass columns"):
         flows.counted([0], [mpz(1)], 9, {}, [{}, {}, {}])
+
+
+@pytest.mark.parametrize("policy", [None, "risk=always"])
+def test_the_loops_are_found_as_numpy_finds_them(policy):
+    """`cyclic_components` (one compiled sweep) and `loops_of` (numpy) agree on every
+    component of a Karbon graph: its loops, self-loops and single states."""
+    from exactdice.markov._exact_pass import cyclic_components
+    from exactdice.markov.arrays import loops_of
+
+    graph = chain_karbon_graph(policy, ability=2, challenge=2, consequence=2, peril=1)
+    csr = csr_arrays(graph, masses=False)
+    components = graph.strongly_connected_components()
+    found = cyclic_components(csr.offsets, csr.targets, components)
+    assert found == loops_of(csr.offsets, csr.targets, components)
+    assert 0 < sum(found) < len(components)
