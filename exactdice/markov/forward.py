@@ -122,7 +122,8 @@ class _Plan:
     def cyclic(self) -> bytearray:
         """Per component, 1 where it is a loop (`is_cyclic`), found in one sweep."""
         if self._cyclic is None:
-            self._cyclic = (cyclic_components or loops_of)(self.csr.offsets, self.csr.targets, self.components)
+            sweep = loops_of if cyclic_components is None else cyclic_components
+            self._cyclic = sweep(self.csr.offsets, self.csr.targets, self.components)
         return self._cyclic
 
     def visit(self, flow, bar=None) -> None:
