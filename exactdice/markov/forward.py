@@ -702,19 +702,23 @@ def _run(plan: _Plan, workers: int | None = None, progress=None) -> ForwardResul
     from exactdice.markov import loop_pool
     from exactdice.processes import solve_workers
 
+    from threadpoolctl import threadpool_limits
+
     flow = _Pass(plan)
     workers = solve_workers() if workers is None else workers
     graph = plan.graph
     bar = solving_bar(graph, progress)
-    try:
-        if not (
-            workers
-            and graph.num_transitions >= loop_pool.MIN_TRANSITIONS
-            and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS
-            and loop_pool.pass_with_loop_worker(plan, flow, bar)
-        ):
-            plan.visit(flow, bar)
-    finally:
-        if bar is not None:
-            bar.close()
+    # BLAS in one thread: its idle threads spin on the core the loop worker needs
+    with threadpool_limits(limits=1, user_api="blas"):
+        try:
+            if not (
+                workers
+                and graph.num_transitions >= loop_pool.MIN_TRANSITIONS
+                and loop_pool.loops_with_flow(plan) >= loop_pool.MIN_LOOPS
+                and loop_pool.pass_with_loop_worker(plan, flow, bar)
+            ):
+                plan.visit(flow, bar)
+        finally:
+            if bar is not None:
+                bar.close()
     return flow.result()

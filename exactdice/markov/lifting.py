@@ -1,4 +1,5 @@
-"""Exact solves of a small integer system with a wide right side, by 2-adic lifting.
+"""Exact solves of a small integer system with a wide right side, by 2-adic lifting (or,
+where 2 divides its determinant, lifting in an odd base: `solve_by_odd_lifting`).
 
 A loop of the forward pass is a system ``A y = s`` with ``A`` small (up to ~100 rows)
 and narrow (entries of 30-40 bits) and ``s`` wide (20,000-40,000 bits on A5 v C5).
@@ -405,10 +406,16 @@ def solve_by_odd_lifting(rows, sources, columns: int | None = None):
     return _lowest_terms(numerators, denominator << top)
 
 
+def _scattered(size: int, bits: int):
+    """``size`` odd numbers below ``2^bits`` (bits <= 32) that look random and are the same
+    every time: Fibonacci hashing of 1, 2, ..., size (no random module needed)."""
+    counts = np.arange(1, size + 1, dtype=np.uint64)
+    return ((counts * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.int64) | 1
+
+
 def _trial_side(size: int):
-    """The random narrow right side whose solution gives the denominator (fixed seed:
-    the same system gives the same digits every time)."""
-    return np.random.default_rng(size).integers(1, 1 << DIGIT_BITS, size)
+    """The random-looking narrow right side whose solution gives the denominator."""
+    return _scattered(size, DIGIT_BITS)
 
 
 def _odd_facts_of(dense):
@@ -500,11 +507,11 @@ def _from_base_digits(digits, q: int, k: int) -> list:
 
 def _combined(digits, q: int, k: int):
     """``sum r_i z_i mod p^L`` for the numbers ``z_i`` whose base-``p`` digits are
-    ``digits``' rows and fixed random ``r_i`` below 2^8: its denominator is the least
+    ``digits``' rows and random-looking ``r_i`` below 2^8 (`_scattered`): its denominator is the least
     common multiple of theirs, but for small primes that the combination happens to
     cancel (which a real column's check then finds)."""
     p = q**k
-    weights = np.random.default_rng(len(digits)).integers(1, 1 << 8, len(digits))
+    weights = _scattered(len(digits), 8)
     total = weights @ digits  # below 2^8 n p: within int64 for n p < 2^55
     while (total >= p).any():  # carries, the last one dropped (mod p^L)
         carries = total // p

@@ -182,6 +182,7 @@ WORKER_MODULES = (
     "flint",
     "networkx",
     "psutil",
+    "threadpoolctl",
     "tqdm",
 )
 
