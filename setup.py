@@ -1,7 +1,8 @@
 """Build the compiled parts: the Karbon walk (`exactdice/karbon/_walk.pyx`), the certified
 float bounds (`exactdice/markov/_interval.pyx`), the exact passes' loops over acyclic
-states (`exactdice/markov/_exact_pass.pyx`) and their small linear systems
-(`exactdice/markov/_exact_systems.pyx`), typed Cython in C++ mode.
+states (`exactdice/markov/_exact_pass.pyx`), their small linear systems
+(`exactdice/markov/_exact_systems.pyx`) and GMP's loops chosen for the CPU
+(`exactdice/markov/_gmp_cpu.pyx`), typed Cython in C++ mode.
 
 Everything else is declared in pyproject.toml. The extension is optional: where it cannot
 be built (no C++ compiler), the install goes on without it and exactdice explores with the
@@ -70,8 +71,16 @@ def extensions():
         language="c++",
         extra_compile_args=["-O2", "-std=c++17"],
     )
+    gmp_cpu = Extension(
+        "exactdice.markov._gmp_cpu",
+        ["exactdice/markov/_gmp_cpu.pyx"],
+        language="c++",
+        extra_compile_args=["-O2", "-std=c++17"],
+    )
     return cythonize(
-        [graph, walk, interval, exact_pass, exact_systems], compiler_directives={"language_level": 3}, quiet=True
+        [graph, walk, interval, exact_pass, exact_systems, gmp_cpu],
+        compiler_directives={"language_level": 3},
+        quiet=True,
     )
 
 

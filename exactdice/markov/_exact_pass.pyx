@@ -22,6 +22,8 @@ from libcpp.vector cimport vector
 from exactdice.markov._loaded cimport loaded_symbol
 
 import numpy
+
+from exactdice.markov._gmp_cpu import use_cpu_loops
 from gmpy2 import gcd, lcm, mpz
 
 from exactdice.limits import check_memory
@@ -174,6 +176,7 @@ def use_gmp(bint wanted) -> bool:
 
 
 _bind_gmp()
+use_cpu_loops(True)  # GMP's faster loops where its fat build did not know this CPU's model
 
 
 DEF TERMINAL = 0

@@ -445,9 +445,28 @@ def test_the_loops_are_found_as_numpy_finds_them(policy):
     from exactdice.markov._exact_pass import cyclic_components
     from exactdice.markov.arrays import loops_of
 
-    graph = chain_karbon_graph(policy, ability=2, challenge=2, consequence=2, peril=1)
+    graph = chain_karbon_graph(policy, player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 2}, consequence=2)
     csr = csr_arrays(graph, masses=False)
     components = graph.strongly_connected_components()
     found = cyclic_components(csr.offsets, csr.targets, components)
     assert found == loops_of(csr.offsets, csr.targets, components)
     assert 0 < sum(found) < len(components)
+
+
+def test_gmps_loops_chosen_for_the_cpu_give_the_same_fractions():
+    """GMP's Broadwell loops swapped in (`_gmp_cpu.use_cpu_loops`, where the CPU and GMP
+    allow it) and its generic ones give the same answers, and the loops check out on
+    random limbs either way."""
+    from exactdice.markov import _gmp_cpu
+
+    graph = chain_karbon_graph("risk=always", player_dice={6: 1}, narrator_dice={8: 1}, pool={4: 2}, consequence=2)
+    results = []
+    try:
+        for wanted in (True, False):
+            swapped = _gmp_cpu.use_cpu_loops(wanted)
+            assert set(swapped) <= {"addmul_1", "submul_1", "mul_1"} and (wanted or not swapped)
+            assert _gmp_cpu._agrees()
+            results.append(solve(graph, payoff=PAYOFF, arithmetic="exact", progress=False).absorption)
+    finally:
+        _gmp_cpu.use_cpu_loops(True)
+    assert results[0] == results[1]

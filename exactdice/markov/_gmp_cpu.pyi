@@ -1,0 +1,3 @@
+"""Type stubs of GMP's loops chosen for the CPU (`_gmp_cpu.pyx`)."""
+
+def use_cpu_loops(wanted: bool) -> list[str]: ...
