@@ -31,8 +31,9 @@ class, not per edge), and its own class is ``D_in * t[v]``: the state's ``n`` IS
 inflow amount, with no division at all. (A state that waits with more than four classes
 has them joined early, `_Pass.gather`: the same ``D_in`` in the end, in less memory.)
 A loop brings its members' inflows to one ``D_in(C)``, solves ``A_C z = s`` exactly
-(2-adic lifting, `exactdice.markov.lifting`, with FLINT where that does not apply, or a
-remembered integer inverse for small loops that recur) and gets ``z = m / d``; its
+(2-adic lifting, `exactdice.markov.lifting`, or lifting in an odd base where 2 divides
+the determinant, with FLINT where neither applies, or a remembered integer inverse for
+small loops that recur) and gets ``z = m / d``; its
 members' class is ``D_in(C) * d`` and their ``n`` the numerators ``m``, and
 ``A_C m = d s`` is checked before they are passed on.
 Every scale is a product of nonnegative powers of the class's factors, so each step is
@@ -392,8 +393,8 @@ def _solve_by_inverse(matrix, sources):
 def _solve_wide(matrix, rows, sources):
     """``(numerators, denominator)`` of ``A^-1 sources`` by 2-adic lifting
     (`exactdice.markov.lifting`: about 2x FLINT's chunked solve on A5 v C5's loops), by
-    odd lifting where that does not apply (3-4x FLINT on risk=always's 384-state loops),
-    or by FLINT's chunked solve."""
+    odd lifting where that does not apply (3-5x FLINT on risk=always A2 v C2's 384-state
+    loops), or by FLINT's chunked solve."""
     lifted = solve_by_lifting(rows, sources)
     if lifted is None:
         lifted = solve_by_odd_lifting(rows, sources)
