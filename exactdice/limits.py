@@ -161,7 +161,9 @@ def resident_memory() -> int:
 def count_workers(pids) -> None:
     """Count these worker processes' memory in `check_memory` too (until `forget_workers`):
     one solve's workers (`exactdice.processes.ForkedWorkers`) spend the same budget."""
+    global _workers_reading
     _worker_pids.update(pids)
+    _workers_reading = (0.0, _workers_reading[1])  # read them at the next check
 
 
 def memory_in_use(force: bool = False) -> int:
@@ -176,10 +178,12 @@ def forget_workers(pids) -> None:
 
 
 # the workers' private memory is read at most this often, and no more than 1 % of the
-# time (reading it walks their page tables: about 5 ms a GiB, 25 ms a reading for
-# risk=always A3 v C2's loop worker); in between the last reading stands
+# time but at least every 10 s (reading it walks their page tables: about 5 ms a GiB, 25 ms
+# a reading for risk=always A3 v C2's loop worker); in between the last reading stands, and
+# a worker counted anew is read at once
 _WORKERS_CHECK_SECONDS = 1.0
 _WORKERS_CHECK_SHARE = 0.01
+_WORKERS_CHECK_MOST_SECONDS = 10.0
 _workers_reading = (0.0, 0)  # (when the next reading is due, the memory read)
 
 
@@ -204,7 +208,8 @@ def _workers_memory(force: bool = False) -> int:
         except psutil.Error:  # it just ended
             pass
     spent = time.monotonic() - now
-    _workers_reading = (now + max(_WORKERS_CHECK_SECONDS, spent / _WORKERS_CHECK_SHARE), total)
+    wait = min(_WORKERS_CHECK_MOST_SECONDS, max(_WORKERS_CHECK_SECONDS, spent / _WORKERS_CHECK_SHARE))
+    _workers_reading = (now + wait, total)
     return total
 
 

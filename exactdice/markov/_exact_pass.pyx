@@ -23,7 +23,10 @@ from exactdice.markov._loaded cimport loaded_symbol
 
 import numpy
 
-from exactdice.markov._gmp_cpu import use_cpu_loops
+try:
+    from exactdice.markov._gmp_cpu import use_cpu_loops
+except ImportError:  # that extension alone not built: GMP's loops as it chose them
+    use_cpu_loops = None
 from gmpy2 import gcd, lcm, mpz
 
 from exactdice.limits import check_memory
@@ -176,7 +179,8 @@ def use_gmp(bint wanted) -> bool:
 
 
 _bind_gmp()
-use_cpu_loops(True)  # GMP's faster loops where its fat build did not know this CPU's model
+if use_cpu_loops is not None:
+    use_cpu_loops(True)  # GMP's faster loops where its fat build did not know this CPU's model
 
 
 DEF TERMINAL = 0
@@ -852,10 +856,11 @@ def entered_ready(
     return ready
 
 
-def cyclic_components(const int64_t[::1] offsets, const int32_t[::1] targets, list components):
+def cyclic_components(const int64_t[::1] offsets, const int32_t[::1] targets, components):
     """Per component, 1 where it is a loop (more than one state, or a state with an edge
     to itself), else 0 (a ``bytearray``; `exactdice.markov.forward._Plan.is_cyclic`), in
-    one sweep over the single states' edges.
+    one sweep over the single states' edges. Components are sequences of nodes, none
+    empty (a graph's strongly connected components).
 
     >>> from array import array  # node 0 -> 1, node 1 -> 1 (a self-loop), node 2 -> 0
     >>> list(cyclic_components(array("q", [0, 1, 2, 3]), array("i", [1, 1, 0]), [[0], [1], [2]]))
@@ -864,7 +869,7 @@ def cyclic_components(const int64_t[::1] offsets, const int32_t[::1] targets, li
     cdef Py_ssize_t index, edge, node, count = len(components)
     cyclic = bytearray(count)
     cdef unsigned char[::1] out = cyclic
-    cdef list component
+    cdef object component
     for index in range(count):
         component = components[index]
         if len(component) > 1:

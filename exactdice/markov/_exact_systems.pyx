@@ -356,8 +356,9 @@ def lift_odd_digits(const double[:, ::1] inverse, const int64_t[::1] offsets, co
     BLAS, is exact); ``A`` in compressed rows (``offsets``, ``columns``, ``entries``).
     ``u - A x_k`` is computed modulo 2^64 and divided by ``p`` exactly by multiplying by
     ``p``'s inverse modulo 2^64: right wherever the carry itself fits in 63 bits, which
-    the caller ensures (every row's absolute sum of ``A`` below 2^61). None where that
-    BLAS was not found.
+    holds while every row's absolute sum of ``A`` is below 2^61 (the caller keeps it below
+    2^60, and ``n (p - 1)^2`` below 2^52). None where that BLAS was not found. The arrays
+    are trusted (an internal helper: no bounds are checked).
 
     >>> import numpy  # 3 x = 7 mod 5^2: x = 19 = 4 + 3 * 5 (3 * 19 = 57 = 7 + 2 * 25)
     >>> inverse = numpy.array([[2.0]])  # 1 / 3 mod 5

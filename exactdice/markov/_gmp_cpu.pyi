@@ -1,3 +1,6 @@
 """Type stubs of GMP's loops chosen for the CPU (`_gmp_cpu.pyx`)."""
 
 def use_cpu_loops(wanted: bool) -> list[str]: ...
+def available() -> list[str]: ...
+
+OPT_OUT: str

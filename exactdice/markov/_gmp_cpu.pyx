@@ -9,9 +9,10 @@ spend most of their time in one of those loops, ``mpn_addmul_1`` (a wide number 
 weight, added: every edge). Where the CPU has BMI2 and ADX (Broadwell and later, Zen),
 GMP's own Broadwell loops (``mulx``, ``adcx``, ``adox``) are 1.3x faster at it:
 `use_cpu_loops` puts them in GMP's dispatch table (``__gmpn_cpuvec``) in place of the
-generic ones. A slot is changed only where it holds exactly the generic loop, and the
-change is kept only if the loops then agree with Python's own integers on random limbs;
-else the table is left as GMP set it.
+generic ones. A slot is changed only where it holds exactly the generic loop (the table's
+size read from the dynamic linker), and the change is kept only if the loops then agree
+with Python's own integers on random and all-ones limbs of every length modulo 8; else the
+table is left as GMP set it. ``EXACTDICE_GMP_CPU_LOOPS=0`` keeps GMP's own choice.
 
 >>> sorted(use_cpu_loops(False))
 []
@@ -24,14 +25,29 @@ from libcpp.vector cimport vector
 
 from exactdice.markov._loaded cimport loaded_symbol
 
+import os
 import random
+
+cdef extern from *:
+    """
+    #include <dlfcn.h>
+    #include <link.h>
+    /* the size in bytes of the symbol at address, from the dynamic linker (0: unknown) */
+    static size_t exactdice_symbol_size(void* address) {
+        Dl_info info;
+        const ElfW(Sym)* symbol = NULL;
+        if (!dladdr1(address, &info, (void**)&symbol, RTLD_DL_SYMENT) || symbol == NULL) return 0;
+        return (size_t)symbol->st_size;
+    }
+    """
+    size_t symbol_size "exactdice_symbol_size"(void* address) nogil
 
 from gmpy2 import mpz
 
 #: the loops swapped, and the variants tried for each (the first one GMP has)
 _VARIANTS = {b"addmul_1": (b"coreibwl", b"coreihwl"), b"submul_1": (b"coreibwl", b"coreihwl"), b"mul_1": (b"coreibwl",)}
-#: GMP 6.2-6.3's dispatch table: 0x150 bytes of pointers and thresholds
-DEF TABLE_WORDS = 42
+#: set to 0 to keep GMP's own choice of loops
+OPT_OUT = "EXACTDICE_GMP_CPU_LOOPS"
 cdef void** _table = NULL
 cdef list _slots = []  # (name, index, generic, fast): addresses as ints
 
@@ -54,13 +70,14 @@ def _find_slots():
     global _table
     import gmpy2.gmpy2 as extension
 
-    if not {"bmi2", "adx"} <= _cpu_flags():
+    if os.environ.get(OPT_OUT) == "0" or not {"bmi2", "adx"} <= _cpu_flags():
         return
     library = extension.__file__.encode()
     table = <void**>loaded_symbol(library, b"__gmpn_cpuvec")
     ready = <int*>loaded_symbol(library, b"__gmpn_cpuvec_initialized")
     if table == NULL or ready == NULL:
         return
+    cdef size_t words = symbol_size(<void*>table) // sizeof(void*)  # (read, not assumed)
     mpz(3) ** 300 * mpz(7) ** 300 + 1  # any GMP work fills its table first
     if not ready[0]:
         return
@@ -75,7 +92,7 @@ def _find_slots():
                 break
         if generic == NULL or fast == NULL:
             continue
-        places = [i for i in range(TABLE_WORDS) if table[i] == generic]
+        places = [i for i in range(words) if table[i] == generic]
         if len(places) == 1:
             _slots.append((name.decode(), places[0], <uintptr_t>generic, <uintptr_t>fast))
     if _slots:
@@ -101,11 +118,13 @@ def _agrees() -> bool:
     cdef vector[uint64_t] result, value
     cdef uint64_t factor, out
     cdef long size, i
-    for size in (1, 2, 3, 7, 64, 1000):
-        for loop in range(3):
-            value = [draw.getrandbits(64) for _ in range(size)]
-            result = [draw.getrandbits(64) for _ in range(size)]
-            factor = draw.getrandbits(64)
+    for size in (*range(1, 18), 64, 1000, 1001):  # every entry of loops unrolled 8 ways
+        for loop in range(6):
+            ones = loop >= 3  # all-ones limbs and factor: every carry taken
+            value = [2**64 - 1 if ones else draw.getrandbits(64) for _ in range(size)]
+            result = [2**64 - 1 if ones else draw.getrandbits(64) for _ in range(size)]
+            factor = 2**64 - 1 if ones else draw.getrandbits(64)
+            loop %= 3
             start, times = _number(result, size), _number(value, size) * factor
             if loop == 0:
                 out, expected = add(result.data(), value.data(), size, factor), start + times
@@ -127,6 +146,12 @@ cdef object _number(vector[uint64_t]& limbs, long size):
     for i in range(size - 1, -1, -1):
         total = (total << 64) | limbs[i]
     return total
+
+
+def available() -> list:
+    """The loops `use_cpu_loops` can swap here (empty where the CPU, GMP or the
+    environment, ``EXACTDICE_GMP_CPU_LOOPS=0``, does not allow it)."""
+    return [name for name, *_ in _slots] if _table != NULL else []
 
 
 def use_cpu_loops(bint wanted) -> list:

@@ -701,16 +701,13 @@ def _run(plan: _Plan, workers: int | None = None, progress=None) -> ForwardResul
     the budget (`exactdice.markov.loop_pool`; ``workers`` None:
     `exactdice.processes.solve_workers`)."""
     from exactdice.markov import loop_pool
-    from exactdice.processes import solve_workers
-
-    from threadpoolctl import threadpool_limits
+    from exactdice.processes import one_blas_thread, solve_workers
 
     flow = _Pass(plan)
     workers = solve_workers() if workers is None else workers
     graph = plan.graph
     bar = solving_bar(graph, progress)
-    # BLAS in one thread: its idle threads spin on the core the loop worker needs
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():  # (its idle threads would spin on the loop worker's core)
         try:
             if not (
                 workers

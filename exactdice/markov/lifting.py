@@ -1,5 +1,6 @@
 """Exact solves of a small integer system with a wide right side, by 2-adic lifting (or,
-where 2 divides its determinant, lifting in an odd base: `solve_by_odd_lifting`).
+where 2 divides its determinant or its entries are too wide for that, lifting in an odd
+base: `solve_by_odd_lifting`).
 
 A loop of the forward pass is a system ``A y = s`` with ``A`` small (up to ~100 rows)
 and narrow (entries of 30-40 bits) and ``s`` wide (20,000-40,000 bits on A5 v C5).
@@ -264,19 +265,7 @@ def _read_out(expansion, determinant: int, top: int, steps: int, chunk_bits: int
                 value -= modulus
             total = (total << chunk_bits) + value
         numerators.append(total)
-    denominator = determinant << top
-    if denominator < 0:
-        denominator = -denominator
-        numerators = [-value for value in numerators]
-    common = denominator
-    for value in numerators:
-        if common == 1:
-            break
-        common = gcd(common, value)
-    if common != 1:
-        numerators = [value // common for value in numerators]
-        denominator //= common
-    return numerators, denominator
+    return _lowest_terms(numerators, determinant << top)
 
 
 def _determinant(dense) -> int:
@@ -330,9 +319,10 @@ def _inverse_mod_two(dense):
 #: their own base (it takes bases up to 62, a letter a digit), tried in turn until one
 #: does not divide det A'
 ODD_PRIMES = (37, 41, 43, 47, 53, 59, 61)
-#: bits added to every estimated bound of the odd lifting (the estimates are floats; a
-#: wrong one only makes the result fail its check, and the caller solves another way)
-_SAFETY_BITS = 64
+#: bits added to the odd lifting's estimated bounds (the estimates are floats; a wrong one
+#: only makes the result fail its check, and the caller solves another way): the numbers
+#: read get half of them, a factor of the denominator found late (`_odd_read_out`) the rest
+_SAFETY_BITS = 128
 # microseconds per row squared of an odd lifting step, whatever its width, and per column
 # (measured on 384 rows: 12 us a step and 20 us a column)
 _ODD_STEP_COST_FIXED, _ODD_STEP_COST_COLUMN = 8.1e-5, 1.4e-4
@@ -367,7 +357,7 @@ def solve_by_odd_lifting(rows, sources, columns: int | None = None):
     >>> [int(m) for m in numerators], int(denominator)
     ([20, 10], 1)
     """
-    if lift_odd_digits is None:
+    if lift_odd_digits is None or not rows or (columns is not None and columns < 1):
         return None
     found = _without_rows_twos(rows)
     if found is None:
@@ -407,10 +397,10 @@ def solve_by_odd_lifting(rows, sources, columns: int | None = None):
 
 
 def _scattered(size: int, bits: int):
-    """``size`` odd numbers below ``2^bits`` (bits <= 32) that look random and are the same
-    every time: Fibonacci hashing of 1, 2, ..., size (no random module needed)."""
+    """``size`` numbers in [1, 2^bits) (bits <= 32) that look random and are the same every
+    time: Fibonacci hashing of 1, 2, ..., size (no random module needed)."""
     counts = np.arange(1, size + 1, dtype=np.uint64)
-    return ((counts * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.int64) | 1
+    return np.maximum(((counts * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.int64), 1)
 
 
 def _trial_side(size: int):

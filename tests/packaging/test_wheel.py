@@ -86,8 +86,9 @@ def test_the_wheel_holds_the_package_data(built):
     assert not any(name.endswith((".pdf", ".png", ".html")) for name in names if "/canonical/" in name)
     assert any(name.endswith("licenses/LICENSE") for name in names)
     # the compiled parts, built for this machine (where a compiler is: the build then has them)
-    for module in ("exactdice/karbon/_walk", "exactdice/markov/_graph", "exactdice/markov/_interval"):
-        assert any(name.startswith(module) and name.endswith(".so") for name in names), module
+    compiled = ("karbon/_walk", "markov/_graph", "markov/_interval", "markov/_exact_pass", "markov/_exact_systems")
+    for module in (*compiled, "markov/_gmp_cpu"):
+        assert any(name.startswith(f"exactdice/{module}") and name.endswith(".so") for name in names), module
 
 
 def test_the_sdist_holds_the_compiled_parts_sources(built):
@@ -102,6 +103,10 @@ def test_the_sdist_holds_the_compiled_parts_sources(built):
         "exactdice/markov/_graph.pxd",
         "exactdice/markov/_interval.pyx",
         "exactdice/markov/_mapped.h",
+        "exactdice/markov/_exact_pass.pyx",
+        "exactdice/markov/_exact_systems.pyx",
+        "exactdice/markov/_gmp_cpu.pyx",
+        "exactdice/markov/_loaded.pxd",
     } <= names
 
 
