@@ -175,28 +175,41 @@ def _scaled_sources(sources, shifts):
     return top, [int(source) << (top - shift) for source, shift in zip(sources, shifts)]
 
 
-_facts: dict = {}
-_facts_bytes = 0
 _MAX_REMEMBERED_BYTES = 32 << 20
 
 
-def _facts_of(dense):
+class _Remembered:
+    """``facts(dense)`` remembered per matrix, up to 32 MiB of them (then forgotten all at
+    once): the same loop recurs at other chip counts and track positions (21 of A5 v C5's
+    106 loops). ``copies``: the bytes each costs, in matrices of ``dense``'s size."""
+
+    def __init__(self, facts, copies: int):
+        self.facts, self.copies = facts, copies
+        self.found: dict = {}
+        self.bytes = 0
+
+    def __call__(self, dense):
+        key = (len(dense), dense.tobytes())
+        if key in self.found:
+            return self.found[key]
+        found = self.facts(dense)
+        size = self.copies * len(key[1])
+        if self.bytes + size > _MAX_REMEMBERED_BYTES:
+            self.found.clear()
+            self.bytes = 0
+        self.found[key] = found
+        self.bytes += size
+        return found
+
+
+def _facts_uncached(dense):
     """``(A'^-1 mod 2^16, det A')`` of ``dense``, or ``(None, None)`` when it is singular
-    mod 2; remembered per matrix (up to 32 MiB of them), as the same loop recurs at other
-    chip counts and track positions (21 of A5 v C5's 106 loops)."""
-    global _facts_bytes
-    key = (len(dense), dense.tobytes())
-    found = _facts.get(key)
-    if found is None:
-        inverse = _inverse_mod_digit(dense)
-        found = (inverse, None if inverse is None else _determinant(dense))
-        size = 2 * len(key[1])  # the key and the inverse, as large
-        if _facts_bytes + size > _MAX_REMEMBERED_BYTES:
-            _facts.clear()
-            _facts_bytes = 0
-        _facts[key] = found
-        _facts_bytes += size
-    return found
+    mod 2."""
+    inverse = _inverse_mod_digit(dense)
+    return inverse, None if inverse is None else _determinant(dense)
+
+
+_facts_of = _Remembered(_facts_uncached, 2)  # the key and the inverse, as large
 
 
 def _columns_for(width: int, hadamard: int) -> int:
@@ -326,8 +339,6 @@ _SAFETY_BITS = 128
 # microseconds per row squared of an odd lifting step, whatever its width, and per column
 # (measured on 384 rows: 12 us a step and 20 us a column)
 _ODD_STEP_COST_FIXED, _ODD_STEP_COST_COLUMN = 8.1e-5, 1.4e-4
-_odd_facts: dict = {}
-_odd_facts_bytes = 0
 
 
 def solve_by_odd_lifting(rows, sources, columns: int | None = None):
@@ -408,26 +419,10 @@ def _trial_side(size: int):
     return _scattered(size, DIGIT_BITS)
 
 
-def _odd_facts_of(dense):
-    """``(q, k, C, A' as compressed rows, bound bits)`` of ``dense`` or None, remembered
-    per matrix as `_facts_of` does: the base, ``C = A'^-1 mod q^k`` (float64), and an
-    estimate of the bits of ``d A'^-1`` (log2 |det A'| plus log2 of ``A'^-1``'s largest
-    absolute row sum, from floats)."""
-    global _odd_facts_bytes
-    key = (len(dense), dense.tobytes())
-    if key in _odd_facts:
-        return _odd_facts[key]
-    found = _odd_facts_uncached(dense)
-    size = 3 * len(key[1])  # the key, the inverse, the rows
-    if _odd_facts_bytes + size > _MAX_REMEMBERED_BYTES:
-        _odd_facts.clear()
-        _odd_facts_bytes = 0
-    _odd_facts[key] = found
-    _odd_facts_bytes += size
-    return found
-
-
 def _odd_facts_uncached(dense):
+    """``(q, k, C, A' as compressed rows, bound bits)`` of ``dense``, or None: the base,
+    ``C = A'^-1 mod q^k`` (float64), and an estimate of the bits of ``d A'^-1`` (log2
+    |det A'| plus log2 of ``A'^-1``'s largest absolute row sum, from floats)."""
     import flint
 
     size = len(dense)
@@ -456,6 +451,9 @@ def _odd_facts_uncached(dense):
         sparse = (offsets, nonzero[1].astype(np.int32), dense[nonzero].astype(np.int64))
         return q, k, inverse, sparse, bound_bits
     return None
+
+
+_odd_facts_of = _Remembered(lambda dense: _odd_facts_uncached(dense), 3)  # the key, the inverse, the rows
 
 
 def _inverse_lifted(dense, inverse, q: int, k: int):

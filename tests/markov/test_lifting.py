@@ -44,6 +44,17 @@ def random_system(rng, size, entry_bits, source_bits, row_twos=3, odd_diagonal_o
     return rows, sources
 
 
+def small_systems(bound):
+    """Square systems of 1-9 rows with entries within ``bound`` and a right side of up to
+    3,000 bits (hypothesis)."""
+    return st.integers(1, 9).flatmap(
+        lambda size: st.tuples(
+            st.lists(st.lists(st.integers(-bound, bound), min_size=size, max_size=size), min_size=size, max_size=size),
+            st.lists(st.integers(-(2**3000), 2**3000), min_size=size, max_size=size),
+        )
+    )
+
+
 def lifted(rows, sources, columns=None):
     found = solve_by_lifting(rows, sources, columns)
     assert found is not None, "the lifting refused a system it should solve"
@@ -112,16 +123,7 @@ def test_systems_outside_the_argument_are_refused(rows, why):
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.integers(1, 9).flatmap(
-        lambda size: st.tuples(
-            st.lists(
-                st.lists(st.integers(-(2**20), 2**20), min_size=size, max_size=size), min_size=size, max_size=size
-            ),
-            st.lists(st.integers(-(2**3000), 2**3000), min_size=size, max_size=size),
-        )
-    )
-)
+@given(small_systems(2**20))
 def test_any_small_system_that_lifts_matches_flint(system):
     matrix, sources = system
     rows = [{column: entry for column, entry in enumerate(row) if entry} for row in matrix]
@@ -221,7 +223,7 @@ def test_the_odd_lifting_declines_when_its_estimates_are_short(monkeypatch):
     from exactdice.markov import lifting
 
     real = lifting._odd_facts_uncached
-    monkeypatch.setattr(lifting, "_odd_facts", {})
+    monkeypatch.setattr(lifting._odd_facts_of, "found", {})
     monkeypatch.setattr(lifting, "_odd_facts_uncached", lambda dense: (*real(dense)[:4], 0))  # bound: 0 bits
     monkeypatch.setattr(lifting, "_SAFETY_BITS", 0)
     rng = random.Random(4)
@@ -243,16 +245,7 @@ def test_systems_outside_the_odd_argument_are_refused(rows, why):
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.integers(1, 9).flatmap(
-        lambda size: st.tuples(
-            st.lists(
-                st.lists(st.integers(-(2**40), 2**40), min_size=size, max_size=size), min_size=size, max_size=size
-            ),
-            st.lists(st.integers(-(2**3000), 2**3000), min_size=size, max_size=size),
-        )
-    )
-)
+@given(small_systems(2**40))
 def test_any_small_system_the_odd_lifting_solves_matches_flint(system):
     matrix, sources = system
     rows = [{column: entry for column, entry in enumerate(row) if entry} for row in matrix]
