@@ -858,7 +858,7 @@ def entered_ready(
 
 def cyclic_components(const int64_t[::1] offsets, const int32_t[::1] targets, components):
     """Per component, 1 where it is a loop (more than one state, or a state with an edge
-    to itself), else 0 (a ``bytearray``; `exactdice.markov.forward._Plan.is_cyclic`), in
+    to itself), else 0 (a ``bytearray``; `exactdice.markov.forward._Plan.cyclic`), in
     one sweep over the single states' edges. Components are sequences of nodes, none
     empty (a graph's strongly connected components).
 

@@ -115,13 +115,10 @@ class _Plan:
         # fits 64 bits
         self.flows = ChainFlows(self.csr) if ChainFlows is not None and not self.csr.big else None
 
-    def is_cyclic(self, index) -> bool:
-        """Whether component ``index`` is a loop (more than one state, or a self-loop)."""
-        return bool(self.cyclic[index])
-
     @property
     def cyclic(self) -> bytearray:
-        """Per component, 1 where it is a loop (`is_cyclic`), found in one sweep."""
+        """Per component, 1 where it is a loop (more than one state, or a self-loop), found
+        in one sweep."""
         if self._cyclic is None:
             sweep = loops_of if cyclic_components is None else cyclic_components
             self._cyclic = sweep(self.csr.offsets, self.csr.targets, self.components)

@@ -524,7 +524,7 @@ def _odd_read_out(expansion, q: int, k: int, steps: int, per_column: int, bound_
     shift = mpz(q**k) ** per_column
     numerators = [mpz(0)] * size
     for column in range(width - 1, 0, -1):
-        chunk = _from_base_digits(np.ascontiguousarray(expansion[:, :, column].T), q, k)
+        chunk = _from_base_digits(expansion[:, :, column].T, q, k)
         for i, value in enumerate(chunk):
             scaled = (value * denominator) % modulus
             if bound < scaled < modulus - bound:  # a factor the random side's solution did not show
